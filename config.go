@@ -1,0 +1,127 @@
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is read once, from the environment, in main.
+type Config struct {
+	DatabaseURL     string
+	Addr            string
+	PublicURL       string
+	LogFormat       string // json or text
+	LogLevel        slog.Level
+	BodyLimit       int64
+	RequestTimeout  time.Duration
+	ShutdownTimeout time.Duration
+	DBMaxConns      int
+}
+
+// envDoc documents every variable; `serve --help` prints it.
+const envDoc = `Environment:
+  DATABASE_URL       PostgreSQL URL (required), e.g. postgres://user@127.0.0.1:5432/social?sslmode=disable
+  ADDR               listen address (default :8080)
+  PUBLIC_URL         absolute base URL of the service, used for every URL in bodies and headers
+                     (default http://localhost:<port of ADDR>); never derived from the Host header
+  LOG_FORMAT         json or text (default json)
+  LOG_LEVEL          debug, info, warn or error (default info)
+  BODY_LIMIT_BYTES   maximum request body size (default 65536)
+  REQUEST_TIMEOUT    budget of one request, database included (default 10s)
+  SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
+  DB_MAX_CONNS       connection pool size (default 16)`
+
+func loadConfig(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL: getenv("DATABASE_URL"),
+		Addr:        orDefault(getenv("ADDR"), ":8080"),
+		LogFormat:   orDefault(getenv("LOG_FORMAT"), "json"),
+	}
+	var err error
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return c, fmt.Errorf("LOG_FORMAT must be json or text, got %q", c.LogFormat)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(orDefault(getenv("LOG_LEVEL"), "info"))); err != nil {
+		return c, fmt.Errorf("LOG_LEVEL: %w", err)
+	}
+	if c.BodyLimit, err = envInt(getenv, "BODY_LIMIT_BYTES", 64<<10, 1024, 64<<20); err != nil {
+		return c, err
+	}
+	maxConns, err := envInt(getenv, "DB_MAX_CONNS", 16, 1, 1000)
+	if err != nil {
+		return c, err
+	}
+	c.DBMaxConns = int(maxConns)
+	if c.RequestTimeout, err = envDuration(getenv, "REQUEST_TIMEOUT", 10*time.Second); err != nil {
+		return c, err
+	}
+	if c.ShutdownTimeout, err = envDuration(getenv, "SHUTDOWN_TIMEOUT", 20*time.Second); err != nil {
+		return c, err
+	}
+	pub := getenv("PUBLIC_URL")
+	if pub == "" {
+		port := "8080"
+		if i := strings.LastIndex(c.Addr, ":"); i >= 0 && c.Addr[i+1:] != "" {
+			port = c.Addr[i+1:]
+		}
+		pub = "http://localhost:" + port
+	}
+	if c.PublicURL, err = checkPublicURL(pub); err != nil {
+		return c, err
+	}
+	return c, nil
+}
+
+// checkPublicURL accepts an absolute http(s) URL without query or fragment
+// and returns it without a trailing slash.
+func checkPublicURL(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment, got %q", s)
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func envInt(getenv func(string) string, name string, def, lo, hi int64) (int64, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s must be an integer from %d to %d, got %q", name, lo, hi, v)
+	}
+	return n, nil
+}
+
+func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	v := getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s must be a positive duration such as 10s, got %q", name, v)
+	}
+	return d, nil
+}
+
+func newLogger(c Config) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	if c.LogFormat == "text" {
+		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+}

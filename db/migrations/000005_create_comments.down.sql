@@ -1,0 +1,2 @@
+DROP TABLE comment_mentions;
+DROP TABLE comments;

@@ -1,0 +1,3 @@
+DROP TABLE listing_images;
+DROP TABLE listings;
+DROP TABLE categories;

@@ -1,0 +1,315 @@
+// Package apitest runs requests through the real HTTP stack against a fresh
+// database and checks every response against openapi.yaml (status, headers
+// and body), so no test can pass with an undocumented answer.
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/jmoiron/sqlx"
+	"github.com/labstack/echo/v4"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/httpapi"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// PublicURL is the base URL the test server is configured with.
+const PublicURL = "https://social.example"
+
+// Env is one API under test with its own database.
+type Env struct {
+	T    testing.TB
+	DB   *sqlx.DB
+	Echo *echo.Echo
+	Logs *bytes.Buffer // everything the server logged
+	mu   sync.Mutex
+}
+
+// New starts an API over a fresh database.
+func New(t testing.TB) *Env {
+	t.Helper()
+	conn := pgtest.New(t)
+	logs := &bytes.Buffer{}
+	env := &Env{T: t, DB: conn, Logs: logs}
+	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e, err := httpapi.New(httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10}, conn, log, SpecYAML(t))
+	if err != nil {
+		t.Fatalf("apitest: build server: %v", err)
+	}
+	env.Echo = e
+	return env
+}
+
+type syncWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (s syncWriter) Write(b []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(b)
+}
+
+// SpecYAML reads openapi.yaml from the repository root.
+func SpecYAML(t testing.TB) []byte {
+	_, file, _, _ := runtime.Caller(0)
+	b, err := os.ReadFile(filepath.Join(filepath.Dir(file), "..", "..", "openapi.yaml"))
+	if err != nil {
+		t.Fatalf("apitest: read openapi.yaml: %v", err)
+	}
+	return b
+}
+
+// Member creates a member and returns its id.
+func (env *Env) Member(handle string) int64 {
+	env.T.Helper()
+	m, err := members.NewStore(env.DB).Create(context.Background(), members.New{Handle: handle, Name: strings.ToUpper(handle[:1]) + handle[1:]})
+	if err != nil {
+		env.T.Fatalf("apitest: create member %s: %v", handle, err)
+	}
+	return m.ID
+}
+
+// Token creates a token for handle and returns its value.
+func (env *Env) Token(handle string, scope auth.Scope) string {
+	env.T.Helper()
+	_, secret, err := auth.NewStore(env.DB, nil).Create(context.Background(), auth.NewToken{Handle: handle, Scope: scope})
+	if err != nil {
+		env.T.Fatalf("apitest: create token for %s: %v", handle, err)
+	}
+	return secret
+}
+
+// Request is one request to send.
+type Request struct {
+	Method string
+	Path   string // with query string
+	Token  string // sent as "Authorization: Bearer <Token>" when not empty
+	Body   string // sent as application/json when not empty
+	Header http.Header
+}
+
+// Response is a recorded response.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Problem is the decoded problem body of an error response.
+type Problem struct {
+	Type, Title, Detail, Instance, Code, RequestID string
+	Status                                         int
+	Errors                                         []struct {
+		Pointer, Parameter *string
+		Code, Detail       string
+	}
+}
+
+// Problem decodes the body as a problem document.
+func (r *Response) Problem(t testing.TB) Problem {
+	t.Helper()
+	var raw struct {
+		Type      string `json:"type"`
+		Title     string `json:"title"`
+		Status    int    `json:"status"`
+		Detail    string `json:"detail"`
+		Instance  string `json:"instance"`
+		Code      string `json:"code"`
+		RequestID string `json:"request_id"`
+		Errors    []struct {
+			Pointer   *string `json:"pointer"`
+			Parameter *string `json:"parameter"`
+			Code      string  `json:"code"`
+			Detail    string  `json:"detail"`
+		} `json:"errors"`
+	}
+	r.JSON(t, &raw)
+	p := Problem{Type: raw.Type, Title: raw.Title, Detail: raw.Detail, Instance: raw.Instance, Code: raw.Code, RequestID: raw.RequestID, Status: raw.Status}
+	for _, e := range raw.Errors {
+		p.Errors = append(p.Errors, struct {
+			Pointer, Parameter *string
+			Code, Detail       string
+		}{e.Pointer, e.Parameter, e.Code, e.Detail})
+	}
+	return p
+}
+
+// Do sends req through the whole stack and fails the test if the response
+// does not conform to openapi.yaml.
+func (env *Env) Do(t testing.TB, req Request) *Response {
+	t.Helper()
+	resp := env.Send(req)
+	if err := Check(req, resp); err != nil {
+		t.Fatalf("%s %s: response violates openapi.yaml: %v\nstatus %d\nbody %s", req.Method, req.Path, err, resp.Status, resp.Body)
+	}
+	return resp
+}
+
+// Send sends req without checking the response; use Do in tests.
+func (env *Env) Send(req Request) *Response {
+	var body io.Reader
+	if req.Body != "" {
+		body = strings.NewReader(req.Body)
+	}
+	r := httptest.NewRequest(req.Method, req.Path, body)
+	for k, vs := range req.Header {
+		if k == "Host" {
+			r.Host = vs[0]
+			continue
+		}
+		for _, v := range vs {
+			r.Header.Add(k, v)
+		}
+	}
+	if req.Body != "" && r.Header.Get("Content-Type") == "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if req.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+req.Token)
+	}
+	rec := httptest.NewRecorder()
+	env.Echo.ServeHTTP(rec, r)
+	return &Response{Status: rec.Code, Header: rec.Header(), Body: rec.Body.Bytes()}
+}
+
+var (
+	specOnce sync.Once
+	spec     *openapi3.T
+	router   routers.Router
+	specErr  error
+)
+
+func loadSpec() (*openapi3.T, routers.Router, error) {
+	specOnce.Do(func() {
+		spec, specErr = gen.GetSpec()
+		if specErr != nil {
+			return
+		}
+		if specErr = spec.Validate(context.Background()); specErr != nil {
+			return
+		}
+		for _, s := range spec.Servers {
+			if u, err := url.Parse(s.URL); err == nil {
+				s.URL = u.Path
+			}
+		}
+		router, specErr = gorillamux.NewRouter(spec)
+	})
+	return spec, router, specErr
+}
+
+// Check validates a response against the spec: an API operation's response
+// by its documented status, headers and schema; anything else under /api/v1
+// (unknown path, wrong method) must be a problem document. It also enforces
+// the conventions JSON Schema cannot: absolute URLs and X-Request-Id.
+func Check(req Request, resp *Response) error {
+	s, rt, err := loadSpec()
+	if err != nil {
+		return fmt.Errorf("spec: %w", err)
+	}
+	if resp.Header.Get("X-Request-Id") == "" {
+		return fmt.Errorf("missing X-Request-Id header")
+	}
+	if resp.Status >= 400 && resp.Header.Get("Content-Type") != "application/problem+json" {
+		return fmt.Errorf("error response with Content-Type %q, want application/problem+json", resp.Header.Get("Content-Type"))
+	}
+	if len(resp.Body) > 0 {
+		var v any
+		if err := json.Unmarshal(resp.Body, &v); err != nil {
+			return fmt.Errorf("body is not JSON: %w", err)
+		}
+		if err := checkURLs(v, ""); err != nil {
+			return err
+		}
+	}
+	vreq := httptest.NewRequest(req.Method, req.Path, nil)
+	route, params, err := rt.FindRoute(vreq)
+	if err != nil {
+		// Not an operation: only a problem document may answer.
+		if resp.Status < 400 {
+			return fmt.Errorf("status %d for a request that matches no operation", resp.Status)
+		}
+		problem := s.Components.Schemas["Problem"].Value
+		var v any
+		_ = json.Unmarshal(resp.Body, &v)
+		return problem.VisitJSON(v)
+	}
+	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{
+			Request: vreq, PathParams: params, Route: route,
+			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
+		},
+		Status:  resp.Status,
+		Header:  resp.Header,
+		Body:    io.NopCloser(bytes.NewReader(resp.Body)),
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+	})
+}
+
+// checkURLs requires every URL-valued field (url, *_url, avatar, logo) to be
+// absolute, under the public base URL unless it points at external media.
+func checkURLs(v any, key string) error {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, c := range x {
+			if err := checkURLs(c, k); err != nil {
+				return err
+			}
+		}
+	case []any:
+		for _, c := range x {
+			if err := checkURLs(c, key); err != nil {
+				return err
+			}
+		}
+	case string:
+		if key == "url" || strings.HasSuffix(key, "_url") || key == "avatar" || key == "logo" || key == "type" && strings.Contains(x, "/problems/") {
+			u, err := url.Parse(x)
+			if err != nil || !u.IsAbs() || u.Host == "" {
+				return fmt.Errorf("field %q = %q is not an absolute URL", key, x)
+			}
+		}
+	}
+	return nil
+}
+
+// DoHost is Do with the request's Host header set to host.
+func (env *Env) DoHost(t testing.TB, req Request, host string) *Response {
+	t.Helper()
+	if req.Header == nil {
+		req.Header = http.Header{}
+	}
+	req.Header.Set("Host", host)
+	return env.Do(t, req)
+}

@@ -1,0 +1,155 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+)
+
+// Authenticator resolves a bearer token to a principal.
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// apiEdge is the middleware in front of every /api/v1 request. It applies the
+// checks in the order API_DESIGN.md fixes: authenticate (401) → scope (403)
+// → route (404/405) → request validation (400/413/415/422, unless the named
+// resource does not exist or is hidden: 404).
+func apiEdge(ct *contract, authn Authenticator, bodyLimit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			m := ct.match(r)
+
+			p, err := authenticate(r, authn)
+			if err != nil {
+				return err
+			}
+			c.Set(ctxMemberID, p.MemberID)
+			ctx := auth.WithPrincipal(r.Context(), p)
+			r = r.WithContext(ctx)
+			c.SetRequest(r)
+
+			if m.err != nil {
+				if m.allow != "" {
+					c.Response().Header().Set(echo.HeaderAllow, m.allow)
+				}
+				return m.err
+			}
+			if !p.Scope.Allows(m.op.scope) {
+				return apperr.New(apperr.InsufficientScope, "This operation needs a token with the write scope.")
+			}
+			if err := checkRequest(r, m, bodyLimit); err != nil {
+				return err
+			}
+			if err := ct.validate(ctx, r, m); err != nil {
+				if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
+					if perr := probe(ctx, p, m.params); perr != nil {
+						return perr
+					}
+				}
+				return err
+			}
+			return next(c)
+		}
+	}
+}
+
+// checkRequest applies the checks kin-openapi does not: undeclared query
+// parameters, the body's media type and its size.
+func checkRequest(r *http.Request, m routeMatch, bodyLimit int64) error {
+	if err := m.op.checkQuery(r.URL.Query()); err != nil {
+		return err
+	}
+	if err := m.op.checkContentType(r); err != nil {
+		return err
+	}
+	if r.ContentLength > bodyLimit {
+		return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
+	}
+	if r.Body != nil {
+		r.Body = http.MaxBytesReader(nil, r.Body, bodyLimit)
+	}
+	return nil
+}
+
+// authenticate reads the one accepted credential: an Authorization header
+// with the Bearer scheme. Tokens anywhere else (query, cookie) do not count.
+func authenticate(r *http.Request, authn Authenticator) (auth.Principal, error) {
+	values := r.Header.Values(echo.HeaderAuthorization)
+	if len(values) == 0 {
+		return auth.Principal{}, apperr.New(apperr.Unauthenticated, "This request needs an Authorization: Bearer <token> header.")
+	}
+	if len(values) > 1 {
+		return auth.Principal{}, apperr.New(apperr.InvalidToken, "Send exactly one Authorization header.")
+	}
+	scheme, tok, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return auth.Principal{}, apperr.New(apperr.InvalidToken, "The Authorization header must use the Bearer scheme.")
+	}
+	return authn.Authenticate(r.Context(), tok)
+}
+
+// errorHandler is Echo's one error renderer: every error becomes a problem
+// body; 5xx are logged once with the request id and their internal cause.
+func errorHandler(log *slog.Logger, publicURL string) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Response().Committed {
+			return
+		}
+		ae := classify(err)
+		status := StatusOf(ae.Code)
+		if status >= 500 {
+			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
+				slog.String("request_id", requestIDOf(c)),
+				slog.String("method", c.Request().Method),
+				slog.String("path", c.Request().URL.Path),
+				slog.String("code", string(ae.Code)),
+				slog.String("error", err.Error()))
+		}
+		if err := writeProblem(c.Response(), publicURL, c.Request().URL.Path, requestIDOf(c), ae); err != nil {
+			log.Debug("write problem", slog.String("error", err.Error()))
+		}
+	}
+}
+
+// classify maps any error reaching the edge to an apperr.Error.
+func classify(err error) *apperr.Error {
+	var ae *apperr.Error
+	if errors.As(err, &ae) {
+		return ae
+	}
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		switch he.Code {
+		case http.StatusNotFound:
+			return apperr.New(apperr.NotFound, "No such path.")
+		case http.StatusMethodNotAllowed:
+			return apperr.New(apperr.MethodNotAllowed, "This method is not allowed on this path.")
+		case http.StatusRequestEntityTooLarge:
+			return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
+		case http.StatusUnsupportedMediaType:
+			return apperr.New(apperr.UnsupportedMedia, "Request bodies must be sent as application/json.")
+		case http.StatusBadRequest:
+			// The generated wrappers report undecodable parameters and bodies this way.
+			return apperr.Wrap(apperr.InvalidParameter, "The request could not be decoded.", err)
+		case http.StatusServiceUnavailable:
+			return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", err)
+		}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", err)
+	}
+	return apperr.Wrap(apperr.Internal, "An unexpected error occurred.", err)
+}

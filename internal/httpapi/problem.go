@@ -1,0 +1,121 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+)
+
+// problemSpec is the fixed status and title of one error code.
+type problemSpec struct {
+	status int
+	title  string
+}
+
+// problems is the one code → status table of the API (openapi.yaml,
+// Problem.code, documents the same list).
+var problems = map[apperr.Code]problemSpec{
+	apperr.Unauthenticated:      {http.StatusUnauthorized, "Authentication required"},
+	apperr.InvalidJSON:          {http.StatusBadRequest, "Malformed JSON body"},
+	apperr.InvalidParameter:     {http.StatusBadRequest, "Invalid parameter"},
+	apperr.InvalidCursor:        {http.StatusBadRequest, "Invalid cursor"},
+	apperr.ValidationFailed:     {http.StatusUnprocessableEntity, "Validation failed"},
+	apperr.InvalidToken:         {http.StatusUnauthorized, "Invalid access token"},
+	apperr.TokenExpired:         {http.StatusUnauthorized, "Access token expired"},
+	apperr.TokenRevoked:         {http.StatusUnauthorized, "Access token revoked"},
+	apperr.InsufficientScope:    {http.StatusForbidden, "Insufficient scope"},
+	apperr.Forbidden:            {http.StatusForbidden, "Forbidden"},
+	apperr.NotFound:             {http.StatusNotFound, "Not found"},
+	apperr.MethodNotAllowed:     {http.StatusMethodNotAllowed, "Method not allowed"},
+	apperr.UnsupportedMedia:     {http.StatusUnsupportedMediaType, "Unsupported media type"},
+	apperr.PayloadTooLarge:      {http.StatusRequestEntityTooLarge, "Payload too large"},
+	apperr.CannotFollowSelf:     {http.StatusUnprocessableEntity, "Cannot follow yourself"},
+	apperr.RateLimited:          {http.StatusTooManyRequests, "Rate limit exceeded"},
+	apperr.IdempotencyKeyInUse:  {http.StatusConflict, "Idempotency key in use"},
+	apperr.IdempotencyKeyReused: {http.StatusUnprocessableEntity, "Idempotency key reused"},
+	apperr.Unavailable:          {http.StatusServiceUnavailable, "Service unavailable"},
+	apperr.Internal:             {http.StatusInternalServerError, "Internal server error"},
+	apperr.NotImplemented:       {http.StatusNotImplemented, "Not implemented"},
+}
+
+// StatusOf returns the HTTP status of an error code.
+func StatusOf(c apperr.Code) int {
+	if p, ok := problems[c]; ok {
+		return p.status
+	}
+	return http.StatusInternalServerError
+}
+
+// problemField is one entry of Problem.errors.
+type problemField struct {
+	Pointer   *string `json:"pointer"`
+	Parameter *string `json:"parameter"`
+	Code      string  `json:"code"`
+	Detail    string  `json:"detail"`
+}
+
+// problem is the RFC 9457 body of every error response.
+type problem struct {
+	Type      string         `json:"type"`
+	Title     string         `json:"title"`
+	Status    int            `json:"status"`
+	Detail    string         `json:"detail"`
+	Instance  string         `json:"instance"`
+	Code      apperr.Code    `json:"code"`
+	RequestID string         `json:"request_id"`
+	Errors    []problemField `json:"errors"`
+}
+
+// writeProblem renders e as application/problem+json, with the headers its
+// code calls for.
+func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, e *apperr.Error) error {
+	spec, ok := problems[e.Code]
+	if !ok {
+		spec = problems[apperr.Internal]
+	}
+	p := problem{
+		Type:      publicURL + "/problems/" + string(e.Code),
+		Title:     spec.title,
+		Status:    spec.status,
+		Detail:    e.Detail,
+		Instance:  instance,
+		Code:      e.Code,
+		RequestID: requestID,
+		Errors:    make([]problemField, 0, len(e.Fields)),
+	}
+	for _, f := range e.Fields {
+		pf := problemField{Code: f.Code, Detail: f.Detail}
+		if f.Parameter != "" {
+			pf.Parameter = &f.Parameter
+		} else {
+			ptr := f.Pointer
+			pf.Pointer = &ptr
+		}
+		p.Errors = append(p.Errors, pf)
+	}
+	b, err := json.Marshal(p)
+	if err != nil {
+		return err
+	}
+	h := w.Header()
+	switch e.Code {
+	case apperr.Unauthenticated:
+		h.Set("WWW-Authenticate", `Bearer realm="api"`)
+	case apperr.InvalidToken, apperr.TokenExpired, apperr.TokenRevoked:
+		h.Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
+	case apperr.InsufficientScope:
+		h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="write"`)
+	case apperr.Unavailable:
+		h.Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
+	}
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(spec.status)
+	_, err = w.Write(b)
+	return err
+}
+
+// retryAfterUnavailable is the Retry-After (seconds) of a 503.
+const retryAfterUnavailable = 2

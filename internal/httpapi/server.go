@@ -1,0 +1,171 @@
+// Package httpapi wires the HTTP edge: Echo, the middleware order, request
+// validation against the embedded openapi.yaml, authentication, the one
+// error renderer, and the struct that satisfies the generated strict server
+// interface by embedding each resource's handler.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/labstack/echo/v4"
+
+	"github.com/socialnet/socialapi/gen"
+)
+
+// Config is the part of the service configuration the edge needs.
+type Config struct {
+	PublicURL      string        // absolute base for every URL in a body or header
+	BodyLimit      int64         // maximum request body, bytes
+	RequestTimeout time.Duration // budget of one request, database included
+}
+
+// Deps are the collaborators of the edge.
+type Deps struct {
+	DB     *sqlx.DB
+	Log    *slog.Logger
+	Auth   Authenticator
+	API    gen.StrictServerInterface
+	Probes map[string]Probe
+	// SpecYAML is openapi.yaml as written, served at /api/v1/openapi.yaml.
+	SpecYAML []byte
+}
+
+// BasePath is where the API is mounted.
+const BasePath = "/api/v1"
+
+// newEcho builds the Echo instance that serves the API.
+func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("load embedded spec: %w", err)
+	}
+	ct, err := newContract(spec, d.Probes)
+	if err != nil {
+		return nil, err
+	}
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = errorHandler(d.Log, cfg.PublicURL)
+	// Client addresses come from the connection, never from X-Forwarded-For
+	// or X-Real-IP, unless trusted proxies are configured.
+	e.IPExtractor = echo.ExtractIPDirect()
+
+	e.Use(requestID, accessLog(d.Log), recoverPanics(d.Log), requestTimeout(cfg.RequestTimeout), securityHeaders)
+	e.GET("/healthz", func(c echo.Context) error {
+		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+	})
+	e.GET("/readyz", readyz(d.DB))
+	e.GET(BasePath+"/openapi.yaml", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
+	})
+	published, err := gen.GetSpec() // a fresh copy: the contract rewrote its servers
+	if err != nil {
+		return nil, err
+	}
+	specJSON, err := json.Marshal(published)
+	if err != nil {
+		return nil, err
+	}
+	e.GET(BasePath+"/openapi.json", func(c echo.Context) error {
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, specJSON)
+	})
+
+	g := e.Group(BasePath, apiEdge(ct, d.Auth, cfg.BodyLimit))
+	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
+	return e, nil
+}
+
+// requestTimeout bounds every request's context, so a slow or unreachable
+// database turns into a 503 within the budget instead of a hang.
+func requestTimeout(d time.Duration) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if d <= 0 {
+				return next(c)
+			}
+			ctx, cancel := context.WithTimeout(c.Request().Context(), d)
+			defer cancel()
+			c.SetRequest(c.Request().WithContext(ctx))
+			return next(c)
+		}
+	}
+}
+
+// securityHeaders marks every response as not to be sniffed or cached by
+// shared caches (bodies depend on the caller's token).
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		if strings.HasPrefix(c.Request().URL.Path, BasePath) {
+			h.Set("Cache-Control", "private, no-store")
+			h.Set("Vary", "Authorization")
+		}
+		return next(c)
+	}
+}
+
+// readyz reports whether the database answers.
+func readyz(db *sqlx.DB) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
+		defer cancel()
+		status, code := "ok", http.StatusOK
+		if err := db.PingContext(ctx); err != nil {
+			status, code = "unreachable", http.StatusServiceUnavailable
+		}
+		c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
+		c.Response().WriteHeader(code)
+		return json.NewEncoder(c.Response()).Encode(map[string]any{
+			"ready":  code == http.StatusOK,
+			"checks": map[string]string{"database": status},
+		})
+	}
+}
+
+// Serve runs h on addr until ctx is cancelled, then stops accepting
+// connections and drains in-flight requests for up to drain.
+func Serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, drain time.Duration) error {
+	srv := &http.Server{
+		Addr:              addr,
+		Handler:           h,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    32 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	log.Info("serving", slog.String("addr", ln.Addr().String()))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down: draining in-flight requests", slog.Duration("timeout", drain))
+	sctx, cancel := context.WithTimeout(context.Background(), drain)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	log.Info("stopped")
+	return nil
+}

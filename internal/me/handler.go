@@ -1,0 +1,76 @@
+package me
+
+import (
+	"context"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+)
+
+// RateLimits reports a member's current budgets.
+type RateLimits interface {
+	Status(ctx context.Context, memberID int64) gen.RateLimits
+}
+
+// Handler answers GetMe.
+type Handler struct {
+	store     *Store
+	publicURL string
+	limits    RateLimits
+}
+
+// NewHandler returns a Handler.
+func NewHandler(s *Store, publicURL string, limits RateLimits) *Handler {
+	return &Handler{store: s, publicURL: publicURL, limits: limits}
+}
+
+// GetMe implements gen.StrictServerInterface.
+func (h *Handler) GetMe(ctx context.Context, _ gen.GetMeRequestObject) (gen.GetMeResponseObject, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, apperr.New(apperr.Unauthenticated, "Authentication required.")
+	}
+	a, err := h.store.Get(ctx, p.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetMe200JSONResponse{Body: gen.MeResponse{Data: h.toAPI(ctx, a, p)}}, nil
+}
+
+func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me {
+	return gen.Me{
+		ID:        a.ID,
+		Handle:    a.Handle,
+		Name:      a.Name,
+		Avatar:    absolute(h.publicURL, a.AvatarURL),
+		Verified:  a.Verified,
+		URL:       h.publicURL + "/@" + a.Handle,
+		Bio:       a.Bio,
+		CreatedAt: apitime.New(a.CreatedAt),
+		Counts:    gen.ProfileCounts{Followers: a.Followers, Following: a.Following, Posts: a.Posts},
+		Viewer:    gen.ProfileViewer{IsSelf: true},
+		Settings:  gen.MeSettings{DefaultVisibility: gen.Visibility(a.DefaultVisibility)},
+		Unread:    gen.UnreadCounts{Notifications: a.UnreadNotifications, Conversations: a.UnreadConversations},
+		Token: gen.TokenInfo{
+			Scope:     gen.Scope(p.Scope),
+			CreatedAt: apitime.New(p.TokenCreatedAt),
+			ExpiresAt: apitime.Ptr(p.TokenExpiresAt),
+		},
+		RateLimits: h.limits.Status(ctx, a.ID),
+	}
+}
+
+// absolute resolves a stored media path against the public base URL; stored
+// absolute URLs are returned as they are.
+func absolute(base string, u *string) *string {
+	if u == nil {
+		return nil
+	}
+	if len(*u) > 0 && (*u)[0] == '/' {
+		v := base + *u
+		return &v
+	}
+	return u
+}

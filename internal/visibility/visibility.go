@@ -1,0 +1,20 @@
+// Package visibility holds the one rule that decides who may see a post, as
+// a SQL fragment, so that every read path and every notification applies
+// exactly the same predicate.
+//
+//	public    every member
+//	followers the author and the author's current followers
+//	private   the author only
+package visibility
+
+// Post returns a SQL boolean expression that is true when the member whose id
+// is the SQL expression viewer may see the post aliased alias. Both arguments
+// are SQL text written by the caller (an alias and a placeholder or column,
+// e.g. Post("p", "$1") or Post("p", "pm.member_id")), never user input.
+//
+// It is served by follows_pkey (follower_id, followee_id).
+func Post(alias, viewer string) string {
+	return "(" + alias + ".visibility = 'public' OR " + alias + ".author_id = " + viewer +
+		" OR (" + alias + ".visibility = 'followers' AND EXISTS (SELECT 1 FROM follows vis_f" +
+		" WHERE vis_f.follower_id = " + viewer + " AND vis_f.followee_id = " + alias + ".author_id)))"
+}

@@ -1,0 +1,359 @@
+// Command socialapi is the social network's v1 JSON HTTP API server and its
+// operator tools: serve, migrate, seed, member and token administration.
+package main
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/spf13/cobra"
+
+	"github.com/socialnet/socialapi/db"
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/httpapi"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/seed"
+)
+
+// specYAML is the contract as written, served at /api/v1/openapi.yaml.
+//
+//go:embed openapi.yaml
+var specYAML []byte
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newRoot(os.Getenv, os.Stdout, os.Stderr).ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", describe(err))
+		os.Exit(1)
+	}
+}
+
+// describe renders an error for an operator: the client-safe detail plus
+// field problems for classified errors, the chain otherwise.
+func describe(err error) string {
+	var ae *apperr.Error
+	if errors.As(err, &ae) && ae.Code != apperr.Internal && ae.Code != apperr.Unavailable {
+		s := ae.Detail
+		for _, f := range ae.Fields {
+			if f.Detail != ae.Detail {
+				s += fmt.Sprintf(" (%s: %s)", f.Pointer+f.Parameter, f.Detail)
+			}
+		}
+		return s
+	}
+	return err.Error()
+}
+
+func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "socialapi",
+		Short:         "Social network v1 JSON HTTP API server and operator tools",
+		Long:          "socialapi serves the social network's v1 JSON API (see openapi.yaml) and administers its database.\n\n" + envDoc,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(serveCmd(getenv), migrateCmd(getenv), seedCmd(getenv), memberCmd(getenv), tokenCmd(getenv))
+	return root
+}
+
+// openDB reads the configuration and connects, for the admin commands.
+func openDB(ctx context.Context, getenv func(string) string) (*sqlx.DB, Config, error) {
+	cfg, err := loadConfig(getenv)
+	if err != nil {
+		return nil, cfg, err
+	}
+	if cfg.DatabaseURL == "" {
+		return nil, cfg, errors.New("DATABASE_URL is not set")
+	}
+	cctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	defer cancel()
+	pool := pg.DefaultPool
+	pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
+	conn, err := pg.Open(cctx, cfg.DatabaseURL, pool)
+	if err != nil {
+		return nil, cfg, err
+	}
+	return conn, cfg, nil
+}
+
+func serveCmd(getenv func(string) string) *cobra.Command {
+	var migrate bool
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the API until SIGINT/SIGTERM, then drain in-flight requests",
+		Long:  "Serve the v1 API on ADDR. Health checks: GET /healthz (process up), GET /readyz (database reachable).\n\n" + envDoc,
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			conn, cfg, err := openDB(ctx, getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			log := newLogger(cfg)
+			if migrate {
+				if err := pg.MigrateUp(conn); err != nil {
+					return err
+				}
+			}
+			h, err := httpapi.New(httpapi.Config{
+				PublicURL:      cfg.PublicURL,
+				BodyLimit:      cfg.BodyLimit,
+				RequestTimeout: cfg.RequestTimeout,
+			}, conn, log, specYAML)
+			if err != nil {
+				return err
+			}
+			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout)
+		},
+	}
+	c.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")
+	return c
+}
+
+func migrateCmd(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "migrate [up|down|version]",
+		Short: "Apply (up, the default) or revert (down) the database migrations, or print the version",
+		Long: "Migrations are embedded in the binary (db/migrations). up is safe to run from several instances at once.\n" +
+			"down reverts every migration and destroys all data.",
+		Args:      cobra.MaximumNArgs(1),
+		ValidArgs: []string{"up", "down", "version"},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "up"
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			if dir != "up" && dir != "down" && dir != "version" {
+				return fmt.Errorf("unknown direction %q: use up, down or version", dir)
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			switch dir {
+			case "up":
+				err = pg.MigrateUp(conn)
+			case "down":
+				err = pg.MigrateDown(conn)
+			}
+			if err != nil {
+				return err
+			}
+			v, dirty, err := pg.MigrationVersion(conn)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "schema version %d (dirty=%v)\n", v, dirty)
+			return nil
+		},
+	}
+}
+
+func seedCmd(getenv func(string) string) *cobra.Command {
+	var file string
+	var ifEmpty bool
+	c := &cobra.Command{
+		Use:   "seed",
+		Short: "Import a JSON fixture (default: the embedded demo dataset) in one transaction",
+		Long: "seed loads a fixture document (format: db/FIXTURES.md) through the same code paths as the API,\n" +
+			"so the same events produce the same notifications and counts. An invalid fixture is rejected\n" +
+			"whole, naming the bad entry; nothing is half-imported.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			doc := db.Demo
+			if file != "" {
+				b, err := os.ReadFile(file)
+				if err != nil {
+					return err
+				}
+				doc = b
+			}
+			fx, err := seed.Parse(doc)
+			if err != nil {
+				return err
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			if ifEmpty {
+				var n int
+				if err := conn.GetContext(cmd.Context(), &n, `SELECT count(*) FROM members`); err != nil {
+					return err
+				}
+				if n > 0 {
+					fmt.Fprintln(cmd.OutOrStdout(), "database already has members; not seeding")
+					return nil
+				}
+			}
+			sum, err := seed.Import(cmd.Context(), conn, fx)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), sum)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&file, "file", "", "fixture file (JSON); default: the embedded demo dataset")
+	c.Flags().BoolVar(&ifEmpty, "if-empty", false, "do nothing when the database already has members")
+	return c
+}
+
+func memberCmd(getenv func(string) string) *cobra.Command {
+	c := &cobra.Command{Use: "member", Short: "Administer members", Args: cobra.NoArgs}
+	var n members.New
+	var bio string
+	create := &cobra.Command{
+		Use:   "create --handle H --name N [--verified] [--bio B]",
+		Short: "Create a member",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("bio") {
+				n.Bio = &bio
+			}
+			if err := n.Validate(); err != nil {
+				return err
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			m, err := members.NewStore(conn).Create(cmd.Context(), n)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "created member %d @%s\n", m.ID, m.Handle)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&n.Handle, "handle", "", "unique handle: 1-30 letters, digits or underscores (required)")
+	create.Flags().StringVar(&n.Name, "name", "", "display name, 1-100 characters (required)")
+	create.Flags().BoolVar(&n.Verified, "verified", false, "mark the member as verified")
+	create.Flags().StringVar(&bio, "bio", "", "profile text, at most 500 characters")
+	create.Flags().StringVar(&n.DefaultVisibility, "default-visibility", "public", "visibility of new posts: public, followers or private")
+	_ = create.MarkFlagRequired("handle")
+	_ = create.MarkFlagRequired("name")
+	c.AddCommand(create)
+	return c
+}
+
+func tokenCmd(getenv func(string) string) *cobra.Command {
+	c := &cobra.Command{Use: "token", Short: "Administer API tokens", Args: cobra.NoArgs}
+
+	var nt auth.NewToken
+	var scope string
+	var expires time.Duration
+	create := &cobra.Command{
+		Use:   "create --handle H --scope read|write [--name N] [--expires DURATION]",
+		Short: "Create a token and print its value (shown once) alone on stdout",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			nt.Scope = auth.Scope(scope)
+			if nt.Scope != auth.ScopeRead && nt.Scope != auth.ScopeWrite {
+				return fmt.Errorf("--scope must be read or write, got %q", scope)
+			}
+			if cmd.Flags().Changed("expires") {
+				if expires <= 0 {
+					return fmt.Errorf("--expires must be a positive duration such as 720h, got %s", expires)
+				}
+				t := time.Now().Add(expires)
+				nt.ExpiresAt = &t
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			t, secret, err := auth.NewStore(conn, nil).Create(cmd.Context(), nt)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), secret)
+			fmt.Fprintf(cmd.ErrOrStderr(), "created token %d (%s) for @%s; store the value now, it is not shown again\n", t.ID, t.Scope, t.Handle)
+			return nil
+		},
+	}
+	create.Flags().StringVar(&nt.Handle, "handle", "", "member handle (required)")
+	create.Flags().StringVar(&scope, "scope", "", "read or write (required)")
+	create.Flags().StringVar(&nt.Name, "name", "", "a label for the token")
+	create.Flags().DurationVar(&expires, "expires", 0, "lifetime, e.g. 720h (default: never expires)")
+	_ = create.MarkFlagRequired("handle")
+	_ = create.MarkFlagRequired("scope")
+
+	var handle string
+	list := &cobra.Command{
+		Use:   "list --handle H",
+		Short: "List a member's tokens (never their values)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			ts, err := auth.NewStore(conn, nil).List(cmd.Context(), handle)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "%-6s %-6s %-14s %-25s %-25s %-25s %-25s %s\n", "ID", "SCOPE", "PREFIX", "CREATED", "LAST USED", "EXPIRES", "REVOKED", "NAME")
+			for _, t := range ts {
+				fmt.Fprintf(w, "%-6d %-6s %-14s %-25s %-25s %-25s %-25s %s\n", t.ID, t.Scope, t.DisplayPrefix+"…",
+					t.CreatedAt.UTC().Format(time.RFC3339), timeOrDash(t.LastUsedAt), timeOrDash(t.ExpiresAt), timeOrDash(t.RevokedAt), t.Name)
+			}
+			return nil
+		},
+	}
+	list.Flags().StringVar(&handle, "handle", "", "member handle (required)")
+	_ = list.MarkFlagRequired("handle")
+
+	revoke := &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token; it fails authentication from the next request on",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			id, err := strconv.ParseInt(args[0], 10, 64)
+			if err != nil || id < 1 {
+				return fmt.Errorf("ID must be a positive integer, got %q", args[0])
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			t, err := auth.NewStore(conn, nil).Revoke(cmd.Context(), id)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "revoked token %d of @%s\n", t.ID, t.Handle)
+			return nil
+		},
+	}
+	c.AddCommand(create, list, revoke)
+	return c
+}
+
+func timeOrDash(t *time.Time) string {
+	if t == nil {
+		return "-"
+	}
+	return t.UTC().Format(time.RFC3339)
+}

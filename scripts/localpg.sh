@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# localpg.sh: a project-local PostgreSQL cluster for development and tests.
+#
+#   scripts/localpg.sh start DIR PORT [fast]   create (if needed) and start a cluster in DIR on 127.0.0.1:PORT;
+#                                              "fast" turns off fsync (throwaway test clusters only)
+#   scripts/localpg.sh stop DIR                stop it
+#   scripts/localpg.sh createdb PORT DBNAME    create database DBNAME if it does not exist
+#   scripts/localpg.sh url PORT [DBNAME]       print the DATABASE_URL for it
+#
+# Finds the server binaries under /usr/lib/postgresql/*/bin (or PG_BIN). When they are missing on
+# Debian/Ubuntu it installs them with apt, if running as root (or with passwordless sudo) and
+# PG_NO_APT is unset; otherwise it says exactly what to install. initdb refuses to run as root, so
+# as root the cluster runs as the unprivileged "postgres" user (created by the Debian package).
+set -euo pipefail
+
+die() { echo "localpg: $*" >&2; exit 1; }
+
+find_bin() {
+  if [[ -n "${PG_BIN:-}" && -x "$PG_BIN/initdb" ]]; then echo "$PG_BIN"; return 0; fi
+  local d
+  d=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1 || true)
+  if [[ -n "$d" && -x "$d/initdb" ]]; then echo "$d"; return 0; fi
+  d=$(dirname "$(command -v initdb 2>/dev/null || echo /nonexistent/x)")
+  if [[ -x "$d/initdb" ]]; then echo "$d"; return 0; fi
+  return 1
+}
+
+install_pg() {
+  [[ -z "${PG_NO_APT:-}" ]] || die "PostgreSQL server binaries not found and PG_NO_APT is set. Install them: apt-get install -y postgresql (or set PG_BIN, or DATABASE_URL/TEST_DATABASE_URL)."
+  command -v apt-get >/dev/null || die "PostgreSQL server binaries not found. Install PostgreSQL 14+ (initdb, pg_ctl, postgres), or set PG_BIN, or DATABASE_URL/TEST_DATABASE_URL."
+  local sudo=""
+  if [[ $(id -u) -ne 0 ]]; then
+    if sudo -n true 2>/dev/null; then sudo="sudo -n"; else
+      die "PostgreSQL server binaries not found. Run: sudo apt-get install -y postgresql"
+    fi
+  fi
+  echo "localpg: installing PostgreSQL with apt-get (once)..." >&2
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 || true
+  $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql >&2
+  # The Debian package starts a system cluster on 5432; we do not need it.
+  $sudo pg_ctlcluster --help >/dev/null 2>&1 && $sudo sh -c 'for c in $(pg_lsclusters -h | awk "{print \$1\"/\"\$2}"); do pg_ctlcluster ${c%/*} ${c#*/} stop || true; done' >/dev/null 2>&1 || true
+}
+
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+cmd=${1:-}; shift || true
+case "$cmd" in
+  start)
+    dir=${1:?DIR}; port=${2:?PORT}; mode=${3:-}
+    bin=$(find_bin) || { install_pg; bin=$(find_bin) || die "PostgreSQL installed but initdb not found"; }
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [[ $(id -u) -eq 0 ]]; then
+      id postgres >/dev/null 2>&1 || die "running as root needs the 'postgres' user (created by the postgresql package)"
+      chown postgres: "$dir"
+      # the postgres user must be able to reach DIR
+      p=$dir; while [[ "$p" != "/" ]]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
+    fi
+    if [[ ! -f "$dir/data/PG_VERSION" ]]; then
+      as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C.UTF-8 >"$dir/initdb.log" 2>&1 \
+        || as_owner "$bin/initdb" -D "$dir/data" -U postgres --auth=trust -E UTF8 --locale=C >"$dir/initdb.log" 2>&1 \
+        || { cat "$dir/initdb.log" >&2; die "initdb failed"; }
+      {
+        echo "listen_addresses = '127.0.0.1'"
+        echo "port = $port"
+        echo "unix_socket_directories = '$dir'"
+        echo "max_connections = 300"
+        echo "shared_buffers = 256MB"
+        echo "timezone = 'UTC'"
+        echo "log_timezone = 'UTC'"
+        echo "jit = off"
+        if [[ "$mode" == fast ]]; then
+          echo "fsync = off"; echo "synchronous_commit = off"; echo "full_page_writes = off"
+        fi
+      } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
+    fi
+    if as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+      exit 0
+    fi
+    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null \
+      || { tail -n 30 "$dir/server.log" >&2; die "could not start PostgreSQL (see $dir/server.log)"; }
+    ;;
+  stop)
+    dir=${1:?DIR}
+    bin=$(find_bin) || exit 0
+    [[ -f "$dir/data/PG_VERSION" ]] || exit 0
+    as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+    ;;
+  createdb)
+    port=${1:?PORT}; name=${2:?DBNAME}
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    if ! "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$name'" | grep -q 1; then
+      "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$name"
+    fi
+    ;;
+  url)
+    port=${1:?PORT}; name=${2:-postgres}
+    echo "postgres://postgres@127.0.0.1:$port/$name?sslmode=disable"
+    ;;
+  *)
+    sed -n '2,13p' "$0" >&2; exit 2 ;;
+esac
