@@ -668,9 +668,13 @@ type Endpoint struct {
 	Path string `json:"path"`
 
 	// RateLimitPolicy Rate-limit policy the operation counts against.
+	//
+	// Example: read
 	RateLimitPolicy RateLimitPolicyName `json:"rate_limit_policy"`
 
 	// Scope Token scope required.
+	//
+	// Example: read
 	Scope Scope `json:"scope"`
 
 	// Summary One-line summary.
@@ -882,6 +886,8 @@ type Job struct {
 	Description string `json:"description"`
 
 	// EmploymentType Kind of employment.
+	//
+	// Example: full_time
 	EmploymentType EmploymentType `json:"employment_type"`
 
 	// ExpiresAt When the offer closes; null when open-ended.
@@ -916,6 +922,8 @@ type Job struct {
 	URL string `json:"url"`
 
 	// Workplace Where the work is done.
+	//
+	// Example: hybrid
 	Workplace JobWorkplace `json:"workplace"`
 }
 
@@ -962,6 +970,8 @@ type Listing struct {
 	Category ListingCategory `json:"category"`
 
 	// Condition Condition of the item.
+	//
+	// Example: good
 	Condition ListingCondition `json:"condition"`
 
 	// CreatedAt When the listing was published.
@@ -992,6 +1002,8 @@ type Listing struct {
 	Seller UserSummary `json:"seller"`
 
 	// Status Sale status.
+	//
+	// Example: active
 	Status ListingStatus `json:"status"`
 
 	// Title Title.
@@ -1125,6 +1137,8 @@ type MeResponse struct {
 // MeSettings The caller's settings.
 type MeSettings struct {
 	// DefaultVisibility Visibility given to new posts that do not set one.
+	//
+	// Example: public
 	DefaultVisibility Visibility `json:"default_visibility"`
 }
 
@@ -1141,6 +1155,8 @@ type Media struct {
 	Height int `json:"height"`
 
 	// Kind Kind of file.
+	//
+	// Example: image
 	Kind MediaKind `json:"kind"`
 
 	// PreviewURL Absolute URL of a smaller preview (a still image for videos); null when none exists.
@@ -1280,12 +1296,16 @@ type NewPost struct {
 	Link *string `json:"link,omitempty"`
 
 	// Visibility Who may see the post. Defaults to the member's `settings.default_visibility`.
+	//
+	// Example: public
 	Visibility *Visibility `json:"visibility,omitempty"`
 }
 
 // NewReaction The reaction to set on a post.
 type NewReaction struct {
 	// Type The reaction type; replaces the caller's previous reaction on the post.
+	//
+	// Example: love
 	Type ReactionType `json:"type"`
 }
 
@@ -1320,6 +1340,8 @@ type Notification struct {
 	PostID *int64 `json:"post_id"`
 
 	// Reaction The reaction given (type `reaction`); otherwise null.
+	//
+	// Example: love
 	Reaction *ReactionType `json:"reaction"`
 
 	// Read Whether the caller has read the notification.
@@ -1328,6 +1350,8 @@ type Notification struct {
 	Read bool `json:"read"`
 
 	// Type What happened.
+	//
+	// Example: comment
 	Type NotificationType `json:"type"`
 
 	// URL Public address of the notification's subject (post, comment, profile or conversation).
@@ -1466,6 +1490,8 @@ type Post struct {
 	Tags []Tag `json:"tags"`
 
 	// Type Kind of post.
+	//
+	// Example: link
 	Type PostType `json:"type"`
 
 	// URL Public page of the post.
@@ -1480,6 +1506,8 @@ type Post struct {
 	Viewer PostViewer `json:"viewer"`
 
 	// Visibility Who may see the post.
+	//
+	// Example: public
 	Visibility Visibility `json:"visibility"`
 }
 
@@ -1534,12 +1562,16 @@ type PostViewer struct {
 	CanDelete bool `json:"can_delete"`
 
 	// Reaction The caller's reaction on the post; null when none.
+	//
+	// Example: love
 	Reaction *ReactionType `json:"reaction"`
 }
 
 // Problem RFC 9457 problem details, returned for every 4xx and 5xx response.
 type Problem struct {
 	// Code Machine-readable error code.
+	//
+	// Example: not_found
 	Code ProblemCode `json:"code"`
 
 	// Detail Human-readable explanation of this occurrence.
@@ -1714,6 +1746,8 @@ type RateLimitPolicy struct {
 	Methods []string `json:"methods"`
 
 	// Name Policy name, as in `x-rate-limit-policy`.
+	//
+	// Example: read
 	Name RateLimitPolicyName `json:"name"`
 
 	// WindowSeconds Length of the window, in seconds.
@@ -1730,6 +1764,8 @@ type RateLimitPolicyName string
 // RateLimitProblem Problem details of a `rate_limited` response, with the policy that was exceeded.
 type RateLimitProblem struct {
 	// Code Machine-readable error code (`rate_limited`).
+	//
+	// Example: rate_limited
 	Code ProblemCode `json:"code"`
 
 	// Detail Human-readable explanation of this occurrence.
@@ -1751,6 +1787,8 @@ type RateLimitProblem struct {
 	Limit int `json:"limit"`
 
 	// Policy The policy whose budget is used up.
+	//
+	// Example: write
 	Policy RateLimitPolicyName `json:"policy"`
 
 	// RequestID Identifier of the request, also sent as `X-Request-Id`.
@@ -1845,6 +1883,8 @@ type ReactionResult struct {
 	Counts PostCounts `json:"counts"`
 
 	// Reaction The caller's reaction now; null after removal.
+	//
+	// Example: love
 	Reaction *ReactionType `json:"reaction"`
 
 	// ReactionCounts The post's reactions per type now.
@@ -1880,6 +1920,8 @@ type Salary struct {
 	MinMinor int64 `json:"min_minor"`
 
 	// Period Period the amounts refer to.
+	//
+	// Example: year
 	Period SalaryPeriod `json:"period"`
 }
 
@@ -1924,6 +1966,8 @@ type SearchMeta struct {
 	Totals SearchTotals `json:"totals"`
 
 	// Type The kind searched; null when all kinds were searched.
+	//
+	// Example: posts
 	Type *SearchType `json:"type"`
 }
 
@@ -2005,6 +2049,8 @@ type TokenInfo struct {
 	ExpiresAt *apitime.Time `json:"expires_at"`
 
 	// Scope Scope of the token.
+	//
+	// Example: write
 	Scope Scope `json:"scope"`
 }
 
@@ -3095,6 +3141,25 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIndex400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4240,6 +4305,25 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMe400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7290,351 +7374,353 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcts4tjD6Ktjqr2rsGlmWfEliu1Iz7nTSnd65deJM771b+USIhCTEFKAQpGVNV/6eBzjP8r3B9ybn",
-	"SU5hLYAESVCibOfS3ZkfPbFI4rKwsO6X3zuhnC+kYCJVndPfOzNGI5bAP59xcan/P2IqTPgi5VJ0Tjuv",
-	"nzwiDw4ePCAxF5cklSSdMSLYdUoWdMq6JBhm/f5hqH8ZZUkMf7EzkrD44bCjfx12gh45HysmUiIFfB5T",
-	"hZ/3Ot2OCmdsTvXE7JrOFzHrnHZwzFmaLk7392MZ0ngmVXr6oP+gv08XfP9qsD9hLPrHgiUjPc7Dg77+",
-	"5OBemCVKJg/Z6uf+0/eSP39/vnrB+8vnq/7yxZNfli8v5PL5D3L5/JEy//9UPZ1f8pfvf7me/OJbe6fb",
-	"SVcLvSaVJlxMOx8/djuvWZqs9s4nKUvqAHvDQikipUG1pDwlYzaRCSOJ/oaLqd5ywj5kPGFR5zRNMuYF",
-	"weCg25lzwefZvHPazxfBRcqmLIFV/Nfea/YhYyrdexrVl/E0YiLlE84SIicknXFFEny9C2eg6JyRKxpn",
-	"jFBFAvNsxKOAcEEWiRzHbE7GMuJM9cgvmUwZ4SlZzpggCVvIJOViSqh9s+kkDycn4WB8jx3Q+9ER608e",
-	"jI/pSXgQDdjR5B69P/bA92O3s6AJnbPUIOYjmrKpTFb1TdonRMXZtEfOBcnEpZBLAT8QKtSSJYoc9ft6",
-	"fVx/8iFjyarT7Qg617OGdmz/8sf8kqlOtzOn18+YmKazzulRH07G/jnQq01TlujB//dvdO/f/b2TvXe/",
-	"D7pH/Y//y4s+j6SIuN7BEx57UeiliFck5kqDWOnjgOML7WeNe7EvlDbzvxI26Zx2vtsvLv4+PlX7z3CO",
-	"fEFmeZlIfdCGZb2XY0X0lUxZ5CwNPiE7T9+8JIeDe/f2BoTGixndO+iSbLFgCQmpYrvNK8cp/Yfww+Py",
-	"CRyUDuCgfADne//z7veDJsgDefDsbEE/ZIwg9SCTRM5JMGcp7QFZw58DvEeMLBJ2xWWmkIKR72UmIksY",
-	"YV8kndF0KBaJjLJQQyk9JZTMaTyRyZxFZpoukQmRQlOGTLGILHk6IxGfTFiiSeUEcEN1XSQeioCLKxrz",
-	"yK6pNxRNIMWt+iF6M/pYPoXjwcG6i3C+9z94F0Z77/7uP43H80UsV3Mm0ovVgq29DIB1ACHAN5Z/SfSw",
-	"TWhVvDaC2dtei/LCYK1PGIsu6Li+vGAm5yw4JQupUmVRZM7mY31m+t8hjWOWkImMY7lUhGpkyX/+myJy",
-	"Kc5IEHEVyiuWBKeExjFZZOOYhzho0+5SOi7tKGITmsVp57Sjl9TpdpjQzOM3+6edovOu66CCeVg/nZ+o",
-	"iPQb1Q1f5Pv7myIzeKlL5jQNZxq1qWJ7XCgmFE/5FYtXZCc4j3nIAjLhmi0GFP4qSMGCprNiUzhgOx7Z",
-	"gaHKWHnYb4eUmkAfNhFoHz99kc1ZwkPCK3xV318lsyRkRG8hIuMVUgmazsgOhSPUN51q+n3FEkX1gE3b",
-	"51G7rR8ddDuamtAUhYJ7RwgGlBdO+v37g5OTg+Oj+0f9k5OBI0oMvKKE4QNvZJJ6LmASFZu1XOmUBIIt",
-	"mUoDsmMQb7dLgkXCQzaiKgzyP/RgARC7IGExu6IiZMFQ7Eh9r+eMCi6mkyzG2x18CM7c9+BXmaX6gUsJ",
-	"d5sJn9Kb8N8LXLFzM/If8nXn/9bLhrMwSynfGvf9Ov48p9ev9At1WP7EpzOmhV/9uEu4CONM8Sv4J5lz",
-	"IROSCZ4qshNqirRbAfvflGYeCRPhqkeeZyolQmoJk4xZLJckmHMxgqGDJqIxp9f4hp8zHPf7/f4NUcsv",
-	"pT7nogEWz+TyjkDRtFcLDf9eB3e+1xdSU4YQbvhGliacl1Uuo69jZ1vxsOpaYIGvWPKKTpmXuo3xkvOU",
-	"zRXREhvqd4Ne77jfIy+zVD9NqJgy9yKSHcGutHgX0/mCRY0SntXU/DfzoO9cLv1HfgbH/Y3E6xeYqbal",
-	"Jwlje6lWVBWjSTiDrRz0+ySc0YSGWrhqWuyHNdpARRTt1/hNnRy8gfkblokPiV6ob4XkOVdKa1oy0VJP",
-	"umqj1HxoyT+nMqZieuMdrUNxsy0t315yERFN7buAUhGJ+aXGIVRxeuRXQ+K50UxTuSATttR8NYtRpmI0",
-	"nA0FDERRl84SwSIQpgIrnnMF1JCGIVto5WRnPZ/Y6jYVG4b9vxUJox4h4VetHQca4Jrj6VuewZuVy673",
-	"oPfOoqYTxM/8aIjnaQ5lLGXMKCpuv8rkchHTcCtRemk/IjSB263F3qZl5S+3BtzPcpwvC3X7hKmFFIqB",
-	"av89jYwRQ/8VSpEyAf+ki0Vs4LVvTAx/f6/0LnJIwABlfUj/orL5nOqbZrQ9VOeokOmMJcRuCCwfOGeE",
-	"BKU0TrcTsZTy2Mi7RjHkytHiZEKWVBGuVMYiMgERr1DfYB4NRpYkMlGd09+qU7lzRJIh8oIcjQdjV5rb",
-	"QlylbiE1BUw6pyKL44/v9GmpFMSU045rITOEAC077cwxKqVppjqnR5oQpDwFSvEU10zyBRj085vozIGp",
-	"/QpU9fHbn+xhFsf1PAftz29eviBjGa07KPi+ckxmq/CpJQe4bj1i6TT8IAN9665hpufeGmKwPRdeDhq4",
-	"QLN8lUiHQa8BWzGMA7t8kLkWKUGcTJeMCTIACnvc9yOyzNKRnIzslPlwTaNUkNkRCb4UOrvQ2O58ii+B",
-	"qLUjhq9wFPykrlVb9HXJzCmhxqgkE9Qp85nJjCpCyZhGxo67E9RWF+x2hyJtpmBabxBTMFaXKKQzlmGv",
-	"u6DC6aGc2zV0UNz5RCNvYFiv42CoGqx9oDKv75feBXg9kcmYRxETN+QUE/f74gL9wGKGpmyz/9y2oYmB",
-	"5yYV4zgoD5xVA4dm6UwmJKSCRHpkhsRcj9WW/uwfDW6F54cFnj9x1toOv4vdIfFR2WTCQ85EOlKhXLAy",
-	"8F4zGu2BnJPKSyaIFISSZcJTRuSCJdQYo+vEqDZsiZJzVXxOBGORxnOcwQguzMwCH38Wwn7oUo9i+cQu",
-	"vy35qO38bujHOUkqZ6GFEzAs+w4FLmt1Kc4dR+vkUMzpiijGynaucYZ2h3AG2qCW21UWzghViPONt2ko",
-	"doIcwTwE4tdff907z9IZE6m+0R49Nfie0YQlBI774dCDScNOF8/k4bADmx52gjNivI/xCgQ1396bHFg3",
-	"mdBrFLod9Xuq+aOg8WO9ju0pYOny4Ugj2JJ78cB9xq4XLNTqEzwmMgQrS2RdgKnLp6KqO5C3IXK3ZOTH",
-	"ZUaOmyF2M22vYQkGd3IBPcDTl8ydKNjtkR8A2kYHlFOtD2ciYkkFsl2CdhWr6vbukpW+kOkTmYnoVngk",
-	"ZDqawCh+KZxFBcXQtEhTDHi/NR88OTm5Fck+KvDkhZ28NYoU27s78c5AI9f22DVH54DjJ9IUVz/TVJen",
-	"Z2Qs05mx+Rjfg35RC2j5CtGZcpfY8VSf9ZyJlN0eR7gzVjOXN9qa83LuXB5nPI7Iin0W2jIo40x58e0x",
-	"x/3uLvDnxSbY3CUCvKKrWNLoQspnNJmyW2HAAscapVKOYhhtnc4+ty4Ndh0yFpF7x8eH98h4lTL1OYS8",
-	"gSPkGSCQVEpiF97u/OtbvmsF0WpgMLqmHlSQIOZznqqe3bx+ZzSn1yOAXkB2gtq67phuvGHJFQ/ZW0Gv",
-	"KI/pOL4d5mTOOBWcUTiTBkHK5guZ0ISDrTX/okcgRkvfk2OiMCLrc5APB4EMOEh5H+1QyP3mrpAnoikd",
-	"UwVQA/NyONPjQxTKFUs0arCI7ATO3FpeQTjSScoSEjiBb4ELVgeHKrFx61DIffXWAvKFlM+pWJmf1a1Q",
-	"L6EpG8F9YjXpBhUp/QaBN4ickHt9ezXRczbnIksB0EjHtPic4+PgYAuEtCQNpuqc3ut3OwsZ81Ar37CS",
-	"G2ArRCKOKJ7Q4MChfwcnBfpeSEnmVKzynbVG3hL0WmPva5qyZ/qjDWicK5TjLJqyFPQ5jG6kKdvDI0EQ",
-	"AaJrBThbkJ3AXdUfCa/fCjQp8X/fRBYr+UjALlA24Lw14ZIyceyC+F6zDdk+L90LGoZMKWN7cG3vLbB8",
-	"zm4l5w/qhl27xO2MuviVhjr8a8SuF+hCdUH2GH9shFL503VQmlFNIOC9zwqkC5i9WGE7IJX3VQApYVfy",
-	"sgqk1/jjBiDZTzcBaczAygAvfwFIFcvcBlL2Kw2pDC6xNWtVYPVCknNzxVEXQmLggVp1GAdub5iICBVl",
-	"2FFFhp3S2KfE2LMwwh5ew7D3YeezQtYx8+kt59EKW0hIJVDcjRX1hSRhwkDLprFCYcidxlhIaRFnXiKc",
-	"hQcEAKvfNvdlKHaC0gUKdvWnBkeIfWj+DnbxAG9hIE0YjecPhx264MNOgHY6Ud7dkiUMDKNnxPtVdygK",
-	"q6ezLT0eurvHNMp36G7HWXybMBTv5KRh7k9gW30rFonU10bLvI9FytPVDTltSAVaZeJYLkeKxZPyVX8C",
-	"D7iYkpXMEnhev+WeQZyL/t8yI/iGCSmGoYjGRRpCHH2Le5wpDQkIn93HUW5zrw8Oinv9qLY0s4F219qz",
-	"d31CgAEA/tGE8rhKQb/X+jAo6hLCmaoQrX++zgihOY5BOjLhLK4I6g4PkyMzYc31TVMylyolx/1SOFfZ",
-	"Ay6yOHZ83519CHn4+ImMG+4p/SsHCMkB0u6A6qC8G8r7K4vjPTf8I53RFBanSDEn2QlqCwi66BSUghEG",
-	"WSgQvGgSmLgYigDPzhJvi5wmntQNxLdXiOwEdUy8c4/2W6GyxUImKYues4hTCC+7nckkH3A01yPatIey",
-	"mJA78aki7gR64M9iZjsuMNGBAYElE7PktmKAd8d3bXAzkRYaZmOIVFQkeISntKdPLQ8+DKrwDECI8C3y",
-	"Tq1v+YYxYU7O5waBql7iEB+hU1ifpLkTCVuA5zh33JoXexAQLxcsSTnyOCBS9awQdp3mN6r4tGDybxfT",
-	"BCxMqZQY5/kdhp/qH+JwRjmojROq0h65mFFxqcg/bYJHheN3MWEMlkPj+OUEyPK6czYQeYSfaRJbSSTU",
-	"D1iialvQcyVMy34jmjYEfDofgKdrmfA0ZaK8/4P+wb29/uFe/+hicHDaPz7t9//e75/2+x0nBD2iKdtL",
-	"OYjZbt5Kf+/k3e9HH/fwHwfFPy7sP05r//jt73vvaj/+Lx8wI7ZIZ56YcAaB9iRmVyw+I30j9KVysQc/",
-	"ec+5vz5IvtvhnrBZczrEGAvsWPc9wfn1AfWXXApVH/a5ycIyb1i3CRK/MxNObSRjgVH3KZurTTTjOQ6n",
-	"5zaroUlCVx3MW2UCKWI9H7eCW3DlOFyIM6JFgVbwPfbARH+M5vZSaLADI33RN6wK8pTMjBA0UprWm29U",
-	"nyelU885/ETVTD+5G/Bf0KkP9FkS12d+hWl0NIoSrRVXDmDH7vtvmMuJcgQlk4RO9Qu75RvsZ0VIo2zk",
-	"1sF3ZvC9++69zhLuu3haDG9Pw94qlrwxMm+dgl3kwWe9DoZZW8XrN8wqszjgYqm9+92OibaFFZlzdK5W",
-	"TnBL1BCB/i7fmBy/Z2HagRRil9x67ntBbWkzp8ELotZlq0Q8YaG9Sqp0XpvTdVwQ2bnW7OYZV16WiuG3",
-	"E7sPVd9IRFPqT6S03+T5P5h0I+NIix0TnmDYYKuLYbm+53LMGS6gHaLpjT7XX9Sx7BWdcmE89gLRGxLS",
-	"q+CEHZt514D0tckF8KUqsGbEsPDcivc33JmC0/u20LD2BRUr/4FiyjFL6ouO5VR60GesZJyljLx9/SzP",
-	"cJNTyxJK5HETKQLZEiBABWdqf3Cwr4fqLUBHrRCjBqZRECdM+fCwar15yHUtr+k8nDPyKJZZ5CV1PvJs",
-	"B1uyseIp27xndbq/T8M52wv1PD37cNvNVU4adtrFA1pH04r0XS8ZSPgVTVkpzdcN7EnpJdP3O0kJF3X0",
-	"8MtFzlAV4ei4FUOOqUpHc6aUyfprd2Oemw/8NwYMGwkLNQs1Q7snhxzWWfgMgr8EsyE85cNBqSnlIV9Q",
-	"L7PQU6JK4r6HzNuAlisSs0lKZIY8uxW5LLFTjzwBGVgj4HvrOJCBQCnXf2bC3fQI2/CkbidbRI26xgWf",
-	"s5xE0FQzCBqm/Iqnq2ZVY3B62P+KVI11Uprlo1UEakf68BT2jzeKXV7ZyMXAyq2poELpjNpRi82CQ/Hu",
-	"ltKD82FJhNhCaHCo2q0lh6diLK+3Fh/ymhgiv1XlnYFcbjIp7UlvL3NUqnrUIPqfkKc6cYqL9JxSAZMs",
-	"jkf5fUlS++9QijShocYFG4u0guxJfaPUjC863Q6Qr3IBAXe42i15LCKwCvvFovNXT4vAyTq6zFk6kx5m",
-	"8tPFxSuCD919/fj4otPtvHr5Rv/fD4+fPb54XF4pvlBbY74Cr14JRNu+8TRXvF8umNDLj2SY1U1EU5a+",
-	"wpyb2mxQJaNOOGg6gwgwTQ6xgkDExRSmCoy5MiCLhE34dXmqcqDx7zz66Ju1iBkZ2aibtjehCGeBD19o",
-	"EaN+H17XYlZSF3BYV0kROqVcKLRG5Vk47dbxBnNM6owcHMQwWO58xfGtV8WDensxF4yYN8oA/ZGlxqC4",
-	"keIaBO3a0iclTCoWYLfqOwbf9Ubf2mtIGvdUA0Cbv0o1pmDUDyWpnE5jVr9CE+um8xr8QBZxuL2Qy7y6",
-	"T1H8pwQef8r2tgaAV4mc8LhRLMszbfA1s0tYKCTq1ClmsU+zlE1wbdbX8Dkq9Ma/0gTd7bS30rH6dz4p",
-	"na2ILAS20OnKjMtDaLx8axFneOSGN+Xu1/KGZ1SN5jJhzdhkje4gERhc6pFzomYywUqJRdLAnFEkpkxE",
-	"Z5jTBGx/EtMpvFXCvAmNlRf1nMpmHsUDs0WNMJZXezRiPp8AlGFqDq8kDB0gVZ2toc7Y9fP3cvniwldn",
-	"7Pny+X/1W6mnpuBkO5XaKVh5ydjCMgmZcH2wMSa9br29tQUqSyUftq1U2QJC2+rzebq1D7sZUfzfDMIl",
-	"S1vcqhbLJqXpQqY0doQ8c2uw4sxOCV7gldosBO52ScKmNIliY941VfNuYQh0stLze1u+LQ7uVXbspywR",
-	"u67D4ofiL4uj56+eeoil+1WtyAqQh6g+lGDpUiaXZWwFtzoIj/iSkiHX51G8W/cMGTkN2bP3tv2UzanY",
-	"00CAaPLSF21uS8SuWKx3rPTFaWE0Z0Y49pgKHl9BoryVJ7pEoWN5vMLU+XTGhCMCt1KQclncoxxpGVpt",
-	"ox1F7PoxfFNnZP+iccaUgwt/UwTGB6kMkzu2nOoZflSfCx8QpllZWJSsAwRstPxpEbaCqsXZvkFceoG4",
-	"pJ836AyCLrgfkSAhbL2CsJbemsF7KzqPW6BRVaj0OhogBqAioxs/QyvkqWgBPhzSFM57uf+FDxyQE6tr",
-	"QqDhRPbMt0HFUTXo9Xv9TkurpztpsRrf1S+fX46TflDay+He10by+Njeo9ZXokom38vxqFLtc+2Awc9y",
-	"3Kt8EJSgeEcaf44mNQSsIoLeQl5fafPi81ery5ZipDAxZLYaJ6ag5FymbLvlmDJ7o7yo8PolmQqSvfz1",
-	"6rIEWwLOXLIR/nMqQQmcUI4FjWRyswViWBFrtzx8ubo2MKPCMTMRoTqkZBxttx6M7LnkIlq/FAj16un3",
-	"qsvgc5Q7rnjEpIYQn2y3BFeEanEH3BKBPe8NKEJDNYiALhh/Gfy4iFeFlxj+hSbTrRYNfunNi30lVepd",
-	"ZMquoYLnTKbSAV7MxSXgVRxvtx6716Y1vTbPIVBNVRYTY4XAWF6hADmjnW5nCTBUUM+Nimmy2m5BV1zx",
-	"MY+5VySsgSh/e1UFFNYUBtaoj9WEo6LXapsVVQXm4vwqa63B0ouh5ZvjJTyey16jl10/D2jkOc9yiaq9",
-	"bFTlOuYuFLm2sSmaWItEQhWK4PNS2ANEw0DN03JdSkcF62/UuzSyb70AiPjRX66f/ejBptnNtb8ZGMzH",
-	"dwIGq7uN8sKizaou+CoD+0UewDnlV5XIvYP2086pR9ODHHrl1KUsJi07dDfPI9UNcQ2OehOEj1tAGOwk",
-	"W0+vihqnJPgQbDjmTWvwZ7g3rwSOG9bhhvnDIuDLM5tHj80ubLGNo8FhaWVQi2BjMVqfKSFHxwqqNJxo",
-	"t5GuNF+1OgnwnFUj6BqJZLO998KoJM6vt7X0oqXEb+KtTdXasvuz9BTtPxdE6zLkvRzXV00Xi3jl11F/",
-	"BVtgKiFsflWOV/HRjjVBK/shTRhL1L5igstkbyr3mJhywSAAb1vjXljEJLUOioIP/OAuopiqYfEt7FgG",
-	"qE5+FxQpoSIiSSYsN1VkzGbgcc0SopV5LqZkEdNUb91rjKp2c2i912o7h9qWfZ5fPSFktqn1gd9yMoHy",
-	"11JpSlIghMavPSaiikHVBGcc7fUHF4P+aX9zcEb17D9fsIbPsfuzHFcjkQ7bRSLJMA+dahmGaL+oH5i5",
-	"h4hshCsngFpr7SuCGm9R61hmKaHErsEfhSTVxih/PduSKmzPoWb+sz1sf7af7ywVjY1Xt6XfGN+vgx4f",
-	"YJ3ZKgEsgaUGYJPy48MoeFSxKAJZJD9K8rggizeOJ6rRJL8pUePL/mEL62FRCLs1RMuVsNegNFhQuSIR",
-	"+Ju88UoIyoLsO9erWyrS7emAgwdbNfwVTM+9CSUa2Bzs9LMcb4px0pDdJrQJbu6NIpo0w/8jhECX8KFJ",
-	"0qihQxG4s9bO5yC6fVjD4W3d3V+XY7sppOJL+rU398/647u1P0Hfxa/SmX0bt7DvuhsLtI9GzmlyyVJs",
-	"wmAMXR5bk9MEsT0N42Kad0/0ZD2aR5jmmDcB3HqGon2gJ7HSPLMoq2l4+7RKA45WQtfBxeD49KD/VSVW",
-	"bqc5IWxKSRVxppE0m5NJQuesSwb9YzJNZLZQLO0SwZYkXSVM9cgrHl7uZQu437220rw5wKpEP2iXeQn+",
-	"Co/h5dVMplK5m7pNsmXEqdf982n0Cb0owtHpvrB9q1pmTUjBfLfsXF2CbqtHwxBLFsd3m/iHsX9ED2x5",
-	"QH7PbNr9lpf6DX7mVQAYwUFh/Aax/qIu0r+WNCJjfsm65PgeCQ1O30asd6jlxgwBILL7g/s3ShCwAndZ",
-	"aLbNxdzGq05DWUcmN1clP/v8WFomVFZpeXMnXDB0NnIRf2jHD1wtYopJXUVZDMsbSqYc0w+3rl/G2XRD",
-	"f94usRXpjU8lsHMEJm6rPNfYP1fleGBiE7OyDnIud2vBosCWoGhcErlb+rDdBluyUfTmYrpJabLNFrdR",
-	"nPK2wTdSnqyU8kdQoMqEqh4cV9ApH7kwR7rG9e/0GbUv1Q/S4UK1U9QCnUeQM+WlKkhYy+J6tpKisfSF",
-	"jwTUey/nfZlDGVVo8ZPXnbZ9k/WpTL17fA2/E31TUpqyFvbw8+yKJVPB9l7P/u//EWzvPDZ+4a0SNgGE",
-	"+bIKkPiw5HmD88JW+sGOc5dMOL1wPD6BK5rSpJ1Shu8SIPnVxEjDqG1KZPusXhxU7Q967xc3yeYdc7mu",
-	"ReKYy2lCF7OaT0OxSgze9zS8ZCIiedxmjzySkwljXfKjBA1zruFKOaaytfBcbFfJxSRBtK7kUuQCtFQ5",
-	"zBG9l1x4VI3jvcFAqxr9B19XYuWsoVvzW8E/ZCzv0wzslwsIh1XQ+P93fPSx7IzuNFbe8akRWGilpkW0",
-	"UiI2SyRVjYiHjDynScrF+rhOdYNsLS9GQZvZ1A0ExdrDlXbfRrZPgf1uk2z9xn6zIbHHjo1ity3m224W",
-	"yPd6KiayYRIkgYAeRUVl9Bb3isj+LXQWeL/xlr51EmYgBGCT0G9ymqww064qSwtD/hVL+ISzaH2mV34E",
-	"2IEjhdrS9tNWZskrzpY3yPX6F37myRxkMeZFzPiCpNLNR9uh8ZKuFAm4wrp1RC+KaBV3t8GfYGKB8+br",
-	"ht054MHjQT5S0Vny0jBmj84l6BaNTG0lYPd++vn1+qCDvFyfU+3yNlEHz5vy6fLxW4caODd5/dKLi1xP",
-	"94BIkVERxdd+J/8qvvGkF+QPUSzTOCPYEiKDFBZbjKTl+MTrefKszQ+FiFOvmRPK+2FqYprScAa1r0jR",
-	"Ir9Ra6W+UK7zGForackcIouq1UPAZugRQV9iD2uViYQrBr0PCNVnMycxvWRtZJYZ49OZZ0k/we/AX/k1",
-	"iytpSP179zeVf7jkItoGdSNO/1N/0hzSkMs+i4Tp+9nOt0CJmiMxMZ+RHUpUyuMYxVrgERBpq3ZrcIeu",
-	"Rqq9aGtKZ/X3ByMz2w1l3NZuEwTK9uvzr6vuHOaRLzLuV/1zE3Lc6/e3SlNDagz4YifM8bILF6Z85I03",
-	"9T8NyvnRp7izrtLcEKhegNO+UAONrZ3nJQ8gRBbF+iDhL/gnMqXA5330i7w/we+FbGbH8+Rld8Zy3FbI",
-	"LUrlrR2yXaG8trJOu100yEC4ue2NnbkY0Iw4eUGh+iliOC8XEOJcruKybSFRM1glMATIULYwciojM37J",
-	"iBTkDU2zJKKrf/itJsVSNtZnbKg9067kUkslE8GkeZSq5bl9xQV8/OqfOfOyKHzSClyKieiTOEOWM4lt",
-	"P0uYtF2lSHtMO1W8uE3FyKJW0Xfmn3snN7qnVZzOgZmXc2zlWzDHt8kYXRTeaW+Mzotj3cgYnZch+wMY",
-	"o81a1xc0dOjZ7VSWteXZclRvrbeA49IXJE3Blgenr9/xSObzhlT/GSOKzpkdAepnRyzkcxoTxGnNIub0",
-	"vUxIJnhVXjw67vf6fQ9l+/vOcNhDCjXoHn7c/YeXSuGsozkXviigc1yTnl+/gPPn1B+sPeGK7LDetEdC",
-	"DfnytT7CRIkabVsv2ttx/Xb7o4PB/WLqurn+8Vuvvf7QR6Qrx16ChQVNx1mQDyVesKVTRJxG6CCj8Svn",
-	"9E1pkcYK44lTVDxyVL07Kyn+YwzVIyBCToE4sJLZf3QgyOeZSU/J04bsDwNvdakblm3mKck7PhQbN+UV",
-	"NPqDarvDYsXI0cHB7sby1nl40km/f39wcnJwfHT/qH9yMtgqWAng2XCsjuy21bFaVpgCV43uTJz7b6b+",
-	"gzxnLCU0Jff1f8Ajk1Aez0z5xO2OcwtYQLWxbQEBR5pKG450E0DoIc7IzJbFpiIi/7S1lqExdMJCORW8",
-	"GsDWuUhWNr5DsGVeQT9hMaNKn01EVyiTGOHfAd1xm5sAWbN13rVA6BAt0OyoXdClXRtOsak5VDl1CmsH",
-	"kLNLAj1y4E+OmcpexK72IxliNZB9s5+6UFTChKMHJYoIo/3jdH/fa+a9a3varzNJ3Ob4QNjID2giUxYm",
-	"ud04yE1+dSta0NsKaW3+8ZaIi+0sbOqyNGa+RpK8XYaNXVNDfk157tWCnQEVpWGpbCqULmNXXGaqeNvU",
-	"0MVFVsEEi/SCyUkz9sm0bhpyrkfiKjwyTpjKT6WghBRcLnCh3Wx8k9M1b2JLTuVqrZeELBEsIjvmpy5y",
-	"3i6k1woj3BYcavcMC+ouuWJgvNvIljZ3GNioX1frlbrLNoxh/bpu1vlgozbOUzKjiwUTjXGlX1/DDh98",
-	"XZSvZWj12/liG9tEXBQNIvJDs1e0S6pYZ3Bu/XF6O0psPs/EpX53TpvQNbKjpyWB/TXwbqSW3mT9oxvr",
-	"Rc4o0DffrW9TuG87yuyiRQMEfp1R9w5sZyFx1/83RVQGNJjsYGuhHDOsTbNS1e0Td9jwRnJiGhQSdbcr",
-	"hkNufaYVpwSK8Wi2Mq648N9kYSlVwNvGzFL68Ga2lhLH/HrqQJt6fxXIbGucqV0CzzU1ikdJMuCK0LHM",
-	"ynWgb14Tp0D04oMabX8l49iLJDKOfX5TTYejPczqEeRqsFtHHKeNsZ84XUnIAtCECRKZo3aUaGN+tBm3",
-	"nhzNUyLYFUvqaV0F27130T/54+VH6+Orst8H7fpYZXHKF/G6ZDoNUJaA3hHOpFSMKA1FGhO5yInG5nMz",
-	"LzdV7TYFOLkgMolQIG5FQvTWUVP0ERAIJfKK43pW+5RQdVlTeulYQYzpQisM//Crd1tG18g4bgytKYVq",
-	"5J0BcrEczkC1aQyB3ce0mK+/qQTHbWyUpr9pMQ28ZqIYYj8iDLZzLQO7y4+rQBcHRcurq8CkkjRc9Bk3",
-	"p+Sj0A7ueC3nMs+TokAJPf1T/HVW/4clcm9MtZK1kKoU5i8XNaFr46E0Jbs4xh3PsIDCXryV6fr+Vni6",
-	"eUSeZ+z7250tQKnIZ8EFNJ3Iv/Jr1faG2EL//jMKZ5J7axtC6Zei1KPBOFdoDmdSsVIamaffSv2a/dZ3",
-	"C5ttONtq3TWZsvYSfX1ufyhg5UBwkm4OGv9RNMiNNzSmW0vdCgqKUi7Kpkhribyl6fH2kd5StW/YaQxE",
-	"Ld3vIDm1ySlF3f9rd8BrSFWFjpYdG/0G33MrZzoG33bdudrbcjeGc80bAgnt2uB5Iad8ghzTG7YWLdaE",
-	"EXiJSolWr2lCRcg+TeNRozW0F3+aol4tdPWI5sgzAeXVjSWfKxLoh0GTFQQrPm57262ZpvHG2xcU9PdG",
-	"K3I6YzwhKpvDqnDKnl2CCnrb9ST9VOfW0LF0O0OOvuMbylflNLBt+qxlIFtaYL5kZ9ObyPoqbSfrJyam",
-	"3vVo9T6f92itvcoE9DgryZu1Ip1c16K1XA3X1961em03COuqZWtXv4Rim56uE3ztO13b29W0d2K12mPr",
-	"hbqcGKybLH/pDD332Rzq6VaAElTdEetnVjOarBfu8Q2yIyS0DGfYpKCw4rRXS/RhrZ1KiykqV0mlEWBN",
-	"vR28XGTCUrQtaRBwMY09BGJw0N+yra4Ff7c49hw2duFNSLbJYAoEaRtDKWY73MhACkL4HyESTS90fRia",
-	"/1ZuF4OG4PDSUz8xa4w+yxlbYxB6joXGBNuu4nfB1OyLHltrzhrW67guZ2ikalSMIhazlLXSGTX5x9cL",
-	"jaTS05SnytzN3VY5Zp/EN+bAoO6S9+kEFZGwgSBApYwcYF68SOQ4ZnNP1vmTR+Tk6Pg+WeAbJGIp5TGw",
-	"ijQD5+REJoRBM5ij62tQao+vr0liboWPI0Vsq9w8Pe8j/VEdaM9pOOOCFS1xWJKA2ytippyqXu3GRjrs",
-	"ehFTQw8swZKhCdqrKF/owwSTHYv0NmWWhBhcLmRKJjLDgK16SVW9NA/jeMJZHO3FWoGzUFY144sFv6mc",
-	"DZ4SYw3KYpqQiR6kfa8UA1WY2kdouVCplsMb2kAakTbPWW3u9nhycuIvcoC1kf1RgFpUmnCWVObpEhor",
-	"E2dOFQn+a+81Pth7GgVn5EMmUwYhihpoCVvIBDwi1AKvvM7DyUk4GN9jB/R+dMT6kwfjY3oSHkQDdjS5",
-	"R+97rSqqofwFtPs05S807hULLy5BYSzoH7ml0U5OHCZ/1N/GEootqUwPRycHHzAFlbYJv9b6JUu0xhZV",
-	"qqB3XliE9W029fKJUooXZuhOcmNVeW4pmJlfv9u0Br8WZC/CvpDpyC5xKwe0keWt8TUvAWRIgoPjXSRJ",
-	"JazMr+saavnIELLKoaRAUubNlOl0KIJMaGajoRdq9SEgO0f9QZcIScKEAVRprHa7JODiisY8Gr1XUsBb",
-	"fffXBU3onKUssY+GIn+GpfKKb+BXdLJPKI9x0oMDdzjIG8a1wFDw98g4FezvxPycsCt56f7MhcomEx5y",
-	"JtIR9BOFZ4f62UQmYx5FTARDYX/LjxZeO9I/Yb+wkX5CoW8GPjvWzzKhssUCmoyNsIsF2kh2jgbHsNoF",
-	"XcWS6l3IEVSZh2cwVUgFzqYHNYnadvNFkrQByQmMlgl6RTlw14DsHOOSse8QjUdwmvB7326Fa4TWQjcM",
-	"c9wf7Pb0aURsvpApE+FqdMlWIy5GmWIB8Mnaw4RlSn+NYamKJVeGvzovkku2UkOhv8e254YNj1fkalD0",
-	"Y1O9oXDEuAq+AfoXiOX8mWOU81tedLGGQs5LNue8hDP53wZZ8NpVsARvNqIHti3Jb3wdHyDN3YcIYBiu",
-	"IAAKPpWTL+XF45K8Z+R5gOcDS8iRI+9GZbHCbMFBh7KE7O6vLiW7jNmrUEzq4kKPPL6mYRqvgORqbRqa",
-	"gGmqAGjmUAmubJUZv1C2QbxKGFVSdAmkawSW3AZAE+QICs3aP2IppvrfMktHcjKCRPDAoTVIzN1fNK4G",
-	"cNEvhVyKkVlhpbdOxw7uLwK5rbxXHjtPMEjJXCsJx/1+3+me4e+WbS/M2i5+UB2WyATtDvlHTjF1CnZR",
-	"V1jZXJkVj9kvtt876Q8I9KE0rxEujLHN7c1hcm+Cff1HsFtaUL5Mvwi1bwxl2xWUsot2QZezYHOADVwX",
-	"OjI3pjMX7Zi/4ppSB1+6phQUDIV3oWR0BCm9yZ+0fNTB3qB/Mbh/enT8Jy4ftUVevb941MEnKR71vRyT",
-	"RzMmtq45um35oTap93dffKgx4uuTVh8as3TJygEZGMjJVVEZ65NXHVpDnlv6KprodNEur0W0V95Sv7z/",
-	"kgn9wSZzftGXv8WMzjx5hf1SgNBGTwWYRdZ6D4opNEMrSgZV7JmKsVoMwhbOArcvYQECu741B7zB3N10",
-	"sFtavA2vbzB653yitd27dMc8tTW3vGINaBuNxqt19KWGPJVcqI1W5zXI6jF7F5P4b0fTLKaW2Yad8Eo+",
-	"mVwK9/g3EcoqkVJWOXOx0YWr71yrPZ+9OFltKu1JrYenPrwAOVkRo3yCEWvJRSSXXfi3l+Rs9CCiVttk",
-	"RzRPTb0+U8CZK2ftTp/RHx9fdLqdnx6f/7Bl91rDzLcs2Yhg1nqNz6kGD0ESgPLTXJDgeq+A/h7uACNF",
-	"EIojxULpbeL7LG9pCH1ZDMy5IOaLcrvA7fpLGF6Ih15bSnE+LTDuhVcoel3FuFNwcEcB2fnx8UWX6PPa",
-	"1cpgAL7ogOy8evnmokt+ePzs8cXjXdf/ZvJf4L2yHcHW+qsedbHCJqfOq7IvB1lyxQ5mTdddjDM0cab6",
-	"fIEZLaki7DpkzAQJfBEXD9kpL3r3U/p8MGpAz0fwZOWE3OtbVRoDpeZcaF2SO7Ahr1maQLrI4MDF3Vu6",
-	"h0zZSfQSzVjCvjrXT8eb8d6ezBpYZiKyDMdDAO/1N8tbljHcJam7KK7DciYVM0Vq9cmD2pYtep/GzXV7",
-	"H1ai8XFEJ1670RtEUJJKsqQ8JWM2kWCLTiEi+awotnFF44zB+gDB9871gEGFE24M27mhPw2t9BXx9+Rz",
-	"edUqtEFKMqdilVOCT+BL28pjVjFufwmnWX7tCibrot1avtrUYqAUHxGaMtHm2k1kAqbvO5b0kARtK90l",
-	"bE658Mro+SzAQ0MqyJiROY0YSaCYqZDL8myD+5tnUyxdbyUraNMki2NCp5SLTSH4B1+HsayCngUyWRA7",
-	"AFiLVZsQyhYZ15g0lumshkrcV4xtuzLdVRSvs5Xv8aQMzTEio+EzjuSIAjRIhJ9uciOZ2tkrAqon1Kgk",
-	"ptZPohxy3iZAFLoE03AGJLBL/s0SuTfhceyTOKmY+tp0FKMG8EZQjL5d0OeMzuja4fULNx495pds7ej6",
-	"habRN4blxvJqw+jyqnH0zTzcV4nBGVzR6MZwWcrl2rGXcnnDsWuEBYpRA6TMYePsuL+uwa91iP2aqSxO",
-	"N8Y2mrg+m31vCjfZ2vwEGCShJJxRMfUGz91hXteFZwHAgj5ffKOQS+Oxwp0nbC6vaPyZ010cQCS1zBcD",
-	"kjWxldY6Xl3gZnRpNqbic1TNc2g1YcV2xtUKxm4o06Ix1Wkd0dbiWsIGz+6cAlWuuaP9RSykF/NyTeh+",
-	"k7fhbu6q7blhn612JOgrTXUz3y40/o1lJqINxTNbNMI/6cP/NtTR3FwQaM5F03qfyWXL9ZYdJq1W5lHr",
-	"WcJltG2L9Vf4lcd0CQ/Q+w81OzUhmGgCIOs4X0DBPUGnyGe+PN/FKK2kbmMpFoLNwz3rKW7LTGZ64ojq",
-	"OZeMXeoVSQH16VeMVhrkwS++ewJBWHXGBV1qIEKrl4uDfI4JQiibtjNU4k++iRlNwpm/LTY+M2EzLJzJ",
-	"LkllSmNMm17k+Rt31Sg77+QC7gq8TUUSpr4au+3cv5+rJ/a/n76X18/ev7W9nVd/kp7XCg7+Hx8eYtI7",
-	"trzW23gIZsVqC2w/GD5Vi2uyo6nyJRfRZgw53qIBdrfzoaGuM14DiPGBUmYh41fVWBeElNfuBFdmCzIJ",
-	"013gVz5bfBrOGIpGGgi97VNrzQzNMiIAF7fNIpe30TiGh4osNWbZVzanwXwoMjudzuIGNDdtMY77aJbf",
-	"DP1KQMZStxXZ8tn0YN4YEXhCxqviXLZLlnNocX34XzZT4W0z58o72gC+fF/kPwEBMLANzx+CpdEPAj4M",
-	"D6zfy7GvrIBGZk3RtNBE9DutfSg/y7G3TbZpB7tmLrfL7G2bxC6Y9JawyiczUSvbuIYw6sJX88AbtpJP",
-	"ZeNUfCEqt0j5rIaO4o7tchyId/GQmzHtIqeEjTE+FeK2LuqmDX5VRtZQski2jWWoCaU8w7vI1X6KJjTy",
-	"TOAglNt58pYRT/MSEm0z+B2ix9qkWOVSI1fobTOjkxvb5Be9oFNfWLOpFNS2szi0lqRTcNjLLCXBd0GX",
-	"QJAXCWklCW2NzNC2oIVZ2SaxLqVTtZ/PtpU3ysRpNLHgos2mHxTrumzWtP424cY44pIqYl5v8KIMWlZT",
-	"/HwhxxurRxbbM69WKkhGkiHbxce+jd9rv/EvV0ZSWV23pVQEr9cFIvg9vwgabnUJyOY2lSJpnYPwoXSp",
-	"k6snQLzUyDU3rDTUUnfr6m6o/+G8iPE+phas24eoPcUvVZBdN7G/4mx730aVXpTm7VYA4IW3UwynIRBA",
-	"IzCaYZuCP//w/cq/9bP+FGkJX1dX5NvkBPhuzr9KZZrK6w6g0l8YnJq6ELj2MxLkQefBqVsMxzrD8E8n",
-	"vCN//4wEi4Rf0ZSVv5QiXpXkMZi4CBzGWBT8siKL2TfrIohiYZbwdPVGMwFT55HRhCXnma/V6CuWKGjY",
-	"QsOQKWXYqKH6GL2b320sgMaTvCsx2cl7+xPFwCey2x2KPPjrHPbJ/w007JR8D+sgw6zfPwxhIvgnC3oE",
-	"WJIqBZo62cC7mAmKVtyh2IEQs1cv31zA7+jWP8utu3qI3R55TMNZMQaoF6jjAWvDwtIsMpnGwDIB5WCN",
-	"BWT19eh8/AihhSirQSXMEEQRNodYzQ5d8H8qGXIaC5b27DHZG955A4/IC5YuZXJJzl89JSmjc4OfTVcw",
-	"B63CuFD31CAxEuLM9GC2jRROI3CaHnkM6Kv5K6FhqogUZMxmNJ6Um9FD2WG5xCKqQ4EAQDw4LboPTBiL",
-	"uqjjdJ2SW4auqG6ZDXbLXLk7FHOaXLIUOrnkml63MF7AQZYUFXVmS27CM1MAxywA/Hvdoci7BuCNIeC1",
-	"Mf+2WS84snDEgaEYiu++I4/0ErGu2VDskfM4Nswh5lc2dDOwht2gR0z8EwyYx/KNZaRxjiYMslWHgpCd",
-	"4JEUKRPpntbLTgldLGIDmH0ohLB7hmHA+FngPjdxcH+H93p6WS/o3IwfKEEv2UhrQ0GPPI3wV8NQFBkz",
-	"veuD/318CN9B7oCt7wLKg0m1B9Y3BBPXsHNKfu/1eh8/BmeEwrlUH//W6/XedckQbGHO+zAHYlgkwwxT",
-	"xTG9G4rhoztikTDoWUrOyZwrpdVkDL3kigSas+t5hTGAhTKOkYhoKOo3fnsXdE35d3wbYI8/yDlPtRKj",
-	"13HB50yldL5AkLx+8ogcHh6eaIL19uKRbb0psjlLeEjkZKJYavAilCLSywy50jRKzxw01nQNyI5Zzf/k",
-	"C5skxuW+64AEQiKFTYqG5gBGmtKzjjMep2SSyDneW5Zc8ZBBHIOY8GmWsAhxPyRjqkACszh7XtRBADjh",
-	"dHnsbaDpZo6yeSG8LglpkoDnqz1JBgVVES6GAv1YyGRs2zHNSlmkTxZZhhb8Cupq6LibJFB1wiGZHgpb",
-	"IBV5Do6m2vEajOjNMUrN5FIQKUKGN6dUjuSUBEf9AamVLsHe0b/++uueA1uWQyZhNJ4/HGoSP+wg1r/F",
-	"DH+9uTmNtYAEbRaAXsIc5YIkZ0brjMzTclmSM2KKSyDqFS/YAiVnGEW2zTK7SF4eDsvlLez6z+3p4MFB",
-	"ay9gpjIxvLRgm7DmQ+IrjqJXBGtuXFSxiurXeo3wj4dDdLDi2gDFX9qyquGMhZdqWDowLNdC/r//5/91",
-	"kxkgoBp+ROyDGi3wdyzlZbaAW1cUxMSCLfr5UBRFQaDUzP7RwQF+KZeCJZBSB6PZ1T0Gwm0vnq9mGFx3",
-	"Qeq1xwyZJDu2lmdgshkCghr7rqFUQ6EayvBgCaKuDbC0scsB2VkTdQ/Sk2aRyVB46m+orl5ugBwpACag",
-	"b/UykWAzTWcyQhxBrIcKEFQoLZ5q5DgeCl/dG9yJIMG5/iUgM0YjllgoFhUMLSSB96TQEjCwfq6A7Ax6",
-	"veN+l5hWeOSgf0ZkBoFFEAADsCZH/b6lxmFM5wsWocBIxVDIBdVaYGDqCfXIM5ADM8WgFA1LCT6xjRHQ",
-	"Q4S1fU+JYEvN8bHA7wQqX7JIWTloKNYKPbnA0c0lHliWlnfOiIyj8tBWqOqR86HARentYVCKKX2BhBhM",
-	"+4tERlmoddpU05AMmCtPEfAYITDhMVhaNJCGIjjq90mlvFJPn4QRLzA41USyOZcFR+Fi2iVKEkqgTgra",
-	"Uq1dTaOAqRDKRHSKXvRASww9658MsIELsfa6xJyd46PHDxwvZtAdCufHLDECACXBMy4uTw3bsg+Rc2lg",
-	"xA+H4P8cdiziYRURQlPCU4uEr3MCooYYXWcj51Eu3oEuGYXt5G/KMicoSgox+xh5bS5uupSEi4gtmNBc",
-	"Zyhs7LXVa7pkcOBPunLio7uustNtyNIainJM81nxEmDHhPKY0JKwAIdsMitgpDDmQC+wTZfRF8rk1hF0",
-	"cwkij8Xee2WyA4cQPjPsnH14ODjony0f3utridEQ9rMPD+/hj3Ce+ef6OzxAjNLG4xt2zpKH+HMeJ28O",
-	"NjW/mzw0komUx5AVYGSWLhC+fHnwX5jT/fW1HdWUFyo/UywNyM5bwa8JW8hwZpPednvk5ZUxZgAMT/WF",
-	"Ojgh5bxD5NKlnKKqHipAnuepzQgDAcufaWrwtDBWDIVpKssV3tAYuuy6dgoT2WFsGF39uCgO2mirGIrc",
-	"5GAGKIwdiI/lceCCm5mMZaNH8k7eSRYzMtX01CqVqD06pYJLSmQetdp175p5zSiFpmKYY2kl52KVzjR6",
-	"iIqbEx3sLOdSzNSXivml1pI1u8JYIFpyDWgOBJIBmgRiHjITHGH0+FeJXCScpTRZbdDdU5bMlZOl5TEB",
-	"oKFKoT4/6PV7fWy4xARd8M5p57DX7x2im2UGVpx9/Z8p86b/aNUOxW/MX3aeo+yDMxWBUbAMlCPevn6W",
-	"G+OtjGJYMxVRnl36csHE+aun+Svd4i4o/Lcn6aRreEKGUkYENJOJVNMZTYKYiIAwI/LYv1AY4IpMmdDX",
-	"RiuWVlnS2BFFLPKsR2kUHQqjelqHOE9Rc+eJ5nNG5gVMwGuDrFJjDx57flOfRp1TDe+nphGOpYRwGAf9",
-	"vrUF2c7nFS0f26kZg11TpWmw4zSbcDrdTulERu3sRVoBBLMiglOBowiFtM6pSbrPtwnpne4+NcI56bCl",
-	"gnMjm5BqAyaNRyr/03ojOj/APsco6Gp0/9h11qB5V30RqAFCLEVtGdb77FuLDdG0i8n/zlfzylqSgKqU",
-	"19IEjzXr2P+dRx9vCJgfWZov4x3afm0YxojNF7FcQW/JdLXQmPZbR/O3Ue5yTVL7b416CQ2hMyCbL2SC",
-	"VAmr+Wm9RW9K43bnHXjzRxqjsJOyHlaKkUIozVbjxPStnEs0NBtxdaRZHzd+sN86gi07mO0zwn9OpYQc",
-	"TcqxP6ZM3I8x/RJn0/T9CkPYRISZb0rGEGKMNRAhNA5M+3MMcLOluqd8ot9ySb8Dm5t3WIRunvlA7eqE",
-	"5xkS+XftA/5zgZrjl+tt/Tbb3G2CMBrLaDWa0+tRXGpxrxdZ+fnoQb7Xpq+sjjUyqpX+3fl1Tq8x7hPg",
-	"VBsDO8SDNlIdu8ipzb8ar6B32b3j48N7H9dYxTs5/1tL6MxNNK/2VnQee+4iwjlPmcXUV1u6pFp6xCzJ",
-	"RoFXqnvc62uCYQa6Vx7HUDIUw52hLA3yjPXOw/k/GhcE3RRpBlQ6D9wEx0Q9eAT4YvGr5iOoBgE+ucaB",
-	"punM6/uld2G2o/6g6aOcQ+6/FdTYGRmUaTg6ONn80YWUz6lY2TRj/d0xstn13z01BUzBNINfHW7+6g1a",
-	"Xd86tVBd9xngjus4MzkC7/TxrWFztovQb3nwqEe0t6imJ9yvBTp4ZbxnufuqHO/giL5oPdE8gnDRxRKg",
-	"CQtBx9P0F5X5RKVDsRNki8jEdQSAKkiXQV4TJOCR++tuD6qwYu8+kaqAxIxeMQWmGCeGw2rrGBiBeWQB",
-	"Bnz4lu4N1SBH/b6p35kbV4fCMQnJxFhsfOKa5j2PSvB06nSqxoCZ4pX9Vyx5pVmEvvEbXsV0CODidyEb",
-	"/vY7RBgcdzsxVenI8qq8T1/nTcrjmGQLExDGoPYlkYK8oWmWRHT1D087aj2eGx5WypYfnB6Wwp30+yf6",
-	"DojI1AA0wSEii+Mi0sLUbNRvH+QEzymYuI54m3qHRdgApKJ8XP+RxY794+/MP/dOTPXaHCkBgJ9tve+6",
-	"HRfLIeSjuFIbwNxuq4BYNgy+SAsyqTulRB3cbpEcg38XaSGa91WW257juPcJ2ux4mA4UzzPRlaVLXmE9",
-	"z0wPwXUsB9752L01m2rBOb6nkfmu80fhbC2W+EKmT53y3Z+XIWoMKaOAwxJrIW1b8UbQuvIL0oJT2lfR",
-	"iOuOtYZtuiZ/zSgL4tmKUZ43zmOan+iJhkKvyFinjvpHZQuVFMxnm/KyRlhB9+YM8rmF5rZ8Ut+z7tfN",
-	"Tb+xTT/bzCGjVYWYXjICei96gaZ60/+xFUQOLwYPTgc1iDzwQWSrSNAccDYYUQ87yEFXiYdcCz47QgFA",
-	"U5ZhS/g9aODKGLZYYsodtvq5//S95M/fn69e8P7y+aq/fD745frlD/L6+Q9y+fyRWuL/PzX5n7MTN3Fv",
-	"g/5bpo3H+Wr/YUnBw4NquulNluNIEe1lBkNW2ogLbpD2n1tS6B+14t1PoLvGN9HCL1qU+fjfVI4/NxUz",
-	"0MTly+EUkQJ/FIxPaEnXhuCuVhIFePEeQShL0TX4lEDDpKODE7KDpTmNI7lLjvqH3mZEXWD/O65SzKMA",
-	"PjiCxqAqC2flJcnEI39Q4mhN+vPBsf7PIYzvNGCCCES9xAN/8yWM2dNTSEliKaYkwB4cPXJuJJuD/sBE",
-	"CTnSGLiBeKrASGXi5IJnEvl54JNZkOt4pJYbCS3vcgPl96b9fXvRwvDN/2bqP8hzxiCe4D4xeZZpQnms",
-	"yUyv05pOvmBLu5cGU55gSwu5XseNgs/LCpVkpcHNvFJtN7aloHTgEQsG/T+jXDDYxoZrjnyTFddemCVV",
-	"ENlV5ZDmzqxJ3bFXLHf75rikVYbfx1QxLWl89IsUv1fOutC99n+33gUefQx65GowFJj44wQ6AE2kKSxg",
-	"xdIzwlNbJpSzkoKGl76M2i4sW9beaBKI9gf9NrmbfxQpogW/fZI3JLuR3DFoMcUr7FZ2IeUz6FUG3x23",
-	"2U/e/uy5vtxYS0MLOwdtPl4kMtTHOo7ZY0gk+qsLSqZiUVlS0rJLIbpsLxnhoGCBmTDM7fKaWoKUjh/O",
-	"5JwFZMf4EXedRBunhzZzmpDUOjzYqCRbYG+IgabrmoecEZg74iqUVywJzKw0jm3kPKbjkxe3Med0bZEQ",
-	"FpnQrsLMAsFjNoxyKM4dm0wucXTdD2SWKh4xAiGtBFum0cjYahxrUL/JbvOEQU7bdiKP/uiCjv8oxpqL",
-	"JC8hrbnVd5h6TxIWM6oYSWVEV3gUxiJSVFPMm8afHpaa+R8XDfb7ef/7wUH/41rBpV8TXI4OTEAAsiF1",
-	"ur8/lb2IXe1HMsTom32zzo4Ja+ic/vYujz/A4/Ibgzaafj6+M2EIxqbkqyaJRWT7ttxr31ZmPbRFVA9M",
-	"vdO+qU2qQWAoQx7jltc6WBve5lRF+FjkV5pwic0Cl4miOTrQb6uvXBIsOmK5fdtRRinqjOpj+eiEeayK",
-	"LE3X4kbHSl99taAhU/9owN9+CX8HPvw9vL8GfWtlDAB9BxZ9EYP8CJqj2e8d2wTVepzcKgzFbPf8sz3o",
-	"duZZnHK32pxcFNeAQ7AZZMWbCEkNGg1+CbEi9zXQzEsDJ4wS4Fa8dqixDxi6EZtr8HVObyY5Bj/13+EA",
-	"zhlLTdZy51jfTFD88LHVlRvYK9e3V67ffOWKewMQ30wE7K0ZeG7NZ7A0+++BOdviIiAoqlehiHK6nf30",
-	"xZNfli8v5NJvsPzlGssItrSgatlmG2tpq8lvZC99JVXaxlgK6jifs5hjhYVvrtW/mv3TxQBHsAcxvYVD",
-	"1Rb7WuM5LXKyIcp/p6ibE+2W3aNkJ9AkaZ00PRTlMKIPQR6YDTQd0gAWVKxMkne+HEztLOcxwZdDYZyl",
-	"fn9og+y9ySf6sxxv7wOFwoJtxOVfbejtE9hJm08e56HAWkNu/x3kMbVb1ReV9/V7K4dIa3GahnO2F8Yy",
-	"i2wNhf2QJkwvQDHBZbI3lXtMTLlgpusyoA40RpFTuUF2xLc5U/uDg339fm8Bgq6VFcM5I4/05CUG6V9X",
-	"vSLD9xmPIywNkAkbDajImM2gCluWEL0eqBMX01QjK1T+KAd8a0bphHt7JK6jvf7gAoyqVYkLpPzCIhgi",
-	"3/2eJTHPy7xjyOJjMLZNXbE1v8blQmC1iVRelLwoNG6qhjvVwPOC3U7F7bxUtq19jQWd3RQZOGLyoySP",
-	"iyNex8U1jdo/hIBrc730qxjNfpexU+3Z+M9y3IaLl0p2fmPhfzUWnh+/w79tucVN/BvLqGzg4L5aKx7e",
-	"W2e5QUhTNpXJKjA5w/ZvouJsSnaoIJkpfgA/OEar3TOySLR+ZYqS+Grom7X8TUF+M5bTx3R/LDUUKJmk",
-	"wSkJUMgojIp6ZZvsdiVJowt5iSEbURUGZN/+pd8IyA784Xy624VCFQmL2RUVIQvIDiY4gu8y+BCc4dIe",
-	"Om/kZSo/BCUw9EigqR5MEWA0DaSNUkECTSLxwVA430C70Ui2EGOgm8VaOeZZUcHzE8kyjwxKtHn3ORev",
-	"9H5bvUuvW7/7yOYltZeLDGDeyCT96mUje+uc1NPv+SXYPfS10/o9/PkR3LEICTDdQTqW3yp0cDE4Pj0o",
-	"MfOK0zDO5lzwbE4mCeSQDvrHZJrIbKFYCnI/SVcJUz3yioeXe9kiL18GNrf7XUzdMnHYsZ78+zhjJJE0",
-	"Inq9JGZUQMVqQShZUrB5zBifzlIQGbqdSy40HtsUsEXCrjhbjta7YrVoZ4nc/uD+/mBkvjMmwi2/Nl8t",
-	"eaSp+OCgD/k6Hsnq2UqW5aonrx25qnOeXbFkKtje69n//T+C7Z3HCzwxIACADXM0LnWOjvs9OBD8xUpM",
-	"R5hkVRG0gOfE8We3/thml0Uqn5XbXtsD7pLjeyQ0+LMJ8sCi9gf3v5CkZshBG2nNrUv9TVj7qwlrPlnK",
-	"TfJCeayN5MZa5e/TECiKU9J4zGIppoqk8hTLRmDJvW5eGatrk6hsad0uFl2Az01re6yLpOWHmE+Y1i+7",
-	"NbdrXrjSSeQ3nSUbUuOfszvLi7+R+2fMtdL/PQ0vGYiyJgG+Rx7JyYSxrlYm9S6BrlKO6SiF+b4wSp8O",
-	"Dh64vftP7x/npd+PDjyuluO9wUAz1f6DSiz4dh6pImm11JHTzVl1GrJCQ9WiZeqaxqduh00nb9UZC/9c",
-	"M5TdEl6c1KnjDyL5qMm83+0A3lXLkq+tL+4aOpCql1P5P9r0JU9h6EGtYvPhxxu5+lwPh9lPNBqvcl7k",
-	"YIf5hauRYvHE9m3ZIv5rU+hXfiUNOfiWwfvJqPyPLC1TQQPyUiZvGwJfqxu+KY/XTlgpIlaxsG+r+KKX",
-	"lcbxCu33hjdIwcAzCr9BhtFqwXrkBVRNM3UiQeV3V0PoWOu4bsmcPBAnpMLU2cGaavpxnrCk2SKheX0e",
-	"vYIeWZMcTOPYW069SxI2pUkUMwVWBOMJ6GGsctX2j0+3M/y/qFRd305rxpr2bbREd57tLPpf1kwfpvJz",
-	"qxq23oUe9b4n4hiXsC5257hmHO8PTCkLG8lTjtzoGtZb7otXlBLZIqTlO/PV3n04sS8NQAOs7WF4UIdh",
-	"vxGGtgIKQrFUw90pzbJNYNBXkvzsXts2ymKtGcQ3jfGvpjFW+3hYKaL8ewuBIm895U9QMjWtoKoZFAUs",
-	"ZSj1SFBI6IEtoKpsIVFbZW8oAivc9+qSvSnqZ5pLF+0ig5iLy8A0NrR/cUWm/IpBwbmhCFJ2nQbowF9y",
-	"xcjO1cA0ByGgzJFsEUso1P8TNorCOOB/2mA0yAuCjCIyZqGcMxLolwKsShfY14Lm/CqyA5rI7nZ5VmRH",
-	"n8CelpOMCo1JUpBjtbGyO6RSkR0o+y2vWDIUAap3PX9VJEzg6pNy2pWT5gVV5WELB0OxVSJWN/fVFAfa",
-	"JfqsQETTZHhH7RKZ6G3il8UnpkfMypPNlYd23zSTyxRWu20W1tahwu2Dd/1RnO1zurAdYHNCl4bep8/m",
-	"upNY6nIsat8Xi/rXiaRuE9b5LZL6E0ZSbxVQucnIAjRsSZXtM4KdiG6dYee/3DfIZ3OO9q+bvPYtF+0P",
-	"notWKb1ayMMo3rbJQXNqrsJNRLpRa5wGvyswbpV6CxoXiKknDQxPSy2Wx5l+PobH3VW6viNGEiNFDkU5",
-	"g5/4Evj1KrtoqGPEX9fazjqxFyUYip2yZY7YFhNA48ZZarP/ixreJcnuKO/XgNKkliB8AhzCPq+Me6Pc",
-	"+5KEc+TvfpqTZpww6pEXEhd1t4bwP0/O7jeyUy3MCf3Cbkh1uusdtfpuIopaYoIqLbSVl3HcI6ZOf0Nh",
-	"+h3F2FAUdf13m4uBUTuQpx6Ym3OqKQY0RhkK7IwCuaxuVil5wkynaiXnDAqxx4qZQvuEizBhSA/1fgKU",
-	"hnsg4gcN7t87pAP9L6/pfMsa/ZY1+qfWdf6gvPMbJ7y1f3tbLlixQWPhzYJStihRbURrCPX0cULFWJck",
-	"DDsBFm0KKfLWSUyxCchQSBMeXmqXVfaKU18VB+pknUEHHp6yuW1iNBTBgiboIjOVHCK2SGcBURJZLfZG",
-	"UiBLJ2wMyT0QkjVDX7bm03nra9igZs7gPTedZGRecct06jlrrt+5lcdaX/dH9iz+vGU73y6mCY2gs6LE",
-	"NjKWradSxuGMcqEBPKEKusdQcalITo4L/mZwrHM6+LiFzxiwAViecUL7uXGFf7TgFMCRLerlvkrXqXon",
-	"rPVm/uovkFbu1Eb4MaYRNLCTyaWCe7KS2X/4D3OTGHbfc5iDojJBud5BcRz3/WdxQ4A++PrllC8TfG2o",
-	"V7ti4qYp4rfqoN/knDbVQY2vOiwYZFH7yvx0w4Kg5xHUAzXDkFSuE22Ay0MDItsmr5A3sANgPhIUA09t",
-	"7zwQ1D9ryVDYg0xcUaVaFpR4qoJu7Y0GkLhwAEErr0pq4SonQwEN5/S6mtzP9uVbeKAf5cFdX6SGaCO3",
-	"c9nRNj5nu581bmcDtU/vef7Gyr8AK9+W/W6MQTd3bEkVoVF0R95RM6q//qjRNs3BFSrn/u9FSCPWGyXV",
-	"cqND0aLeqL0Ad1Nv1GJJscwH3+qMfqsz+hdysjyyPFvUTUybxS2vh3cfjKPr/Lyv2VxesUoOhTWpYqPY",
-	"RsGsR+BrLqYgnplvNNkYikon4HBGxRR/AaeJFjUUtBKhuUTSx/jIhKksToEkBXbQU6I1pODLi3Lr3biv",
-	"i+jsL+jGuZU7xhPJfxdOjvb81MLwNaBBG0s8KCiYq2n67UP/ZIuPmuMmgOXRN3/3N+23FSlGqugnig5V",
-	"Lq7UZhd4U1+MFBLJtABPwyodNi3ec1Re5wDokTdoojfpyqtFKeKFxlofXwFZbUmM3UTqopg0kmcODmGz",
-	"LJv6bC6j6dyXX8o/sgI+50pBlY0kD+bGwH0vJwCIXMjbefJvqAlb/68mwNtoujnPaqCwBV+XRLFW6u4n",
-	"41v32vAtJ3tqe851+Nk4V13YKngXXtBv3OqbpvNnZa80dGy+N+KoWtFRjCbhrNGF/gYeM0UWTC5i1rVB",
-	"q7byCDAuqBxIfrUFyIC4d0ni8L5ULsiELY1iosDCzGg4I5dcRGTH8TYvWAI/7sLIQhrf85lpd1AZWwoG",
-	"b0NfBM3OMERNrGCBZKco2UqThK6wFhxYhHd75DUVl1jnLS+jhrNEmp3MudB7DIci5WxvnDB6qciOmwvf",
-	"2HLzJdRq8/eJABexvoZDIRPD3yMwE0MyeipTGqugVEq24J9oyw4+BF1C814PReU3BA4M7C3d5uO3eP7n",
-	"UPtqO26LqNG6TBu+/kfJNP8dCyCCfTavsoMmXbgIpebOf60SMXdZyQQfOnvAH/I6JsYn/y7f2LfGHN9C",
-	"LP9gIZb1hgQA7KYoy3cf7yoC4rjb+eCeE/KWgrb1XdLWLyjbIL9tg4/2xCAutLUYj7R+nfiOb1h54Ftd",
-	"gr9YbIQ5/k1CpSPVGjm1RYSoJhNq/3e88B831rijeekBW8gObej4vRbXsEZxREKq2B4XignFU37F4lUv",
-	"T0uAHQRDYcoHYZZV3nHMZ2oqBDwzUzmjAiZFO9SCpvqAz4oYTyhZoBcNtigITsBBGvIi3iqoXb6dfPcT",
-	"Usy7k6jKMXwgB9liMB7p5vioJBjcc6jSA79wc7A36F8M7p8eHXuFmzuPFbytVNM+nh7xcqMh36Dvt6j6",
-	"v25UPaKAQzeBGm5PNvcRe5uLvVzI6TRmiuRYfpp3TyzKuRQR6Yb65eQN39WP5mTF0i7WaMmEM8a89rU1",
-	"wOtRyrb1wqKuUpoya04fipy2W4t6QeOhJ7bALM6zcqYpFJsPQ7bI+yzKxKrZQ7Gp5soW/OOTmfVxdsew",
-	"bw8EA9ZyhrFrGmpj8bwRgh/IVEB2qhnL+bA+NpMCQjxBtPnivKZGfP2B5BuZ0PGfngm15kJ4tO0s8+Z6",
-	"m8uYG+URR74Z5ZtY2jf7+J3ZxxFb0elosNFK+m6XMmQ3rSzlFQaZF0Nbk3rm6hao4hjFQCrmsw3v6P84",
-	"Wdjl2qtbdwtuYERD4dNkNisX/nwxfNYdim1SxrRC8goAeFNO8cfIGXuTiYQrBpXXsOMMvWTkuxm/5GCS",
-	"8dkkD8rNVg8Ko+Sg6LY6aDZKHl70750e1Y2SfX+7Vdsb4yVm6St3xVQj6BwW7bTGGPTv3b9Fbwxj0evf",
-	"oDFG8WmlK8Y97Irh6xu7vRX0QZMne+CxguZHudEKat50rKCLmUzlFn1W+193n9X1Zs3bNFl9Pvhl+eK9",
-	"7Df0OV1u1WQV6XgO1qLf6mBjv9VW6ygMsINP02+1zFO+JaJ9Mw20SkQro83WJoLW87LkyvLyikykr6P1",
-	"eEKYNr7bIz8w23VS4W9O+hlNZ4pkIkIGyhMsnQVUhYypYuTt62e9DaQNbz6SXku/q7W68r/sNVMI/C7k",
-	"c2HN1C5hIpujfZqJaCG5yQQ1lBYonJY36hpR0UaFpnoLqmioUhqg4fNcDbetdouIQQRFxFWIUgYdOwNC",
-	"G976kKYGGoiO+uhsCCMQd+gJakmLGQdxpj7QG6zVa0qWmUh2fyB8HnnpDFsIOvWhH5XLoWFlBilqS8sl",
-	"p/oQz1GONTYfHIl66KcZCS9CfZgnVomGAaw+of/GodwxrEax4RhrZbnN5+WazJ6DS/iV1qlLPUcsLvCE",
-	"zLVmOGVl+LjtSTxA8jVndFASGwrVv3tpukYSOZmUYQCuGx+ugNOHholULQKKivGM7+fju4//fwAAAP//",
+	"7L3rcts4tjD6Khj1rhq7RpYlX5LYrtSMO510p3dunTjTe+9WPhEiIQkxBSgEaUXT5b/nAc6zfG+w3+Q8",
+	"ySmsBZAgCUqU7Vx6OvOjJxZJXBYW1v3yeyeU84UUTKSqc/p7Z8ZoxBL45zMuLvX/R0yFCV+kXIrOaef1",
+	"k0fkwcGDByTm4pKkkqQzRgT7mJIFnbIuCYZZv38Y6l9GWRLDX+yMJCx+OOzoX4edoEfOx4qJlEgBn8dU",
+	"4ee9TrejwhmbUz0x+0jni5h1Tjs45ixNF6f7+7EMaTyTKj190H/Q36cLvn812J8wFv19wZKRHufhQV9/",
+	"cnAvzBIlk4ds9XP/6XvJn78/X73g/eXzVX/54skvy5cXcvn8B7l8/kiZ/3+qns4v+cv3v3yc/OJbe6fb",
+	"SVcLvSaVJlxMO9fX3c5rliarvfNJypI6wN6wUIpIaVAtKU/JmE1kwkiiv+FiqrecsA8ZT1jUOU2TjHlB",
+	"MDjoduZc8Hk275z280VwkbIpS2AV/7X3mn3ImEr3nkb1ZTyNmEj5hLOEyAlJZ1yRBF/vwhkoOmfkisYZ",
+	"I1SRwDwb8SggXJBFIscxm5OxjDhTPfJLJlNGeEqWMyZIwhYySbmYEmrfbDrJw8lJOBjfYwf0fnTE+pMH",
+	"42N6Eh5EA3Y0uUfvjz3wve52FjShc5YaxHxEUzaVyaq+SfuEqDib9si5IJm4FHIp4AdChVqyRJGjfl+v",
+	"j+tPPmQsWXW6HUHnetbQju1f/phfMtXpdub04zMmpumsc3rUh5Oxfw70atOUJXrw//Mb3ftXf+9k793v",
+	"g+5R//o/vOjzSIqI6x084bEXhV6KeEVirjSIlT4OOL7Qfta4F/tCaTP/kbBJ57Tz3X5x8ffxqdp/hnPk",
+	"CzLLy0TqgzYs670cK6KvZMoiZ2nwCdl5+uYlORzcu7c3IDRezOjeQZdkiwVLSEgV221eOU7pP4QfHpdP",
+	"4KB0AAflAzjf+593vx80QR7Ig2dnC/ohYwSpB5kkck6COUtpD8ga/hzgPWJkkbArLjOFFIx8LzMRWcII",
+	"+yLpjKZDsUhklIUaSukpoWRO44lM5iwy03SJTIgUmjJkikVkydMZifhkwhJNKieAG6rrIvFQBFxc0ZhH",
+	"dk29oWgCKW7VD9Gb0cfyKRwPDtZdhPO9/8G7MNp79zf/aTyeL2K5mjORXqwWbO1lAKwDCAG+sfxLoodt",
+	"QqvitRHM3vZalBcGa33CWHRBx/XlBTM5Z8EpWUiVKosiczYf6zPT/w5pHLOETGQcy6UiVCNL/vNfFZFL",
+	"cUaCiKtQXrEkOCU0jskiG8c8xEGbdpfScWlHEZvQLE47px29pE63w4RmHr/ZP+0UnXddBxXMw/rp/ERF",
+	"pN+obvgi399fFZnBS10yp2k406hNFdvjQjGheMqvWLwiO8F5zEMWkAnXbDGg8FdBChY0nRWbwgHb8cgO",
+	"DFXGysN+O6TUBPqwiUD7+OmLbM4SHhJe4av6/iqZJSEjegsRGa+QStB0RnYoHKG+6VTT7yuWKKoHbNo+",
+	"j9pt/eig29HUhKYoFNw7QjCgvHDS798fnJwcHB/dP+qfnAwcUWLgFSUMH3gjk9RzAZOo2KzlSqckEGzJ",
+	"VBqQHYN4u10SLBIeshFVYZD/oQcLgNgFCYvZFRUhC4ZiR+p7PWdUcDGdZDHe7uBDcOa+B7/KLNUPXEq4",
+	"20z4lN6E/17gip2bkf+Qrzv/t142nIVZSvnWuO/X8ec5/fhKv1CH5U98OmNa+NWPu4SLMM4Uv4J/kjkX",
+	"MiGZ4KkiO6GmSLsVsP9VaeaRMBGueuR5plIipJYwyZjFckmCORcjGDpoIhpz+hHf8HOG436/378havml",
+	"1OdcNMDimVzeESia9mqh4d/r4M73+kJqyhDCDd/I0oTzsspl9HXsbCseVl0LLPAVS17RKfNStzFecp6y",
+	"uSJaYkP9btDrHfd75GWW6qcJFVPmXkSyI9iVFu9iOl+wqFHCs5qa/2Ye9J3Lpf/Iz+C4v5F4/QIz1bb0",
+	"JGFsL9WKqmI0CWewlYN+n4QzmtBQC1dNi/2wRhuoiKL9Gr+pk4M3MH/DMvEh0Qv1rZA850ppTUsmWupJ",
+	"V22Umg8t+edUxlRMb7yjdShutqXl20suIqKpfRdQKiIxv9Q4hCpOj/xqSDw3mmkqF2TClpqvZjHKVIyG",
+	"s6GAgSjq0lkiWATCVGDFc66AGtIwZAutnOys5xNb3aZiw7D/tyJh1CMk/Kq140ADXHM8fcszeLNy2fUe",
+	"9N5Z1HSC+JkfDfE8zaGMpYwZRcXtV5lcLmIabiVKL+1HhCZwu7XY27Ss/OXWgPtZjvNloW6fMLWQQjFQ",
+	"7b+nkTFi6L9CKVIm4J90sYgNvPaNieFv75XeRQ4JGKCsD+lfVDafU33TjLaH6hwVMp2xhNgNgeUD54yQ",
+	"oJTG6XYillIeG3nXKIZcOVqcTMiSKsKVylhEJiDiFeobzKPByJJEJqpz+lt1KneOSDJEXpCj8WDsSnNb",
+	"iKvULaSmgEnnVGRxfP1On5ZKQUw57bgWMkMI0LLTzhyjUppmqnN6pAlBylOgFE9xzSRfgEE/v4nOHJja",
+	"r0BVH7/9yR5mcVzPc9D+/OblCzKW0bqDgu8rx2S2Cp9acoDr1iOWTsMPMtC37hpmeu6tIQbbc+HloIEL",
+	"NMtXiXQY9BqwFcM4sMsHmWuREsTJdMmYIAOgsMd9PyLLLB3JychOmQ/XNEoFmR2R4EuhswuN7c6n+BKI",
+	"Wjti+ApHwU/qWrVFX5fMnBJqjEoyQZ0yn5nMqCKUjGmEdtwuARvvgtGURaBw4RUYioiFMU0K3VQuWAKk",
+	"lewEtQ0Fu92hSJuJnlY1xBTs2yWi6oxlOPIuLEIP5VzIoXMrnE80vgeGWzs+iaqN2wdd8/p+6V0A8ROZ",
+	"jHkUMXFD5jJxvy/u3A8sZmj9NvvPzSGafnguXzGOc0uAGWvg0CydyYSEVJBIj8yQ/uux2pKs/aPBra7G",
+	"YXE1njhrbXclit0hvVLZZMJDzkQ6UqFcsDLwXjMa7YFolMpLJogUhJJlwlMHLb30qzZsifhz5WC1YCzS",
+	"VwNnMLIOM7PAx5+FFxy6BKdYPrHLb0txaju/G5JzTpLKWWh5BmzRvkOBy1pdinPH0aA5FHO6Ioqxsmls",
+	"nKGpIpyBAqlFfZWFM0IV4nzjbRqKnSBHMA+B+PXXX/fOs3TGRKpvtEe1Db5nNGEJgeN+OPRg0rDTxTN5",
+	"OOzApoed4IwYh2W8AtnOt/cmn9dNJvTakW5H/Z5qlipo/FivY3sKWLp8ONIItuRePPC4sY8LFmqNCx4T",
+	"GYJhJrJew9RlbVHVg8jbELlb8v7jMu/HzRC7mbbXsASDO7mAHuDpS+ZOFOz2yA8AbaM2yqlWoTMRsaQC",
+	"2S5BU4zVjnt3yUpfyPSJzER0KzwSMh1NYBS/4M6igmJoWqQpBrzfmg+enJzcimQfFXjywk7eGkWK7d2d",
+	"RGigkSuI7CNHf4LjWtIUVz/TVJenZ2Qs05kxExl3hX5RC2j5CtH/cpfY8VSf9ZyJlN0eR7gzVjOXNwqe",
+	"83Lujx5nPI7Iin0W2jIo40x58e0xx/3uLvDnxSbY3CUCvKKrWNLoQspnNJmyW2HAAscapVKOYhhtnZo/",
+	"t14Q9jFkLCL3jo8P75HxKmXqcwh5A0fIM0AgqZTELrzd+de3fNc6pdXAYHRNPaggQcznPFU9u3n9zmhO",
+	"P44AegHZCWrrumO68YYlVzxkbwW9ojym4/h2mJM541RwRuFMGgQpmy9kQhMO5tn8ix6BsC59T46JwiCu",
+	"z0E+HAQy4CDlfbRDIfebu0KeiKZ0TBVADSzS4UyPD4ErVyzRqMEishM4c2t5BeFIJylLSODEygUuWB0c",
+	"qoTTrUMh99VbC8gXUj6nYmV+VrdCvYSmbAT3idWkG1Sk9BsE3iByQu717dVEZ9uciywFQCMd0+Jzjo+D",
+	"gy0Q0pI0mKpzeq/f7SxkzEOtfMNKboCtELw4onhCgwOH/h2cFOh7ISWZU7HKd9YaeUvQa429r2nKnumP",
+	"NqBxrlCOs2jKUtDnMCCSpmwPjwRBBIiuFeBsQXYCd1V/JLx+K9CkxP91E1ms5FYBu0DZgPPWRFjKxLEL",
+	"4nvNZmf7vHQvaBgypYztwTXXt8DyObuVnD+o24LtErezA+NXGurwrxH7uECvqwuyx/hjI5TKn66D0oxq",
+	"AgHvfVYgXcDsxQrbAam8rwJICbuSl1UgvcYfNwDJfroJSGMGVgZ4+QtAqljmNpCyX2lIZXCJrVmrAqsX",
+	"kpybK466EBIDD9Sqwzhwe8NERKgow44qMuyUxj4lxp6FQfnwGkbKDzufFbKOmU9vOQ9w2EJCKoHibqyo",
+	"LyQJEwZaNo0VCkPuNMZCSovQ9BLhLDwgAFj9trkvQ7ETlC5QsKs/NThC7EPzd7CLB3gLA2nCaDx/OOzQ",
+	"BR92ArTTifLulixhYBg9I96vukNRWD2dbenx0EM+plG+Q3c7zuLbRK54JycNc38C2+pbsUikvjZa5n0s",
+	"Up6ubshpQyrQKhPHcjlSLJ6Ur/oTeMDFlKxklsDz+i33DOJc9P+WGcE3TBQyDEU0LtIQQu9b3ONMaUhA",
+	"xO0+jnKbe31wUNzrR7WlmQ20u9aevesTAgwA8I8mlMdVCvq91odBUZcQAVWFaP3zdUYIzXEM0pEJZ3FF",
+	"UHd4mByZCWvecpqSuVQpOe6XIsDKTnORxbHjLu/sQ5TE9Scybrin9M8cICQHSLsDqoPybijvryyO99yI",
+	"kXRGU1icIsWcZCeoLSDoolNQCkYYJK5AvKPJeeJiKAI8O0u8LXKaEFQ3dt9eIbIT1DHxzj3ab4XKFguZ",
+	"pCx6ziJOISLtdiaTfMDRXI9oMyXKYkLuxKeKuBPogT+Lme24wEQHBgSWTMyS24oB3h3ftcHNBGdomI0h",
+	"uFGR4BGe0p4+tTxeMajCMwAhwrfIO7W+5RvGHDs5nxsEqnqJQ3yETmF9kuZOJGwBnuPccWte7EEMvVyw",
+	"JOXI44BI1RNJ2Mc0v1HFpwWTf7uYJmBhSqXE0NDvMGJV/xCHM8pBbZxQlfbIxYyKS0X+YXNCKhy/izlm",
+	"sBwaxy8nQJbXnbOByCP8TJPYSu6hfsASVduCniuBIJwRTRtiRJ0PwNO1THiaMlHe/0H/4N5e/3Cvf3Qx",
+	"ODjtH5/2+3/r90/7/Y4TtR7RlO2lHMRsN9Wlv3fy7vej6z38x0Hxjwv7j9PaP37729672o//4QNmxBbp",
+	"zBNGziA2n8TsisVnpG+EvlQu9uAn7zn318fVdzvcE2lrTocYY4Ed674nnr8+oP6SS6Hqwz43iVvmDes2",
+	"QeJ3ZiKwjWQsMFA/ZXO1iWY8x+H03GY1NEnoqoOprkwgRayn8FZwC64chwtxRrQo0Aq+xx6Y6I/R3F6K",
+	"JnZgpC/6hlVBapOZEYJGStN6U5Tq86R06jmHn6ia6Sd3A/4LOvWBPkvi+syvMPOORlGiteLKAezYff8V",
+	"0z9RjqBkktCpfmG3fIP9rAhplI3cOvjODL53373XWcJ9F0+L4e1p2FvFkjdG5q1TsIs8+KzXwchsq3j9",
+	"holoFgdcLLV3v9sxAbqwInOOztXKCW6JGiLQ3+Ubk+P3LEw7kHXsklvPfS+oLW3mNHhB1LoEl4gnLLRX",
+	"SZXOa3OGjwsiO9ea3TzjystSMWJ3Yveh6huJaEr9uZf2mzxlCPN0ZBxpsWPCEwwbbHUxLNf3XI45wwW0",
+	"QzS90ef6izqWvaJTLozHXiB6Qw57FZywYzPvGpC+NukDvuwG1owYFp5b8f6GO1Nwet8WGta+oGLlP1DM",
+	"UmZJfdGxnEoP+oyVjLOUkbevn+VJcXJqWUKJPG4iRSBbAgSo4EztDw729VC9BeioFWLUwDQK4oRZIh5W",
+	"rTcP6bHlNZ2Hc0YexTKLvKTOR57tYEs2Vjxlm/esTvf3aThne6Gep2cfbru5yknDTrt4QOtoWpHx6yUD",
+	"Cb+iKStlBruBPSm9ZPp+Jynhoo4efrnIGaoiHB23YsgxVelozpQyiYLtbsxz84H/xoBhI2GhZqFmaPfk",
+	"kMM6C59B8JdgNoSn4XAKSGsY8ZAvqJd56CWgiuK+h8zcgJorErNJSmSGPLwV+SyxV498AUlcI+CD6ziS",
+	"gUipXMDMhL/pEbbhUd1OtogadY8LPmc5yaCpZhg0TPkVT1fNqsfg9LD/Fake66Q2y1erCNWOFOIp7B9v",
+	"FMO8spKLgZVbVEGF0hm1ox6bBYni3S2lCefDkkixhRDhULlbSxJPxVh+3FqcyMtqiPxWlXcGcrpJxrQn",
+	"vb0MUikMUoPof0Kq68SpT9Jzqg1Msjge5fclSe2/QynShIYaF2xs0goSMPWNUjO+6HQ7QL7KNQjc4Wq3",
+	"5LGIwErsF5POXz0tAinr6DJn6Ux6mMtPFxevCD509/Xj44tOt/Pq5Rv9fz88fvb44nF5pfhCbY35Crx6",
+	"5oWbqPQ0V8RfLpjQy49kmNVNRlOWvsIcnNpsUGijTjhoOoOIME0OsQhBxMUUpgqM+TIgi4RN+MfyVOXA",
+	"4995dO2btYghGdkonLY3oQhvgQ9faJGjfh9e12JYyhleqIUROqVcqAq0IMcY7IAmTafdwt5gEkqd04MH",
+	"GQbLvbMNE1o/jAc592IuGDFvlD//kaXGBLmRJhsU7tr6KiVcKxZg9+47KB8BQG/ca8hM95QcQC+BSjUu",
+	"YZwQJamcTmNWv2QT69jzmghBWnHkASGXeQmhosJQCTz+vPBtTQavEjnhcaMgl+fm4Gtml7BQSO2p09Ri",
+	"n2Ypm+DarOHhczQBGI9ME3S30/dKx+rf+aR0tiKyENhCCyyzNg8p8nK2RZzhkRvulTtsyxueUTWay4Q1",
+	"Y5M104PMYHCpR86JmskEyzEWaQZzRpHcMhGdYRYUCAaTmE7hrRLmTWisvKjnlE/zqCqYX2rEtbykpFEM",
+	"+ASgDFNzeCVh6DKpankNxcw+Pn8vly8ufMXMni+f/1e/lUJrqlq2U8KdqpiXjC0sG5EJ1wcbY5rs1ttb",
+	"WwWzVFdi23KYLSC0rQUgz+n2YTcjiv+LQYBlaYtbFXzZpFZdyJTGjhhobg2WtdkpwQv8WJvFxN0uSdiU",
+	"JlFsDMKmNN8tTIdO6nt+b8u3xcG9yo79lCViH+uw+KH4y+Lo+aunHmLpflWr5ALkIaoPJVi6lMllGVvB",
+	"EQ/iJb6kZMj1eRTv1n1JRpJD9uy9bT9lcyr2NBAg/rz0RZvbErErFusdK31xWpjZmRGfPcaEx1eQjW/l",
+	"iS5R6IoerzA/P50x4QjJrVSoXFr3qE9aylbb6E8R+/gYvqkzsn/SOGPKwYW/KgLjg9cS00G2nOoZflSf",
+	"Cx8QpllZWNQeAARstBVqIbeCqsXZvkFceoG4pJ83aBWCLrgfkSCFbL0KsZbemsF7KzqPW6BRVaj0uiYg",
+	"aqAixRvPRCvkqegJPhzSFM57uf+JDxyQE6uNQmjiRPbMt0HFtTXo9Xv9Tks7qTtpsRrf1S+fX46TflDa",
+	"y+He10by+Njeo9ZXokom38vxqFJSdO2Awc9y3Kt8EJSgeEc2gRxNaghYRQS9hbyI0+bF569Wly3FSGEq",
+	"yWw1TkzVyrlM2XbLMbX8Rnnl4vVLMmUqe/nr1WUJtgScuWQj/OdUghI4oRyrJsnkZgvEQCTWbnn4cnVt",
+	"YGiFY2YiQnVIyTjabj0YC3TJRbR+KRAc1tPvVZfB5yh3XPGISQ0hPtluCa4I1eIOuHUIe94bUASTahAB",
+	"XTAeNvhxEa8KvzL8C42qWy0aPNmbF/tKqtS7yJR9hDKhM5lKB3gxF5eAV3G83XrsXpvW9No8h9A2VVlM",
+	"jGUIY3mFAuSMdrqdJcBQQdE4KqbJarsFXXHFxzzmXpGwBqL87VUVUFi4GFijPlYTwIp+rm1WVBWYi/Or",
+	"rLUGSy+Glm+Ol/B4LnuNXnb9PKCR5zzLJar2slGV65i7UGTnxqYyYy12CVUogs9LgRIQPwOFVcvFLx0V",
+	"rL9R79LIvvUCIEZIf7l+9qMHm2Y31/5mYDAf3wkYrO42yquXNqu64N0M7Bd5yOeUX1Vi/Q7aTzunHk0P",
+	"su6VU/yymLTsAt48j1Q3xDU46k0QPm4BYbCTbD29KgqpkuBDsOGYN63BnxPfvBI4bliHmxgAi4Avz2zm",
+	"PXbUsOU5jgaHpZVB9YKNFW99poQcHSuo0nCi3Ua60nzV6iTAc1aNoGskks323gujkji/3tbSi5YSv4m3",
+	"NlVry+7P0tMZ4FwQrcuQ93JcXzVdLOKVX0f9FWyBqYRA+1U5wsVHO9aEueyHNGEsUfuKCS6TvancY2LK",
+	"BYOQvW2Ne2ERxdQ6jAo+8IO7iHuqBtK3sGMZoDoZYVDWhIqIJJmw3FSRMZuBTzZLiFbmuZiSRUxTvXWv",
+	"MaraMqL1Xqs9I2pbbvANe9y5ehmQIafWB5DLyQQqb0ul6UuBJhrr9piIqt43DOo42usPLgb90/7moI4q",
+	"Rny+IA+fQ/hnOa5GNB22i2iSYR6C1TKc0X5RP0ZzOxEFCVdOILY+wRVBPbgosyyzlFBi19AumkmqjdkD",
+	"evYlVdgpRM38Z33Y/qw/39kqGhvfb0t3M75fPwp8gCVvq2SyBJaNADepRT6Mg0cVOyQQU/KjJI8LYnrj",
+	"OKUaJfMbIDU+7R+2sDkWNbpbQ7hcpHsNyoPdlSsS1b1UaAbyhkYhdAv+4dzIbqmkuKdfD5591YJYcE/3",
+	"spTIZnNc1c9yvCmcSgN7mygquOw3Cp7SksMfIfq6hCJNIosPQ0yM0FqDYQ2NPGi9rd/86/KQN8VmfEkH",
+	"+eZuX398//gn6BL5VXrFb+Nf9l13Y8r20cg5TS5Zii0jjMXMY7RyWja2p2FcTPNej56ES/MIMyzzloVb",
+	"z1A0O/TkdJpnFmU1Da9EGEoZtU7xNPBpJagdXAyOTw/6X1WS53Y6WR1Y53GmsTabk0lC56xLBv1jMk1k",
+	"tlAs7RLBliRdJUz1yCseXu5lC7jwvbYagTnRqlYwaJcFCp4Qj0nn1UymUrmbuk3iZ8Sp17H0aXQSvSjC",
+	"0Z2/sG23WmZwSMF81+5cXYLWrEeDcRWL47tNQsSoQqIHtkwBcem6KAGw5S1/g595lQZGcNAyrhr/XLM2",
+	"cFHXBF5LGpExv2RdcnyPhAbNb6MNOBR1Y8ICEOL9wf0b5StYobwsWNt2aW4rWadFriO3m9uTo0N+Ui3z",
+	"Pav0vrm3L1hVGzmNP47kB64WMcWcs6Jqh+UfJbuR6fBbV1PjbLqh43CX2IL5xoET2DkCEyRWnmvsn6ty",
+	"PDCxCZBZBzmXA7ZgY2CiUDQuieUtHeYV9tcgnnMx3aRY2faR2yhXeSPkGylYVpL5IyhZZdpVj8QrSJeP",
+	"XJgjXRNnUCN2voN0GFPtFLXQ5xH2TPWrChLWksqeraRorMzhIwH1btJ5p+lQRhVa/OR1p20naH0qU+8e",
+	"X8PvRN+UlKashfH9PLtiyVSwvdez//2/gu2dx8YJvVU+KYAwX1YBEh+WPG/wlNhCRNhD75IJp1WPxwFx",
+	"RVOatFPc8F0CJL+at2l4t83YbJ90jIOq/UHv/eImycZjLtc1fRxzOU3oYlZzoChWMbx/T8NLJiKSB4n2",
+	"yCM5mTDWJT9K0ELnGq6UY2ZdCzfJdoVmTMZF60IzReJBSy3EHNF7yYVH+zjeGwy09tF/8HXlec4a+k+/",
+	"FfxDxvLO08B+uYDYW6X5cfA7ProOKvJdU2Egn2aBdWBqikUrvWKzRFJVknjIyHOapFysDyJVN0ge82IU",
+	"NM5N3ahTLI1caWBuxP0U2O82ueBv7Dcbsojs2DBRXmu43SyQbfZUTGTDJEgCAT2Kgs/omu4VaQRbqDHw",
+	"fuMtfetk50C8wSah3yRQWWGmXdGYFvb/K5bwCWfR+rSy/AiwQUgKpa/tp61Ml1ecLW+QWPZP/MyTyMhi",
+	"TMKY8QVJpZv8tkPjJV0pEnCFZfWIXhTRWu9uQ+kaE3ict5M37M4BDx4P8pGKzpJXrjF7dC5Bt2jNagsV",
+	"u/fTz6/XRzjk1QSdYpy3CXF43pS8l4/fOq7Bucnrl15c5HpuCYSljIqQwfY7+WfxjSeXIX+IYpnGGcGW",
+	"EIaksBZkJC3HJzXRxAQq1kBRX64fMBGnXusoFCTE1Mg0peEMqnXZ6CiZNCuy1BdKdh5DMygtrENkU7Xe",
+	"CVgWPVLpS2zUrTKRcMWgWwOh+rjmJKaXrI0YM2N8OvMs6Sf4HVgu/8jiShpU/979TQUqLrmItsHmiNP/",
+	"1J80h1SgOOTuH6OcwQjG9CVu56SgRM2R4pjPyA4lKuVxjLIvMBKI/VW7tZOAzkyqvfxryn/19wcjM9sN",
+	"BeHW/pc6mNqtz7+uuuOZR75YvV/1z03ocq/f3ypxDkk2YJCdMMfULlyh8pE33t3/NEjoR6jiFruadUPo",
+	"fBXrPKCx9f+8BAMkzaLgIKQgBv9AzhX43Jh+ufgn+L0Q4Ox4nkzxzliO20rCRbm/tUO2K/bXViBqt4sG",
+	"QQk3t71FNJcVmhEnL4pUP0UMMOYCgq7LlWe2LYZqBqsEnQAZyhZGmGVkxi8ZkYK8oWmWRHT1d79ppVjK",
+	"xhqTDfVy2pWNaqmJIpg011K1CLivuOiQX0c0Z16Wl09agUsxEX0SJ8pyJrF1aQmTtqt2aY9pp4oXt6l6",
+	"WdRX+s78c+/kRve0itM5MPOSlK0cEOb4Nlmsi2JB7S3WeUGvG1ms81JqfwCLtVnr+qKMDj27nV6ztsRc",
+	"juqtlRtwePrCtikY/OD09TseWX3eUHxgxoiic2ZHgBrgEQv5nMYEcVqziDl9LxOSCV6VF4+O+71+30PZ",
+	"/rYzHPaQQg26h9e7f/dSKZx1NOfCF050jmvS8+sXcP6c+oNJKFyRHdab9kioIV++1keYulGjbeuFfTuu",
+	"37h/dDC4X0xdt+k/fus16h/6iHTl2EuwsKDpOAvyocQLtnQKodMIvWg0fuWcvil20lglPXEKo0eO8ndn",
+	"ZdF/jKGeBYTaKRAHVjL7SweihZ6ZhJk8kcn+MPBWxLph6WmekrxrRbFxU/BBoz8ouzssVowcHRzsbizR",
+	"ncc5nfT79wcnJwfHR/eP+icng62ingCeDcfqyG5bHatlhSlw1ejOxLn/Zuov5DljKaEpua//A26bhPJ4",
+	"Zko+bnecW8ACKqRtCwg40lTaMKabAEIPcUZmtrQ3FRH5h60XDc2tExbKqeDVSLjORbKycSGCLfMuAAmL",
+	"GVX6bCK6QpnECP8O6I7b3ATI463zrgVCh2iBZkftgi7tWnWKTc2hUqtTHDyALGIS6JEDf7rOVPYidrUf",
+	"yRDrk+yb/dSFohImHD0oUUQY7e+n+/teW/BdG91+nUniNvgHwkZ+QKOZsjDJjctBbhes29WCVva4dXhs",
+	"k6S3xGXs0mHzq6UxDzZS6e3SgOyaGpKAynOvFuwMCCsNS9Vfob4au+IyU8XbpjSwXWQBOcgDr8INVu2F",
+	"m5Mc7ZN73eTpXNfEZXnkoDCVn0qJCSn4buDSuzUETCbavIl1ORW6te4SskSwiOyYn7rInbuQFCyMAFxw",
+	"sd0zLBS85IqBgW8j69rcSWGjDl6tw+ou2zCP9eu6WYeHjRo7T8mMLhZMNMasfn2NSXzwdVG+lkHWb+fU",
+	"bWyHcVE0wsgPzd7ZLqlincG59cfp7Zyx+TwTlxzeObFCH8uOnpYE9tdg/UZsiYqNJmzrid1YBnNGgSL6",
+	"yEKbeoTb0XIXbxpA9OuMNl2SsOitsIXpxd3TXxVRGRBusoN9l3J0ssbSSgG7T9x+xBtHiolayAncliEO",
+	"jfbZbJxqL8af2spq457JJtNNqdjfNvab0oc3M+KU2OzXUxTblDasQGZbq0/tYniurtFoSuIEV4SOZVYu",
+	"in3z8j/1u+YhLa9kHHuRRMaxz0WriXe0h3lHglwNduuI4/R49hOsKwlpCZpYQXZ21I46bUz6NuPWM755",
+	"SgS7Ykk98azg1fcu+id/vKRvfXxVnv2gXZOvLE75Il6X7qcByhJQaMKZlIoRpaFIYyIXOdHYfG7m5aYS",
+	"5qbWKBdEJhFK0a1IiN46qqA+AgKBTF4ZXs9qnxKqLmvaNB0riHBdaLXj7369ccvYHhnHjYE9pUCRvE1C",
+	"LsvDGag2XTKwNZvWDfQ3ldC8jV3k9DctpoHXTMBE7EeEwXY+a2B3+XEV6OKgaHl1FZhU0pqLJuzmlHwU",
+	"2sEdr0le5olbFCihp7mMv6Ts/7BE7o2p1swWUpWSDOSiJohtPJSmVBvHauQZFlDYi7cyXd/8C083jwf0",
+	"jH1/u7MFKBXZNLiAphP5Z36t2t4Q2/XAf0bhTHJvGUeoclNUtTQY5wrS4UwqVspr8zSfqV+z3/puDbcN",
+	"Z1stMSdT1l7Kr8/tD0SsHAhO0s1B4z+KBrnxhlZ6awJcQe1UykXZxmlNnLe0ad4+zlyq9t1MERZt/fog",
+	"ObVJckWDwdfu2deQqgodLdtZ+i3J51bOdCzJ7VqXtTcSb1Sy5w0xi3Zt8LyQUz5B0usN+64Wa8Jgv0Sl",
+	"RKvcNKEiZJ+mK6vRGtqLP00xtxa6ekRz5JmASvLGRcAVCfTDoFWlmrzY5ba339p6GimAfUFBM3S0Tacz",
+	"xhOisjmsEqfs2SWooLddA9dPdY4N7V23M/boO7+hcpfH9K5v+xbZvfURWplovmRf2JsoAyptpwwkJuTf",
+	"9aX1Pp/fqo3/ybVxmegiZ3F591ukret63paLBfv65Vav9gYBX7XsleuXamwX2XXCsn2na5vlmv5YrFaE",
+	"bb0gmBOMdZPlL51hGEE2h3LDFaAEVb/H+pnVjCbrFQJ8g+wICT3YGfZwKCw/7VUZfVhrp9KijcrVWGmE",
+	"XlNFCO8bmbAU7VEaBFxMYw+qDg76W/YptuDvFseew8YuvAnJNhlZgUZtY1zF/IwbGVVBcP8jhMXpha6P",
+	"ifPfyu0C4hAcXhJrKGnbULic+TVGxOdYaMy27QqiO+TVvOixz+bcYr1e7DKLRqpGxShiMUtZKz1TcwR8",
+	"vdBiKk1hearM3dxtlRX3SZxwDgzqwQDr9Yh2HrgGigHFP3KIehEnkeOYzT2J9E8ekZOj4/tkgW+QiKWU",
+	"x8BL0gzcpBOZEAbNdI4+fgRN+fjjR5KYa+NjWRHbKt1Qz/tIf1SH6nMazrhgRUshliTgS6tGIAqZjiYy",
+	"ExEWRNJ72NieiH1cxNSQEUvnZGgCDyvjo48VrIMs0puXWRJigLyQKYGp/YVq9YI9/OYJZ3G0F2td0cJe",
+	"1ew89lBMPXJwyhjDUxbThEz0IO070BhYw9Q++syFSrWI39B+0wjHeXJuc5fNk5MTfzUHrDjtj2TUEtaE",
+	"s6QyT5fQWJlYeapI8F97r/HB3tMoOCMfMpkyCLPUQEvYQibgfKEWeOV1Hk5OwsH4Hjug96Mj1p88GB/T",
+	"k/AgGrCjyT1632vAUQ11PqDNqqnzoTGyWHhxNQq7RP/IrRN3cuLIBkf9bYyu2OjLdMZ0ig0ApqA+OOEf",
+	"tSrLEq0MRpXa8p0XFmF9m0297KWUpoapyJPcLlaeWwpm5tfvNq3Br0/Zi7BfXOctfd1GBbB23rzWkSEJ",
+	"Do53kVCVsDK/rmto6CND3iqHkgJJmTfTq9OhCDKheZSGXqi1joDsHPUHXSIkCRMGUKWx2u2SgIsrGvNo",
+	"9F5JAW/13V8XNKFzlrLEPhqK/BnWDSy+gV/Rnz+hPMZJDw7c4SBBGtcCQ8HfI+O/sL8T83PCruSl+zMX",
+	"KptMeMiZSEfQpRWeHepnE5mMeRQxEQyF/S0/WnjtSP+EXdhG+gmFbiT47Fg/y4TKFgto3TbC3iBojtk5",
+	"GhzDahd0FUuqdyFHULsfnsFUIRU4mx7UZKTbzRfZ4AYkJzBaJugV5cCDA7JzjEvGbk40HsFpwu99uxWu",
+	"EVrL6jDMcX+w29OnEbH5QqZMhKvRJVuNuBhligXAPWsPE5Yp/TWG1iqWXBmu67xILtlKDYX+HtvNG+Y8",
+	"XpGrQdHlTvWGwpH+KvgG6F8glvNnjlHOb3kFyhoKOS/Z5PoSzuR/G2TBa1fBErzZiB7YDCa/8XV8gHx+",
+	"HyKADbqCACgOVU6+VAAAl+Q9I88DPB9YQo4ceY8vixVmCw46lAVrd3914dplzF49ZFIXF3rk8UcapvEK",
+	"SK5WwqG1mqYKgGYOleDKltPxi2obhK6EUSVFl0DKSWDJbQA0QY6g6q79I5Ziqv8ts3QkJyNIbw8cWoPE",
+	"3P1F42oAF/1SyKUYmRVW447t4P4CmNvKe+Wx8ySJlMy1bnHc7/edniT+LuX2wqztjQilcolM0FyRf+QU",
+	"o6dgcnWFlc1lavGY/cL8vZP+gEB3T/Ma4cKY7dyOJyZ/KNjXfwS7pQXly/SLUPvGvradrmIX7YIuZ8Hm",
+	"ABu4LvS5bkzJLppcf8XFsw6+dPEsKJYK70L97AjSkpN/0zpZB3uD/sXg/unR8b9xnawtagP4q2QdfJIq",
+	"Wd/LMXk0Y2Lr4qrb1llqUz7g7qssNQaXfdIyS2OWLlk59gNjRrkqSoB98vJKa8hzSxdHE50umhC2CCzD",
+	"l1H5dPZfsrw/2OQFyAdpM6MzT95uoBSLtNHBAWaRtU6HYgrN0IraSBUzqGKsFu6whY/B7fZYgMCub80B",
+	"b7CSNx3sloZyw+sbbOU5n2htLi/dMU8R0S2vWAPaRqPxah19qSFPJVdro7F6DbJ6rOXFJP7b0TSLKdq2",
+	"YSe8kgAnl8I9/k2EskqklFXOXGx04eo712onbS9OVlt1e8oDwFMfXoCcrIhRPsGIteQikssu/NtLcjY6",
+	"HlGrbbIjmqemMKGpVM2Vs3ane+uPjy863c5Pj89/2LInsGHmW9amRDBrvcbni4OHIAlAnW0uSPBxr4D+",
+	"Hu6gIr1ALgkUo9JgHSkWSm+v5Gd550joWmMOgQtivih3Zdyu+4ZhjogFtaUUB9YCBV94paTXVRQ8BUd5",
+	"FJCdHx9fdIk+wF2tHQbg0w7IzquXby665IfHzx5fPN51/Xgm9wbeKxsWbJXD6tkXK2zy/bwqu3yQR1cM",
+	"Y9aW3cUYRxPjqg8cuNOSKsI+hoyZYIMv4gkiO+VFV7KrSmafT+cdwrAEPRnBI5cTcq9vlW6M1ppzobVO",
+	"7gCNvGZpAjksgwMXqW/pSDKVONGfNGMJ++qcRB1vfn97gmxgmYnIsiYPqbzX3yyZWRZyl0Txorgny5lU",
+	"zNTt1ScPCl62KEMG7/UncZHd3v+VaAwd0YnX5vQGUZakkiwpT8mYTSTYsVMInD4rio1c0ThjsD5A+b1z",
+	"PWBQ4aIbI4Vu6ItDC39FdD75XB65CrWQksypWOW04RP44bbytlUM41/C4ZZfxIIfu2i3lgU39WEohWSE",
+	"ppa2uYgTmYDZ/I6lRCRK20qGCZtTLrzyfT4LsNuQCjJmZE4jRhIo7yrksjzb4P7m2RRL11vYCmo1yeKY",
+	"0CnlYlOmwMHXYWiroGeBTBbEDgDWYtUmhLKV2DUmjWU6q6ES9xWj266WeRXF64zmezwpQ3OMdGk4jyNk",
+	"gnEVmcynm9wIsXb2iizrCV4qSbT1kyhHwreJSYW+zTScAQnskn+xRO5NeBz7hFMqpr5eJsWoAbwRFKNv",
+	"F2c6ozO6dnj9wo1Hj/klWzu6fqFp9I2RwBCNtnZ0edU4+mYe7isi4QyuaHRjuCzlcu3YS7m84dg1wgLl",
+	"uU3cHhw2zo776xr8WofYr5nK4nRjOKUJJbRFAkzhKtvAgACDJJSEMyqm3nC8O0w/u/AsAFjQ5wupFHJp",
+	"vF2484TN5RW9eUGTT5Sm40AqqWXsGJitCee0pvfqAjfjU7OlFp+jmp+DswlttrPcVlB6Q40ajcpOA462",
+	"5twSunh255Trck0n7W9qDX9q+PIm74ne3OLccwU/W3FNUGiaCou+XWj8G8tMRBuqi7ruZLlgYo+JajbJ",
+	"SR/+t6HQ6OZqSHMumtb7TC5brrfsjWm1Mo8lgCVcRtv2u3+FX3nsovAAQwugqKkmBBNNAGT5fFeM1tlL",
+	"ARb3SJ2yqPl6fTeltLS6naZYGfZt9y/QXJ+ZzPTEEdVzLhm71CuSAir6w9Lf1TbjuzgQ8lVnddD8B+LB",
+	"erkAyeeYxYTSbDsrKP7km5jRJJz5O5LjMxOkw8KZ7JJUpjTGfPBFnmRyVz3K8wY54BzB61Vkl+q7stvO",
+	"2fy52pH/6+l7+fHZ+7e2rfbq36TduIKD//uHh5jNj93G9TYegmmy2n3cD4ZP1V2c7GgyfclFtBlDjrfo",
+	"Pd7tfGiohI3XACKKoG5byPhVNbIGIeW1VMGV2YJuwnQX+JXP0J+GM4aykgZCb/scYTNDs1QJwMVts8hl",
+	"djSO4aEiS41Z9pVKCqoxX28XAPehSFB12r4b4N20/zvutFnkMxQuAbFM3VbKy2fTg3ljVuAJGa+Kk9su",
+	"58+h1vXhf9lMp7dNACzvaAP48n2R/wQUwUA7xBAI3kZvC3hKPLB+L8e+igoa3TXN03IW0e+09tT8LMfe",
+	"luWmD++audz2vrftzrtg0lu9K5/MRNFs44DCKBBfuQdvGE0+lY2b8YXM3CJztRrKijvu5oQgh3gXD7kZ",
+	"0y5yWtkYc1Qhf+uigNrgV2VkDSWLZNtYm5pQyjO8i1ztp2hCI88EDkK5LT9vGYE1LyHRNoPfIXqsze1V",
+	"LjVyxeI2M9bZV42RX9CpL8zaFElq29IdenrSKcQLyCwlwXdBl0DQGQlpJSlujVTRtlSHWdkmwS+lU7Wf",
+	"z7aVh8uEiTSx4KK/qR8U69qb1gwFbcKfccQlVcS83uCZGbQsJPn5QqA3Fs4stmderRTPjCRDtouPfRu/",
+	"137jX66CprLacEupCF6vC0Twe34RNNy8UQUVfLbZV6VYX+dofEheaqrrCWEv9dTNrTMN1ejdIsMbCps4",
+	"L2IAkimM63Z7as8DSuV0103sL7/b3oNSpSClebsVAHjh7RT+aQg30CiNttym8NQ/fOv4b63FP0XixNfV",
+	"oPo2WQu+m/PPUkmq8roDLB4VnJp6Frj2MxLkYfHBqVvlx7rc8E8niCR//4wEi4Rf0ZSVv5QiXpUkNKxa",
+	"1S0F4JsvK9KZfbMulCgWZglPV280WzBFLxlNWHKe+Rq6vmKJgrY4NAyZUoaxGqqP8cX53cbqbzzJG0ST",
+	"HShjqMkJUQwcK7vdochDzM5hn/xfQMNOyfewDjLM+v3DECaCf7KgR4BJqVLkq5OvvIu5qmj5HYodCGR7",
+	"9fLNBfyOwQNnuUVYD7HbI49pOCvGAIUDtT5gbVhlm0UmFxqYKKAcrLGArL4enetrCGlE6Q3KgoYgnLA5",
+	"xIh26IL/Q8mQ01iwtGePyd7wzht4RF6wdCmTS3L+6ilJGZ0b/Gy6gjloFcajuqcGqZsQzaYHs826cBqB",
+	"0/TIY0BfzV8JDVNFpCBjNqPxpOhllfdnkUusKDsUCADEg9OiPcOEsaiLWk/XqSVm6Irqltlgt8yVu0Mx",
+	"p8klS6E5Tq77dQtzBhxkSXVRZ7b+KDwzlX3MAsBJ2B2KvIUC3hgCrh/zb5uXgyMLRxwYiqH47jvySC8R",
+	"C7YNxR45j2PDHGJ+ZUNGA2sMDnrERFnBgHnE4FhGGudowiCfdigI2QkeSZEyke5pTe2U0MUiNoDZh1IN",
+	"u2cYl4yfBe5zE233N3ivp5f1gs7N+IES9JKNtH4U9MjTCH81DEWRMdO7Pvg/x4fwHWQ32Ao0oE6YYgDA",
+	"+oZg9Bp2TsnvvV7v+jo4IxTOpfr4t16v965LhmAdc96HORDDIhlmmMyOCejQGQBdGIuEQWdYck7mXCmt",
+	"OGOAJ1ck0JxdzyuMSSyUcYxERENRv/Hbu6BrauHj2wB7/EHOearVGr2OCz5nKqXzBYLk9ZNH5PDw8EQT",
+	"rLcXj2yDU5HNWcJDIicTxVKDF6EUkV5myJWmUXrmoLHAbUB2zGr+J1/YJDF++10HJBB4KWzaNnRKMNKU",
+	"nnWc8Tglk0TO8d6y5IqHDKIlxIRPs4RFiPshGVMFEpjF2fOiUgPACafLI3wDTTdzlM0r/HVJSJMEvGXt",
+	"STKorIpwMRTo+0ImY5u7aVbKIn2yyDK04FdQV0PH3ayFquMOyfRQ2GqxyHNwNNWO12DccI5RaiaXgkgR",
+	"Mrw5pYIppyQ46g9IrbgKduj+9ddf9xzYshwyCaPx/OFQk/hhB7H+LdYg0Jub01gLSNBzAuglzFEumXJm",
+	"9NDIPC0XTjkjpvwFol7xgi2hcoaxatsss4vk5eGwXIDDrv/cng4eHHRLA2YqE8NLC7YJaz4kvvItekWw",
+	"5sZFFauofq3XCP94OET9E9cGKP7S1pQNZyy8VMPSgWFBGfL//T//r5tEAWHb8CNiH1SRgb9jKS+zBdy6",
+	"otInlpTRz4eiKFsCxXD2jw4O8Eu5FCyBpD8Yza7uMRBue/F8tc7gugtSr5lmyCTZsXVLA5NFERDU4XcN",
+	"pRoK1VAoCIskdW0Yp42QDsjOmth+kJ40i0yGwlMhRHX1cgPkSAEwAX2rl4kEK2o6kxHiCGI91KigQmnx",
+	"VCPH8VD4KvPgTgQJzvUvAZkxGrHEQrEozWghCbwnhcaLgfV8BWRn0Osd97vENBwkB/0zIjOIToIoGoA1",
+	"Oer3LTUOYzpfsAgFRiqGQi6o1gIDU/GoR56BHJgpBsVyWErwie0SgT4jLGx8SgRbao6P1Y0nUNKTRcrK",
+	"QUOxVujJBY5uLvHAsrS8c0ZkHJWHtkJVj5wPBS5Kbw8jW0xxDiTEYOxfJDLKQq3TppqGZMBceYqAx6iC",
+	"CY/B0qKBNBTBUb9PKgWgevokjHiBIbAmXs65LDgKF9MuUZJQApVc0LpqLW0aBUzpUyaiU/S8B1pi6FmP",
+	"ZYDdbIi14CXm7By/Pn7g+DWD7lA4P2aJEQAoCZ5xcXlq2JZ9iJxLAyN+OASP6LBjEQ/rnBCaEp5aJHyd",
+	"ExA1xBA9G5+PcvEOtAwpbCd/VZY5QbVVyAzA+G5zcdOlJFxEbMGE5jpDYSO8rV7TJYMDf7KXE4XddZWd",
+	"bkN22FCUI6fPipcAOyaUx4SWhAU4ZJO/ASOFMQd6gT3LjL5QJreOoJtLEHnE994rk644hJCbYefsw8PB",
+	"Qf9s+fBeX0uMhrCffXh4D3+E88w/19/hAWIsOB7fsHOWPMSf82h8c7Cp+d3kv5FMpDyG3AMjs3SB8OXL",
+	"g//CnO6vr+2opgBS+ZliaUB23gr+kbCFDGc22W63R15eGWMGwPBUX6iDE1JOhEQuXcpcquqhAuR5ntpM",
+	"NBCw/LmwBk8LY8VQmNa9XOENjaGXsWunMNEgxobR1Y+LqqeNtoqhyE0OZoDC2IH4WB4HLriZyVg2eiTv",
+	"l55kMSNTTU+tUonao1MDuaRE5qGvXfeumdeMUmhqmjmWVnIuVulMo4eoOD7R5c5yLsVMBayYX2otWbMr",
+	"jB+iJWeB5kAgGaBJIOYhM+ESRo9/lchFwllKk9UG3T1lyVw5uWAeEwAaqhTq84Nev9fH7lNM0AXvnHYO",
+	"e/3eITpeZmDF2df/mTJvkpFW7VD8xgxr5znKPjhTEUwFy0A54u3rZ7kx3soohjVTEeVZrS8XTJy/epq/",
+	"0i3ugsJ/e1JbuoYnZChlREAzmUg1ndEkiIkICDMij/0LhQGuyJQJfW20YmmVJY0dUcQiz3qURtGhMKqn",
+	"dZHzFDV3nmg+Z2RewAS8NsgqNfbgsec39WnUOdXwfmq6AllKCIdx0O9bW5DtL1/R8rG3nDHYNZXQBjtO",
+	"swmn0+2UTmTUzl6kFUAwKyI4FbiOUEjrnJqyAPk2IYnU3adGOCcNt1QSb2QTYW2QpfFR5X9ab0TnB9jn",
+	"GAVdje7XXWcNmnfVF4EaIERX1JZh/dG+tdiwTruY/O98Na+sJQmoSnktTfBYs47933l0fUPA/MjSfBnv",
+	"0PZrAzNGbL6I5Qoabaarhca03zqav41yJ2yS2n9r1EtoCG0S2XwhE6RKWG9Q6y16Uxq3O+/Avz/SGIXN",
+	"qfWwUowUQmm2GiemiedcoqHZiKsjzfq48YP91hFs2cGcohH+cyolZIJSjs1CZeJ+jEmeOJum71cY1CYi",
+	"zK9TMoawZKzSCOF0YNqfY8ibrUE+5RP9lkv6HdjcvN0ktDbNB2pXAD1Ps8i/a581kAvUHL9cb+u3We5u",
+	"d4fRWEar0Zx+HMV5+/h+HxdZ+fnoQb7Xpq+sjjUyqpX+3fl1Tj9irCjAqTYG9uEHbaQ6dpG5m381XkEj",
+	"t3vHx4f3rtdYxTs5/1tL6MxNNK/2VnQee+4iwjlPzMUEW1tcpVocxSzJRo5Xyo3c62uCYQa6Vx7HUDIU",
+	"w52hLA3yjPXOw/mvjQuCboo9Ayqdh3KCY6IeTgJ8sfhV8xFUgwCfXONA03Tm9f3SuzDbEXI+30c5h9z/",
+	"nkbmuw58Mtj8yVtBjWkSC3AcHZxs/uhCyudUrGz+s/7uuM36npqqrGDNwa8ON3/1Bg21b50Cr67HDdDN",
+	"9bWZVIR3+sTXcEbbdem3PALVow3k1XCuu539WmyEVyx8lnu8yiESjrSMBhfNVggXXaxrmrAQ1EJNslH/",
+	"T1Q6FDtBtohMKEgA2IWkHEQ8QQIeub/u9qC0LPY+FKkKSMzoFVNgvXHCPqyCj7EUmL8WYIyIb+ne6A5y",
+	"1O+boqS5PXYoHCuSTIyRxyfhaXb1qARPp/ioaoy6KV7Zf8WSV5qraCKx4VXMugDGfxfi5G+/Q1DCcbcT",
+	"U5WOLHvL+xx23qQ8jkm2MFFlDAp6EinIG5pmSURXf/e089bjuTFmpTT+welhKWZKv3+i74CITGFDE08i",
+	"sjgugjNMIUr99kFOI50qkOvovSniWEQaQMbL9fqPLHbsH39n/rl3Ykry5kgJAPxs633X7bhYDlEixZXa",
+	"AOZ2WwXEsrH0RfaRyRAq5QPhdoscHPy7yD7R7LKy3PZMyr1P0HLIw6egIqAJ0Sxd8gq3emZ6MK7jUs9M",
+	"57ZvnM3H2Vos8YVMnzo1yT8vQ9QYUkYBhyXWouC24o2gqOUXpAWntK+i3dcdaw3bdL0EmlEWxLMVozxv",
+	"nMd0dNETDYVekTFoHfWPykYtKZjPnOVljbCC7s0Z5HMLzW35pL5n3a+bm35jm362mUNGaxcxvWQEVGV0",
+	"HE31pv+yFUQOLwYPTgc1iDzwQWSr4NEccDZ+UQ87yEFXCaFcCz47QgHANMluAL8HDVwZIx1LTLnDVj/3",
+	"n76X/Pn789UL3l8+X/WXzwe/fHz5g/z4/Ae5fP5ILfH/n5o009mJm/23QWUu08bjfLV/t6Tg4UE1q/Um",
+	"y3GkiPYygyErbcQFN67731tS6B+14t1PbE+zb6KFR7Qo8/G/qhx/bipmoFXMlwgqIgUuLBif0JKuDfFg",
+	"rSQKcPw9guiXosvyKYEuUEcHJ2QHq4ga33OXHPUPvR2WusD+d1ylmEcBfHAETVJVFs7KS5KJR/6gxNGa",
+	"9OeDY/2fQxjf6SoFQYt6iQf+jlIY5qenkJLEUkxJgI1FeuTcSDYH/YEJLHKkMfAc8VSBXcuE1gXPJPLz",
+	"wCezINfxSC03Elre5TbN74ELbiNaGL7530z9hTxnDEIQ7hOTrJkmlMeazPQ6renkC7a0e2mw/gm2tJDr",
+	"ddzAecO/KrLS4GaOrLYb21JQOvCIBYP+v6NcMNjG7GuOfJPh116YJVUQDFblkObOrMn2sVcs9xTnuKRV",
+	"ht/HVDEtaVz7RYrfK2dd6F77v1uHBI+ugx65GgwF5go5sRFAE2kKC1ix9Izw1NYv5aykoOGlL6O2C8uW",
+	"JT6aBKL9Qb9NAugfRYpowW+f5F3WbiR3DFpM8QpbsF1I+QwasMF3x232k/d0e64vN5bs0MLOQZuPF4kM",
+	"9bGOY/YYco/+7IKSKYxUlpS07FKILttLRkUW6f6EYTqY19QSpHT8cCbnLCA7xvW46+TmOP3EmdNZpda2",
+	"wgYy2cp/Q4xNXdcR5YzA3BFXobxiSWBmpXFsg+0xp5+8uI05p2srjbDIRIMVZhaIN7ORl0Nx7thkcomj",
+	"634gs1TxiBGIgiXYB45GxlbjWIP6TXabJwzS4LYTefRHF3T8RzHWXCR5bWvNrb7D/H2SsJhRxUgqI7rC",
+	"ozAWkaKKY95A//Sw63TW1wKKaah/2rct9U8HB/3rtYJLvya4HB2YGAJkQ+p0f38qexG72o9kiAE7+2ad",
+	"HRMJ0Tn97V0esoDH5TcGbTT9XL8zkQvGpuSrYonVbfu2Dm3flow9tNVdD0wh1r4pmqpBYChDHhaXF0xY",
+	"GxHnlFa4LlIyTYTFZoHLBN4cHei31VcuCRZtvtwe9iijFAVQ9bFcO5EhqyKx07W40bHSV18taMjU3xvw",
+	"t1/C34EPfw/vr0HfWi0EQN+BRV/EID+C5mj2e8d2drUeJ7eUQzHbPf9sD7qdeRan3C1qJxfFNeAQnwaJ",
+	"9CaoUoNGg19CeMl9DTTz0sCJvAS4Fa8dauwDhm7E5hp8ndObSY7xUv13OIBzxlKTtdw51jcTFD9ct7py",
+	"A3vl+vbK9ZuvXHFvAOKbiYC9NQPPrfkMlmb/PTBnW1wEBEX1KhSBUbezn7548svy5YVc+g2Wv3zEaoUt",
+	"LahattnGWtpq8hvZS19JlbYxloI6zucs5liU4Ztr9c9m/3QxwBHsQUxv4VC1FcPWeE6LNG5IDNgpiu9E",
+	"u2X3KNkJNElaJ00PRTmM6EOQx3IDTYfMgQUVK5MXni8Hs0HLqU/w5VAYZ6nfH9oge2/yif4sx9v7QKE6",
+	"YRtx+VcbrfsEdtLmk8d59LDWkNt/B6lP7Vb1ReV9/d7KIdJanKbhnO2FscwiW3ZhP6QJ0wtQTHCZ7E3l",
+	"HhNTLphpJQ2oAx1b5FRukB3xbc7U/uBgX7/fW4Cga2XFcM7IIz15iUH611Uv4vB9xuMIqwlkwkYDKjJm",
+	"MyjlliVErweKzcU01cgKxULKMeKaUToR4h6J62ivP7gAo2pV4gIpv7AIhsh3v2dJzPPy8hiy+BiMbVNX",
+	"bM2vcbmaWG0ilRdDLwqcm2rlThXyvFC4U+k7L9Fta26bItiObAdHTH6U5HFxxOu4uKZR+4cQo22ul34V",
+	"A+DvMnaqPRv/WY7bcPFS3c9vLPzPxsLz43f4t63ZuIl/Y+WVDRzcV57Fw3vrLDcIacqmMlkFJs3Y/k1U",
+	"nE3JDhUkM/US4AfHaLV7RhaJ1q9MHRNf7X6zlr8qSInGMv5YIQCrEwVKJmlwSgIUMgqjol7ZJrtdSdLo",
+	"QipjyEZUhQHZt3/pNwKyA384n+52obZFwmJ2RUXIArKDOZHguww+BGe4tIfOG3mtyw9BCQw9EmiqB1ME",
+	"GE0DmaZUkECTSHwwFM430EM1ki3EGOiisVaOeVaUAf1EsswjgxJt3n3OxSu931bv0o+t331kU5nay0UG",
+	"MG9kkn71spG9dU626vf8Euwe+tpp/R7+vAZ3LEICTHeQweW3Ch1cDI5PD0rMvOI0jLM5Fzybk0kCaaeD",
+	"/jGZJjJbKJaC3E/SVcJUj7zi4eVetsgrnoHN7X4Xs71MHHasJ/8+zhhJJI2IXi+JGRVQ9loQSpYUbB4z",
+	"xqezFESGbueSC43HNmtskbArzpaj9a5YLdpZIrc/uL8/GJnvjIlwy6/NV0seaSo+OOhDio9Hsnq2kmW5",
+	"6slrR67qnGdXLJkKtvd69r//V7C983iBJwYEALBhjsalztFxvwcHgr9YiekI87IqghbwnDj+7NYf24Wz",
+	"yP6zcttre8BdcnyPhAZ/NkEeWNT+4P4XktQMOWgjrbnFrb8Ja382Yc0nS7lJXiiPtZHcWKuUfxoCRXHq",
+	"Io9ZLMVUkVSeYqUJrNLXzYtpdW0Sla3G28U6DfC56dePpZS0/BDzCdP6Zbfmds1rXTq5/6blZUM2/XN2",
+	"Z6n0N3L/jLlW+r+n4SUDUdbkzPfIIzmZMNbVyqTeJdBVyjEdpTDfF0bp08HBA5u9C01Z7x/n9eOPDjyu",
+	"luO9wUAz1f6DSiz4dh6pIs+11CrUTXN1OsVCp9eil+uajqxu608n1dUZC/9cM5TdEl6c1GkGACL5qMm8",
+	"3+0A3lVrm68tUu4aOpCql7P/r236kqeW9KBW5Pnw+kauPtfDYfYTjcarnBc52GF+4WqkWDwxXqRt4r82",
+	"hX7lV9KQg29Jv19T0u+PLC0TTnNKpeTfNjyhVp18U+qvnbBSqqxilN9WV0bHLI3jFZr8DTuRgoEzFX6D",
+	"pKTVgvXIC6jNZqpRgpXAXQ2hY60Wu4V58tidkApTzQcrt+nHeY6T5qSE5lWA9Ap6ZE0+MY1jb9H2LknY",
+	"lCZRzBQYHozzoIfhzVV3AT7dzlfwolLbfTtFGyvnt1Es3Xm2cwJ8Wct+mMrPrZ3Yqhp61PueIGVcwrpw",
+	"n+OaPb0/MAUzbPBPOdija7h1uWNfUbBkiyiY78xXe/fhxL40AA2wtofhQR2G/UYY2jorCMVSpXinAMw2",
+	"sURfSb60e23b6Je1lhPflMw/m5JZ7RZipYjy7y0EirzllT+nyVTOgtppUHqwlNTUI0Eh1Ae2TKuy5Upt",
+	"Lb+hCKw+0KsrA6Z0oOmDXTSyDGIuLgPTctH+xRWZ8isGZe2GIkjZxzRAn/+SK0Z2rgamBQkB/Y9ki1hC",
+	"O4CfsEEVhg7/w8avQSoRJCGRMQvlnJFAvxRg7bvAvhY0p2SRHVBedrdLzSI7+gT2tJxktG7Mq4K0rI31",
+	"4yH7iuxAcXF5xZKhCFAj7PlrL2HOV5+UM7WczDCoXQ9bOBiKrXK3url7pzjQLtFnBSKaJsM7apfIRG8T",
+	"vyw+MZ1oVp4EsDwa/KbJX6Z8220Tt7aOLm4f7+sP/GyfBoZtCJtzwDT0Pn0C2J2EX5fDV/u+8NU/T/B1",
+	"m0jQb8HXnzD4eqsYzE12GaBhS6psNxPsd3TrpDz/5b5BCpxztH/efLdv6Wt/8PS1SoHXQh5G8bZN2ppT",
+	"2RVuItKNWns2+F2BcavUwdB4TUzVamB4WmqxPM50DTI87q4y/B0xkhgpcijKSf/El/OvV9lFQx0j/urZ",
+	"dtaJvSjBUOyULXPENrIAGjfOUlswoKgUXpLsjvKuEChNagnCJ8Ah7PP6uzdK1y9JOEf+rqs5acYJox55",
+	"IXFRf0jb+WdI8/1Gdqq1PKEr2Q2pTne9b1ffTURRS0xQpYV29jKOe8R0A2gof7+jGBuKonvAbnP9MGoH",
+	"8pQQc9NUNcWA9itDgf1XIP3VTUQlT5jpkK3knEG591gxU86fcBEmDOmh3k+A0nAPRPygwWN8h3Sg/+U1",
+	"nW+Jpt8STf+tdZ0/KO/8xglv7d/elgtWbNBYq7OglC2qWhvRGqJDfZxQMdYlCcN+g0UzRIq8dRJTbDUy",
+	"FNJElJeacpW94tRX+IE6iWrQ54enbG5bJQ1FsKAJushM8YeILdJZQJREVosdmBTI0gkbQz4QRHHN0Jet",
+	"+XTeYBs2qJkzeM9NvxqZF+ky/YDOmkt+buWx1tf9kT2Lf99Kn28X04RG0L9RYrMay9ZTKeNwRrnQAJ5Q",
+	"BT1qqLhUJCfHBX8zONY5HVxv4TMGbACWZ5zQfm5c4R8tOAVwZIt6ua/SdareCWu9mb/6C2SiO+UUfoxp",
+	"BG3yZHKp4J6sZPYX/2FuEsPuew5zUBQzKJdIKI7jvv8sbgjQB1+/nPJl4rUN9WpXf9y0XvxWUPSbnNOm",
+	"oKjxVYcFgyzKZZmfblhD9DyCEqJmGJLKdaINcHloc2Sb8RXyBvYZzEeC+uGp7dAHgvpnrTIKe5CJK6pU",
+	"K4kSTyHRrb3RABIXDiBo5YVMLVzlZCigrZ1eV5P72b58Cw/0ozy464uUHW3kdi472sbnbPezxu1soPbp",
+	"Pc/fWPkXYOXbst+NYevmji2pIjSK7sg7akb1lyw12qY5uELl3P+9CGnEEqWkWqF0KFqUKLUX4G5KlFos",
+	"KZb54Ftp0m+lSf9ETpZHlmeLuolps7jl9fDug3F0nZ/3NZvLK1bJobAmVWxH2yiY9Qh8zcUUxDPzjSYb",
+	"Q1HpNxzOqJjiL+A00aKGgu4jNJdI+hgfmTCVxSmQpMAOekq0hhR8eVFuvRv3dRGd/QXdOLdyx3gi+e/C",
+	"ydGen1oYvgY0aGOJBwUF0ztNV3/o0mzxUXPcBLA8+ubv/qb9tiLFSBX9RNGhysWV2uwCb2qlkUIimRbg",
+	"aVilw6aRfI7K6xwAPfIGTfQmw3m1KEW80Fjr4ysgqy2JsZt7XdSfRvLMwSFslmWzpc1lNM3+8kv5R1bA",
+	"51wpKMyR5MHcGLjv5QQAkQt5O0/+DTVh6//VBHgbTTfnWQ0UtuDrkijWSt39ZHzrXhu+5WRPbc+5Dj8b",
+	"56oLWwXvwgv6jVt903T+XdkrDR2b7404qlZ0FKNJOGt0ob+Bx0yRBZOLmHVt0KotVgKMC4oNkl9tzTIg",
+	"7l2SOLwvlQsyYUujmCiwMDMazsglFxHZcbzNC5bAj7swspDG93xmOiRUxpaCwdvQSkGzMwxREytYINkp",
+	"qrzSJKErLB8HFuHdHnlNxSWWhssrr+EskWYncy70HsOhSDnbGyeMXiqy4+bCN3bpfAnl3fytJcBFrK/h",
+	"UMjE8PcIzMSQjJ7KlMYqKFWfLfgn2rKDD0GX0Lw9RFEsDoEDA3urvfn4LZ7/OZTL2o7bImq0ruyGr/9R",
+	"Ms1/x5qJYJ/NC/OgSRcuQqkf9J+rqsxdFj/Bh84e8Ie89Inxyb/LN/atl8e3EMs/WIhlvYeBVTC8UZbv",
+	"ru8qAuK42/ngnhPyloK29V3S1i8o2yC/bYNre2IQF9pajEdav058xzesPPCtLsGfLDbCHP8modKRao2c",
+	"2iJCVJMJtf87XvjrjWXxaF56wNa+Qxs6fq/FNSxrHJGQKrbHhWJC8ZRfsXjVy9MSYAfBUJjyQZhllTcp",
+	"85maCgHPzFTOqIBJ0Q61oKk+4LMixhNKFuhFgy0KghNwkIa8iLcKyp1vJ9/9hBTz7iSqcgwfyEG2GIxH",
+	"ujk+LgkG9xyq9MAv3BzsDfoXg/unR8de4ebOYwVvK9W0j6dHvNxoyDfo+y2q/s8bVY8o4NBNoIbbk819",
+	"xN7mYi8XcjqNmSI5lp/mDReLci5FRLqhfjl5w3f1ozlZsbSLNVoy4Ywxr31tDfB6lLJtvbCoq5SmzJrT",
+	"hyKn7daiXtB4aKMtMIvzrJxpCvXpw5At8taMMrFq9lBsqrmyBf/4ZGZ9nN0x7NsDwYC1nGHsmh7cWDxv",
+	"hOAHMhWQnWrGcj6sj82kgBBPEG2+OK+pEV9/IPk3JtSeC+HRtrPMm+ttLmNulEcc+WaUb2Jp3+zjd2Yf",
+	"R2xFp6PBRivpu43NkN20spRXGGReDG1N6pmrW6CKYxQDqZjPNryj/+NkYZdrr27dYLiBEQ2FT5PZrFz4",
+	"88XwWXcotkkZ0wrJKwDgTTnFHyNn7E0mEq4YVF7DJjX0kpHvZvySg0nGZ5M8KPdnPSiMkoOiQeug2Sh5",
+	"eNG/d3pUN0r2/R1abTuNl5ilr9wVU42gc1i0001j0L93/xbtNIxFr3+DXhrFp5VGGvewkYav1ez2VtAH",
+	"TZ7sgccKmh/lRiuoedOxgi5mMpVbtGbtf92tWQF6jWbN2/RlfT74Zfnivew3tEZdbtWXFel4DtaiRetg",
+	"Y4vWVusoDLCDT9OitcxTviWifTMNtEpEK6PN1iaC1vOy5Mry8opMpK+j9XhCmDa+2yM/MNuoUuFvTvoZ",
+	"TWeKZCJCBsoTLJ0FVIWMqWLk7etnvQ2kDW8+kl5Lv6u1uvK/7DVTCPwu5HNhzdQuYSKbo32aiWghuckE",
+	"NZQWKJyWN+oaUdF5haZ6C6rowVIaoOHzXA233XmLiEEERcRViFIGHTsDQufe+pCmBhqIjvrobAgjEHdo",
+	"I2pJixkHcaY+0Bus1WtKlplIdn8gfB556QxbCDr1oR+Vy6FhZQYpakvLJaf6EM9RjjU2HxyJeuinGQkv",
+	"Qn2YJ1aJhgGsPqH/xqHcMaxGseEYa2W5zeflmsyeg0v4ldapS21KLC7whMy1ZjhlZfi4HU08QPL1c3RQ",
+	"EnsQ1b97aRpNEjmZlGEArhsfroDTh4aJVC0CiorxjO/n+t31/x8AAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -1,0 +1,72 @@
+package pg_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+func TestMigrationsUpDownUp(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.New(t) // already migrated up
+	tables := func() int {
+		var n int
+		if err := conn.Get(&n, `SELECT count(*) FROM pg_tables WHERE schemaname = 'public' AND tablename <> 'schema_migrations'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	up := tables()
+	if up < 15 {
+		t.Fatalf("after up: %d tables, want the whole schema", up)
+	}
+	v, dirty, err := pg.MigrationVersion(conn)
+	if err != nil || dirty || v == 0 {
+		t.Fatalf("MigrationVersion() = %d, %v, %v", v, dirty, err)
+	}
+	if err := pg.MigrateDown(conn); err != nil {
+		t.Fatalf("MigrateDown: %v", err)
+	}
+	if n := tables(); n != 0 {
+		t.Errorf("after down: %d tables, want 0", n)
+	}
+	var types int
+	if err := conn.Get(&types, `SELECT count(*) FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace WHERE n.nspname = 'public' AND t.typtype = 'e'`); err != nil {
+		t.Fatal(err)
+	}
+	if types != 0 {
+		t.Errorf("after down: %d enum types left", types)
+	}
+	if err := pg.MigrateUp(conn); err != nil {
+		t.Fatalf("MigrateUp again: %v", err)
+	}
+	if n := tables(); n != up {
+		t.Errorf("after up again: %d tables, want %d", n, up)
+	}
+	v2, dirty, err := pg.MigrationVersion(conn)
+	if err != nil || dirty || v2 != v {
+		t.Errorf("MigrationVersion() = %d, %v, %v, want %d", v2, dirty, err, v)
+	}
+	// Up is idempotent.
+	if err := pg.MigrateUp(conn); err != nil {
+		t.Errorf("MigrateUp with nothing to do: %v", err)
+	}
+}
+
+func TestClassify(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.New(t)
+	ctx := context.Background()
+	_, err := conn.ExecContext(ctx, `SELECT 1/0`)
+	if got := pg.Classify(ctx, err); got == nil || pg.IsUnavailable(ctx, err) {
+		t.Errorf("division by zero classified as unavailable: %v", got)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err = conn.ExecContext(cctx, `SELECT pg_sleep(1)`)
+	if !pg.IsUnavailable(cctx, err) {
+		t.Errorf("cancelled query not classified as unavailable: %v", err)
+	}
+}

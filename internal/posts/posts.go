@@ -1,0 +1,62 @@
+package posts
+
+import "time"
+
+// Media is one image, video or gif attached to a post.
+type Media struct {
+	Kind       string // image, video or gif
+	URL        string
+	PreviewURL *string
+	Width      int
+	Height     int
+	Alt        *string
+}
+
+// NewPoll is a poll attached to a new post.
+type NewPoll struct {
+	Question  string
+	Options   []string // 2 to 10 titles; an option's index is its position here
+	Multiple  bool
+	ExpiresAt *time.Time
+}
+
+// NewPost describes a post to publish.
+type NewPost struct {
+	Body       string
+	Visibility *string // nil: the author's members.default_visibility
+	Link       *string
+	// Type is text, photo, video, link or poll; "" derives it: poll with a
+	// poll, video with a video among the media, photo with other media, link
+	// with a link, else text.
+	Type      string
+	Media     []Media
+	Poll      *NewPoll
+	CreatedAt *time.Time // nil: now (fixtures set it)
+	// Views and Shares preset the counters that have no write path in v1
+	// (fixtures only).
+	Views, Shares int64
+}
+
+// Post is a stored post as Create returns it.
+type Post struct {
+	ID         int64     `db:"id"`
+	AuthorID   int64     `db:"author_id"`
+	Type       string    `db:"type"`
+	Body       string    `db:"body"`
+	Visibility string    `db:"visibility"`
+	Link       *string   `db:"link"`
+	Tags       []string  `db:"-"`
+	CreatedAt  time.Time `db:"created_at"`
+	// MentionIDs are the members mentioned in Body that exist and are not
+	// suspended, in order of first appearance.
+	MentionIDs []int64 `db:"-"`
+	PollID     *int64  `db:"-"`
+}
+
+// MaxMedia is how many media a post may carry; MinPollOptions and
+// MaxPollOptions bound a poll's options.
+const (
+	MaxMedia       = 4
+	MinPollOptions = 2
+	MaxPollOptions = 10
+)

@@ -1,0 +1,308 @@
+// Package posts writes posts: publishing (with media, poll, hashtags,
+// mentions and `mention` notifications), deleting, and the fixture-only poll
+// votes.
+package posts
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/richtext"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Store writes posts.
+type Store struct{ db *sqlx.DB }
+
+// NewStore returns a Store.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// Create publishes a post by authorID.
+func (s *Store) Create(ctx context.Context, authorID int64, np NewPost) (Post, error) {
+	var p Post
+	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		var err error
+		p, err = CreateTx(ctx, tx, authorID, np)
+		return err
+	})
+	return p, err
+}
+
+// CreateTx is Create within a caller's transaction.
+func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPost) (Post, error) {
+	typ, err := np.kind()
+	if err != nil {
+		return Post{}, err
+	}
+	tags := richtext.Parse(np.Body)
+	const q = `
+		INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
+		SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
+		  FROM members m WHERE m.id = $1
+		RETURNING id, author_id, type, body, visibility, link, created_at`
+	var p Post
+	err = sqlx.GetContext(ctx, ex, &p, q, authorID, typ, np.Body, np.Visibility, np.Link,
+		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Post{}, apperr.New(apperr.NotFound, "No such member.")
+	}
+	if err != nil {
+		return Post{}, translate(ctx, "create post", err)
+	}
+	p.Tags = tags.Tags
+	if err := insertMedia(ctx, ex, p.ID, np.Media); err != nil {
+		return Post{}, err
+	}
+	if np.Poll != nil {
+		id, err := insertPoll(ctx, ex, p.ID, p.CreatedAt, *np.Poll)
+		if err != nil {
+			return Post{}, err
+		}
+		p.PollID = &id
+	}
+	if p.MentionIDs, err = insertMentions(ctx, ex, p.ID, tags.Mentions); err != nil {
+		return Post{}, err
+	}
+	return p, nil
+}
+
+// kind validates what the schema cannot and returns the post's type.
+func (np NewPost) kind() (string, error) {
+	if len(np.Media) > MaxMedia {
+		return "", apperr.Field("/media", "too_many", fmt.Sprintf("a post carries at most %d media", MaxMedia))
+	}
+	if np.Poll != nil && (len(np.Poll.Options) < MinPollOptions || len(np.Poll.Options) > MaxPollOptions) {
+		return "", apperr.Field("/poll/options", "invalid",
+			fmt.Sprintf("a poll has %d to %d options", MinPollOptions, MaxPollOptions))
+	}
+	derived := "text"
+	switch {
+	case np.Poll != nil:
+		derived = "poll"
+	case len(np.Media) > 0:
+		derived = "photo"
+		for _, m := range np.Media {
+			if m.Kind == "video" {
+				derived = "video"
+			}
+		}
+	case np.Link != nil:
+		derived = "link"
+	}
+	switch typ := np.Type; {
+	case typ == "":
+		return derived, nil
+	case (typ == "poll") != (np.Poll != nil):
+		return "", apperr.Field("/poll", "invalid", "a post has a poll if and only if its type is poll")
+	case (typ == "photo" || typ == "video") && len(np.Media) == 0:
+		return "", apperr.Field("/media", "required", "a "+typ+" post needs media")
+	case typ == "link" && np.Link == nil:
+		return "", apperr.Field("/link", "required", "a link post needs a link")
+	default:
+		return typ, nil // the database checks the enum
+	}
+}
+
+func insertMedia(ctx context.Context, ex sqlx.ExtContext, postID int64, media []Media) error {
+	const q = `
+		INSERT INTO post_media (post_id, position, kind, url, preview_url, width, height, alt)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`
+	for i, m := range media {
+		if _, err := ex.ExecContext(ctx, q, postID, i, m.Kind, m.URL, m.PreviewURL, m.Width, m.Height, m.Alt); err != nil {
+			if f, ok := fields[pg.ConstraintOf(err)]; ok {
+				return apperr.Field(fmt.Sprintf("%s/%d", f[0], i), "invalid", f[1])
+			}
+			return translate(ctx, "add media", err)
+		}
+	}
+	return nil
+}
+
+func insertPoll(ctx context.Context, ex sqlx.ExtContext, postID int64, at time.Time, np NewPoll) (int64, error) {
+	if np.ExpiresAt != nil && !np.ExpiresAt.After(at) {
+		return 0, apperr.Field("/poll/expires_at", "invalid", "a poll must expire after it is published")
+	}
+	const q = `
+		WITH poll AS (
+		    INSERT INTO polls (post_id, question, multiple, expires_at, created_at)
+		    VALUES ($1, $2, $3, $4, $5)
+		    RETURNING id
+		), opts AS (
+		    INSERT INTO poll_options (poll_id, position, title)
+		    SELECT poll.id, o.ord - 1, o.title FROM poll, unnest($6::text[]) WITH ORDINALITY AS o(title, ord)
+		)
+		SELECT id FROM poll`
+	var id int64
+	if err := sqlx.GetContext(ctx, ex, &id, q, postID, np.Question, np.Multiple, np.ExpiresAt, at, pq.Array(np.Options)); err != nil {
+		return 0, translate(ctx, "add poll", err)
+	}
+	return id, nil
+}
+
+// insertMentions records the mentioned members that exist and are not
+// suspended, and notifies those who can see the post (never the author).
+func insertMentions(ctx context.Context, ex sqlx.ExtContext, postID int64, handles []string) ([]int64, error) {
+	ids := []int64{}
+	if len(handles) == 0 {
+		return ids, nil
+	}
+	const q = `
+		INSERT INTO post_mentions (post_id, member_id, position)
+		SELECT $1, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
+		  FROM unnest($2::text[]) WITH ORDINALITY AS h(handle, ord)
+		  JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
+		RETURNING member_id, position`
+	var rows []struct {
+		MemberID int64 `db:"member_id"`
+		Position int   `db:"position"`
+	}
+	if err := sqlx.SelectContext(ctx, ex, &rows, q, postID, pq.Array(handles)); err != nil {
+		return nil, translate(ctx, "add mentions", err)
+	}
+	ids = make([]int64, len(rows))
+	for _, r := range rows {
+		ids[r.Position] = r.MemberID
+	}
+	notify := `
+		INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
+		SELECT pm.member_id, 'mention', p.author_id, p.id, p.created_at
+		  FROM post_mentions pm
+		  JOIN posts p ON p.id = pm.post_id
+		 WHERE pm.post_id = $1 AND pm.member_id <> p.author_id AND ` + visibility.Post("p", "pm.member_id") + `
+		 ORDER BY pm.position`
+	if _, err := ex.ExecContext(ctx, notify, postID); err != nil {
+		return nil, translate(ctx, "notify mentions", err)
+	}
+	return ids, nil
+}
+
+// Delete deletes a post by its author; its media, poll, comments, reactions
+// and notifications go with it. A post that does not exist or that actorID
+// cannot see is NotFound; one actorID can see but did not write is
+// Forbidden.
+func (s *Store) Delete(ctx context.Context, actorID, postID int64) error {
+	return DeleteTx(ctx, s.db, actorID, postID)
+}
+
+// DeleteTx is Delete within a caller's transaction.
+func DeleteTx(ctx context.Context, ex sqlx.ExtContext, actorID, postID int64) error {
+	const del = `DELETE FROM posts WHERE id = $1 AND author_id = $2`
+	res, err := ex.ExecContext(ctx, del, postID, actorID)
+	if err != nil {
+		return pg.Classify(ctx, fmt.Errorf("delete post: %w", err))
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("delete post: %w", err))
+	} else if n == 1 {
+		return nil
+	}
+	visible := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `)`
+	var ok bool
+	if err := sqlx.GetContext(ctx, ex, &ok, visible, postID, actorID); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("find post: %w", err))
+	}
+	if ok {
+		return apperr.New(apperr.Forbidden, "Only the author can delete this post.")
+	}
+	return apperr.New(apperr.NotFound, "No such post.")
+}
+
+// VotePollTx records voterID's vote for the options at the indexes choices of
+// the poll of post postID, at the time at (nil: now), and maintains the
+// poll's counters (fixtures only: polls are read-only in the v1 API). The
+// post must be visible to the voter and the poll open at that time; a member
+// votes once, for one option unless the poll is multiple-choice.
+func VotePollTx(ctx context.Context, ex sqlx.ExtContext, postID, voterID int64, choices []int, at *time.Time) error {
+	if len(choices) == 0 {
+		return apperr.Field("/choices", "required", "choose at least one option")
+	}
+	seen := map[int]bool{}
+	for _, c := range choices {
+		if seen[c] {
+			return apperr.Field("/choices", "duplicate", fmt.Sprintf("option %d is chosen twice", c))
+		}
+		seen[c] = true
+	}
+	find := `
+		SELECT pl.id, pl.multiple, pl.expires_at, COALESCE($3, now()) AS at,
+		       EXISTS (SELECT 1 FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $2) AS voted
+		  FROM polls pl
+		  JOIN posts p ON p.id = pl.post_id
+		 WHERE pl.post_id = $1 AND ` + visibility.Post("p", "$2") + `
+		   FOR NO KEY UPDATE OF pl`
+	var poll struct {
+		ID        int64      `db:"id"`
+		Multiple  bool       `db:"multiple"`
+		ExpiresAt *time.Time `db:"expires_at"`
+		At        time.Time  `db:"at"`
+		Voted     bool       `db:"voted"`
+	}
+	err := sqlx.GetContext(ctx, ex, &poll, find, postID, voterID, at)
+	if errors.Is(err, sql.ErrNoRows) {
+		return apperr.New(apperr.NotFound, "No such poll.")
+	}
+	if err != nil {
+		return pg.Classify(ctx, fmt.Errorf("find poll: %w", err))
+	}
+	switch {
+	case poll.Voted:
+		return apperr.Field("/choices", "already_voted", "this member has already voted in this poll")
+	case !poll.Multiple && len(choices) > 1:
+		return apperr.Field("/choices", "single_choice", "this poll allows one choice")
+	case poll.ExpiresAt != nil && !poll.At.Before(*poll.ExpiresAt):
+		return apperr.Field("/choices", "poll_closed", "this poll has expired")
+	}
+	const q = `
+		WITH votes AS (
+		    INSERT INTO poll_votes (poll_id, member_id, position, created_at)
+		    SELECT $1, $2, c, $4 FROM unnest($3::int[]) AS c
+		    RETURNING position
+		), opts AS (
+		    UPDATE poll_options o SET votes = o.votes + 1
+		      FROM votes WHERE o.poll_id = $1 AND o.position = votes.position
+		)
+		UPDATE polls SET votes_count = votes_count + (SELECT count(*) FROM votes), voters_count = voters_count + 1
+		 WHERE id = $1`
+	if _, err := ex.ExecContext(ctx, q, poll.ID, voterID, pq.Array(choices), poll.At); err != nil {
+		if pg.ConstraintOf(err) == "poll_votes_option_fkey" {
+			return apperr.Field("/choices", "invalid", "no such option in this poll")
+		}
+		return pg.Classify(ctx, fmt.Errorf("vote: %w", err))
+	}
+	return nil
+}
+
+// fields maps the constraints a client's input can violate to the field it
+// names.
+var fields = map[string][2]string{
+	"posts_body_check":             {"/body", "body must be 1 to 5000 characters"},
+	"posts_visibility_check":       {"/visibility", "visibility must be public, followers or private"},
+	"posts_type_check":             {"/type", "type must be text, photo, video, link or poll"},
+	"posts_link_check":             {"/link", "link must be 1 to 2048 characters"},
+	"posts_type_link_check":        {"/link", "a link post needs a link"},
+	"post_media_kind_check":        {"/media", "media kind must be image, video or gif"},
+	"post_media_url_check":         {"/media", "media url must be 1 to 2048 characters"},
+	"post_media_preview_url_check": {"/media", "media preview_url must be 1 to 2048 characters"},
+	"post_media_width_check":       {"/media", "media width must be positive"},
+	"post_media_height_check":      {"/media", "media height must be positive"},
+	"post_media_alt_check":         {"/media", "media alt must be at most 1500 characters"},
+	"posts_view_count_check":       {"/views", "views must not be negative"},
+	"posts_share_count_check":      {"/shares", "shares must not be negative"},
+	"polls_question_check":         {"/poll/question", "the question must be 1 to 300 characters"},
+	"poll_options_title_check":     {"/poll/options", "option titles must be 1 to 100 characters"},
+}
+
+func translate(ctx context.Context, what string, err error) error {
+	if f, ok := fields[pg.ConstraintOf(err)]; ok {
+		return apperr.Field(f[0], "invalid", f[1])
+	}
+	return pg.Classify(ctx, fmt.Errorf("%s: %w", what, err))
+}
