@@ -21,6 +21,8 @@ type Config struct {
 	RequestTimeout  time.Duration
 	ShutdownTimeout time.Duration
 	DBMaxConns      int
+	ReadPerMinute   int
+	WritePerMinute  int
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -34,7 +36,9 @@ const envDoc = `Environment:
   BODY_LIMIT_BYTES   maximum request body size (default 65536)
   REQUEST_TIMEOUT    budget of one request, database included (default 10s)
   SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
-  DB_MAX_CONNS       connection pool size (default 16)`
+  DB_MAX_CONNS       connection pool size (default 16)
+  RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
+  RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)`
 
 func loadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
@@ -57,6 +61,15 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.DBMaxConns = int(maxConns)
+	rd, err := envInt(getenv, "RATE_LIMIT_READ", 120, 1, 1_000_000)
+	if err != nil {
+		return c, err
+	}
+	wr, err := envInt(getenv, "RATE_LIMIT_WRITE", 60, 1, 1_000_000)
+	if err != nil {
+		return c, err
+	}
+	c.ReadPerMinute, c.WritePerMinute = int(rd), int(wr)
 	if c.RequestTimeout, err = envDuration(getenv, "REQUEST_TIMEOUT", 10*time.Second); err != nil {
 		return c, err
 	}

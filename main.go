@@ -23,6 +23,7 @@ import (
 	"github.com/socialnet/socialapi/internal/httpapi"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
 )
 
@@ -114,6 +115,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,
 				RequestTimeout: cfg.RequestTimeout,
+				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute},
 			}, conn, log, specYAML)
 			if err != nil {
 				return err

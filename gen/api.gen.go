@@ -3012,7 +3012,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 }
 
 type BadRequestResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type BadRequestApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3021,8 +3026,13 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
-	WWWAuthenticate *string
-	XRequestID      *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	WWWAuthenticate     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type ForbiddenApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3031,7 +3041,12 @@ type ForbiddenApplicationProblemPlusJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type InternalErrorApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3040,7 +3055,12 @@ type InternalErrorApplicationProblemPlusJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type NotFoundApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3049,7 +3069,12 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 }
 
 type NotImplementedResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type NotImplementedApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3058,7 +3083,12 @@ type NotImplementedApplicationProblemPlusJSONResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3067,8 +3097,13 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
-	RetryAfter int
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3077,8 +3112,13 @@ type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
-	RetryAfter int
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 	Body RateLimitProblem
@@ -3087,8 +3127,13 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
-	WWWAuthenticate string
-	XRequestID      *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	WWWAuthenticate     string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type UnauthorizedApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3097,7 +3142,12 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3106,7 +3156,12 @@ type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 }
 
 type UnsupportedMediaTypeResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type UnsupportedMediaTypeApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -3122,7 +3177,12 @@ type GetIndexResponseObject interface {
 }
 
 type GetIndex200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type GetIndex200JSONResponse struct {
@@ -3137,6 +3197,21 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3156,6 +3231,21 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3175,7 +3265,22 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3195,7 +3300,22 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3215,6 +3335,21 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3234,7 +3369,22 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3252,8 +3402,13 @@ type ListConversationsResponseObject interface {
 }
 
 type ListConversations200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListConversations200JSONResponse struct {
@@ -3270,6 +3425,21 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -3290,6 +3460,21 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3309,7 +3494,22 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3329,7 +3529,22 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3349,6 +3564,21 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3368,6 +3598,21 @@ func (response ListConversations501ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3387,7 +3632,22 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3406,8 +3666,13 @@ type ListConversationMessagesResponseObject interface {
 }
 
 type ListConversationMessages200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListConversationMessages200JSONResponse struct {
@@ -3424,6 +3689,21 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -3444,6 +3724,21 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3463,7 +3758,22 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3483,6 +3793,21 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3502,7 +3827,22 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3522,6 +3862,21 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3541,6 +3896,21 @@ func (response ListConversationMessages501ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3560,7 +3930,22 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3579,8 +3964,13 @@ type CreateConversationMessageResponseObject interface {
 }
 
 type CreateConversationMessage201ResponseHeaders struct {
-	Location   string
-	XRequestID *string
+	Location            string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type CreateConversationMessage201JSONResponse struct {
@@ -3596,6 +3986,21 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3615,6 +4020,21 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3634,7 +4054,22 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3654,8 +4089,23 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -3676,6 +4126,21 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3695,6 +4160,21 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3714,6 +4194,21 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3733,6 +4228,21 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3752,7 +4262,22 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3772,6 +4297,21 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3791,6 +4331,21 @@ func (response CreateConversationMessage501ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3810,7 +4365,22 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3828,8 +4398,13 @@ type ListFeedResponseObject interface {
 }
 
 type ListFeed200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListFeed200JSONResponse struct {
@@ -3846,6 +4421,21 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -3866,6 +4456,21 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3885,7 +4490,22 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3905,7 +4525,22 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3925,6 +4560,21 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3944,6 +4594,21 @@ func (response ListFeed501ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3963,7 +4628,22 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -3981,8 +4661,13 @@ type ListJobsResponseObject interface {
 }
 
 type ListJobs200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListJobs200JSONResponse struct {
@@ -3999,6 +4684,21 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -4019,6 +4719,21 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4038,7 +4753,22 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4058,7 +4788,22 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4078,6 +4823,21 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4097,6 +4857,21 @@ func (response ListJobs501ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4116,7 +4891,22 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4134,8 +4924,13 @@ type ListListingsResponseObject interface {
 }
 
 type ListListings200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListListings200JSONResponse struct {
@@ -4152,6 +4947,21 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -4172,6 +4982,21 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4191,7 +5016,22 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4211,7 +5051,22 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4231,6 +5086,21 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4250,6 +5120,21 @@ func (response ListListings501ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4269,7 +5154,22 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4286,7 +5186,12 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type GetMe200JSONResponse struct {
@@ -4301,6 +5206,21 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4320,6 +5240,21 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4339,7 +5274,22 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4359,7 +5309,22 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4379,6 +5344,21 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4398,7 +5378,22 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4416,8 +5411,13 @@ type ListNotificationsResponseObject interface {
 }
 
 type ListNotifications200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListNotifications200JSONResponse struct {
@@ -4434,6 +5434,21 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -4454,6 +5469,21 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4473,7 +5503,22 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4493,7 +5538,22 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4513,6 +5573,21 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4532,6 +5607,21 @@ func (response ListNotifications501ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4551,7 +5641,22 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4569,8 +5674,13 @@ type CreatePostResponseObject interface {
 }
 
 type CreatePost201ResponseHeaders struct {
-	Location   string
-	XRequestID *string
+	Location            string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type CreatePost201JSONResponse struct {
@@ -4586,6 +5696,21 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4605,6 +5730,21 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4624,7 +5764,22 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4644,8 +5799,23 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -4666,6 +5836,21 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4685,6 +5870,21 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4704,6 +5904,21 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4723,7 +5938,22 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4743,6 +5973,21 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4762,6 +6007,21 @@ func (response CreatePost501ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4781,7 +6041,22 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4799,7 +6074,12 @@ type DeletePostResponseObject interface {
 }
 
 type DeletePost204ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type DeletePost204Response struct {
@@ -4807,6 +6087,21 @@ type DeletePost204Response struct {
 }
 
 func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWriter) error {
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4825,6 +6120,21 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4844,7 +6154,22 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4864,8 +6189,23 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -4886,6 +6226,21 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4905,7 +6260,22 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4925,6 +6295,21 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4944,6 +6329,21 @@ func (response DeletePost501ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4963,7 +6363,22 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4981,7 +6396,12 @@ type GetPostResponseObject interface {
 }
 
 type GetPost200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type GetPost200JSONResponse struct {
@@ -4996,6 +6416,21 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5015,6 +6450,21 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5034,7 +6484,22 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5054,6 +6519,21 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5073,7 +6553,22 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5093,6 +6588,21 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5112,6 +6622,21 @@ func (response GetPost501ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5131,7 +6656,22 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5150,8 +6690,13 @@ type ListPostCommentsResponseObject interface {
 }
 
 type ListPostComments200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListPostComments200JSONResponse struct {
@@ -5168,6 +6713,21 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5188,6 +6748,21 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5207,7 +6782,22 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5227,6 +6817,21 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5246,7 +6851,22 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5266,6 +6886,21 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5285,6 +6920,21 @@ func (response ListPostComments501ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5304,7 +6954,22 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5323,8 +6988,13 @@ type CreatePostCommentResponseObject interface {
 }
 
 type CreatePostComment201ResponseHeaders struct {
-	Location   string
-	XRequestID *string
+	Location            string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type CreatePostComment201JSONResponse struct {
@@ -5340,6 +7010,21 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5359,6 +7044,21 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5378,7 +7078,22 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5398,8 +7113,23 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5420,6 +7150,21 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5439,6 +7184,21 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5458,6 +7218,21 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5477,6 +7252,21 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5496,7 +7286,22 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5516,6 +7321,21 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5535,6 +7355,21 @@ func (response CreatePostComment501ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5554,7 +7389,22 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5572,7 +7422,12 @@ type DeletePostReactionResponseObject interface {
 }
 
 type DeletePostReaction200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type DeletePostReaction200JSONResponse struct {
@@ -5587,6 +7442,21 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5606,6 +7476,21 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5625,7 +7510,22 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5645,8 +7545,23 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5667,6 +7582,21 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5686,7 +7616,22 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5706,6 +7651,21 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5725,6 +7685,21 @@ func (response DeletePostReaction501ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5744,7 +7719,22 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5763,7 +7753,12 @@ type ReactToPostResponseObject interface {
 }
 
 type ReactToPost200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ReactToPost200JSONResponse struct {
@@ -5778,6 +7773,21 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5797,6 +7807,21 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5816,7 +7841,22 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5836,8 +7876,23 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5858,6 +7913,21 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5877,6 +7947,21 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5896,6 +7981,21 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5915,6 +8015,21 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5934,7 +8049,22 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5954,6 +8084,21 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5973,6 +8118,21 @@ func (response ReactToPost501ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5992,7 +8152,22 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6010,8 +8185,13 @@ type SearchAllResponseObject interface {
 }
 
 type SearchAll200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type SearchAll200JSONResponse struct {
@@ -6028,6 +8208,21 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6048,6 +8243,21 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6067,7 +8277,22 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6087,7 +8312,22 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6107,6 +8347,21 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6126,6 +8381,21 @@ func (response SearchAll501ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6145,7 +8415,22 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6163,7 +8448,12 @@ type GetUserResponseObject interface {
 }
 
 type GetUser200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type GetUser200JSONResponse struct {
@@ -6178,6 +8468,21 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6197,6 +8502,21 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6216,7 +8536,22 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6236,6 +8571,21 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6255,7 +8605,22 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6275,6 +8640,21 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6294,6 +8674,21 @@ func (response GetUser501ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6313,7 +8708,22 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6331,7 +8741,12 @@ type ToggleFollowResponseObject interface {
 }
 
 type ToggleFollow200ResponseHeaders struct {
-	XRequestID *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ToggleFollow200JSONResponse struct {
@@ -6346,6 +8761,21 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6365,6 +8795,21 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6384,7 +8829,22 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6404,8 +8864,23 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6426,6 +8901,21 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6445,6 +8935,21 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6464,7 +8969,22 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6484,6 +9004,21 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6503,6 +9038,21 @@ func (response ToggleFollow501ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6522,7 +9072,22 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6541,8 +9106,13 @@ type ListUserPostsResponseObject interface {
 }
 
 type ListUserPosts200ResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 
 type ListUserPosts200JSONResponse struct {
@@ -6559,6 +9129,21 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6579,6 +9164,21 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6598,7 +9198,22 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6618,6 +9233,21 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6637,7 +9267,22 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6657,6 +9302,21 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6676,6 +9336,21 @@ func (response ListUserPosts501ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6695,7 +9370,22 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -7374,353 +10064,364 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcts4tjD6Khj1rhq7RpYlX5LYrtSMO510p3dunTjTe+9WPhEiIQkxBSgEaUXT5b/nAc6zfG+w3+Q8",
-	"ySmsBZAgCUqU7Vx6OvOjJxZJXBYW1v3yeyeU84UUTKSqc/p7Z8ZoxBL45zMuLvX/R0yFCV+kXIrOaef1",
-	"k0fkwcGDByTm4pKkkqQzRgT7mJIFnbIuCYZZv38Y6l9GWRLDX+yMJCx+OOzoX4edoEfOx4qJlEgBn8dU",
-	"4ee9TrejwhmbUz0x+0jni5h1Tjs45ixNF6f7+7EMaTyTKj190H/Q36cLvn812J8wFv19wZKRHufhQV9/",
-	"cnAvzBIlk4ds9XP/6XvJn78/X73g/eXzVX/54skvy5cXcvn8B7l8/kiZ/3+qns4v+cv3v3yc/OJbe6fb",
-	"SVcLvSaVJlxMO9fX3c5rliarvfNJypI6wN6wUIpIaVAtKU/JmE1kwkiiv+FiqrecsA8ZT1jUOU2TjHlB",
-	"MDjoduZc8Hk275z280VwkbIpS2AV/7X3mn3ImEr3nkb1ZTyNmEj5hLOEyAlJZ1yRBF/vwhkoOmfkisYZ",
-	"I1SRwDwb8SggXJBFIscxm5OxjDhTPfJLJlNGeEqWMyZIwhYySbmYEmrfbDrJw8lJOBjfYwf0fnTE+pMH",
-	"42N6Eh5EA3Y0uUfvjz3wve52FjShc5YaxHxEUzaVyaq+SfuEqDib9si5IJm4FHIp4AdChVqyRJGjfl+v",
-	"j+tPPmQsWXW6HUHnetbQju1f/phfMtXpdub04zMmpumsc3rUh5Oxfw70atOUJXrw//Mb3ftXf+9k793v",
-	"g+5R//o/vOjzSIqI6x084bEXhV6KeEVirjSIlT4OOL7Qfta4F/tCaTP/kbBJ57Tz3X5x8ffxqdp/hnPk",
-	"CzLLy0TqgzYs670cK6KvZMoiZ2nwCdl5+uYlORzcu7c3IDRezOjeQZdkiwVLSEgV221eOU7pP4QfHpdP",
-	"4KB0AAflAzjf+593vx80QR7Ig2dnC/ohYwSpB5kkck6COUtpD8ga/hzgPWJkkbArLjOFFIx8LzMRWcII",
-	"+yLpjKZDsUhklIUaSukpoWRO44lM5iwy03SJTIgUmjJkikVkydMZifhkwhJNKieAG6rrIvFQBFxc0ZhH",
-	"dk29oWgCKW7VD9Gb0cfyKRwPDtZdhPO9/8G7MNp79zf/aTyeL2K5mjORXqwWbO1lAKwDCAG+sfxLoodt",
-	"QqvitRHM3vZalBcGa33CWHRBx/XlBTM5Z8EpWUiVKosiczYf6zPT/w5pHLOETGQcy6UiVCNL/vNfFZFL",
-	"cUaCiKtQXrEkOCU0jskiG8c8xEGbdpfScWlHEZvQLE47px29pE63w4RmHr/ZP+0UnXddBxXMw/rp/ERF",
-	"pN+obvgi399fFZnBS10yp2k406hNFdvjQjGheMqvWLwiO8F5zEMWkAnXbDGg8FdBChY0nRWbwgHb8cgO",
-	"DFXGysN+O6TUBPqwiUD7+OmLbM4SHhJe4av6/iqZJSEjegsRGa+QStB0RnYoHKG+6VTT7yuWKKoHbNo+",
-	"j9pt/eig29HUhKYoFNw7QjCgvHDS798fnJwcHB/dP+qfnAwcUWLgFSUMH3gjk9RzAZOo2KzlSqckEGzJ",
-	"VBqQHYN4u10SLBIeshFVYZD/oQcLgNgFCYvZFRUhC4ZiR+p7PWdUcDGdZDHe7uBDcOa+B7/KLNUPXEq4",
-	"20z4lN6E/17gip2bkf+Qrzv/t142nIVZSvnWuO/X8ec5/fhKv1CH5U98OmNa+NWPu4SLMM4Uv4J/kjkX",
-	"MiGZ4KkiO6GmSLsVsP9VaeaRMBGueuR5plIipJYwyZjFckmCORcjGDpoIhpz+hHf8HOG436/378havml",
-	"1OdcNMDimVzeESia9mqh4d/r4M73+kJqyhDCDd/I0oTzsspl9HXsbCseVl0LLPAVS17RKfNStzFecp6y",
-	"uSJaYkP9btDrHfd75GWW6qcJFVPmXkSyI9iVFu9iOl+wqFHCs5qa/2Ye9J3Lpf/Iz+C4v5F4/QIz1bb0",
-	"JGFsL9WKqmI0CWewlYN+n4QzmtBQC1dNi/2wRhuoiKL9Gr+pk4M3MH/DMvEh0Qv1rZA850ppTUsmWupJ",
-	"V22Umg8t+edUxlRMb7yjdShutqXl20suIqKpfRdQKiIxv9Q4hCpOj/xqSDw3mmkqF2TClpqvZjHKVIyG",
-	"s6GAgSjq0lkiWATCVGDFc66AGtIwZAutnOys5xNb3aZiw7D/tyJh1CMk/Kq140ADXHM8fcszeLNy2fUe",
-	"9N5Z1HSC+JkfDfE8zaGMpYwZRcXtV5lcLmIabiVKL+1HhCZwu7XY27Ss/OXWgPtZjvNloW6fMLWQQjFQ",
-	"7b+nkTFi6L9CKVIm4J90sYgNvPaNieFv75XeRQ4JGKCsD+lfVDafU33TjLaH6hwVMp2xhNgNgeUD54yQ",
-	"oJTG6XYillIeG3nXKIZcOVqcTMiSKsKVylhEJiDiFeobzKPByJJEJqpz+lt1KneOSDJEXpCj8WDsSnNb",
-	"iKvULaSmgEnnVGRxfP1On5ZKQUw57bgWMkMI0LLTzhyjUppmqnN6pAlBylOgFE9xzSRfgEE/v4nOHJja",
-	"r0BVH7/9yR5mcVzPc9D+/OblCzKW0bqDgu8rx2S2Cp9acoDr1iOWTsMPMtC37hpmeu6tIQbbc+HloIEL",
-	"NMtXiXQY9BqwFcM4sMsHmWuREsTJdMmYIAOgsMd9PyLLLB3JychOmQ/XNEoFmR2R4EuhswuN7c6n+BKI",
-	"Wjti+ApHwU/qWrVFX5fMnBJqjEoyQZ0yn5nMqCKUjGmEdtwuARvvgtGURaBw4RUYioiFMU0K3VQuWAKk",
-	"lewEtQ0Fu92hSJuJnlY1xBTs2yWi6oxlOPIuLEIP5VzIoXMrnE80vgeGWzs+iaqN2wdd8/p+6V0A8ROZ",
-	"jHkUMXFD5jJxvy/u3A8sZmj9NvvPzSGafnguXzGOc0uAGWvg0CydyYSEVJBIj8yQ/uux2pKs/aPBra7G",
-	"YXE1njhrbXclit0hvVLZZMJDzkQ6UqFcsDLwXjMa7YFolMpLJogUhJJlwlMHLb30qzZsifhz5WC1YCzS",
-	"VwNnMLIOM7PAx5+FFxy6BKdYPrHLb0txaju/G5JzTpLKWWh5BmzRvkOBy1pdinPH0aA5FHO6Ioqxsmls",
-	"nKGpIpyBAqlFfZWFM0IV4nzjbRqKnSBHMA+B+PXXX/fOs3TGRKpvtEe1Db5nNGEJgeN+OPRg0rDTxTN5",
-	"OOzApoed4IwYh2W8AtnOt/cmn9dNJvTakW5H/Z5qlipo/FivY3sKWLp8ONIItuRePPC4sY8LFmqNCx4T",
-	"GYJhJrJew9RlbVHVg8jbELlb8v7jMu/HzRC7mbbXsASDO7mAHuDpS+ZOFOz2yA8AbaM2yqlWoTMRsaQC",
-	"2S5BU4zVjnt3yUpfyPSJzER0KzwSMh1NYBS/4M6igmJoWqQpBrzfmg+enJzcimQfFXjywk7eGkWK7d2d",
-	"RGigkSuI7CNHf4LjWtIUVz/TVJenZ2Qs05kxExl3hX5RC2j5CtH/cpfY8VSf9ZyJlN0eR7gzVjOXNwqe",
-	"83Lujx5nPI7Iin0W2jIo40x58e0xx/3uLvDnxSbY3CUCvKKrWNLoQspnNJmyW2HAAscapVKOYhhtnZo/",
-	"t14Q9jFkLCL3jo8P75HxKmXqcwh5A0fIM0AgqZTELrzd+de3fNc6pdXAYHRNPaggQcznPFU9u3n9zmhO",
-	"P44AegHZCWrrumO68YYlVzxkbwW9ojym4/h2mJM541RwRuFMGgQpmy9kQhMO5tn8ix6BsC59T46JwiCu",
-	"z0E+HAQy4CDlfbRDIfebu0KeiKZ0TBVADSzS4UyPD4ErVyzRqMEishM4c2t5BeFIJylLSODEygUuWB0c",
-	"qoTTrUMh99VbC8gXUj6nYmV+VrdCvYSmbAT3idWkG1Sk9BsE3iByQu717dVEZ9uciywFQCMd0+Jzjo+D",
-	"gy0Q0pI0mKpzeq/f7SxkzEOtfMNKboCtELw4onhCgwOH/h2cFOh7ISWZU7HKd9YaeUvQa429r2nKnumP",
-	"NqBxrlCOs2jKUtDnMCCSpmwPjwRBBIiuFeBsQXYCd1V/JLx+K9CkxP91E1ms5FYBu0DZgPPWRFjKxLEL",
-	"4nvNZmf7vHQvaBgypYztwTXXt8DyObuVnD+o24LtErezA+NXGurwrxH7uECvqwuyx/hjI5TKn66D0oxq",
-	"AgHvfVYgXcDsxQrbAam8rwJICbuSl1UgvcYfNwDJfroJSGMGVgZ4+QtAqljmNpCyX2lIZXCJrVmrAqsX",
-	"kpybK466EBIDD9Sqwzhwe8NERKgow44qMuyUxj4lxp6FQfnwGkbKDzufFbKOmU9vOQ9w2EJCKoHibqyo",
-	"LyQJEwZaNo0VCkPuNMZCSovQ9BLhLDwgAFj9trkvQ7ETlC5QsKs/NThC7EPzd7CLB3gLA2nCaDx/OOzQ",
-	"BR92ArTTifLulixhYBg9I96vukNRWD2dbenx0EM+plG+Q3c7zuLbRK54JycNc38C2+pbsUikvjZa5n0s",
-	"Up6ubshpQyrQKhPHcjlSLJ6Ur/oTeMDFlKxklsDz+i33DOJc9P+WGcE3TBQyDEU0LtIQQu9b3ONMaUhA",
-	"xO0+jnKbe31wUNzrR7WlmQ20u9aevesTAgwA8I8mlMdVCvq91odBUZcQAVWFaP3zdUYIzXEM0pEJZ3FF",
-	"UHd4mByZCWvecpqSuVQpOe6XIsDKTnORxbHjLu/sQ5TE9Scybrin9M8cICQHSLsDqoPybijvryyO99yI",
-	"kXRGU1icIsWcZCeoLSDoolNQCkYYJK5AvKPJeeJiKAI8O0u8LXKaEFQ3dt9eIbIT1DHxzj3ab4XKFguZ",
-	"pCx6ziJOISLtdiaTfMDRXI9oMyXKYkLuxKeKuBPogT+Lme24wEQHBgSWTMyS24oB3h3ftcHNBGdomI0h",
-	"uFGR4BGe0p4+tTxeMajCMwAhwrfIO7W+5RvGHDs5nxsEqnqJQ3yETmF9kuZOJGwBnuPccWte7EEMvVyw",
-	"JOXI44BI1RNJ2Mc0v1HFpwWTf7uYJmBhSqXE0NDvMGJV/xCHM8pBbZxQlfbIxYyKS0X+YXNCKhy/izlm",
-	"sBwaxy8nQJbXnbOByCP8TJPYSu6hfsASVduCniuBIJwRTRtiRJ0PwNO1THiaMlHe/0H/4N5e/3Cvf3Qx",
-	"ODjtH5/2+3/r90/7/Y4TtR7RlO2lHMRsN9Wlv3fy7vej6z38x0Hxjwv7j9PaP37729672o//4QNmxBbp",
-	"zBNGziA2n8TsisVnpG+EvlQu9uAn7zn318fVdzvcE2lrTocYY4Ed674nnr8+oP6SS6Hqwz43iVvmDes2",
-	"QeJ3ZiKwjWQsMFA/ZXO1iWY8x+H03GY1NEnoqoOprkwgRayn8FZwC64chwtxRrQo0Aq+xx6Y6I/R3F6K",
-	"JnZgpC/6hlVBapOZEYJGStN6U5Tq86R06jmHn6ia6Sd3A/4LOvWBPkvi+syvMPOORlGiteLKAezYff8V",
-	"0z9RjqBkktCpfmG3fIP9rAhplI3cOvjODL53373XWcJ9F0+L4e1p2FvFkjdG5q1TsIs8+KzXwchsq3j9",
-	"holoFgdcLLV3v9sxAbqwInOOztXKCW6JGiLQ3+Ubk+P3LEw7kHXsklvPfS+oLW3mNHhB1LoEl4gnLLRX",
-	"SZXOa3OGjwsiO9ea3TzjystSMWJ3Yveh6huJaEr9uZf2mzxlCPN0ZBxpsWPCEwwbbHUxLNf3XI45wwW0",
-	"QzS90ef6izqWvaJTLozHXiB6Qw57FZywYzPvGpC+NukDvuwG1owYFp5b8f6GO1Nwet8WGta+oGLlP1DM",
-	"UmZJfdGxnEoP+oyVjLOUkbevn+VJcXJqWUKJPG4iRSBbAgSo4EztDw729VC9BeioFWLUwDQK4oRZIh5W",
-	"rTcP6bHlNZ2Hc0YexTKLvKTOR57tYEs2Vjxlm/esTvf3aThne6Gep2cfbru5yknDTrt4QOtoWpHx6yUD",
-	"Cb+iKStlBruBPSm9ZPp+Jynhoo4efrnIGaoiHB23YsgxVelozpQyiYLtbsxz84H/xoBhI2GhZqFmaPfk",
-	"kMM6C59B8JdgNoSn4XAKSGsY8ZAvqJd56CWgiuK+h8zcgJorErNJSmSGPLwV+SyxV498AUlcI+CD6ziS",
-	"gUipXMDMhL/pEbbhUd1OtogadY8LPmc5yaCpZhg0TPkVT1fNqsfg9LD/Fake66Q2y1erCNWOFOIp7B9v",
-	"FMO8spKLgZVbVEGF0hm1ox6bBYni3S2lCefDkkixhRDhULlbSxJPxVh+3FqcyMtqiPxWlXcGcrpJxrQn",
-	"vb0MUikMUoPof0Kq68SpT9Jzqg1Msjge5fclSe2/QynShIYaF2xs0goSMPWNUjO+6HQ7QL7KNQjc4Wq3",
-	"5LGIwErsF5POXz0tAinr6DJn6Ux6mMtPFxevCD509/Xj44tOt/Pq5Rv9fz88fvb44nF5pfhCbY35Crx6",
-	"5oWbqPQ0V8RfLpjQy49kmNVNRlOWvsIcnNpsUGijTjhoOoOIME0OsQhBxMUUpgqM+TIgi4RN+MfyVOXA",
-	"4995dO2btYghGdkonLY3oQhvgQ9faJGjfh9e12JYyhleqIUROqVcqAq0IMcY7IAmTafdwt5gEkqd04MH",
-	"GQbLvbMNE1o/jAc592IuGDFvlD//kaXGBLmRJhsU7tr6KiVcKxZg9+47KB8BQG/ca8hM95QcQC+BSjUu",
-	"YZwQJamcTmNWv2QT69jzmghBWnHkASGXeQmhosJQCTz+vPBtTQavEjnhcaMgl+fm4Gtml7BQSO2p09Ri",
-	"n2Ypm+DarOHhczQBGI9ME3S30/dKx+rf+aR0tiKyENhCCyyzNg8p8nK2RZzhkRvulTtsyxueUTWay4Q1",
-	"Y5M104PMYHCpR86JmskEyzEWaQZzRpHcMhGdYRYUCAaTmE7hrRLmTWisvKjnlE/zqCqYX2rEtbykpFEM",
-	"+ASgDFNzeCVh6DKpankNxcw+Pn8vly8ufMXMni+f/1e/lUJrqlq2U8KdqpiXjC0sG5EJ1wcbY5rs1ttb",
-	"WwWzVFdi23KYLSC0rQUgz+n2YTcjiv+LQYBlaYtbFXzZpFZdyJTGjhhobg2WtdkpwQv8WJvFxN0uSdiU",
-	"JlFsDMKmNN8tTIdO6nt+b8u3xcG9yo79lCViH+uw+KH4y+Lo+aunHmLpflWr5ALkIaoPJVi6lMllGVvB",
-	"EQ/iJb6kZMj1eRTv1n1JRpJD9uy9bT9lcyr2NBAg/rz0RZvbErErFusdK31xWpjZmRGfPcaEx1eQjW/l",
-	"iS5R6IoerzA/P50x4QjJrVSoXFr3qE9aylbb6E8R+/gYvqkzsn/SOGPKwYW/KgLjg9cS00G2nOoZflSf",
-	"Cx8QpllZWNQeAARstBVqIbeCqsXZvkFceoG4pJ83aBWCLrgfkSCFbL0KsZbemsF7KzqPW6BRVaj0uiYg",
-	"aqAixRvPRCvkqegJPhzSFM57uf+JDxyQE6uNQmjiRPbMt0HFtTXo9Xv9Tks7qTtpsRrf1S+fX46TflDa",
-	"y+He10by+Njeo9ZXokom38vxqFJSdO2Awc9y3Kt8EJSgeEc2gRxNaghYRQS9hbyI0+bF569Wly3FSGEq",
-	"yWw1TkzVyrlM2XbLMbX8Rnnl4vVLMmUqe/nr1WUJtgScuWQj/OdUghI4oRyrJsnkZgvEQCTWbnn4cnVt",
-	"YGiFY2YiQnVIyTjabj0YC3TJRbR+KRAc1tPvVZfB5yh3XPGISQ0hPtluCa4I1eIOuHUIe94bUASTahAB",
-	"XTAeNvhxEa8KvzL8C42qWy0aPNmbF/tKqtS7yJR9hDKhM5lKB3gxF5eAV3G83XrsXpvW9No8h9A2VVlM",
-	"jGUIY3mFAuSMdrqdJcBQQdE4KqbJarsFXXHFxzzmXpGwBqL87VUVUFi4GFijPlYTwIp+rm1WVBWYi/Or",
-	"rLUGSy+Glm+Ol/B4LnuNXnb9PKCR5zzLJar2slGV65i7UGTnxqYyYy12CVUogs9LgRIQPwOFVcvFLx0V",
-	"rL9R79LIvvUCIEZIf7l+9qMHm2Y31/5mYDAf3wkYrO42yquXNqu64N0M7Bd5yOeUX1Vi/Q7aTzunHk0P",
-	"su6VU/yymLTsAt48j1Q3xDU46k0QPm4BYbCTbD29KgqpkuBDsOGYN63BnxPfvBI4bliHmxgAi4Avz2zm",
-	"PXbUsOU5jgaHpZVB9YKNFW99poQcHSuo0nCi3Ua60nzV6iTAc1aNoGskks323gujkji/3tbSi5YSv4m3",
-	"NlVry+7P0tMZ4FwQrcuQ93JcXzVdLOKVX0f9FWyBqYRA+1U5wsVHO9aEueyHNGEsUfuKCS6TvancY2LK",
-	"BYOQvW2Ne2ERxdQ6jAo+8IO7iHuqBtK3sGMZoDoZYVDWhIqIJJmw3FSRMZuBTzZLiFbmuZiSRUxTvXWv",
-	"MaraMqL1Xqs9I2pbbvANe9y5ehmQIafWB5DLyQQqb0ul6UuBJhrr9piIqt43DOo42usPLgb90/7moI4q",
-	"Rny+IA+fQ/hnOa5GNB22i2iSYR6C1TKc0X5RP0ZzOxEFCVdOILY+wRVBPbgosyyzlFBi19AumkmqjdkD",
-	"evYlVdgpRM38Z33Y/qw/39kqGhvfb0t3M75fPwp8gCVvq2SyBJaNADepRT6Mg0cVOyQQU/KjJI8LYnrj",
-	"OKUaJfMbIDU+7R+2sDkWNbpbQ7hcpHsNyoPdlSsS1b1UaAbyhkYhdAv+4dzIbqmkuKdfD5591YJYcE/3",
-	"spTIZnNc1c9yvCmcSgN7mygquOw3Cp7SksMfIfq6hCJNIosPQ0yM0FqDYQ2NPGi9rd/86/KQN8VmfEkH",
-	"+eZuX398//gn6BL5VXrFb+Nf9l13Y8r20cg5TS5Zii0jjMXMY7RyWja2p2FcTPNej56ES/MIMyzzloVb",
-	"z1A0O/TkdJpnFmU1Da9EGEoZtU7xNPBpJagdXAyOTw/6X1WS53Y6WR1Y53GmsTabk0lC56xLBv1jMk1k",
-	"tlAs7RLBliRdJUz1yCseXu5lC7jwvbYagTnRqlYwaJcFCp4Qj0nn1UymUrmbuk3iZ8Sp17H0aXQSvSjC",
-	"0Z2/sG23WmZwSMF81+5cXYLWrEeDcRWL47tNQsSoQqIHtkwBcem6KAGw5S1/g595lQZGcNAyrhr/XLM2",
-	"cFHXBF5LGpExv2RdcnyPhAbNb6MNOBR1Y8ICEOL9wf0b5StYobwsWNt2aW4rWadFriO3m9uTo0N+Ui3z",
-	"Pav0vrm3L1hVGzmNP47kB64WMcWcs6Jqh+UfJbuR6fBbV1PjbLqh43CX2IL5xoET2DkCEyRWnmvsn6ty",
-	"PDCxCZBZBzmXA7ZgY2CiUDQuieUtHeYV9tcgnnMx3aRY2faR2yhXeSPkGylYVpL5IyhZZdpVj8QrSJeP",
-	"XJgjXRNnUCN2voN0GFPtFLXQ5xH2TPWrChLWksqeraRorMzhIwH1btJ5p+lQRhVa/OR1p20naH0qU+8e",
-	"X8PvRN+UlKashfH9PLtiyVSwvdez//2/gu2dx8YJvVU+KYAwX1YBEh+WPG/wlNhCRNhD75IJp1WPxwFx",
-	"RVOatFPc8F0CJL+at2l4t83YbJ90jIOq/UHv/eImycZjLtc1fRxzOU3oYlZzoChWMbx/T8NLJiKSB4n2",
-	"yCM5mTDWJT9K0ELnGq6UY2ZdCzfJdoVmTMZF60IzReJBSy3EHNF7yYVH+zjeGwy09tF/8HXlec4a+k+/",
-	"FfxDxvLO08B+uYDYW6X5cfA7ProOKvJdU2Egn2aBdWBqikUrvWKzRFJVknjIyHOapFysDyJVN0ge82IU",
-	"NM5N3ahTLI1caWBuxP0U2O82ueBv7Dcbsojs2DBRXmu43SyQbfZUTGTDJEgCAT2Kgs/omu4VaQRbqDHw",
-	"fuMtfetk50C8wSah3yRQWWGmXdGYFvb/K5bwCWfR+rSy/AiwQUgKpa/tp61Ml1ecLW+QWPZP/MyTyMhi",
-	"TMKY8QVJpZv8tkPjJV0pEnCFZfWIXhTRWu9uQ+kaE3ict5M37M4BDx4P8pGKzpJXrjF7dC5Bt2jNagsV",
-	"u/fTz6/XRzjk1QSdYpy3CXF43pS8l4/fOq7Bucnrl15c5HpuCYSljIqQwfY7+WfxjSeXIX+IYpnGGcGW",
-	"EIaksBZkJC3HJzXRxAQq1kBRX64fMBGnXusoFCTE1Mg0peEMqnXZ6CiZNCuy1BdKdh5DMygtrENkU7Xe",
-	"CVgWPVLpS2zUrTKRcMWgWwOh+rjmJKaXrI0YM2N8OvMs6Sf4HVgu/8jiShpU/979TQUqLrmItsHmiNP/",
-	"1J80h1SgOOTuH6OcwQjG9CVu56SgRM2R4pjPyA4lKuVxjLIvMBKI/VW7tZOAzkyqvfxryn/19wcjM9sN",
-	"BeHW/pc6mNqtz7+uuuOZR75YvV/1z03ocq/f3ypxDkk2YJCdMMfULlyh8pE33t3/NEjoR6jiFruadUPo",
-	"fBXrPKCx9f+8BAMkzaLgIKQgBv9AzhX43Jh+ufgn+L0Q4Ox4nkzxzliO20rCRbm/tUO2K/bXViBqt4sG",
-	"QQk3t71FNJcVmhEnL4pUP0UMMOYCgq7LlWe2LYZqBqsEnQAZyhZGmGVkxi8ZkYK8oWmWRHT1d79ppVjK",
-	"xhqTDfVy2pWNaqmJIpg011K1CLivuOiQX0c0Z16Wl09agUsxEX0SJ8pyJrF1aQmTtqt2aY9pp4oXt6l6",
-	"WdRX+s78c+/kRve0itM5MPOSlK0cEOb4Nlmsi2JB7S3WeUGvG1ms81JqfwCLtVnr+qKMDj27nV6ztsRc",
-	"juqtlRtwePrCtikY/OD09TseWX3eUHxgxoiic2ZHgBrgEQv5nMYEcVqziDl9LxOSCV6VF4+O+71+30PZ",
-	"/rYzHPaQQg26h9e7f/dSKZx1NOfCF050jmvS8+sXcP6c+oNJKFyRHdab9kioIV++1keYulGjbeuFfTuu",
-	"37h/dDC4X0xdt+k/fus16h/6iHTl2EuwsKDpOAvyocQLtnQKodMIvWg0fuWcvil20lglPXEKo0eO8ndn",
-	"ZdF/jKGeBYTaKRAHVjL7SweihZ6ZhJk8kcn+MPBWxLph6WmekrxrRbFxU/BBoz8ouzssVowcHRzsbizR",
-	"ncc5nfT79wcnJwfHR/eP+icng62ingCeDcfqyG5bHatlhSlw1ejOxLn/Zuov5DljKaEpua//A26bhPJ4",
-	"Zko+bnecW8ACKqRtCwg40lTaMKabAEIPcUZmtrQ3FRH5h60XDc2tExbKqeDVSLjORbKycSGCLfMuAAmL",
-	"GVX6bCK6QpnECP8O6I7b3ATI463zrgVCh2iBZkftgi7tWnWKTc2hUqtTHDyALGIS6JEDf7rOVPYidrUf",
-	"yRDrk+yb/dSFohImHD0oUUQY7e+n+/teW/BdG91+nUniNvgHwkZ+QKOZsjDJjctBbhes29WCVva4dXhs",
-	"k6S3xGXs0mHzq6UxDzZS6e3SgOyaGpKAynOvFuwMCCsNS9Vfob4au+IyU8XbpjSwXWQBOcgDr8INVu2F",
-	"m5Mc7ZN73eTpXNfEZXnkoDCVn0qJCSn4buDSuzUETCbavIl1ORW6te4SskSwiOyYn7rInbuQFCyMAFxw",
-	"sd0zLBS85IqBgW8j69rcSWGjDl6tw+ou2zCP9eu6WYeHjRo7T8mMLhZMNMasfn2NSXzwdVG+lkHWb+fU",
-	"bWyHcVE0wsgPzd7ZLqlincG59cfp7Zyx+TwTlxzeObFCH8uOnpYE9tdg/UZsiYqNJmzrid1YBnNGgSL6",
-	"yEKbeoTb0XIXbxpA9OuMNl2SsOitsIXpxd3TXxVRGRBusoN9l3J0ssbSSgG7T9x+xBtHiolayAncliEO",
-	"jfbZbJxqL8af2spq457JJtNNqdjfNvab0oc3M+KU2OzXUxTblDasQGZbq0/tYniurtFoSuIEV4SOZVYu",
-	"in3z8j/1u+YhLa9kHHuRRMaxz0WriXe0h3lHglwNduuI4/R49hOsKwlpCZpYQXZ21I46bUz6NuPWM755",
-	"SgS7Ykk98azg1fcu+id/vKRvfXxVnv2gXZOvLE75Il6X7qcByhJQaMKZlIoRpaFIYyIXOdHYfG7m5aYS",
-	"5qbWKBdEJhFK0a1IiN46qqA+AgKBTF4ZXs9qnxKqLmvaNB0riHBdaLXj7369ccvYHhnHjYE9pUCRvE1C",
-	"LsvDGag2XTKwNZvWDfQ3ldC8jV3k9DctpoHXTMBE7EeEwXY+a2B3+XEV6OKgaHl1FZhU0pqLJuzmlHwU",
-	"2sEdr0le5olbFCihp7mMv6Ts/7BE7o2p1swWUpWSDOSiJohtPJSmVBvHauQZFlDYi7cyXd/8C083jwf0",
-	"jH1/u7MFKBXZNLiAphP5Z36t2t4Q2/XAf0bhTHJvGUeoclNUtTQY5wrS4UwqVspr8zSfqV+z3/puDbcN",
-	"Z1stMSdT1l7Kr8/tD0SsHAhO0s1B4z+KBrnxhlZ6awJcQe1UykXZxmlNnLe0ad4+zlyq9t1MERZt/fog",
-	"ObVJckWDwdfu2deQqgodLdtZ+i3J51bOdCzJ7VqXtTcSb1Sy5w0xi3Zt8LyQUz5B0usN+64Wa8Jgv0Sl",
-	"RKvcNKEiZJ+mK6vRGtqLP00xtxa6ekRz5JmASvLGRcAVCfTDoFWlmrzY5ba339p6GimAfUFBM3S0Tacz",
-	"xhOisjmsEqfs2SWooLddA9dPdY4N7V23M/boO7+hcpfH9K5v+xbZvfURWplovmRf2JsoAyptpwwkJuTf",
-	"9aX1Pp/fqo3/ybVxmegiZ3F591ukret63paLBfv65Vav9gYBX7XsleuXamwX2XXCsn2na5vlmv5YrFaE",
-	"bb0gmBOMdZPlL51hGEE2h3LDFaAEVb/H+pnVjCbrFQJ8g+wICT3YGfZwKCw/7VUZfVhrp9KijcrVWGmE",
-	"XlNFCO8bmbAU7VEaBFxMYw+qDg76W/YptuDvFseew8YuvAnJNhlZgUZtY1zF/IwbGVVBcP8jhMXpha6P",
-	"ifPfyu0C4hAcXhJrKGnbULic+TVGxOdYaMy27QqiO+TVvOixz+bcYr1e7DKLRqpGxShiMUtZKz1TcwR8",
-	"vdBiKk1hearM3dxtlRX3SZxwDgzqwQDr9Yh2HrgGigHFP3KIehEnkeOYzT2J9E8ekZOj4/tkgW+QiKWU",
-	"x8BL0gzcpBOZEAbNdI4+fgRN+fjjR5KYa+NjWRHbKt1Qz/tIf1SH6nMazrhgRUshliTgS6tGIAqZjiYy",
-	"ExEWRNJ72NieiH1cxNSQEUvnZGgCDyvjo48VrIMs0puXWRJigLyQKYGp/YVq9YI9/OYJZ3G0F2td0cJe",
-	"1ew89lBMPXJwyhjDUxbThEz0IO070BhYw9Q++syFSrWI39B+0wjHeXJuc5fNk5MTfzUHrDjtj2TUEtaE",
-	"s6QyT5fQWJlYeapI8F97r/HB3tMoOCMfMpkyCLPUQEvYQibgfKEWeOV1Hk5OwsH4Hjug96Mj1p88GB/T",
-	"k/AgGrCjyT1632vAUQ11PqDNqqnzoTGyWHhxNQq7RP/IrRN3cuLIBkf9bYyu2OjLdMZ0ig0ApqA+OOEf",
-	"tSrLEq0MRpXa8p0XFmF9m0297KWUpoapyJPcLlaeWwpm5tfvNq3Br0/Zi7BfXOctfd1GBbB23rzWkSEJ",
-	"Do53kVCVsDK/rmto6CND3iqHkgJJmTfTq9OhCDKheZSGXqi1joDsHPUHXSIkCRMGUKWx2u2SgIsrGvNo",
-	"9F5JAW/13V8XNKFzlrLEPhqK/BnWDSy+gV/Rnz+hPMZJDw7c4SBBGtcCQ8HfI+O/sL8T83PCruSl+zMX",
-	"KptMeMiZSEfQpRWeHepnE5mMeRQxEQyF/S0/WnjtSP+EXdhG+gmFbiT47Fg/y4TKFgto3TbC3iBojtk5",
-	"GhzDahd0FUuqdyFHULsfnsFUIRU4mx7UZKTbzRfZ4AYkJzBaJugV5cCDA7JzjEvGbk40HsFpwu99uxWu",
-	"EVrL6jDMcX+w29OnEbH5QqZMhKvRJVuNuBhligXAPWsPE5Yp/TWG1iqWXBmu67xILtlKDYX+HtvNG+Y8",
-	"XpGrQdHlTvWGwpH+KvgG6F8glvNnjlHOb3kFyhoKOS/Z5PoSzuR/G2TBa1fBErzZiB7YDCa/8XV8gHx+",
-	"HyKADbqCACgOVU6+VAAAl+Q9I88DPB9YQo4ceY8vixVmCw46lAVrd3914dplzF49ZFIXF3rk8UcapvEK",
-	"SK5WwqG1mqYKgGYOleDKltPxi2obhK6EUSVFl0DKSWDJbQA0QY6g6q79I5Ziqv8ts3QkJyNIbw8cWoPE",
-	"3P1F42oAF/1SyKUYmRVW447t4P4CmNvKe+Wx8ySJlMy1bnHc7/edniT+LuX2wqztjQilcolM0FyRf+QU",
-	"o6dgcnWFlc1lavGY/cL8vZP+gEB3T/Ma4cKY7dyOJyZ/KNjXfwS7pQXly/SLUPvGvradrmIX7YIuZ8Hm",
-	"ABu4LvS5bkzJLppcf8XFsw6+dPEsKJYK70L97AjSkpN/0zpZB3uD/sXg/unR8b9xnawtagP4q2QdfJIq",
-	"Wd/LMXk0Y2Lr4qrb1llqUz7g7qssNQaXfdIyS2OWLlk59gNjRrkqSoB98vJKa8hzSxdHE50umhC2CCzD",
-	"l1H5dPZfsrw/2OQFyAdpM6MzT95uoBSLtNHBAWaRtU6HYgrN0IraSBUzqGKsFu6whY/B7fZYgMCub80B",
-	"b7CSNx3sloZyw+sbbOU5n2htLi/dMU8R0S2vWAPaRqPxah19qSFPJVdro7F6DbJ6rOXFJP7b0TSLKdq2",
-	"YSe8kgAnl8I9/k2EskqklFXOXGx04eo712onbS9OVlt1e8oDwFMfXoCcrIhRPsGIteQikssu/NtLcjY6",
-	"HlGrbbIjmqemMKGpVM2Vs3ane+uPjy863c5Pj89/2LInsGHmW9amRDBrvcbni4OHIAlAnW0uSPBxr4D+",
-	"Hu6gIr1ALgkUo9JgHSkWSm+v5Gd550joWmMOgQtivih3Zdyu+4ZhjogFtaUUB9YCBV94paTXVRQ8BUd5",
-	"FJCdHx9fdIk+wF2tHQbg0w7IzquXby665IfHzx5fPN51/Xgm9wbeKxsWbJXD6tkXK2zy/bwqu3yQR1cM",
-	"Y9aW3cUYRxPjqg8cuNOSKsI+hoyZYIMv4gkiO+VFV7KrSmafT+cdwrAEPRnBI5cTcq9vlW6M1ppzobVO",
-	"7gCNvGZpAjksgwMXqW/pSDKVONGfNGMJ++qcRB1vfn97gmxgmYnIsiYPqbzX3yyZWRZyl0Txorgny5lU",
-	"zNTt1ScPCl62KEMG7/UncZHd3v+VaAwd0YnX5vQGUZakkiwpT8mYTSTYsVMInD4rio1c0ThjsD5A+b1z",
-	"PWBQ4aIbI4Vu6ItDC39FdD75XB65CrWQksypWOW04RP44bbytlUM41/C4ZZfxIIfu2i3lgU39WEohWSE",
-	"ppa2uYgTmYDZ/I6lRCRK20qGCZtTLrzyfT4LsNuQCjJmZE4jRhIo7yrksjzb4P7m2RRL11vYCmo1yeKY",
-	"0CnlYlOmwMHXYWiroGeBTBbEDgDWYtUmhLKV2DUmjWU6q6ES9xWj266WeRXF64zmezwpQ3OMdGk4jyNk",
-	"gnEVmcynm9wIsXb2iizrCV4qSbT1kyhHwreJSYW+zTScAQnskn+xRO5NeBz7hFMqpr5eJsWoAbwRFKNv",
-	"F2c6ozO6dnj9wo1Hj/klWzu6fqFp9I2RwBCNtnZ0edU4+mYe7isi4QyuaHRjuCzlcu3YS7m84dg1wgLl",
-	"uU3cHhw2zo776xr8WofYr5nK4nRjOKUJJbRFAkzhKtvAgACDJJSEMyqm3nC8O0w/u/AsAFjQ5wupFHJp",
-	"vF2484TN5RW9eUGTT5Sm40AqqWXsGJitCee0pvfqAjfjU7OlFp+jmp+DswlttrPcVlB6Q40ajcpOA462",
-	"5twSunh255Trck0n7W9qDX9q+PIm74ne3OLccwU/W3FNUGiaCou+XWj8G8tMRBuqi7ruZLlgYo+JajbJ",
-	"SR/+t6HQ6OZqSHMumtb7TC5brrfsjWm1Mo8lgCVcRtv2u3+FX3nsovAAQwugqKkmBBNNAGT5fFeM1tlL",
-	"ARb3SJ2yqPl6fTeltLS6naZYGfZt9y/QXJ+ZzPTEEdVzLhm71CuSAir6w9Lf1TbjuzgQ8lVnddD8B+LB",
-	"erkAyeeYxYTSbDsrKP7km5jRJJz5O5LjMxOkw8KZ7JJUpjTGfPBFnmRyVz3K8wY54BzB61Vkl+q7stvO",
-	"2fy52pH/6+l7+fHZ+7e2rfbq36TduIKD//uHh5jNj93G9TYegmmy2n3cD4ZP1V2c7GgyfclFtBlDjrfo",
-	"Pd7tfGiohI3XACKKoG5byPhVNbIGIeW1VMGV2YJuwnQX+JXP0J+GM4aykgZCb/scYTNDs1QJwMVts8hl",
-	"djSO4aEiS41Z9pVKCqoxX28XAPehSFB12r4b4N20/zvutFnkMxQuAbFM3VbKy2fTg3ljVuAJGa+Kk9su",
-	"58+h1vXhf9lMp7dNACzvaAP48n2R/wQUwUA7xBAI3kZvC3hKPLB+L8e+igoa3TXN03IW0e+09tT8LMfe",
-	"luWmD++audz2vrftzrtg0lu9K5/MRNFs44DCKBBfuQdvGE0+lY2b8YXM3CJztRrKijvu5oQgh3gXD7kZ",
-	"0y5yWtkYc1Qhf+uigNrgV2VkDSWLZNtYm5pQyjO8i1ztp2hCI88EDkK5LT9vGYE1LyHRNoPfIXqsze1V",
-	"LjVyxeI2M9bZV42RX9CpL8zaFElq29IdenrSKcQLyCwlwXdBl0DQGQlpJSlujVTRtlSHWdkmwS+lU7Wf",
-	"z7aVh8uEiTSx4KK/qR8U69qb1gwFbcKfccQlVcS83uCZGbQsJPn5QqA3Fs4stmderRTPjCRDtouPfRu/",
-	"137jX66CprLacEupCF6vC0Twe34RNNy8UQUVfLbZV6VYX+dofEheaqrrCWEv9dTNrTMN1ejdIsMbCps4",
-	"L2IAkimM63Z7as8DSuV0103sL7/b3oNSpSClebsVAHjh7RT+aQg30CiNttym8NQ/fOv4b63FP0XixNfV",
-	"oPo2WQu+m/PPUkmq8roDLB4VnJp6Frj2MxLkYfHBqVvlx7rc8E8niCR//4wEi4Rf0ZSVv5QiXpUkNKxa",
-	"1S0F4JsvK9KZfbMulCgWZglPV280WzBFLxlNWHKe+Rq6vmKJgrY4NAyZUoaxGqqP8cX53cbqbzzJG0ST",
-	"HShjqMkJUQwcK7vdochDzM5hn/xfQMNOyfewDjLM+v3DECaCf7KgR4BJqVLkq5OvvIu5qmj5HYodCGR7",
-	"9fLNBfyOwQNnuUVYD7HbI49pOCvGAIUDtT5gbVhlm0UmFxqYKKAcrLGArL4enetrCGlE6Q3KgoYgnLA5",
-	"xIh26IL/Q8mQ01iwtGePyd7wzht4RF6wdCmTS3L+6ilJGZ0b/Gy6gjloFcajuqcGqZsQzaYHs826cBqB",
-	"0/TIY0BfzV8JDVNFpCBjNqPxpOhllfdnkUusKDsUCADEg9OiPcOEsaiLWk/XqSVm6Irqltlgt8yVu0Mx",
-	"p8klS6E5Tq77dQtzBhxkSXVRZ7b+KDwzlX3MAsBJ2B2KvIUC3hgCrh/zb5uXgyMLRxwYiqH47jvySC8R",
-	"C7YNxR45j2PDHGJ+ZUNGA2sMDnrERFnBgHnE4FhGGudowiCfdigI2QkeSZEyke5pTe2U0MUiNoDZh1IN",
-	"u2cYl4yfBe5zE233N3ivp5f1gs7N+IES9JKNtH4U9MjTCH81DEWRMdO7Pvg/x4fwHWQ32Ao0oE6YYgDA",
-	"+oZg9Bp2TsnvvV7v+jo4IxTOpfr4t16v965LhmAdc96HORDDIhlmmMyOCejQGQBdGIuEQWdYck7mXCmt",
-	"OGOAJ1ck0JxdzyuMSSyUcYxERENRv/Hbu6BrauHj2wB7/EHOearVGr2OCz5nKqXzBYLk9ZNH5PDw8EQT",
-	"rLcXj2yDU5HNWcJDIicTxVKDF6EUkV5myJWmUXrmoLHAbUB2zGr+J1/YJDF++10HJBB4KWzaNnRKMNKU",
-	"nnWc8Tglk0TO8d6y5IqHDKIlxIRPs4RFiPshGVMFEpjF2fOiUgPACafLI3wDTTdzlM0r/HVJSJMEvGXt",
-	"STKorIpwMRTo+0ImY5u7aVbKIn2yyDK04FdQV0PH3ayFquMOyfRQ2GqxyHNwNNWO12DccI5RaiaXgkgR",
-	"Mrw5pYIppyQ46g9IrbgKduj+9ddf9xzYshwyCaPx/OFQk/hhB7H+LdYg0Jub01gLSNBzAuglzFEumXJm",
-	"9NDIPC0XTjkjpvwFol7xgi2hcoaxatsss4vk5eGwXIDDrv/cng4eHHRLA2YqE8NLC7YJaz4kvvItekWw",
-	"5sZFFauofq3XCP94OET9E9cGKP7S1pQNZyy8VMPSgWFBGfL//T//r5tEAWHb8CNiH1SRgb9jKS+zBdy6",
-	"otInlpTRz4eiKFsCxXD2jw4O8Eu5FCyBpD8Yza7uMRBue/F8tc7gugtSr5lmyCTZsXVLA5NFERDU4XcN",
-	"pRoK1VAoCIskdW0Yp42QDsjOmth+kJ40i0yGwlMhRHX1cgPkSAEwAX2rl4kEK2o6kxHiCGI91KigQmnx",
-	"VCPH8VD4KvPgTgQJzvUvAZkxGrHEQrEozWghCbwnhcaLgfV8BWRn0Osd97vENBwkB/0zIjOIToIoGoA1",
-	"Oer3LTUOYzpfsAgFRiqGQi6o1gIDU/GoR56BHJgpBsVyWErwie0SgT4jLGx8SgRbao6P1Y0nUNKTRcrK",
-	"QUOxVujJBY5uLvHAsrS8c0ZkHJWHtkJVj5wPBS5Kbw8jW0xxDiTEYOxfJDLKQq3TppqGZMBceYqAx6iC",
-	"CY/B0qKBNBTBUb9PKgWgevokjHiBIbAmXs65LDgKF9MuUZJQApVc0LpqLW0aBUzpUyaiU/S8B1pi6FmP",
-	"ZYDdbIi14CXm7By/Pn7g+DWD7lA4P2aJEQAoCZ5xcXlq2JZ9iJxLAyN+OASP6LBjEQ/rnBCaEp5aJHyd",
-	"ExA1xBA9G5+PcvEOtAwpbCd/VZY5QbVVyAzA+G5zcdOlJFxEbMGE5jpDYSO8rV7TJYMDf7KXE4XddZWd",
-	"bkN22FCUI6fPipcAOyaUx4SWhAU4ZJO/ASOFMQd6gT3LjL5QJreOoJtLEHnE994rk644hJCbYefsw8PB",
-	"Qf9s+fBeX0uMhrCffXh4D3+E88w/19/hAWIsOB7fsHOWPMSf82h8c7Cp+d3kv5FMpDyG3AMjs3SB8OXL",
-	"g//CnO6vr+2opgBS+ZliaUB23gr+kbCFDGc22W63R15eGWMGwPBUX6iDE1JOhEQuXcpcquqhAuR5ntpM",
-	"NBCw/LmwBk8LY8VQmNa9XOENjaGXsWunMNEgxobR1Y+LqqeNtoqhyE0OZoDC2IH4WB4HLriZyVg2eiTv",
-	"l55kMSNTTU+tUonao1MDuaRE5qGvXfeumdeMUmhqmjmWVnIuVulMo4eoOD7R5c5yLsVMBayYX2otWbMr",
-	"jB+iJWeB5kAgGaBJIOYhM+ESRo9/lchFwllKk9UG3T1lyVw5uWAeEwAaqhTq84Nev9fH7lNM0AXvnHYO",
-	"e/3eITpeZmDF2df/mTJvkpFW7VD8xgxr5znKPjhTEUwFy0A54u3rZ7kx3soohjVTEeVZrS8XTJy/epq/",
-	"0i3ugsJ/e1JbuoYnZChlREAzmUg1ndEkiIkICDMij/0LhQGuyJQJfW20YmmVJY0dUcQiz3qURtGhMKqn",
-	"dZHzFDV3nmg+Z2RewAS8NsgqNfbgsec39WnUOdXwfmq6AllKCIdx0O9bW5DtL1/R8rG3nDHYNZXQBjtO",
-	"swmn0+2UTmTUzl6kFUAwKyI4FbiOUEjrnJqyAPk2IYnU3adGOCcNt1QSb2QTYW2QpfFR5X9ab0TnB9jn",
-	"GAVdje7XXWcNmnfVF4EaIERX1JZh/dG+tdiwTruY/O98Na+sJQmoSnktTfBYs47933l0fUPA/MjSfBnv",
-	"0PZrAzNGbL6I5Qoabaarhca03zqav41yJ2yS2n9r1EtoCG0S2XwhE6RKWG9Q6y16Uxq3O+/Avz/SGIXN",
-	"qfWwUowUQmm2GiemiedcoqHZiKsjzfq48YP91hFs2cGcohH+cyolZIJSjs1CZeJ+jEmeOJum71cY1CYi",
-	"zK9TMoawZKzSCOF0YNqfY8ibrUE+5RP9lkv6HdjcvN0ktDbNB2pXAD1Ps8i/a581kAvUHL9cb+u3We5u",
-	"d4fRWEar0Zx+HMV5+/h+HxdZ+fnoQb7Xpq+sjjUyqpX+3fl1Tj9irCjAqTYG9uEHbaQ6dpG5m381XkEj",
-	"t3vHx4f3rtdYxTs5/1tL6MxNNK/2VnQee+4iwjlPzMUEW1tcpVocxSzJRo5Xyo3c62uCYQa6Vx7HUDIU",
-	"w52hLA3yjPXOw/mvjQuCboo9Ayqdh3KCY6IeTgJ8sfhV8xFUgwCfXONA03Tm9f3SuzDbEXI+30c5h9z/",
-	"nkbmuw58Mtj8yVtBjWkSC3AcHZxs/uhCyudUrGz+s/7uuM36npqqrGDNwa8ON3/1Bg21b50Cr67HDdDN",
-	"9bWZVIR3+sTXcEbbdem3PALVow3k1XCuu539WmyEVyx8lnu8yiESjrSMBhfNVggXXaxrmrAQ1EJNslH/",
-	"T1Q6FDtBtohMKEgA2IWkHEQ8QQIeub/u9qC0LPY+FKkKSMzoFVNgvXHCPqyCj7EUmL8WYIyIb+ne6A5y",
-	"1O+boqS5PXYoHCuSTIyRxyfhaXb1qARPp/ioaoy6KV7Zf8WSV5qraCKx4VXMugDGfxfi5G+/Q1DCcbcT",
-	"U5WOLHvL+xx23qQ8jkm2MFFlDAp6EinIG5pmSURXf/e089bjuTFmpTT+welhKWZKv3+i74CITGFDE08i",
-	"sjgugjNMIUr99kFOI50qkOvovSniWEQaQMbL9fqPLHbsH39n/rl3Ykry5kgJAPxs633X7bhYDlEixZXa",
-	"AOZ2WwXEsrH0RfaRyRAq5QPhdoscHPy7yD7R7LKy3PZMyr1P0HLIw6egIqAJ0Sxd8gq3emZ6MK7jUs9M",
-	"57ZvnM3H2Vos8YVMnzo1yT8vQ9QYUkYBhyXWouC24o2gqOUXpAWntK+i3dcdaw3bdL0EmlEWxLMVozxv",
-	"nMd0dNETDYVekTFoHfWPykYtKZjPnOVljbCC7s0Z5HMLzW35pL5n3a+bm35jm362mUNGaxcxvWQEVGV0",
-	"HE31pv+yFUQOLwYPTgc1iDzwQWSr4NEccDZ+UQ87yEFXCaFcCz47QgHANMluAL8HDVwZIx1LTLnDVj/3",
-	"n76X/Pn789UL3l8+X/WXzwe/fHz5g/z4/Ae5fP5ILfH/n5o009mJm/23QWUu08bjfLV/t6Tg4UE1q/Um",
-	"y3GkiPYygyErbcQFN67731tS6B+14t1PbE+zb6KFR7Qo8/G/qhx/bipmoFXMlwgqIgUuLBif0JKuDfFg",
-	"rSQKcPw9guiXosvyKYEuUEcHJ2QHq4ga33OXHPUPvR2WusD+d1ylmEcBfHAETVJVFs7KS5KJR/6gxNGa",
-	"9OeDY/2fQxjf6SoFQYt6iQf+jlIY5qenkJLEUkxJgI1FeuTcSDYH/YEJLHKkMfAc8VSBXcuE1gXPJPLz",
-	"wCezINfxSC03Elre5TbN74ELbiNaGL7530z9hTxnDEIQ7hOTrJkmlMeazPQ6renkC7a0e2mw/gm2tJDr",
-	"ddzAecO/KrLS4GaOrLYb21JQOvCIBYP+v6NcMNjG7GuOfJPh116YJVUQDFblkObOrMn2sVcs9xTnuKRV",
-	"ht/HVDEtaVz7RYrfK2dd6F77v1uHBI+ugx65GgwF5go5sRFAE2kKC1ix9Izw1NYv5aykoOGlL6O2C8uW",
-	"JT6aBKL9Qb9NAugfRYpowW+f5F3WbiR3DFpM8QpbsF1I+QwasMF3x232k/d0e64vN5bs0MLOQZuPF4kM",
-	"9bGOY/YYco/+7IKSKYxUlpS07FKILttLRkUW6f6EYTqY19QSpHT8cCbnLCA7xvW46+TmOP3EmdNZpda2",
-	"wgYy2cp/Q4xNXdcR5YzA3BFXobxiSWBmpXFsg+0xp5+8uI05p2srjbDIRIMVZhaIN7ORl0Nx7thkcomj",
-	"634gs1TxiBGIgiXYB45GxlbjWIP6TXabJwzS4LYTefRHF3T8RzHWXCR5bWvNrb7D/H2SsJhRxUgqI7rC",
-	"ozAWkaKKY95A//Sw63TW1wKKaah/2rct9U8HB/3rtYJLvya4HB2YGAJkQ+p0f38qexG72o9kiAE7+2ad",
-	"HRMJ0Tn97V0esoDH5TcGbTT9XL8zkQvGpuSrYonVbfu2Dm3flow9tNVdD0wh1r4pmqpBYChDHhaXF0xY",
-	"GxHnlFa4LlIyTYTFZoHLBN4cHei31VcuCRZtvtwe9iijFAVQ9bFcO5EhqyKx07W40bHSV18taMjU3xvw",
-	"t1/C34EPfw/vr0HfWi0EQN+BRV/EID+C5mj2e8d2drUeJ7eUQzHbPf9sD7qdeRan3C1qJxfFNeAQnwaJ",
-	"9CaoUoNGg19CeMl9DTTz0sCJvAS4Fa8dauwDhm7E5hp8ndObSY7xUv13OIBzxlKTtdw51jcTFD9ct7py",
-	"A3vl+vbK9ZuvXHFvAOKbiYC9NQPPrfkMlmb/PTBnW1wEBEX1KhSBUbezn7548svy5YVc+g2Wv3zEaoUt",
-	"LahattnGWtpq8hvZS19JlbYxloI6zucs5liU4Ztr9c9m/3QxwBHsQUxv4VC1FcPWeE6LNG5IDNgpiu9E",
-	"u2X3KNkJNElaJ00PRTmM6EOQx3IDTYfMgQUVK5MXni8Hs0HLqU/w5VAYZ6nfH9oge2/yif4sx9v7QKE6",
-	"YRtx+VcbrfsEdtLmk8d59LDWkNt/B6lP7Vb1ReV9/d7KIdJanKbhnO2FscwiW3ZhP6QJ0wtQTHCZ7E3l",
-	"HhNTLphpJQ2oAx1b5FRukB3xbc7U/uBgX7/fW4Cga2XFcM7IIz15iUH611Uv4vB9xuMIqwlkwkYDKjJm",
-	"MyjlliVErweKzcU01cgKxULKMeKaUToR4h6J62ivP7gAo2pV4gIpv7AIhsh3v2dJzPPy8hiy+BiMbVNX",
-	"bM2vcbmaWG0ilRdDLwqcm2rlThXyvFC4U+k7L9Fta26bItiObAdHTH6U5HFxxOu4uKZR+4cQo22ul34V",
-	"A+DvMnaqPRv/WY7bcPFS3c9vLPzPxsLz43f4t63ZuIl/Y+WVDRzcV57Fw3vrLDcIacqmMlkFJs3Y/k1U",
-	"nE3JDhUkM/US4AfHaLV7RhaJ1q9MHRNf7X6zlr8qSInGMv5YIQCrEwVKJmlwSgIUMgqjol7ZJrtdSdLo",
-	"QipjyEZUhQHZt3/pNwKyA384n+52obZFwmJ2RUXIArKDOZHguww+BGe4tIfOG3mtyw9BCQw9EmiqB1ME",
-	"GE0DmaZUkECTSHwwFM430EM1ki3EGOiisVaOeVaUAf1EsswjgxJt3n3OxSu931bv0o+t331kU5nay0UG",
-	"MG9kkn71spG9dU626vf8Euwe+tpp/R7+vAZ3LEICTHeQweW3Ch1cDI5PD0rMvOI0jLM5Fzybk0kCaaeD",
-	"/jGZJjJbKJaC3E/SVcJUj7zi4eVetsgrnoHN7X4Xs71MHHasJ/8+zhhJJI2IXi+JGRVQ9loQSpYUbB4z",
-	"xqezFESGbueSC43HNmtskbArzpaj9a5YLdpZIrc/uL8/GJnvjIlwy6/NV0seaSo+OOhDio9Hsnq2kmW5",
-	"6slrR67qnGdXLJkKtvd69r//V7C983iBJwYEALBhjsalztFxvwcHgr9YiekI87IqghbwnDj+7NYf24Wz",
-	"yP6zcttre8BdcnyPhAZ/NkEeWNT+4P4XktQMOWgjrbnFrb8Ja382Yc0nS7lJXiiPtZHcWKuUfxoCRXHq",
-	"Io9ZLMVUkVSeYqUJrNLXzYtpdW0Sla3G28U6DfC56dePpZS0/BDzCdP6Zbfmds1rXTq5/6blZUM2/XN2",
-	"Z6n0N3L/jLlW+r+n4SUDUdbkzPfIIzmZMNbVyqTeJdBVyjEdpTDfF0bp08HBA5u9C01Z7x/n9eOPDjyu",
-	"luO9wUAz1f6DSiz4dh6pIs+11CrUTXN1OsVCp9eil+uajqxu608n1dUZC/9cM5TdEl6c1GkGACL5qMm8",
-	"3+0A3lVrm68tUu4aOpCql7P/r236kqeW9KBW5Pnw+kauPtfDYfYTjcarnBc52GF+4WqkWDwxXqRt4r82",
-	"hX7lV9KQg29Jv19T0u+PLC0TTnNKpeTfNjyhVp18U+qvnbBSqqxilN9WV0bHLI3jFZr8DTuRgoEzFX6D",
-	"pKTVgvXIC6jNZqpRgpXAXQ2hY60Wu4V58tidkApTzQcrt+nHeY6T5qSE5lWA9Ap6ZE0+MY1jb9H2LknY",
-	"lCZRzBQYHozzoIfhzVV3AT7dzlfwolLbfTtFGyvnt1Es3Xm2cwJ8Wct+mMrPrZ3Yqhp61PueIGVcwrpw",
-	"n+OaPb0/MAUzbPBPOdija7h1uWNfUbBkiyiY78xXe/fhxL40AA2wtofhQR2G/UYY2jorCMVSpXinAMw2",
-	"sURfSb60e23b6Je1lhPflMw/m5JZ7RZipYjy7y0EirzllT+nyVTOgtppUHqwlNTUI0Eh1Ae2TKuy5Upt",
-	"Lb+hCKw+0KsrA6Z0oOmDXTSyDGIuLgPTctH+xRWZ8isGZe2GIkjZxzRAn/+SK0Z2rgamBQkB/Y9ki1hC",
-	"O4CfsEEVhg7/w8avQSoRJCGRMQvlnJFAvxRg7bvAvhY0p2SRHVBedrdLzSI7+gT2tJxktG7Mq4K0rI31",
-	"4yH7iuxAcXF5xZKhCFAj7PlrL2HOV5+UM7WczDCoXQ9bOBiKrXK3url7pzjQLtFnBSKaJsM7apfIRG8T",
-	"vyw+MZ1oVp4EsDwa/KbJX6Z8220Tt7aOLm4f7+sP/GyfBoZtCJtzwDT0Pn0C2J2EX5fDV/u+8NU/T/B1",
-	"m0jQb8HXnzD4eqsYzE12GaBhS6psNxPsd3TrpDz/5b5BCpxztH/efLdv6Wt/8PS1SoHXQh5G8bZN2ppT",
-	"2RVuItKNWns2+F2BcavUwdB4TUzVamB4WmqxPM50DTI87q4y/B0xkhgpcijKSf/El/OvV9lFQx0j/urZ",
-	"dtaJvSjBUOyULXPENrIAGjfOUlswoKgUXpLsjvKuEChNagnCJ8Ah7PP6uzdK1y9JOEf+rqs5acYJox55",
-	"IXFRf0jb+WdI8/1Gdqq1PKEr2Q2pTne9b1ffTURRS0xQpYV29jKOe8R0A2gof7+jGBuKonvAbnP9MGoH",
-	"8pQQc9NUNcWA9itDgf1XIP3VTUQlT5jpkK3knEG591gxU86fcBEmDOmh3k+A0nAPRPygwWN8h3Sg/+U1",
-	"nW+Jpt8STf+tdZ0/KO/8xglv7d/elgtWbNBYq7OglC2qWhvRGqJDfZxQMdYlCcN+g0UzRIq8dRJTbDUy",
-	"FNJElJeacpW94tRX+IE6iWrQ54enbG5bJQ1FsKAJushM8YeILdJZQJREVosdmBTI0gkbQz4QRHHN0Jet",
-	"+XTeYBs2qJkzeM9NvxqZF+ky/YDOmkt+buWx1tf9kT2Lf99Kn28X04RG0L9RYrMay9ZTKeNwRrnQAJ5Q",
-	"BT1qqLhUJCfHBX8zONY5HVxv4TMGbACWZ5zQfm5c4R8tOAVwZIt6ua/SdareCWu9mb/6C2SiO+UUfoxp",
-	"BG3yZHKp4J6sZPYX/2FuEsPuew5zUBQzKJdIKI7jvv8sbgjQB1+/nPJl4rUN9WpXf9y0XvxWUPSbnNOm",
-	"oKjxVYcFgyzKZZmfblhD9DyCEqJmGJLKdaINcHloc2Sb8RXyBvYZzEeC+uGp7dAHgvpnrTIKe5CJK6pU",
-	"K4kSTyHRrb3RABIXDiBo5YVMLVzlZCigrZ1eV5P72b58Cw/0ozy464uUHW3kdi472sbnbPezxu1soPbp",
-	"Pc/fWPkXYOXbst+NYevmji2pIjSK7sg7akb1lyw12qY5uELl3P+9CGnEEqWkWqF0KFqUKLUX4G5KlFos",
-	"KZb54Ftp0m+lSf9ETpZHlmeLuolps7jl9fDug3F0nZ/3NZvLK1bJobAmVWxH2yiY9Qh8zcUUxDPzjSYb",
-	"Q1HpNxzOqJjiL+A00aKGgu4jNJdI+hgfmTCVxSmQpMAOekq0hhR8eVFuvRv3dRGd/QXdOLdyx3gi+e/C",
-	"ydGen1oYvgY0aGOJBwUF0ztNV3/o0mzxUXPcBLA8+ubv/qb9tiLFSBX9RNGhysWV2uwCb2qlkUIimRbg",
-	"aVilw6aRfI7K6xwAPfIGTfQmw3m1KEW80Fjr4ysgqy2JsZt7XdSfRvLMwSFslmWzpc1lNM3+8kv5R1bA",
-	"51wpKMyR5MHcGLjv5QQAkQt5O0/+DTVh6//VBHgbTTfnWQ0UtuDrkijWSt39ZHzrXhu+5WRPbc+5Dj8b",
-	"56oLWwXvwgv6jVt903T+XdkrDR2b7404qlZ0FKNJOGt0ob+Bx0yRBZOLmHVt0KotVgKMC4oNkl9tzTIg",
-	"7l2SOLwvlQsyYUujmCiwMDMazsglFxHZcbzNC5bAj7swspDG93xmOiRUxpaCwdvQSkGzMwxREytYINkp",
-	"qrzSJKErLB8HFuHdHnlNxSWWhssrr+EskWYncy70HsOhSDnbGyeMXiqy4+bCN3bpfAnl3fytJcBFrK/h",
-	"UMjE8PcIzMSQjJ7KlMYqKFWfLfgn2rKDD0GX0Lw9RFEsDoEDA3urvfn4LZ7/OZTL2o7bImq0ruyGr/9R",
-	"Ms1/x5qJYJ/NC/OgSRcuQqkf9J+rqsxdFj/Bh84e8Ie89Inxyb/LN/atl8e3EMs/WIhlvYeBVTC8UZbv",
-	"ru8qAuK42/ngnhPyloK29V3S1i8o2yC/bYNre2IQF9pajEdav058xzesPPCtLsGfLDbCHP8modKRao2c",
-	"2iJCVJMJtf87XvjrjWXxaF56wNa+Qxs6fq/FNSxrHJGQKrbHhWJC8ZRfsXjVy9MSYAfBUJjyQZhllTcp",
-	"85maCgHPzFTOqIBJ0Q61oKk+4LMixhNKFuhFgy0KghNwkIa8iLcKyp1vJ9/9hBTz7iSqcgwfyEG2GIxH",
-	"ujk+LgkG9xyq9MAv3BzsDfoXg/unR8de4ebOYwVvK9W0j6dHvNxoyDfo+y2q/s8bVY8o4NBNoIbbk819",
-	"xN7mYi8XcjqNmSI5lp/mDReLci5FRLqhfjl5w3f1ozlZsbSLNVoy4Ywxr31tDfB6lLJtvbCoq5SmzJrT",
-	"hyKn7daiXtB4aKMtMIvzrJxpCvXpw5At8taMMrFq9lBsqrmyBf/4ZGZ9nN0x7NsDwYC1nGHsmh7cWDxv",
-	"hOAHMhWQnWrGcj6sj82kgBBPEG2+OK+pEV9/IPk3JtSeC+HRtrPMm+ttLmNulEcc+WaUb2Jp3+zjd2Yf",
-	"R2xFp6PBRivpu43NkN20spRXGGReDG1N6pmrW6CKYxQDqZjPNryj/+NkYZdrr27dYLiBEQ2FT5PZrFz4",
-	"88XwWXcotkkZ0wrJKwDgTTnFHyNn7E0mEq4YVF7DJjX0kpHvZvySg0nGZ5M8KPdnPSiMkoOiQeug2Sh5",
-	"eNG/d3pUN0r2/R1abTuNl5ilr9wVU42gc1i0001j0L93/xbtNIxFr3+DXhrFp5VGGvewkYav1ez2VtAH",
-	"TZ7sgccKmh/lRiuoedOxgi5mMpVbtGbtf92tWQF6jWbN2/RlfT74Zfnivew3tEZdbtWXFel4DtaiRetg",
-	"Y4vWVusoDLCDT9OitcxTviWifTMNtEpEK6PN1iaC1vOy5Mry8opMpK+j9XhCmDa+2yM/MNuoUuFvTvoZ",
-	"TWeKZCJCBsoTLJ0FVIWMqWLk7etnvQ2kDW8+kl5Lv6u1uvK/7DVTCPwu5HNhzdQuYSKbo32aiWghuckE",
-	"NZQWKJyWN+oaUdF5haZ6C6rowVIaoOHzXA233XmLiEEERcRViFIGHTsDQufe+pCmBhqIjvrobAgjEHdo",
-	"I2pJixkHcaY+0Bus1WtKlplIdn8gfB556QxbCDr1oR+Vy6FhZQYpakvLJaf6EM9RjjU2HxyJeuinGQkv",
-	"Qn2YJ1aJhgGsPqH/xqHcMaxGseEYa2W5zeflmsyeg0v4ldapS21KLC7whMy1ZjhlZfi4HU08QPL1c3RQ",
-	"EnsQ1b97aRpNEjmZlGEArhsfroDTh4aJVC0CiorxjO/n+t31/x8AAP//",
+	"7L3rcts4tjD6Ktjqr6rtGlmWfEtsV6q3O510p3ecpBNneu9p5TMhEpIQU4BCkFY0Xfl7HuA8y/cG35uc",
+	"JzmFtQASJEGJsp1Lz3h+TMciicvCwrpf/uyEcjaXgolUdU7+7EwZjVgC/3zOxZX+b8RUmPB5yqXonHRe",
+	"P31MHu49fEhiLq5IKkk6ZUSwjymZ0wnrkmCY9fv7of7lMkti+IudkoTFj4Yd/euwE/TI2UgxkRIp4POY",
+	"Kvy81+l2VDhlM6onZh/pbB6zzkkHx5ym6fxkdzeWIY2nUqUnD/sP+7t0znevB7tjxqIf5iy51OM82uvr",
+	"T/aOwixRMnnElr/2n72X/Pz92fIF7y/Ol/3Fi6e/LV5eyMX5T3Jx/liZ/z5Tz2ZX/OX73z6Of/OtvdPt",
+	"pMu5XpNKEy4mnU+fup3XNGXP+YyndXBdTBkJaRyz5HtFEjajXHAxIaMsmrCUyDHsfy5jHi5JOuX6nQ8Z",
+	"UykJZSZSFhE6oVyolGw9e3LxlOQzDQWeFBlzFkeKRAkdp9snJBgaYOGYuIVh5zR5hD/nSzCbS83vioVS",
+	"RIpkIuUxLMoskSsyzmJzjkFvKF4lzJ4du2bJkiRMzaVQTCMDFYRm6ZSJlIdUL99spzcUTUfbSRiNYIWD",
+	"wYPT9NFep9uZ0Y/PmZik087JoN9fCfKdV7BRP+QTmrKdWL+GMOZMAYjMlB/M5j9kMqUGIAvz24KLSC6I",
+	"gQs+7JJhZ5HwlN3g288Jug+PBnv908Wjo355hUf4YzuAsjRZ7pyNU5bUYfnGYEcqyYLylIzYWCaMJPob",
+	"Lib62urV8oRFnZM0yZh3wYO9bmfGBZ9ls85JsQguUjZhCaziv3eKg224Ub9pgG9wc7r2gSJzlpAZF1nK",
+	"euRmZ9Fp2Fjf2dlg7c5e20voIa92rTEbp4Rr+kgN8i6/V+ZS3vHqBw82OpfXTDHPufw+Zf7VWhKCB9Il",
+	"VJG3gn8kbC7Dqb0kd7ylBw/2jvYOj/qtMA6H2nkW1Tf1LNJTjjlLEOMKNOsC/ik6Y+SaxhnT2wrMs0se",
+	"Bfrs5okcxWxGRjLiTPWIRl1GeEoWGlYJm8sk1dyA2jeb+N/++DgcjI7YHn0QHbD++OHokB6He9GAHYyP",
+	"6IORhyt96nbmNKEzlhp2/pimbCITD6W0T4iKs0mPnAmSiSshFwJ+IFSoBUsUOej39fq4/uRDxpJlp9sR",
+	"dKZnDe3Y/uWP+BVTZSp0gDcmJ0p6tWnKEj34//6D7vyzv3O88+7PQfeg/+l/eZnuYykirnfwlMdeovVS",
+	"xEsSc6VBrPAqcUVC+1njXuwLpc38r4SNOyed73YLcWkXn6rd5zhHviCzvEykPmjDst7LkSJakNG4XCwN",
+	"PiFbz968JPuDo6OdAaHxfEp39rokm2vqFVLFtptXjlP6D+GnJ+UT2CsdwF75AM52/vHuz70myINQ5dnZ",
+	"nH7IGEGZi4wTOSPBjKW0B8Ig/hzklDth11xmCuU+8qPMRGTFSdgX0JKhmCcyykINpfSEUDKj8VgmMxaZ",
+	"abpEJkQKzYsyxSKy4OmURHw8ZokmJmPADdV1kXgoAi6uacwjuyZksV6Q4lb9EL2ZVFk+hcPB3qqLcLbz",
+	"D7wLlzvv/uY/jSezeSyXMybSi+WcrbwMgHUAIcA3ln9J9LBNaFW8dgmzt70W5YXBWp8yFl3QUX15wVTO",
+	"WHBC5lLzPoMiMzYb6TNLcxmajGUcy4UiVCOLK1rLhTglQcRVKK9ZEpwQGsdkno1iHuKgTbtL6ai0o4iN",
+	"aRannZOOXlKn22FCM48/7J92is67roMK5mH9dH6hItJv+KRT3N/3ikzhpS6Z0TScatSmiu1woZhQPOXX",
+	"LF6SreAs5iELyJhrQSyg8FdBCuY0nRabwgHbSWUdGKqMlfv9dkipCfR+E4H28dMX2YwlPCS8wlf1/VUy",
+	"S0JG9BYiMloilaDplGxROEJ906mm39csUVQP2LR9HrXb+sFet6OpCU1RKDg6QDCgvHDc7z8YHB/vHR48",
+	"OOgfHw/WiniGD7yRiUc8eplExWYtVzohgWALptKAbBnE2+6SYJ7wkF1SFQb5H3qwAIhdkLCYXVMRsmAo",
+	"tqS+1zNGtTQ5zmK83cGH4NR9D36VWaofuJRwu5nwKb0J/73AFTs3I/8hX3f+b71sOAuzlPKtcd+v4885",
+	"/fhKv1CH5S98MtWSPnzfJVyEcab4NfxTC/gyIZngqSJboaZI2xWwf68080iYCJc9cp6plAipdRoyYrFc",
+	"kGDGxSUMHTQRjRn9iG/4OcNhv6+VrBuhll9KPeeiARbP5eKOQNG0VwuNBlH7zvf6QmrKEMINX8vShPOy",
+	"ymX0VexsIx5WXQss8BVLXtEJ81K3EV5ynrIZ6ptoFRv0eof9HnmZgc0noWLC3ItItoTWeUgY09mcRY0S",
+	"nrVv+W+m1kLzcwGV1J7B4Xr99DeYqbalpwljOyn7mBLFaBJOYSt7/T4JpzShoRaumhb7YYU2UBFF+zV+",
+	"UycHb2D+hmXiQ6IX6lshOedKaU1LJlrqSZdtlJoPLfnnRMZUTG68o1Uobral5dsrLiKiqX0XUCoiMb/S",
+	"OIQqTo/8bkg8N5ppKudkzBaar2YxylSMhtOhgIEoWm+yRLAIhKnAiudcATWkYcjmWjnZWs0nNrpNxYZh",
+	"/29FwmjUYEkINMA1x9O3PIM3K5dd70HvnUVNJ4if+dEQz9McykjKmFFU3H6XydU8puFGovTCfkRoArdb",
+	"i71Ny8pfbg24X+UoXxbq9tY4Aqr9jzQyRgz9VyhFygT8k87nsYHXrjEx/O290rvIIQEDlPUh/YvKZjOq",
+	"b5rR9lCdo0KmU5YQuyGwfOCcERKU0jjdTsRSymNrB8eRuHK0OJmQBVWEK5WxiIxBxCvUN5hHg5EliUxU",
+	"5+SP6lTuHJFkiLwgR+PB2JXmthBXqZtLTQGTzonI4vjTO31aKgUx5aTj+hUMIUDLTjtzjEppmqnOyQFY",
+	"W3kKlOIZrpnkCzDo53dsmANTuxWo6uO3P9nDLI7rPAftr29eviAjGa06KPi+ckzWjqo/teQA161HLJ2G",
+	"H2Sgb901zPTcG0MMtufCy0EDF2iWrxLpMOgVYCuGcWCXDzLTIiWIk+mCMUEGQGEP+35Elll6KceXdsp8",
+	"uKZRKsjsiARfC51daGx2PsWXQNTaEcNXOAp+4vH5GPR1ycwJocaoJBPUKfOZyZQqQsmIRmjH7RKw8c4Z",
+	"TVkEChdegaGIWBjTpNBN5ZwlQFrJVlDbULDdHYq0mehpVUNMFNq2HaLqjGU48jYsAjxyxYUcOrfC+UTj",
+	"e2C4tePJLfknfaA17+4WLza42Fp9bN9v8uesGqT+wSrfSduRio+afBntR9IfePwGawYo3gW0fSqTEY8i",
+	"Jm7IsMfu9wUd+4nFDD0KBqdyE5OmyR6CVozjUB4QcDTC0SydyoSEVJBIj8yQp+qx2rKB3YPBrcjNfkFu",
+	"njprbUdmit0hD1DZeMxDzkR6qUI5Z2XgvWY02gFxM5VXTBApCCXgTC2uupcn1IYtMVSuHEohGIs0ucEZ",
+	"jPzIzCzw8Rfhr/suES+WT+zy21Lx2s7vhoyfkaRyFlpGBPu+71CAAFaX4tBNNBIPxYwuiWKsbG4cZWj+",
+	"CaeglGv1SWXhlFCFON94m4ZiK8gR7Jsiur///vvOmeMt9Zjbf2Q0YQkBRHs09ODwsNNFbHiUBxQEp8Q4",
+	"aOMlSOo+qDd5MG8yodcqeM9R/BzlmRb9BI2faAhvzlVKBA1HuoTDcokZeIbZxzkLUxbhWRIZggExst7t",
+	"1BXBoqqnm7dhHLeUUQ/LMipuhtjNtCVtJRjcCVHzAE8TLneiYLtHfgJoG/OGnExYRDIRsaQC2S5Bk6G1",
+	"4vTuRb5v+4K+kOlTmYnoVndTyPRyDKP4lXaIjDGcTfNMzdng/dby2vHx8a1Ei4Pi7r2wk7e+dsX27k4b",
+	"NNDIjUPsI0dfouNW1pKBfqalA56ekpFMp8ZEbFyV+kWtnOUrRN/r/Y37tm/cM31/Zkyk7Pb3jjtjNUv4",
+	"xmDmvJzH94wyHkdkyb4IDxyU72F58e1vo/vdXdzJF+tgc3+pvu1L9YouY0mjCymf02TCbnWr5jjWZSrl",
+	"ZQyjrTJFz6ynnn0MGYvI0eHh/hEZLVOmvoTSPHCUZgMEkkpJ7MLb3an6lu/a7mmthDC65nJUkABi4FXP",
+	"bl6/czmjHy8BegHZCmrruudv3/xVfMOSax6yt4JeUx7TUXy725g541TuocKZNFqlbDaXCU04uGXzL3oE",
+	"Egg0PT/MY7q/AJtzLqUBBynvo921dL+5qwsZ0ZSOqAKogSc6nOrxIWD1miX6urGIbAXO3Fr/QzjSccoS",
+	"EjhZGYEL1m/iXlZSRlZ+7rx6f6Mbb/SFlOdULG0SyK2uc0JTdgl0n9W0RTSg6jcIZkfJMTnq+xJlNPIi",
+	"v2WRc8cHextccst6Yzzpo363MzdIh6a+G1AASD26pIh7gz2HT+8dFyThQkoyo2KZ76w1QShBrzVFyBFi",
+	"DWnIDckmQ2YM6ihXtYQ14ORg+M7mZCtwV3VPK/69acVbge45/s+b6LalsB/wsZSdYW9NBpBMHL81vtcc",
+	"FmGfl2gNDUOmlPHjuOEkLSjHjN3KFjWoxyrYJW4Wp4BfaajDvy7ZxzlGBboge4I/NkKp/OkqKE2pJrrw",
+	"3hcF0gXMXqywHZDK+yqAlLBreVUF0mv8cQ2Q7KfrgDRi4F2Al78CpIplbgIp+5WGVCZKaY1lWL2Q5Mxc",
+	"cbQtITHwQK06jAO3N0xEkD7pwo4qMuyUxj4hxkOHGczwmk0e/6KQdRyXest5AO4GknwJFHfjkX4hSZgw",
+	"sATTWKHQ7k5jvM20SJ0sEc4iQgcAq98292UotoLSBQq29acGR4h9aP4OtvEA/5LO5oTRePZo2KFzPuwE",
+	"6BkUZbguWMLAyXxKvF91h6LwIDsA1eNh7OiIRjlsXUA6YGsT0+2dnDTMfe+n3khsmSdSkyKt7z4RKU+X",
+	"N5ReQirQGxPHcnGpWDwuk8+n8ICLCVnKLIHndcrpGcQhnv8jM4JvmMxDGIro+01DSLdtQRszpSEBWXa7",
+	"OMptaOXeXkErH9eWZjbQjlR69q5PCHAbwH85pjyucqUfZbREw6eErIcqROufrzLqai5urpMpZeKPkgW7",
+	"JE5Yi5ClKZlJlZLDfinroxwoK7I4dkJkO7sQGf3pMxmL3VP6ew4QkgOk3QHVQXk33Ox3Fsc7bpQ4lG0Y",
+	"Q9hBMSfZCmoLCLoYtCYFIwyS1SHHydQ54GIoAjw7yxAtcpq0Mzdf114hshXUMfE+ivUvQctVNp/LJGXR",
+	"OYs4hcye25mg8wEvZ3pEm3FeFmfzYGiqiDuBHviLuIIOi9vtwIDAkolZcltx1bvju3YKmSB3DbMRJIkp",
+	"EjzGU9rRp5bnfQVVeAYg7PoWee8h+sYvaI5EWP9FzmbmUlajbUN8hMG1+nYY2p2wOUTg5gGw5sUe5HfL",
+	"OUtSjrIYMNN6kQP2Ma9x5nxaiNlv55MEvCCplJi2+B1mU+of4nBKOZiMxlSlPXIxpeJKkf+09QoqMncX",
+	"65/AcmgcvxyD+LDq7hiIPMbPtChQqYsDhaQSVduCniuBBJFL2lwJKf8AIrEWCU9TJsr73+vvHe3093f6",
+	"BxeDvZP+4Um//7d+/6Tf7zgZ1RFN2U7KQcV2yzD0d47f/XnwaQf/sVf848L+46T2jz/+tvOu9uP/8gEz",
+	"YvN06klxZpA3TmJ2zeJT0jdqVyrnO/CT95z7q3O+ux3uyQI1p0OModCO9cCTa14fUH/JpVD1Yc9NURHz",
+	"hg1BQYZyarKDjW4qMIk8ZTO1jg6f43B6brMamiQUiNOcJkwgl6mXl6rgFlw5DhfilGiRtRV8Dz0w0R+j",
+	"S7iU6erASF/0NauCshtmRgi+L03rLZ9RnyelE885/ELVVD+5G/Bf0IkP9FkS12d+hVVhaBQlTFUvN9my",
+	"+/4eSxOhvEvJOKET/cJ2+Qb72TvSKJsBs/edGXzngXuvs4T7Lp5WF9vTsLeKJW+MblanYBd5Ek+vg1nD",
+	"1vTxBxZJsTjgYqm9+92OSR6FFZlzdK5WTnBL1BCB/i7fmBy9ZyGwsjK59dz3gtrSZk6DF0StKr4Q8YSF",
+	"9iqp0nmtrz7hgsjOtWI3z7nyslTMJh3bfaj6RiKa0oZ6oeabvJwF1pCQcaRFuTFPMP2q1cWwXN9zOWYM",
+	"F9AO0fRGz/UXdSx7RSdcmOhHgegN9dWq4IQdm3lXgPS1SW33Zd6zZsSw8NyI9zfcmYLT+7bQsPY5FQ1l",
+	"SLGCFkvqi47lRHrQZ6RknKWMvH39PC/YIieWJZTI4zpSBPI6QIAKztTuYG9XD9Wbgy2lQowamEZBnLCC",
+	"gYdV681D6abyms7CGSOPY5lFXlLnI892sAUbKZ6y9XtWJ7u7NJyxnVDP07MPN91c5aRhp108oFU0rahG",
+	"5SUDCb+mKStVrXIDz1N6xfT9TlLCRR09/HKRM1RFODpsxZBjqtLLGVPKFLFpd2POzQf+GwMGuISFmoWa",
+	"od2TQw7rLHwKyQmC2XDohsMpIK1hxEM+p17moZeAKor7HjJzA2puaqrKDHl4K/JZYq8e+QIKjFwCH1zF",
+	"kQxESqXspiY9Q4+wCY/qdrJ51Kh7XPAZy0kGTTXDoGHKr3m6bFY9Bif7/W9I9VgltVm+WkWodqQQT2H3",
+	"cK0Y5pWVXAys3KIKKpTOqB31WC9IFO9uKE04H5ZEig2ECIfK3VqSeCZG8uPG4kRe8lHkt6q8M5DTTaEg",
+	"e9KbyyCVopU1iP4XlGEaO7Uze04lvHEWx5f5fUlS++9QijShocYFGz+7hOJA+kapKZ93uh0gX+X6eO5w",
+	"tVvyRETgzfCLSWevnhVJKXV0mbF0Kj3M5ZeLi1cEH7r7+vnJRafbefXyjf7PT0+eP7l4Ul4pvlBbY74C",
+	"r5554RbReJYr4i/nTOjlRzLM6iajCUtfYS2D2mxQBLJOOGg6hahlTQ6xQF7ExQSmCoxJOCDzhI35x/JU",
+	"5cS4P3n0yTdrEZN3Oc8NmO1uQhEuCB++0CJH/T68rsUElquPoBZmy52XtwD1r8AOaModtFvYG0zmr3N6",
+	"iB6BwfLIjIYJrb/Qg5w7MReMmDfKn//MUmOCXEuTDQp3be3PEq4VC7B79x2UjwCg1/g1VE3zlMNDb5ZK",
+	"NS5h3CUlqZxMYla/ZGPrgPaaCEFaceQBIRd5edui+m0JPP6aZZuaDF4lcszjRkEur3GAr5ldwkKhREKd",
+	"phb7NEtZB9dmDQ+fownAeA6boLuZvlc6Vv/Ox6WzFZGFwAZaYJm1eUiRl7PN4wyP3HCvPLCgvOEpVZcz",
+	"mbBmbLJmepAZDC71yBlRU5lgg5UiDXbGKJJbJqJTrOkAgsE4phN4q4R5YxorL+o5pb09qgrWPjLiWt4k",
+	"xigGfAxQhqk5vJIwdENVtbyGQtsfz9/LxYsLX6Ht88X5f/dbKbSmT007Jdzpc3PF2NyyEZlwfbAxlnDa",
+	"eHsr+9qUah5u2uCmBYQ2tQDk9cZ82M2I4v9kELBe2uJGxUjXqVUXMqWxIwaaW4MlV7dK8AI/1noxcbtL",
+	"EjahSRQbg7ApG38L06FTli2/t+Xb4uBeZcd+yhKxj3VY/FT8ZXH07NUzD7F0v6pVGQXyENWHEixdyOSq",
+	"jK0QMALiJb6kZMj1eRTv1n1JRpJD9uy9bb9kMyp2NBAgR6r0RZvbErFrFusdK31xWpjZmRGfPcaEJ9B+",
+	"JJcnukShe3+0xNpx6ZQJR0hupULl0rpHfdJSttpEf4rYxyfwTZ2R/Z3GGVMOLnyvCIwPXktMA91wquf4",
+	"UX0ufECYZmVhURcPELDRVqiF3AqqFmf7BnHpBeKSft6gVQg6535EgnT81SrESnprBu8t6SxugUZVodLr",
+	"mmhoRdUaeSp6gg+HNIXzXu6/4wMH5MRqoxCWPJY9821QcW0Nev1ev9PSTupOWqzGd/XL55fjpB+U9nK4",
+	"97WRPD6x96j1laiSyfdydFlpd7FywOBXOepVPghKULwjm0COJjUErCKC3kJeYHj94vNXq8uW4lJhat50",
+	"OUpMR4WZTNlmyzF15i/zrjqrl2RaKPTy16vLEmwBOHPFLvGfEwlK4JhyrOgrk5stEIO7WLvl4cvVtYGh",
+	"FY6ZiQjVISXjaLP1YHzVFRfR6qVAwF1Pv1ddBp+h3HHNIyY1hPh4syW4IlSLO+DWyO95b0AR9KxBBHTB",
+	"eNjgx3m8LPzK8C80qm60aPBkr1/sK6lS7yJT9hFaWExlKh3gxVxcAV7F8WbrsXttWtNr8xzCBVVlMTGW",
+	"yI/lNQqQU9rpdhYAQwUFzamYJMvNFnTNFR/xmHtFwhqI8reXVUBhUx1gjfpYTaA1+rk2WVFVYC7Or7LW",
+	"Giy9GFq+OV7C47nsNXrZ9fOARp7zPJeo2stGVa5j7kJRlSM2XQNqsUuoQhF8XgqUgPgZaPpRbszgqGD9",
+	"tXqXRvaNFwAxQvrL1bMfPFw3u7n2NwOD+fhOwGB1t8u8s0azqgvezcB+kYfRTvh1JdZvr/20M+rR9KDa",
+	"jnIaMxSTll3A6+eR6oa4Bke9DsKHLSAMdpKNp1dFkw8SfAjWHPO6Nfhr4TSvBI4b1uEmsMAi4MtTW3EH",
+	"uz3a8nEHg/3SyqBq0dpuLD5TQo6OFVRpONFuI11pvmp1EuA5q0bQNRLJZnvvhVFJnF9va+lFS4nfxFub",
+	"qrVl91fp6Vp3JojWZch7Oaqvms7n8dKvo/4OtsBUQvLCshzh4qMdK8JcdkOaMJaoXcUEl8nORO4wMeGC",
+	"Qcjepsa9sIhiah1GBR/4wV3EPVWTE1rYsQxQnZxMKBFHRUSSTFhuqsiITcEnmyVEK/NcTMg8pqneutcY",
+	"VW1n2Hqv1X6GtS03+IY97ly9DMhRVasDyOV4DF2hpNL0pUATjXU7TERV7xsGdRzs9AcXg/5Jf31QRxUj",
+	"vlyQh88h/KscVSOa9ttFNMkwD8FqGc5ov6gfo7mdiIKEKycQW5/gkqAeXLQAkllKKLFraBfNJNXa7AE9",
+	"+4Iq7GKppv6z3m9/1l/ubBWNje+3pbsZ368fBT7AdixVMlkCy1qAm3QtH8bBo4odEogp+VmSJwUxvXGc",
+	"Uo2S+Q2QGp9291vYHIv+Ua0hXG4gtQLlwe7KFYnqXio0A3lDoxC6Bf9wbmS31O7K00sWz75qQSy4p3tZ",
+	"SmSzOa7qVzlaF06lgb1JFBVc9hsFT2nJ4a8QfV1CkSaRxYchJkZopcGwhkYetN7Ub/5tecibYjO+poN8",
+	"fSfqv75/fMxYtKlbfD1cvj2v+G38y77rbkzZPho5o8kVS7GdobGYeYxWtuX/RjSMi8lj+6En4dI8wgzL",
+	"vJ3+xjMUjfg9OZ3mmUVZTcMrEYZSRq1TPA18WglqexeDw5O9/jeV5LmZTlYH1lmcaazNZmSc0BnrkkH/",
+	"kEwSmc0VS7tEsAVJlwlTPfKKh1c72RwufK+tRmBOtKoVDNplgYInxGPSeTWVqVTupm6T+Blx6nUsfR6d",
+	"RC+KcHTnz21L6JYZHFIw37U7U1egNevRYFzF4vhukxAxqpDogS1TQFz6VJRV2PCWv8HPvEoDIzhoGVeN",
+	"f65ZG7ioawKvJY3IiF+xLjk8IqFB89toAw5FXZuwAIR4d/DgRvkKVigvC9a2lXdBXrsFLS/J7eb25OiQ",
+	"n1TLfM8qva9LP+YJWlUbOY0/juQnruYxxZyzorqM5R8luxG/YsqrpsbZZMWq9OMusY3HjAMnsHMEJkis",
+	"PNfIP1fleGBiEyCzCnIuB2zBxsBEoWhcEstbOswr7K9BPOdisk6xMse4kXJlv7mZgmUlmb+CklWmXfVI",
+	"vIJ0+ciFOdIVcQY1Yuc7SIcx1U5RC30eYc9UaasgYS2p7PlSisbKHD4S8OzNS7I/ODraGRAaz6d0Z4+Y",
+	"d0koowotfvq6Ihyd7fyjUbRJ2MS7x9fwO9E3JaUpa2F8P8uuWTIRbOf19P/+H8F2zmLjhN4onxRAmC+r",
+	"AIkPS84bPCW2YBb2d79iwmkj63FAXNOUJu0UN3yXAMmv5m0a3m0zNtsnHeOganfQez+/SbLxiHtyo58m",
+	"jO2AC3DE5SSh82nNgaJYxfD+Iw2vmIhIHiTaI4/leMxYl/wsQQudabhSjpl1LdwkmxWaMRkXrQvNFIkH",
+	"LbUQc0TvJRce7eNwZzDQ2kf/4beV5zmlIvKJYW8F/5Axgo+7yH65gNhbpflx8Cc++hRU5LumwkA+zQLr",
+	"wNQUi1Z6xXqJpKok8ZCRc5qkXKwOIlU3SB7zYlSWQAN9J+oUS83nOGbTi0DcT4H9bpIL/sZ+syaLyI4N",
+	"E+V1xtvNAtlmz8RYNkyCJBDQoyigj67pXpFGsIEaA+833tK3TnYOxBusE/pNApUVZtoVjWlh/79mCR9z",
+	"Fq1OK8uPABvYpdBKwH7aynR5zdniBollf8fPPImMLMYkjCmfk1S6yW9bNF7QpSIBV1j+kehFEa31bjeU",
+	"rjGBx4aIdC27c8CDx4N8pKKz5JVrzB6dS5DjjcXX8v308+vVEQ551UunaOxtQhzOm5L38vFbxzU4N3n1",
+	"0ouLXM8tgbCUyyJksP1O/l5848llyB+iWKZxRrAFhCEprFkaScvxSU00MYGKNVDUl+sHTMSp1zoKRR4x",
+	"NTJNaTiFal02OkomzYos9YWSncXQAFYL6xDZVK13ApZFj1T6EpyiRGUi4YpBRyFC9XHNSEyvWBsxZsr4",
+	"ZOpZ0i/wO7Bc/pHFlTSo/tGDdQUqrriINsHmiNP/0p80h1SgOOTuH6OcwQjG9CVu56SgRM2Q4pjPyBYl",
+	"KuVxjLIvMBKI/VXbtZOAzqGqvfxryn/1dweXZrYbCsKt/S91MLVbn39ddcczj3yxer/rn5vQ5ajf3yhx",
+	"Dkk2YJCdMMfULlyh8pE33t3/MkjoR6jiFruadUPofBXrPKCx9f+8BAMkzaLgIKQgBv+JnCvwuTH9cvEv",
+	"8HshwNnxPJninZEctZWEi3J/K4dsV+yvrUDUbhcNghJubnOLaC4rNCNOXhSpfooYYMwFBF2XK89sWgzV",
+	"DFYJOgEylM2NMMvIlF8xIgV5Q9MsiejyB79ppVjK2hqTDfVy2pWNaqmJIpg011K1CLhvuOiQX0c0Z16W",
+	"l49bgUsxEX0WJ8piKgG0ZUzarNqlPaatKl7cpuplUV/pO/PPneMb3dMqTufAzEtStnJAmONbZ7EuigW1",
+	"t1jnBb1uZLHOS6n9BSzWZq2rizI69Ox2es3KEnM5qrdWbsDh6QvbpmDwg9PX73hk9VlD8YEpI4rOmB0B",
+	"6qpHLOQzGhPEac0iZvS9TEgmeFVePDjs94DcVSnb37aGwx5SqEF3/9P2D14qhbNezrjwhROd4Zr0/PoF",
+	"nD+n/mASCpdki/UmPRJqyJev9QGmbtRo22ph347rN+4f7A0eFFPXbfpP3nqN+vs+Il059hIsLGg6zoJ8",
+	"KPGCLZxC6DRCLxqNXzmnb4qdNFZJT5zC6JGj/N1ZWfSfY6hnAaF2CsSBpcz+owPRQs9NwkyeyGR/GHgr",
+	"Yt2w9DRPSd5dpdi4Kfig0R+U3S0WK0YO9va215bozuOcjvv9B4Pj473DgwcH/ePjwUZRTwDPhmN1ZLeN",
+	"jtWywhS4anRn4tz/MPUf5JyxlNCUPND/B26bhPJ4ako+bnacG8ACKqRtCgg40lTaMKabAEIPcUqmtrQ3",
+	"FRH5T1svmtCEkYSFciJ4NRKuc5EsbVyIYIu8C0DCYkaVPpuILlEmMcK/A7rDNjcB8njrvGuO0CFaoNlS",
+	"26BLu1adYlMzqNTqFAcPIIuYBHrkwJ+uM5G9iF3vRjLE+iS7Zj91oaiECQcPSxQRRvvhZHfXawu+a6Pb",
+	"71NJZnRJFGP5bnvkJzSaKQuT3Lgc5HbBul0taGWPW4XHNkl6Q1zGzic2v1oa82Ajld4sDciuqSEJqDz3",
+	"cs5OgbDSsFT9FeqrsWsuM1W8bUoD20UWkIM88CrcYNVeuDnJ0T65102eznVNXJZHDgpT+bmUmJCC7wYu",
+	"vVtDwGSizZpYl1OhW+suIUsEi8iW+amL3LkLScHCCMAFF9s+xULBC64YGPjWsq71nRTW6uDVOqzusg3z",
+	"WL2um3V4WKux85RM6XzORGPM6rfXmMQHXxflaxlk/XZO3cZ2GBdFI4z80Oyd7ZIq1hmcW32c3s4Z688z",
+	"ccnhnRMr9LFs6WlJYH8NVm/ElqhYa8K2nti1ZTCnFCiijyy0qUe4GS138aYBRL9PadMlCYveChuYXtw9",
+	"fa+IyoBwky3su5SjkzWWVgrYfeb2I944UkzUQk7gtgxxaLTPZuNUezH+1FZWG/dM1pluSsX+NrHflD68",
+	"mRGnxGa/naLYprRhBTKbWn1qF8NzdY1GUxInuCJ0JLNyUeybl/+p3zUPaXkl49iLJDKOfS5aTbyjHcw7",
+	"EuR6sF1HHKe/u59gXUtIS9DECrKzo3bUaW3Stxm3nvHNUyLYNUvqiWcFrz666B//9ZK+9fFVefbDdk2+",
+	"sjjl83hVup8GKEtAoQmnUipGlIYijYmc50Rj/bmZl5tKmJtao1wQmUQoRbciIXrrqIL6CAgEMnlleD2r",
+	"fUqouqpp03SkIMJ1rtWOH/x644axPTKOGwN7SoEieZuEXJaHM1BtumRgazatG+hvKqF5a7vI6W9aTAOv",
+	"mYCJ2I8Ig8181sDu8uMq0MVB0fLqKjCppDVb6pOfko9CO7jjNcnLPHGLAiX0NJfxl5T9B0vkzohqzWwu",
+	"VSnJQM5rgtjaQ2lKtXGsRp5hAYW9eCvT1c2/8HTzeEDP2A82O1uAUpFNgwtoOpG/59eq7Q2xXQ/8ZxRO",
+	"JfeWcYQqN0VVS4NxriAdTqVipbw2T/OZ+jX7o+/WcFtzttUSc3q01lJ+fW5/IGLlQHCSbg4a/1E0yI03",
+	"tNJbE+ASaqdSLso2TmvivKVN8/Zx5lK172aKsGjr1wfJqU2SKxoMvnXPvoZUVeho2c7Sb0k+s3KmY0lu",
+	"17qsvZF4rZI9a4hZtGuD54Wc8hmSXm/Yd7VYEwb7JSolWuWmCRUh+zxdWY3W0F78aYq5tdDVI5ojzwRU",
+	"kjcuAq5IoB8GrSrV5MUuN7391tbTSAHsCwqa9qNtOp0ynhCVzWCVOGXPLkEFvc0auH6uc2xo77qZsUff",
+	"+TWVuzymd33bN8jurY/QykTzNfvC3kQZUGk7ZSAxIf+uL6335fxWbfxPro3LRBc5i8u73yJtXdXztlws",
+	"2Ncvt3q11wj4qmWvXL9UY7vIrhKW7Ttd2yzX9MditSJsqwXBnGCsmix/6RTDCLIZlBuuACWo+j1Wz6ym",
+	"NFmtEOAbZEtI6MHOsIdDYflpr8row1o5lRZtVK7GSiP0mipCeN/ImKVoj9Ig4GISe1B1sNffsE+xBX+3",
+	"OPYcNnbhTUi2zsgKNGoT4yrmZ9zIqAqC+18hLE4vdHVMnP9WbhYQh+DwklhDSduGwuXMrzEiPsdCY7Zt",
+	"VxDdIa/mRY99NucWq/Vil1k0UjUqLiMWs5S10jM1R8DXCy2m0hSWp8rcze1WWXGfxQnnwKAeDLBaj2jn",
+	"gWugGFD8I4eoF3ESOYrZzJNI//QxOT44fEDm+AaJWEp5DLwkzcBNOpYJYdBM5+DjR9CUDz9+JIm5Nj6W",
+	"FbGN0g31vI/1R3WontNwygUrWgqxJAFfWjUCUcj0ciwzEWFBJL2Hte2J2Md5TA0ZsXROhibwsDI++ljB",
+	"OsgivXmZJSEGyAuZEpjaX6hWL9jDb55yFkc7sdYVLexVzc5jD8XUIwenjDE8ZTFNyFgP0r4DjYE1TO2j",
+	"z1yoVIv4De03jXCcJ+c2d9k8Pj72V3PAitP+SEYtYY05SyrzdAmNlYmVp4oE/73zGh/sPIuCU/IhkymD",
+	"MEsNtITNZQLOF2qBV17n/vg4HIyO2B59EB2w/vjh6JAeh3vRgB2Mj+gDrwFHNdT5gDarps6Hxshi4cXV",
+	"KOwS/QO3TtzxsSMbHPQ3Mbpioy/TGdMpNgCYgvrgmH/UqixLtDIYVWrLd15YhPVtNvWyl1KaGqYij3O7",
+	"WHluKZiZX7/btAa/PmUvwm5xnTf0dRsVwNp581pHhiQ4ON5FQlXCyvy6rqChjw15qxxKCiRl1kyvToYi",
+	"yITmURp6odY6ArJ10B90iZAkTBhAlcZqu0sCLq5pzKPL90oKeKvv/jqnCZ2xlCX20VDkz7BuYPEN/Ir+",
+	"/DHlMU66t+cOBwnSuBYYCv6+NP4L+zsxPyfsWl65P3OhsvGYh5yJ9BK6tMKzff1sLJMRjyImgqGwv+VH",
+	"C68d6J+wC9ulfkKhGwk+O9TPMqGy+Rxat11ibxA0x2wdDA5htXO6jCXVu5CXULsfnsFUIRU4mx7UZKTb",
+	"zRfZ4AYkxzBaJug15cCDA7J1iEvGbk40voTThN/7ditcI7SW1WGYw/5gu6dPI2KzuUyZCJeXV2x5ycVl",
+	"plgA3LP2MGGZ0l9jaK1iybXhus6L5Iot1VDo77HdvGHOoyW5HhRd7lRvKBzpr4JvgP4FYjl/5hjl/JZX",
+	"oKyhkPOSTa4v4Uz+t0EWvHYVLMGbjeiBzWDyG1/HB8jn9yEC2KArCIDiUOXkSwUAcEneM/I8wPOBJeTI",
+	"kff4slhhtuCgQ1mwdvdXF65dxuzVQ8Z1caFHnnykYRovgeRqJRxaq2mqAGjmUAmubDkdv6i2RuhKGFVS",
+	"dAmknASW3AZAE+QlVN21f8RSTPS/ZZZeyvElpLcHDq1BYu7+onE1gIt+JeRCXJoVVuOO7eD+Apibynvl",
+	"sfMkiZTMtG5x2O/3nZ4k/i7l9sKs7I0IpXKJTNBckX/kFKOnYHJ1hZX1ZWrxmP3C/NFxf0Cgu6d5jXBh",
+	"zHZuxxOTPxTs6j+C7dKC8mX6RahdY1/bTFexi3ZBl7Ngc4ANXBf6XDemZBdNrr/h4ll7X7t4FhRLhXeh",
+	"fnYEacnJv2idrL2dQf9i8ODk4PBfuE7WBrUB/FWy9j5Llawf5Yg8njKxcXHVTesstSkfcPdVlhqDyz5r",
+	"maURSxesHPuBMaNcFSXAPnt5pRXkuaWLo4lOF00IWwSW4cuofDr7L1neH67zAuSDtJnRmSdvN1CKRVrr",
+	"4ACzyEqnQzGFZmhFbaSKGVQxVgt32MDH4HZ7LEBg17figNdYyZsOdkNDueH1DbbynE+0NpeX7piniOiG",
+	"V6wBbaPL0XIVfakhTyVXa62xegWyeqzlxST+29E0iynatmYnvJIAJxfCPf51hLJKpJRVzlxsdOHqO9dq",
+	"J20vTlZbdXvKA8BTH16AnKyIUT7BiLXgIpKLLvzbS3LWOh5Rq22yI5qnpjChqVTNlbN2p3vrz08uOt3O",
+	"L0/OftqwJ7Bh5hvWpkQwa73G54uDhyAJQJ1tLkjwcaeA/g7uoCK9QC4JFKPSYL1ULJTeXsnP886R0LXG",
+	"HAIXxHxR7sq4WfcNwxwRC2pLKQ6sBQq+8EpJr6soeAKO8iggWz8/uegSfYDbWjsMwKcdkK1XL99cdMlP",
+	"T54/uXiy7frxTO4NvFc2LNgqh9WzL1bY5Pt5VXb5II+uGMasLbuLMY4mxlUfOHCnBVWEfQwZM8EGX8UT",
+	"RLbKi65kV5XMPp/PO4RhCXoygkcux+Sob5VujNaacaG1Tu4AjbxmaQI5LIM9F6lv6UgylTjRnzRlCfvm",
+	"nEQdb35/e4JsYJmJyLImD6k86q+XzCwLuUuieFHck8VUKmbq9uqTBwUvm5chg/f6s7jIbu//SjSGXtKx",
+	"1+b0BlGWpJIsKE/JiI0l2LFTCJw+LYqNXNM4Y7A+QPmdMz1gUOGiayOFbuiLQwt/RXQ+/lIeuQq1kJLM",
+	"qFjmtOEz+OE28rZVDONfw+GWX8SCH7tot5IFN/VhKIVkhKaWtrmIY5mA2fyOpUQkSptKhgmbUS688n0+",
+	"C7DbkAoyYmRGI0YSKO8q5KI82+DB+tkUS1db2ApqNc7imNAJ5WJdpsDet2Foq6BngUwWxA4AVmLVOoSy",
+	"ldg1Jo1kOq2hEvcVo9uslnkVxeuM5kc8KUNzjHRpOI8jZIJxFZnM55vcCLF29oos6wleKkm09ZMoR8K3",
+	"iUmFvs00nAIJ7JJ/skTujHkc+4RTKia+XibFqAG8ERSjbxZnOqVTunJ4/cKNR4/5FVs5un6hafS1kcAQ",
+	"jbZydHndOPp6Hu4rIuEMrmh0Y7gs5GLl2Au5uOHYNcIC5blN3B4cNs6O++sa/FqF2K+ZyuJ0bTilCSW0",
+	"RQJM4SrbwIAAgySUhFMqJt5wvDtMP7vwLABY0JcLqRRyYbxduPOEzeQ1vXlBk8+UpuNAKqll7BiYrQjn",
+	"tKb36gLX41OzpRafo5qfg7MJbTaz3FZQek2NGo3KTgOOtubcErp4dueU63JNJ+1vag1/avjyJu+J3tzi",
+	"3HMFv1hxTVBomgqLvp1r/BvJTERrqou67mQ5Z2KHiWo2yXEf/rem0Oj6akgzLprW+1wuWq637I1ptTKP",
+	"JYAlXEab9rt/hV957KLwAEMLoKipJgRjTQBk+XyXjNbZSwEW90idsqj5en03pbS0up2mWBn2bfcv0Fyf",
+	"qcz0xBHVcy4Yu9IrkgIq+sPS39U247s4EPJVZ3XQ/AfiwXq5AMlnmMWE0mw7Kyj+5JuY0SSc+juS4zMT",
+	"pMPCqeySVKY0xnzweZ5kclc9yvMGOeAcwetVZJfqu7Ldztn8pdqR//PZe/nx+fu3tq328l+k3biCg//h",
+	"wyPM5sdu43obj8A0We0+7gfD5+ouTrY0mb7iIlqPIYcb9B7vdj40VMLGawARRVC3LWT8uhpZg5DyWqrg",
+	"ymxAN2G6C/zKZ+hPwylDWUkDobd5jrCZoVmqBODitlnkMjsax/BQkYXGLPtKJQXVmK83C4D7UCSoOm3f",
+	"DfBu2v8dd9os8hkKl4BYpm4r5eWz6cG8MSvwhIyWxcltlvPnUOv68L+tp9ObJgCWd7QGfPm+yH8BimCg",
+	"HWIIBG+jtwU8JR5Yv5cjX0UFje6a5mk5i+h3WntqfpUjb8ty04d3xVxue9/bduedM+mt3pVPZqJoNnFA",
+	"YRSIr9yDN4wmn8rGzfhCZm6RuVoNZcUdd3NCkEO8i4fcjGkXOa1sjDmqkL9VUUBt8KsysoaSRbJNrE1N",
+	"KOUZ3kWu9lM0oZFnAgeh3Jaft4zAmpWQaJPB7xA9Vub2KpcauWJxmxnr7KvGyC/oxBdmbYoktW3pDj09",
+	"6QTiBWSWkuC7oEsg6IyEtJIUt0KqaFuqw6xsneCX0onazWfbyMNlwkSaWHDR39QPilXtTWuGgjbhzzji",
+	"gipiXm/wzAxaFpL8ciHQawtnFtszr1aKZ0aSIdvFx76NH7Xf+NeroKmsNtxSKoLX6wIR/J5fBA03b1RB",
+	"BZ9t9lUp1tc5Gh+Sl5rqekLYSz11c+tMQzV6t8jwmsImzosYgGQK47rdntrzgFI53VUT+8vvtvegVClI",
+	"ad5uBQBeeDuFfxrCDTRKoy23KTz1L986/r61+OdInPi2GlTfJmvBd3P+XipJVV53gMWjghNTzwLXfkqC",
+	"PCw+OHGr/FiXG/7pBJHk75+SYJ7wa5qy8pdSxMuShIZVq7qlAHzzZUU6s2/WhRLFwizh6fKNZgum6CWj",
+	"CUvOMl9D11csUdAWh4YhU8owVkP1Mb44v9tY/Y0neYNosgVlDDU5IYqBY2W7OxR5iNkZ7JP/E2jYCfkR",
+	"1kGGWb+/H8JE8E8W9AgwKVWKfHXylbcxVxUtv0OxBYFsr16+uYDfMXjgNLcI6yG2e+QJDafFGKBwoNYH",
+	"rA2rbLPI5EIDEwWUgzUWkNXXo/PpE4Q0ovQGZUFDEE7YDGJEO3TO/1PJkNNYsLRnj8ne8M4beEResHQh",
+	"kyty9uoZSRmdGfxsuoI5aBXGo7qnBqmbEM2mB7PNunAagdP0yBNAX81fCQ1TRaQgIzal8bjoZZX3Z5EL",
+	"rCg7FAgAxIOToj3DmLGoi1pP16klZuiK6pbZYLfMlbtDMaPJFUuhOU6u+3ULcwYcZEl1Uae2/ig8M5V9",
+	"zALASdgdiryFAt4YAq4f82+bl4MjC0ccGIqh+O478lgvEQu2DcUOOYtjwxxifm1DRgNrDA56xERZwYB5",
+	"xOBIRhrnaMIgn3YoCNkKHkuRMpHuaE3thND5PDaA2YVSDdunGJeMnwXucxNt9zd4r6eX9YLOzPiBEvSK",
+	"XWr9KOiRZxH+ahiKIiOmd733vw/34TvIbrAVaECdMMUAgPUNweg17JyQP3u93qdPwSmhcC7Vx3/0er13",
+	"XTIE65jzPsyBGBbJMMNkdkxAh84A6MKYJww6w5IzMuNKacUZAzy5IoHm7HpeYUxioYxjJCIaivqNP94F",
+	"XVMLH98G2OMPcsZTrdbodVzwGVMpnc0RJK+fPib7+/vHmmC9vXhsG5yKbMYSHhI5HiuWGrwIpYj0MkOu",
+	"NI3SMweNBW4DsmVW8498YePE+O23HZBA4KWwadvQKcFIU3rWUcbjlIwTOcN7y5JrHjKIlhBjPskSFiHu",
+	"h2REFUhgFmfPikoNACecLo/wDTTdzFE2r/DXJSFNEvCWtSfJoLIqwsVQoO8LmYxt7qZZKYv0ySLL0IJf",
+	"QV0NHXezFqqOOyTTQ2GrxSLPwdFUO16DccM5RqmpXAgiRcjw5pQKppyQ4KA/ILXiKtih+/fff99xYMty",
+	"yCSMxrNHQ03ihx3E+rdYg0BvbkZjLSBBzwmglzBHuWTKqdFDI/O0XDjllJjyF4h6xQu2hMopxqptsswu",
+	"kpdHw3IBDrv+M3s6eHDQLQ2YqUwMLy3YJqx5n/jKt+gVwZobF1Wsovq1XiP849EQ9U9cG6D4S1tTNpyy",
+	"8EoNSweGBWXI//f//L9uEgWEbcOPiH1QRQb+jqW8yuZw64pKn1hSRj8fiqJsCRTD2T3Y28Mv5UKwBJL+",
+	"YDS7uidAuO3F89U6g+suSL1mmiGTZMvWLQ1MFkVAUIffNpRqKFRDoSAsktS1YZw2QjogWyti+0F60iwy",
+	"GQpPhRDV1csNkCMFwAT0rV4kEqyo6VRGiCOI9VCjggqlxVONHIdD4avMgzsRJDjTvwRkymjEEgvFojSj",
+	"hSTwnhQaLwbW8xWQrUGvd9jvEtNwkOz1T4nMIDoJomgA1uSg37fUOIzpbM4iFBipGAo5p1oLDEzFox55",
+	"DnJgphgUy2EpwSe2SwT6jLCw8QkRbKE5PlY3HkNJTxYpKwcNxUqhJxc4urnEA8vS8s4pkXFUHtoKVT1y",
+	"NhS4KL09jGwxxTmQEIOxf57IKAu1TptqGpIBc+UpAh6jCsY8BkuLBtJQBAf9PqkUgOrpkzDiBYbAmng5",
+	"57LgKFxMukRJQglUckHrqrW0aRQwpU+ZiE7Q8x5oiaFnPZYBdrMh1oKXmLNz/Pr4gePXDLpD4fyYJUYA",
+	"oCR4zsXViWFb9iFyLg2M+NEQPKLDjkU8rHNCaEp4apHwdU5A1BBD9Gx8PsrFW9AypLCdfK8sc4Jqq5AZ",
+	"gPHd5uKmC0m4iNicCc11hsJGeFu9pksGe/5kLycKu+sqO92G7LChKEdOnxYvAXaMKY8JLQkLcMgmfwNG",
+	"CmMO9AJ7lhl9oUxuHUE3lyDyiO+dVyZdcQghN8PO6YdHg73+6eLRUV9LjIawn354dIQ/wnnmn+vv8AAx",
+	"FhyPb9g5TR7hz3k0vjnY1Pxu8t9IJlIeQ+6BkVm6QPjy5cH/w5zur6/tqKYAUvmZYmlAtt4K/pGwuQyn",
+	"Ntluu0deXhtjBsDwRF+ovWNSToRELl3KXKrqoQLkeZ7aTDQQsPy5sAZPC2PFUJjWvVzhDY2hl7FrpzDR",
+	"IMaG0dWPi6qnjbaKochNDmaAwtiB+FgeBy64mclYNnok75eeZDEjE01PrVKJ2qNTA7mkROahr133rpnX",
+	"jFJoapo5llZyJpbpVKOHqDg+0eXOci7FTAWsmF9pLVmzK4wfoiVngeZAIBmgSSDmITPhEkaPf5XIecJZ",
+	"SpPlGt09ZclMOblgHhMAGqoU6vODXr/Xx+5TTNA575x09nv93j46XqZgxdnV/zdh3iQjrdqh+I0Z1s5z",
+	"lH1wpiKYCpaBcsTb189zY7yVUQxrpiLKs1pfzpk4e/Usf6Vb3AWF//aktnQNT8hQyoiAZjKRajqjSRAT",
+	"ERBmRB77FwoDXJEJE/raaMXSKksaO6KIRZ71KI2iQ2FUT+si5ylq7jzRfM7IvIAJeG2QVWrswWPPb+qz",
+	"qHOi4f3MdAWylBAOY6/ft7Yg21++ouVjbzljsGsqoQ12nGYTTqfbKZ3IZTt7kVYAwayI4FTgOkIhrXNi",
+	"ygLk24QkUnefGuGcNNxSSbxLmwhrgyyNjyr/03ojOj/BPkco6Gp0/9R11qB5V30RqAFCdEVtGdYf7VuL",
+	"Deu0i8n/zlfzylqSgKqU19IEjxXr2P2TR59uCJifWZov4x3afm1gxiWbzWO5hEab6XKuMe2PjuZvl7kT",
+	"NkntvzXqJTSENolsNpcJUiWsN6j1Fr0pjdudd+Dfv9QYhc2p9bBSXCqE0nQ5SkwTz5lEQ7MRVy816+PG",
+	"D/ZHR7BFB3OKLvGfEykhE5RybBYqE/djTPLE2TR9v8agNhFhfp2SMYQlY5VGCKcD0/4MQ95sDfIJH+u3",
+	"XNLvwObm7SahtWk+ULsC6HmaRf5d+6yBXKDm+OVqW7/Ncne7O1yOZLS8nNGPl3HePr7fx0VWfj54mO+1",
+	"6SurY10a1Ur/7vw6ox8xVhTgVBsD+/CDNlIdu8jczb8aLaGR29Hh4f7RpxVW8U7O/1YSOnMTzau9JZ3F",
+	"nruIcM4TczHB1hZXqRZHMUuykeOVciNHfU0wzEBH5XEMJUMx3BnK0iDPWO88nP+TcUHQdbFnQKXzUE5w",
+	"TNTDSYAvFr9qPoJqEOBTLu82zWXeLXI7SymvO0U9nVYf2/c/dTs16XzdIPUPKqO8dpOi245UfFQbTbF0",
+	"s5H0BzhKbnBpMUDxLpzgAUoTvo9yqWP3RxqZ7zrwyWD9J28FNeZeLGpysHe8/qMLKc+pWNqccv3dYZv1",
+	"PTOVbsFChl/tr//qDRq/3zpFc10vJlxh139p0jve6Vu0Qtqwnaz+yKN6PRpWXmHoU7ezW4s38Yraz3Mv",
+	"YjnsxNFA0IilWTXhoou1YhMWgqqt2SDaVBKVDsVWkM0jE14TwI1F9ghisyABj9xft3tQrhf7SYpUBSRm",
+	"9JopsIg5oTTWaILxKZgTGGDcjW/p3ogZctDvm0KvuY17KBzLnEyM4cwnNWsR4HEJnk5BV9UYyVS8svuK",
+	"Ja80p9aEd82rmMkCwtRdiOh//AmBHofdTkxVemlFhrx3ZOdNyuOYZHMTqcegSCqRgryhaZZEdPmDp0W6",
+	"Hs+N2yuVRhic7Jfi0PT7x/oOiMgUizQxOiKL4yLgxRT31G/v5XzHqay5ioeawphF9AZkEX1a/ZHFjt3D",
+	"78w/d45NmeMcKQGAX2y977odF8sh8qa4UmvA3G6rgFg2P6HI6DJZV6UcK9xukdeEfxcZPVoEqSy3PeN3",
+	"7xO0cfLwfqiyaMJeS5e8IgE8N30tV3Gp56Yb3r20cC8tfBlpocUSX8j0mVM7/8sKGfrWla+VI2bUojU3",
+	"kjfAoJATnRbSh30V/RPuWCtEEdebpYWPgiG1Ej7OGucxnYf0REOhV2QMrwf9g7LxVQrmM7t6xQ1YQffm",
+	"Qse5heamsoe+Z91vW0K5F0X8okgOGa0Fx/SKETDpoINzojf9HxtBZP9i8PBkUIPIQx9ENgpyzgFn42z1",
+	"sIMcdJVQ35XgsyMUAEyT7Abwe9gg6WBEbknQ6bDlr/1n7yU/f3+2fMH7i/Nlf3E++O3jy5/kx/Of5OL8",
+	"sVrgf5+ZdOjpsZulusa0U6aNh/lqf7Ck4NFeNfv6JstxJLP2cpghK21EMDf/4F76upe+NpO++get5KGn",
+	"tp/hvbjmEdfKstH3Kr+TNxXd0CLuSwIXkQL3NYxPaMkmBLGgraQ0cPo/hsi3osP6CYEOcAd7x2QLKwib",
+	"uJMuOejve7urdUGk2nKNNzwK4IMDaJCssnBaXpJMPDIdJY52rz8fHOr/24fxnY5yELCsl7jn7yaHIb56",
+	"CilJLMWEBNhUqEfOjLS41x+YoEJHwgWvMU8V2LRNWG3wXKKMFPjkQOTkHknwRoLgu9yf8SNIFpuIa0YW",
+	"+R+m/oOcMwbhRw+ISdROE8pjTWZ6nda85wVb2L00WP4FW1jI9Tpu0oyRCSry5+BmTuy2G9tQ+NzziFqD",
+	"/r+irDXYxOVjjnyd08demAVVEAhalTrMnVmR6WevWB4lkuOSVsP+HFHFtPT2yS+m/Vk560Kf3f3TOiN5",
+	"9CnokevBUGCeoBMXBTSRprCAJUtPCU9t7WLOSkovXvoyaruwbFnep0nI3B302yR/30tm/76SWQsZ5mne",
+	"tfJGstygxRSvsKXlhZTPoaElfHfYZj95j8xzTTCxBJIWIPfafDxPZKivyihmTyCX899d+DSF5srSp5YH",
+	"C3Fwc2mzyMrfHTNMr/WaBIOUjh5N5YwFZMuEcmw7uY5Y66aU76d8bYBsYKitpDrEWP9VHaZOCcwdcRXK",
+	"a5YEZlYaxzZ5CWukkBe3MTt2beUmFpno2sIcCPG7NpJ9KM4c22EuxXXdD2SWKh4xAlkFBPtq0sjYFB2r",
+	"Zb/JvviUQVrxZmKk/uiCjv4qRsWLJO8VoCWA77AeCklYzKhiJJURXeJRGMtdURXXhvRC6YM8qheEPgiZ",
+	"V1AH4ZqzhYKInE8rhcF+TRg82DMxWcja1cnu7kT2Ina9G8kQAyB3zTo7JrKsc/LHuzwEDI/Lb7Rca6L8",
+	"9M5Eghnbp68qMFYL79u63n1bgnvfVsveM4Wt+6YItQaBoQx5mHFegGZlhLFTquZTkeJuItbWC7EmkPFg",
+	"T7+tvnHpumibGFJxianAVu4rCkrrY/nkRNoti0R51zJMR0pffTWnIVM/NOBvv4S/Ax/+7j9Ygb612jKA",
+	"vgOLvohBfgTN0ezPju2Ubb3NbmmcYrYj/2wPu51ZFqfcLRIq58U14BDvC4VJTJC6Bo0Gv4RwvQcaaOal",
+	"gRPJDnArXtvX2AcM3agiNfg6pzeVHONP++9wAOeMpSZruWO8byYofvjU6soN7JXr2yvXb75yxb0BiK8n",
+	"AvbWDDy35gt4RPz3wJxtcREQFNWrUASa3s7O/+Lpb4uXF3LhN6z/9hGrv7a09GvZZhOrfqvJb2TXfyVV",
+	"2saoDyYOPmMxxyI394b9e/XxPqzitnZ691Y5yhKoPi2CKWxVyxVRE0WpEUhe2yoKxEXb5dAIshVoMr9K",
+	"QxmKcljmhyDPNwI+CdltcyqWpnZJvhysWFBOz4Uvh8IESvhjIRr0mXXxEL/K0ebxD1BBt40K8rvNKHkK",
+	"O2nzyZM8w+ViOd/gO0jPbbeqr6pD6feWDuPTKgoNZ2wnjGUW2dJAuyFNmF6AYoLLZGcid5iYcMGg8pBB",
+	"HegqJidyjTyOb3Omdgd7u/r93hyUByt/hzNGHuvJS0KHf131QkM/ZjyOsOJNJmx0tSIjNoVyo1lC9Hqg",
+	"IGpMU42sUNCqnMekhQ8ni8kjxR7s9AcXYPyvSrGgORWW6xBlmR9ZEvO8BQqGgD8Bo/DEVQXya1yueFmb",
+	"SOUNO4omHKajhtMpI29m4XSjyNtI2L4QplGDIy/DEZOfJXlSHPEqyUjTqN19yCMy10u/ikladxmL2l40",
+	"+lWO2khGpdrU92LRvVh0LxbdVizKr5QjE9lazetkIqy4tkYq8pVl88gzdTEmCGnKJjJZBqa8iP2bqDib",
+	"kC0qSGbqJMEPjnF1+5TMEx4yW7/M17PHrOV7BaVQsH0PVgbCqoSBkkkanJAABbfC+K1Xts6+XJLeulDC",
+	"IGSXVIUB2bV/6TcCsgV/OJ9ud6GmVcJidk1FyAKyhbUQIG4h+BCc4tIeOW/kNa4/BCUw9EigOQlMEWB0",
+	"IlSYoIIEmu3gg6FwvoHe6ZFsIRpC96yVsuHzovz3Z5IPHxuUaPPuORev9H5bvUs/tn73sU1hbi9rGsC8",
+	"kUn6zcub9tY5VSp+5Fdgn9PXrnPSGcGfnyAUAyEBJmbI3PZbL/cuBocneyUBqRIwEGczLng2I+MEyk0M",
+	"+odkkshsrlgKuhRJlwlTPfKKh1c72TyvdAq24QddzPI2uUKxnvzHOGMkkTQier0kZlRAuwtBKFlQsM1N",
+	"GZ9MUxDDup0rLjQe22zxecKuOVtcrg7D0OKyJXK7gwe7g0vznTFlb/i1+WrBI03FB3t9SO31SKvPl7Is",
+	"qz597ciqnbPsmiUTwXZeT//v/xFs5yye44kBAQBsmKERtHNw2O/BgeAvVgo9wHzsivAKPCeOv7iV0nbf",
+	"LrL+rSz82h5wlxwekdDgzzrIA4vaHTz4StKvIQdtJGC3qcW9AHwvAN8LwLcVgH3yqZvcjTJuG2mYtSqf",
+	"REOg0k6PiRGLpZgoksoTrNqFFY+7eWHSrk2etp0NuljzCj7/XhEQgaEspZbJYj5mKddMsxpykdcNd+oo",
+	"mfbhDZWJztmdlSW6ket3xKVmFzS8YqAemPpDPfJYjseMdcnPEnYJvIpyTEMtXHeFQ+pksPfQVkIBcvHg",
+	"MO/Fc7DncbMe7gwGWlDpP6zkK23mjS5qhpTarrslQ5yu+9A1v+iLv6K7vdtG3Skb4oyFf64Yym4JL07q",
+	"NFYCNeeyybXX7QDeVfvErGz44hrkkFOWKyl9smnLnr4cg1rDjP1PN3Lzu95Ns5/ocrTM+buDHeYXri4V",
+	"i8fGg7xJPO26UNr8ShpycF9A5Z5H/2sXUPmZpWVmZDC/VEilDZ+tdc9ZV0bFTlgppVtxyG1q08FAFxrH",
+	"S3T3GRYtBYPgFPgNkpGXc9YjL6B2sKmWDtYsdzWEjmSWlgpH5rGQIRWm2iRWFtaP89xmLZ0Qmlep1Cvo",
+	"kRW1WWgce5sKdUnCJjSJYqbAQGYchz1Mwam6CvHpZn7CF5XeQ5sZhLCzUxsDiDvPZg7Ar+vVC1P5pbVo",
+	"W/VNj/rAk0iDS1gVPnlY86X1B6agmw2mLAfPdY0EVO4oXRTU2yCq8Dvz1c4DOLGvDUADrM1huFeHYb8R",
+	"hrYOIEKx1MnIKVC4SWzmN1J7xr22bewgtZZo98aQe0Hr3hhyW2NItUOglczKv7cQ0vI2t/5cZlMtF+ol",
+	"Q7nxUjJzjwSF8hnY1gzKtiiw9buHIrB6a6+utJpy4Xr075XTvD6IubgKTJt1+xdXZMKvGZSyHoogZR/T",
+	"AGOoFlwxsnU9MG0HCdgpSDaPJbQA+wWb0mJ6y3/aGGtIIYbkYzJioZwxEuiXAqx3HdjXguZUbLIFSvb2",
+	"ZinZZEufwI6WPY11CPOpIR17bc8oyLomW9BQSF6zZCgCtFz0/PVWMde7T8oZ2k5GOPSrgi3sDcVGOdvd",
+	"3LVbHGiX6LMCsVezti21TWSit4lfFp+Y7pNLT+J3nrF006RvU7L5tgnbG2fAtM9J8ScntE//xtbjzbnf",
+	"GnqfP/H7TlKEyikWfV+Kxb9PglCbbIX7BKHPmCC0UZ7AOvsh0LAFVbaDIfY4vXUyvv9y3yD13Tna+zz3",
+	"exn87vLc79PW/+Jp65VGGYWOgSpDm3R1p0MGUDekxbU21/C7AiNsqRO88Zia7j8gRGhJ0MoNpvuqkRvu",
+	"qlqSI5oTI5kPRbmAEvHVT9Kr7KJBmRF/FyI769helGAotsoWZGIbAgLfGGWpLb5UdFwqScsHeXc9lNC1",
+	"VOYTihH2eR+TG5U+KkmNB/VzLLE7nDDqkRcSF3XvN7tnJV+qZMo9Ka/2RICO2Tek5N3VsTKa3uG1twQa",
+	"TS+aOmsdqEdMp7qG1mxbirGhKDrbbTfXDKZ2IE/ZYLfkh6bC0Bp0KLA3KJQScYt6kKcsDcGDp+SMQSuy",
+	"WDHTao5wESYMeYzeT4BaWw9U0aAhAucOaWv/62vk90U77ot2/Evr5PfyyL08cl9c967ihTaVLCr+J+x5",
+	"UHCfFh2XjAoIWSE+6UIx1iUJm8ecKRvOE0HOlGb245hia9GhkCaTrNSEuxxlRH2FyaiT9A99fXnKZrY1",
+	"8lAEc5pgyIEpThaxeToNiJIovmDHZQU6X8JGkFsNkcZTjA3Sss/CNMjGDWqBB6KRTH9amRfmNf1/T5tb",
+	"J2wUAaRJ6GN7Fv+6HRPezicJjVhEUimxOa0VlVIp43BKudAAHlMFPWmpuFIkZ3GFzGBwrHMy+LRBDA5g",
+	"A4gRJqjHL+FUeHIL7gtSjkW9PPbDDVK5E3HlZvE/X6FSklPu6+eYRtAWXyZXCu7JUmb/4T/MdaLtA89h",
+	"DopiW+USXsVxPPCfxQ0B+vDbl/2+Tp6WoV7temMhobsPTbqXHe9lx6/UmMHE/oSF0FGUyDU/3bAXw1kE",
+	"rRjMMCSVq8RFkJygVTSKXq4Mp0miMxL0toI27XRmFMov2q0B9iATV/yrdmQgnoYMG0f3AEhcOIDwmjeE",
+	"sHCV46FIpxzNZ03hPPblW0T0PM4DkL9K+4ZGCcJl8ZvE8Nj9rAjjMVD7/JE89+LRVxCPNhVp1qarmTu2",
+	"oIrQKLqjaBMzqr/1g9HgzcEVavzun0XYPbZ6INVOD0PRotWDvQB30+rBYkmxzIf3oS/3Mt59i4f7WJlb",
+	"OFgfWzlI1E2h60VYb8TMLjhGVsXNvGYzec0quZPWnULGiZw1C7s9Al9zMQGR13yjSfFQlD2rJJxSMcFf",
+	"wGGqxTcF3UZpLuX1MYY/YSqLUyDzgR30hGhNPvj64vHqsJjXRVbWV3Th3soV68nguwsHZ3sZxcLwNaBB",
+	"Gy8cKH1YKoPQMdY8YwU+aikmASyP7v119/z4Pn7oK7E35DR+RuNwuoJMrQ8pamqdmUJSvlY0aVjlbYqL",
+	"SeyQh1XOvx55g+45U4FnOS9FZdI4YTRaAqtqyeDc2kBFbyRkeRwCbMyybDUfQ+CyeQQtiyyh+ysbimZc",
+	"KSjGl+RJXJiw5+WuAJELebvIqBtabGw8jWZqm1hkcjmggWsVspIkirUyy3w2WeCojSzgZKJvLg3sfzFp",
+	"oC7AFvIAXtB7CeBeArjXyO818rYiCw0df8+NpBStkCtGk3DaGJL0Bh4zReZMzmPWtckqtkAhCANQCJ/8",
+	"bms/A8PsksSRJ1I5J2O2MAq0Au8So+GUXHERkS0nemfOEvhxG0YW0sTynJqOiJWxpWDwNrRO1CIChlGL",
+	"JSyQbBUdSGiS0CWW4QZv0HaPvKbiCkts5xWscZZIs+gZF3qP4VCknO2MEkavFNlyazU1tHHskZdQJtvf",
+	"ShJCbvQ1HAqZGJkpAhcRFEtKZUpjFZQ6oxQyCfqxgg9Bl9C8HWRRdBuBAwN7q2b7ZBg8/zMoO7yZBIOo",
+	"0bpCNr7+V6mE9CfWngffTF6ME905cBGwVtK/ZSXJuyx4iA+dPeAPeblDE+P0Lt/Yfe/O+zSAv1gaQL1n",
+	"oVXavJkA7z7dVUTZYbfzwT0n5C0Fbeu7pK1fULZBftsGn+yJQe5Ca9UIaf0qlQjfsPLAfXDavZp0Xzfr",
+	"lrFm5kqtE9QdTcHI/i2yGDTpVbt/IhH9tLa8OM1LY9ka4ug/w++1CIwtdyISUsV2uFBMKJ7yaxYve3k6",
+	"IuwgGApTMhQz1vNG7z6TaCE0m5nKmZQwKdpL5zTVB3xa5CFASS29aLCZQrAXDtKQD/lWQXuzzWTmX5AL",
+	"3Z2UWo4zB9nSFoD0SIyHhyVh68ih9A/9AuPezqB/MXhwcnDoFRjvPJ79tpJi+zw6xMu1TjyDvve2uXum",
+	"c+9ru7tsOrxWDi8CDrM5K9pFitBc4PFCTiYxUySnHCfmn8op4VhkohmOkrMMfFc/mpElS7tYlzETzhiz",
+	"2tfW+aZHKfvVCm+aSmnKrCttKHJ+ab1pBd+kV7AWqDJyWq6EAv3owpDN9Reg68rEmoOGYl2dxQ148mdz",
+	"6eHsjlPPHggGVedMGIs3kgCLkF8i+IH0B2SrWlEnH9bHulNAiKeINl+df9cYmj+B7J6xt+fseLTtvHLm",
+	"epvLmDvkEEfumf490/9yITn3vrE7840hBcAgDnPDrUbqNtxHFt7KS1YROvKi0ivS+F0dGFVxo8BKxXx+",
+	"oS39f06VoHJfkKFo0Rik7IXyMveh8Gnc65Vgf+49PusOxSbp91pxfgUAvCn3/Wvk37/JRMIVgwrW2OiX",
+	"XjHy3ZRfcTDH+vwReyV/xGCvcEgMcofE/qDZIbF/0T86Oag7JPrWIYEyhHU52JakL7GKlHJXTDWCzmDR",
+	"TkfSQf/owS1akhprfv8G/UiLTyvNSI+wGWkl6eqGHpCHTZFBA48HJD/KtR4Q86bjAZlPZSpbSFL5vr9G",
+	"cYENXBoaeo0uDZ9HA8W8kkOjw5a/9p+9l/z8/dnyBe8vzpf9xfngt8WL97J//pNcnD9WC/zvM/VsdsVf",
+	"vv9tMf6t4zpBVmdHIR3PwfqDJVuPBsOs3987wpU8uvE6CufLYLOSTm1S+d2WA8hT7v0m99LsvQnrKyX1",
+	"l6/ixqas1vOy5NrKRxU5U5M4G0EC6Vn4bo/8xOaxXGIFKfjNSeWn6VSRTEQolPAESxADpSYjqhh5+/p5",
+	"bw27QGqK7MzyxGrN4/wvS7oUAr8LufHYz6NLmMhm6JtiIppLbiqVGO4FXEPLcHXNveheS1O9BVX0sS0N",
+	"0PB5bi5K+YzFXLAiqh1BEXEVouRGR86AY8Yiz5CmljSI4/robJg9MEz9R06uzTiIM/WB3mAfGVP62WSw",
+	"+RPg8uwAZ9hCeKwP/bhcVhorh0lRW1oujdaHOEfdwNgmcSTq4UlmJLwI9WGeWmMPDGB1NP03DuWOYbW0",
+	"NcdYa8NlPi/3C/IcXMKvacpIqdWrxQWekJnWtiesDB+3K6wHSJ4+zi5KYh/n+ncv50yQ93JE5HhchgG4",
+	"bX24Ag5fGiZStQjQLMYzft9P7z79/wEAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -51,9 +51,10 @@ type FieldError struct {
 // Error is a classified failure with a client-safe message.
 type Error struct {
 	Code   Code
-	Detail string       // safe to show to the client
-	Fields []FieldError // field-level problems, if any
-	Err    error        // internal cause, logged, never shown
+	Detail string         // safe to show to the client
+	Fields []FieldError   // field-level problems, if any
+	Meta   map[string]any // extension members of the problem body (e.g. rate-limit details)
+	Err    error          // internal cause, logged, never shown
 }
 
 func (e *Error) Error() string {

@@ -1,18 +1,16 @@
 package httpapi
 
 import (
-	"context"
 	"log/slog"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/gen"
-	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/me"
 	"github.com/socialnet/socialapi/internal/meta"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 )
 
 // Local aliases let API embed every resource's Handler under a distinct name.
@@ -38,25 +36,22 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	if err != nil {
 		return nil, err
 	}
-	mh, err := meta.NewHandler(spec, meta.Config{PublicURL: cfg.PublicURL, BasePath: BasePath, BodyLimit: cfg.BodyLimit})
+	if cfg.RateLimits == (ratelimit.Quotas{}) {
+		cfg.RateLimits = ratelimit.DefaultQuotas
+	}
+	rl, err := ratelimit.NewMemory(cfg.RateLimits)
+	if err != nil {
+		return nil, err
+	}
+	lim := newLimits(rl, log)
+	mh, err := meta.NewHandler(spec, meta.Config{PublicURL: cfg.PublicURL, BasePath: BasePath, BodyLimit: cfg.BodyLimit,
+		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write})
 	if err != nil {
 		return nil, err
 	}
 	api := &API{
 		metaHandler: mh,
-		meHandler:   me.NewHandler(me.NewStore(db), cfg.PublicURL, unlimited{}),
+		meHandler:   me.NewHandler(me.NewStore(db), cfg.PublicURL, lim),
 	}
-	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, SpecYAML: specYAML})
-}
-
-// unlimited reports full budgets: rate limiting is not enforced in this
-// build yet (see README, "Rate limits").
-type unlimited struct{}
-
-func (unlimited) Status(context.Context, int64) gen.RateLimits {
-	now := apitime.New(time.Now())
-	return gen.RateLimits{
-		Read:  gen.RateLimitStatus{Limit: 120, Remaining: 120, ResetAt: now},
-		Write: gen.RateLimitStatus{Limit: 60, Remaining: 60, ResetAt: now},
-	}
+	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, SpecYAML: specYAML, Limits: lim})
 }

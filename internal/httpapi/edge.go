@@ -19,10 +19,11 @@ type Authenticator interface {
 }
 
 // apiEdge is the middleware in front of every /api/v1 request. It applies the
-// checks in the order API_DESIGN.md fixes: authenticate (401) → scope (403)
+// checks in the order API_DESIGN.md fixes: authenticate (401; failures are
+// limited per client address) → rate limit (429) → scope (403)
 // → route (404/405) → request validation (400/413/415/422, unless the named
 // resource does not exist or is hidden: 404).
-func apiEdge(ct *contract, authn Authenticator, bodyLimit int64) echo.MiddlewareFunc {
+func apiEdge(ct *contract, authn Authenticator, lim *limits, bodyLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -30,12 +31,21 @@ func apiEdge(ct *contract, authn Authenticator, bodyLimit int64) echo.Middleware
 
 			p, err := authenticate(r, authn)
 			if err != nil {
+				if apperr.Is(err, apperr.Unavailable) || apperr.Is(err, apperr.Internal) {
+					return err
+				}
+				if lerr := lim.takeAddress(r.Context(), c.RealIP()); lerr != nil {
+					return lerr
+				}
 				return err
 			}
 			c.Set(ctxMemberID, p.MemberID)
 			ctx := auth.WithPrincipal(r.Context(), p)
 			r = r.WithContext(ctx)
 			c.SetRequest(r)
+			if err := lim.take(ctx, c.Response().Header(), r.Method, p.MemberID); err != nil {
+				return err
+			}
 
 			if m.err != nil {
 				if m.allow != "" {

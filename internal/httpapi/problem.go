@@ -99,6 +99,18 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 	if err != nil {
 		return err
 	}
+	if len(e.Meta) > 0 {
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return err
+		}
+		for k, v := range e.Meta {
+			m[k] = v
+		}
+		if b, err = json.Marshal(m); err != nil {
+			return err
+		}
+	}
 	h := w.Header()
 	switch e.Code {
 	case apperr.Unauthenticated:
@@ -109,6 +121,10 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 		h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="write"`)
 	case apperr.Unavailable:
 		h.Set("Retry-After", strconv.Itoa(retryAfterUnavailable))
+	case apperr.RateLimited:
+		if s, ok := e.Meta["retry_after"].(int); ok {
+			h.Set("Retry-After", strconv.Itoa(s))
+		}
 	}
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")

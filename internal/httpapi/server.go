@@ -19,11 +19,13 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 )
 
 // Config is the part of the service configuration the edge needs.
 type Config struct {
-	PublicURL      string        // absolute base for every URL in a body or header
+	PublicURL      string // absolute base for every URL in a body or header
+	RateLimits     ratelimit.Quotas
 	BodyLimit      int64         // maximum request body, bytes
 	RequestTimeout time.Duration // budget of one request, database included
 }
@@ -35,6 +37,7 @@ type Deps struct {
 	Auth   Authenticator
 	API    gen.StrictServerInterface
 	Probes map[string]Probe
+	Limits *limits
 	// SpecYAML is openapi.yaml as written, served at /api/v1/openapi.yaml.
 	SpecYAML []byte
 }
@@ -79,7 +82,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, specJSON)
 	})
 
-	g := e.Group(BasePath, apiEdge(ct, d.Auth, cfg.BodyLimit))
+	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }

@@ -22,6 +22,9 @@ type Config struct {
 	PublicURL string
 	BasePath  string // "/api/v1"
 	BodyLimit int64
+	// Rate-limit quotas, requests per minute.
+	ReadPerMinute  int
+	WritePerMinute int
 }
 
 // NewHandler builds the index from the spec.
@@ -110,8 +113,8 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 		return a.Method < b.Method
 	})
 	idx.RateLimitPolicies = []gen.RateLimitPolicy{
-		{Name: "read", Limit: 120, WindowSeconds: 60, Methods: []string{"GET", "HEAD"}},
-		{Name: "write", Limit: 60, WindowSeconds: 60, Methods: []string{"POST", "DELETE"}},
+		{Name: "read", Limit: cfg.ReadPerMinute, WindowSeconds: 60, Methods: []string{"GET", "HEAD"}},
+		{Name: "write", Limit: cfg.WritePerMinute, WindowSeconds: 60, Methods: []string{"POST", "DELETE"}},
 	}
 	return idx, nil
 }

@@ -1,0 +1,144 @@
+package httpapi_test
+
+import (
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/socialnet/socialapi/internal/apitest"
+	"github.com/socialnet/socialapi/internal/auth"
+)
+
+var rateLimitHeader = regexp.MustCompile(`^"(read|write)";r=([0-9]+);t=([0-9]+)$`)
+
+func TestReadRateLimit(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	env.Member("bob")
+	a1 := env.Token("alice", auth.ScopeRead)
+	a2 := env.Token("alice", auth.ScopeWrite) // same member, same budget
+	bob := env.Token("bob", auth.ScopeRead)
+
+	ok, limited := 0, 0
+	lastRemaining := 1 << 30
+	for i := range 130 {
+		tok := a1
+		if i%2 == 1 {
+			tok = a2
+		}
+		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok})
+		switch resp.Status {
+		case 200:
+			ok++
+			if limited > 0 {
+				t.Fatalf("request %d: 200 after a 429", i)
+			}
+			m := rateLimitHeader.FindStringSubmatch(resp.Header.Get("RateLimit"))
+			if m == nil || m[1] != "read" {
+				t.Fatalf("RateLimit = %q", resp.Header.Get("RateLimit"))
+			}
+			r, _ := strconv.Atoi(m[2])
+			if r >= lastRemaining {
+				t.Errorf("remaining did not decrease: %d after %d", r, lastRemaining)
+			}
+			lastRemaining = r
+			if got := resp.Header.Get("RateLimit-Policy"); got != `"read";q=120;w=60, "write";q=60;w=60` {
+				t.Errorf("RateLimit-Policy = %q", got)
+			}
+			if resp.Header.Get("X-RateLimit-Limit") != "120" || resp.Header.Get("X-RateLimit-Remaining") != m[2] || resp.Header.Get("X-RateLimit-Reset") == "" {
+				t.Errorf("X-RateLimit-* = %v", resp.Header)
+			}
+		case 429:
+			limited++
+			p := resp.Problem(t)
+			if p.Code != "rate_limited" {
+				t.Errorf("code = %q", p.Code)
+			}
+			if ra, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || ra < 1 || ra > 60 {
+				t.Errorf("Retry-After = %q", resp.Header.Get("Retry-After"))
+			}
+			var body struct {
+				Policy     string `json:"policy"`
+				Limit      int    `json:"limit"`
+				RetryAfter int    `json:"retry_after"`
+			}
+			resp.JSON(t, &body)
+			if body.Policy != "read" || body.Limit != 120 || body.RetryAfter < 1 {
+				t.Errorf("429 body = %+v", body)
+			}
+		default:
+			t.Fatalf("request %d: status %d", i, resp.Status)
+		}
+	}
+	// GCRA refills one request every 0.5 s; allow one refill tick on a slow machine.
+	if ok < 120 || ok > 121 || ok+limited != 130 {
+		t.Errorf("got %d × 200 and %d × 429, want 120 and 10", ok, limited)
+	}
+	// Another member is unaffected; the write budget is untouched.
+	if resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: bob}); resp.Status != 200 {
+		t.Errorf("bob: status %d", resp.Status)
+	}
+	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/bob/follow", Token: a2})
+	if resp.Status == 429 {
+		t.Errorf("write limited after exhausting reads")
+	}
+	if m := rateLimitHeader.FindStringSubmatch(resp.Header.Get("RateLimit")); m == nil || m[1] != "write" || m[2] != "59" {
+		t.Errorf("write RateLimit = %q, want write with 59 remaining", resp.Header.Get("RateLimit"))
+	}
+}
+
+func TestWriteRateLimitSpendsNothingWhenLimited(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	env.Member("bob")
+	tok := env.Token("alice", auth.ScopeWrite)
+	counts := map[int]int{}
+	for range 70 {
+		resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/bob/follow", Token: tok})
+		counts[resp.Status]++
+	}
+	if counts[429] < 9 || counts[429] > 10 {
+		t.Errorf("statuses %v, want 60 allowed then 429s", counts)
+	}
+	// Reads still pass: separate budget.
+	if resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok}); resp.Status != 200 {
+		t.Errorf("read after write exhaustion: %d", resp.Status)
+	}
+	var me struct {
+		Data struct {
+			RateLimits struct {
+				Read, Write struct{ Limit, Remaining int }
+			} `json:"rate_limits"`
+		}
+	}
+	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok}).JSON(t, &me)
+	if me.Data.RateLimits.Write.Limit != 60 || me.Data.RateLimits.Write.Remaining > 1 {
+		t.Errorf("/me write budget = %+v, want limit 60 and nothing left", me.Data.RateLimits.Write)
+	}
+	if me.Data.RateLimits.Read.Limit != 120 || me.Data.RateLimits.Read.Remaining < 110 {
+		t.Errorf("/me read budget = %+v", me.Data.RateLimits.Read)
+	}
+}
+
+func TestFailedAuthLimitedPerAddress(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("bob")
+	bob := env.Token("bob", auth.ScopeRead)
+	statuses := map[int]int{}
+	for i := range 130 {
+		bad, _ := auth.Generate(auth.ScopeRead)
+		h := map[string][]string{"X-Forwarded-For": {"203.0.113." + strconv.Itoa(i%250)}}
+		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: bad, Header: h})
+		statuses[resp.Status]++
+	}
+	if statuses[401] < 120 || statuses[401] > 121 || statuses[429] < 9 {
+		t.Errorf("statuses %v, want 120 × 401 then 429 (X-Forwarded-For ignored)", statuses)
+	}
+	// A valid member's own budget is untouched.
+	if resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: bob}); resp.Status != 200 {
+		t.Errorf("bob: status %d", resp.Status)
+	}
+}

@@ -1,0 +1,315 @@
+// Package seed imports fixture documents (db/FIXTURES.md): Parse decodes and
+// checks one, Import replays it in one transaction through the same write
+// functions as the API, so the same events produce the same notifications
+// and counters; CheckCounters compares every denormalised counter with the
+// rows it counts.
+package seed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/comments"
+	"github.com/socialnet/socialapi/internal/conversations"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/jobs"
+	"github.com/socialnet/socialapi/internal/market"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/reactions"
+)
+
+// Summary counts what Import stored.
+type Summary struct {
+	Members, Tokens, Follows, Posts, PollVotes, Comments, Reactions int
+	Conversations, Messages, Listings, Jobs                         int
+	// GeneratedTokens are the tokens the fixture gave no value; their secrets
+	// are shown nowhere else.
+	GeneratedTokens []GeneratedToken
+}
+
+// GeneratedToken is a token Import created with a random value.
+type GeneratedToken struct {
+	Handle, Name, Scope, Value string
+}
+
+// String reads like "imported 8 members, 3 tokens, 23 follows, ...".
+func (s Summary) String() string {
+	return fmt.Sprintf("imported %d members, %d tokens, %d follows, %d posts, %d poll votes, %d comments, "+
+		"%d reactions, %d conversations, %d messages, %d listings, %d jobs",
+		s.Members, s.Tokens, s.Follows, s.Posts, s.PollVotes, s.Comments,
+		s.Reactions, s.Conversations, s.Messages, s.Listings, s.Jobs)
+}
+
+// Import stores fx in one transaction, in the order members, tokens,
+// follows, posts (with poll votes), comments, reactions, conversations and
+// messages, listings, jobs, and finally the members' suspensions. Any
+// failure rolls everything back and is returned as an *EntryError naming
+// the entry.
+func Import(ctx context.Context, db *sqlx.DB, fx *Fixture) (Summary, error) {
+	var sum Summary
+	err := pg.WithTx(ctx, db, func(tx *sqlx.Tx) error {
+		im := importer{ctx: ctx, tx: tx, members: map[string]int64{}, posts: map[string]int64{}, comments: map[string]int64{}}
+		var err error
+		sum, err = im.run(fx)
+		return err
+	})
+	if err != nil {
+		return Summary{}, err
+	}
+	return sum, nil
+}
+
+type importer struct {
+	ctx      context.Context
+	tx       *sqlx.Tx
+	members  map[string]int64 // lower-cased handle → id
+	posts    map[string]int64 // key → id
+	comments map[string]int64 // key → id
+}
+
+// wrap names the entry an error is about.
+func wrap(entry string, err error) error {
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return &EntryError{Entry: entry, Err: err}
+}
+
+func (im *importer) member(entry, handle string) (int64, error) {
+	id, ok := im.members[strings.ToLower(handle)]
+	if !ok {
+		return 0, entryErr(entry, "unknown member %q", handle)
+	}
+	return id, nil
+}
+
+func (im *importer) post(entry, key string) (int64, error) {
+	id, ok := im.posts[key]
+	if !ok {
+		return 0, entryErr(entry, "unknown post %q", key)
+	}
+	return id, nil
+}
+
+func (im *importer) run(fx *Fixture) (Summary, error) {
+	var s Summary
+	ctx, tx := im.ctx, im.tx
+	for i, m := range fx.Members {
+		e := fmt.Sprintf("members[%d]", i)
+		mem, err := members.CreateTx(ctx, tx, members.New{
+			Handle: m.Handle, Name: m.Name, Verified: m.Verified, Bio: m.Bio, AvatarURL: m.Avatar,
+			DefaultVisibility: m.DefaultVisibility, CreatedAt: m.CreatedAt,
+		})
+		if err != nil {
+			return s, wrap(e, err)
+		}
+		im.members[strings.ToLower(m.Handle)] = mem.ID
+		s.Members++
+	}
+	for i, m := range fx.Members {
+		for j, t := range m.Tokens {
+			e := fmt.Sprintf("members[%d].tokens[%d]", i, j)
+			tok, secret, err := auth.CreateTx(ctx, tx, auth.NewToken{
+				Handle: m.Handle, Scope: auth.Scope(t.Scope), Name: t.Name, ExpiresAt: t.ExpiresAt, Value: t.Value,
+			})
+			if err != nil {
+				return s, wrap(e, err)
+			}
+			if t.RevokedAt != nil {
+				const q = `UPDATE api_tokens SET revoked_at = $2 WHERE id = $1`
+				if _, err := tx.ExecContext(ctx, q, tok.ID, *t.RevokedAt); err != nil {
+					return s, wrap(e, pg.Classify(ctx, fmt.Errorf("revoke token: %w", err)))
+				}
+			}
+			if t.Value == "" {
+				s.GeneratedTokens = append(s.GeneratedTokens, GeneratedToken{Handle: m.Handle, Name: t.Name, Scope: t.Scope, Value: secret})
+			}
+			s.Tokens++
+		}
+	}
+	for i, f := range fx.Follows {
+		e := fmt.Sprintf("follows[%d]", i)
+		followerID, err := im.member(e+".follower", f.Follower)
+		if err != nil {
+			return s, err
+		}
+		created, _, err := follows.FollowTx(ctx, tx, followerID, f.Followee, f.CreatedAt)
+		if err != nil {
+			return s, wrap(e, err)
+		}
+		if !created {
+			return s, entryErr(e, "%s already follows %s", f.Follower, f.Followee)
+		}
+		s.Follows++
+	}
+	for i, p := range fx.Posts {
+		e := fmt.Sprintf("posts[%d]", i)
+		if _, dup := im.posts[p.Key]; dup {
+			return s, entryErr(e+".key", "duplicate key %q", p.Key)
+		}
+		authorID, err := im.member(e+".author", p.Author)
+		if err != nil {
+			return s, err
+		}
+		np := posts.NewPost{
+			Body: p.Body, Visibility: p.Visibility, Link: p.Link, Type: p.Type, CreatedAt: p.CreatedAt,
+			Views: p.Views, Shares: p.Shares,
+		}
+		for _, m := range p.Media {
+			np.Media = append(np.Media, posts.Media{Kind: m.Kind, URL: m.URL, PreviewURL: m.PreviewURL, Width: m.Width, Height: m.Height, Alt: m.Alt})
+		}
+		if p.Poll != nil {
+			np.Poll = &posts.NewPoll{Question: p.Poll.Question, Options: p.Poll.Options, Multiple: p.Poll.Multiple, ExpiresAt: p.Poll.ExpiresAt}
+		}
+		stored, err := posts.CreateTx(ctx, tx, authorID, np)
+		if err != nil {
+			return s, wrap(e, err)
+		}
+		im.posts[p.Key] = stored.ID
+		s.Posts++
+		if p.Poll == nil {
+			continue
+		}
+		for j, v := range p.Poll.Votes {
+			ve := fmt.Sprintf("%s.poll.votes[%d]", e, j)
+			voterID, err := im.member(ve+".voter", v.Voter)
+			if err != nil {
+				return s, err
+			}
+			if err := posts.VotePollTx(ctx, tx, stored.ID, voterID, v.Choices, &stored.CreatedAt); err != nil {
+				return s, wrap(ve, err)
+			}
+			s.PollVotes++
+		}
+	}
+	for i, c := range fx.Comments {
+		e := fmt.Sprintf("comments[%d]", i)
+		if _, dup := im.comments[c.Key]; dup {
+			return s, entryErr(e+".key", "duplicate key %q", c.Key)
+		}
+		postID, err := im.post(e+".post", c.Post)
+		if err != nil {
+			return s, err
+		}
+		authorID, err := im.member(e+".author", c.Author)
+		if err != nil {
+			return s, err
+		}
+		nc := comments.NewComment{Body: c.Body, CreatedAt: c.CreatedAt}
+		if c.Parent != nil {
+			parentID, ok := im.comments[*c.Parent]
+			if !ok {
+				return s, entryErr(e+".parent", "unknown comment %q", *c.Parent)
+			}
+			nc.ParentID = &parentID
+		}
+		stored, err := comments.CreateTx(ctx, tx, authorID, postID, nc)
+		if err != nil {
+			return s, wrap(e, err)
+		}
+		im.comments[c.Key] = stored.ID
+		s.Comments++
+	}
+	for i, r := range fx.Reactions {
+		e := fmt.Sprintf("reactions[%d]", i)
+		postID, err := im.post(e+".post", r.Post)
+		if err != nil {
+			return s, err
+		}
+		memberID, err := im.member(e+".member", r.Member)
+		if err != nil {
+			return s, err
+		}
+		if _, err := reactions.SetTx(ctx, tx, memberID, postID, r.Type, r.CreatedAt); err != nil {
+			return s, wrap(e, err)
+		}
+		s.Reactions++
+	}
+	for i, c := range fx.Conversations {
+		e := fmt.Sprintf("conversations[%d]", i)
+		if len(c.Participants) < 2 {
+			return s, entryErr(e+".participants", "a conversation needs at least 2 participants")
+		}
+		creatorID, err := im.member(e+".participants[0]", c.Participants[0])
+		if err != nil {
+			return s, err
+		}
+		var at *time.Time
+		if len(c.Messages) > 0 {
+			at = c.Messages[0].CreatedAt
+		}
+		conv, err := conversations.StartTx(ctx, tx, creatorID, c.Participants[1:], "", at)
+		if err != nil {
+			return s, wrap(e, err)
+		}
+		if !conv.Created {
+			return s, entryErr(e, "reuses the one-to-one conversation of an earlier entry")
+		}
+		s.Conversations++
+		for j, m := range c.Messages {
+			me := fmt.Sprintf("%s.messages[%d]", e, j)
+			senderID, err := im.member(me+".sender", m.Sender)
+			if err != nil {
+				return s, err
+			}
+			if _, err := conversations.SendTx(ctx, tx, senderID, conv.ID, m.Body, m.CreatedAt); err != nil {
+				return s, wrap(me, err)
+			}
+			s.Messages++
+		}
+	}
+	for i, l := range fx.Listings {
+		e := fmt.Sprintf("listings[%d]", i)
+		sellerID, err := im.member(e+".seller", l.Seller)
+		if err != nil {
+			return s, err
+		}
+		nl := market.NewListing{
+			Category: l.Category, Title: l.Title, Description: l.Description, PriceMinor: l.PriceMinor,
+			Currency: l.Currency, Condition: l.Condition, City: l.City, Region: l.Region, Country: l.Country,
+			Status: l.Status, CreatedAt: l.CreatedAt,
+		}
+		for _, img := range l.Images {
+			nl.Images = append(nl.Images, market.Image{URL: img.URL, Width: img.Width, Height: img.Height, Alt: img.Alt})
+		}
+		if _, err := market.CreateTx(ctx, tx, sellerID, nl); err != nil {
+			return s, wrap(e, err)
+		}
+		s.Listings++
+	}
+	for i, j := range fx.Jobs {
+		e := fmt.Sprintf("jobs[%d]", i)
+		nj := jobs.NewJob{
+			Title: j.Title, CompanyName: j.Company.Name, CompanyLogoURL: j.Company.Logo, CompanyURL: j.Company.URL,
+			City: j.City, Region: j.Region, Country: j.Country, Workplace: j.Workplace, EmploymentType: j.EmploymentType,
+			Description: j.Description, ApplyURL: j.ApplyURL, PostedAt: j.PostedAt, ExpiresAt: j.ExpiresAt, Closed: j.Closed,
+		}
+		if j.Salary != nil {
+			nj.Salary = &jobs.Salary{MinMinor: j.Salary.MinMinor, MaxMinor: j.Salary.MaxMinor, Currency: j.Salary.Currency, Period: j.Salary.Period}
+		}
+		if _, err := jobs.CreateTx(ctx, tx, nj); err != nil {
+			return s, wrap(e, err)
+		}
+		s.Jobs++
+	}
+	// Suspensions last: what a suspended member did before still happened.
+	for i, m := range fx.Members {
+		if m.SuspendedAt == nil {
+			continue
+		}
+		const q = `UPDATE members SET suspended_at = $2 WHERE id = $1`
+		if _, err := tx.ExecContext(ctx, q, im.members[strings.ToLower(m.Handle)], *m.SuspendedAt); err != nil {
+			return s, wrap(fmt.Sprintf("members[%d].suspended_at", i), pg.Classify(ctx, fmt.Errorf("suspend: %w", err)))
+		}
+	}
+	return s, nil
+}
