@@ -33,6 +33,9 @@ type Summary struct {
 	// GeneratedTokens are the tokens the fixture gave no value; their secrets
 	// are shown nowhere else.
 	GeneratedTokens []GeneratedToken
+	// Warnings name entries that imported but look wrong, e.g. a comment
+	// dated before its post.
+	Warnings []string
 }
 
 // GeneratedToken is a token Import created with a random value.
@@ -42,10 +45,21 @@ type GeneratedToken struct {
 
 // String reads like "imported 8 members, 3 tokens, 23 follows, ...".
 func (s Summary) String() string {
-	return fmt.Sprintf("imported %d members, %d tokens, %d follows, %d posts, %d poll votes, %d comments, "+
-		"%d reactions, %d conversations, %d messages, %d listings, %d jobs",
-		s.Members, s.Tokens, s.Follows, s.Posts, s.PollVotes, s.Comments,
-		s.Reactions, s.Conversations, s.Messages, s.Listings, s.Jobs)
+	parts := []string{}
+	for _, c := range []struct {
+		n    int
+		noun string
+	}{
+		{s.Members, "member"}, {s.Tokens, "token"}, {s.Follows, "follow"}, {s.Posts, "post"},
+		{s.PollVotes, "poll vote"}, {s.Comments, "comment"}, {s.Reactions, "reaction"},
+		{s.Conversations, "conversation"}, {s.Messages, "message"}, {s.Listings, "listing"}, {s.Jobs, "job"},
+	} {
+		if c.n != 1 {
+			c.noun += "s"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", c.n, c.noun))
+	}
+	return "imported " + strings.Join(parts, ", ")
 }
 
 // Import stores fx in one transaction, in the order members, tokens,
@@ -56,7 +70,7 @@ func (s Summary) String() string {
 func Import(ctx context.Context, db *sqlx.DB, fx *Fixture) (Summary, error) {
 	var sum Summary
 	err := pg.WithTx(ctx, db, func(tx *sqlx.Tx) error {
-		im := importer{ctx: ctx, tx: tx, members: map[string]int64{}, posts: map[string]int64{}, comments: map[string]int64{}}
+		im := importer{ctx: ctx, tx: tx, members: map[string]int64{}, posts: map[string]stamped{}, comments: map[string]stamped{}}
 		var err error
 		sum, err = im.run(fx)
 		return err
@@ -70,9 +84,15 @@ func Import(ctx context.Context, db *sqlx.DB, fx *Fixture) (Summary, error) {
 type importer struct {
 	ctx      context.Context
 	tx       *sqlx.Tx
-	members  map[string]int64 // lower-cased handle → id
-	posts    map[string]int64 // key → id
-	comments map[string]int64 // key → id
+	members  map[string]int64   // lower-cased handle → id
+	posts    map[string]stamped // key → post
+	comments map[string]stamped // key → comment
+}
+
+// stamped is a stored post or comment.
+type stamped struct {
+	id        int64
+	createdAt time.Time
 }
 
 // wrap names the entry an error is about.
@@ -92,12 +112,12 @@ func (im *importer) member(entry, handle string) (int64, error) {
 	return id, nil
 }
 
-func (im *importer) post(entry, key string) (int64, error) {
-	id, ok := im.posts[key]
+func (im *importer) post(entry, key string) (stamped, error) {
+	p, ok := im.posts[key]
 	if !ok {
-		return 0, entryErr(entry, "unknown post %q", key)
+		return stamped{}, entryErr(entry, "unknown post %q", key)
 	}
-	return id, nil
+	return p, nil
 }
 
 func (im *importer) run(fx *Fixture) (Summary, error) {
@@ -124,11 +144,13 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 			if err != nil {
 				return s, wrap(e, err)
 			}
-			if t.RevokedAt != nil {
-				const q = `UPDATE api_tokens SET revoked_at = $2 WHERE id = $1`
-				if _, err := tx.ExecContext(ctx, q, tok.ID, *t.RevokedAt); err != nil {
-					return s, wrap(e, pg.Classify(ctx, fmt.Errorf("revoke token: %w", err)))
-				}
+			// A token is as old as its member (FIXTURES.md); auth.CreateTx
+			// stamps now, so the fixture-only fields are set here.
+			const q = `
+				UPDATE api_tokens t SET created_at = m.created_at, revoked_at = $2
+				  FROM members m WHERE t.id = $1 AND m.id = t.member_id`
+			if _, err := tx.ExecContext(ctx, q, tok.ID, t.RevokedAt); err != nil {
+				return s, wrap(e, pg.Classify(ctx, fmt.Errorf("date token: %w", err)))
 			}
 			if t.Value == "" {
 				s.GeneratedTokens = append(s.GeneratedTokens, GeneratedToken{Handle: m.Handle, Name: t.Name, Scope: t.Scope, Value: secret})
@@ -174,7 +196,7 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 		if err != nil {
 			return s, wrap(e, err)
 		}
-		im.posts[p.Key] = stored.ID
+		im.posts[p.Key] = stamped{stored.ID, stored.CreatedAt}
 		s.Posts++
 		if p.Poll == nil {
 			continue
@@ -196,7 +218,7 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 		if _, dup := im.comments[c.Key]; dup {
 			return s, entryErr(e+".key", "duplicate key %q", c.Key)
 		}
-		postID, err := im.post(e+".post", c.Post)
+		post, err := im.post(e+".post", c.Post)
 		if err != nil {
 			return s, err
 		}
@@ -205,23 +227,28 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 			return s, err
 		}
 		nc := comments.NewComment{Body: c.Body, CreatedAt: c.CreatedAt}
+		earliest := post.createdAt
 		if c.Parent != nil {
-			parentID, ok := im.comments[*c.Parent]
+			parent, ok := im.comments[*c.Parent]
 			if !ok {
 				return s, entryErr(e+".parent", "unknown comment %q", *c.Parent)
 			}
-			nc.ParentID = &parentID
+			nc.ParentID = &parent.id
+			earliest = parent.createdAt
 		}
-		stored, err := comments.CreateTx(ctx, tx, authorID, postID, nc)
+		stored, err := comments.CreateTx(ctx, tx, authorID, post.id, nc)
 		if err != nil {
 			return s, wrap(e, err)
 		}
-		im.comments[c.Key] = stored.ID
+		if stored.CreatedAt.Before(earliest) {
+			s.Warnings = append(s.Warnings, e+".created_at: before the post or parent it answers")
+		}
+		im.comments[c.Key] = stamped{stored.ID, stored.CreatedAt}
 		s.Comments++
 	}
 	for i, r := range fx.Reactions {
 		e := fmt.Sprintf("reactions[%d]", i)
-		postID, err := im.post(e+".post", r.Post)
+		post, err := im.post(e+".post", r.Post)
 		if err != nil {
 			return s, err
 		}
@@ -229,7 +256,7 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 		if err != nil {
 			return s, err
 		}
-		if _, err := reactions.SetTx(ctx, tx, memberID, postID, r.Type, r.CreatedAt); err != nil {
+		if _, err := reactions.SetTx(ctx, tx, memberID, post.id, r.Type, r.CreatedAt); err != nil {
 			return s, wrap(e, err)
 		}
 		s.Reactions++
@@ -312,4 +339,73 @@ func (im *importer) run(fx *Fixture) (Summary, error) {
 		}
 	}
 	return s, nil
+}
+
+// Mismatch is a denormalised value that differs from what its rows say.
+type Mismatch struct {
+	Table   string `db:"tbl"`
+	Key     string `db:"key"` // the row's primary key, e.g. "12" or "3:7"
+	Column  string `db:"col"`
+	Stored  int64  `db:"stored"`
+	Counted int64  `db:"counted"`
+}
+
+// String reads like "members 3 follower_count: stored 2, counted 1".
+func (m Mismatch) String() string {
+	return fmt.Sprintf("%s %s %s: stored %d, counted %d", m.Table, m.Key, m.Column, m.Stored, m.Counted)
+}
+
+// reactionTypes are the per-type counter columns of posts.
+var reactionTypes = []string{"like", "love", "haha", "wow", "sad", "angry"}
+
+// CheckCounters compares every denormalised value with the rows it stands
+// for and returns the differences (none: consistent):
+//
+//   - members.follower_count, following_count: follows rows;
+//   - posts.comment_count (replies included), posts.<type>_count: comments,
+//     reactions;
+//   - comments.reply_count: direct replies;
+//   - polls.votes_count, voters_count, poll_options.votes: poll_votes;
+//   - conversations.last_message_id: the latest message by (created_at, id);
+//   - conversation_participants.unread_count: the other participants'
+//     messages after last_read_message_id.
+func CheckCounters(ctx context.Context, db sqlx.QueryerContext) ([]Mismatch, error) {
+	parts := []string{
+		`SELECT 'members', m.id::text, 'follower_count', m.follower_count::bigint,
+		        (SELECT count(*) FROM follows f WHERE f.followee_id = m.id) FROM members m`,
+		`SELECT 'members', m.id::text, 'following_count', m.following_count::bigint,
+		        (SELECT count(*) FROM follows f WHERE f.follower_id = m.id) FROM members m`,
+		`SELECT 'posts', p.id::text, 'comment_count', p.comment_count::bigint,
+		        (SELECT count(*) FROM comments c WHERE c.post_id = p.id) FROM posts p`,
+		`SELECT 'comments', c.id::text, 'reply_count', c.reply_count::bigint,
+		        (SELECT count(*) FROM comments r WHERE r.parent_id = c.id) FROM comments c`,
+		`SELECT 'polls', pl.id::text, 'votes_count', pl.votes_count::bigint,
+		        (SELECT count(*) FROM poll_votes v WHERE v.poll_id = pl.id) FROM polls pl`,
+		`SELECT 'polls', pl.id::text, 'voters_count', pl.voters_count::bigint,
+		        (SELECT count(DISTINCT v.member_id) FROM poll_votes v WHERE v.poll_id = pl.id) FROM polls pl`,
+		`SELECT 'poll_options', o.poll_id || ':' || o.position, 'votes', o.votes::bigint,
+		        (SELECT count(*) FROM poll_votes v WHERE v.poll_id = o.poll_id AND v.position = o.position)
+		   FROM poll_options o`,
+		`SELECT 'conversations', c.id::text, 'last_message_id', COALESCE(c.last_message_id, 0),
+		        COALESCE((SELECT m.id FROM messages m WHERE m.conversation_id = c.id
+		                   ORDER BY m.created_at DESC, m.id DESC LIMIT 1), 0)
+		   FROM conversations c`,
+		`SELECT 'conversation_participants', cp.conversation_id || ':' || cp.member_id, 'unread_count',
+		        cp.unread_count::bigint,
+		        (SELECT count(*) FROM messages m
+		          WHERE m.conversation_id = cp.conversation_id AND m.sender_id <> cp.member_id
+		            AND m.id > COALESCE(cp.last_read_message_id, 0))
+		   FROM conversation_participants cp`,
+	}
+	for _, t := range reactionTypes {
+		parts = append(parts, fmt.Sprintf(`SELECT 'posts', p.id::text, '%[1]s_count', p.%[1]s_count::bigint,
+		        (SELECT count(*) FROM reactions r WHERE r.post_id = p.id AND r.type = '%[1]s') FROM posts p`, t))
+	}
+	q := `SELECT tbl, key, col, stored, counted FROM (` + strings.Join(parts, "\nUNION ALL\n") +
+		`) AS x(tbl, key, col, stored, counted) WHERE stored <> counted ORDER BY tbl, key, col`
+	ms := []Mismatch{}
+	if err := sqlx.SelectContext(ctx, db, &ms, q); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("check counters: %w", err))
+	}
+	return ms, nil
 }

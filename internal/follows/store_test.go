@@ -1,0 +1,206 @@
+package follows_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/seed"
+)
+
+func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
+	t.Helper()
+	ids := map[string]int64{}
+	for _, h := range handles {
+		m, err := members.CreateTx(context.Background(), db, members.New{Handle: h, Name: h})
+		if err != nil {
+			t.Fatalf("create member %s: %v", h, err)
+		}
+		ids[h] = m.ID
+	}
+	return ids
+}
+
+func count(t *testing.T, db *sqlx.DB, q string) int {
+	t.Helper()
+	var n int
+	if err := db.Get(&n, q); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return n
+}
+
+// checkConsistent fails when a counter differs from its rows or when the
+// follow notifications differ from the follows.
+func checkConsistent(t *testing.T, db *sqlx.DB) {
+	t.Helper()
+	ms, err := seed.CheckCounters(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) > 0 {
+		t.Errorf("counter mismatches: %v", ms)
+	}
+	var orphans int
+	const q = `
+		SELECT count(*) FROM (
+		    SELECT follower_id, followee_id FROM follows
+		    EXCEPT ALL
+		    SELECT actor_id, recipient_id FROM notifications WHERE type = 'follow'
+		) a`
+	if err := db.Get(&orphans, q); err != nil {
+		t.Fatal(err)
+	}
+	notes := count(t, db, `SELECT count(*) FROM notifications WHERE type = 'follow'`)
+	rows := count(t, db, `SELECT count(*) FROM follows`)
+	if orphans != 0 || notes != rows {
+		t.Errorf("follow notifications = %d (%d follows without one), want one per follow (%d)", notes, orphans, rows)
+	}
+}
+
+func TestToggle(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "alice", "bob", "dave")
+	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'dave'`)
+	s := follows.NewStore(db)
+
+	steps := []struct {
+		name          string
+		follower      string
+		handle        string
+		wantFollowing bool
+		wantCode      apperr.Code // "" for success
+	}{
+		{"follow", "alice", "bob", true, ""},
+		{"unfollow, handle in another case", "alice", "BOB", false, ""},
+		{"follow again", "alice", "Bob", true, ""},
+		{"follow back", "bob", "alice", true, ""},
+		{"self", "alice", "alice", false, apperr.CannotFollowSelf},
+		{"unknown", "alice", "zed", false, apperr.NotFound},
+		{"suspended", "alice", "dave", false, apperr.NotFound},
+	}
+	for _, st := range steps {
+		following, followeeID, err := s.Toggle(ctx, ids[st.follower], st.handle)
+		if st.wantCode != "" {
+			if !apperr.Is(err, st.wantCode) {
+				t.Errorf("%s: Toggle(%s, %q) error = %v, want %s", st.name, st.follower, st.handle, err, st.wantCode)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: Toggle(%s, %q) error = %v", st.name, st.follower, st.handle, err)
+		}
+		if following != st.wantFollowing || followeeID == 0 {
+			t.Errorf("%s: Toggle(%s, %q) = %v, %d, want %v", st.name, st.follower, st.handle, following, followeeID, st.wantFollowing)
+		}
+	}
+	type counts struct{ Followers, Following int }
+	got := map[string]counts{}
+	rows := []struct {
+		Handle    string `db:"handle"`
+		Followers int    `db:"follower_count"`
+		Following int    `db:"following_count"`
+	}{}
+	if err := db.Select(&rows, `SELECT handle, follower_count, following_count FROM members`); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rows {
+		got[r.Handle] = counts{r.Followers, r.Following}
+	}
+	want := map[string]counts{"alice": {1, 1}, "bob": {1, 1}, "dave": {0, 0}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("counts (-want +got):\n%s", diff)
+	}
+	checkConsistent(t, db)
+}
+
+func TestFollowTx(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "alice", "bob")
+	for i, want := range []bool{true, false} {
+		created, _, err := follows.FollowTx(ctx, db, ids["alice"], "bob", nil)
+		if err != nil || created != want {
+			t.Errorf("FollowTx #%d = %v, %v, want %v", i+1, created, err, want)
+		}
+	}
+	checkConsistent(t, db)
+}
+
+func TestToggleConcurrentSamePair(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ids := newMembers(t, db, "alice", "bob")
+	s := follows.NewStore(db)
+	const n = 20
+	var wg sync.WaitGroup
+	results := make(chan bool, n)
+	for range n {
+		wg.Go(func() {
+			following, _, err := s.Toggle(context.Background(), ids["alice"], "bob")
+			if err != nil {
+				t.Errorf("Toggle: %v", err)
+			}
+			results <- following
+		})
+	}
+	wg.Wait()
+	close(results)
+	trues := 0
+	for r := range results {
+		if r {
+			trues++
+		}
+	}
+	// Serial order: the answers alternate, so half say following; an even
+	// number of toggles leaves the pair as it was.
+	if trues != n/2 {
+		t.Errorf("%d of %d toggles answered following, want %d", trues, n, n/2)
+	}
+	if rows := count(t, db, `SELECT count(*) FROM follows`); rows != 0 {
+		t.Errorf("follows rows = %d, want 0", rows)
+	}
+	checkConsistent(t, db)
+}
+
+func TestToggleConcurrentMixed(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	handles := []string{"alice", "bob", "carol", "dave"}
+	ids := newMembers(t, db, handles...)
+	s := follows.NewStore(db)
+	var wg sync.WaitGroup
+	// Every ordered pair toggled 5 times at once: both directions of a pair
+	// and pairs sharing a member interleave.
+	for round := range 5 {
+		for _, a := range handles {
+			for _, b := range handles {
+				if a == b {
+					continue
+				}
+				wg.Go(func() {
+					if _, _, err := s.Toggle(context.Background(), ids[a], b); err != nil {
+						t.Errorf("round %d: Toggle(%s, %s): %v", round, a, b, err)
+					}
+				})
+			}
+		}
+	}
+	wg.Wait()
+	// Five toggles each: every pair ends following.
+	rows := count(t, db, `SELECT count(*) FROM follows`)
+	if want := len(handles) * (len(handles) - 1); rows != want {
+		t.Errorf("follows rows = %d, want %d", rows, want)
+	}
+	checkConsistent(t, db)
+}
