@@ -67,7 +67,7 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCmd(getenv), migrateCmd(getenv), seedCmd(getenv), memberCmd(getenv), tokenCmd(getenv))
+	root.AddCommand(serveCmd(getenv), migrateCmd(getenv), seedCmd(getenv), checkCmd(getenv), memberCmd(getenv), tokenCmd(getenv))
 	return root
 }
 
@@ -209,13 +209,49 @@ func seedCmd(getenv func(string) string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), sum)
+			fmt.Fprintln(cmd.ErrOrStderr(), sum)
+			for _, w := range sum.Warnings {
+				fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+			}
+			// Generated token values are shown here only: one "handle scope value" line each.
+			for _, t := range sum.GeneratedTokens {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s %s\n", t.Handle, t.Scope, t.Value)
+			}
 			return nil
 		},
 	}
 	c.Flags().StringVar(&file, "file", "", "fixture file (JSON); default: the embedded demo dataset")
 	c.Flags().BoolVar(&ifEmpty, "if-empty", false, "do nothing when the database already has members")
 	return c
+}
+
+func checkCmd(getenv func(string) string) *cobra.Command {
+	return &cobra.Command{
+		Use:   "check",
+		Short: "Check that every denormalised counter equals its rows (exit 1 on any mismatch)",
+		Long: "check compares every stored counter (followers, following, reactions per type, comments, replies,\n" +
+			"poll votes, unread messages) with a count of its rows and lists each mismatch. Read-only.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			ms, err := seed.CheckCounters(cmd.Context(), conn)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				fmt.Fprintln(cmd.OutOrStdout(), m)
+			}
+			if len(ms) > 0 {
+				return fmt.Errorf("%d counter(s) differ from their rows", len(ms))
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), "all counters match their rows")
+			return nil
+		},
+	}
 }
 
 func memberCmd(getenv func(string) string) *cobra.Command {

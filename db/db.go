@@ -15,3 +15,8 @@ var Migrations embed.FS
 //
 //go:embed demo.json
 var Demo []byte
+
+// FixtureSchema is the JSON Schema of the fixture format (db/FIXTURES.md).
+//
+//go:embed fixture.schema.json
+var FixtureSchema []byte

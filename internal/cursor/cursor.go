@@ -149,4 +149,6 @@ func PerPage(v *int) int {
 const DefaultPerPage = 20
 
 // String renders a position for logs.
-func (p Position) String() string { return fmt.Sprintf("(%s, %d)", p.Time.Format(time.RFC3339Nano), p.ID) }
+func (p Position) String() string {
+	return fmt.Sprintf("(%s, %d)", p.Time.Format(time.RFC3339Nano), p.ID)
+}

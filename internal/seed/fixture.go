@@ -217,6 +217,9 @@ var keyPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // a comment of the same post, poll choices exist, senders take part in their
 // conversation. The first problem is returned as an *EntryError.
 func Parse(b []byte) (*Fixture, error) {
+	if err := validateSchema(b); err != nil {
+		return nil, err
+	}
 	var raw struct {
 		Members       []json.RawMessage `json:"members"`
 		Follows       []json.RawMessage `json:"follows"`

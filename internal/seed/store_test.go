@@ -286,8 +286,8 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", []byte(`{"people": []}`), "fixture"},
 		{"trailing data", []byte(`{} {}`), "fixture"},
 		{"unknown field", edit(t, func(fx map[string]any) { entry(fx, "posts", 1)["colour"] = "red" }), "posts[1]"},
-		{"wrong type", edit(t, func(fx map[string]any) { entry(fx, "listings", 0)["price_minor"] = "cheap" }), "listings[0]"},
-		{"bad timestamp", edit(t, func(fx map[string]any) { entry(fx, "follows", 0)["created_at"] = "yesterday" }), "follows[0]"},
+		{"wrong type", edit(t, func(fx map[string]any) { entry(fx, "listings", 0)["price_minor"] = "cheap" }), "listings[0].price_minor"},
+		{"bad timestamp", edit(t, func(fx map[string]any) { entry(fx, "follows", 0)["created_at"] = "yesterday" }), "follows[0].created_at"},
 		{"null entry", edit(t, func(fx map[string]any) { fx["jobs"].([]any)[0] = nil }), "jobs[0]"},
 		{"duplicate handle", edit(t, func(fx map[string]any) { entry(fx, "members", 2)["handle"] = "BOB" }), "members[2].handle"},
 		{"bad token value", edit(t, func(fx map[string]any) {

@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// cli runs the binary's command tree in process with env as its environment.
+func cli(t *testing.T, env map[string]string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	root := newRoot(func(k string) string { return env[k] }, &out, &errb)
+	root.SetArgs(args)
+	err = root.ExecuteContext(context.Background())
+	return out.String(), errb.String(), err
+}
+
+func TestCLI(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+
+	if _, _, err := cli(t, env, "member", "create", "--handle", "alice", "--name", "Alice", "--verified", "--bio", "hi"); err != nil {
+		t.Fatalf("member create: %v", err)
+	}
+	out, _, err := cli(t, env, "token", "create", "--handle", "ALICE", "--scope", "write", "--name", "laptop")
+	if err != nil {
+		t.Fatalf("token create: %v", err)
+	}
+	tok := strings.TrimSpace(out)
+	if s, ok := auth.Parse(tok); !ok || s != auth.ScopeWrite || strings.Count(out, "\n") != 1 {
+		t.Fatalf("token create printed %q, want one write token alone", out)
+	}
+	out, _, err = cli(t, env, "token", "list", "--handle", "alice")
+	if err != nil || !strings.Contains(out, "laptop") || strings.Contains(out, tok) {
+		t.Fatalf("token list = %q, %v (must show the token without its value)", out, err)
+	}
+	id := regexp.MustCompile(`(?m)^([0-9]+) `).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no id in %q", out)
+	}
+	if out, _, err = cli(t, env, "token", "revoke", id[1]); err != nil || !strings.Contains(out, "revoked") {
+		t.Fatalf("token revoke = %q, %v", out, err)
+	}
+
+	bad := [][]string{
+		{"member", "create", "--handle", "alice", "--name", "Again"}, // taken (case-insensitive)
+		{"member", "create", "--handle", "ALICE", "--name", "Again"}, // taken
+		{"member", "create", "--handle", "no spaces", "--name", "X"}, // bad handle
+		{"member", "create", "--name", "X"},                          // missing flag
+		{"token", "create", "--handle", "alice", "--scope", "admin"}, // bad scope
+		{"token", "create", "--handle", "nobody", "--scope", "read"}, // unknown member
+		{"token", "create", "--handle", "alice", "--scope", "read", "--expires", "-1h"},
+		{"token", "revoke", "abc"},
+		{"token", "revoke", "999999"},
+		{"migrate", "sideways"},
+		{"seed", "--file", "/nonexistent.json"},
+	}
+	for _, args := range bad {
+		if _, _, err := cli(t, env, args...); err == nil {
+			t.Errorf("%v: succeeded, want an error", args)
+		}
+	}
+	out, _, _ = cli(t, env, "token", "list", "--handle", "alice")
+	if n := strings.Count(out, "\n"); n != 2 {
+		t.Errorf("after failed commands token list has %d lines, want header + 1 token:\n%s", n, out)
+	}
+	if _, _, err := cli(t, env, "check"); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+func TestSeedRejectsWholeFixture(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	f := filepath.Join(t.TempDir(), "bad.json")
+	doc := `{"members":[{"handle":"ann","name":"Ann"}],"posts":[{"key":"p1","author":"ann","body":"hi"},{"key":"p2","author":"zed","body":"x"}]}`
+	if err := os.WriteFile(f, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := cli(t, env, "seed", "--file", f)
+	if err == nil || !strings.Contains(describe(err), "posts[1].author") {
+		t.Fatalf("seed bad fixture: err = %v, want it to name posts[1].author", err)
+	}
+	// Nothing half-imported: the valid member of the same file is absent.
+	if _, _, err := cli(t, env, "token", "list", "--handle", "ann"); err == nil {
+		t.Error("member ann exists after a rejected fixture")
+	}
+}
+
+func TestSeedDemoAndCheck(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	if _, stderr, err := cli(t, env, "seed"); err != nil || !strings.Contains(stderr, "imported 8 members") {
+		t.Fatalf("seed = %q, %v", stderr, err)
+	}
+	if out, _, err := cli(t, env, "seed", "--if-empty"); err != nil || !strings.Contains(out, "not seeding") {
+		t.Fatalf("seed --if-empty = %q, %v", out, err)
+	}
+	if out, _, err := cli(t, env, "check"); err != nil {
+		t.Fatalf("check after demo seed: %v\n%s", err, out)
+	}
+}
+
+func TestLoadConfig(t *testing.T) {
+	t.Parallel()
+	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
+	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 {
+		t.Errorf("defaults = %+v, %v", c, err)
+	}
+	for _, env := range []map[string]string{
+		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"},
+		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
+	} {
+		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
+			t.Errorf("loadConfig(%v) accepted", env)
+		}
+	}
+	c, _ = loadConfig(func(k string) string { return map[string]string{"PUBLIC_URL": "https://social.example/"}[k] })
+	if c.PublicURL != "https://social.example" {
+		t.Errorf("PUBLIC_URL = %q, want trailing slash trimmed", c.PublicURL)
+	}
+}
