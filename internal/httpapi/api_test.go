@@ -350,3 +350,34 @@ func TestCheckRejectsWrongResponses(t *testing.T) {
 		}
 	}
 }
+
+func TestHealthChecks(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	for _, path := range []string{"/healthz", "/readyz"} {
+		resp := env.Send(apitest.Request{Method: "GET", Path: path})
+		if resp.Status != 200 {
+			t.Errorf("%s: status %d: %s", path, resp.Status, resp.Body)
+		}
+	}
+	env.DB.Close() // the database goes away: not ready, still alive
+	if resp := env.Send(apitest.Request{Method: "GET", Path: "/readyz"}); resp.Status != 503 || !strings.Contains(string(resp.Body), `"ready":false`) {
+		t.Errorf("/readyz without a database: %d %s", resp.Status, resp.Body)
+	}
+	if resp := env.Send(apitest.Request{Method: "GET", Path: "/healthz"}); resp.Status != 200 {
+		t.Errorf("/healthz without a database: %d", resp.Status)
+	}
+}
+
+func TestSpecServed(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	resp := env.Send(apitest.Request{Method: "GET", Path: "/api/v1/openapi.yaml"})
+	if resp.Status != 200 || !strings.HasPrefix(string(resp.Body), "openapi: 3.0.3") {
+		t.Errorf("openapi.yaml: %d %.40s", resp.Status, resp.Body)
+	}
+	resp = env.Send(apitest.Request{Method: "GET", Path: "/api/v1/openapi.json"})
+	if resp.Status != 200 || !strings.Contains(string(resp.Body), `"operationId":"getIndex"`) {
+		t.Errorf("openapi.json: %d %.80s", resp.Status, resp.Body)
+	}
+}
