@@ -37,8 +37,9 @@ run: build ## serve the API on :8080 with a local PostgreSQL and the demo data
 	DATABASE_URL="$$url" LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN) serve
 run: export ADDR ?= :8080
 
-test: ## build, provision a throwaway PostgreSQL, run the whole suite with -race
+test: ## build, provision a throwaway PostgreSQL (and redis-server), run the whole suite with -race
 	$(GO) build ./...
+	@scripts/need.sh redis-server redis-server
 	@if [[ -z "$$TEST_DATABASE_URL" ]]; then scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; fi
 	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" $(GO) test -race -count=1 ./...
 

@@ -23,6 +23,7 @@ type Config struct {
 	DBMaxConns      int
 	ReadPerMinute   int
 	WritePerMinute  int
+	RedisURL        string
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -38,13 +39,17 @@ const envDoc = `Environment:
   SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
   DB_MAX_CONNS       connection pool size (default 16)
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
-  RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)`
+  RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
+  REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
+                     limits are kept in process); if Redis fails the API keeps serving, limiting
+                     in process, and says so in /readyz`
 
 func loadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
 		DatabaseURL: getenv("DATABASE_URL"),
 		Addr:        orDefault(getenv("ADDR"), ":8080"),
 		LogFormat:   orDefault(getenv("LOG_FORMAT"), "json"),
+		RedisURL:    getenv("REDIS_URL"),
 	}
 	var err error
 	if c.LogFormat != "json" && c.LogFormat != "text" {

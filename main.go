@@ -116,6 +116,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				BodyLimit:      cfg.BodyLimit,
 				RequestTimeout: cfg.RequestTimeout,
 				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute},
+				RedisURL:       cfg.RedisURL,
 			}, conn, log, specYAML)
 			if err != nil {
 				return err

@@ -9,7 +9,9 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"path"
@@ -645,6 +647,12 @@ type ConversationList struct {
 	Meta InboxListMeta `json:"meta"`
 }
 
+// ConversationResponse One conversation.
+type ConversationResponse struct {
+	// Data The conversation.
+	Data Conversation `json:"data"`
+}
+
 // EmploymentType Kind of employment.
 //
 // Example: full_time
@@ -1275,6 +1283,19 @@ type NewComment struct {
 	ParentID *int64 `json:"parent_id,omitempty"`
 }
 
+// NewConversation A conversation to start, with its first message.
+type NewConversation struct {
+	// Body Text of the first message.
+	//
+	// Example: Still up for the hike on Saturday?
+	Body string `json:"body"`
+
+	// Participants Handles of the other members (1 to 49; the caller is added).
+	//
+	// Example: ["bob"]
+	Participants []string `json:"participants"`
+}
+
 // NewMessage A message to send.
 type NewMessage struct {
 	// Body Text of the message.
@@ -1373,6 +1394,33 @@ type NotificationList struct {
 //
 // Example: comment
 type NotificationType string
+
+// NotificationsReadRequest Which notifications to mark read.
+type NotificationsReadRequest struct {
+	// UpToID Mark the notifications with this id or a lower one; absent marks all.
+	//
+	// Example: 301
+	UpToID *int64 `json:"up_to_id,omitempty"`
+}
+
+// NotificationsReadResponse Outcome of marking notifications read.
+type NotificationsReadResponse struct {
+	// Data The outcome.
+	Data NotificationsReadResult `json:"data"`
+}
+
+// NotificationsReadResult Outcome of marking notifications read.
+type NotificationsReadResult struct {
+	// Marked Number of notifications that changed from unread to read.
+	//
+	// Example: 2
+	Marked int `json:"marked"`
+
+	// UnreadCount Number of the caller's notifications still unread.
+	//
+	// Example: 0
+	UnreadCount int `json:"unread_count"`
+}
 
 // Poll A poll attached to a post (read-only in v1).
 type Poll struct {
@@ -1615,8 +1663,8 @@ type Problem struct {
 // (403), `not_found` (404), `method_not_allowed` (405), `unsupported_media_type` (415),
 // `payload_too_large` (413), `cannot_follow_self` (422), `rate_limited` (429),
 // `unavailable` (503), `internal_error` (500), `not_implemented` (501).
-// `idempotency_key_in_use` and `idempotency_key_reused` are reserved for idempotency keys
-// and not returned by v1 operations.
+// `idempotency_key_in_use` (409) and `idempotency_key_reused` (422) answer POSTs that reuse an
+// `Idempotency-Key` while its first request runs, or for a different request.
 //
 // Example: not_found
 type ProblemCode string
@@ -2133,6 +2181,9 @@ type Handle = string
 // ID Example: 42
 type ID = int64
 
+// IdempotencyKey Example: 5f0c6a2e-9b1d-4c8e-a7f3-2d4b6e8f0a1c
+type IdempotencyKey = string
+
 // ListingSort Example: price_asc
 type ListingSort string
 
@@ -2171,6 +2222,9 @@ type WorkplaceFilter = JobWorkplace
 
 // BadRequest RFC 9457 problem details, returned for every 4xx and 5xx response.
 type BadRequest = Problem
+
+// Conflict RFC 9457 problem details, returned for every 4xx and 5xx response.
+type Conflict = Problem
 
 // Forbidden RFC 9457 problem details, returned for every 4xx and 5xx response.
 type Forbidden = Problem
@@ -2213,6 +2267,17 @@ type ListConversationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateConversationParams defines parameters for CreateConversation.
+type CreateConversationParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListConversationMessagesParams defines parameters for ListConversationMessages.
 type ListConversationMessagesParams struct {
 	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
@@ -2222,6 +2287,28 @@ type ListConversationMessagesParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreateConversationMessageParams defines parameters for CreateConversationMessage.
+type CreateConversationMessageParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// MarkConversationReadParams defines parameters for MarkConversationRead.
+type MarkConversationReadParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListFeedParams defines parameters for ListFeed.
@@ -2314,6 +2401,28 @@ type ListNotificationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// MarkNotificationsReadParams defines parameters for MarkNotificationsRead.
+type MarkNotificationsReadParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePostParams defines parameters for CreatePost.
+type CreatePostParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListPostCommentsParams defines parameters for ListPostComments.
 type ListPostCommentsParams struct {
 	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
@@ -2323,6 +2432,28 @@ type ListPostCommentsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// CreatePostCommentParams defines parameters for CreatePostComment.
+type CreatePostCommentParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ReactToPostParams defines parameters for ReactToPost.
+type ReactToPostParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // SearchAllParams defines parameters for SearchAll.
@@ -2343,6 +2474,17 @@ type SearchAllParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ToggleFollowParams defines parameters for ToggleFollow.
+type ToggleFollowParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListUserPostsParams defines parameters for ListUserPosts.
 type ListUserPostsParams struct {
 	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
@@ -2354,8 +2496,14 @@ type ListUserPostsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// CreateConversationJSONRequestBody defines body for CreateConversation for application/json ContentType.
+type CreateConversationJSONRequestBody = NewConversation
+
 // CreateConversationMessageJSONRequestBody defines body for CreateConversationMessage for application/json ContentType.
 type CreateConversationMessageJSONRequestBody = NewMessage
+
+// MarkNotificationsReadJSONRequestBody defines body for MarkNotificationsRead for application/json ContentType.
+type MarkNotificationsReadJSONRequestBody = NotificationsReadRequest
 
 // CreatePostJSONRequestBody defines body for CreatePost for application/json ContentType.
 type CreatePostJSONRequestBody = NewPost
@@ -2374,12 +2522,18 @@ type ServerInterface interface {
 	// ListConversations List conversations
 	// (GET /conversations)
 	ListConversations(ctx echo.Context, params ListConversationsParams) error
+	// CreateConversation Start a conversation
+	// (POST /conversations)
+	CreateConversation(ctx echo.Context, params CreateConversationParams) error
 	// ListConversationMessages List a conversation's messages
 	// (GET /conversations/{id}/messages)
 	ListConversationMessages(ctx echo.Context, id ID, params ListConversationMessagesParams) error
 	// CreateConversationMessage Send a message
 	// (POST /conversations/{id}/messages)
-	CreateConversationMessage(ctx echo.Context, id ID) error
+	CreateConversationMessage(ctx echo.Context, id ID, params CreateConversationMessageParams) error
+	// MarkConversationRead Mark a conversation read
+	// (POST /conversations/{id}/read)
+	MarkConversationRead(ctx echo.Context, id ID, params MarkConversationReadParams) error
 	// ListFeed List the timeline
 	// (GET /feed)
 	ListFeed(ctx echo.Context, params ListFeedParams) error
@@ -2395,9 +2549,12 @@ type ServerInterface interface {
 	// ListNotifications List notifications
 	// (GET /notifications)
 	ListNotifications(ctx echo.Context, params ListNotificationsParams) error
+	// MarkNotificationsRead Mark notifications read
+	// (POST /notifications/read)
+	MarkNotificationsRead(ctx echo.Context, params MarkNotificationsReadParams) error
 	// CreatePost Publish a post
 	// (POST /posts)
-	CreatePost(ctx echo.Context) error
+	CreatePost(ctx echo.Context, params CreatePostParams) error
 	// DeletePost Delete a post
 	// (DELETE /posts/{id})
 	DeletePost(ctx echo.Context, id ID) error
@@ -2409,13 +2566,13 @@ type ServerInterface interface {
 	ListPostComments(ctx echo.Context, id ID, params ListPostCommentsParams) error
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
-	CreatePostComment(ctx echo.Context, id ID) error
+	CreatePostComment(ctx echo.Context, id ID, params CreatePostCommentParams) error
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx echo.Context, id ID) error
 	// ReactToPost React to a post
 	// (POST /posts/{id}/react)
-	ReactToPost(ctx echo.Context, id ID) error
+	ReactToPost(ctx echo.Context, id ID, params ReactToPostParams) error
 	// SearchAll Search people, posts, listings and jobs
 	// (GET /search)
 	SearchAll(ctx echo.Context, params SearchAllParams) error
@@ -2424,7 +2581,7 @@ type ServerInterface interface {
 	GetUser(ctx echo.Context, handle Handle) error
 	// ToggleFollow Follow or unfollow a member
 	// (POST /users/{handle}/follow)
-	ToggleFollow(ctx echo.Context, handle Handle) error
+	ToggleFollow(ctx echo.Context, handle Handle, params ToggleFollowParams) error
 	// ListUserPosts List a member's posts
 	// (GET /users/{handle}/posts)
 	ListUserPosts(ctx echo.Context, handle Handle, params ListUserPostsParams) error
@@ -2466,6 +2623,35 @@ func (w *ServerInterfaceWrapper) ListConversations(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListConversations(ctx, params)
+	return err
+}
+
+// CreateConversation converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateConversation(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateConversationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateConversation(ctx, params)
 	return err
 }
 
@@ -2512,8 +2698,64 @@ func (w *ServerInterfaceWrapper) CreateConversationMessage(ctx echo.Context) err
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateConversationMessageParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateConversationMessage(ctx, id)
+	err = w.Handler.CreateConversationMessage(ctx, id, params)
+	return err
+}
+
+// MarkConversationRead converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkConversationRead(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkConversationReadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkConversationRead(ctx, id, params)
 	return err
 }
 
@@ -2717,12 +2959,61 @@ func (w *ServerInterfaceWrapper) ListNotifications(ctx echo.Context) error {
 	return err
 }
 
+// MarkNotificationsRead converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkNotificationsRead(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkNotificationsReadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkNotificationsRead(ctx, params)
+	return err
+}
+
 // CreatePost converts echo context to params.
 func (w *ServerInterfaceWrapper) CreatePost(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePostParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePost(ctx)
+	err = w.Handler.CreatePost(ctx, params)
 	return err
 }
 
@@ -2801,8 +3092,28 @@ func (w *ServerInterfaceWrapper) CreatePostComment(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePostCommentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePostComment(ctx, id)
+	err = w.Handler.CreatePostComment(ctx, id, params)
 	return err
 }
 
@@ -2833,8 +3144,28 @@ func (w *ServerInterfaceWrapper) ReactToPost(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReactToPostParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ReactToPost(ctx, id)
+	err = w.Handler.ReactToPost(ctx, id, params)
 	return err
 }
 
@@ -2904,8 +3235,28 @@ func (w *ServerInterfaceWrapper) ToggleFollow(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ToggleFollowParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ToggleFollow(ctx, handle)
+	err = w.Handler.ToggleFollow(ctx, handle, params)
 	return err
 }
 
@@ -3002,9 +3353,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users/:handle/posts", wrapper.ListUserPosts, options.OperationMiddlewares["listUserPosts"]...)
 	router.POST(options.BaseURL+"/users/:handle/follow", wrapper.ToggleFollow, options.OperationMiddlewares["toggleFollow"]...)
 	router.GET(options.BaseURL+"/notifications", wrapper.ListNotifications, options.OperationMiddlewares["listNotifications"]...)
+	router.POST(options.BaseURL+"/notifications/read", wrapper.MarkNotificationsRead, options.OperationMiddlewares["markNotificationsRead"]...)
 	router.GET(options.BaseURL+"/conversations", wrapper.ListConversations, options.OperationMiddlewares["listConversations"]...)
+	router.POST(options.BaseURL+"/conversations", wrapper.CreateConversation, options.OperationMiddlewares["createConversation"]...)
 	router.GET(options.BaseURL+"/conversations/:id/messages", wrapper.ListConversationMessages, options.OperationMiddlewares["listConversationMessages"]...)
 	router.POST(options.BaseURL+"/conversations/:id/messages", wrapper.CreateConversationMessage, options.OperationMiddlewares["createConversationMessage"]...)
+	router.POST(options.BaseURL+"/conversations/:id/read", wrapper.MarkConversationRead, options.OperationMiddlewares["markConversationRead"]...)
 	router.GET(options.BaseURL+"/market", wrapper.ListListings, options.OperationMiddlewares["listListings"]...)
 	router.GET(options.BaseURL+"/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/search", wrapper.SearchAll, options.OperationMiddlewares["searchAll"]...)
@@ -3023,6 +3377,15 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 	Body Problem
 
 	Headers BadRequestResponseHeaders
+}
+
+type ConflictResponseHeaders struct {
+	XRequestID *string
+}
+type ConflictApplicationProblemPlusJSONResponse struct {
+	Body Problem
+
+	Headers ConflictResponseHeaders
 }
 
 type ForbiddenResponseHeaders struct {
@@ -3587,11 +3950,153 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 	return err
 }
 
-type ListConversations501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
+type ListConversations503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
 
-func (response ListConversations501ApplicationProblemPlusJSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversationRequestObject struct {
+	Params CreateConversationParams
+	Body   *CreateConversationJSONRequestBody
+}
+
+type CreateConversationResponseObject interface {
+	VisitCreateConversationResponse(w http.ResponseWriter) error
+}
+
+type CreateConversation200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type CreateConversation200JSONResponse struct {
+	Body    ConversationResponse
+	Headers CreateConversation200ResponseHeaders
+}
+
+func (response CreateConversation200JSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation201ResponseHeaders struct {
+	IdempotentReplayed  *string
+	Location            string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type CreateConversation201JSONResponse struct {
+	Body    ConversationResponse
+	Headers CreateConversation201ResponseHeaders
+}
+
+func (response CreateConversation201JSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3616,16 +4121,278 @@ func (response ListConversations501ApplicationProblemPlusJSONResponse) VisitList
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
-	w.WriteHeader(501)
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type ListConversations503ApplicationProblemPlusJSONResponse struct {
+type CreateConversation401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation409ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversation503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
 
-func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitListConversationsResponse(w http.ResponseWriter) error {
+func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCreateConversationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -3885,40 +4652,6 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 	return err
 }
 
-type ListConversationMessages501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListConversationMessages501ApplicationProblemPlusJSONResponse) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListConversationMessages503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -3955,8 +4688,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 }
 
 type CreateConversationMessageRequestObject struct {
-	ID   ID `json:"id"`
-	Body *CreateConversationMessageJSONRequestBody
+	ID     ID `json:"id"`
+	Params CreateConversationMessageParams
+	Body   *CreateConversationMessageJSONRequestBody
 }
 
 type CreateConversationMessageResponseObject interface {
@@ -3964,6 +4698,7 @@ type CreateConversationMessageResponseObject interface {
 }
 
 type CreateConversationMessage201ResponseHeaders struct {
+	IdempotentReplayed  *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -3985,6 +4720,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -4145,6 +4883,25 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateConversationMessage409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreateConversationMessage409ApplicationProblemPlusJSONResponse) VisitCreateConversationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4320,11 +5077,103 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 	return err
 }
 
-type CreateConversationMessage501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
+type CreateConversationMessage503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
 
-func (response CreateConversationMessage501ApplicationProblemPlusJSONResponse) VisitCreateConversationMessageResponse(w http.ResponseWriter) error {
+func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) VisitCreateConversationMessageResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationReadRequestObject struct {
+	ID     ID `json:"id"`
+	Params MarkConversationReadParams
+}
+
+type MarkConversationReadResponseObject interface {
+	VisitMarkConversationReadResponse(w http.ResponseWriter) error
+}
+
+type MarkConversationRead200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type MarkConversationRead200JSONResponse struct {
+	Body    ConversationResponse
+	Headers MarkConversationRead200ResponseHeaders
+}
+
+func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4349,16 +5198,244 @@ func (response CreateConversationMessage501ApplicationProblemPlusJSONResponse) V
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
-	w.WriteHeader(501)
+	w.WriteHeader(400)
 	_, err := buf.WriteTo(w)
 	return err
 }
 
-type CreateConversationMessage503ApplicationProblemPlusJSONResponse struct {
+type MarkConversationRead401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead409ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkConversationRead503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
 
-func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) VisitCreateConversationMessageResponse(w http.ResponseWriter) error {
+func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitMarkConversationReadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -4579,40 +5656,6 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListFeed501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListFeed501ApplicationProblemPlusJSONResponse) VisitListFeedResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -4846,40 +5889,6 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	return err
 }
 
-type ListJobs501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListJobs501ApplicationProblemPlusJSONResponse) VisitListJobsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListJobs503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -5105,40 +6114,6 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ListListings501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListListings501ApplicationProblemPlusJSONResponse) VisitListListingsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5596,40 +6571,6 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 	return err
 }
 
-type ListNotifications501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListNotifications501ApplicationProblemPlusJSONResponse) VisitListNotificationsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListNotifications503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -5665,8 +6606,397 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 	return err
 }
 
+type MarkNotificationsReadRequestObject struct {
+	Params MarkNotificationsReadParams
+	Body   *MarkNotificationsReadJSONRequestBody
+}
+
+type MarkNotificationsReadResponseObject interface {
+	VisitMarkNotificationsReadResponse(w http.ResponseWriter) error
+}
+
+type MarkNotificationsRead200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type MarkNotificationsRead200JSONResponse struct {
+	Body    NotificationsReadResponse
+	Headers MarkNotificationsRead200ResponseHeaders
+}
+
+func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead409ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkNotificationsRead503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) VisitMarkNotificationsReadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreatePostRequestObject struct {
-	Body *CreatePostJSONRequestBody
+	Params CreatePostParams
+	Body   *CreatePostJSONRequestBody
 }
 
 type CreatePostResponseObject interface {
@@ -5674,6 +7004,7 @@ type CreatePostResponseObject interface {
 }
 
 type CreatePost201ResponseHeaders struct {
+	IdempotentReplayed  *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -5695,6 +7026,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -5821,6 +7155,25 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePost409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePost409ApplicationProblemPlusJSONResponse) VisitCreatePostResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -5992,40 +7345,6 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePost501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreatePost501ApplicationProblemPlusJSONResponse) VisitCreatePostResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6318,40 +7637,6 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	return err
 }
 
-type DeletePost501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response DeletePost501ApplicationProblemPlusJSONResponse) VisitDeletePostResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeletePost503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -6607,40 +7892,6 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type GetPost501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetPost501ApplicationProblemPlusJSONResponse) VisitGetPostResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -6909,40 +8160,6 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 	return err
 }
 
-type ListPostComments501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListPostComments501ApplicationProblemPlusJSONResponse) VisitListPostCommentsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListPostComments503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -6979,8 +8196,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 }
 
 type CreatePostCommentRequestObject struct {
-	ID   ID `json:"id"`
-	Body *CreatePostCommentJSONRequestBody
+	ID     ID `json:"id"`
+	Params CreatePostCommentParams
+	Body   *CreatePostCommentJSONRequestBody
 }
 
 type CreatePostCommentResponseObject interface {
@@ -6988,6 +8206,7 @@ type CreatePostCommentResponseObject interface {
 }
 
 type CreatePostComment201ResponseHeaders struct {
+	IdempotentReplayed  *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -7009,6 +8228,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -7169,6 +8391,25 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreatePostComment409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response CreatePostComment409ApplicationProblemPlusJSONResponse) VisitCreatePostCommentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7340,40 +8581,6 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type CreatePostComment501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response CreatePostComment501ApplicationProblemPlusJSONResponse) VisitCreatePostCommentResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -7674,40 +8881,6 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 	return err
 }
 
-type DeletePostReaction501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response DeletePostReaction501ApplicationProblemPlusJSONResponse) VisitDeletePostReactionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type DeletePostReaction503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -7744,8 +8917,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 }
 
 type ReactToPostRequestObject struct {
-	ID   ID `json:"id"`
-	Body *ReactToPostJSONRequestBody
+	ID     ID `json:"id"`
+	Params ReactToPostParams
+	Body   *ReactToPostJSONRequestBody
 }
 
 type ReactToPostResponseObject interface {
@@ -7753,6 +8927,7 @@ type ReactToPostResponseObject interface {
 }
 
 type ReactToPost200ResponseHeaders struct {
+	IdempotentReplayed  *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -7773,6 +8948,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7932,6 +9110,25 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReactToPost409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ReactToPost409ApplicationProblemPlusJSONResponse) VisitReactToPostResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8103,40 +9300,6 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ReactToPost501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ReactToPost501ApplicationProblemPlusJSONResponse) VisitReactToPostResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -8663,40 +9826,6 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	return err
 }
 
-type GetUser501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response GetUser501ApplicationProblemPlusJSONResponse) VisitGetUserResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type GetUser503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -8734,6 +9863,7 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 
 type ToggleFollowRequestObject struct {
 	Handle Handle `json:"handle"`
+	Params ToggleFollowParams
 }
 
 type ToggleFollowResponseObject interface {
@@ -8741,6 +9871,7 @@ type ToggleFollowResponseObject interface {
 }
 
 type ToggleFollow200ResponseHeaders struct {
+	IdempotentReplayed  *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -8761,6 +9892,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8924,6 +10058,25 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 	return err
 }
 
+type ToggleFollow409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response ToggleFollow409ApplicationProblemPlusJSONResponse) VisitToggleFollowResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ToggleFollow422ApplicationProblemPlusJSONResponse struct {
 	UnprocessableEntityApplicationProblemPlusJSONResponse
 }
@@ -9023,40 +10176,6 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type ToggleFollow501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ToggleFollow501ApplicationProblemPlusJSONResponse) VisitToggleFollowResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -9325,40 +10444,6 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 	return err
 }
 
-type ListUserPosts501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response ListUserPosts501ApplicationProblemPlusJSONResponse) VisitListUserPostsResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type ListUserPosts503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -9402,12 +10487,18 @@ type StrictServerInterface interface {
 	// ListConversations List conversations
 	// (GET /conversations)
 	ListConversations(ctx context.Context, request ListConversationsRequestObject) (ListConversationsResponseObject, error)
+	// CreateConversation Start a conversation
+	// (POST /conversations)
+	CreateConversation(ctx context.Context, request CreateConversationRequestObject) (CreateConversationResponseObject, error)
 	// ListConversationMessages List a conversation's messages
 	// (GET /conversations/{id}/messages)
 	ListConversationMessages(ctx context.Context, request ListConversationMessagesRequestObject) (ListConversationMessagesResponseObject, error)
 	// CreateConversationMessage Send a message
 	// (POST /conversations/{id}/messages)
 	CreateConversationMessage(ctx context.Context, request CreateConversationMessageRequestObject) (CreateConversationMessageResponseObject, error)
+	// MarkConversationRead Mark a conversation read
+	// (POST /conversations/{id}/read)
+	MarkConversationRead(ctx context.Context, request MarkConversationReadRequestObject) (MarkConversationReadResponseObject, error)
 	// ListFeed List the timeline
 	// (GET /feed)
 	ListFeed(ctx context.Context, request ListFeedRequestObject) (ListFeedResponseObject, error)
@@ -9423,6 +10514,9 @@ type StrictServerInterface interface {
 	// ListNotifications List notifications
 	// (GET /notifications)
 	ListNotifications(ctx context.Context, request ListNotificationsRequestObject) (ListNotificationsResponseObject, error)
+	// MarkNotificationsRead Mark notifications read
+	// (POST /notifications/read)
+	MarkNotificationsRead(ctx context.Context, request MarkNotificationsReadRequestObject) (MarkNotificationsReadResponseObject, error)
 	// CreatePost Publish a post
 	// (POST /posts)
 	CreatePost(ctx context.Context, request CreatePostRequestObject) (CreatePostResponseObject, error)
@@ -9518,6 +10612,54 @@ func (sh *strictHandler) ListConversations(ctx echo.Context, params ListConversa
 	return nil
 }
 
+// CreateConversation operation middleware
+func (sh *strictHandler) CreateConversation(ctx echo.Context, params CreateConversationParams) error {
+	var request CreateConversationRequestObject
+
+	request.Params = params
+
+	var body CreateConversationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateConversation(ctx.Request().Context(), request.(CreateConversationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateConversation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateConversationResponseObject); ok {
+		return validResponse.VisitCreateConversationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListConversationMessages operation middleware
 func (sh *strictHandler) ListConversationMessages(ctx echo.Context, id ID, params ListConversationMessagesParams) error {
 	var request ListConversationMessagesRequestObject
@@ -9545,10 +10687,11 @@ func (sh *strictHandler) ListConversationMessages(ctx echo.Context, id ID, param
 }
 
 // CreateConversationMessage operation middleware
-func (sh *strictHandler) CreateConversationMessage(ctx echo.Context, id ID) error {
+func (sh *strictHandler) CreateConversationMessage(ctx echo.Context, id ID, params CreateConversationMessageParams) error {
 	var request CreateConversationMessageRequestObject
 
 	request.ID = id
+	request.Params = params
 
 	var body CreateConversationMessageJSONRequestBody
 	var err error
@@ -9586,6 +10729,32 @@ func (sh *strictHandler) CreateConversationMessage(ctx echo.Context, id ID) erro
 		return err
 	} else if validResponse, ok := response.(CreateConversationMessageResponseObject); ok {
 		return validResponse.VisitCreateConversationMessageResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkConversationRead operation middleware
+func (sh *strictHandler) MarkConversationRead(ctx echo.Context, id ID, params MarkConversationReadParams) error {
+	var request MarkConversationReadRequestObject
+
+	request.ID = id
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkConversationRead(ctx.Request().Context(), request.(MarkConversationReadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkConversationRead")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkConversationReadResponseObject); ok {
+		return validResponse.VisitMarkConversationReadResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -9715,9 +10884,62 @@ func (sh *strictHandler) ListNotifications(ctx echo.Context, params ListNotifica
 	return nil
 }
 
+// MarkNotificationsRead operation middleware
+func (sh *strictHandler) MarkNotificationsRead(ctx echo.Context, params MarkNotificationsReadParams) error {
+	var request MarkNotificationsReadRequestObject
+
+	request.Params = params
+
+	var body MarkNotificationsReadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkNotificationsRead(ctx.Request().Context(), request.(MarkNotificationsReadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkNotificationsRead")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkNotificationsReadResponseObject); ok {
+		return validResponse.VisitMarkNotificationsReadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CreatePost operation middleware
-func (sh *strictHandler) CreatePost(ctx echo.Context) error {
+func (sh *strictHandler) CreatePost(ctx echo.Context, params CreatePostParams) error {
 	var request CreatePostRequestObject
+
+	request.Params = params
 
 	var body CreatePostJSONRequestBody
 	var err error
@@ -9838,10 +11060,11 @@ func (sh *strictHandler) ListPostComments(ctx echo.Context, id ID, params ListPo
 }
 
 // CreatePostComment operation middleware
-func (sh *strictHandler) CreatePostComment(ctx echo.Context, id ID) error {
+func (sh *strictHandler) CreatePostComment(ctx echo.Context, id ID, params CreatePostCommentParams) error {
 	var request CreatePostCommentRequestObject
 
 	request.ID = id
+	request.Params = params
 
 	var body CreatePostCommentJSONRequestBody
 	var err error
@@ -9911,10 +11134,11 @@ func (sh *strictHandler) DeletePostReaction(ctx echo.Context, id ID) error {
 }
 
 // ReactToPost operation middleware
-func (sh *strictHandler) ReactToPost(ctx echo.Context, id ID) error {
+func (sh *strictHandler) ReactToPost(ctx echo.Context, id ID, params ReactToPostParams) error {
 	var request ReactToPostRequestObject
 
 	request.ID = id
+	request.Params = params
 
 	var body ReactToPostJSONRequestBody
 	var err error
@@ -10009,10 +11233,11 @@ func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle) error {
 }
 
 // ToggleFollow operation middleware
-func (sh *strictHandler) ToggleFollow(ctx echo.Context, handle Handle) error {
+func (sh *strictHandler) ToggleFollow(ctx echo.Context, handle Handle, params ToggleFollowParams) error {
 	var request ToggleFollowRequestObject
 
 	request.Handle = handle
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ToggleFollow(ctx.Request().Context(), request.(ToggleFollowRequestObject))
@@ -10064,364 +11289,395 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3rcts4tjD6Ktjqr6rtGlmWfEtsV6q3O510p3ecpBNneu9p5TMhEpIQU4BCkFY0Xfl7HuA8y/cG35uc",
-	"JzmFtQASJEGJsp1Lz3h+TMciicvCwrpf/uyEcjaXgolUdU7+7EwZjVgC/3zOxZX+b8RUmPB5yqXonHRe",
-	"P31MHu49fEhiLq5IKkk6ZUSwjymZ0wnrkmCY9fv7of7lMkti+IudkoTFj4Yd/euwE/TI2UgxkRIp4POY",
-	"Kvy81+l2VDhlM6onZh/pbB6zzkkHx5ym6fxkdzeWIY2nUqUnD/sP+7t0znevB7tjxqIf5iy51OM82uvr",
-	"T/aOwixRMnnElr/2n72X/Pz92fIF7y/Ol/3Fi6e/LV5eyMX5T3Jx/liZ/z5Tz2ZX/OX73z6Of/OtvdPt",
-	"pMu5XpNKEy4mnU+fup3XNGXP+YyndXBdTBkJaRyz5HtFEjajXHAxIaMsmrCUyDHsfy5jHi5JOuX6nQ8Z",
-	"UykJZSZSFhE6oVyolGw9e3LxlOQzDQWeFBlzFkeKRAkdp9snJBgaYOGYuIVh5zR5hD/nSzCbS83vioVS",
-	"RIpkIuUxLMoskSsyzmJzjkFvKF4lzJ4du2bJkiRMzaVQTCMDFYRm6ZSJlIdUL99spzcUTUfbSRiNYIWD",
-	"wYPT9NFep9uZ0Y/PmZik087JoN9fCfKdV7BRP+QTmrKdWL+GMOZMAYjMlB/M5j9kMqUGIAvz24KLSC6I",
-	"gQs+7JJhZ5HwlN3g288Jug+PBnv908Wjo355hUf4YzuAsjRZ7pyNU5bUYfnGYEcqyYLylIzYWCaMJPob",
-	"Lib62urV8oRFnZM0yZh3wYO9bmfGBZ9ls85JsQguUjZhCaziv3eKg224Ub9pgG9wc7r2gSJzlpAZF1nK",
-	"euRmZ9Fp2Fjf2dlg7c5e20voIa92rTEbp4Rr+kgN8i6/V+ZS3vHqBw82OpfXTDHPufw+Zf7VWhKCB9Il",
-	"VJG3gn8kbC7Dqb0kd7ylBw/2jvYOj/qtMA6H2nkW1Tf1LNJTjjlLEOMKNOsC/ik6Y+SaxhnT2wrMs0se",
-	"Bfrs5okcxWxGRjLiTPWIRl1GeEoWGlYJm8sk1dyA2jeb+N/++DgcjI7YHn0QHbD++OHokB6He9GAHYyP",
-	"6IORhyt96nbmNKEzlhp2/pimbCITD6W0T4iKs0mPnAmSiSshFwJ+IFSoBUsUOej39fq4/uRDxpJlp9sR",
-	"dKZnDe3Y/uWP+BVTZSp0gDcmJ0p6tWnKEj34//6D7vyzv3O88+7PQfeg/+l/eZnuYykirnfwlMdeovVS",
-	"xEsSc6VBrPAqcUVC+1njXuwLpc38r4SNOyed73YLcWkXn6rd5zhHviCzvEykPmjDst7LkSJakNG4XCwN",
-	"PiFbz968JPuDo6OdAaHxfEp39rokm2vqFVLFtptXjlP6D+GnJ+UT2CsdwF75AM52/vHuz70myINQ5dnZ",
-	"nH7IGEGZi4wTOSPBjKW0B8Ig/hzklDth11xmCuU+8qPMRGTFSdgX0JKhmCcyykINpfSEUDKj8VgmMxaZ",
-	"abpEJkQKzYsyxSKy4OmURHw8ZokmJmPADdV1kXgoAi6uacwjuyZksV6Q4lb9EL2ZVFk+hcPB3qqLcLbz",
-	"D7wLlzvv/uY/jSezeSyXMybSi+WcrbwMgHUAIcA3ln9J9LBNaFW8dgmzt70W5YXBWp8yFl3QUX15wVTO",
-	"WHBC5lLzPoMiMzYb6TNLcxmajGUcy4UiVCOLK1rLhTglQcRVKK9ZEpwQGsdkno1iHuKgTbtL6ai0o4iN",
-	"aRannZOOXlKn22FCM48/7J92is67roMK5mH9dH6hItJv+KRT3N/3ikzhpS6Z0TScatSmiu1woZhQPOXX",
-	"LF6SreAs5iELyJhrQSyg8FdBCuY0nRabwgHbSWUdGKqMlfv9dkipCfR+E4H28dMX2YwlPCS8wlf1/VUy",
-	"S0JG9BYiMloilaDplGxROEJ906mm39csUVQP2LR9HrXb+sFet6OpCU1RKDg6QDCgvHDc7z8YHB/vHR48",
-	"OOgfHw/WiniGD7yRiUc8eplExWYtVzohgWALptKAbBnE2+6SYJ7wkF1SFQb5H3qwAIhdkLCYXVMRsmAo",
-	"tqS+1zNGtTQ5zmK83cGH4NR9D36VWaofuJRwu5nwKb0J/73AFTs3I/8hX3f+b71sOAuzlPKtcd+v4885",
-	"/fhKv1CH5S98MtWSPnzfJVyEcab4NfxTC/gyIZngqSJboaZI2xWwf68080iYCJc9cp6plAipdRoyYrFc",
-	"kGDGxSUMHTQRjRn9iG/4OcNhv6+VrBuhll9KPeeiARbP5eKOQNG0VwuNBlH7zvf6QmrKEMINX8vShPOy",
-	"ymX0VexsIx5WXQss8BVLXtEJ81K3EV5ynrIZ6ptoFRv0eof9HnmZgc0noWLC3ItItoTWeUgY09mcRY0S",
-	"nrVv+W+m1kLzcwGV1J7B4Xr99DeYqbalpwljOyn7mBLFaBJOYSt7/T4JpzShoRaumhb7YYU2UBFF+zV+",
-	"UycHb2D+hmXiQ6IX6lshOedKaU1LJlrqSZdtlJoPLfnnRMZUTG68o1Uobral5dsrLiKiqX0XUCoiMb/S",
-	"OIQqTo/8bkg8N5ppKudkzBaar2YxylSMhtOhgIEoWm+yRLAIhKnAiudcATWkYcjmWjnZWs0nNrpNxYZh",
-	"/29FwmjUYEkINMA1x9O3PIM3K5dd70HvnUVNJ4if+dEQz9McykjKmFFU3H6XydU8puFGovTCfkRoArdb",
-	"i71Ny8pfbg24X+UoXxbq9tY4Aqr9jzQyRgz9VyhFygT8k87nsYHXrjEx/O290rvIIQEDlPUh/YvKZjOq",
-	"b5rR9lCdo0KmU5YQuyGwfOCcERKU0jjdTsRSymNrB8eRuHK0OJmQBVWEK5WxiIxBxCvUN5hHg5EliUxU",
-	"5+SP6lTuHJFkiLwgR+PB2JXmthBXqZtLTQGTzonI4vjTO31aKgUx5aTj+hUMIUDLTjtzjEppmqnOyQFY",
-	"W3kKlOIZrpnkCzDo53dsmANTuxWo6uO3P9nDLI7rPAftr29eviAjGa06KPi+ckzWjqo/teQA161HLJ2G",
-	"H2Sgb901zPTcG0MMtufCy0EDF2iWrxLpMOgVYCuGcWCXDzLTIiWIk+mCMUEGQGEP+35Elll6KceXdsp8",
-	"uKZRKsjsiARfC51daGx2PsWXQNTaEcNXOAp+4vH5GPR1ycwJocaoJBPUKfOZyZQqQsmIRmjH7RKw8c4Z",
-	"TVkEChdegaGIWBjTpNBN5ZwlQFrJVlDbULDdHYq0mehpVUNMFNq2HaLqjGU48jYsAjxyxYUcOrfC+UTj",
-	"e2C4tePJLfknfaA17+4WLza42Fp9bN9v8uesGqT+wSrfSduRio+afBntR9IfePwGawYo3gW0fSqTEY8i",
-	"Jm7IsMfu9wUd+4nFDD0KBqdyE5OmyR6CVozjUB4QcDTC0SydyoSEVJBIj8yQp+qx2rKB3YPBrcjNfkFu",
-	"njprbUdmit0hD1DZeMxDzkR6qUI5Z2XgvWY02gFxM5VXTBApCCXgTC2uupcn1IYtMVSuHEohGIs0ucEZ",
-	"jPzIzCzw8Rfhr/suES+WT+zy21Lx2s7vhoyfkaRyFlpGBPu+71CAAFaX4tBNNBIPxYwuiWKsbG4cZWj+",
-	"CaeglGv1SWXhlFCFON94m4ZiK8gR7Jsiur///vvOmeMt9Zjbf2Q0YQkBRHs09ODwsNNFbHiUBxQEp8Q4",
-	"aOMlSOo+qDd5MG8yodcqeM9R/BzlmRb9BI2faAhvzlVKBA1HuoTDcokZeIbZxzkLUxbhWRIZggExst7t",
-	"1BXBoqqnm7dhHLeUUQ/LMipuhtjNtCVtJRjcCVHzAE8TLneiYLtHfgJoG/OGnExYRDIRsaQC2S5Bk6G1",
-	"4vTuRb5v+4K+kOlTmYnoVndTyPRyDKP4lXaIjDGcTfNMzdng/dby2vHx8a1Ei4Pi7r2wk7e+dsX27k4b",
-	"NNDIjUPsI0dfouNW1pKBfqalA56ekpFMp8ZEbFyV+kWtnOUrRN/r/Y37tm/cM31/Zkyk7Pb3jjtjNUv4",
-	"xmDmvJzH94wyHkdkyb4IDxyU72F58e1vo/vdXdzJF+tgc3+pvu1L9YouY0mjCymf02TCbnWr5jjWZSrl",
-	"ZQyjrTJFz6ynnn0MGYvI0eHh/hEZLVOmvoTSPHCUZgMEkkpJ7MLb3an6lu/a7mmthDC65nJUkABi4FXP",
-	"bl6/czmjHy8BegHZCmrruudv3/xVfMOSax6yt4JeUx7TUXy725g541TuocKZNFqlbDaXCU04uGXzL3oE",
-	"Egg0PT/MY7q/AJtzLqUBBynvo921dL+5qwsZ0ZSOqAKogSc6nOrxIWD1miX6urGIbAXO3Fr/QzjSccoS",
-	"EjhZGYEL1m/iXlZSRlZ+7rx6f6Mbb/SFlOdULG0SyK2uc0JTdgl0n9W0RTSg6jcIZkfJMTnq+xJlNPIi",
-	"v2WRc8cHextccst6Yzzpo363MzdIh6a+G1AASD26pIh7gz2HT+8dFyThQkoyo2KZ76w1QShBrzVFyBFi",
-	"DWnIDckmQ2YM6ihXtYQ14ORg+M7mZCtwV3VPK/69acVbge45/s+b6LalsB/wsZSdYW9NBpBMHL81vtcc",
-	"FmGfl2gNDUOmlPHjuOEkLSjHjN3KFjWoxyrYJW4Wp4BfaajDvy7ZxzlGBboge4I/NkKp/OkqKE2pJrrw",
-	"3hcF0gXMXqywHZDK+yqAlLBreVUF0mv8cQ2Q7KfrgDRi4F2Al78CpIplbgIp+5WGVCZKaY1lWL2Q5Mxc",
-	"cbQtITHwQK06jAO3N0xEkD7pwo4qMuyUxj4hxkOHGczwmk0e/6KQdRyXest5AO4GknwJFHfjkX4hSZgw",
-	"sATTWKHQ7k5jvM20SJ0sEc4iQgcAq98292UotoLSBQq29acGR4h9aP4OtvEA/5LO5oTRePZo2KFzPuwE",
-	"6BkUZbguWMLAyXxKvF91h6LwIDsA1eNh7OiIRjlsXUA6YGsT0+2dnDTMfe+n3khsmSdSkyKt7z4RKU+X",
-	"N5ReQirQGxPHcnGpWDwuk8+n8ICLCVnKLIHndcrpGcQhnv8jM4JvmMxDGIro+01DSLdtQRszpSEBWXa7",
-	"OMptaOXeXkErH9eWZjbQjlR69q5PCHAbwH85pjyucqUfZbREw6eErIcqROufrzLqai5urpMpZeKPkgW7",
-	"JE5Yi5ClKZlJlZLDfinroxwoK7I4dkJkO7sQGf3pMxmL3VP6ew4QkgOk3QHVQXk33Ox3Fsc7bpQ4lG0Y",
-	"Q9hBMSfZCmoLCLoYtCYFIwyS1SHHydQ54GIoAjw7yxAtcpq0Mzdf114hshXUMfE+ivUvQctVNp/LJGXR",
-	"OYs4hcye25mg8wEvZ3pEm3FeFmfzYGiqiDuBHviLuIIOi9vtwIDAkolZcltx1bvju3YKmSB3DbMRJIkp",
-	"EjzGU9rRp5bnfQVVeAYg7PoWee8h+sYvaI5EWP9FzmbmUlajbUN8hMG1+nYY2p2wOUTg5gGw5sUe5HfL",
-	"OUtSjrIYMNN6kQP2Ma9x5nxaiNlv55MEvCCplJi2+B1mU+of4nBKOZiMxlSlPXIxpeJKkf+09QoqMncX",
-	"65/AcmgcvxyD+LDq7hiIPMbPtChQqYsDhaQSVduCniuBBJFL2lwJKf8AIrEWCU9TJsr73+vvHe3093f6",
-	"BxeDvZP+4Um//7d+/6Tf7zgZ1RFN2U7KQcV2yzD0d47f/XnwaQf/sVf848L+46T2jz/+tvOu9uP/8gEz",
-	"YvN06klxZpA3TmJ2zeJT0jdqVyrnO/CT95z7q3O+ux3uyQI1p0OModCO9cCTa14fUH/JpVD1Yc9NURHz",
-	"hg1BQYZyarKDjW4qMIk8ZTO1jg6f43B6brMamiQUiNOcJkwgl6mXl6rgFlw5DhfilGiRtRV8Dz0w0R+j",
-	"S7iU6erASF/0NauCshtmRgi+L03rLZ9RnyelE885/ELVVD+5G/Bf0IkP9FkS12d+hVVhaBQlTFUvN9my",
-	"+/4eSxOhvEvJOKET/cJ2+Qb72TvSKJsBs/edGXzngXuvs4T7Lp5WF9vTsLeKJW+MblanYBd5Ek+vg1nD",
-	"1vTxBxZJsTjgYqm9+92OSR6FFZlzdK5WTnBL1BCB/i7fmBy9ZyGwsjK59dz3gtrSZk6DF0StKr4Q8YSF",
-	"9iqp0nmtrz7hgsjOtWI3z7nyslTMJh3bfaj6RiKa0oZ6oeabvJwF1pCQcaRFuTFPMP2q1cWwXN9zOWYM",
-	"F9AO0fRGz/UXdSx7RSdcmOhHgegN9dWq4IQdm3lXgPS1SW33Zd6zZsSw8NyI9zfcmYLT+7bQsPY5FQ1l",
-	"SLGCFkvqi47lRHrQZ6RknKWMvH39PC/YIieWJZTI4zpSBPI6QIAKztTuYG9XD9Wbgy2lQowamEZBnLCC",
-	"gYdV681D6abyms7CGSOPY5lFXlLnI892sAUbKZ6y9XtWJ7u7NJyxnVDP07MPN91c5aRhp108oFU0rahG",
-	"5SUDCb+mKStVrXIDz1N6xfT9TlLCRR09/HKRM1RFODpsxZBjqtLLGVPKFLFpd2POzQf+GwMGuISFmoWa",
-	"od2TQw7rLHwKyQmC2XDohsMpIK1hxEM+p17moZeAKor7HjJzA2puaqrKDHl4K/JZYq8e+QIKjFwCH1zF",
-	"kQxESqXspiY9Q4+wCY/qdrJ51Kh7XPAZy0kGTTXDoGHKr3m6bFY9Bif7/W9I9VgltVm+WkWodqQQT2H3",
-	"cK0Y5pWVXAys3KIKKpTOqB31WC9IFO9uKE04H5ZEig2ECIfK3VqSeCZG8uPG4kRe8lHkt6q8M5DTTaEg",
-	"e9KbyyCVopU1iP4XlGEaO7Uze04lvHEWx5f5fUlS++9QijShocYFGz+7hOJA+kapKZ93uh0gX+X6eO5w",
-	"tVvyRETgzfCLSWevnhVJKXV0mbF0Kj3M5ZeLi1cEH7r7+vnJRafbefXyjf7PT0+eP7l4Ul4pvlBbY74C",
-	"r5554RbReJYr4i/nTOjlRzLM6iajCUtfYS2D2mxQBLJOOGg6hahlTQ6xQF7ExQSmCoxJOCDzhI35x/JU",
-	"5cS4P3n0yTdrEZN3Oc8NmO1uQhEuCB++0CJH/T68rsUElquPoBZmy52XtwD1r8AOaModtFvYG0zmr3N6",
-	"iB6BwfLIjIYJrb/Qg5w7MReMmDfKn//MUmOCXEuTDQp3be3PEq4VC7B79x2UjwCg1/g1VE3zlMNDb5ZK",
-	"NS5h3CUlqZxMYla/ZGPrgPaaCEFaceQBIRd5edui+m0JPP6aZZuaDF4lcszjRkEur3GAr5ldwkKhREKd",
-	"phb7NEtZB9dmDQ+fownAeA6boLuZvlc6Vv/Ox6WzFZGFwAZaYJm1eUiRl7PN4wyP3HCvPLCgvOEpVZcz",
-	"mbBmbLJmepAZDC71yBlRU5lgg5UiDXbGKJJbJqJTrOkAgsE4phN4q4R5YxorL+o5pb09qgrWPjLiWt4k",
-	"xigGfAxQhqk5vJIwdENVtbyGQtsfz9/LxYsLX6Ht88X5f/dbKbSmT007Jdzpc3PF2NyyEZlwfbAxlnDa",
-	"eHsr+9qUah5u2uCmBYQ2tQDk9cZ82M2I4v9kELBe2uJGxUjXqVUXMqWxIwaaW4MlV7dK8AI/1noxcbtL",
-	"EjahSRQbg7ApG38L06FTli2/t+Xb4uBeZcd+yhKxj3VY/FT8ZXH07NUzD7F0v6pVGQXyENWHEixdyOSq",
-	"jK0QMALiJb6kZMj1eRTv1n1JRpJD9uy9bb9kMyp2NBAgR6r0RZvbErFrFusdK31xWpjZmRGfPcaEJ9B+",
-	"JJcnukShe3+0xNpx6ZQJR0hupULl0rpHfdJSttpEf4rYxyfwTZ2R/Z3GGVMOLnyvCIwPXktMA91wquf4",
-	"UX0ufECYZmVhURcPELDRVqiF3AqqFmf7BnHpBeKSft6gVQg6535EgnT81SrESnprBu8t6SxugUZVodLr",
-	"mmhoRdUaeSp6gg+HNIXzXu6/4wMH5MRqoxCWPJY9821QcW0Nev1ev9PSTupOWqzGd/XL55fjpB+U9nK4",
-	"97WRPD6x96j1laiSyfdydFlpd7FywOBXOepVPghKULwjm0COJjUErCKC3kJeYHj94vNXq8uW4lJhat50",
-	"OUpMR4WZTNlmyzF15i/zrjqrl2RaKPTy16vLEmwBOHPFLvGfEwlK4JhyrOgrk5stEIO7WLvl4cvVtYGh",
-	"FY6ZiQjVISXjaLP1YHzVFRfR6qVAwF1Pv1ddBp+h3HHNIyY1hPh4syW4IlSLO+DWyO95b0AR9KxBBHTB",
-	"eNjgx3m8LPzK8C80qm60aPBkr1/sK6lS7yJT9hFaWExlKh3gxVxcAV7F8WbrsXttWtNr8xzCBVVlMTGW",
-	"yI/lNQqQU9rpdhYAQwUFzamYJMvNFnTNFR/xmHtFwhqI8reXVUBhUx1gjfpYTaA1+rk2WVFVYC7Or7LW",
-	"Giy9GFq+OV7C47nsNXrZ9fOARp7zPJeo2stGVa5j7kJRlSM2XQNqsUuoQhF8XgqUgPgZaPpRbszgqGD9",
-	"tXqXRvaNFwAxQvrL1bMfPFw3u7n2NwOD+fhOwGB1t8u8s0azqgvezcB+kYfRTvh1JdZvr/20M+rR9KDa",
-	"jnIaMxSTll3A6+eR6oa4Bke9DsKHLSAMdpKNp1dFkw8SfAjWHPO6Nfhr4TSvBI4b1uEmsMAi4MtTW3EH",
-	"uz3a8nEHg/3SyqBq0dpuLD5TQo6OFVRpONFuI11pvmp1EuA5q0bQNRLJZnvvhVFJnF9va+lFS4nfxFub",
-	"qrVl91fp6Vp3JojWZch7Oaqvms7n8dKvo/4OtsBUQvLCshzh4qMdK8JcdkOaMJaoXcUEl8nORO4wMeGC",
-	"Qcjepsa9sIhiah1GBR/4wV3EPVWTE1rYsQxQnZxMKBFHRUSSTFhuqsiITcEnmyVEK/NcTMg8pqneutcY",
-	"VW1n2Hqv1X6GtS03+IY97ly9DMhRVasDyOV4DF2hpNL0pUATjXU7TERV7xsGdRzs9AcXg/5Jf31QRxUj",
-	"vlyQh88h/KscVSOa9ttFNMkwD8FqGc5ov6gfo7mdiIKEKycQW5/gkqAeXLQAkllKKLFraBfNJNXa7AE9",
-	"+4Iq7GKppv6z3m9/1l/ubBWNje+3pbsZ368fBT7AdixVMlkCy1qAm3QtH8bBo4odEogp+VmSJwUxvXGc",
-	"Uo2S+Q2QGp9291vYHIv+Ua0hXG4gtQLlwe7KFYnqXio0A3lDoxC6Bf9wbmS31O7K00sWz75qQSy4p3tZ",
-	"SmSzOa7qVzlaF06lgb1JFBVc9hsFT2nJ4a8QfV1CkSaRxYchJkZopcGwhkYetN7Ub/5tecibYjO+poN8",
-	"fSfqv75/fMxYtKlbfD1cvj2v+G38y77rbkzZPho5o8kVS7GdobGYeYxWtuX/RjSMi8lj+6En4dI8wgzL",
-	"vJ3+xjMUjfg9OZ3mmUVZTcMrEYZSRq1TPA18WglqexeDw5O9/jeV5LmZTlYH1lmcaazNZmSc0BnrkkH/",
-	"kEwSmc0VS7tEsAVJlwlTPfKKh1c72RwufK+tRmBOtKoVDNplgYInxGPSeTWVqVTupm6T+Blx6nUsfR6d",
-	"RC+KcHTnz21L6JYZHFIw37U7U1egNevRYFzF4vhukxAxqpDogS1TQFz6VJRV2PCWv8HPvEoDIzhoGVeN",
-	"f65ZG7ioawKvJY3IiF+xLjk8IqFB89toAw5FXZuwAIR4d/DgRvkKVigvC9a2lXdBXrsFLS/J7eb25OiQ",
-	"n1TLfM8qva9LP+YJWlUbOY0/juQnruYxxZyzorqM5R8luxG/YsqrpsbZZMWq9OMusY3HjAMnsHMEJkis",
-	"PNfIP1fleGBiEyCzCnIuB2zBxsBEoWhcEstbOswr7K9BPOdisk6xMse4kXJlv7mZgmUlmb+CklWmXfVI",
-	"vIJ0+ciFOdIVcQY1Yuc7SIcx1U5RC30eYc9UaasgYS2p7PlSisbKHD4S8OzNS7I/ODraGRAaz6d0Z4+Y",
-	"d0koowotfvq6Ihyd7fyjUbRJ2MS7x9fwO9E3JaUpa2F8P8uuWTIRbOf19P/+H8F2zmLjhN4onxRAmC+r",
-	"AIkPS84bPCW2YBb2d79iwmkj63FAXNOUJu0UN3yXAMmv5m0a3m0zNtsnHeOganfQez+/SbLxiHtyo58m",
-	"jO2AC3DE5SSh82nNgaJYxfD+Iw2vmIhIHiTaI4/leMxYl/wsQQudabhSjpl1LdwkmxWaMRkXrQvNFIkH",
-	"LbUQc0TvJRce7eNwZzDQ2kf/4beV5zmlIvKJYW8F/5Axgo+7yH65gNhbpflx8Cc++hRU5LumwkA+zQLr",
-	"wNQUi1Z6xXqJpKok8ZCRc5qkXKwOIlU3SB7zYlSWQAN9J+oUS83nOGbTi0DcT4H9bpIL/sZ+syaLyI4N",
-	"E+V1xtvNAtlmz8RYNkyCJBDQoyigj67pXpFGsIEaA+833tK3TnYOxBusE/pNApUVZtoVjWlh/79mCR9z",
-	"Fq1OK8uPABvYpdBKwH7aynR5zdniBollf8fPPImMLMYkjCmfk1S6yW9bNF7QpSIBV1j+kehFEa31bjeU",
-	"rjGBx4aIdC27c8CDx4N8pKKz5JVrzB6dS5DjjcXX8v308+vVEQ551UunaOxtQhzOm5L38vFbxzU4N3n1",
-	"0ouLXM8tgbCUyyJksP1O/l5848llyB+iWKZxRrAFhCEprFkaScvxSU00MYGKNVDUl+sHTMSp1zoKRR4x",
-	"NTJNaTiFal02OkomzYos9YWSncXQAFYL6xDZVK13ApZFj1T6EpyiRGUi4YpBRyFC9XHNSEyvWBsxZsr4",
-	"ZOpZ0i/wO7Bc/pHFlTSo/tGDdQUqrriINsHmiNP/0p80h1SgOOTuH6OcwQjG9CVu56SgRM2Q4pjPyBYl",
-	"KuVxjLIvMBKI/VXbtZOAzqGqvfxryn/1dweXZrYbCsKt/S91MLVbn39ddcczj3yxer/rn5vQ5ajf3yhx",
-	"Dkk2YJCdMMfULlyh8pE33t3/MkjoR6jiFruadUPofBXrPKCx9f+8BAMkzaLgIKQgBv+JnCvwuTH9cvEv",
-	"8HshwNnxPJninZEctZWEi3J/K4dsV+yvrUDUbhcNghJubnOLaC4rNCNOXhSpfooYYMwFBF2XK89sWgzV",
-	"DFYJOgEylM2NMMvIlF8xIgV5Q9MsiejyB79ppVjK2hqTDfVy2pWNaqmJIpg011K1CLhvuOiQX0c0Z16W",
-	"l49bgUsxEX0WJ8piKgG0ZUzarNqlPaatKl7cpuplUV/pO/PPneMb3dMqTufAzEtStnJAmONbZ7EuigW1",
-	"t1jnBb1uZLHOS6n9BSzWZq2rizI69Ox2es3KEnM5qrdWbsDh6QvbpmDwg9PX73hk9VlD8YEpI4rOmB0B",
-	"6qpHLOQzGhPEac0iZvS9TEgmeFVePDjs94DcVSnb37aGwx5SqEF3/9P2D14qhbNezrjwhROd4Zr0/PoF",
-	"nD+n/mASCpdki/UmPRJqyJev9QGmbtRo22ph347rN+4f7A0eFFPXbfpP3nqN+vs+Il059hIsLGg6zoJ8",
-	"KPGCLZxC6DRCLxqNXzmnb4qdNFZJT5zC6JGj/N1ZWfSfY6hnAaF2CsSBpcz+owPRQs9NwkyeyGR/GHgr",
-	"Yt2w9DRPSd5dpdi4Kfig0R+U3S0WK0YO9va215bozuOcjvv9B4Pj473DgwcH/ePjwUZRTwDPhmN1ZLeN",
-	"jtWywhS4anRn4tz/MPUf5JyxlNCUPND/B26bhPJ4ako+bnacG8ACKqRtCgg40lTaMKabAEIPcUqmtrQ3",
-	"FRH5T1svmtCEkYSFciJ4NRKuc5EsbVyIYIu8C0DCYkaVPpuILlEmMcK/A7rDNjcB8njrvGuO0CFaoNlS",
-	"26BLu1adYlMzqNTqFAcPIIuYBHrkwJ+uM5G9iF3vRjLE+iS7Zj91oaiECQcPSxQRRvvhZHfXawu+a6Pb",
-	"71NJZnRJFGP5bnvkJzSaKQuT3Lgc5HbBul0taGWPW4XHNkl6Q1zGzic2v1oa82Ajld4sDciuqSEJqDz3",
-	"cs5OgbDSsFT9FeqrsWsuM1W8bUoD20UWkIM88CrcYNVeuDnJ0T65102eznVNXJZHDgpT+bmUmJCC7wYu",
-	"vVtDwGSizZpYl1OhW+suIUsEi8iW+amL3LkLScHCCMAFF9s+xULBC64YGPjWsq71nRTW6uDVOqzusg3z",
-	"WL2um3V4WKux85RM6XzORGPM6rfXmMQHXxflaxlk/XZO3cZ2GBdFI4z80Oyd7ZIq1hmcW32c3s4Z688z",
-	"ccnhnRMr9LFs6WlJYH8NVm/ElqhYa8K2nti1ZTCnFCiijyy0qUe4GS138aYBRL9PadMlCYveChuYXtw9",
-	"fa+IyoBwky3su5SjkzWWVgrYfeb2I944UkzUQk7gtgxxaLTPZuNUezH+1FZWG/dM1pluSsX+NrHflD68",
-	"mRGnxGa/naLYprRhBTKbWn1qF8NzdY1GUxInuCJ0JLNyUeybl/+p3zUPaXkl49iLJDKOfS5aTbyjHcw7",
-	"EuR6sF1HHKe/u59gXUtIS9DECrKzo3bUaW3Stxm3nvHNUyLYNUvqiWcFrz666B//9ZK+9fFVefbDdk2+",
-	"sjjl83hVup8GKEtAoQmnUipGlIYijYmc50Rj/bmZl5tKmJtao1wQmUQoRbciIXrrqIL6CAgEMnlleD2r",
-	"fUqouqpp03SkIMJ1rtWOH/x644axPTKOGwN7SoEieZuEXJaHM1BtumRgazatG+hvKqF5a7vI6W9aTAOv",
-	"mYCJ2I8Ig8181sDu8uMq0MVB0fLqKjCppDVb6pOfko9CO7jjNcnLPHGLAiX0NJfxl5T9B0vkzohqzWwu",
-	"VSnJQM5rgtjaQ2lKtXGsRp5hAYW9eCvT1c2/8HTzeEDP2A82O1uAUpFNgwtoOpG/59eq7Q2xXQ/8ZxRO",
-	"JfeWcYQqN0VVS4NxriAdTqVipbw2T/OZ+jX7o+/WcFtzttUSc3q01lJ+fW5/IGLlQHCSbg4a/1E0yI03",
-	"tNJbE+ASaqdSLso2TmvivKVN8/Zx5lK172aKsGjr1wfJqU2SKxoMvnXPvoZUVeho2c7Sb0k+s3KmY0lu",
-	"17qsvZF4rZI9a4hZtGuD54Wc8hmSXm/Yd7VYEwb7JSolWuWmCRUh+zxdWY3W0F78aYq5tdDVI5ojzwRU",
-	"kjcuAq5IoB8GrSrV5MUuN7391tbTSAHsCwqa9qNtOp0ynhCVzWCVOGXPLkEFvc0auH6uc2xo77qZsUff",
-	"+TWVuzymd33bN8jurY/QykTzNfvC3kQZUGk7ZSAxIf+uL6335fxWbfxPro3LRBc5i8u73yJtXdXztlws",
-	"2Ncvt3q11wj4qmWvXL9UY7vIrhKW7Ttd2yzX9MditSJsqwXBnGCsmix/6RTDCLIZlBuuACWo+j1Wz6ym",
-	"NFmtEOAbZEtI6MHOsIdDYflpr8row1o5lRZtVK7GSiP0mipCeN/ImKVoj9Ig4GISe1B1sNffsE+xBX+3",
-	"OPYcNnbhTUi2zsgKNGoT4yrmZ9zIqAqC+18hLE4vdHVMnP9WbhYQh+DwklhDSduGwuXMrzEiPsdCY7Zt",
-	"VxDdIa/mRY99NucWq/Vil1k0UjUqLiMWs5S10jM1R8DXCy2m0hSWp8rcze1WWXGfxQnnwKAeDLBaj2jn",
-	"gWugGFD8I4eoF3ESOYrZzJNI//QxOT44fEDm+AaJWEp5DLwkzcBNOpYJYdBM5+DjR9CUDz9+JIm5Nj6W",
-	"FbGN0g31vI/1R3WontNwygUrWgqxJAFfWjUCUcj0ciwzEWFBJL2Hte2J2Md5TA0ZsXROhibwsDI++ljB",
-	"OsgivXmZJSEGyAuZEpjaX6hWL9jDb55yFkc7sdYVLexVzc5jD8XUIwenjDE8ZTFNyFgP0r4DjYE1TO2j",
-	"z1yoVIv4De03jXCcJ+c2d9k8Pj72V3PAitP+SEYtYY05SyrzdAmNlYmVp4oE/73zGh/sPIuCU/IhkymD",
-	"MEsNtITNZQLOF2qBV17n/vg4HIyO2B59EB2w/vjh6JAeh3vRgB2Mj+gDrwFHNdT5gDarps6Hxshi4cXV",
-	"KOwS/QO3TtzxsSMbHPQ3Mbpioy/TGdMpNgCYgvrgmH/UqixLtDIYVWrLd15YhPVtNvWyl1KaGqYij3O7",
-	"WHluKZiZX7/btAa/PmUvwm5xnTf0dRsVwNp581pHhiQ4ON5FQlXCyvy6rqChjw15qxxKCiRl1kyvToYi",
-	"yITmURp6odY6ArJ10B90iZAkTBhAlcZqu0sCLq5pzKPL90oKeKvv/jqnCZ2xlCX20VDkz7BuYPEN/Ir+",
-	"/DHlMU66t+cOBwnSuBYYCv6+NP4L+zsxPyfsWl65P3OhsvGYh5yJ9BK6tMKzff1sLJMRjyImgqGwv+VH",
-	"C68d6J+wC9ulfkKhGwk+O9TPMqGy+Rxat11ibxA0x2wdDA5htXO6jCXVu5CXULsfnsFUIRU4mx7UZKTb",
-	"zRfZ4AYkxzBaJug15cCDA7J1iEvGbk40voTThN/7ditcI7SW1WGYw/5gu6dPI2KzuUyZCJeXV2x5ycVl",
-	"plgA3LP2MGGZ0l9jaK1iybXhus6L5Iot1VDo77HdvGHOoyW5HhRd7lRvKBzpr4JvgP4FYjl/5hjl/JZX",
-	"oKyhkPOSTa4v4Uz+t0EWvHYVLMGbjeiBzWDyG1/HB8jn9yEC2KArCIDiUOXkSwUAcEneM/I8wPOBJeTI",
-	"kff4slhhtuCgQ1mwdvdXF65dxuzVQ8Z1caFHnnykYRovgeRqJRxaq2mqAGjmUAmubDkdv6i2RuhKGFVS",
-	"dAmknASW3AZAE+QlVN21f8RSTPS/ZZZeyvElpLcHDq1BYu7+onE1gIt+JeRCXJoVVuOO7eD+Apibynvl",
-	"sfMkiZTMtG5x2O/3nZ4k/i7l9sKs7I0IpXKJTNBckX/kFKOnYHJ1hZX1ZWrxmP3C/NFxf0Cgu6d5jXBh",
-	"zHZuxxOTPxTs6j+C7dKC8mX6RahdY1/bTFexi3ZBl7Ngc4ANXBf6XDemZBdNrr/h4ll7X7t4FhRLhXeh",
-	"fnYEacnJv2idrL2dQf9i8ODk4PBfuE7WBrUB/FWy9j5Llawf5Yg8njKxcXHVTesstSkfcPdVlhqDyz5r",
-	"maURSxesHPuBMaNcFSXAPnt5pRXkuaWLo4lOF00IWwSW4cuofDr7L1neH67zAuSDtJnRmSdvN1CKRVrr",
-	"4ACzyEqnQzGFZmhFbaSKGVQxVgt32MDH4HZ7LEBg17figNdYyZsOdkNDueH1DbbynE+0NpeX7piniOiG",
-	"V6wBbaPL0XIVfakhTyVXa62xegWyeqzlxST+29E0iynatmYnvJIAJxfCPf51hLJKpJRVzlxsdOHqO9dq",
-	"J20vTlZbdXvKA8BTH16AnKyIUT7BiLXgIpKLLvzbS3LWOh5Rq22yI5qnpjChqVTNlbN2p3vrz08uOt3O",
-	"L0/OftqwJ7Bh5hvWpkQwa73G54uDhyAJQJ1tLkjwcaeA/g7uoCK9QC4JFKPSYL1ULJTeXsnP886R0LXG",
-	"HAIXxHxR7sq4WfcNwxwRC2pLKQ6sBQq+8EpJr6soeAKO8iggWz8/uegSfYDbWjsMwKcdkK1XL99cdMlP",
-	"T54/uXiy7frxTO4NvFc2LNgqh9WzL1bY5Pt5VXb5II+uGMasLbuLMY4mxlUfOHCnBVWEfQwZM8EGX8UT",
-	"RLbKi65kV5XMPp/PO4RhCXoygkcux+Sob5VujNaacaG1Tu4AjbxmaQI5LIM9F6lv6UgylTjRnzRlCfvm",
-	"nEQdb35/e4JsYJmJyLImD6k86q+XzCwLuUuieFHck8VUKmbq9uqTBwUvm5chg/f6s7jIbu//SjSGXtKx",
-	"1+b0BlGWpJIsKE/JiI0l2LFTCJw+LYqNXNM4Y7A+QPmdMz1gUOGiayOFbuiLQwt/RXQ+/lIeuQq1kJLM",
-	"qFjmtOEz+OE28rZVDONfw+GWX8SCH7tot5IFN/VhKIVkhKaWtrmIY5mA2fyOpUQkSptKhgmbUS688n0+",
-	"C7DbkAoyYmRGI0YSKO8q5KI82+DB+tkUS1db2ApqNc7imNAJ5WJdpsDet2Foq6BngUwWxA4AVmLVOoSy",
-	"ldg1Jo1kOq2hEvcVo9uslnkVxeuM5kc8KUNzjHRpOI8jZIJxFZnM55vcCLF29oos6wleKkm09ZMoR8K3",
-	"iUmFvs00nAIJ7JJ/skTujHkc+4RTKia+XibFqAG8ERSjbxZnOqVTunJ4/cKNR4/5FVs5un6hafS1kcAQ",
-	"jbZydHndOPp6Hu4rIuEMrmh0Y7gs5GLl2Au5uOHYNcIC5blN3B4cNs6O++sa/FqF2K+ZyuJ0bTilCSW0",
-	"RQJM4SrbwIAAgySUhFMqJt5wvDtMP7vwLABY0JcLqRRyYbxduPOEzeQ1vXlBk8+UpuNAKqll7BiYrQjn",
-	"tKb36gLX41OzpRafo5qfg7MJbTaz3FZQek2NGo3KTgOOtubcErp4dueU63JNJ+1vag1/avjyJu+J3tzi",
-	"3HMFv1hxTVBomgqLvp1r/BvJTERrqou67mQ5Z2KHiWo2yXEf/rem0Oj6akgzLprW+1wuWq637I1ptTKP",
-	"JYAlXEab9rt/hV957KLwAEMLoKipJgRjTQBk+XyXjNbZSwEW90idsqj5en03pbS0up2mWBn2bfcv0Fyf",
-	"qcz0xBHVcy4Yu9IrkgIq+sPS39U247s4EPJVZ3XQ/AfiwXq5AMlnmMWE0mw7Kyj+5JuY0SSc+juS4zMT",
-	"pMPCqeySVKY0xnzweZ5kclc9yvMGOeAcwetVZJfqu7Ldztn8pdqR//PZe/nx+fu3tq328l+k3biCg//h",
-	"wyPM5sdu43obj8A0We0+7gfD5+ouTrY0mb7iIlqPIYcb9B7vdj40VMLGawARRVC3LWT8uhpZg5DyWqrg",
-	"ymxAN2G6C/zKZ+hPwylDWUkDobd5jrCZoVmqBODitlnkMjsax/BQkYXGLPtKJQXVmK83C4D7UCSoOm3f",
-	"DfBu2v8dd9os8hkKl4BYpm4r5eWz6cG8MSvwhIyWxcltlvPnUOv68L+tp9ObJgCWd7QGfPm+yH8BimCg",
-	"HWIIBG+jtwU8JR5Yv5cjX0UFje6a5mk5i+h3WntqfpUjb8ty04d3xVxue9/bduedM+mt3pVPZqJoNnFA",
-	"YRSIr9yDN4wmn8rGzfhCZm6RuVoNZcUdd3NCkEO8i4fcjGkXOa1sjDmqkL9VUUBt8KsysoaSRbJNrE1N",
-	"KOUZ3kWu9lM0oZFnAgeh3Jaft4zAmpWQaJPB7xA9Vub2KpcauWJxmxnr7KvGyC/oxBdmbYoktW3pDj09",
-	"6QTiBWSWkuC7oEsg6IyEtJIUt0KqaFuqw6xsneCX0onazWfbyMNlwkSaWHDR39QPilXtTWuGgjbhzzji",
-	"gipiXm/wzAxaFpL8ciHQawtnFtszr1aKZ0aSIdvFx76NH7Xf+NeroKmsNtxSKoLX6wIR/J5fBA03b1RB",
-	"BZ9t9lUp1tc5Gh+Sl5rqekLYSz11c+tMQzV6t8jwmsImzosYgGQK47rdntrzgFI53VUT+8vvtvegVClI",
-	"ad5uBQBeeDuFfxrCDTRKoy23KTz1L986/r61+OdInPi2GlTfJmvBd3P+XipJVV53gMWjghNTzwLXfkqC",
-	"PCw+OHGr/FiXG/7pBJHk75+SYJ7wa5qy8pdSxMuShIZVq7qlAHzzZUU6s2/WhRLFwizh6fKNZgum6CWj",
-	"CUvOMl9D11csUdAWh4YhU8owVkP1Mb44v9tY/Y0neYNosgVlDDU5IYqBY2W7OxR5iNkZ7JP/E2jYCfkR",
-	"1kGGWb+/H8JE8E8W9AgwKVWKfHXylbcxVxUtv0OxBYFsr16+uYDfMXjgNLcI6yG2e+QJDafFGKBwoNYH",
-	"rA2rbLPI5EIDEwWUgzUWkNXXo/PpE4Q0ovQGZUFDEE7YDGJEO3TO/1PJkNNYsLRnj8ne8M4beEResHQh",
-	"kyty9uoZSRmdGfxsuoI5aBXGo7qnBqmbEM2mB7PNunAagdP0yBNAX81fCQ1TRaQgIzal8bjoZZX3Z5EL",
-	"rCg7FAgAxIOToj3DmLGoi1pP16klZuiK6pbZYLfMlbtDMaPJFUuhOU6u+3ULcwYcZEl1Uae2/ig8M5V9",
-	"zALASdgdiryFAt4YAq4f82+bl4MjC0ccGIqh+O478lgvEQu2DcUOOYtjwxxifm1DRgNrDA56xERZwYB5",
-	"xOBIRhrnaMIgn3YoCNkKHkuRMpHuaE3thND5PDaA2YVSDdunGJeMnwXucxNt9zd4r6eX9YLOzPiBEvSK",
-	"XWr9KOiRZxH+ahiKIiOmd733vw/34TvIbrAVaECdMMUAgPUNweg17JyQP3u93qdPwSmhcC7Vx3/0er13",
-	"XTIE65jzPsyBGBbJMMNkdkxAh84A6MKYJww6w5IzMuNKacUZAzy5IoHm7HpeYUxioYxjJCIaivqNP94F",
-	"XVMLH98G2OMPcsZTrdbodVzwGVMpnc0RJK+fPib7+/vHmmC9vXhsG5yKbMYSHhI5HiuWGrwIpYj0MkOu",
-	"NI3SMweNBW4DsmVW8498YePE+O23HZBA4KWwadvQKcFIU3rWUcbjlIwTOcN7y5JrHjKIlhBjPskSFiHu",
-	"h2REFUhgFmfPikoNACecLo/wDTTdzFE2r/DXJSFNEvCWtSfJoLIqwsVQoO8LmYxt7qZZKYv0ySLL0IJf",
-	"QV0NHXezFqqOOyTTQ2GrxSLPwdFUO16DccM5RqmpXAgiRcjw5pQKppyQ4KA/ILXiKtih+/fff99xYMty",
-	"yCSMxrNHQ03ihx3E+rdYg0BvbkZjLSBBzwmglzBHuWTKqdFDI/O0XDjllJjyF4h6xQu2hMopxqptsswu",
-	"kpdHw3IBDrv+M3s6eHDQLQ2YqUwMLy3YJqx5n/jKt+gVwZobF1Wsovq1XiP849EQ9U9cG6D4S1tTNpyy",
-	"8EoNSweGBWXI//f//L9uEgWEbcOPiH1QRQb+jqW8yuZw64pKn1hSRj8fiqJsCRTD2T3Y28Mv5UKwBJL+",
-	"YDS7uidAuO3F89U6g+suSL1mmiGTZMvWLQ1MFkVAUIffNpRqKFRDoSAsktS1YZw2QjogWyti+0F60iwy",
-	"GQpPhRDV1csNkCMFwAT0rV4kEqyo6VRGiCOI9VCjggqlxVONHIdD4avMgzsRJDjTvwRkymjEEgvFojSj",
-	"hSTwnhQaLwbW8xWQrUGvd9jvEtNwkOz1T4nMIDoJomgA1uSg37fUOIzpbM4iFBipGAo5p1oLDEzFox55",
-	"DnJgphgUy2EpwSe2SwT6jLCw8QkRbKE5PlY3HkNJTxYpKwcNxUqhJxc4urnEA8vS8s4pkXFUHtoKVT1y",
-	"NhS4KL09jGwxxTmQEIOxf57IKAu1TptqGpIBc+UpAh6jCsY8BkuLBtJQBAf9PqkUgOrpkzDiBYbAmng5",
-	"57LgKFxMukRJQglUckHrqrW0aRQwpU+ZiE7Q8x5oiaFnPZYBdrMh1oKXmLNz/Pr4gePXDLpD4fyYJUYA",
-	"oCR4zsXViWFb9iFyLg2M+NEQPKLDjkU8rHNCaEp4apHwdU5A1BBD9Gx8PsrFW9AypLCdfK8sc4Jqq5AZ",
-	"gPHd5uKmC0m4iNicCc11hsJGeFu9pksGe/5kLycKu+sqO92G7LChKEdOnxYvAXaMKY8JLQkLcMgmfwNG",
-	"CmMO9AJ7lhl9oUxuHUE3lyDyiO+dVyZdcQghN8PO6YdHg73+6eLRUV9LjIawn354dIQ/wnnmn+vv8AAx",
-	"FhyPb9g5TR7hz3k0vjnY1Pxu8t9IJlIeQ+6BkVm6QPjy5cH/w5zur6/tqKYAUvmZYmlAtt4K/pGwuQyn",
-	"Ntluu0deXhtjBsDwRF+ovWNSToRELl3KXKrqoQLkeZ7aTDQQsPy5sAZPC2PFUJjWvVzhDY2hl7FrpzDR",
-	"IMaG0dWPi6qnjbaKochNDmaAwtiB+FgeBy64mclYNnok75eeZDEjE01PrVKJ2qNTA7mkROahr133rpnX",
-	"jFJoapo5llZyJpbpVKOHqDg+0eXOci7FTAWsmF9pLVmzK4wfoiVngeZAIBmgSSDmITPhEkaPf5XIecJZ",
-	"SpPlGt09ZclMOblgHhMAGqoU6vODXr/Xx+5TTNA575x09nv93j46XqZgxdnV/zdh3iQjrdqh+I0Z1s5z",
-	"lH1wpiKYCpaBcsTb189zY7yVUQxrpiLKs1pfzpk4e/Usf6Vb3AWF//aktnQNT8hQyoiAZjKRajqjSRAT",
-	"ERBmRB77FwoDXJEJE/raaMXSKksaO6KIRZ71KI2iQ2FUT+si5ylq7jzRfM7IvIAJeG2QVWrswWPPb+qz",
-	"qHOi4f3MdAWylBAOY6/ft7Yg21++ouVjbzljsGsqoQ12nGYTTqfbKZ3IZTt7kVYAwayI4FTgOkIhrXNi",
-	"ygLk24QkUnefGuGcNNxSSbxLmwhrgyyNjyr/03ojOj/BPkco6Gp0/9R11qB5V30RqAFCdEVtGdYf7VuL",
-	"Deu0i8n/zlfzylqSgKqU19IEjxXr2P2TR59uCJifWZov4x3afm1gxiWbzWO5hEab6XKuMe2PjuZvl7kT",
-	"NkntvzXqJTSENolsNpcJUiWsN6j1Fr0pjdudd+Dfv9QYhc2p9bBSXCqE0nQ5SkwTz5lEQ7MRVy816+PG",
-	"D/ZHR7BFB3OKLvGfEykhE5RybBYqE/djTPLE2TR9v8agNhFhfp2SMYQlY5VGCKcD0/4MQ95sDfIJH+u3",
-	"XNLvwObm7SahtWk+ULsC6HmaRf5d+6yBXKDm+OVqW7/Ncne7O1yOZLS8nNGPl3HePr7fx0VWfj54mO+1",
-	"6SurY10a1Ur/7vw6ox8xVhTgVBsD+/CDNlIdu8jczb8aLaGR29Hh4f7RpxVW8U7O/1YSOnMTzau9JZ3F",
-	"nruIcM4TczHB1hZXqRZHMUuykeOVciNHfU0wzEBH5XEMJUMx3BnK0iDPWO88nP+TcUHQdbFnQKXzUE5w",
-	"TNTDSYAvFr9qPoJqEOBTLu82zWXeLXI7SymvO0U9nVYf2/c/dTs16XzdIPUPKqO8dpOi245UfFQbTbF0",
-	"s5H0BzhKbnBpMUDxLpzgAUoTvo9yqWP3RxqZ7zrwyWD9J28FNeZeLGpysHe8/qMLKc+pWNqccv3dYZv1",
-	"PTOVbsFChl/tr//qDRq/3zpFc10vJlxh139p0jve6Vu0Qtqwnaz+yKN6PRpWXmHoU7ezW4s38Yraz3Mv",
-	"YjnsxNFA0IilWTXhoou1YhMWgqqt2SDaVBKVDsVWkM0jE14TwI1F9ghisyABj9xft3tQrhf7SYpUBSRm",
-	"9JopsIg5oTTWaILxKZgTGGDcjW/p3ogZctDvm0KvuY17KBzLnEyM4cwnNWsR4HEJnk5BV9UYyVS8svuK",
-	"Ja80p9aEd82rmMkCwtRdiOh//AmBHofdTkxVemlFhrx3ZOdNyuOYZHMTqcegSCqRgryhaZZEdPmDp0W6",
-	"Hs+N2yuVRhic7Jfi0PT7x/oOiMgUizQxOiKL4yLgxRT31G/v5XzHqay5ioeawphF9AZkEX1a/ZHFjt3D",
-	"78w/d45NmeMcKQGAX2y977odF8sh8qa4UmvA3G6rgFg2P6HI6DJZV6UcK9xukdeEfxcZPVoEqSy3PeN3",
-	"7xO0cfLwfqiyaMJeS5e8IgE8N30tV3Gp56Yb3r20cC8tfBlpocUSX8j0mVM7/8sKGfrWla+VI2bUojU3",
-	"kjfAoJATnRbSh30V/RPuWCtEEdebpYWPgiG1Ej7OGucxnYf0REOhV2QMrwf9g7LxVQrmM7t6xQ1YQffm",
-	"Qse5heamsoe+Z91vW0K5F0X8okgOGa0Fx/SKETDpoINzojf9HxtBZP9i8PBkUIPIQx9ENgpyzgFn42z1",
-	"sIMcdJVQ35XgsyMUAEyT7Abwe9gg6WBEbknQ6bDlr/1n7yU/f3+2fMH7i/Nlf3E++O3jy5/kx/Of5OL8",
-	"sVrgf5+ZdOjpsZulusa0U6aNh/lqf7Ck4NFeNfv6JstxJLP2cpghK21EMDf/4F76upe+NpO++get5KGn",
-	"tp/hvbjmEdfKstH3Kr+TNxXd0CLuSwIXkQL3NYxPaMkmBLGgraQ0cPo/hsi3osP6CYEOcAd7x2QLKwib",
-	"uJMuOejve7urdUGk2nKNNzwK4IMDaJCssnBaXpJMPDIdJY52rz8fHOr/24fxnY5yELCsl7jn7yaHIb56",
-	"CilJLMWEBNhUqEfOjLS41x+YoEJHwgWvMU8V2LRNWG3wXKKMFPjkQOTkHknwRoLgu9yf8SNIFpuIa0YW",
-	"+R+m/oOcMwbhRw+ISdROE8pjTWZ6nda85wVb2L00WP4FW1jI9Tpu0oyRCSry5+BmTuy2G9tQ+NzziFqD",
-	"/r+irDXYxOVjjnyd08demAVVEAhalTrMnVmR6WevWB4lkuOSVsP+HFHFtPT2yS+m/Vk560Kf3f3TOiN5",
-	"9CnokevBUGCeoBMXBTSRprCAJUtPCU9t7WLOSkovXvoyaruwbFnep0nI3B302yR/30tm/76SWQsZ5mne",
-	"tfJGstygxRSvsKXlhZTPoaElfHfYZj95j8xzTTCxBJIWIPfafDxPZKivyihmTyCX899d+DSF5srSp5YH",
-	"C3Fwc2mzyMrfHTNMr/WaBIOUjh5N5YwFZMuEcmw7uY5Y66aU76d8bYBsYKitpDrEWP9VHaZOCcwdcRXK",
-	"a5YEZlYaxzZ5CWukkBe3MTt2beUmFpno2sIcCPG7NpJ9KM4c22EuxXXdD2SWKh4xAlkFBPtq0sjYFB2r",
-	"Zb/JvviUQVrxZmKk/uiCjv4qRsWLJO8VoCWA77AeCklYzKhiJJURXeJRGMtdURXXhvRC6YM8qheEPgiZ",
-	"V1AH4ZqzhYKInE8rhcF+TRg82DMxWcja1cnu7kT2Ina9G8kQAyB3zTo7JrKsc/LHuzwEDI/Lb7Rca6L8",
-	"9M5Eghnbp68qMFYL79u63n1bgnvfVsveM4Wt+6YItQaBoQx5mHFegGZlhLFTquZTkeJuItbWC7EmkPFg",
-	"T7+tvnHpumibGFJxianAVu4rCkrrY/nkRNoti0R51zJMR0pffTWnIVM/NOBvv4S/Ax/+7j9Ygb612jKA",
-	"vgOLvohBfgTN0ezPju2Ubb3NbmmcYrYj/2wPu51ZFqfcLRIq58U14BDvC4VJTJC6Bo0Gv4RwvQcaaOal",
-	"gRPJDnArXtvX2AcM3agiNfg6pzeVHONP++9wAOeMpSZruWO8byYofvjU6soN7JXr2yvXb75yxb0BiK8n",
-	"AvbWDDy35gt4RPz3wJxtcREQFNWrUASa3s7O/+Lpb4uXF3LhN6z/9hGrv7a09GvZZhOrfqvJb2TXfyVV",
-	"2saoDyYOPmMxxyI394b9e/XxPqzitnZ691Y5yhKoPi2CKWxVyxVRE0WpEUhe2yoKxEXb5dAIshVoMr9K",
-	"QxmKcljmhyDPNwI+CdltcyqWpnZJvhysWFBOz4Uvh8IESvhjIRr0mXXxEL/K0ebxD1BBt40K8rvNKHkK",
-	"O2nzyZM8w+ViOd/gO0jPbbeqr6pD6feWDuPTKgoNZ2wnjGUW2dJAuyFNmF6AYoLLZGcid5iYcMGg8pBB",
-	"HegqJidyjTyOb3Omdgd7u/r93hyUByt/hzNGHuvJS0KHf131QkM/ZjyOsOJNJmx0tSIjNoVyo1lC9Hqg",
-	"IGpMU42sUNCqnMekhQ8ni8kjxR7s9AcXYPyvSrGgORWW6xBlmR9ZEvO8BQqGgD8Bo/DEVQXya1yueFmb",
-	"SOUNO4omHKajhtMpI29m4XSjyNtI2L4QplGDIy/DEZOfJXlSHPEqyUjTqN19yCMy10u/ikladxmL2l40",
-	"+lWO2khGpdrU92LRvVh0LxbdVizKr5QjE9lazetkIqy4tkYq8pVl88gzdTEmCGnKJjJZBqa8iP2bqDib",
-	"kC0qSGbqJMEPjnF1+5TMEx4yW7/M17PHrOV7BaVQsH0PVgbCqoSBkkkanJAABbfC+K1Xts6+XJLeulDC",
-	"IGSXVIUB2bV/6TcCsgV/OJ9ud6GmVcJidk1FyAKyhbUQIG4h+BCc4tIeOW/kNa4/BCUw9EigOQlMEWB0",
-	"IlSYoIIEmu3gg6FwvoHe6ZFsIRpC96yVsuHzovz3Z5IPHxuUaPPuORev9H5bvUs/tn73sU1hbi9rGsC8",
-	"kUn6zcub9tY5VSp+5Fdgn9PXrnPSGcGfnyAUAyEBJmbI3PZbL/cuBocneyUBqRIwEGczLng2I+MEyk0M",
-	"+odkkshsrlgKuhRJlwlTPfKKh1c72TyvdAq24QddzPI2uUKxnvzHOGMkkTQier0kZlRAuwtBKFlQsM1N",
-	"GZ9MUxDDup0rLjQe22zxecKuOVtcrg7D0OKyJXK7gwe7g0vznTFlb/i1+WrBI03FB3t9SO31SKvPl7Is",
-	"qz597ciqnbPsmiUTwXZeT//v/xFs5yye44kBAQBsmKERtHNw2O/BgeAvVgo9wHzsivAKPCeOv7iV0nbf",
-	"LrL+rSz82h5wlxwekdDgzzrIA4vaHTz4StKvIQdtJGC3qcW9AHwvAN8LwLcVgH3yqZvcjTJuG2mYtSqf",
-	"REOg0k6PiRGLpZgoksoTrNqFFY+7eWHSrk2etp0NuljzCj7/XhEQgaEspZbJYj5mKddMsxpykdcNd+oo",
-	"mfbhDZWJztmdlSW6ket3xKVmFzS8YqAemPpDPfJYjseMdcnPEnYJvIpyTEMtXHeFQ+pksPfQVkIBcvHg",
-	"MO/Fc7DncbMe7gwGWlDpP6zkK23mjS5qhpTarrslQ5yu+9A1v+iLv6K7vdtG3Skb4oyFf64Yym4JL07q",
-	"NFYCNeeyybXX7QDeVfvErGz44hrkkFOWKyl9smnLnr4cg1rDjP1PN3Lzu95Ns5/ocrTM+buDHeYXri4V",
-	"i8fGg7xJPO26UNr8ShpycF9A5Z5H/2sXUPmZpWVmZDC/VEilDZ+tdc9ZV0bFTlgppVtxyG1q08FAFxrH",
-	"S3T3GRYtBYPgFPgNkpGXc9YjL6B2sKmWDtYsdzWEjmSWlgpH5rGQIRWm2iRWFtaP89xmLZ0Qmlep1Cvo",
-	"kRW1WWgce5sKdUnCJjSJYqbAQGYchz1Mwam6CvHpZn7CF5XeQ5sZhLCzUxsDiDvPZg7Ar+vVC1P5pbVo",
-	"W/VNj/rAk0iDS1gVPnlY86X1B6agmw2mLAfPdY0EVO4oXRTU2yCq8Dvz1c4DOLGvDUADrM1huFeHYb8R",
-	"hrYOIEKx1MnIKVC4SWzmN1J7xr22bewgtZZo98aQe0Hr3hhyW2NItUOglczKv7cQ0vI2t/5cZlMtF+ol",
-	"Q7nxUjJzjwSF8hnY1gzKtiiw9buHIrB6a6+utJpy4Xr075XTvD6IubgKTJt1+xdXZMKvGZSyHoogZR/T",
-	"AGOoFlwxsnU9MG0HCdgpSDaPJbQA+wWb0mJ6y3/aGGtIIYbkYzJioZwxEuiXAqx3HdjXguZUbLIFSvb2",
-	"ZinZZEufwI6WPY11CPOpIR17bc8oyLomW9BQSF6zZCgCtFz0/PVWMde7T8oZ2k5GOPSrgi3sDcVGOdvd",
-	"3LVbHGiX6LMCsVezti21TWSit4lfFp+Y7pNLT+J3nrF006RvU7L5tgnbG2fAtM9J8ScntE//xtbjzbnf",
-	"GnqfP/H7TlKEyikWfV+Kxb9PglCbbIX7BKHPmCC0UZ7AOvsh0LAFVbaDIfY4vXUyvv9y3yD13Tna+zz3",
-	"exn87vLc79PW/+Jp65VGGYWOgSpDm3R1p0MGUDekxbU21/C7AiNsqRO88Zia7j8gRGhJ0MoNpvuqkRvu",
-	"qlqSI5oTI5kPRbmAEvHVT9Kr7KJBmRF/FyI769helGAotsoWZGIbAgLfGGWpLb5UdFwqScsHeXc9lNC1",
-	"VOYTihH2eR+TG5U+KkmNB/VzLLE7nDDqkRcSF3XvN7tnJV+qZMo9Ka/2RICO2Tek5N3VsTKa3uG1twQa",
-	"TS+aOmsdqEdMp7qG1mxbirGhKDrbbTfXDKZ2IE/ZYLfkh6bC0Bp0KLA3KJQScYt6kKcsDcGDp+SMQSuy",
-	"WDHTao5wESYMeYzeT4BaWw9U0aAhAucOaWv/62vk90U77ot2/Evr5PfyyL08cl9c967ihTaVLCr+J+x5",
-	"UHCfFh2XjAoIWSE+6UIx1iUJm8ecKRvOE0HOlGb245hia9GhkCaTrNSEuxxlRH2FyaiT9A99fXnKZrY1",
-	"8lAEc5pgyIEpThaxeToNiJIovmDHZQU6X8JGkFsNkcZTjA3Sss/CNMjGDWqBB6KRTH9amRfmNf1/T5tb",
-	"J2wUAaRJ6GN7Fv+6HRPezicJjVhEUimxOa0VlVIp43BKudAAHlMFPWmpuFIkZ3GFzGBwrHMy+LRBDA5g",
-	"A4gRJqjHL+FUeHIL7gtSjkW9PPbDDVK5E3HlZvE/X6FSklPu6+eYRtAWXyZXCu7JUmb/4T/MdaLtA89h",
-	"DopiW+USXsVxPPCfxQ0B+vDbl/2+Tp6WoV7temMhobsPTbqXHe9lx6/UmMHE/oSF0FGUyDU/3bAXw1kE",
-	"rRjMMCSVq8RFkJygVTSKXq4Mp0miMxL0toI27XRmFMov2q0B9iATV/yrdmQgnoYMG0f3AEhcOIDwmjeE",
-	"sHCV46FIpxzNZ03hPPblW0T0PM4DkL9K+4ZGCcJl8ZvE8Nj9rAjjMVD7/JE89+LRVxCPNhVp1qarmTu2",
-	"oIrQKLqjaBMzqr/1g9HgzcEVavzun0XYPbZ6INVOD0PRotWDvQB30+rBYkmxzIf3oS/3Mt59i4f7WJlb",
-	"OFgfWzlI1E2h60VYb8TMLjhGVsXNvGYzec0quZPWnULGiZw1C7s9Al9zMQGR13yjSfFQlD2rJJxSMcFf",
-	"wGGqxTcF3UZpLuX1MYY/YSqLUyDzgR30hGhNPvj64vHqsJjXRVbWV3Th3soV68nguwsHZ3sZxcLwNaBB",
-	"Gy8cKH1YKoPQMdY8YwU+aikmASyP7v119/z4Pn7oK7E35DR+RuNwuoJMrQ8pamqdmUJSvlY0aVjlbYqL",
-	"SeyQh1XOvx55g+45U4FnOS9FZdI4YTRaAqtqyeDc2kBFbyRkeRwCbMyybDUfQ+CyeQQtiyyh+ysbimZc",
-	"KSjGl+RJXJiw5+WuAJELebvIqBtabGw8jWZqm1hkcjmggWsVspIkirUyy3w2WeCojSzgZKJvLg3sfzFp",
-	"oC7AFvIAXtB7CeBeArjXyO818rYiCw0df8+NpBStkCtGk3DaGJL0Bh4zReZMzmPWtckqtkAhCANQCJ/8",
-	"bms/A8PsksSRJ1I5J2O2MAq0Au8So+GUXHERkS0nemfOEvhxG0YW0sTynJqOiJWxpWDwNrRO1CIChlGL",
-	"JSyQbBUdSGiS0CWW4QZv0HaPvKbiCkts5xWscZZIs+gZF3qP4VCknO2MEkavFNlyazU1tHHskZdQJtvf",
-	"ShJCbvQ1HAqZGJkpAhcRFEtKZUpjFZQ6oxQyCfqxgg9Bl9C8HWRRdBuBAwN7q2b7ZBg8/zMoO7yZBIOo",
-	"0bpCNr7+V6mE9CfWngffTF6ME905cBGwVtK/ZSXJuyx4iA+dPeAPeblDE+P0Lt/Yfe/O+zSAv1gaQL1n",
-	"oVXavJkA7z7dVUTZYbfzwT0n5C0Fbeu7pK1fULZBftsGn+yJQe5Ca9UIaf0qlQjfsPLAfXDavZp0Xzfr",
-	"lrFm5kqtE9QdTcHI/i2yGDTpVbt/IhH9tLa8OM1LY9ka4ug/w++1CIwtdyISUsV2uFBMKJ7yaxYve3k6",
-	"IuwgGApTMhQz1vNG7z6TaCE0m5nKmZQwKdpL5zTVB3xa5CFASS29aLCZQrAXDtKQD/lWQXuzzWTmX5AL",
-	"3Z2UWo4zB9nSFoD0SIyHhyVh68ih9A/9AuPezqB/MXhwcnDoFRjvPJ79tpJi+zw6xMu1TjyDvve2uXum",
-	"c+9ru7tsOrxWDi8CDrM5K9pFitBc4PFCTiYxUySnHCfmn8op4VhkohmOkrMMfFc/mpElS7tYlzETzhiz",
-	"2tfW+aZHKfvVCm+aSmnKrCttKHJ+ab1pBd+kV7AWqDJyWq6EAv3owpDN9Reg68rEmoOGYl2dxQ148mdz",
-	"6eHsjlPPHggGVedMGIs3kgCLkF8i+IH0B2SrWlEnH9bHulNAiKeINl+df9cYmj+B7J6xt+fseLTtvHLm",
-	"epvLmDvkEEfumf490/9yITn3vrE7840hBcAgDnPDrUbqNtxHFt7KS1YROvKi0ivS+F0dGFVxo8BKxXx+",
-	"oS39f06VoHJfkKFo0Rik7IXyMveh8Gnc65Vgf+49PusOxSbp91pxfgUAvCn3/Wvk37/JRMIVgwrW2OiX",
-	"XjHy3ZRfcTDH+vwReyV/xGCvcEgMcofE/qDZIbF/0T86Oag7JPrWIYEyhHU52JakL7GKlHJXTDWCzmDR",
-	"TkfSQf/owS1akhprfv8G/UiLTyvNSI+wGWkl6eqGHpCHTZFBA48HJD/KtR4Q86bjAZlPZSpbSFL5vr9G",
-	"cYENXBoaeo0uDZ9HA8W8kkOjw5a/9p+9l/z8/dnyBe8vzpf9xfngt8WL97J//pNcnD9WC/zvM/VsdsVf",
-	"vv9tMf6t4zpBVmdHIR3PwfqDJVuPBsOs3987wpU8uvE6CufLYLOSTm1S+d2WA8hT7v0m99LsvQnrKyX1",
-	"l6/ixqas1vOy5NrKRxU5U5M4G0EC6Vn4bo/8xOaxXGIFKfjNSeWn6VSRTEQolPAESxADpSYjqhh5+/p5",
-	"bw27QGqK7MzyxGrN4/wvS7oUAr8LufHYz6NLmMhm6JtiIppLbiqVGO4FXEPLcHXNveheS1O9BVX0sS0N",
-	"0PB5bi5K+YzFXLAiqh1BEXEVouRGR86AY8Yiz5CmljSI4/robJg9MEz9R06uzTiIM/WB3mAfGVP62WSw",
-	"+RPg8uwAZ9hCeKwP/bhcVhorh0lRW1oujdaHOEfdwNgmcSTq4UlmJLwI9WGeWmMPDGB1NP03DuWOYbW0",
-	"NcdYa8NlPi/3C/IcXMKvacpIqdWrxQWekJnWtiesDB+3K6wHSJ4+zi5KYh/n+ncv50yQ93JE5HhchgG4",
-	"bX24Ag5fGiZStQjQLMYzft9P7z79/wEAAP//",
+	"7P37dts21jCM3wpGfdeqvUaWJfmQ2F5ZM26adNKJkzRxps/zVHlFiIQkxBSgEpRlTVd+f/4u4LuW9w7e",
+	"O/mu5FvYGyBBEpQo20nTjuePTiySOGxs7PPht1YoZ3MpmEhV6/S31pTRiCXwzxcRm81lykS695bNY7pi",
+	"kf45YipM+DzlUrROW0GaLFhAllMmSDrliiRMzaVQjHBF0ikjCXxK5JhQQRhNYs4SkrBfF0ylZMnTKbyl",
+	"6IyRIJsxXO39k62CTqvdUuGUzaiemInFrHX6S0vP2PrQbrEbOpvHrHWKv7Rb6Wqu/1JpwsWk9elTu/WS",
+	"i6vqmt8+f0oe9x8/JjEXVySVsALBblIypxPWJsFg0e0ehPqX4SKJ4S92RhIWPxm09K+DVtAh5yPFREqk",
+	"gM9jqvDz0pqzNeKY0zSdn+7vxzKk8VSq9PRx93F3n875/nVvf8xY9Lc5S4Z6nCf9rv6kfxwuEiWTJ2z1",
+	"Y/fFR8kvPp6vXvHu8mLVXb56/tPy9aVcXnwvlxdPlfn/F+rF7Iq//vjTzfgn39q9kHpLU/aSz3haBdfl",
+	"lJGQxjFLvtXHO6NccDEho0U0Yak+WL3/uYx5uLIogKcbyoVIWUTohHKhUrLz4tnlc5LNNBCIbGTMWRwp",
+	"EiV0nO6ekmBggIVj4hYGrbPkCf6cLcFsLjW/KxZKESmyECmPYVFmiVyR8SI25xh0BuJNwuzZsWuWrHKk",
+	"TaVGU7pIp0ykPKR6+WY7nYGoO9pWwmgEK+z1Hp2lT/qtdmtGb14yMUmnrdNet7sW5HtvYKN+yCc0ZXux",
+	"fg1hzJkCEJkpfzWb/3UhU2oAsjS/LbmI5JIYuODDNhm0lglP2S2+/Zyg+/VJr989Wz457hZXeIw/NgMo",
+	"S5PV3vk4ZUkVlu8MdqSSLClPyYiNZaLJU5qsuJjoa6tXyxNN5TRB8S6412+3ZlzwmSZF+SK4SNmEJbCK",
+	"/9rLD7bmRv2kAb7FzWnbB4rMWUJmXCxS1iG3O4tWzca6zs56G3f21l5CD3m1a43ZOCVc00dqkHf1rTKX",
+	"8p5X33u01bm8ZYp5zuVn5GLV1VoSggfSJlSR94LfEDaX4dReknve0qNH/eP+0XG3EcbhUHsvPBz6RaSn",
+	"HGu2CxiXo1k7Z73XNF4wva3APBvyKNBnN0/kKGYzMpIRZ6pDNOoywlPk+AmbyyTV3IDaN+v438H4JOyN",
+	"jlmfPooOWXf8eHRET8J+1GOH42P6aOThSp/arTlN6IylRiJ5SlM2kYmHUtonRMWLSYecC7IQV0IuBfxA",
+	"qFBLlihy2O3q9XH9ya8Llqxa7ZagMz1raMf2L3/Er5gqUqFDvDEZUdKrTVOW6MH/9y9079/dvZO9D7/1",
+	"2ofdT//Ly3SfShFxvYPnPPYSrdciXpGYKw1ihVeJKxLaz2r3Yl8obOZ/JWzcOm19s59LfPv4VO2/xDmy",
+	"BZnlLUTqgzYs66McKaIFGY3L+dLgE7Lz4t1rctA7Pt7rERrPp3Sv3yaLuaZeIVVst37lOKX/EL5/VjyB",
+	"fuEA+sUDON/7nw+/9esgD0KVZ2dz+uuCEZS5yDiRMxLMWEo7IAziz0FGuRN2zeVCodxHvpMLEVlxEvYF",
+	"tGQg5omMFqGGUnpKKJnReCyTGYvMNG0iEyKF5kULxSIUiiM+HrNEE5Mx4IZqu0g8EAEX1zTmkV0Tslgv",
+	"SHGrfojeTqosnsJRr7/uIpzv/Q/eheHeh7/6T+PZbB7L1YyJ9HI1Z2svA2CdURu4Iiz7kuhh69Aqf20I",
+	"sze9FsWFwVqfMxZd0pFHE5rKGQtOyVxq3mdQZMZmI31maSZDk7GMY7lUhGpkcUVruRRnJIi4CuU1S4JT",
+	"QuOYzBejmIc4aN3uUjoq7ChiY7qI09ZpSy+p1c40J/OnnaKoRJmH1dP5BxWRfsMnneL+vlVkCi+1yYym",
+	"4VSjNlVsjwvFhOIpv2bxiuwE5zEPWUDGXAtiAYW/clIwp+k03xQO2Ewqa8FQRaw86DZDSk2gD+oItI+f",
+	"vlrMWMJDwkt8Vd9fJRdJyIjeQkRGK6QSNJ2SHQpHqG861fT7miWK6gHrts+jZls/7LdbmprQFIWC40ME",
+	"A8oLJ93uo97JSf/o8NFh9+Skt1HEczTwfzIP5b+gV0wRSt68fndJFB2DZAMyNNl5lyZ8zohiM6plHLXb",
+	"IRpFxjxRaVHjp+SKrUiyEOqMUPx8IIq2gCu2aiP9zX5CXGuTsUzyH+WcJQBIuE8jGa2MxQHvHEw+EJkc",
+	"tqNSmi5UmwQvNefiUgRt+GoXVxZ4jB6nBGwcuBu7OLORgcgJtd2ipdPBYb+vscQCdHjFVkOk8cEZWU55",
+	"zPI1Zl9zRVTK43ggkoXQAnabBIfdk8pAXAwXSq/qn2ylCE30quYp6R+SqVxodqGmNEEsRFlUKxJUhKwz",
+	"EO9Ycs0SwpJEJorsHN3c7AL4gsP+SQBjCZkSlcqERW2igKOtSEgFGaHGxC2bcs/LYUGo2OfYXDLs1DCj",
+	"o3E3PKZ9tncy6kV7h+FjtkcfjQ/2+tHh6Jg9HndpLywJAEdH6275X/b+f/p694+Oau63EXveycSjDbxO",
+	"ovxuWyHslASCLZlKA7Jj6OxumwTzhIdsSFUYZH/owQLg7UHCYnatYR8MxI7UbGzGqD7b8SI2ePdrcOa+",
+	"B7/KRaofuIx/t57PK70JPxvAFTuMIPshW3f2b71sID1mKUUm4b5fBecFvXmjX6jC8h98MtXYDd+3CRdh",
+	"vFD8Gv6p9VmZkIXgqSI7oWbAuyWwf6u0rJRo/OmQi4VKAUFHjIxYLJckmHExhKGDOh45ozf4hh/3jrrd",
+	"bveWlNSvlF1wUQOLl3J5T6Co26uFRo1mee97fSU1I0R6ulGCE87LKlNJ10lvW4ls5bXAAt+w5A2dMC8z",
+	"H+El5ymboXkFjcC9Tueo2yGvF2DiTKiYMPcikh2hySoJYzqbs6hWobHmXP/N7HedywUWGHsGR5vNMT/B",
+	"TJUtPU8Y20vZTUoUo0k4ha30u10STmlCQ61L1C321zXKb4nwdiviVZUcvIP5a5aJD4leqG+F5IIrxcVE",
+	"0082m6erJjr8rw3FxYmMqZjcekfrUNxsS6tzV1xERFP7NqBURGJ+pXEINfoO+dmQeG4MMamckzFbajFy",
+	"EaMKwWg4HQgYiKKxcpEIFiGzttooV0ANaRiyudbFd9bzia1uU75h2P97kTAa1RjO0BXUhi2TBbxZuux6",
+	"D3rvLKo7QfzMj4Z4nuZQRlLGjKKd4meZXM1jGm6lOS7tR4QmcLu1lle3rOzlxoD7UY6yZaEpy8qgYMn6",
+	"jkbGZqf/CqXQEqf+J53PYwOvfWNR++tHpXeRQQIGKKr/+he1mM2ovmnGuIHSMxUynbKE2A2BoQ/njJCg",
+	"FMZptyKWUh5btw+OxJVjtJAJWVJFuFILFoEwTh1rBcyjwYjCZev0l/JU7hyRZIi8oDbiwdiVZqY/14Yx",
+	"l5oCJq1TsYjjTx/0aaFU2zptuW40QwjQkNnM+oiaQev0EJwLPAVK8QLXTLIFGPTz+/HMgan9ElT18duf",
+	"7GHmx3WRgfbHd69fgTay5qDg+9IxWd0B1B9DDnDdesTCafhBBuaF+4aZnntriMH2XHg5aOACzfJVIh0G",
+	"vQZs+TAO7LJBZlqkBHEyXTImSA8o7FHXj8hykQ7leGinzIarG6WEzI5I8HuhswuN7c4n/xKIWjNi+AZH",
+	"wU88Ls5c9c3IzCmhxoYqEzShZDOTKVWEkhGN0G3RJuDSmDOaanUV6ZWQ6UBELIytEqw5bG4s2AkqGwp2",
+	"2wOR1hM9rWqIiUJXjkNUnbEMR96FRYADOr+QA+dWOJ9ofA8Mt3ZiLwrueB9ozbv7+Ys1HuVGH9v369yX",
+	"6wapfrDOVdh0pPyjOtdd85H0Bx432YYB8nc/GV/NOObhLfi1S428RhyXhpyXY2O4IiXrSWYiIiOmJeR5",
+	"IkOmFIs6BDzgJKYpS74I1T9xSEu+SLCPcUFwaw3pix8y90FizpuGG9UCVt9Xv/lN31wEOh1r0sRTMuaC",
+	"qylTlTt9N/x7LpMRjyImbikwjt3vcz76PYsZOnANTcss+ho7PAw1H8fBWhCwNWDpIp3KBEyFkR6ZIQbr",
+	"sZoi5P5h7044eZDj5HNnrc3QMN8dyiBqMR7zkDORDlUo56wIvLeMRnug7qTyigkiBaEEYldyVuOVSSrD",
+	"FgQ6rhxOJRiLNLvDGTIMxlng4y9y0w9cISJfPrHLbypFVHZ+P2KEvuPFs9A6CrhTfYcCDLi8FIdvo09u",
+	"IGZ0RRRjRe/OaIHmx3AKRiGtvqtFOCVUIc7X3qaB2AkyBPuqmP7PP/+8d+4Ep3i8m98xmlifwZOBB4cH",
+	"rTZiw5Msfis4IyYeJl6BpuiDel3AyG0m9FqlHyQaP0d5oVUPQeNnGsJ3E2vMSEM4rII4I8hCsJs5C1MW",
+	"4VkSGYIBO7LBRKmrAkTlwCLehHHcUUc6KupIuBliN9OUtBVgcC9EzQM8TbjciYLdDvkeoG3Ma3IyYRFZ",
+	"iIglJci2CZqsrRWx86ByfN0X9JVMn8uFiO50N4VMh2MYxW80gkBEw9k0z9ScDd5vLK+dnJzcSbQ4zO/e",
+	"Kzt542uXb+/+rBEGGplxkt1wDN1woni0ZABOcqYlgDMykunUuChMZIh+cUV2gmyFGOrycOO+7hv3Qt+f",
+	"GRMpu/u9485Y9RK+Mdg6L2fhlKMFjyOyYl+EB/aK97C4+Oa30f3uPu7kq02webhUX/elekNXsaTRpZQv",
+	"aTJhd7pVcxxrmEo5jGG0da6QmY0UYTchYxE5Pjo6OCajVcrUl1Cae47SbIBAUimJXXizO1Xd8n3b3a2V",
+	"GkbXXI4KEkDKkerYzet3hjN6MwToBWQnqKzrgb999VfxHUuuecjeC3pNeUxH8d1u48IZp3QPFc4EWaBs",
+	"NpcJTTiEBWRfWGs1F+QoS6H5AmzOuZQGHKS4j2bX0v3mvi5kRFM6opg7C5EQ4VSPD/kB1yzR1w2M0c7c",
+	"Wv9zDdCBkwQXuGD9Ku5lKUNv7efOqw83uvZGX0p5QcXK5tzd6TonNGVDoPusoi2iAVW/QTAZVY7JcdeX",
+	"l6iRF/lt7pHigvT6W1xyy3pjPOnjbrs1N0iHpr5bUAAIMx9SxL1e3+HTfceNdSklmVGxynbWmCAUoNeY",
+	"ImQIsYE0ZIZkk5CIQfBcVfKDgZOD4XsxJzuBu6oHWvGfTSveC3TP8X/fRrcthJ2Bj6XoDHtvEi5l4sRN",
+	"4Hv1YTn2eYHW0DBkShk/jhvO1IByzNidbFG9aqyMXeJ2cTL4lYY6/GvIbuYYleqC7Bn+WAul4qfroDSl",
+	"mujCe18USJcwe77CZkAq7isHUsKu5VUZSG/xxw1Asp9uAtKIgXcBXv4dIJUvcxtI2a80pBaikEVehNUr",
+	"Sc7NFUfbUpaIU4ZaeRgHbu+YiCBb3YUdVWTQKox9SoyHDgtGwGu2VscXhazjuNRbzgLAt5DkC6C4H4/0",
+	"K0nChIElmMYKhXZ3GuNtpnmmeoFw5hFiAFj9trkvA7ETFC5QsKs/NThC7EPzd7CLB/iHdDYnjMazJ4MW",
+	"nfNByxQZEkW4LlnCwMl8RrxftQci9yA7ANXjYezyiEYZbF1AOmBrklPgnZzUzP3gp95KbDGBWFrffSZS",
+	"nq5uKb2EVKA3Jo7lcqhYPC6Sz+fwgIsJWclFAs+rlNMziEM8/1suCL5hEr1hKKLvNw2hukED2rhQGhKQ",
+	"1LyPo9yFVvb7Oa18Wlma2UAzUunZuz4hwG0A/3BMeVzmSt/JaIWGTwlZN2WIVj9fZ9TVXNxcJ1M5yh+l",
+	"DXZJnLASoU1TMpMqJUfdQtZRMVBbLOLYCdFu7UNk/qfPZCx2T+lfGUBIBpBmB1QF5f1ws59ZHO+5WQpQ",
+	"JWcMYQf5nGQnqCwgaGPQmhSMMKgNAjl2pqwMFwMR4NlZhmiR06Q9uuUR7BUiO0EVEx+iqP8QtFwt5nOZ",
+	"pCy6YBGnkFl2NxN0NuBwpke0BT6K4mwWjE8VcSfQA38RV9BRfrsdGBBYMjFLbiquend8304hk2ShYTaC",
+	"JEVFgqd4Snv61LK8w6AMzwCEXd8iHzxEX/kFzZAIy23J2cxcynK0bYiPMLhW3w5DuxM2hwjcLADWvNiB",
+	"+gJyzpKUoywGzLRaU4bdZCUlnU9zMfv9fJKAFySVEtNmv8FsXv1DHE4pB5PRmKq0Qy6nVFwp8ndbHqYk",
+	"c7ex3BQsh8bx6zGID+vujoHIU/xMiwKlMmRQty9RlS3ouRJIUBrS+sJz2QcQibVMeJoyUdx/v9s/3use",
+	"7HUPL3v90+7Rabf71273tNttORn9EU3ZXspBxXbrYXT3Tj78dvhpD//Rz/9xaf9xWvnHL3/d+1D58X/5",
+	"gBmxeTr1pNgzqFtAYnbN4jPSNWpXKud78JP3nLvraw60W9yThWxOhxhDoR3rkafWQXVA/SWXQnlq3pga",
+	"TuYNG4KCDOXMZKcb3VRgEYOUzdQmOnyBw+m5zWpoklAgTnOaMIFcplrNr4RbcOU4XIgzokXWRvA98sBE",
+	"f4wu4UKmtQMjfdE3rAqqHJkZIfi+MK23WlF1npROPOfwD6qm+sn9gP+STnygXyRxdeY3WISLRlHCVPly",
+	"kx2772+xEpytcTRO6ES/sFu8wX72jjTKZsD0vzGD7z1y7/Ui4b6Lp9XF5jTsvWLJO6ObVSnYZZbE02lh",
+	"1ro1ffyCNaksDrhYau9+u2WSl2FF5hydq5UR3AI1RKB/yDYmRx9ZCKysSG499z2ntrSe0+AFUeuKf0Q8",
+	"YaG9SqpwXpurn7ggsnOt2c1LrrwsFbOZx3YfqrqRiKa0pjyz+SYrp4I1TGQcaVEOCkw1vhiW63sux4zh",
+	"Apohmt7ohf6iimVv6IQLE/0oEL2hnGUZnLBjM+8akL41pRV8lR9YPWJYeG7F+2vuTM7pfVuoWfucipqq",
+	"z1iwELM4i4uO5UR60GekZLxIGXn/9mVWMEhOLEsokMdNpAjkdYAAFZyp/V5/Xw/VmYMtpUSMaphGTpyw",
+	"goaHVevNQ6W84prOwxkjT2O5iLykzkee7WBLNlI8ZZv3rE7392k4Y3uhnqdjH267udJJw07beEDraFpe",
+	"/M9LBhJ+TVNWKBLoBp6nUIFvTpOUcFFFD79c5AxVEo6OGjHkmKp0OGNKmSJKzW7MhfnAf2PAAJewULNQ",
+	"M7R7cshhnYVPITlBMBsOXXM4OaQ1jHjI59TLPPQSUEVx30NmbkDNTQlruUAe3oh8FtirR76AAjdD4IPr",
+	"OJKBSKFy6NSkZ+gRtuFR7dZiHtXqHpd8xjKSQVOoYBim/Jqnq3rVo3d60P2KVI91Upvlq2WEakYK8RT2",
+	"jzaKYV5ZycXA0i0qoULhjJpRj82CRP7ultKE82FBpNhCiHCo3J0liRdiJG+2FieyCrsiu1XFnYGcbgpV",
+	"2ZO+jQySj7lJECli392kERfANSKJO11juaRU87iyk39CWbOxU3q541SWHC/ieJjd/yS1/w6lSBMaaty2",
+	"8cArKLalKYSa8nmr3QJyXKw36Q5XufXPRATeGT+0z9+8yJNsquCesXQqPczyH5eXbwg+dPf1w7PLVrv1",
+	"5vU7/X/fP3v57PJZcaX4QmWN2Qq8evOlW5TmRWZYeD1nQi8/kuGiagKbsPQN1maozAY1hKuEkKZTiMLW",
+	"5B0LTkZcTGCqwJi4AzJP2JjfFKcqJvr9xqNPvlnzGMPhPDPINkPjPPwRPnylRagqNr+txDgWq/mgVmm7",
+	"ZRS3APXkwK5pyjc0W9g7LE5QvVgQDQODZZEmNRNa/6cHOfdiLhgxbxQ//4GlxqS6kccYFG7b0tEFXMsX",
+	"YPfuOygfAUAv+FuoQugpL4neOZVqXMI4UkpSOZnErHrJxtah7jV5gvTlyDdCLrPq6Hnx9AJ4/DUAtzWB",
+	"vEnkmMe1gmlWswFfM7uEhULJhyoxzfdplrIJrvWMAp+jScN4Quugux3HKByrf+fjwtmKyEJgC+5RZNUe",
+	"UuTl1PN4gUduuHEWKFHc8JSq4UwmrB6brNsBZCCDSx1yTtRUJtifK0/rnTGK5JaJ6AxrVICgM47pBN4q",
+	"YN6YxsqLek5nCI/qhbXEjPiZ9Rgzig4fA5Rhag6vJAzdamWttaZPw83FR7l8denr03CxvPivbiMF3bQ5",
+	"a2ZUcNqkXTE2t2xEJlwfbIwl0bbe3tq2aIUaotv2R2sAoW0tGln9Ph92M6L4vxkE4Be2uFVx301q4qVM",
+	"aeyItebWYAnjnQK8wC+3WezdbZOETWgSxcbAbbqO3MEU6pQ5zO5t8bY4uFfasZ+yROymCovv878sjp6/",
+	"eeEhlu5Xlaq9QB6i6lCCpUuZXBWxFQJgQLzEl5QMuT6P/N2qb8xIcsievbftH4sZFXsaCJDzVfiiyW2J",
+	"2DWL9Y6VvjgN3AbMiM8e48gz6BiQyRNtojBcYbTCWozplAlHSG6kEmbSukcd1FK22kYfjNjNM/imysj+",
+	"ReMFUw4ufKsIjA9eWExr3XKql/hRdS58QJhmZWFeZxIQsNb2+YrmBheDqvnZvkNceoW4pJ/XaBWCzrkf",
+	"kaC8wHoVYi29NYN3VnQWN0CjslDpdbXUdDJsjDwlPcGHQ5rCeS/3v/CBA3JitVEIsx7Ljvk2KLnqep1u",
+	"p9tqaPd1J81X47v6xfPLcNIPSns53PtaSx6f2XvU+EqUyeRHORqWuiWtHTD4UY46pQ+CAhTvySaQoUkF",
+	"AcuIoLeQFezevPjs1fKypRgqTDWcrkaJacgzkynbbjmmb8Mwa8q2fkmmJUkne728LMGWgDNXbIj/nEhQ",
+	"AseUY4VsmdxugRisxpotD18urw0Mx3DMTESoDikZR9utB+PFrriI1i8FAgg7+r3yMvgM5Y5rHjGpIcTH",
+	"2y3BFaEa3AG350THewPyIG4NIqALxmMIP87jVe4nh3+hkXirRYNnfvNi30iVeheZshtoCTOVqXSAF3Nx",
+	"BXgVx9utx+61bk1vzXMIf1SlxcTYciKW1yhATmmr3VoCDBU0CKBikqy2W9A1V3zEY+4VCSsgyt5elQGF",
+	"PdmANepjNYHj6LfbZkVlgTk/v9JaK7D0Ymjx5ngJj+eyV+hl288DannOy0yiai4blbmOuQt5lZHYdOGo",
+	"9h8DFYrg80LgB8QDQROdYqMTRwXrbtS7NLJvvQCIedJfrp/98PGm2c21vx0YzMf3Agaruw2zTjX1qi54",
+	"awP7RRYWPOHXpdjFfvNpZ9Sj6UH1IOU0OsknLbq0N88j1S1xDY56E4SPGkAY7CRbT6/ypjkk+DXYcMyb",
+	"1uCv7VO/EjhuWIebkAOLgC/PbAUhbBZsy+Ed9g4KK4MqTBu7G/lMCRk6llCl5kTbtXSl/qpVSYDnrGpB",
+	"V0sk6+29l0YlcX69q6UXLSV+E29lqsaW3R+lp+npuSBalyEf5ai6ajqfxyu/jvoz2AJTCckYq2LEjo92",
+	"rAnb2Q9pwlii9hUTXCZ7E7nHxIQLBiGI2xr3wjwqq3FYGHzgB3cex1VOtmhgxzJAdXJMoeQdFRFJFsJy",
+	"U0VGbAo+2UVCtDIPpetjmuqte41R5W64jfdabodb2XKNb9jjztXLgJxbtT4gXo7H0GVNKk1fcjTRWLfH",
+	"RFT2vmGQyuFet3fZ6552NweplDHiywWt+BzCP8pROULroFmElmlnukV4pv2ieozmdiIKEq6cwHJ9giuC",
+	"enDeUksuUkKJXUOz6CypNmZD6NmXVGETZDX1n/VB87P+cmeraGx8vw3dzfh+9SjwAbY3KpPJAlg2Atyk",
+	"n/kwDh6V7JBATMkPkjzLiemt464qlMxvgNT4tH/QwOaY92NrDOFiQ7Y1KA92V65IVPVSoRnIG+qF0M35",
+	"h3Mj24X2cZ5W5Hj2ZQtizj3dy1Igm/VxYj/K0abwMA3sbaLC4LLfKhhMSw5/hGjyAorUiSw+DDExQmsN",
+	"hhU08qD1tn7zr8tDXheb8Xs6yJevL6Vx+5bdvz/djH/6U/jHx4xF27rFN8Pl6/OK38W/7LvuxpTto5Ez",
+	"mlyxFNuDGouZx2hFUzaR23B5M+NT+6EngdQ8woxRa7jbfobsS1+OqnlmUVbT8FKEoZRR45RVA59Gglr/",
+	"snd02u9+VUmr2+lkVWCdxwuNtYsZGSd0xtqk1z0ik0Qu5oqlbSLYkqSrhKkOecPDq73FHC58p6lGYE60",
+	"rBX0mmW1gifEY9J5M5WpVO6m7pLIGnHqdSx9Hp1EL4pwdOfPbYv1hhkpUjDftTtXV9jwjYcMxlUsju83",
+	"qRKjCoke2DIFxKVPeZmILW/5O/zMqzQwgoMWcdX45+q1gcuqJvBW0oiM+BVrk6NjEho0v4s24FDUjQkY",
+	"QIj3e49ulX9hhfKiYG1b4+fktZ3T8oLcbm5Phg7ZSTXMXy3T+6r0Y56gVbWW0/jjSL7nah5TzKHLq+VY",
+	"/lGwG/ErprxqaryYrFmVftwmtpGaceAEdo7ABIkV5xr55yodD0xsAmTWQc7lgA3YGJgoFI0LYnlDh3mJ",
+	"/dWI51xMNilW5hi3Uq7sN7dTsKwk80dQsoq0qxqJl5MuH7kwR7omzqBC7HwH6TCmyilqoc8j7JmqcyUk",
+	"rCTJvVxJUVtpxEcCXrx7TQ56x8d7PULj+ZTu9Yl5l4QyKtHi529LwtH53v/UijYJm3j3+BZ+J/qmpDRl",
+	"DYzv54trlkwE23s7/b//R7C989g4obfKjwUQZsvKQeLDkosaT4ktAKbxAguT5m2ZPQ6Ia5rSpJnihu8S",
+	"IPnlPFTDu20GavMkahxU7fc6H+e3SZ4ecU+u9/OEsT1wAY64nCR0Pq04UBQrGd6/o+EVExHJgkQ75Kkc",
+	"jxlrkx8kaKEzDVfKMVOwgZtku8I5JuOiceGcPPGgoRZijuij5MKjfRzt9Xpa++g+/rryVqdURD4x7L3g",
+	"vy4YwcdtZL9cQOyt0vw4+A0ffQpK8l1doSOfZoF1bSqKRSO9YrNEUlaSeMjIBU1SLtYHkapbJI95MWqR",
+	"JFAeJ486xdL5GY7Z9CIQ91Ngv9vktr+z32zIIrJjw0RZ3fRms0C22QsxljWTIAkE9MgbAqBrupOnEWyh",
+	"xsD7tbf0vZOdA/EGm4R+k0BlhZlmRXAa2P+vWcLHnEXr08qyI8CGfCm0RrCfNjJdXnO2vEVi2b/wM08i",
+	"I4sxCWPK5ySVbvLbDo2XdKVIwBWWsyR6UURrvbs1pXhM4LEhIm3L7hzw4PEgHynpLFklHrNH5xJkeGPx",
+	"tXg//fx6fYRDVsXTKYJ7lxCHi7rkvWz8xnENzk1ev/T8IldzSyAsZZiHDDbfyb/ybzy5DNlDFMs0zgi2",
+	"hDAkhTVYI2k5PqmIJiZQsQKK6nL9gIk49VpHoWglpkamKQ2nUH3MRkfJpF6Rpb5QsvMYGtpqYR0im8r1",
+	"W8Cy6JFKX4NTlKiFSLhi0CGJUH1cMxLTK9ZEjJkyPpl6lvQP+B1YLr9hcSkNqnv8aFPBjSsuom2wOeL0",
+	"n/qT+pAKFIfc/WOUMxjBmL7EzZwUlKgZUhzzGdmhRKU8jlH2BUYCsb9qt3IS0AlVNZd/TTmz7n5vaGa7",
+	"pSDc2P9SBVOz9fnXVXU888gXq/ez/rkOXY673a0S55BkAwbZCTNMbcMVKh557d39p0FCP0Llt9jVrGtC",
+	"58tY5wGNrWfoJRggaeYFFCEFMfg7cq7A58b0y8X/gN9zAc6O58kUb43kqKkknJcvXDtks+KFTQWiZruo",
+	"EZRwc9tbRDNZoR5xsiJP1VPEAGMuIOh6XS2TzcVdzWCloBMgQ4u5EWYZmfIrRqQg72i6SCK6+pvftJIv",
+	"ZWPNzJr6P83KYDXURBFMmmupSgTcV1xEya8jmjMvyssnjcClmIg+ixNlOZUA2iImbVe90x7TThkv7lLF",
+	"M68X9Y35597Jre5pGaczYGYlNhs5IMzxbbJY58WPmlusswJlt7JYZ6Xh/gAWa7PW9bWdHHp2N71mbcm8",
+	"DNUbKzfg8PSFbVMw+MHp63c8svqspvjAlBFFZ8yOAHXiIxbyGY0J4rRmETP6USZkIXhZXjw86naA3JUp",
+	"2193BoMOUqhe++DT7t+8VApnHc648IUTneOa9Pz6BZw/o/5gEgpXZId1Jh0SasgXr/Uhpm5UaNt6Yd+O",
+	"6zfuH/Z7j/Kpqzb9Z++9Rv0DH5EuHXsBFhY0LWdBPpR4xZZOYXcaoReNxm+c0zfFTmqrvidOoffIUf7u",
+	"rcz7DzHUs4BQOwXiwEou/tKCaKGXJmEmS2SyP/S8FbFuWUqbpyTrFpNv3BR80OgPyu4OixUjh/3+7saS",
+	"41mc00m3+6h3ctI/Onx02D056W0V9QTwrD3WYmnRLc/WrTcqiUppkpreLfoOQRHhejK3+ZwrA2wp993i",
+	"5NeU/0RNIiMNGBM5M5Xed3oaAocnZ6RYDZRGEYt2S9mgWhR3kz79ys+3yljzfUqKs7WDysZKlIHu/bu7",
+	"dzIEGtn1C3IzevMCV3N4AqOZv3qbElCL5SrXoZqjJmyFZVbqSkGAi+5Nc/hvpv5CLhhLCU3JI/0f8BAm",
+	"lMdTUy11O/zZ4tpBMb5tAQHUI5U2Yu42gNBDnJGprYpPRUT+bkutE5owkrBQTgQvB122LpOVDUESbJk1",
+	"0EhYzKjSZxPRFV78v1fw86jJ1YOU8aqYNEfoEC0776hdMNu4BsR8UzMocuzU1Q8gYZ0EeuTAnxk2kZ2I",
+	"Xe9HMsRSOPtmP1X5u4AJh48LVwxG+9vp/r7X7XDf9t2fp5LM6IooxrLddsj3aJ9VFiYZBQkyE3TVhBs0",
+	"Mv2uw2Obj78lLmPTIJvKL40lulYg2C7jzK6pJt+sOPdqzs6Ah9OwUDgZSvmxay4XKn/bVNW2i8whByUH",
+	"ynCDVXvh5uTh+6i/m6efsTdclkfkDlP5ufTlkIKbEC69W67CJD3O6qQkp7i9lhFClggWkR3zUxsFwTbk",
+	"nwuja+UC0+4ZctYlVwxsyRulpM1NSDaae8q1b91lG+axfl23a46y0TjEUzKl8zkTteHRX19PHx98XZSv",
+	"JCt2m8UP1HaSucx7yGSHZu9sm5SxzuDc+uP0Np3ZfJ6JSw7vnVihO29HT0sC+2uwfiO2GspGb4l1+m+s",
+	"uDqlQBF9ZKFJ6cvtaLmLNzUg+nlK6y5JmLcl2cLK5+7pW0XUAgg32cGWZRk6Wbt8qVbiZ+7c4w1ZxpxA",
+	"5ARutx2HRvvMg05hIeO6b2QgdM9kk5WwUFdyG1Nh4cPb2QsLbPbrqSdvqmiWILOtgbFyMTxX12g0BXFC",
+	"a6QjuSjWX799panqXfOQFnet6i2jkWkguKXQ+POUh9MSYqQS8q6y9hZF9FrMh6n0sowL/VFawTNQYADT",
+	"eITNCaFWE5GCnRE6Av+Bnk8RWqKzfiZ2e/vN2gM3QKy1LS/SUGJ8v16s1tuK2/RDazurs2899VWiJS5p",
+	"Cyt03fj3tVvIEonWtVMpYZq+TljLOyLjRM7sRU5ltblKf2NzlYYtXQoKSXFBGH+BA23TB7FcEB7h0KCY",
+	"7hsZx15aL+PYF9SjZbBoDzNVBbnu7VYPwbTQr5c7riUksmmZA+p5RM2EjI1lQsy41RohPCWCXbOkmqqc",
+	"i9zHl92TP16ZEH18ZdH7cbM2l4s45fN4XYK4BihLwC4RTqVUjCgNRRoTOc94/+ZzMy/XNb0w1am5IDKJ",
+	"UBluJAnoraMlyScHAC/yquJ6VvuUUHVVMYrRkYKciDkNmfqb3/yzZTSojOPaUNBCaGFmec1UcjgD1aRP",
+	"FJqstYqvvykFc2/so6q/aTANvGZC7GI/IvS2o1UgtWbHlaOLg6LF1ZVgUiqEYalPdkp1VO91Ta7va2Gx",
+	"0lZ6Q6mg1F7NX4T8f1gi90ZUsUiTy0JampxX9KmNh1KXnOkYfz3DAgp78Vam69tf4ulmEeSesR9td7YA",
+	"pTz/EhdQdyL/yq5V0xti++T4zyicSu4t/At10Ryfz9xKA5k+HE6lYoVMaE/7teo1+6XrOoA2nG25KKke",
+	"rbGyXp3bH7peOhCcpJ2Bxn8UNerfLf261pK/gmrblIuiq8J6Ku7omrh7ZpJUzft5IyyaRoKB5NSkLALa",
+	"/b72WDANqbLQ0bChs98hdG7lTMch1Kx5Z3Nfz0Zb2awmyt2uDZ7ncspnKJNwy87j+ZowPDxRKaHzOaMJ",
+	"FSH7PH3JjdbQXPypy9Kw0NUjmiNfCOg9Yjx9XJFAPwwa1TbLyiNve/utybaWAtgXFJlragwupnTKeELU",
+	"YgarxCk7dgkq6GzXwvxznWNNg/PtbLb6zm+o9ejxoOnbvkU9iOoIjSytv2dn9NsoAyptpgwkJknMdYl3",
+	"vpz7uYkb2TVVm3hUZ3FZ/3ekreu6vhfLy/s6xpev9gYBXzXsFu+Xamwf9XXCsn2nbdvFm46KrFK2c70g",
+	"mBGMdZNlL2EokqY5cpw7jAxQgrL7cv3MakqT9QoBvkF2hCTLhKcMu/7klp/mqow+rLVTadFGZWqsNEKv",
+	"qTuH942MWYr2KA0CLiaxB1V7/e6Wnfot+Nv5sWewsQuvQ7JNvhKgUdv4SDCj71a+ERDc/wiB1Hqh66Oo",
+	"/bdyO2M2gsNLYg0lbWq2zphfbQ5VhoXG+9KshYZDXs2LFcblcIv1erHLLGqpGhXDiMUsZY30TM0R8PVc",
+	"iym1ReepMndzt1Ee9WfxpTswqMb0rNcjmjnSaygGlIvKIOpFnESOYjbzlF55/pScHB49InN8g0QspTwG",
+	"XpIuINphLBPCoP3a4c0NaMpHNzckMdfGx7IitlWCup73qf6oCtULGk65YHkTOpYk4BIvx6wLmQ7HciEi",
+	"LKGn97CxoR27mcfUkBFL52RoQtVL42OoBFgHWaQ3LxdJiClVQqYEpvaXNtcL9vCb55zF0V6sdUULe1Wx",
+	"89hDMR0swLdqDE+LmCZkrAdp3rPMwBqm9tFnLlSqRfyahs1GOM7KOdT3ZT45OfHX/8EeBf7Ydy1hjXnu",
+	"mTJvtwmNlcmuoooE/7VnHLx7L6LgjPy6kCmDwHwNtITNZQLOF2qBV1znwfgk7I2OWZ8+ig5Zd/x4dERP",
+	"wn7UY4fjY/rIa8BRNZWhoDG3qQylMTJfeH41crtE99CtLHpy4sgGh91tjK7YGtL0UnbK0wCmoD445jda",
+	"lWWJVgajUjeS1iuLsL7Npl72UkhsxuIV48wuVpxbCmbm1+/WrcGvT9mLsJ9f5y1DVowKYO28WXU8QxIc",
+	"HG8joSpgZXZd19DQp4a8lQ4lBZIyq6dXpwMRLITmURp6odY6ArJz2O21iZAkTBhAlcZqt00CLq5pzKPh",
+	"RyUFvNV1f53ThM5YyhL7aCCyZ1hpNv8GfsWwnDHlMU7a77vDQUkNXAsMBX8Pjf/C/k7Mzwm7llfuz1yo",
+	"xXjMQ85EOoS+3vDsQD8by2TEo4iJYCDsb9nRwmuH+ifs2znUTyj0r8JnR/rZQqjFfA7NPofYTQrNMTuH",
+	"vSNY7ZyuYkn1LuQQur3AM5gqpAJn04OaGiZ283n9EAOSExhtIeg15cCDA7JzhEvG/n80HsJpwu9duxWu",
+	"EVrL6jDMUbe329GnEbHZXKZMhKvhFVsNuRguFALmZBd4aOWVhC1Udjq2U82b1+8uTXQAPCdUDETwIv90",
+	"759sFZDllMfMSYqx3XCShem3O4Zwk4iPxwxrEBkaPhCOrFjCTrgsORo6f2b45/yWVTiuIJzzki3eUsCw",
+	"7G+DWnhJSziFdACRCZuNZfShij0Qb+BDG7BYl9AFhacSnhQKzOCSvCfqeYDnCEvIUCnrIWlxyGzBQZ6i",
+	"GO7uryqKu2zcq7WMq8JFhzy7oWEar4BAa5UdWndqGgLo6NAUrmy5Nr9gt0FESxhVUrQJpDQGljgHQEHk",
+	"EKq62z9iKSb633KRDuV4COVTAocyIel3f9G4GgBZuBJyKYZmheVkAzu4v8DyttJhcewsCS8lM62JHHW7",
+	"XafnVcuf+WUuzNreu1CKXV9XMG5kHznNTigYaF3RZnMZdDxmv+h/fNLtEegebV4jXBgjn9tRy+SnBvv6",
+	"j2C3sKBsmX6Ba99Y47bTbOyiXdBlDNscYA2PHvOYrc16yyr5fbXFGfu/d3FGKMYN70J/hgjSH5M/aR3G",
+	"/l6ve9l7dHp49Ceuw7hF7Rl/Fcb+Z6nC+J0ckadTJrYu3r1tHb8m5Wnuv4pfbSjaZy3jN2LpkhUjRTBQ",
+	"nKu8xORnL9+3hjw3dIjU0em8yW2DMDR8GVVVZ/8FO/3jTT6DbJAmMzrzZO1sCpFLG90hYERZH7ibTaEZ",
+	"Wl57r2Q0VYxVgiO28Ei43YRzENj1rTngDTb1uoPd0qxueH2NZT3jE42N64U75ilSveUVq0HbaDharaMv",
+	"FeQpJWhuNG2vQVaPbT2fxH876mYxRUE37ISXsl7lUrjHv4lQlomUssqZi40uXH3nmhXlfSNj7quJonHS",
+	"Kco7h9eq5wdPfXgBcjIkbehlgMlryUUkl234t5fkbHRTolZbZ3U0T03hW9MJgStn7U49iB+eXbbarX88",
+	"O/9+y57zhplvWfsYwaz1Gp/nDh6CJAB9HLggwc1eDv093EFJeoEEMih2qME6VCyU3l78L7POxNAVzRwC",
+	"F8R8Uez6u113J8McEQsqS8kPrAEKvvJKSW/LKHgKbvUoIDs/PLtsE32Au1o7DMADHpCdN6/fXbbJ989e",
+	"Prt8tut6/UzCHbxXNCzYKrrls89XWOcpelN0ECGPLpnRrOW7bXOdmNkKcqclVYTdhIyZ0ITfxW9EdoqL",
+	"LqVUFsw+n8+XhEEMejKCRy7H5LhrlW6M7ZpxobVO7gCNvGVpAhkvvb6L1Hd0O5lKz+h9mrKEfXUupZa3",
+	"qEdzgmxguRCRZU0eUnnc3SyZWRZyn0TxMr8ny6lUzNSF1ycPCt5iXoQM3uvP4lC7u7cs0Rg6pGOvzekd",
+	"oixJJVlSnpIRG0uoC5NCmPVZXszqmsYLBusDlN871wMGJS66Ma7olp479AeUROeTL+W/K1ELKcmMilVG",
+	"Gz6D124r31zJMP57uOeyi5jzYxft1rLguj4/hQCO0PRqMBdxLCFL976lRCRK20qGCZtRLrzyfTYL5pNS",
+	"QUaMzGjESALlw4VcFmfrPdo8m2LpegtbTq3GizgmdEK52JRX0P86DG0l9MyRyYLYAcBarNqEULbTh8ak",
+	"kUynFVTivmKn2/XKKKN4ldF8hydlaI6RLg3ncYRMMK4ik/l8kxsh1s5ekmU9oU4FibZ6EsW4+SYRrPoP",
+	"RsMpkMA2+TdL5N6Yx7FPOKVi4uuVlY8awBtBPvp2UalTOqVrh9cv3Hr0mF+xtaPrF+pG3xg3DLFra0eX",
+	"17Wjb+bhdG0efaBodGu4LOVy7dhLubzl2BXCAu0fTJQfHDbOjvtrG/xah9h1FQr8gYe2MoipVmcb5BBg",
+	"kISaWgM+Jewek9UuPQsAFvTlAjCFXBpvF+48YTN5TW9fxegzJfU4kEoq+T0GZmuCP63pvbzAzfhUb6nF",
+	"56jmZ+CsQ5vtLLcllN5QmEqjstPgqak5t4Aunt05Nfpc00nzm1rBnwq+vKMx9XEN/J0kNVfwixVvBoWm",
+	"rnD1+7nGv5FciGhD9WrXnSznTOwxUc49OenC/zYUst5cAm3GRd16X0ItnSbrLXpjGq3MYwlgCZdbCGd4",
+	"5m/wK49dFB5gaAEUzdaEYKwJgCye74pRT5mVDCzukTplt7P1+m5KYWlVO02+MoV4612guT5TudATR1TP",
+	"uWTsSq9ICugYA0v/UNmM7+JAyFeV1UFzOYgH62QCJJ9hzhNKs82soPiTb2JGk3B6wXxJMfjMBOmwcCrb",
+	"JJUpjTF7fJ6lpPiax6jhTCbrSpwIzDOaY78jdMnYBmzgHMHrleei6ruy28zZLNhNauPzqj5X+D2rTsdu",
+	"UliEudN8DJvDMjvwSsIwGr0c18JWP/77xUd58/Lje/VidsVff/xpNf6pCVeF5TVup5StsE2uGJtba4ZM",
+	"uIZ/jMez9er9Jg9jgFRw8H/79Qnm/g8W3W7/WG/jCZgm8W+E75NaMGwbyzNnyXDu7XvzRuOI4v9maBzc",
+	"0WT6iotoM4YcuRasDd6PduvXmk4LeA0gogiKNYaMX5cjaxBSXksVXJkt6CZMd4lf+Qz9aThlKCtpIHS2",
+	"zyg2M9RLlQBc3DaLXGZH4xgeKrLUmGVfKSWsGvP1dgFwv+bprBkmZMBr5xSleLudy+Ql9LDAepHPULgE",
+	"xDJ1Vykvm00P5o1ZgSdktMpPbrsMQYdaV4f/aTOd3jZdsLijDeDL9kX+CSiCgXaIIVAMHb0t4CnxwPqj",
+	"HPnqL2h01zRPy1lEv9PYU/OjHPkcNLbP+5q53Pbxd+3+PmfSW+srm8xE0WzjgMIoEF9xCG8YTTaVjZvx",
+	"hczcIc+1HMqKO25nhCCDeBsPuR7TLjNaWRtzVCJ/66KAmuBXaWQNJYtk21ib6lDKM7yLXM2nqEMjzwQO",
+	"Qrktpe8YgTUrINE2g98jeqzNBFYuNXLF4iYzVtlXhZFf0okvzNqUVKoinD80FHpG0wnEC8hFSoJvgrYp",
+	"ixrSUgrdGqmiaWEPs7JNgl9KJ2o/m20rD5cJE6ljwXn/bD8o1rXPrhgKmoQ/44hLqoh5vcYz02tYdvLL",
+	"hUBvLLOZb8+8Wiq1GUmGbBcf+zZ+3Hzjv1+9TWW14YZSEbxeFYjg9+wiaLh5owpK+Gyzrwqxvs7R+JC8",
+	"0LTdE8Je6NleLETrs0jnlcU3lEFxXsQAJFNE1+0m2JwHFArirpvYX3O7uQelTEEK87ZLAPDC2ykTVBNu",
+	"oFEabbl14alfTfZL75bZL/edMmFb/98haaL3WZImzvXCyAVNUv75EycsFL506kSjKpJbZS34bs6/CgWs",
+	"iusOsNRUcGqqX+Daz0iQhcUHp25NIOtywz+dIJLs/TMSzBN+TVNW/FKKeFWQ0LDGVbsQgG++LEln9s2q",
+	"UKJYuEh4unqn2YIpkclowpLzha9h+BuWKOiFRcOQKWUYq6H6GF+c3W2sFccTYrs/kR0oeqjJCVEMHCu7",
+	"7YHIQszOYZ/830DDTsl3sA4yWHS7ByFMBP9kQYcAk1KFyFet6yZI/UzqNFp+B2IHAtnevH53Cb9j8MBZ",
+	"ZhHWQ+x2yDMaTvMxQOFArQ9YG9bkZpHCXGhgooBysMYcsvp6tD59gpBGlN6giGgIwgmbQYxoi87535UM",
+	"OY0FSzv2mOwNb72DR+QVS5cyuSLnb16QlNGZwc+6K5iBVmE8qntqkLoJ0Wx6MNsMEqcROE2HPAP01fyV",
+	"0DBVRAoyYlMaj/MGdllTJrnE+rMDgQBAPDjNe7KMGYvaqPW0ncpjhq6odpENtotcuT0QUBE+hY5Yme7X",
+	"zs0ZcJAF1UWd2Wql8MzUATILACdheyCyvil4Ywi4fsy/bV4OjiwccWAgBuKbbwh0qcTybgOxR87j2DCH",
+	"mF/bkNHAGoODDjFRVjBgFjE4kpHGOZowyKcdCEJ2gqdSpEyke1pTOyV0Po8NYPahsMPuGcYl42eB+9xE",
+	"2/0V3uvoZb2iMzN+oAS9YkOtHwUd8iLCXw1DUWTE9K77//voAL6D7AZbrwbUCVPXB1jfAIxeg9Yp+a3T",
+	"6Xz6FJwRCudSfvxLp9P50CYDsI4578MciGGRDBeYzI4J6NAOBF0Y84RB53FyTmZcKa04Y4AnVyTQnF3P",
+	"K4xJLJRxjEREQ1G/8cuHoG0q5+PbAHv8Qc54qtUavY5LPmMqpbM5guTt86fk4ODgRBOs95dPbQNtsZix",
+	"hIdEjseKpQYvQikivcyQK02j9MxBbTncgOyY1fxPtrBxYvz2uw5IIPBS2LRtaI9ipCk962jB4xTbPcC9",
+	"Zck1DxlES4gxnywSFiHuh2REFUhgFmfP80oNACecLovwDTTdzFA2qwfYJiFNEvCWNSfJoLIqwsVAoO8L",
+	"mYzt6KhZKYv0ySLL0IJfTl0NHXezFsqOOyTTA2FryyLPwdFUM16DccMZRqmpXAoiRcjw5hTKq5yS4LDb",
+	"I5VSLIAcwc8//7znwJZlkEkYjWdPBprED1qI9e+xBoHe3IzGWkCCDhVAL2GOYoGVM6OHRuZpsczKGTHl",
+	"LxD18hdswZUzjFXbZpltJC9PBsUCHHb95/Z08OCgRSIwU5kYXpqzTVjzAfEVe9ErgjXXLipfRflrvUb4",
+	"x5MB6p+4NkDx17YCbThl4ZUaFA4My8+Q//f///+4SRQQtg0/IvZBzRn4O5byajGHW5fXBcUCNPr5QORl",
+	"S6B0zj5UYdFfyqVgCST9wWh2dc+AcNuL56uMBtddkGqFNUMmyY6tchqYLIqAoA6/ayjVQKiaskJYUqlt",
+	"wzhthHRAdtbE9oP0pFlkMhCeCiGqrZcbIEcKgAnoW71MJFhR06mMEEcQ66FGBZapURo5jgbCV8cHdyJI",
+	"cK5/CciU0YglFop5IUcLSeA9KXRbDaznKyA7vU7nqNsmpsso6XfPiFxAdBJE0QCsyWG3a6lxGNPZnEUo",
+	"MFIxEHJOtRYYmPpIHfIS5MCFYuSKrTQfwCe2pwT6jLAM8ikRbKk5PlbXGUMBUBYpKwcNxFqhJxM42pnE",
+	"A8vS8s4ZkXFUHNoKVR1yPhC4KL09jGwxxTmQEIOxf57IaBFqnTY9gyJB0O4+RcBjVMGYx2Bp0UAaiOCw",
+	"2yWlclEdfRJGvMAQWBMv51wWHIWLSZsoSSiBSi5oXbWWNo0CplAqE9Epet4DLTF0rMcywN43xFrwEnN2",
+	"jl8fP3D8mkF7IJwfF4kRACgJXnJxdWrYln2InEsDI34yAI/ooGURD+ucEJoSnlokfJsREDXAED0bn49y",
+	"8Q40GMltJ98qy5ygNitkBmB8t7m46VISLiI2Z0JznYGwEd5Wr2mTXt+f7OVEYbddZaddkx02EMXI6bP8",
+	"JcCOMeUxoQVhAQ7Z5G/ASGHMgV5go0KjLxTJrSPoZhJEFvG998akKw4g5GbQOvv1Sa/fPVs+Oe5qidEQ",
+	"9rNfnxzjj3Ce2ef6OzxAjAXH4xu0zpIn+HMWjW8ONjW/m/w3shApjyH3wMgsbSB82fLgvzCn++tbO6op",
+	"gFR8plgakJ33gt8QNpfh1Cbb7XbI62tjzAAYnuoL1T8hxURI5NKFzKWyHipAnuepzUQDAcufC2vwNDdW",
+	"DITp180V3tAYGpi7dgoTDWJsGG39OK+RWmurGIjM5GAGyI0diI/FceCCm5mMZaNDLm0OV7KIGZloemqV",
+	"StQenYrJBSUyC31tu3fNvGaUQhD8C5ZWci5W6VSjhyg5PtHlzjIuxUwFrJhfaS1ZsyuMH6IFZ4HmQCAZ",
+	"oEkg5iEz4RJGj3+TyHnCWUqT1QbdPWXJTDm5YB4TABqqFOrzvU6308VeVUzQOW+dtg463c4BOl6mYMXZ",
+	"1/+ZMG+SkVbtUPzGDGvnOco+OFMeTAXLQDni/duXmTHeyiiGNVN0KYI76vWcifM3L7JX2vldUPhvT2pL",
+	"2/CEBUoZEdBMJlJNZzQJYiICwozIY/9CYYArMmFCXxvbGw/Gmo1YFLHIsx6lUXQgjOppXeQ8Rc2dJ5rP",
+	"GZkXMAGvDbJKjT147NlNfRG1TjW8X5geQpYSwmH0u11rC2LYsKqs5WMnOmOwqyu4DXacehNOq90qnMiw",
+	"mb1IK4BgVkRwKnAdoZDWOjVlAbJtQhKpu0+NcE4abqEk3tAmwtogS+Ojyv603ojW97DPEQq6Gt0/tZ01",
+	"aN5VXQRqgBBdUVmG9Uf71mLDOu1isr+z1byxliSgKsW11MFjzTr2f+PRp1sC5geWZsv4gLZfG5gxZLN5",
+	"LFfQXTddzTWm/dLS/G2YOWGT1P5bo15CQ+iNymZzmSBVwnqDWm/Rm9K43foA/v2hxijsSK+HlWKoEErT",
+	"1SgxnXtnEg3NRlwdatbHjR/sl5ZgyxbmFA3xnxMpIROUcuwQLBP3Y0zyxNk0fb/GoDYRYX6dkjGEJWOV",
+	"RginA9P+DEPebMXyCR/rt1zS78Dm9j1moZ9xNlCzculZmkX2XfOsgUyg5vjlelu/zXJ3e0EMRzJaDWf0",
+	"ZhhDuYvWaR8C2PUiSz8fPs72WveV1bGGRrXSvzu/zugNxooCnCpjHMEYoI2Ux84zd7OvRito+3Z8dHRw",
+	"/GmNVbyV8b+1hM7cRPNqZ0VnsecuIpyzxFxMsLXFVcrFUcySbOR4qdzIcVcTDDPQcXEcQ8lQDHeGsjTI",
+	"M9YHD+f/ZFwQdFPsGVDpLJQTHBPVcBLgi/mvmo+gGgT4lMm7dXOZd/PczkLK615eT6fRx/b9T+1WRTrf",
+	"NEj1g9Iob92k6KYj5R9VRlMs3W4k/QGOkhlcGgyQvwsneIjShO+jTOrY/y5vcQ2f9DZ/8l5QY+7FoiaH",
+	"/ZPNH11KeUHFyuaU6++Omqzvhal0CxYy/Opg81fv0Pj93ima63ox4Qq7/kuT3vFB36I10obte/VLFtXr",
+	"0bCyCkOf2q39SryJV9R+mXkRi2EnjgaCRizNqgkXbawVm7AQVG3NBtGmkqh0IHaCxTwy4TUB3FhkjyA2",
+	"CxLwyP11twPlerH7pEhVQGJGr5kCi5gTSmONJm7v5QDjbnxL90bMkMNu1xR6zWzcA+FY5mRiDGc+qVmL",
+	"AE8L8HQKuqraSKb8lf03LHmjObUmvBtexUwWEKbuQ0T/5TcI9Dhqt2Kq0qEVGbJOk6132CJ7biL1GBRJ",
+	"JVKQdzRdJBFd/a0UvDM047lxe4XSCL3Tg0Icmn7/RN8BEZlikSZGRyziOA94McU99dv9jO84lTXX8VBT",
+	"GDOP3oAsok/rP7LYsX/0jfnn3okpc5whJQDwi633Q7npea/dyq/UBjA32yogls1PyDO6TNZVIccKt5vn",
+	"NeHfeUaPFkFKy23O+N37BE2fPLwfqiyasNfCJS9JAC9NF8x1XOql6Z33IC08SAt/MmlBX5/i/XDkhUrY",
+	"5TrBAfUjb1uQJFWEFmaprx7KsmAVTRUh7KrI6QdiB6moahvDVgRx8ntcKCYU19p1vDqrFt3Er6BT1kTI",
+	"xHrGNGtRAxFAXXeox5j1kDCUr0N+1nIBc5sHgKUMV2oMezeo6+vHe6nck4INRGHLtswV5QkGoSwUi07N",
+	"lmEibDsgUuMUyizU2AiDK9LvdgeCC5VqAUWOSb/bQ3OhTZ3N4WSzEgklgRk+KFiNwaT+FPzKebfTUwLd",
+	"WA77J2QH6/MZr06bHHYPvJ1O2uSwd6T/c6Df6Tp9WCBwRw/W9/dgEbK6bnDALvKoArVQ4EKKBsKcH01J",
+	"sO/udB9dITzzfGiuhO0Kj7oFmLRNdI0WVqQksRQTgue+2xmIc+huXTgyazXvd3soG2rc0BqlCWoJXkoE",
+	"ZuAT/VDIcZnV1rKf0+bkn2xlBDsgL9+ZXt/NZbptZLaSGAPiyofG/PkVWxZ2XaOaF9DVInvx5rXcYNc0",
+	"WbBP92V8/tKCbf+0VxFse12fZLtVhHgmUNogZRg3EylLcdJrxUo7Qi5YGoBvKQf3ul+ZINxdIwiXj6Wp",
+	"IHwrWXWTrcrDQ4r0aEkt33C4JbIO4BtcEJ6WBNyMhGihax7TFdsoZ/k+eRB/v0Lxt4+y7AP1e6B+f3zq",
+	"V6F0NvPCR+o+G5GzEt2aLDArAGYRBEWpsT0QwW8jqthwkcSfrIumoEuB0zQ4A3HSwhVikmja8OPsOIzk",
+	"WZSS3ONpWOGlOMVRk5zfB37wH2sOaWKgeJ41K4QvGhhQnkoxjjmmpR32GkzxBjsZXkr5EvoYwndHTfaT",
+	"tUa80IwFK9+0W4f9fpOP54kM9fUbxewZpPD9aUxEplBY0UYEFpySAWd7K1GeW72OnDXwNmUEE+JRC1yj",
+	"3vXkRi8PxE6QSyqNnE3ntfOYvtR6ooHQKzImg8PuYTHYTgvznjA7r3sJVtC+vZPpwkJze3tDEzfT7+qR",
+	"enA9+V1PGWS0LBXTK0YghAflione9F+2gsjBZe+xR2p//GcU2h/XeLZQlio4tlps9WP3xUfJLz6er17x",
+	"7vJi1V1e9H66ef29vLn4Xi4vnqol/v8LU/5ueuJWJdtODstW+zdLCp70y9X2brMcxxPXXJo3ZKWJy82t",
+	"N/HgbXsQL7cULw83f/RKps+hPfSf3j1XFHK+zVXGe3fVMREpyDtARZsWgnkgibeRuHWPrqVul+y4UTc8",
+	"CuCDQ3AfqUU4LS5JJh7hjLquht3bO6zqvUfkvOQpwkSMDJAiuqvryNDeO3uQ2o1kwHvwM/03U38hF4xB",
+	"ptkjYmrypQnlsaYwndY27iS7+xrTkWDLbVxGtzSaNt3Yg210jW10W2Fjk9XQXrElVV+jYdAsr5FNsIQ1",
+	"uVK8/5uNYOfRp6BDrnsDgcWlnGQ6oMc0hQWsWHpGeGobXnFW0Jw/j8UwX22v+2A9fBDv7td6uK1A+GBu",
+	"/OOaGxnktc8ygedeDY22n5hfAr6gyZXKkoiRszQ3M2IxeBplNil8qY3Zo4WANH9Mlkk+pWnJGWY6yc46",
+	"5BLmE3IgjHwGZXVc+bObN54tDLITFIPgu16z5kBU7ZrkNmbNL6AC+ATnGU2uik5HSGP6YjLzQ2jSg3P+",
+	"z+6cbxMhl0DoHkKNHoTD/wTh8EFO88hpWlYqS0a2t/6tJbYxQ5rh9QEHKR09mcoZC8iOydXedYqZYjOL",
+	"QkHPggHTNpUqC2MDLOYls4pB1eYRZwTmjrgK5TVLAjMrjWNbnRCbIJBXd/Ezt21rFhaZ8jm5/xcK9NhS",
+	"VQNx7jiLMzmk7X4gF6niESNQNoyAf3lEI+NEduS5bp1D+Tlj24tO+qNLOvqjeJEvk6wZuGBL8g02PCAJ",
+	"ixlVjKQyois8CsPR87aXtmYP1DbPyvaApAU1sRRw92vOlgpS7j+tlcC6FQnssG+KLiDPV6f7+xPZidj1",
+	"fiRDrHCyb9bZMqUjWqe/fMhqPOBx+YWZjaLLpw+m1IORiXxtP7EdcNc27u3aHrsHth1u33Su7ZousxoE",
+	"hjJkdYSyDhNrSwg5vSg+5TWsTUmKzZKjqVRy2Ndvq69cpNUYg0sMqRhirV9ro8s7xupj+eSU0ljllbDd",
+	"UAA6UpBFM6chU3+rwd9uAX97Pvw9eLQGfSvNIwB9exZ9EYP8CJqh2W+moUKUpZO6vS/y2Y79sz1ut2aL",
+	"OOVuF0A5z68Bh4I+0HnAVKHSoNHgl1CP45EGmnmp55SqArjlrx1o7AMebSTjCnyd05tKjgVmuh9wAOeM",
+	"pSZrWeZr10yQ//Cp0ZXr2SvXtVeuW3/l8nsDEN9MBOyt6XluzRcIgfHfA3O2+UVAUJSvQl5J5m6BHa+e",
+	"/7R8fSmX/kiKn26wvWPD0A4t22wTxtFo8lsFcryRKm0SxQGOLT5jMccuFg+RHA/a3EPedBaY4V4PR+sB",
+	"HaZBmRXbf25NvGveFADKTO7krZyi3WJQK9kJNL1ep2oMRLGAyq9BVhkQGB7UoZxTsTJdBrLlYDJ1sZAu",
+	"fDkQxhbsj2KtUUw2RbL+KEfbR65Cr8smusTPtvbbc9hJk0+eZbXoLlfzLb6DQrrNVvW7KkP6vZXDwbSu",
+	"QcMZ2wtjuYhsE4/9kCZML0AxwWWyN5F7TEy4YNAjxKCOHjeWE7lBsMa3OVP7vf6+fr8zBy3ACtLhjJGn",
+	"evKC9OBfV7UlyHcLHmPaULIQtg6SIiM2hcaAi4To9UDrwpimGlmh9Uyx4qCWIpx6gx5x9HCv27sEG21Z",
+	"HAUVKA8XCFEo+Y4lMRdWCMdiTc/AEz9xZfrsGhd701UmUllr/bxdvul97/S0z9rOO33js4bvtoO7aanu",
+	"CL5wxOQHSZ7lR7xOxNE0av8AKv6Z66VfxXKK91k1prmM86McNRFxCl1kH+SbB/nmQb7J5JvsbjjCjW2P",
+	"ukm4wSZHG8QbXyckj2BSlUeCkKZsIpNVYCr627+JihcTsuMUEYEfHHPn7hmZJ1ozNy2DCBBFshA8Nx6b",
+	"tXyroPsA0NYONuMwFWmUTNLglAQogeXmaL2yTRbfghjWhqrhIRtSFQZk3/6l3wjIDvzhfLrbhjYyCYvZ",
+	"NRUhC8gOlh+HiNPg1+AMl/bEeSNrK/trUABDhwSaJcAUASaIQFF3Kkig+Qc+GAjnmzahikSygYynD2y9",
+	"kPcy77j7mQS9pwYlmrx7wcUbvd9G79Kbxu8+tVWDmwuNBjDvZJJ+9YKjvXVOYfjv+BVYzPS1a522RvDn",
+	"J4hIQEiA0ReKJfvtif3L3tFpvyDplMIt48WMC76YkXECFd573SMySeRirlgKShFJVwlTHfKGh1d7i3nW",
+	"XBCstY/aWFjZuP5jPfl38YKRRNKI6PWSmFGBZTgIJUsK1rIp45NpCvJUu3XFhcZjW6B5nrBrzpbD9R56",
+	"LfdaIrffe7TfG5rvjHF5y6/NV0seaSre63ehmq5H7Hy5kkWh8/lbR+hsnS+uWTIRbO/t9P/+H8H2zuM5",
+	"nhgQAMCGGZolW4dH3Q4cCP5ixclDLIFckkKB58TxF7cbYq3t1mleaNsKtW/tAbfJ0TEJDf5sgjywqP3e",
+	"o99JjDXkoIko6/aRf5BkHyTZB0k2k2R9gqZbGBmF1SZiLWvUeoSGQG6d/uwjFksxUSSVp9jxBruFtrOm",
+	"fm1beNh2BW9jPCZ8bkoYYks3LVzFfMxSrrlfJbTU9tx1epBgmKWq6epxwe6tpcetvKojLjXdp+EVAznf",
+	"9O7okKdyPGasTX6QsEtgOpRjCdfcK5b7ek57/ce2iwDc+0dHaE5RrdPDvseDebTX62mJo/u4lPu9naM3",
+	"r7cPC7Ihxm65/SQnRj0tgiSaOtQFAvTNOj61TWjMaaHkvjMW/rlmKLslvDiIaYi6oK8M67xm7RbgHWCB",
+	"V0zrVR2xrokMWV6xC8knG/3o6WnfqzSbP/h0Kw+66zg0+4mGo1XGqB3sML9wNVQsHhvn7DYJShuDJu2V",
+	"NOTgofnAA7P9czPbH1haZEYG8wtNCJrw2RIx2NyCwE5YakNZcpFta5zBGBIaQ9nfeGVZtBQM4j7gN8iA",
+	"WM1Zh7yCvpum0zCYpdzVEDqSi7TQdC0LMwypMJ3asCunfpwlVMwg0DLr8AaB12RNXwMax3ahJWgkbEKT",
+	"KGYKLF3GldfBLOiy8w6fbue5e1U4tW0tO++FSU/f+KY7z3Yuud/Xzxam8kurw7Zjkh71kScxBJewLjLx",
+	"qOLd6vZMMyQbp1iMS2sbCcjwV+NMy5tRbRGw9435au8RnNjvDUADrO1h2K/CsFsLQ9tDC6GIQo0BotPc",
+	"a5uwx6+kb4N7bZsYNIpNLh+sGg+C1oOg5Vo1RIndWhGr+Pu20lajFNl6mQtyQE5JOpWKZa3PeUQWc5Ki",
+	"Ho8CkhZxgsV8mMohyF076WrOQxC19OA8csoosNJmXdFpCoUfmEDfmOlTnU7ZDJryYh2WkYxWhKu8/L+p",
+	"npDP39Ha/BX0DVeEZ0lpZ6W9QXoITRJ+zQYiBo+ZSqmVCz1puFO5JDMqVqVxwikVE6e0rWv60UumKUEt",
+	"X5Gd1PYSFgvoakyVV/hzXJe7v39vB9aZdBzw2jI8EvtzEC5SNmHJbl0Kb0GQvJcc3rtUtLHbANHnVtwO",
+	"9pARsyrX+xnSjiSK+haVDLoC8s7yxHRUHhJbQ+d+DHdgATXJIcUM1U932fB6+0jxTixZwtBQGz0klz6I",
+	"Aw91ix8KidxDgmpVNtleUHLyU403oU44Ms21ob26fqNYQq9DgtzeHhBjg1ea8Ocpq9+qgQisqb5TtdMH",
+	"2PFJj/6tIoFWDCEIKoi5uApA6CHU/sUVmfBrBp3vByJI2Y2WFNIpS5ZcMbJz3bOiELhmyGKu8XK3Q/5B",
+	"1VRDCSSUv9uMLShch42yRiyUM0YC/VKABU4C+1pQL3+QHfAr7G4nh5AdfXB7UsQr4xDDKn5QBDB4itxu",
+	"T9+GU1JmeFAspHdAdoCPymuWDESAzpqOvz0zlhfpkqKw4xQhIT++e/0KttAfiK0qBbazsLT8QNtEnxVI",
+	"SFqb31G7RCZ6m/hl/sk80YJSuvKUG8zyn29bajDr8P47d6faOiG3eYqsP1eyeQ1CANGaAoQa/J+/+uC9",
+	"ZCwXMz67vozP/5x85SbJkw/5yp8xX3mrtMVNOgUQwSVVWJdBTVn0lVWE9JOJW9RfdJDkodjig8rzoPI8",
+	"qDxW/zDah6PpoN7SWMOBWolI15Celync9/C7wma442qzXRilnTdNtbIHZuVZ2eO+7JSOfkCMejAQxcKB",
+	"xFc6XK+yjY58Vq76Y/zxdtaxvSJgqi547vVruQA+WqS2eKLeON7Ggsh+mJnFcwOfTzJH2N9SMvf5rQ+r",
+	"51hgmThh1CGvJC7qIV7pgYl8qaJsf1qajKTytiS5vT7YWBMuvL+W0qIhR5NZrRB1yDk+91M3sqMYG4h/",
+	"ZWL5bn2lV2oH8vSwcsuRaXK6SIkcD0RCxYRhmTO34Bh5ztIQvBhKzpjeAosV+1bhBFyECUNmofcToArX",
+	"Ab00qAlhvkci2f391fOHgmIPBcX+1Ar6g2DxIFg8dHqqRE5vKyLkATy50rafs5HNQdNWKYNEV5+YoBhr",
+	"k4TNY86UDWyOIA1cc+1xTFMIOBkIaZLjZRzVxVtTX/VT6hQkekZDLcKwGQlpknCmBiKY0wSDL00F1IjN",
+	"02lAlDRl8mMOG9BaWMJGUPcFcq6mGEShhRjwiGXqmZZcIC4bRRctrRhtDUhfzM7qG3JuFQutaeFTexZ/",
+	"3j6c7+eThEYsIqmUcLCZzJNKGYdTyoUG8JhqMfFySsWVIhmvypm/wbHWae/TFtHIgA0gD5jwZr+oUmKu",
+	"DdgoiCsW9bIoWDdc917kjttFQv8O5RidmqI/xDQiPCVLmVwpuCcrufiL/zA3yaiPPIfZyyt6FuuE5sfx",
+	"yH8WtwTo469fiPt9Us8N9WoSqW05yUOQ9oMQ+CAE3rXdp4ntCXPpIS+ob366ZYfP8wgafJphICC7Xu4D",
+	"EUjT8hXKUK4wpmmbMxK0Ps8ClUHF+6I9QGEPMnHluHKfT+KJXd46egdA4sIBpNCszaiFqxwPRDrlaNCq",
+	"C9exL98hYudpllP1B2kKWis8uNx9m6AcC4E1cTkGzp8/NOdBMvodJKNtpZnNjY7wVi6pIjSKvrrwEbM+",
+	"f0NRYwYwKJDbAvZ/y7MYsYEoKfcPHYgGDUTtVbqfBqIW3/JlPn6IZXkQFB8ahz4Ev9zK0frUSl+iaknd",
+	"LDh7Q2D2wUGyLhDmLZvJa1ZKiLRuFTJO5KxexO4Q+JqLCQja5htNhAei6GE1CYPwCzhOtdCooBMkzVMO",
+	"MTMgYWoRp0DgAzvoKRGLOA5+f6F8fZzL2zy9/Xd05d7JJesphXAfjs7mco6F4VtAgybeOFA1seYYoWOs",
+	"AstyfFxCV1uN5dGD3+6BEz8EBN2VTyHL8HMMh2Xl9GZzjJDf2vOOpVCmSGudNCwzKcXFJHbu+TonYIe8",
+	"QzedqUm4mhfiJWmcMBqtgOc05FRutcS8ESPyLpPfjMuyKfKGUpl2uRnF+iPbmWZcKagznGQ5XpjP52WT",
+	"AJFLeS+ZWp/f4GNDajQ/28agk4kANQwrF5MkUayRVeeziQHHTcQAp5rP9oLAwRcTBKqyay4K4JV+yMd/",
+	"ECMeFPoHhf5LCko0dJxUt5KNtD6vGE3CaW1A1Dt4zBSZMzmPWdsmr9hC0SCCQIsg8rNtpgFsuk0SR4pJ",
+	"5ZyM2dLo3wpcYoyGU3LFRUR2nNihOUvgx10YWUgTSXRmmj6XxpaCwdvQHVoLJhiNLVawQKwPhL3ZaJLQ",
+	"FfY1ARfWboe8peIKe5ZkLUFwlkiz+RkXeo/hQKSc7Y0SRq8U2XFrZtZ0qu6Q19B3xN8tGwJ+9AUcCJkY",
+	"SS0CvxbULUplSmMVFHrG5ZIQOt+CX4M2oVnH67yLCQIHBva2IfFJTnj+59DHYTu5CVGjccsRfP2PUpHy",
+	"N2zmA+6hrCg6epTgImDNyv/Iit73WXgaHzp7wB+ystMmwupDtrGH9uQP2QR/sGyCaltmq/h5Ewo+fLqv",
+	"eLajdutX95yQt+S0reuStm5O2XrZbet9sicGKRCN1Suk9evUKnzDygMPoXEPCtJXX7+010i5eqHlCE3H",
+	"cZFfMEDOXKlNgrqjKRjZv0EOhSa9av83JKKfNrZ5oVm9LtvLBd1v+L0WgbGHYURCqtgeF4oJrH4ZrzpZ",
+	"ViPsIBgIU7odM9iNtVN5DbG50GxmKiZkwqRopZ3TVB/wWZ4FAXW+oIjoFAqTcWUGqUmrfK+g8et2MvM/",
+	"kAvdn5RajHIH2dIW4vZIjEdHBWHr2KH0j/0CY3+v173sPTo9PPIKjPceTX9XSbF5Oh7i5UYfoEHfB+fe",
+	"A9N5iMf2JOXh/XCYCrCK7XnKPl7t+vKRl3IyiZkiGQk4Nf9UToHIPKHNsIaM9uO7WPx6xdI2Vn1cCGeM",
+	"WeVr67vToxTdcrkzTqU0ZdYTNxAZ47POuJwB0itYC5QPOSuWOIFOvWHI5voLUFplYu06A7GpiuMWzPWz",
+	"eQRxdscnaA8EQ7ozbrprCmNjV5chgh9oeEB2yqVysmF9PDgFhHiOaPP5nX73zrorvMyfufbA05szdUSG",
+	"Zk49QxDM9c38eYhVD/68B8nhP8Gf9+Ba87jWkIpg5ImhElahdeQcIzg0crKVRJ2sUPaaGgSuCo2avNF/",
+	"pWI+t9KO/o9Tq6jY3m0gGvR3KzqxvCLFQPgU9s06tL9wAD5rD8Q2tQO03v0GAHhb5fuPUTzg3UIkXDGo",
+	"yo3dS+gVI99M+RUHa67PndEvuDN6/dyf0cv8GQe9en/GwWX3+PSw6s/oWn8GyiHWY2FbxL/GWlbKXTHV",
+	"CDqDRTsd4nvd40d3aBFvnAHdW/SHzz8tNYc/xubwpbSxWzpQHtcFJ/U8DpTsKDc6UMybjgNlPpWpbCCN",
+	"Zfv+PSojbOER0dCr9Yj4HCIoKhb8IS22+rH74qPkFx/PV694d3mx6i4vej8tX32U3Yvv5fLiqVri/79Q",
+	"L2ZX/PXHn5bjn1quD2V9VhbS8Qysf7Nk60lvsOh2+8e4kie3Xkfuu+ltV1iqSR0Ct40C8pQHt8uDHPtg",
+	"AbtrRYLindraEtZ4XpZcW0GnJDBqWmUjSSDLC9/tkO/ZPJYrrGMFvzl1CGg6VWQhIpQueIKliYHkkhFV",
+	"jLx/+7Kzge4jWUS+ZJlbuRZy9pelQQqB34bEfmw20iZMLGboo2Iimktu6qUYNgTkXwtjVTXeNFFGT49c",
+	"ZvFmV0wUBqj5PLM2pXzGYi5YHlOPoIi4ClEEoyNnwDFjkWdIU2Ma5Gp9dDbIHzif/iOju2YcxJnqQO+w",
+	"yY0pCW0S4fx5dFlugjNsLgVWh35aLDeN9cukqCwtEyurQ1ygkG9MmzgS9TAXMxJehOowz63lBwawypb+",
+	"G4dyx7Dq1oZjrLRFNZ8Xuxl5Di7h1zRlpNB63+ICT8hM678TVoSP26XfAySaXLEUsksyL6yLkvDY893r",
+	"ORPkoxwROR4XYQDuWx+ugOOXholUDQI18/GM//fTh0//XwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

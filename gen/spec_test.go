@@ -34,7 +34,7 @@ func TestSpecValid(t *testing.T) {
 	}
 }
 
-var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search)[A-Z][A-Za-z]*$`)
+var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search|mark)[A-Z][A-Za-z]*$`)
 
 // TestOperationConventions checks what API_DESIGN.md asks of every
 // operation: a verbNoun operationId, tag, summary, description, a scoped
@@ -77,6 +77,15 @@ func TestOperationConventions(t *testing.T) {
 			if strings.Contains(path, "{") && op.Responses.Value("404") == nil {
 				t.Errorf("%s: path parameter without 404", name)
 			}
+			if method == "POST" {
+				hasKey := false
+				for _, p := range op.Parameters {
+					hasKey = hasKey || (p.Value.In == "header" && p.Value.Name == "Idempotency-Key")
+				}
+				if !hasKey || op.Responses.Value("409") == nil || op.Responses.Value("422") == nil {
+					t.Errorf("%s: POST without Idempotency-Key, 409 and 422", name)
+				}
+			}
 			if op.RequestBody != nil {
 				for _, status := range []string{"413", "415", "422"} {
 					if op.Responses.Value(status) == nil {
@@ -86,8 +95,8 @@ func TestOperationConventions(t *testing.T) {
 			}
 		}
 	}
-	if n != 20 {
-		t.Errorf("spec has %d operations, want 20", n)
+	if n != 23 {
+		t.Errorf("spec has %d operations, want 23", n)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -32,6 +33,7 @@ import (
 	"github.com/socialnet/socialapi/internal/httpapi"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 )
 
 // PublicURL is the base URL the test server is configured with.
@@ -46,14 +48,31 @@ type Env struct {
 	mu   sync.Mutex
 }
 
+// Options adjust the server under test.
+type Options struct {
+	// RateWindow replaces the one-minute refill period of the rate limits
+	// (quotas unchanged), so counting tests see no refill.
+	RateWindow time.Duration
+}
+
 // New starts an API over a fresh database.
 func New(t testing.TB) *Env {
+	t.Helper()
+	return NewWith(t, Options{})
+}
+
+// NewWith is New with options.
+func NewWith(t testing.TB, o Options) *Env {
 	t.Helper()
 	conn := pgtest.New(t)
 	logs := &bytes.Buffer{}
 	env := &Env{T: t, DB: conn, Logs: logs}
 	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	e, err := httpapi.New(httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10}, conn, log, SpecYAML(t))
+	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10}
+	if o.RateWindow > 0 {
+		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
+	}
+	e, err := httpapi.New(cfg, conn, log, SpecYAML(t))
 	if err != nil {
 		t.Fatalf("apitest: build server: %v", err)
 	}

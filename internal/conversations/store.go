@@ -1,4 +1,5 @@
-// Package conversations writes private conversations and their messages: a
+// Package conversations writes and reads private conversations and their
+// messages; only participants ever see one (anyone else gets NotFound). A
 // one-to-one conversation is reused, and every message moves the
 // conversation's last message, every participant's activity time, the other
 // participants' unread counts and their `message` notifications.

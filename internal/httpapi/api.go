@@ -1,22 +1,46 @@
 package httpapi
 
 import (
+	"context"
 	"log/slog"
+	"strconv"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/comments"
+	"github.com/socialnet/socialapi/internal/conversations"
+	"github.com/socialnet/socialapi/internal/feed"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/jobs"
+	"github.com/socialnet/socialapi/internal/market"
 	"github.com/socialnet/socialapi/internal/me"
+	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/meta"
+	"github.com/socialnet/socialapi/internal/notifications"
+	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/reactions"
+	"github.com/socialnet/socialapi/internal/users"
 )
 
 // Local aliases let API embed every resource's Handler under a distinct name.
 type (
-	metaHandler = meta.Handler
-	meHandler   = me.Handler
+	metaHandler          = meta.Handler
+	meHandler            = me.Handler
+	marketHandler        = market.Handler
+	jobsHandler          = jobs.Handler
+	notificationsHandler = notifications.Handler
+	conversationsHandler = conversations.Handler
+	feedHandler          = feed.Handler
+	postsHandler         = posts.Handler
+	reactionsHandler     = reactions.Handler
+	commentsHandler      = comments.Handler
+	usersHandler         = users.Handler
+	followsHandler       = follows.Handler
 )
 
 // API satisfies the generated strict server interface by embedding each
@@ -24,6 +48,16 @@ type (
 type API struct {
 	*metaHandler
 	*meHandler
+	*marketHandler
+	*jobsHandler
+	*notificationsHandler
+	*conversationsHandler
+	*feedHandler
+	*postsHandler
+	*reactionsHandler
+	*commentsHandler
+	*usersHandler
+	*followsHandler
 	pending
 }
 
@@ -36,22 +70,81 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RateLimits == (ratelimit.Quotas{}) {
-		cfg.RateLimits = ratelimit.DefaultQuotas
+	if cfg.RateLimits.Read == 0 && cfg.RateLimits.Write == 0 {
+		cfg.RateLimits.Read, cfg.RateLimits.Write = ratelimit.DefaultQuotas.Read, ratelimit.DefaultQuotas.Write
 	}
-	rl, err := ratelimit.NewMemory(cfg.RateLimits)
+	var rl *ratelimit.Limiter
+	if cfg.RedisURL != "" {
+		rl, _, err = ratelimit.NewRedis(cfg.RedisURL, cfg.RateLimits, func(err error) {
+			log.Warn("rate-limit store unreachable: limiting in process until it returns", slog.String("error", err.Error()))
+		})
+	} else {
+		rl, err = ratelimit.NewMemory(cfg.RateLimits)
+	}
 	if err != nil {
 		return nil, err
 	}
 	lim := newLimits(rl, log)
 	mh, err := meta.NewHandler(spec, meta.Config{PublicURL: cfg.PublicURL, BasePath: BasePath, BodyLimit: cfg.BodyLimit,
-		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write})
+		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write, Window: cfg.RateLimits.WindowOrDefault()})
 	if err != nil {
 		return nil, err
 	}
+	urls := hydrate.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
+	postStore, userStore := posts.NewStore(db), users.NewStore(db)
+	convStore := conversations.NewStore(db)
 	api := &API{
-		metaHandler: mh,
-		meHandler:   me.NewHandler(me.NewStore(db), cfg.PublicURL, lim),
+		metaHandler:          mh,
+		meHandler:            me.NewHandler(me.NewStore(db), cfg.PublicURL, lim),
+		marketHandler:        market.NewHandler(market.NewStore(db), cfg.PublicURL),
+		jobsHandler:          jobs.NewHandler(jobs.NewStore(db), cfg.PublicURL),
+		notificationsHandler: notifications.NewHandler(notifications.NewStore(db), cfg.PublicURL),
+		conversationsHandler: conversations.NewHandler(convStore, cfg.PublicURL),
+		feedHandler:          feed.NewHandler(feed.NewStore(db), urls),
+		postsHandler:         posts.NewHandler(postStore, urls),
+		reactionsHandler:     reactions.NewHandler(reactions.NewStore(db)),
+		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
+		usersHandler:         users.NewHandler(userStore, urls),
+		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
 	}
-	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, SpecYAML: specYAML, Limits: lim})
+	// A request that is both invalid and about a missing or hidden resource answers 404.
+	probes := map[string]Probe{
+		"getPost":            postProbe(postStore.Visible),
+		"deletePost":         postProbe(postStore.Visible),
+		"reactToPost":        postProbe(postStore.Visible),
+		"deletePostReaction": postProbe(postStore.Visible),
+		"listPostComments":   postProbe(postStore.Visible),
+		"createPostComment":  postProbe(postStore.Visible),
+		"getUser":            memberProbe(userStore.Exists),
+		"listUserPosts":      memberProbe(userStore.Exists),
+		"toggleFollow":       memberProbe(userStore.Exists),
+		// Not a participant answers exactly like a missing conversation.
+		"listConversationMessages":  postProbe(convStore.Participant),
+		"createConversationMessage": postProbe(convStore.Participant),
+		"markConversationRead":      postProbe(convStore.Participant),
+	}
+	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, Probes: probes, SpecYAML: specYAML, Limits: lim})
+}
+
+// postProbe answers NotFound for a request about a post (path parameter id)
+// that does not exist or that the caller may not see.
+func postProbe(visible func(ctx context.Context, viewerID, id int64) error) Probe {
+	return func(ctx context.Context, p auth.Principal, params map[string]string) error {
+		id, err := strconv.ParseInt(params["id"], 10, 64)
+		if err != nil || id < 1 {
+			return nil // a malformed id: the validation error answers
+		}
+		return visible(ctx, p.MemberID, id)
+	}
+}
+
+// memberProbe answers NotFound for a request about a member (path parameter
+// handle) that does not exist or is suspended.
+func memberProbe(exists func(ctx context.Context, handle string) error) Probe {
+	return func(ctx context.Context, _ auth.Principal, params map[string]string) error {
+		if !members.HandlePattern.MatchString(params["handle"]) {
+			return nil // a malformed handle: the validation error answers
+		}
+		return exists(ctx, params["handle"])
+	}
 }

@@ -182,8 +182,8 @@ func TestIndexListsEveryOperation(t *testing.T) {
 	if diff := cmp.Diff(want, have); diff != "" {
 		t.Errorf("index endpoints (-spec +index):\n%s", diff)
 	}
-	if len(have) != 20 {
-		t.Errorf("index lists %d operations, want 20", len(have))
+	if len(have) < 20 {
+		t.Errorf("index lists %d operations, want at least the 20 of v1", len(have))
 	}
 	if got.Data.Version != spec.Info.Version {
 		t.Errorf("version = %q, want %q", got.Data.Version, spec.Info.Version)
@@ -259,7 +259,6 @@ func TestEdgeErrors(t *testing.T) {
 		{"bad enum", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x","visibility":"friends"}`}, 422, "validation_failed"},
 		{"text/plain body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x"}`, Header: http.Header{"Content-Type": {"text/plain"}}}, 415, "unsupported_media_type"},
 		{"too large body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"` + strings.Repeat("a", 70<<10) + `"}`}, 413, "payload_too_large"},
-		{"not implemented yet", apitest.Request{Method: "GET", Path: "/api/v1/feed"}, 501, "not_implemented"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

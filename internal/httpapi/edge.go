@@ -23,7 +23,7 @@ type Authenticator interface {
 // limited per client address) → rate limit (429) → scope (403)
 // → route (404/405) → request validation (400/413/415/422, unless the named
 // resource does not exist or is hidden: 404).
-func apiEdge(ct *contract, authn Authenticator, lim *limits, bodyLimit int64) echo.MiddlewareFunc {
+func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, bodyLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -59,6 +59,18 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, bodyLimit int64) ec
 			if err := checkRequest(r, m, bodyLimit); err != nil {
 				return err
 			}
+			var key string
+			var hash []byte
+			if r.Method == http.MethodPost {
+				if key, err = readKey(r); err != nil {
+					return err
+				}
+				if key != "" {
+					if hash, err = fingerprint(r); err != nil {
+						return classify(err)
+					}
+				}
+			}
 			if err := ct.validate(ctx, r, m); err != nil {
 				if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
 					if perr := probe(ctx, p, m.params); perr != nil {
@@ -66,6 +78,9 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, bodyLimit int64) ec
 					}
 				}
 				return err
+			}
+			if key != "" {
+				return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
 			}
 			return next(c)
 		}

@@ -25,7 +25,7 @@ type limits struct {
 
 func newLimits(lim *ratelimit.Limiter, log *slog.Logger) *limits {
 	q := lim.Quotas()
-	w := int(ratelimit.Window.Seconds())
+	w := int(q.WindowOrDefault().Seconds())
 	return &limits{lim: lim, log: log,
 		policy: fmt.Sprintf(`"read";q=%d;w=%d, "write";q=%d;w=%d`, q.Read, w, q.Write, w)}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/idempotency"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 )
 
@@ -26,6 +27,7 @@ import (
 type Config struct {
 	PublicURL      string // absolute base for every URL in a body or header
 	RateLimits     ratelimit.Quotas
+	RedisURL       string        // shared rate-limit store; empty: in process
 	BodyLimit      int64         // maximum request body, bytes
 	RequestTimeout time.Duration // budget of one request, database included
 }
@@ -66,7 +68,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	e.GET("/readyz", readyz(d.DB))
+	e.GET("/readyz", readyz(d.DB, d.Limits.lim))
 	e.GET(BasePath+"/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
 	})
@@ -82,7 +84,8 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, specJSON)
 	})
 
-	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, cfg.BodyLimit))
+	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
+	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, idem, cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }
@@ -117,8 +120,10 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// readyz reports whether the database answers.
-func readyz(db *sqlx.DB) echo.HandlerFunc {
+// readyz reports whether the database answers (ready or not), and the
+// state of the rate-limit store (a failing Redis degrades, it does not stop
+// the service).
+func readyz(db *sqlx.DB, lim *ratelimit.Limiter) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 		defer cancel()
@@ -126,11 +131,12 @@ func readyz(db *sqlx.DB) echo.HandlerFunc {
 		if err := db.PingContext(ctx); err != nil {
 			status, code = "unreachable", http.StatusServiceUnavailable
 		}
+		store, storeStatus := lim.Health()
 		c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 		c.Response().WriteHeader(code)
 		return json.NewEncoder(c.Response()).Encode(map[string]any{
 			"ready":  code == http.StatusOK,
-			"checks": map[string]string{"database": status},
+			"checks": map[string]string{"database": status, "rate_limit_store": store + ": " + storeStatus},
 		})
 	}
 }

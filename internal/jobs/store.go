@@ -1,4 +1,4 @@
-// Package jobs writes job offers.
+// Package jobs writes job offers and lists the open ones.
 package jobs
 
 import (

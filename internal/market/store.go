@@ -1,4 +1,5 @@
-// Package market writes marketplace listings.
+// Package market writes and lists marketplace listings: filters, full-text
+// relevance, price orders and keyset pages, money in minor units.
 package market
 
 import (

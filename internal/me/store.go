@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Account is the caller's member row with its counters.
@@ -39,11 +40,15 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
 
 // Get returns the account of member id in one round trip.
 func (s *Store) Get(ctx context.Context, id int64) (Account, error) {
-	const q = `
+	// The unread notifications are those the notification list counts: the
+	// subject post must still be visible to the member.
+	q := `
 		SELECT m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.default_visibility, m.created_at,
 		       m.follower_count, m.following_count,
 		       (SELECT count(*) FROM posts p WHERE p.author_id = m.id) AS posts,
-		       (SELECT count(*) FROM notifications n WHERE n.recipient_id = m.id AND n.read_at IS NULL) AS unread_notifications,
+		       (SELECT count(*) FROM notifications n LEFT JOIN posts p ON p.id = n.post_id
+		         WHERE n.recipient_id = m.id AND n.read_at IS NULL
+		           AND (n.post_id IS NULL OR ` + visibility.Post("p", "m.id") + `)) AS unread_notifications,
 		       (SELECT count(*) FROM conversation_participants cp WHERE cp.member_id = m.id AND cp.unread_count > 0) AS unread_conversations
 		  FROM members m
 		 WHERE m.id = $1`

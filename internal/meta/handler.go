@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -25,6 +26,7 @@ type Config struct {
 	// Rate-limit quotas, requests per minute.
 	ReadPerMinute  int
 	WritePerMinute int
+	Window         time.Duration
 }
 
 // NewHandler builds the index from the spec.
@@ -113,8 +115,8 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 		return a.Method < b.Method
 	})
 	idx.RateLimitPolicies = []gen.RateLimitPolicy{
-		{Name: "read", Limit: cfg.ReadPerMinute, WindowSeconds: 60, Methods: []string{"GET", "HEAD"}},
-		{Name: "write", Limit: cfg.WritePerMinute, WindowSeconds: 60, Methods: []string{"POST", "DELETE"}},
+		{Name: "read", Limit: cfg.ReadPerMinute, WindowSeconds: int(cfg.Window.Seconds()), Methods: []string{"GET", "HEAD"}},
+		{Name: "write", Limit: cfg.WritePerMinute, WindowSeconds: int(cfg.Window.Seconds()), Methods: []string{"POST", "DELETE"}},
 	}
 	return idx, nil
 }

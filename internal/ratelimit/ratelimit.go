@@ -7,6 +7,7 @@ package ratelimit
 import (
 	"context"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/throttled/throttled/v2"
@@ -31,17 +32,28 @@ func PolicyOf(method string) Policy {
 	return Write
 }
 
-// Window is the period a quota is expressed in.
-const Window = time.Minute
+// DefaultWindow is the period quotas are expressed in.
+const DefaultWindow = time.Minute
 
 // Quotas are requests per Window.
 type Quotas struct {
 	Read  int
 	Write int
+	// Window is the refill period (zero: DefaultWindow). Tests lengthen it
+	// so that no refill happens while they count.
+	Window time.Duration
 }
 
 // DefaultQuotas are the limits of SERVICE_V1.md §8.
-var DefaultQuotas = Quotas{Read: 120, Write: 60}
+var DefaultQuotas = Quotas{Read: 120, Write: 60, Window: DefaultWindow}
+
+// WindowOrDefault returns the refill period.
+func (q Quotas) WindowOrDefault() time.Duration {
+	if q.Window <= 0 {
+		return DefaultWindow
+	}
+	return q.Window
+}
 
 // Result is the state of a budget after a request.
 type Result struct {
@@ -53,11 +65,25 @@ type Result struct {
 	RetryAfter time.Duration // until the next request is allowed (when Limited)
 }
 
-// Limiter holds one GCRA per policy over a shared store.
+// Limiter holds one GCRA per policy over a store: this process's memory, or
+// a shared store (Redis) with the in-process one as its fallback.
 type Limiter struct {
 	quotas   Quotas
 	limiters map[Policy]*throttled.GCRARateLimiterCtx
+	// fallback serves while the shared store is failing (fail open, but
+	// still limited per instance); nil for an in-process limiter.
+	fallback *Limiter
+	shared   string // name of the shared store, for health reports
+
+	mu        sync.Mutex
+	failedAt  time.Time // last failure of the shared store
+	lastError error
+	onFailure func(error)
 }
+
+// retryShared is how long the shared store is skipped after a failure, so a
+// black-holed Redis costs one timeout per interval, not one per request.
+const retryShared = time.Second
 
 // NewMemory returns a Limiter that keeps its state in this process.
 func NewMemory(q Quotas) (*Limiter, error) {
@@ -65,23 +91,51 @@ func NewMemory(q Quotas) (*Limiter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rate-limit store: %w", err)
 	}
-	return New(st, q)
+	return newLimiter(st, q)
 }
 
-// New returns a Limiter over st (in memory, or shared, such as Redis).
-func New(st throttled.GCRAStoreCtx, q Quotas) (*Limiter, error) {
+// NewShared returns a Limiter whose budgets live in st (shared by every
+// instance). While st fails, requests are limited in process instead and
+// onFailure is told (at most once per retry interval).
+func NewShared(name string, st throttled.GCRAStoreCtx, q Quotas, onFailure func(error)) (*Limiter, error) {
+	l, err := newLimiter(st, q)
+	if err != nil {
+		return nil, err
+	}
+	if l.fallback, err = NewMemory(q); err != nil {
+		return nil, err
+	}
+	l.shared, l.onFailure = name, onFailure
+	return l, nil
+}
+
+func newLimiter(st throttled.GCRAStoreCtx, q Quotas) (*Limiter, error) {
 	l := &Limiter{quotas: q, limiters: map[Policy]*throttled.GCRARateLimiterCtx{}}
 	for p, n := range map[Policy]int{Read: q.Read, Write: q.Write} {
 		if n < 1 {
 			return nil, fmt.Errorf("rate limit %s must be at least 1 per minute", p)
 		}
-		g, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{MaxRate: throttled.PerDuration(n, Window), MaxBurst: n - 1})
+		g, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{MaxRate: throttled.PerDuration(n, q.WindowOrDefault()), MaxBurst: n - 1})
 		if err != nil {
 			return nil, fmt.Errorf("rate limiter %s: %w", p, err)
 		}
 		l.limiters[p] = g
 	}
 	return l, nil
+}
+
+// Health reports the shared store's state: "" for an in-process limiter,
+// "ok", or the reason it is being bypassed.
+func (l *Limiter) Health() (store, status string) {
+	if l.fallback == nil {
+		return "memory", "ok"
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.lastError != nil && time.Since(l.failedAt) < 2*retryShared {
+		return l.shared, "unreachable, limiting in process: " + l.lastError.Error()
+	}
+	return l.shared, "ok"
 }
 
 // Quotas returns the configured quotas.
@@ -98,6 +152,34 @@ func (l *Limiter) Peek(ctx context.Context, p Policy, key string) (Result, error
 }
 
 func (l *Limiter) do(ctx context.Context, p Policy, key string, n int) (Result, error) {
+	if l.fallback == nil {
+		return l.local(ctx, p, key, n)
+	}
+	l.mu.Lock()
+	skip := l.lastError != nil && time.Since(l.failedAt) < retryShared
+	l.mu.Unlock()
+	if !skip {
+		r, err := l.local(ctx, p, key, n)
+		if err == nil {
+			l.mu.Lock()
+			l.lastError = nil
+			l.mu.Unlock()
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			return Result{}, err
+		}
+		l.mu.Lock()
+		l.lastError, l.failedAt = err, time.Now()
+		l.mu.Unlock()
+		if l.onFailure != nil {
+			l.onFailure(err)
+		}
+	}
+	return l.fallback.local(ctx, p, key, n)
+}
+
+func (l *Limiter) local(ctx context.Context, p Policy, key string, n int) (Result, error) {
 	g, ok := l.limiters[p]
 	if !ok {
 		return Result{}, fmt.Errorf("unknown rate-limit policy %q", p)

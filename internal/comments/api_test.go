@@ -1,0 +1,142 @@
+package comments_test
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitest"
+	"github.com/socialnet/socialapi/internal/auth"
+)
+
+func createPost(t *testing.T, env *apitest.Env, tok, body string) int64 {
+	t.Helper()
+	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok, Body: body})
+	if resp.Status != 201 {
+		t.Fatalf("create post: %d %s", resp.Status, resp.Body)
+	}
+	var p gen.PostResponse
+	resp.JSON(t, &p)
+	return p.Data.ID
+}
+
+func comment(t *testing.T, env *apitest.Env, tok string, postID int64, body string) (*apitest.Response, gen.Comment) {
+	t.Helper()
+	resp := env.Do(t, apitest.Request{Method: "POST", Path: fmt.Sprintf("/api/v1/posts/%d/comments", postID), Token: tok, Body: body})
+	var c gen.CommentResponse
+	if resp.Status == 201 {
+		resp.JSON(t, &c)
+	}
+	return resp, c.Data
+}
+
+func TestCommentsAPI(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	env.Member("bob")
+	alice, bob := env.Token("alice", auth.ScopeWrite), env.Token("bob", auth.ScopeWrite)
+	postID := createPost(t, env, alice, `{"body":"hello"}`)
+	otherID := createPost(t, env, alice, `{"body":"other"}`)
+	hiddenID := createPost(t, env, alice, `{"body":"secret","visibility":"private"}`)
+
+	resp, top := comment(t, env, bob, postID, `{"body":"first #Go @alice"}`)
+	if resp.Status != 201 {
+		t.Fatalf("comment: %d %s", resp.Status, resp.Body)
+	}
+	if want := fmt.Sprintf("%s/api/v1/posts/%d/comments/%d", apitest.PublicURL, postID, top.ID); resp.Header.Get("Location") != want {
+		t.Errorf("Location = %q, want %q", resp.Header.Get("Location"), want)
+	}
+	if want := fmt.Sprintf("%s/@alice/posts/%d#comment-%d", apitest.PublicURL, postID, top.ID); top.URL != want {
+		t.Errorf("url = %q, want %q", top.URL, want)
+	}
+	if top.Depth != 0 || top.ParentID != nil || len(top.Tags) != 1 || len(top.Mentions) != 1 || top.User.Handle != "bob" {
+		t.Errorf("comment = %+v", top)
+	}
+	_, reply := comment(t, env, alice, postID, fmt.Sprintf(`{"body":"reply","parent_id":%d}`, top.ID))
+	_, deeper := comment(t, env, bob, postID, fmt.Sprintf(`{"body":"deeper","parent_id":%d}`, reply.ID))
+	_, second := comment(t, env, alice, postID, `{"body":"second"}`)
+	if reply.Depth != 1 || deeper.Depth != 2 || *deeper.ParentID != reply.ID {
+		t.Errorf("depths: reply %+v deeper %+v", reply, deeper)
+	}
+
+	_, foreign := comment(t, env, alice, otherID, `{"body":"elsewhere"}`)
+	for name, body := range map[string]string{
+		"parent of another post": fmt.Sprintf(`{"body":"x","parent_id":%d}`, foreign.ID),
+		"parent missing":         `{"body":"x","parent_id":999999}`,
+		"empty body":             `{"body":""}`,
+	} {
+		resp, _ := comment(t, env, bob, postID, body)
+		if resp.Status != 422 || resp.Problem(t).Code != "validation_failed" {
+			t.Errorf("%s: %d %s", name, resp.Status, resp.Body)
+		}
+	}
+	// A hidden post answers 404 even to an invalid comment.
+	for _, body := range []string{`{"body":"x"}`, `{"body":""}`} {
+		if resp, _ := comment(t, env, bob, hiddenID, body); resp.Status != 404 {
+			t.Errorf("comment on hidden post %s: %d %s", body, resp.Status, resp.Body)
+		}
+	}
+
+	// Listed oldest first, flat, walking pages of two.
+	var got []int64
+	path := fmt.Sprintf("/api/v1/posts/%d/comments?per_page=2", postID)
+	for {
+		var l gen.CommentList
+		env.Do(t, apitest.Request{Method: "GET", Path: path, Token: bob}).JSON(t, &l)
+		for _, c := range l.Data {
+			got = append(got, c.ID)
+			if c.ID == top.ID && c.Counts.Replies != 1 {
+				t.Errorf("replies of the first comment = %d, want 1", c.Counts.Replies)
+			}
+		}
+		if !l.Meta.HasMore {
+			break
+		}
+		path = (*l.Meta.NextURL)[len(apitest.PublicURL):]
+	}
+	if diff := cmp.Diff([]int64{top.ID, reply.ID, deeper.ID, second.ID}, got); diff != "" {
+		t.Errorf("comments (-want +got):\n%s", diff)
+	}
+	var p gen.PostResponse
+	env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d", postID), Token: bob}).JSON(t, &p)
+	if p.Data.Counts.Comments != 4 {
+		t.Errorf("counts.comments = %d, want 4 (replies included)", p.Data.Counts.Comments)
+	}
+}
+
+func TestConcurrentComments(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	alice := env.Token("alice", auth.ScopeWrite)
+	postID := createPost(t, env, alice, `{"body":"busy"}`)
+	_, parent := comment(t, env, alice, postID, `{"body":"parent"}`)
+	const n = 20
+	var wg sync.WaitGroup
+	for i := range n {
+		h := fmt.Sprintf("m%d", i)
+		env.Member(h)
+		tok := env.Token(h, auth.ScopeWrite)
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"body":"reply %d","parent_id":%d}`, i, parent.ID)
+			if resp := env.Send(apitest.Request{Method: "POST", Path: fmt.Sprintf("/api/v1/posts/%d/comments", postID), Token: tok, Body: body}); resp.Status != 201 {
+				t.Errorf("comment: %d %s", resp.Status, resp.Body)
+			}
+		})
+	}
+	wg.Wait()
+	var l gen.CommentList
+	env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d/comments?per_page=50", postID), Token: alice}).JSON(t, &l)
+	if len(l.Data) != n+1 || l.Data[0].Counts.Replies != n {
+		t.Errorf("%d comments, parent has %d replies; want %d and %d", len(l.Data), l.Data[0].Counts.Replies, n+1, n)
+	}
+	var p gen.PostResponse
+	env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d", postID), Token: alice}).JSON(t, &p)
+	if p.Data.Counts.Comments != n+1 {
+		t.Errorf("counts.comments = %d, want %d", p.Data.Counts.Comments, n+1)
+	}
+}

@@ -1,0 +1,114 @@
+package comments
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// View is a comment with everything the API shows of it.
+type View struct {
+	ID        int64          `db:"id"`
+	PostID    int64          `db:"post_id"`
+	ParentID  *int64         `db:"parent_id"`
+	Depth     int            `db:"depth"`
+	Body      string         `db:"body"`
+	Tags      pq.StringArray `db:"tags"`
+	Replies   int            `db:"reply_count"`
+	CreatedAt time.Time      `db:"created_at"`
+	hydrate.Author
+	PostAuthorHandle string                             `db:"post_author_handle"`
+	Mentions         hydrate.JSON[[]hydrate.MentionRef] `db:"mentions"`
+}
+
+// viewColumns selects a View from comments c, members u (its author), posts
+// p and members pa (the post's author).
+const viewColumns = `
+	c.id, c.post_id, c.parent_id, c.depth, c.body, c.tags, c.reply_count, c.created_at,
+	u.id AS author_id, u.handle AS author_handle, u.name AS author_name,
+	u.avatar_url AS author_avatar_url, u.verified AS author_verified,
+	pa.handle AS post_author_handle,
+	COALESCE((SELECT json_agg(json_build_object('id', mm.id, 'handle', mm.handle) ORDER BY x.position)
+	            FROM comment_mentions x JOIN members mm ON mm.id = x.member_id
+	           WHERE x.comment_id = c.id AND mm.suspended_at IS NULL), '[]') AS mentions`
+
+// List returns one page of the comments of post postID, oldest first, after
+// the position after (nil: from the oldest), flat with each comment's parent
+// and depth, and the position of the next page (nil: none). The post must be
+// visible to viewerID, else NotFound. Two queries: the check, then the
+// hydrated page.
+func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
+	if err := hydrate.Visible(ctx, s.db, viewerID, postID); err != nil {
+		return nil, nil, err
+	}
+	q, args := listPage(viewerID, postID, after, perPage)
+	vs := []View{}
+	if err := sqlx.SelectContext(ctx, s.db, &vs, q, args...); err != nil {
+		return nil, nil, pg.Classify(ctx, fmt.Errorf("list comments: %w", err))
+	}
+	var next *cursor.Position
+	if len(vs) > perPage {
+		vs = vs[:perPage]
+		last := vs[len(vs)-1]
+		next = &cursor.Position{Time: last.CreatedAt, ID: last.ID}
+	}
+	return vs, next, nil
+}
+
+// listPage is the page query of List, served by
+// comments_post_id_created_at_id_idx.
+func listPage(viewerID, postID int64, after *cursor.Position, perPage int) (string, []any) {
+	args := []any{viewerID, postID, perPage + 1}
+	keyset := ""
+	if after != nil {
+		args = append(args, after.Time, after.ID)
+		keyset = "AND (c.created_at, c.id) > ($4, $5)"
+	}
+	q := `
+		SELECT ` + viewColumns + `
+		  FROM comments c
+		  JOIN members u ON u.id = c.author_id
+		  JOIN posts p ON p.id = c.post_id
+		  JOIN members pa ON pa.id = p.author_id
+		 WHERE c.post_id = $2 AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		 ORDER BY c.created_at, c.id
+		 LIMIT $3`
+	return q, args
+}
+
+// Get returns comment id if viewerID may see its post, else NotFound.
+func (s *Store) Get(ctx context.Context, viewerID, id int64) (View, error) {
+	q := `
+		SELECT ` + viewColumns + `
+		  FROM comments c
+		  JOIN members u ON u.id = c.author_id
+		  JOIN posts p ON p.id = c.post_id
+		  JOIN members pa ON pa.id = p.author_id
+		 WHERE c.id = $2 AND ` + visibility.Post("p", "$1")
+	var v View
+	err := sqlx.GetContext(ctx, s.db, &v, q, viewerID, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return View{}, apperr.New(apperr.NotFound, "No such comment.")
+	}
+	if err != nil {
+		return View{}, pg.Classify(ctx, fmt.Errorf("get comment: %w", err))
+	}
+	return v, nil
+}
+
+// PostVisible reports whether post postID exists and viewerID may see it
+// (nil) or not (NotFound).
+func (s *Store) PostVisible(ctx context.Context, viewerID, postID int64) error {
+	return hydrate.Visible(ctx, s.db, viewerID, postID)
+}

@@ -1,0 +1,201 @@
+package conversations
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
+)
+
+// Handler answers the conversation operations.
+type Handler struct {
+	store     *Store
+	publicURL string
+}
+
+// NewHandler returns a Handler; publicURL is the absolute base of every URL
+// it writes.
+func NewHandler(s *Store, publicURL string) *Handler {
+	return &Handler{store: s, publicURL: publicURL}
+}
+
+func caller(ctx context.Context) (int64, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return 0, apperr.New(apperr.Unauthenticated, "Authentication required.")
+	}
+	return p.MemberID, nil
+}
+
+// ListConversations implements gen.StrictServerInterface.
+func (h *Handler) ListConversations(ctx context.Context, req gen.ListConversationsRequestObject) (gen.ListConversationsResponseObject, error) {
+	me, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	fp := cursor.Fingerprint("conversations", nil)
+	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	per := cursor.PerPage(req.Params.PerPage)
+	items, err := h.store.List(ctx, me, after, per+1)
+	if err != nil {
+		return nil, err
+	}
+	unread, err := h.store.UnreadCount(ctx, me)
+	if err != nil {
+		return nil, err
+	}
+	var next *cursor.Position
+	if len(items) > per {
+		items = items[:per]
+		p := items[per-1].Position()
+		next = &p
+	}
+	page := cursor.NewPage(per, h.publicURL+"/api/v1/conversations", nil, fp, next)
+	data := make([]gen.Conversation, len(items))
+	for i, it := range items {
+		data[i] = h.conversation(it)
+	}
+	return gen.ListConversations200JSONResponse{
+		Body: gen.ConversationList{Data: data, Meta: gen.InboxListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
+			NextCursor: page.NextCursor, NextURL: page.NextURL, UnreadCount: unread}},
+		Headers: gen.ListConversations200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+// ListConversationMessages implements gen.StrictServerInterface.
+func (h *Handler) ListConversationMessages(ctx context.Context, req gen.ListConversationMessagesRequestObject) (gen.ListConversationMessagesResponseObject, error) {
+	me, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	self := fmt.Sprintf("%s/api/v1/conversations/%d/messages", h.publicURL, req.ID)
+	fp := cursor.Fingerprint(self, nil)
+	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	per := cursor.PerPage(req.Params.PerPage)
+	msgs, err := h.store.Messages(ctx, me, req.ID, after, per+1)
+	if err != nil {
+		return nil, err
+	}
+	var next *cursor.Position
+	if len(msgs) > per {
+		msgs = msgs[:per]
+		p := msgs[per-1].Position()
+		next = &p
+	}
+	page := cursor.NewPage(per, self, nil, fp, next)
+	data := make([]gen.Message, len(msgs))
+	for i, m := range msgs {
+		data[i] = h.message(m)
+	}
+	return gen.ListConversationMessages200JSONResponse{
+		Body: gen.MessageList{Data: data, Meta: gen.ListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
+			NextCursor: page.NextCursor, NextURL: page.NextURL}},
+		Headers: gen.ListConversationMessages200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+// CreateConversationMessage implements gen.StrictServerInterface.
+func (h *Handler) CreateConversationMessage(ctx context.Context, req gen.CreateConversationMessageRequestObject) (gen.CreateConversationMessageResponseObject, error) {
+	me, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	sent, err := h.store.Send(ctx, me, req.ID, req.Body.Body, nil)
+	if err != nil {
+		return nil, err
+	}
+	m, err := h.store.Message(ctx, sent.ID)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreateConversationMessage201JSONResponse{
+		Body: gen.MessageResponse{Data: h.message(m)},
+		Headers: gen.CreateConversationMessage201ResponseHeaders{
+			Location: fmt.Sprintf("%s/api/v1/conversations/%d/messages/%d", h.publicURL, m.ConversationID, m.ID)},
+	}, nil
+}
+
+// CreateConversation implements gen.StrictServerInterface.
+func (h *Handler) CreateConversation(ctx context.Context, req gen.CreateConversationRequestObject) (gen.CreateConversationResponseObject, error) {
+	me, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.store.Start(ctx, me, req.Body.Participants, req.Body.Body)
+	if err != nil {
+		return nil, err
+	}
+	it, err := h.store.Get(ctx, me, c.ID)
+	if err != nil {
+		return nil, err
+	}
+	body := gen.ConversationResponse{Data: h.conversation(it)}
+	if !c.Created {
+		return gen.CreateConversation200JSONResponse{Body: body}, nil
+	}
+	return gen.CreateConversation201JSONResponse{Body: body, Headers: gen.CreateConversation201ResponseHeaders{
+		Location: fmt.Sprintf("%s/api/v1/conversations/%d", h.publicURL, c.ID)}}, nil
+}
+
+// MarkConversationRead implements gen.StrictServerInterface.
+func (h *Handler) MarkConversationRead(ctx context.Context, req gen.MarkConversationReadRequestObject) (gen.MarkConversationReadResponseObject, error) {
+	me, err := caller(ctx)
+	if err != nil {
+		return nil, err
+	}
+	it, err := h.store.MarkRead(ctx, me, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MarkConversationRead200JSONResponse{Body: gen.ConversationResponse{Data: h.conversation(it)}}, nil
+}
+
+func (h *Handler) conversation(it Item) gen.Conversation {
+	ps := make([]gen.UserSummary, len(it.Participants))
+	for i, p := range it.Participants {
+		ps[i] = h.summary(p)
+	}
+	c := gen.Conversation{ID: it.ID, Participants: ps, UnreadCount: it.UnreadCount, UpdatedAt: apitime.New(it.UpdatedAt),
+		URL: fmt.Sprintf("%s/messages/%d", h.publicURL, it.ID)}
+	if it.LastMessage != nil {
+		m := h.message(*it.LastMessage)
+		c.LastMessage = &m
+	}
+	return c
+}
+
+func (h *Handler) message(m MessageItem) gen.Message {
+	return gen.Message{ID: m.ID, ConversationID: m.ConversationID, Sender: h.summary(m.Sender), Body: m.Body,
+		CreatedAt: apitime.New(m.CreatedAt), URL: fmt.Sprintf("%s/messages/%d#message-%d", h.publicURL, m.ConversationID, m.ID)}
+}
+
+func (h *Handler) summary(m Member) gen.UserSummary {
+	var avatar *string
+	if m.AvatarURL != nil {
+		v := *m.AvatarURL
+		if strings.HasPrefix(v, "/") {
+			v = h.publicURL + v
+		}
+		avatar = &v
+	}
+	return gen.UserSummary{ID: m.ID, Handle: m.Handle, Name: m.Name, Avatar: avatar, Verified: m.Verified,
+		URL: h.publicURL + "/@" + m.Handle}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

@@ -1,0 +1,287 @@
+package feed_test
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitest"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/comments"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/posts"
+)
+
+var requestID = regexp.MustCompile(`"request_id":"[^"]*"`)
+
+type world struct {
+	env  *apitest.Env
+	ids  map[string]int64
+	toks map[string]string
+}
+
+func newWorld(t *testing.T, handles ...string) *world {
+	w := &world{env: apitest.New(t), ids: map[string]int64{}, toks: map[string]string{}}
+	for _, h := range handles {
+		w.ids[h] = w.env.Member(h)
+		w.toks[h] = w.env.Token(h, auth.ScopeRead)
+	}
+	return w
+}
+
+func (w *world) follow(t *testing.T, follower, followee string) {
+	t.Helper()
+	if _, _, err := follows.NewStore(w.env.DB).Toggle(context.Background(), w.ids[follower], followee); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// post stores a post by author at the time at (zero: now).
+func (w *world) post(t *testing.T, author, vis, body string, at time.Time) int64 {
+	t.Helper()
+	np := posts.NewPost{Body: body, Visibility: &vis}
+	if !at.IsZero() {
+		np.CreatedAt = &at
+	}
+	p, err := posts.NewStore(w.env.DB).Create(context.Background(), w.ids[author], np)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.ID
+}
+
+// walk follows next_url from path to the end and returns every post id,
+// calling between after each page.
+func (w *world) walk(t *testing.T, viewer, path string, between func(page int)) []int64 {
+	t.Helper()
+	var ids []int64
+	for page := 0; ; page++ {
+		var list gen.PostList
+		resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
+		if resp.Status != 200 {
+			t.Fatalf("GET %s: status %d: %s", path, resp.Status, resp.Body)
+		}
+		resp.JSON(t, &list)
+		for _, p := range list.Data {
+			ids = append(ids, p.ID)
+		}
+		m := list.Meta
+		if (m.NextCursor == nil) != (m.NextURL == nil) || m.HasMore != (m.NextURL != nil) {
+			t.Fatalf("inconsistent meta: %+v", m)
+		}
+		if !m.HasMore {
+			if resp.Header.Get("Link") != "" {
+				t.Errorf("Link header on the last page: %s", resp.Header.Get("Link"))
+			}
+			return ids
+		}
+		if want := "<" + *m.NextURL + `>; rel="next"`; resp.Header.Get("Link") != want {
+			t.Errorf("Link = %q, want %q", resp.Header.Get("Link"), want)
+		}
+		u, err := url.Parse(*m.NextURL)
+		if err != nil || !strings.HasPrefix(*m.NextURL, apitest.PublicURL+"/api/v1/") {
+			t.Fatalf("next_url %q", *m.NextURL)
+		}
+		path = u.RequestURI()
+		if between != nil {
+			between(page)
+		}
+		if page > 100 {
+			t.Fatal("walk does not end")
+		}
+	}
+}
+
+// TestHomeWalk walks the home timeline page by page while new posts arrive:
+// every post visible when the walk began comes exactly once, newest first,
+// although most of the stored posts are hidden from the walker (pages are
+// filled after visibility filtering).
+func TestHomeWalk(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "alice", "bob", "carol", "dave")
+	w.follow(t, "alice", "bob")
+	w.follow(t, "alice", "carol")
+	w.follow(t, "dave", "bob") // dave follows bob, alice does not follow dave
+
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var want []int64 // newest first
+	authors := []string{"alice", "bob", "carol", "dave"}
+	visibilities := []string{"public", "followers", "private"}
+	type stored struct {
+		id      int64
+		at      time.Time
+		visible bool
+	}
+	var all []stored
+	for i := 0; i < 60; i++ {
+		author, vis := authors[i%4], visibilities[(i/4)%3]
+		// Several posts share a timestamp, so the id breaks ties.
+		at := base.Add(time.Duration(i/3) * time.Minute)
+		id := w.post(t, author, vis, fmt.Sprintf("post %d", i), at)
+		visible := author == "alice" || (author != "dave" && vis != "private")
+		all = append(all, stored{id, at, visible})
+	}
+	for i := len(all) - 1; i >= 0; i-- {
+		// Within one timestamp, larger ids come first: they were inserted later.
+		if all[i].visible {
+			want = append(want, all[i].id)
+		}
+	}
+	got := w.walk(t, "alice", "/api/v1/feed?per_page=4", func(page int) {
+		w.post(t, "bob", "public", fmt.Sprintf("new %d", page), time.Time{}) // newer than the walk's position
+		w.post(t, "alice", "private", fmt.Sprintf("mine %d", page), base.Add(time.Hour))
+	})
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("walk (-want +got):\n%s", diff)
+	}
+}
+
+func TestDiscoverAndUserPostsWalk(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "alice", "bob")
+	w.follow(t, "bob", "alice")
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	var public, toBob []int64
+	for i := 0; i < 23; i++ {
+		vis := []string{"public", "followers", "private"}[i%3]
+		id := w.post(t, "alice", vis, "p", base.Add(time.Duration(i/2)*time.Second))
+		if vis == "public" {
+			public = append([]int64{id}, public...)
+		}
+		if vis != "private" {
+			toBob = append([]int64{id}, toBob...)
+		}
+	}
+	if diff := cmp.Diff(public, w.walk(t, "bob", "/api/v1/feed?tab=discover&per_page=3", nil)); diff != "" {
+		t.Errorf("discover (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff(toBob, w.walk(t, "bob", "/api/v1/users/ALICE/posts?per_page=5", nil)); diff != "" {
+		t.Errorf("alice's posts for bob (-want +got):\n%s", diff)
+	}
+	if got := w.walk(t, "alice", "/api/v1/users/alice/posts?per_page=50", nil); len(got) != 23 {
+		t.Errorf("alice's own posts: %d, want 23", len(got))
+	}
+}
+
+func TestListParameters(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "alice", "bob")
+	for i := 0; i < 3; i++ {
+		w.post(t, "alice", "public", "p", time.Time{})
+	}
+	postID := w.post(t, "alice", "public", "p", time.Time{})
+	for i := 0; i < 3; i++ {
+		if _, err := comments.NewStore(w.env.DB).Create(context.Background(), w.ids["bob"], postID, comments.NewComment{Body: "c"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cursorOf := func(path string) string {
+		var l struct {
+			Meta gen.ListMeta `json:"meta"`
+		}
+		w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks["alice"]}).JSON(t, &l)
+		if l.Meta.NextCursor == nil {
+			t.Fatalf("%s: no next cursor", path)
+		}
+		return url.QueryEscape(*l.Meta.NextCursor)
+	}
+	home := cursorOf("/api/v1/feed?per_page=1")
+	discover := cursorOf("/api/v1/feed?tab=discover&per_page=1")
+	userPosts := cursorOf("/api/v1/users/alice/posts?per_page=1")
+	comments := cursorOf(fmt.Sprintf("/api/v1/posts/%d/comments?per_page=1", postID))
+	tests := []struct {
+		path   string
+		status int
+		code   string
+	}{
+		{"/api/v1/feed?tab=home&per_page=2&cursor=" + home, 200, ""}, // tab=home is the default tab
+		{"/api/v1/feed?tab=discover&cursor=" + home, 400, "invalid_cursor"},
+		{"/api/v1/feed?cursor=" + discover, 400, "invalid_cursor"},
+		{"/api/v1/users/bob/posts?cursor=" + userPosts, 400, "invalid_cursor"},
+		{"/api/v1/users/nobody/posts?cursor=" + userPosts, 404, "not_found"},
+		{"/api/v1/feed?cursor=" + userPosts, 400, "invalid_cursor"},
+		{fmt.Sprintf("/api/v1/posts/%d/comments?cursor=%s", postID-1, comments), 400, "invalid_cursor"},
+		{fmt.Sprintf("/api/v1/posts/%d/comments?cursor=%s", postID+100, comments), 404, "not_found"},
+		{"/api/v1/feed?cursor=garbage", 400, "invalid_cursor"},
+		{"/api/v1/feed?per_page=51", 400, "invalid_parameter"},
+		{"/api/v1/feed?tab=discover&per_page=51", 400, "invalid_parameter"},
+		{"/api/v1/users/alice/posts?per_page=51", 400, "invalid_parameter"},
+		{"/api/v1/users/nobody/posts?per_page=51", 404, "not_found"},
+		{fmt.Sprintf("/api/v1/posts/%d/comments?per_page=51", postID), 400, "invalid_parameter"},
+		{"/api/v1/feed?per_page=50", 200, ""},
+	}
+	for _, tt := range tests {
+		resp := w.env.Do(t, apitest.Request{Method: "GET", Path: tt.path, Token: w.toks["alice"]})
+		if resp.Status != tt.status || (tt.code != "" && resp.Problem(t).Code != tt.code) {
+			t.Errorf("GET %s: status %d %s, want %d %s", tt.path, resp.Status, resp.Body, tt.status, tt.code)
+		}
+	}
+}
+
+// TestListsVisibility: for each visibility and each kind of viewer, a post's
+// canary text appears in a list exactly when the viewer may see the post;
+// the comments of a hidden post answer like those of a missing post.
+func TestListsVisibility(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t, "alice", "bob", "carol")
+	w.follow(t, "bob", "alice") // bob follows alice; carol is a stranger
+	w.follow(t, "carol", "bob")
+	w.follow(t, "alice", "bob")
+	posted := map[string]int64{}
+	for _, vis := range []string{"public", "followers", "private"} {
+		posted[vis] = w.post(t, "alice", vis, "canary-"+vis, time.Time{})
+		if _, err := comments.NewStore(w.env.DB).Create(context.Background(), w.ids["alice"], posted[vis],
+			comments.NewComment{Body: "comment-canary-" + vis}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	missing := posted["private"] + 1000
+	canSee := func(viewer, vis string) bool {
+		return vis == "public" || viewer == "alice" || (vis == "followers" && viewer == "bob")
+	}
+	for _, viewer := range []string{"alice", "bob", "carol"} {
+		lists := map[string]string{}
+		for _, path := range []string{"/api/v1/feed?per_page=50", "/api/v1/feed?tab=discover&per_page=50", "/api/v1/users/alice/posts?per_page=50"} {
+			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
+			lists[path] = string(resp.Body)
+		}
+		for _, vis := range []string{"public", "followers", "private"} {
+			canary := `"canary-` + vis + `"`
+			for path, body := range lists {
+				want := canSee(viewer, vis)
+				switch {
+				case strings.Contains(path, "discover"):
+					want = vis == "public"
+				case strings.Contains(path, "/feed"):
+					want = want && (viewer == "alice" || viewer == "bob") // carol does not follow alice
+				}
+				if got := strings.Contains(body, canary); got != want {
+					t.Errorf("%s sees %s in %s: %v, want %v", viewer, canary, path, got, want)
+				}
+			}
+			path := fmt.Sprintf("/api/v1/posts/%d/comments", posted[vis])
+			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
+			if canSee(viewer, vis) {
+				if resp.Status != 200 || !strings.Contains(string(resp.Body), "comment-canary-"+vis) {
+					t.Errorf("%s lists comments of %s post: %d %s", viewer, vis, resp.Status, resp.Body)
+				}
+				continue
+			}
+			mp := fmt.Sprintf("/api/v1/posts/%d/comments", missing)
+			want := w.env.Do(t, apitest.Request{Method: "GET", Path: mp, Token: w.toks[viewer]})
+			norm := func(r *apitest.Response, path string) string {
+				return strings.ReplaceAll(requestID.ReplaceAllString(string(r.Body), ""), path, "{path}")
+			}
+			if resp.Status != 404 || norm(resp, path) != norm(want, mp) {
+				t.Errorf("%s lists comments of hidden %s post: %d %s, want as missing: %s", viewer, vis, resp.Status, resp.Body, want.Body)
+			}
+		}
+	}
+}

@@ -1,0 +1,41 @@
+package feed
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// TestExplain checks on 100k posts that each timeline query is served by the
+// index it was written for and never reads the posts table sequentially.
+func TestExplain(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	pgtest.Social(t, db, 100_000)
+	after := &cursor.Position{Time: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), ID: 50_000}
+	tests := []struct {
+		name  string
+		q     string
+		args  []any
+		index string
+	}{
+		{"home", "", nil, "posts_author_id_created_at_id_idx"},
+		{"home after cursor", "", nil, "posts_author_id_created_at_id_idx"},
+		{"discover", "", nil, "posts_public_created_at_id_idx"},
+		{"discover after cursor", "", nil, "posts_public_created_at_id_idx"},
+	}
+	tests[0].q, tests[0].args = homePage(1, nil, 20)
+	tests[1].q, tests[1].args = homePage(1, after, 20)
+	tests[2].q, tests[2].args = discoverPage(1, nil, 20)
+	tests[3].q, tests[3].args = discoverPage(1, after, 20)
+	for _, tt := range tests {
+		plan := pgtest.Explain(t, db, tt.q, tt.args...)
+		t.Logf("%s:\n%s", tt.name, plan)
+		if !strings.Contains(plan, tt.index) || strings.Contains(plan, "Seq Scan on posts") {
+			t.Errorf("%s: plan does not use %s, or scans posts sequentially:\n%s", tt.name, tt.index, plan)
+		}
+	}
+}

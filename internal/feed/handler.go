@@ -1,0 +1,54 @@
+package feed
+
+import (
+	"context"
+	"net/url"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+)
+
+// Handler answers ListFeed.
+type Handler struct {
+	store *Store
+	urls  hydrate.URLs
+}
+
+// NewHandler returns a Handler.
+func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+
+// ListFeed implements gen.StrictServerInterface.
+func (h *Handler) ListFeed(ctx context.Context, req gen.ListFeedRequestObject) (gen.ListFeedResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	tab, query := gen.ListFeedParamsTabHome, url.Values{}
+	if req.Params.Tab != nil {
+		tab = *req.Params.Tab
+		query.Set("tab", string(tab))
+	}
+	// The fingerprint names the effective tab, so ?tab=home and no tab share cursors.
+	fp := cursor.Fingerprint("feed", url.Values{"tab": {string(tab)}})
+	var c string
+	if req.Params.Cursor != nil {
+		c = *req.Params.Cursor
+	}
+	after, err := cursor.Decode(fp, c)
+	if err != nil {
+		return nil, err
+	}
+	perPage := cursor.PerPage(req.Params.PerPage)
+	list := h.store.Home
+	if tab == gen.ListFeedParamsTabDiscover {
+		list = h.store.Discover
+	}
+	ps, next, err := list(ctx, me.MemberID, after, perPage)
+	if err != nil {
+		return nil, err
+	}
+	page := cursor.NewPage(perPage, h.urls.API+"/feed", query, fp, next)
+	return gen.ListFeed200JSONResponse{
+		Body:    gen.PostList{Data: h.urls.PostsAPI(ps), Meta: hydrate.ListMeta(page)},
+		Headers: gen.ListFeed200ResponseHeaders{Link: page.Link()},
+	}, nil
+}

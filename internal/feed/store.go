@@ -1,0 +1,92 @@
+// Package feed reads the timelines: home (the caller's own posts and those of
+// the members the caller follows, as far as the caller may see them) and
+// discover (every public post), newest first.
+package feed
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Store reads timelines.
+type Store struct{ db *sqlx.DB }
+
+// NewStore returns a Store.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// Home returns one page of viewerID's home timeline after the position
+// after (nil: from the newest) and the position of the next page (nil:
+// none), in two queries: the page, then its hydration.
+func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
+	q, args := homePage(viewerID, after, perPage)
+	return s.page(ctx, viewerID, perPage, q, args)
+}
+
+// Discover returns one page of every public post, as Home does.
+func (s *Store) Discover(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
+	q, args := discoverPage(viewerID, after, perPage)
+	return s.page(ctx, viewerID, perPage, q, args)
+}
+
+func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
+	var slots []hydrate.Slot
+	if err := sqlx.SelectContext(ctx, s.db, &slots, q, args...); err != nil {
+		return nil, nil, pg.Classify(ctx, fmt.Errorf("list feed: %w", err))
+	}
+	ids, next := hydrate.Trim(slots, perPage)
+	ps, err := hydrate.Posts(ctx, s.db, viewerID, ids)
+	return ps, next, err
+}
+
+// homePage is fan-out on read with a LATERAL top-N per author
+// (PERFORMANCE_NOTES §4.1 b): for the viewer and each followee, at most
+// perPage+1 visible posts from a backward index-only scan of
+// posts_author_id_created_at_id_idx, then a merge of those. Its cost is
+// bounded by followees × page size, never by how much the followees wrote.
+func homePage(viewerID int64, after *cursor.Position, perPage int) (string, []any) {
+	args := []any{viewerID, perPage + 1}
+	keyset := ""
+	if after != nil {
+		args = append(args, after.Time, after.ID)
+		keyset = "AND (p.created_at, p.id) < ($3, $4)"
+	}
+	q := `
+		SELECT x.id, x.created_at
+		  FROM (SELECT f.followee_id AS author_id FROM follows f WHERE f.follower_id = $1
+		        UNION ALL
+		        SELECT $1::bigint) a
+		 CROSS JOIN LATERAL (
+		      SELECT p.id, p.created_at
+		        FROM posts p
+		       WHERE p.author_id = a.author_id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		       ORDER BY p.created_at DESC, p.id DESC
+		       LIMIT $2
+		 ) x
+		 ORDER BY x.created_at DESC, x.id DESC
+		 LIMIT $2`
+	return q, args
+}
+
+// discoverPage walks posts_public_created_at_id_idx backwards.
+func discoverPage(viewerID int64, after *cursor.Position, perPage int) (string, []any) {
+	args := []any{viewerID, perPage + 1}
+	keyset := ""
+	if after != nil {
+		args = append(args, after.Time, after.ID)
+		keyset = "AND (p.created_at, p.id) < ($3, $4)"
+	}
+	q := `
+		SELECT p.id, p.created_at
+		  FROM posts p
+		 WHERE p.visibility = 'public' AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		 ORDER BY p.created_at DESC, p.id DESC
+		 LIMIT $2`
+	return q, args
+}

@@ -1,0 +1,29 @@
+package follows
+
+import (
+	"context"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg"
+)
+
+// ToggleProfile is Toggle followed by the followee's profile as followerID
+// now sees it, read in the same transaction so that it shows the toggle's
+// own result even when another toggle of the pair commits right after.
+func (s *Store) ToggleProfile(ctx context.Context, followerID int64, followeeHandle string) (bool, hydrate.Profile, error) {
+	var (
+		following bool
+		p         hydrate.Profile
+	)
+	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		var err error
+		if following, _, err = ToggleTx(ctx, tx, followerID, followeeHandle); err != nil {
+			return err
+		}
+		p, err = hydrate.GetProfile(ctx, tx, followerID, followeeHandle)
+		return err
+	})
+	return following, p, err
+}

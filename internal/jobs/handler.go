@@ -1,0 +1,111 @@
+package jobs
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/cursor"
+)
+
+// Handler answers ListJobs.
+type Handler struct {
+	store     *Store
+	publicURL string
+}
+
+// NewHandler returns a Handler; publicURL is the absolute base of every URL
+// it writes.
+func NewHandler(s *Store, publicURL string) *Handler {
+	return &Handler{store: s, publicURL: publicURL}
+}
+
+// ListJobs implements gen.StrictServerInterface.
+func (h *Handler) ListJobs(ctx context.Context, req gen.ListJobsRequestObject) (gen.ListJobsResponseObject, error) {
+	f, query := filterOf(req.Params)
+	fp := cursor.Fingerprint("jobs", query)
+	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	per := cursor.PerPage(req.Params.PerPage)
+	items, err := h.store.List(ctx, f, after, per+1)
+	if err != nil {
+		return nil, err
+	}
+	var next *cursor.Position
+	if len(items) > per {
+		items = items[:per]
+		p := items[per-1].Position()
+		next = &p
+	}
+	page := cursor.NewPage(per, h.publicURL+"/api/v1/jobs", query, fp, next)
+	return gen.ListJobs200JSONResponse{
+		Body: gen.JobList{Data: h.ToAPI(items), Meta: gen.ListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
+			NextCursor: page.NextCursor, NextURL: page.NextURL}},
+		Headers: gen.ListJobs200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+// filterOf turns the request parameters into a Filter and the query values
+// the cursor is bound to.
+func filterOf(p gen.ListJobsParams) (Filter, url.Values) {
+	f := Filter{Q: deref(p.Q), Workplace: deref(p.Workplace), EmploymentType: deref(p.EmploymentType), Country: deref(p.Country)}
+	v := url.Values{}
+	for k, s := range map[string]string{"q": f.Q, "workplace": f.Workplace, "employment_type": f.EmploymentType, "country": f.Country} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return f, v
+}
+
+// ToAPI converts jobs to their API form.
+func (h *Handler) ToAPI(items []Item) []gen.Job {
+	out := make([]gen.Job, len(items))
+	for i, it := range items {
+		j := gen.Job{
+			ID:             it.ID,
+			Title:          it.Title,
+			Company:        gen.Company{Name: it.CompanyName, Logo: absolute(h.publicURL, it.CompanyLogoURL), URL: it.CompanyURL},
+			Workplace:      gen.JobWorkplace(it.Workplace),
+			EmploymentType: gen.EmploymentType(it.EmploymentType),
+			Description:    it.Description,
+			ApplyURL:       it.ApplyURL,
+			PostedAt:       apitime.New(it.PostedAt),
+			ExpiresAt:      apitime.Ptr(it.ExpiresAt),
+			URL:            h.publicURL + "/jobs/" + strconv.FormatInt(it.ID, 10),
+		}
+		// A location needs a country and a city (the schema requires both);
+		// a job without them is located nowhere in particular (remote).
+		if it.City != nil && it.Country != nil {
+			j.Location = &gen.Location{City: *it.City, Region: it.Region, Country: *it.Country}
+		}
+		if it.SalaryMinMinor != nil && it.SalaryCurrency != nil && it.SalaryPeriod != nil {
+			j.Salary = &gen.Salary{MinMinor: *it.SalaryMinMinor, MaxMinor: it.SalaryMaxMinor,
+				Currency: *it.SalaryCurrency, Period: gen.SalaryPeriod(*it.SalaryPeriod)}
+		}
+		out[i] = j
+	}
+	return out
+}
+
+// absolute resolves a stored media path against the public base URL; stored
+// absolute URLs are returned as they are.
+func absolute(base string, u *string) *string {
+	if u == nil || !strings.HasPrefix(*u, "/") {
+		return u
+	}
+	v := base + *u
+	return &v
+}
+
+func deref[T ~string](p *T) string {
+	if p == nil {
+		return ""
+	}
+	return string(*p)
+}

@@ -1,0 +1,156 @@
+package notifications
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
+)
+
+// Handler answers ListNotifications and MarkNotificationsRead.
+type Handler struct {
+	store     *Store
+	publicURL string
+}
+
+// NewHandler returns a Handler; publicURL is the absolute base of every URL
+// it writes.
+func NewHandler(s *Store, publicURL string) *Handler {
+	return &Handler{store: s, publicURL: publicURL}
+}
+
+// ListNotifications implements gen.StrictServerInterface.
+func (h *Handler) ListNotifications(ctx context.Context, req gen.ListNotificationsRequestObject) (gen.ListNotificationsResponseObject, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, apperr.New(apperr.Unauthenticated, "Authentication required.")
+	}
+	f, query := filterOf(req.Params)
+	fp := cursor.Fingerprint("notifications", query)
+	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	if err != nil {
+		return nil, err
+	}
+	per := cursor.PerPage(req.Params.PerPage)
+	items, err := h.store.List(ctx, p.MemberID, f, after, per+1)
+	if err != nil {
+		return nil, err
+	}
+	unread, err := h.store.UnreadCount(ctx, p.MemberID)
+	if err != nil {
+		return nil, err
+	}
+	var next *cursor.Position
+	if len(items) > per {
+		items = items[:per]
+		next = &cursor.Position{Time: items[per-1].CreatedAt, ID: items[per-1].ID}
+	}
+	page := cursor.NewPage(per, h.publicURL+"/api/v1/notifications", query, fp, next)
+	return gen.ListNotifications200JSONResponse{
+		Body: gen.NotificationList{Data: h.toAPI(items), Meta: gen.InboxListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
+			NextCursor: page.NextCursor, NextURL: page.NextURL, UnreadCount: unread}},
+		Headers: gen.ListNotifications200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+// MarkNotificationsRead implements gen.StrictServerInterface.
+func (h *Handler) MarkNotificationsRead(ctx context.Context, req gen.MarkNotificationsReadRequestObject) (gen.MarkNotificationsReadResponseObject, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return nil, apperr.New(apperr.Unauthenticated, "Authentication required.")
+	}
+	var upTo *int64
+	if req.Body != nil {
+		upTo = req.Body.UpToID
+	}
+	marked, unread, err := h.store.MarkRead(ctx, p.MemberID, upTo)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MarkNotificationsRead200JSONResponse{Body: gen.NotificationsReadResponse{
+		Data: gen.NotificationsReadResult{Marked: marked, UnreadCount: unread}}}, nil
+}
+
+// filterOf turns the request parameters into a Filter and the query values
+// the cursor is bound to.
+func filterOf(p gen.ListNotificationsParams) (Filter, url.Values) {
+	v := url.Values{}
+	var f Filter
+	if p.Unread != nil {
+		f.Unread = *p.Unread
+		v.Set("unread", strconv.FormatBool(*p.Unread))
+	}
+	if p.Type != nil {
+		f.Type = string(*p.Type)
+		v.Set("type", f.Type)
+	}
+	return f, v
+}
+
+func (h *Handler) toAPI(items []Item) []gen.Notification {
+	out := make([]gen.Notification, len(items))
+	for i, it := range items {
+		n := gen.Notification{
+			ID:             it.ID,
+			Type:           gen.NotificationType(it.Type),
+			Actor:          h.summary(it.Actor),
+			PostID:         it.PostID,
+			CommentID:      it.CommentID,
+			ConversationID: it.ConversationID,
+			Read:           it.Read,
+			CreatedAt:      apitime.New(it.CreatedAt),
+			URL:            h.subjectURL(it),
+		}
+		if it.Reaction != nil {
+			r := gen.ReactionType(*it.Reaction)
+			n.Reaction = &r
+		}
+		out[i] = n
+	}
+	return out
+}
+
+// subjectURL is the public page of what a notification is about: the
+// conversation's message, the post (at the comment), or the actor's profile.
+func (h *Handler) subjectURL(it Item) string {
+	switch {
+	case it.ConversationID != nil && it.MessageID != nil:
+		return fmt.Sprintf("%s/messages/%d#message-%d", h.publicURL, *it.ConversationID, *it.MessageID)
+	case it.ConversationID != nil:
+		return fmt.Sprintf("%s/messages/%d", h.publicURL, *it.ConversationID)
+	case it.PostID != nil && it.PostAuthor != nil:
+		u := fmt.Sprintf("%s/@%s/posts/%d", h.publicURL, *it.PostAuthor, *it.PostID)
+		if it.CommentID != nil {
+			u += fmt.Sprintf("#comment-%d", *it.CommentID)
+		}
+		return u
+	}
+	return h.publicURL + "/@" + it.Actor.Handle
+}
+
+func (h *Handler) summary(m Member) gen.UserSummary {
+	var avatar *string
+	if m.AvatarURL != nil {
+		v := *m.AvatarURL
+		if strings.HasPrefix(v, "/") {
+			v = h.publicURL + v
+		}
+		avatar = &v
+	}
+	return gen.UserSummary{ID: m.ID, Handle: m.Handle, Name: m.Name, Avatar: avatar, Verified: m.Verified,
+		URL: h.publicURL + "/@" + m.Handle}
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return ""
+	}
+	return *p
+}

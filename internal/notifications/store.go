@@ -1,0 +1,149 @@
+// Package notifications lists a member's notifications and marks them read.
+// The write paths that create notifications live with the operations that
+// cause them (follows, reactions, comments, posts, conversations); every read
+// here applies the visibility predicate to the subject post, so a member is
+// never told about something they can no longer see.
+package notifications
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Filter narrows a notification list.
+type Filter struct {
+	Unread bool   // only unread ones
+	Type   string // "" for every type
+}
+
+// Item is a notification as the list shows it.
+type Item struct {
+	ID             int64     `db:"id"`
+	Type           string    `db:"type"`
+	PostID         *int64    `db:"post_id"`
+	PostAuthor     *string   `db:"post_author"` // handle of the subject post's author
+	CommentID      *int64    `db:"comment_id"`
+	ConversationID *int64    `db:"conversation_id"`
+	MessageID      *int64    `db:"message_id"`
+	Reaction       *string   `db:"reaction"`
+	Read           bool      `db:"read"`
+	CreatedAt      time.Time `db:"created_at"`
+	Actor          Member    `db:"actor"`
+}
+
+// Member is the short form of a member.
+type Member struct {
+	ID        int64   `db:"id"`
+	Handle    string  `db:"handle"`
+	Name      string  `db:"name"`
+	AvatarURL *string `db:"avatar_url"`
+	Verified  bool    `db:"verified"`
+}
+
+// Store reads notifications and marks them read.
+type Store struct{ db *sqlx.DB }
+
+// NewStore returns a Store.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// visible is true for a notification n of recipient $1 whose subject the
+// recipient may still see: the post (through the one visibility predicate,
+// joined as p) and the conversation (still a participant).
+var visible = "(n.post_id IS NULL OR " + visibility.Post("p", "$1") + ")" + inConversation
+
+// visibleAlone is visible without the join of the post.
+var visibleAlone = "(n.post_id IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = n.post_id AND " +
+	visibility.Post("p", "$1") + "))" + inConversation
+
+const inConversation = " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
+	" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = $1))"
+
+// List returns up to limit notifications of recipientID matching f after the
+// position after (nil: from the start), newest first.
+func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cursor.Position, limit int) ([]Item, error) {
+	args := []any{recipientID}
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	where := []string{"n.recipient_id = $1", visible}
+	if f.Unread {
+		where = append(where, "n.read_at IS NULL")
+	}
+	if f.Type != "" {
+		where = append(where, "n.type = "+arg(f.Type))
+	}
+	if after != nil {
+		where = append(where, fmt.Sprintf("(n.created_at, n.id) < (%s, %s)", arg(after.Time), arg(after.ID)))
+	}
+	q := `
+		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
+		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
+		       a.id AS "actor.id", a.handle AS "actor.handle", a.name AS "actor.name",
+		       a.avatar_url AS "actor.avatar_url", a.verified AS "actor.verified"
+		  FROM notifications n
+		  JOIN members a ON a.id = n.actor_id
+		  LEFT JOIN posts p ON p.id = n.post_id
+		  LEFT JOIN members pa ON pa.id = p.author_id
+		 WHERE ` + strings.Join(where, " AND ") + `
+		 ORDER BY n.created_at DESC, n.id DESC
+		 LIMIT ` + arg(limit)
+	items := []Item{}
+	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
+	}
+	return items, nil
+}
+
+// UnreadCount is the number of unread notifications of recipientID that
+// List would show, whatever the filters.
+func (s *Store) UnreadCount(ctx context.Context, recipientID int64) (int, error) {
+	return unreadCount(ctx, s.db, recipientID)
+}
+
+func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64) (int, error) {
+	q := `
+		SELECT count(*)
+		  FROM notifications n
+		  LEFT JOIN posts p ON p.id = n.post_id
+		 WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ` + visible
+	var n int
+	if err := sqlx.GetContext(ctx, ex, &n, q, recipientID); err != nil {
+		return 0, pg.Classify(ctx, fmt.Errorf("count unread notifications: %w", err))
+	}
+	return n, nil
+}
+
+// MarkRead marks the unread notifications of recipientID read: those with
+// an id up to upTo, or all when upTo is nil. It returns how many changed and
+// how many unread remain. Notifications the recipient cannot see are left
+// alone (and so not counted): the answer reveals nothing about them.
+func (s *Store) MarkRead(ctx context.Context, recipientID int64, upTo *int64) (marked, unread int, err error) {
+	err = pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		q := `
+			UPDATE notifications n SET read_at = now()
+			 WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ($2::bigint IS NULL OR n.id <= $2)
+			   AND ` + visibleAlone
+		res, err := tx.ExecContext(ctx, q, recipientID, upTo)
+		if err != nil {
+			return pg.Classify(ctx, fmt.Errorf("mark notifications read: %w", err))
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return pg.Classify(ctx, fmt.Errorf("mark notifications read: %w", err))
+		}
+		marked = int(n)
+		unread, err = unreadCount(ctx, tx, recipientID)
+		return err
+	})
+	return marked, unread, err
+}

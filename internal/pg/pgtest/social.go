@@ -1,0 +1,51 @@
+package pgtest
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Social fills db with a synthetic network for EXPLAIN checks: 1,000
+// members who each follow about 50 others, posts posts spread over the
+// members and over about a year (half public, a third followers-only, the
+// rest private), and posts comments on the 2,000 oldest posts; then ANALYZE.
+func Social(t testing.TB, db *sqlx.DB, posts int) {
+	t.Helper()
+	stmts := []string{
+		`INSERT INTO members (handle, name) SELECT 'm' || g, 'Member ' || g FROM generate_series(1, 1000) g`,
+		`INSERT INTO follows (follower_id, followee_id)
+		 SELECT a.id, b.id FROM members a JOIN members b ON b.id <> a.id AND (a.id + 7 * b.id) % 20 = 0`,
+		`UPDATE members m SET follower_count = (SELECT count(*) FROM follows WHERE followee_id = m.id),
+		                      following_count = (SELECT count(*) FROM follows WHERE follower_id = m.id)`,
+		fmt.Sprintf(`INSERT INTO posts (author_id, body, visibility, created_at)
+		 SELECT 1 + g %% 1000, 'post ' || g,
+		        (ARRAY['public', 'public', 'public', 'followers', 'followers', 'private'])[1 + g %% 6],
+		        timestamptz '2025-01-01 00:00:00+00' + g * interval '5 minutes'
+		   FROM generate_series(1, %d) g`, posts),
+		fmt.Sprintf(`INSERT INTO comments (post_id, author_id, body, created_at)
+		 SELECT 1 + g %% 2000, 1 + g %% 1000, 'comment ' || g,
+		        timestamptz '2025-01-01 00:00:00+00' + g * interval '1 minute'
+		   FROM generate_series(1, %d) g`, posts),
+		`UPDATE posts p SET comment_count = c.n FROM (SELECT post_id, count(*) AS n FROM comments GROUP BY post_id) c
+		  WHERE c.post_id = p.id`,
+		`VACUUM ANALYZE`,
+	}
+	for _, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("pgtest: load social data set: %v\n%s", err, q)
+		}
+	}
+}
+
+// Explain returns the plan of q with args as text lines joined by newlines.
+func Explain(t testing.TB, db *sqlx.DB, q string, args ...any) string {
+	t.Helper()
+	var lines []string
+	if err := db.Select(&lines, "EXPLAIN "+q, args...); err != nil {
+		t.Fatalf("pgtest: explain: %v\n%s", err, q)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,64 @@
+package posts
+
+import (
+	"context"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/hydrate"
+)
+
+// Handler answers GetPost, CreatePost and DeletePost.
+type Handler struct {
+	store *Store
+	urls  hydrate.URLs
+}
+
+// NewHandler returns a Handler.
+func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+
+// GetPost implements gen.StrictServerInterface.
+func (h *Handler) GetPost(ctx context.Context, req gen.GetPostRequestObject) (gen.GetPostResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	p, err := h.store.View(ctx, me.MemberID, req.ID)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetPost200JSONResponse{Body: gen.PostResponse{Data: h.urls.PostAPI(p)}}, nil
+}
+
+// CreatePost implements gen.StrictServerInterface.
+func (h *Handler) CreatePost(ctx context.Context, req gen.CreatePostRequestObject) (gen.CreatePostResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	created, err := h.store.Create(ctx, me.MemberID, newPost(req.Body))
+	if err != nil {
+		return nil, err
+	}
+	p, err := h.store.Get(ctx, me.MemberID, created.ID)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CreatePost201JSONResponse{
+		Body:    gen.PostResponse{Data: h.urls.PostAPI(p)},
+		Headers: gen.CreatePost201ResponseHeaders{Location: h.urls.APIPost(p.ID)},
+	}, nil
+}
+
+// DeletePost implements gen.StrictServerInterface.
+func (h *Handler) DeletePost(ctx context.Context, req gen.DeletePostRequestObject) (gen.DeletePostResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	if err := h.store.Delete(ctx, me.MemberID, req.ID); err != nil {
+		return nil, err
+	}
+	return gen.DeletePost204Response{}, nil
+}
+
+// newPost converts the request body; the spec guarantees it is present.
+func newPost(b *gen.NewPost) NewPost {
+	np := NewPost{Body: b.Body, Link: b.Link}
+	if b.Visibility != nil {
+		v := string(*b.Visibility)
+		np.Visibility = &v
+	}
+	return np
+}

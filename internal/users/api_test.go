@@ -1,0 +1,45 @@
+package users_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitest"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/follows"
+)
+
+func toggle(t *testing.T, env *apitest.Env, followerID int64, handle string) {
+	t.Helper()
+	if _, _, err := follows.NewStore(env.DB).Toggle(context.Background(), followerID, handle); err != nil {
+		t.Fatalf("follow %s: %v", handle, err)
+	}
+}
+
+func TestGetUser(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	bob := env.Member("bob")
+	env.Member("sus")
+	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	alice := env.Token("alice", auth.ScopeRead)
+	toggle(t, env, bob, "alice")
+
+	var p gen.ProfileResponse
+	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/Alice", Token: alice}).JSON(t, &p)
+	if !p.Data.Viewer.IsSelf || p.Data.Viewer.Following || p.Data.Counts.Followers != 1 || p.Data.URL != apitest.PublicURL+"/@alice" {
+		t.Errorf("own profile: %+v", p.Data)
+	}
+	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/bob", Token: alice}).JSON(t, &p)
+	if p.Data.Viewer.IsSelf || p.Data.Viewer.Following || !p.Data.Viewer.FollowedBy || p.Data.Counts.Following != 1 {
+		t.Errorf("bob's profile: %+v", p.Data)
+	}
+	for _, h := range []string{"sus", "nobody"} {
+		if resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/" + h, Token: alice}); resp.Status != 404 {
+			t.Errorf("%s: status %d", h, resp.Status)
+		}
+	}
+}
+

@@ -1,0 +1,62 @@
+package users
+
+import (
+	"context"
+	"net/url"
+	"strings"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+)
+
+// Handler answers GetUser and ListUserPosts.
+type Handler struct {
+	store *Store
+	urls  hydrate.URLs
+}
+
+// NewHandler returns a Handler.
+func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+
+// GetUser implements gen.StrictServerInterface.
+func (h *Handler) GetUser(ctx context.Context, req gen.GetUserRequestObject) (gen.GetUserResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	p, err := h.store.Profile(ctx, me.MemberID, req.Handle)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetUser200JSONResponse{Body: gen.ProfileResponse{Data: h.urls.ProfileAPI(p)}}, nil
+}
+
+// ListUserPosts implements gen.StrictServerInterface.
+func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsRequestObject) (gen.ListUserPostsResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	fp := cursor.Fingerprint("users/"+strings.ToLower(req.Handle)+"/posts", nil)
+	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	if err != nil {
+		// An unknown member answers 404 before a bad cursor answers 400.
+		if xerr := h.store.Exists(ctx, req.Handle); xerr != nil {
+			return nil, xerr
+		}
+		return nil, err
+	}
+	perPage := cursor.PerPage(req.Params.PerPage)
+	ps, next, err := h.store.Posts(ctx, me.MemberID, req.Handle, after, perPage)
+	if err != nil {
+		return nil, err
+	}
+	page := cursor.NewPage(perPage, h.urls.API+"/users/"+url.PathEscape(req.Handle)+"/posts", url.Values{}, fp, next)
+	return gen.ListUserPosts200JSONResponse{
+		Body:    gen.PostList{Data: h.urls.PostsAPI(ps), Meta: hydrate.ListMeta(page)},
+		Headers: gen.ListUserPosts200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

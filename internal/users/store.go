@@ -1,0 +1,96 @@
+// Package users reads members' profiles and their posts as the caller may
+// see them.
+package users
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Store reads members and their posts.
+type Store struct{ db *sqlx.DB }
+
+// NewStore returns a Store.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// Profile returns the member with handle as viewerID sees it. An unknown or
+// suspended member is NotFound.
+func (s *Store) Profile(ctx context.Context, viewerID int64, handle string) (hydrate.Profile, error) {
+	return hydrate.GetProfile(ctx, s.db, viewerID, handle)
+}
+
+// Exists reports whether a member with handle exists and is not suspended
+// (nil) or not (NotFound).
+func (s *Store) Exists(ctx context.Context, handle string) error {
+	const q = `SELECT EXISTS (SELECT 1 FROM members WHERE lower(handle) = lower($1) AND suspended_at IS NULL)`
+	var ok bool
+	if err := s.db.GetContext(ctx, &ok, q, handle); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("find member: %w", err))
+	}
+	if !ok {
+		return apperr.New(apperr.NotFound, "No member with this handle.")
+	}
+	return nil
+}
+
+// Posts returns one page of the posts of the member with handle that
+// viewerID may see, newest first, after the position after (nil: from the
+// newest), and the position of the next page (nil: none). Two queries: the
+// page, then its hydration. An unknown or suspended member is NotFound.
+func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
+	q, args := postsPage(viewerID, handle, after, perPage)
+	var rows []struct {
+		MemberID  int64      `db:"member_id"`
+		ID        *int64     `db:"id"`
+		CreatedAt *time.Time `db:"created_at"`
+	}
+	if err := sqlx.SelectContext(ctx, s.db, &rows, q, args...); err != nil {
+		return nil, nil, pg.Classify(ctx, fmt.Errorf("list member posts: %w", err))
+	}
+	if len(rows) == 0 {
+		return nil, nil, apperr.New(apperr.NotFound, "No member with this handle.")
+	}
+	slots := make([]hydrate.Slot, 0, len(rows))
+	for _, r := range rows {
+		if r.ID != nil {
+			slots = append(slots, hydrate.Slot{ID: *r.ID, CreatedAt: *r.CreatedAt})
+		}
+	}
+	ids, next := hydrate.Trim(slots, perPage)
+	ps, err := hydrate.Posts(ctx, s.db, viewerID, ids)
+	return ps, next, err
+}
+
+// postsPage is the page query of Posts: the member (no row: unknown) with
+// up to perPage+1 of their visible posts, served backwards by
+// posts_author_id_created_at_id_idx.
+func postsPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
+	args := []any{viewerID, handle, perPage + 1}
+	keyset := ""
+	if after != nil {
+		args = append(args, after.Time, after.ID)
+		keyset = "AND (p.created_at, p.id) < ($4, $5)"
+	}
+	q := `
+		SELECT m.id AS member_id, x.id, x.created_at
+		  FROM members m
+		  LEFT JOIN LATERAL (
+		      SELECT p.id, p.created_at
+		        FROM posts p
+		       WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		       ORDER BY p.created_at DESC, p.id DESC
+		       LIMIT $3
+		  ) x ON true
+		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL
+		 ORDER BY x.created_at DESC, x.id DESC`
+	return q, args
+}
