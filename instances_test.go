@@ -158,3 +158,33 @@ func readyBody(t *testing.T, base string) string {
 	}
 	return string(b)
 }
+
+// TestServerLimits exercises the limits that live in the HTTP server itself.
+func TestServerLimits(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	base := startServer(t, buildBinary(t), env)
+
+	req, _ := http.NewRequest("GET", base+"/api/v1/me", nil)
+	req.Header.Set("X-Big", strings.Repeat("a", 64<<10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("64 KiB header: status %d, want 431", resp.StatusCode)
+	}
+
+	// A body announced larger than the limit is refused before it is read.
+	req, _ = http.NewRequest("POST", base+"/api/v1/posts", strings.NewReader(strings.Repeat("a", 11<<20)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer snw_notavalidtoken")
+	resp, err = http.DefaultClient.Do(req)
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != 401 && resp.StatusCode != 413 {
+			t.Errorf("10 MiB body: status %d, want 401 or 413", resp.StatusCode)
+		}
+	}
+}

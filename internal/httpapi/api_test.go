@@ -380,3 +380,40 @@ func TestSpecServed(t *testing.T) {
 		t.Errorf("openapi.json: %d %.80s", resp.Status, resp.Body)
 	}
 }
+
+// TestHostileInput: inputs that would otherwise reach PostgreSQL or the
+// decoder in a broken state answer 4xx problems, never a 500.
+func TestHostileInput(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	tok := env.Token("alice", auth.ScopeWrite)
+	tests := []struct {
+		name   string
+		req    apitest.Request
+		status int
+	}{
+		{"NUL in body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"a\u0000b"}`}, 422},
+		{"raw invalid UTF-8", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: "{\"body\":\"a\xff\xfeb\"}"}, 400},
+		{"NUL in query", apitest.Request{Method: "GET", Path: "/api/v1/search?q=a%00b"}, 400},
+		{"invalid UTF-8 in query", apitest.Request{Method: "GET", Path: "/api/v1/search?q=%ff%fe"}, 400},
+		{"NUL in handle", apitest.Request{Method: "GET", Path: "/api/v1/users/bob%00"}, 404},
+		{"deep nesting", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: strings.Repeat("[", 20000)}, 400},
+		{"wrong JSON type", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":42}`}, 422},
+		{"JSON array body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `["body"]`}, 422},
+		{"SQL metacharacters are text", apitest.Request{Method: "GET", Path: "/api/v1/users/x'%3B--"}, 400},
+		{"NUL in link", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x","link":"https://a.example/\u0000"}`}, 422},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.req.Token = tok
+			resp := env.Do(t, tt.req)
+			if resp.Status != tt.status {
+				t.Fatalf("status = %d, want %d: %s", resp.Status, tt.status, resp.Body)
+			}
+			if strings.Contains(string(resp.Body), "pq:") || strings.Contains(string(resp.Body), "goroutine") {
+				t.Errorf("internals in body: %s", resp.Body)
+			}
+		})
+	}
+}

@@ -59,6 +59,9 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, b
 			if err := checkRequest(r, m, bodyLimit); err != nil {
 				return err
 			}
+			if err := checkText(r); err != nil {
+				return err
+			}
 			var key string
 			var hash []byte
 			if r.Method == http.MethodPost {
