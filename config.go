@@ -24,6 +24,7 @@ type Config struct {
 	ReadPerMinute   int
 	WritePerMinute  int
 	RedisURL        string
+	MetricsAddr     string
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -40,6 +41,8 @@ const envDoc = `Environment:
   DB_MAX_CONNS       connection pool size (default 16)
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
+  METRICS_ADDR       operator listener for Prometheus metrics at /metrics (default 127.0.0.1:9091;
+                     "off" disables it); keep it off the public network
   REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
                      limits are kept in process); if Redis fails the API keeps serving, limiting
                      in process, and says so in /readyz`
@@ -50,6 +53,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		Addr:        orDefault(getenv("ADDR"), ":8080"),
 		LogFormat:   orDefault(getenv("LOG_FORMAT"), "json"),
 		RedisURL:    getenv("REDIS_URL"),
+		MetricsAddr: orDefault(getenv("METRICS_ADDR"), "127.0.0.1:9091"),
 	}
 	var err error
 	if c.LogFormat != "json" && c.LogFormat != "text" {

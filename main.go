@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strconv"
@@ -15,6 +17,9 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/spf13/cobra"
 
 	"github.com/socialnet/socialapi/db"
@@ -111,7 +116,10 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 					return err
 				}
 			}
+			reg := prometheus.NewRegistry()
+			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 			h, err := httpapi.New(httpapi.Config{
+				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,
 				RequestTimeout: cfg.RequestTimeout,
@@ -120,6 +128,15 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			}, conn, log, specYAML)
 			if err != nil {
 				return err
+			}
+			if cfg.MetricsAddr != "off" {
+				mux := http.NewServeMux()
+				mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+				go func() {
+					if err := httpapi.Serve(ctx, log.With(slog.String("listener", "metrics")), cfg.MetricsAddr, mux, time.Second); err != nil {
+						log.Error("metrics listener", slog.String("error", err.Error()))
+					}
+				}()
 			}
 			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout)
 		},

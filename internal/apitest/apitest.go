@@ -27,6 +27,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/auth"
@@ -53,6 +54,8 @@ type Options struct {
 	// RateWindow replaces the one-minute refill period of the rate limits
 	// (quotas unchanged), so counting tests see no refill.
 	RateWindow time.Duration
+	// Metrics, when set, receives the server's Prometheus collectors.
+	Metrics *prometheus.Registry
 }
 
 // New starts an API over a fresh database.
@@ -68,7 +71,7 @@ func NewWith(t testing.TB, o Options) *Env {
 	logs := &bytes.Buffer{}
 	env := &Env{T: t, DB: conn, Logs: logs}
 	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10}
+	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics}
 	if o.RateWindow > 0 {
 		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
 	}

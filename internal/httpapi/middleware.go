@@ -49,7 +49,7 @@ func requestIDOf(c echo.Context) string {
 func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
 		LogMethod: true, LogRoutePath: true, LogStatus: true, LogLatency: true, LogURIPath: true,
-		LogResponseSize: true,
+		LogResponseSize: true, HandleError: true,
 		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
 			attrs := []slog.Attr{
 				slog.String("method", v.Method),

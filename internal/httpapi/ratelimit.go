@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
@@ -21,6 +23,8 @@ type limits struct {
 	lim    *ratelimit.Limiter
 	log    *slog.Logger
 	policy string // the RateLimit-Policy header value
+	// rejected counts 429s by policy (nil without metrics).
+	rejected *prometheus.CounterVec
 }
 
 func newLimits(lim *ratelimit.Limiter, log *slog.Logger) *limits {
@@ -47,7 +51,7 @@ func (l *limits) take(ctx context.Context, h http.Header, method string, memberI
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(reset)*time.Second).Unix(), 10))
 	if res.Limited {
-		return rateLimited(res)
+		return l.reject(res)
 	}
 	return nil
 }
@@ -58,6 +62,13 @@ func (l *limits) takeAddress(ctx context.Context, addr string) error {
 	res, err := l.lim.Take(ctx, ratelimit.Read, ratelimit.AddressKey(addr))
 	if err != nil || !res.Limited {
 		return nil
+	}
+	return l.reject(res)
+}
+
+func (l *limits) reject(res ratelimit.Result) error {
+	if l.rejected != nil {
+		l.rejected.WithLabelValues(string(res.Policy)).Inc()
 	}
 	return rateLimited(res)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/idempotency"
@@ -30,6 +31,8 @@ type Config struct {
 	RedisURL       string        // shared rate-limit store; empty: in process
 	BodyLimit      int64         // maximum request body, bytes
 	RequestTimeout time.Duration // budget of one request, database included
+	// Metrics, when set, receives the service's Prometheus collectors.
+	Metrics *prometheus.Registry
 }
 
 // Deps are the collaborators of the edge.
@@ -64,7 +67,16 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	// or X-Real-IP, unless trusted proxies are configured.
 	e.IPExtractor = echo.ExtractIPDirect()
 
-	e.Use(requestID, accessLog(d.Log), recoverPanics(d.Log), requestTimeout(cfg.RequestTimeout), securityHeaders)
+	mws := []echo.MiddlewareFunc{requestID, accessLog(d.Log)}
+	if cfg.Metrics != nil {
+		m, err := newMetrics(cfg.Metrics, d.DB)
+		if err != nil {
+			return nil, err
+		}
+		d.Limits.rejected = m.rateLimited
+		mws = append(mws, m.middleware)
+	}
+	e.Use(append(mws, recoverPanics(d.Log), requestTimeout(cfg.RequestTimeout), securityHeaders)...)
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
