@@ -25,6 +25,7 @@ type Config struct {
 	WritePerMinute  int
 	RedisURL        string
 	MetricsAddr     string
+	RateWindow      time.Duration
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -41,6 +42,7 @@ const envDoc = `Environment:
   DB_MAX_CONNS       connection pool size (default 16)
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
+  RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
   METRICS_ADDR       operator listener for Prometheus metrics at /metrics (default 127.0.0.1:9091;
                      "off" disables it); keep it off the public network
   REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
@@ -83,6 +85,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	if c.ShutdownTimeout, err = envDuration(getenv, "SHUTDOWN_TIMEOUT", 20*time.Second); err != nil {
+		return c, err
+	}
+	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err
 	}
 	pub := getenv("PUBLIC_URL")

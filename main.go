@@ -123,7 +123,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,
 				RequestTimeout: cfg.RequestTimeout,
-				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute},
+				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute, Window: cfg.RateWindow},
 				RedisURL:       cfg.RedisURL,
 			}, conn, log, specYAML)
 			if err != nil {
