@@ -85,7 +85,7 @@ func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position
 	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list conversations: %w", err))
 	}
-	return items, s.complete(ctx, s.db, memberID, items)
+	return items, complete(ctx, s.db, memberID, items)
 }
 
 // Get returns conversation id as memberID sees it; NotFound when it does not
@@ -105,7 +105,7 @@ func get(ctx context.Context, ex sqlx.QueryerContext, memberID, id int64) (Item,
 		return Item{}, pg.Classify(ctx, fmt.Errorf("get conversation: %w", err))
 	}
 	items := []Item{it}
-	if err := (&Store{}).complete(ctx, ex, memberID, items); err != nil {
+	if err := complete(ctx, ex, memberID, items); err != nil {
 		return Item{}, err
 	}
 	return items[0], nil
@@ -116,7 +116,7 @@ func get(ctx context.Context, ex sqlx.QueryerContext, memberID, id int64) (Item,
 func notFound() error { return apperr.New(apperr.NotFound, "No such conversation.") }
 
 // complete fills the last message and the other participants of items.
-func (*Store) complete(ctx context.Context, ex sqlx.QueryerContext, memberID int64, items []Item) error {
+func complete(ctx context.Context, ex sqlx.QueryerContext, memberID int64, items []Item) error {
 	if len(items) == 0 {
 		return nil
 	}

@@ -56,10 +56,10 @@ func TestToggleFollowAPI(t *testing.T) {
 		status int
 		code   string
 	}{
-		"self":           {"ALICE", 422, "cannot_follow_self"},
-		"unknown":        {"nobody", 404, "not_found"},
-		"suspended":      {"sus", 404, "not_found"},
-		"bad handle":     {"no-dash", 400, "invalid_parameter"},
+		"self":       {"ALICE", 422, "cannot_follow_self"},
+		"unknown":    {"nobody", 404, "not_found"},
+		"suspended":  {"sus", 404, "not_found"},
+		"bad handle": {"no-dash", 400, "invalid_parameter"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/" + tt.handle + "/follow", Token: alice})

@@ -109,26 +109,26 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{
-		"getPost":            postProbe(postStore.Visible),
-		"deletePost":         postProbe(postStore.Visible),
-		"reactToPost":        postProbe(postStore.Visible),
-		"deletePostReaction": postProbe(postStore.Visible),
-		"listPostComments":   postProbe(postStore.Visible),
-		"createPostComment":  postProbe(postStore.Visible),
+		"getPost":            idProbe(postStore.Visible),
+		"deletePost":         idProbe(postStore.Visible),
+		"reactToPost":        idProbe(postStore.Visible),
+		"deletePostReaction": idProbe(postStore.Visible),
+		"listPostComments":   idProbe(postStore.Visible),
+		"createPostComment":  idProbe(postStore.Visible),
 		"getUser":            memberProbe(userStore.Exists),
 		"listUserPosts":      memberProbe(userStore.Exists),
 		"toggleFollow":       memberProbe(userStore.Exists),
 		// Not a participant answers exactly like a missing conversation.
-		"listConversationMessages":  postProbe(convStore.Participant),
-		"createConversationMessage": postProbe(convStore.Participant),
-		"markConversationRead":      postProbe(convStore.Participant),
+		"listConversationMessages":  idProbe(convStore.Participant),
+		"createConversationMessage": idProbe(convStore.Participant),
+		"markConversationRead":      idProbe(convStore.Participant),
 	}
 	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, Probes: probes, SpecYAML: specYAML, Limits: lim})
 }
 
 // postProbe answers NotFound for a request about a post (path parameter id)
 // that does not exist or that the caller may not see.
-func postProbe(visible func(ctx context.Context, viewerID, id int64) error) Probe {
+func idProbe(visible func(ctx context.Context, viewerID, id int64) error) Probe {
 	return func(ctx context.Context, p auth.Principal, params map[string]string) error {
 		id, err := strconv.ParseInt(params["id"], 10, 64)
 		if err != nil || id < 1 {

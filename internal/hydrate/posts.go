@@ -97,6 +97,17 @@ const postColumns = `
 	                                   FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $1), '[]'))
 	   FROM polls pl WHERE pl.post_id = p.id) AS poll`
 
+// postsQuery hydrates the posts $2 (an array of ids) for the viewer $1, in
+// the order of $2, by primary key.
+var postsQuery = `
+	SELECT ` + fmt.Sprintf(postColumns, "p.view_count") + `
+	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
+	  JOIN posts p ON p.id = page.id
+	  JOIN members m ON m.id = p.author_id
+	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
+	 WHERE ` + visibility.Post("p", "$1") + `
+	 ORDER BY page.ord`
+
 // Posts returns the posts ids that viewerID may see, hydrated, in the order
 // of ids, in one query. Posts deleted or hidden since ids were chosen are left
 // out.
@@ -105,15 +116,7 @@ func Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int
 	if len(ids) == 0 {
 		return out, nil
 	}
-	query := `
-		SELECT ` + fmt.Sprintf(postColumns, "p.view_count") + `
-		  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
-		  JOIN posts p ON p.id = page.id
-		  JOIN members m ON m.id = p.author_id
-		  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-		 WHERE ` + visibility.Post("p", "$1") + `
-		 ORDER BY page.ord`
-	if err := sqlx.SelectContext(ctx, q, &out, query, viewerID, pq.Array(ids)); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &out, postsQuery, viewerID, pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
 	return out, nil

@@ -26,7 +26,7 @@ func TestListJobs(t *testing.T) {
 	in := []jobs.NewJob{
 		{Title: "Senior Go Engineer", CompanyName: "Acme Cloud", CompanyLogoURL: ptr("/media/acme.png"), City: ptr("Berlin"), Country: ptr("DE"),
 			Workplace: "hybrid", EmploymentType: "full_time", Description: "APIs and Postgres",
-			Salary: &jobs.Salary{MinMinor: 7000000, MaxMinor: ptr(int64(9000000)), Currency: "EUR", Period: "year"},
+			Salary:   &jobs.Salary{MinMinor: 7000000, MaxMinor: ptr(int64(9000000)), Currency: "EUR", Period: "year"},
 			ApplyURL: ptr("https://acme.example/apply"), PostedAt: ago(50), ExpiresAt: ptr(now.Add(24 * time.Hour))},
 		{Title: "Barista", CompanyName: "Bean Bar", City: ptr("Lyon"), Country: ptr("FR"), Workplace: "on_site",
 			EmploymentType: "part_time", Description: "Coffee, golang not needed", PostedAt: ago(40)},

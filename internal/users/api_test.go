@@ -42,4 +42,3 @@ func TestGetUser(t *testing.T) {
 		}
 	}
 }
-

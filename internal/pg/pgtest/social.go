@@ -11,7 +11,8 @@ import (
 // Social fills db with a synthetic network for EXPLAIN checks: 1,000
 // members who each follow about 50 others, posts posts spread over the
 // members and over about a year (half public, a third followers-only, the
-// rest private), and posts comments on the 2,000 oldest posts; then ANALYZE.
+// rest private), half as many comments on the 2,000 oldest posts, media on a third
+// of the posts, a poll on one in fifty and a reaction on one in ten; then ANALYZE.
 func Social(t testing.TB, db *sqlx.DB, posts int) {
 	t.Helper()
 	stmts := []string{
@@ -28,9 +29,15 @@ func Social(t testing.TB, db *sqlx.DB, posts int) {
 		fmt.Sprintf(`INSERT INTO comments (post_id, author_id, body, created_at)
 		 SELECT 1 + g %% 2000, 1 + g %% 1000, 'comment ' || g,
 		        timestamptz '2025-01-01 00:00:00+00' + g * interval '1 minute'
-		   FROM generate_series(1, %d) g`, posts),
+		   FROM generate_series(1, %d) g`, posts/2),
 		`UPDATE posts p SET comment_count = c.n FROM (SELECT post_id, count(*) AS n FROM comments GROUP BY post_id) c
 		  WHERE c.post_id = p.id`,
+		`INSERT INTO post_media (post_id, position, kind, url, width, height)
+		 SELECT id, 0, 'image', '/media/posts/' || id || '.jpg', 800, 600 FROM posts WHERE id % 3 = 0`,
+		`INSERT INTO polls (post_id, question) SELECT id, 'question ' || id FROM posts WHERE id % 50 = 0`,
+		`INSERT INTO poll_options (poll_id, position, title) SELECT id, o, 'option ' || o FROM polls, generate_series(0, 1) o`,
+		`INSERT INTO reactions (post_id, member_id, type)
+		 SELECT p.id, 1 + p.id % 1000, 'like' FROM posts p WHERE p.id % 10 = 0`,
 		`VACUUM ANALYZE`,
 	}
 	for _, q := range stmts {
