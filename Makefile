@@ -14,7 +14,7 @@ DEMO_TOKEN := snw_demoAliceWrite000000000000000000000000000004PZ6uC
 export DATABASE_URL ?=
 export TEST_DATABASE_URL ?=
 
-.PHONY: help build run test generate check-generate lint lint-spec vet clean db-stop
+.PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -50,13 +50,16 @@ check-generate: generate ## fail when gen/ differs from what openapi.yaml genera
 	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run make generate and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked changes"; exit 1; }
 
-lint: vet lint-spec ## go vet and the OpenAPI linters
+lint: vet lint-spec breaking ## go vet, the OpenAPI linters and the breaking-change guard
 
 vet:
 	$(GO) vet ./...
 
 lint-spec: ## Redocly and Spectral on openapi.yaml (zero errors, zero warnings)
 	tools/lint.sh
+
+breaking: ## fail when openapi.yaml breaks clients of the last release (api/baseline/openapi.yaml), unless the major version changed
+	tools/breaking.sh
 
 db-stop: ## stop the local PostgreSQL clusters
 	scripts/localpg.sh stop $(RUN_DIR)

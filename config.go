@@ -26,6 +26,7 @@ type Config struct {
 	RedisURL        string
 	MetricsAddr     string
 	RateWindow      time.Duration
+	CORSOrigins     []string
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -45,6 +46,9 @@ const envDoc = `Environment:
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
   METRICS_ADDR       operator listener for Prometheus metrics at /metrics (default 127.0.0.1:9091;
                      "off" disables it); keep it off the public network
+  CORS_ORIGINS       comma-separated browser origins allowed to call the API cross-origin, e.g.
+                     https://app.example,https://studio.example, or * for any (default: none,
+                     no CORS headers)
   REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
                      limits are kept in process); if Redis fails the API keeps serving, limiting
                      in process, and says so in /readyz`
@@ -101,7 +105,32 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.PublicURL, err = checkPublicURL(pub); err != nil {
 		return c, err
 	}
+	if c.CORSOrigins, err = corsOrigins(getenv("CORS_ORIGINS")); err != nil {
+		return c, err
+	}
 	return c, nil
+}
+
+// corsOrigins parses CORS_ORIGINS: "*" or a comma-separated list of
+// scheme://host[:port] origins.
+func corsOrigins(s string) ([]string, error) {
+	var out []string
+	for _, o := range strings.Split(s, ",") {
+		o = strings.TrimSpace(o)
+		if o == "" {
+			continue
+		}
+		if o != "*" {
+			u, err := url.Parse(o)
+			if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+				(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+				return nil, fmt.Errorf("CORS_ORIGINS: %q is not an origin like https://app.example or *", o)
+			}
+			o = u.Scheme + "://" + u.Host
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // checkPublicURL accepts an absolute http(s) URL without query or fragment

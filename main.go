@@ -30,6 +30,7 @@ import (
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/synth"
 )
 
 // specYAML is the contract as written, served at /api/v1/openapi.yaml.
@@ -72,7 +73,7 @@ func newRoot(getenv func(string) string, stdout, stderr io.Writer) *cobra.Comman
 	}
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	root.AddCommand(serveCmd(getenv), migrateCmd(getenv), seedCmd(getenv), checkCmd(getenv), memberCmd(getenv), tokenCmd(getenv))
+	root.AddCommand(serveCmd(getenv), migrateCmd(getenv), seedCmd(getenv), checkCmd(getenv), generateCmd(getenv), memberCmd(getenv), tokenCmd(getenv))
 	return root
 }
 
@@ -105,12 +106,33 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			conn, cfg, err := openDB(ctx, getenv)
+			cfg, err := loadConfig(getenv)
+			if err != nil {
+				return err
+			}
+			if cfg.DatabaseURL == "" {
+				return errors.New("DATABASE_URL is not set")
+			}
+			log := newLogger(cfg)
+			pool := pg.DefaultPool
+			pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
+			conn, err := pg.Connect(cfg.DatabaseURL, pool)
 			if err != nil {
 				return err
 			}
 			defer conn.Close()
-			log := newLogger(cfg)
+			// A database that is down or restarting is not fatal: serve, answer
+			// 503 and report not-ready on /readyz until it is back. A refused
+			// login or a missing database is a configuration error.
+			pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err = conn.PingContext(pctx)
+			cancel()
+			if err != nil {
+				if migrate || !pg.IsUnavailable(nil, err) {
+					return fmt.Errorf("ping database: %w", err)
+				}
+				log.Warn("database unreachable: serving, not ready until it answers", slog.String("error", err.Error()))
+			}
 			if migrate {
 				if err := pg.MigrateUp(conn); err != nil {
 					return err
@@ -125,6 +147,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				RequestTimeout: cfg.RequestTimeout,
 				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute, Window: cfg.RateWindow},
 				RedisURL:       cfg.RedisURL,
+				CORSOrigins:    cfg.CORSOrigins,
 			}, conn, log, specYAML)
 			if err != nil {
 				return err
@@ -270,6 +293,43 @@ func checkCmd(getenv func(string) string) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+func generateCmd(getenv func(string) string) *cobra.Command {
+	var scale string
+	var seedValue int64
+	c := &cobra.Command{
+		Use:   "generate [--scale default|small|N] [--seed N]",
+		Short: "Fill an empty, migrated database with a synthetic network for benchmarks",
+		Long: "generate loads a synthetic social network with COPY in one transaction: by default 10,000 members\n" +
+			"with a skewed follow graph, 1,000,000 posts over a year, ~5,000,000 reactions, ~1,000,000 threaded\n" +
+			"comments, 50,000 listings, 10,000 jobs, 20,000 conversations with 500,000 messages and the\n" +
+			"notifications of the last 60 days; small is 1/50 of that; N is a member count (the rest in\n" +
+			"proportion). Counters match their rows (see check). Every member gets a read and a write token\n" +
+			"derived from the seed (synth.Token), so never run it on a database with real members.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			sc, err := synth.ParseScale(scale)
+			if err != nil {
+				return err
+			}
+			conn, _, err := openDB(cmd.Context(), getenv)
+			if err != nil {
+				return err
+			}
+			defer conn.Close()
+			logf := func(format string, args ...any) { fmt.Fprintf(cmd.ErrOrStderr(), format+"\n", args...) }
+			sum, err := synth.Generate(cmd.Context(), conn.DB, synth.Config{Scale: sc, Seed: seedValue, Logf: logf})
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), sum)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&scale, "scale", "default", "default, small (1/50) or a member count")
+	c.Flags().Int64Var(&seedValue, "seed", 1, "random seed; the same seed gives the same network and tokens")
+	return c
 }
 
 func memberCmd(getenv func(string) string) *cobra.Command {

@@ -748,9 +748,9 @@ type Index struct {
 	// Example: JSON API of the social network.
 	Description string `json:"description"`
 
-	// DocumentationURL Human-readable documentation.
+	// DocumentationURL The API reference, rendered from this contract (`/docs`).
 	//
-	// Example: http://localhost:8080/developers/api
+	// Example: http://localhost:8080/docs
 	DocumentationURL string `json:"documentation_url"`
 
 	// Endpoints Every operation, sorted by path then method.
@@ -767,7 +767,12 @@ type Index struct {
 	// Example: Social Network API
 	Name string `json:"name"`
 
-	// OpenapiURL This OpenAPI document.
+	// OpenapiSha256 Lowercase hex SHA-256 of the bytes served at `openapi_url`, to detect a changed contract without downloading it.
+	//
+	// Example: 9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d5e2f0b9c8a7d6e5f4c3b2a1d0e9f
+	OpenapiSha256 string `json:"openapi_sha256"`
+
+	// OpenapiURL This OpenAPI document, exactly as served (also linked from every response with `rel="service-desc"`).
 	//
 	// Example: http://localhost:8080/api/v1/openapi.yaml
 	OpenapiURL string `json:"openapi_url"`
@@ -2184,6 +2189,9 @@ type ID = int64
 // IdempotencyKey Example: 5f0c6a2e-9b1d-4c8e-a7f3-2d4b6e8f0a1c
 type IdempotencyKey = string
 
+// IfNoneMatch Example: "q3Xz0bH9cV1sT2uY4wA6eG8i"
+type IfNoneMatch = string
+
 // ListingSort Example: price_asc
 type ListingSort string
 
@@ -2203,6 +2211,9 @@ type PerPage = int
 
 // Query Example: bike
 type Query = string
+
+// SearchPerPage Example: 5
+type SearchPerPage = int
 
 // SearchQuery Example: golang
 type SearchQuery = string
@@ -2235,9 +2246,6 @@ type InternalError = Problem
 // NotFound RFC 9457 problem details, returned for every 4xx and 5xx response.
 type NotFound = Problem
 
-// NotImplemented RFC 9457 problem details, returned for every 4xx and 5xx response.
-type NotImplemented = Problem
-
 // PayloadTooLarge RFC 9457 problem details, returned for every 4xx and 5xx response.
 type PayloadTooLarge = Problem
 
@@ -2256,6 +2264,14 @@ type UnprocessableEntity = Problem
 // UnsupportedMediaType RFC 9457 problem details, returned for every 4xx and 5xx response.
 type UnsupportedMediaType = Problem
 
+// GetIndexParams defines parameters for GetIndex.
+type GetIndexParams struct {
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListConversationsParams defines parameters for ListConversations.
 type ListConversationsParams struct {
 	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
@@ -2265,6 +2281,11 @@ type ListConversationsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateConversationParams defines parameters for CreateConversation.
@@ -2287,6 +2308,11 @@ type ListConversationMessagesParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateConversationMessageParams defines parameters for CreateConversationMessage.
@@ -2323,6 +2349,11 @@ type ListFeedParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListFeedParamsTab defines parameters for ListFeed.
@@ -2349,6 +2380,11 @@ type ListJobsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListListingsParams defines parameters for ListListings.
@@ -2379,10 +2415,23 @@ type ListListingsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListListingsParamsSort defines parameters for ListListings.
 type ListListingsParamsSort string
+
+// GetMeParams defines parameters for GetMe.
+type GetMeParams struct {
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
 
 // ListNotificationsParams defines parameters for ListNotifications.
 type ListNotificationsParams struct {
@@ -2399,6 +2448,11 @@ type ListNotificationsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // MarkNotificationsReadParams defines parameters for MarkNotificationsRead.
@@ -2423,6 +2477,14 @@ type CreatePostParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// GetPostParams defines parameters for GetPost.
+type GetPostParams struct {
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListPostCommentsParams defines parameters for ListPostComments.
 type ListPostCommentsParams struct {
 	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
@@ -2432,6 +2494,11 @@ type ListPostCommentsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreatePostCommentParams defines parameters for CreatePostComment.
@@ -2465,13 +2532,27 @@ type SearchAllParams struct {
 	// kind are returned and `cursor` is not accepted (400).
 	Type *SearchTypeFilter `form:"type,omitempty" json:"type,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
-	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+	// PerPage Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
+	// kind), 20 with `type` (like any list). Out of range answers 400 (never clamped).
+	PerPage *SearchPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// GetUserParams defines parameters for GetUser.
+type GetUserParams struct {
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ToggleFollowParams defines parameters for ToggleFollow.
@@ -2494,6 +2575,11 @@ type ListUserPostsParams struct {
 	// produced it: a malformed cursor, or one reused with different filters, answers 400
 	// `invalid_cursor`.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
+	// request spends no read budget. Only an empty budget answers 429 first.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // CreateConversationJSONRequestBody defines body for CreateConversation for application/json ContentType.
@@ -2518,7 +2604,7 @@ type ReactToPostJSONRequestBody = NewReaction
 type ServerInterface interface {
 	// GetIndex Describe the API
 	// (GET /)
-	GetIndex(ctx echo.Context) error
+	GetIndex(ctx echo.Context, params GetIndexParams) error
 	// ListConversations List conversations
 	// (GET /conversations)
 	ListConversations(ctx echo.Context, params ListConversationsParams) error
@@ -2545,7 +2631,7 @@ type ServerInterface interface {
 	ListListings(ctx echo.Context, params ListListingsParams) error
 	// GetMe Get the caller's account
 	// (GET /me)
-	GetMe(ctx echo.Context) error
+	GetMe(ctx echo.Context, params GetMeParams) error
 	// ListNotifications List notifications
 	// (GET /notifications)
 	ListNotifications(ctx echo.Context, params ListNotificationsParams) error
@@ -2560,7 +2646,7 @@ type ServerInterface interface {
 	DeletePost(ctx echo.Context, id ID) error
 	// GetPost Get a post
 	// (GET /posts/{id})
-	GetPost(ctx echo.Context, id ID) error
+	GetPost(ctx echo.Context, id ID, params GetPostParams) error
 	// ListPostComments List a post's comments
 	// (GET /posts/{id}/comments)
 	ListPostComments(ctx echo.Context, id ID, params ListPostCommentsParams) error
@@ -2578,7 +2664,7 @@ type ServerInterface interface {
 	SearchAll(ctx echo.Context, params SearchAllParams) error
 	// GetUser Get a profile
 	// (GET /users/{handle})
-	GetUser(ctx echo.Context, handle Handle) error
+	GetUser(ctx echo.Context, handle Handle, params GetUserParams) error
 	// ToggleFollow Follow or unfollow a member
 	// (POST /users/{handle}/follow)
 	ToggleFollow(ctx echo.Context, handle Handle, params ToggleFollowParams) error
@@ -2596,8 +2682,28 @@ type ServerInterfaceWrapper struct {
 func (w *ServerInterfaceWrapper) GetIndex(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIndexParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetIndex(ctx)
+	err = w.Handler.GetIndex(ctx, params)
 	return err
 }
 
@@ -2619,6 +2725,23 @@ func (w *ServerInterfaceWrapper) ListConversations(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2680,6 +2803,23 @@ func (w *ServerInterfaceWrapper) ListConversationMessages(ctx echo.Context) erro
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2786,6 +2926,23 @@ func (w *ServerInterfaceWrapper) ListFeed(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListFeed(ctx, params)
 	return err
@@ -2837,6 +2994,23 @@ func (w *ServerInterfaceWrapper) ListJobs(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -2906,6 +3080,23 @@ func (w *ServerInterfaceWrapper) ListListings(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListListings(ctx, params)
 	return err
@@ -2915,8 +3106,28 @@ func (w *ServerInterfaceWrapper) ListListings(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetMeParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetMe(ctx)
+	err = w.Handler.GetMe(ctx, params)
 	return err
 }
 
@@ -2952,6 +3163,23 @@ func (w *ServerInterfaceWrapper) ListNotifications(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3044,8 +3272,28 @@ func (w *ServerInterfaceWrapper) GetPost(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetPostParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetPost(ctx, id)
+	err = w.Handler.GetPost(ctx, id, params)
 	return err
 }
 
@@ -3074,6 +3322,23 @@ func (w *ServerInterfaceWrapper) ListPostComments(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3203,6 +3468,23 @@ func (w *ServerInterfaceWrapper) SearchAll(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SearchAll(ctx, params)
 	return err
@@ -3219,8 +3501,28 @@ func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetUserParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetUser(ctx, handle)
+	err = w.Handler.GetUser(ctx, handle, params)
 	return err
 }
 
@@ -3285,6 +3587,23 @@ func (w *ServerInterfaceWrapper) ListUserPosts(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -3366,6 +3685,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 }
 
 type BadRequestResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3380,6 +3700,7 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
+	Link       *string
 	XRequestID *string
 }
 type ConflictApplicationProblemPlusJSONResponse struct {
@@ -3389,6 +3710,7 @@ type ConflictApplicationProblemPlusJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
@@ -3404,6 +3726,7 @@ type ForbiddenApplicationProblemPlusJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3418,6 +3741,7 @@ type InternalErrorApplicationProblemPlusJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3431,7 +3755,9 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 	Headers NotFoundResponseHeaders
 }
 
-type NotImplementedResponseHeaders struct {
+type NotModifiedResponseHeaders struct {
+	ETag                *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3439,13 +3765,12 @@ type NotImplementedResponseHeaders struct {
 	XRateLimitReset     *int
 	XRequestID          *string
 }
-type NotImplementedApplicationProblemPlusJSONResponse struct {
-	Body Problem
-
-	Headers NotImplementedResponseHeaders
+type NotModifiedResponse struct {
+	Headers NotModifiedResponseHeaders
 }
 
 type PayloadTooLargeResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3460,6 +3785,7 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
@@ -3475,6 +3801,7 @@ type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
@@ -3490,6 +3817,7 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
@@ -3505,6 +3833,7 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3519,6 +3848,7 @@ type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 }
 
 type UnsupportedMediaTypeResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3533,6 +3863,7 @@ type UnsupportedMediaTypeApplicationProblemPlusJSONResponse struct {
 }
 
 type GetIndexRequestObject struct {
+	Params GetIndexParams
 }
 
 type GetIndexResponseObject interface {
@@ -3540,6 +3871,8 @@ type GetIndexResponseObject interface {
 }
 
 type GetIndex200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -3560,6 +3893,12 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3583,6 +3922,37 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 	return err
 }
 
+type GetIndex304Response = NotModifiedResponse
+
+func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type GetIndex400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -3594,6 +3964,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3628,6 +4001,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3663,6 +4039,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3698,6 +4077,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3732,6 +4114,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3765,6 +4150,7 @@ type ListConversationsResponseObject interface {
 }
 
 type ListConversations200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -3786,6 +4172,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -3812,6 +4201,37 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 	return err
 }
 
+type ListConversations304Response = NotModifiedResponse
+
+func (response ListConversations304Response) VisitListConversationsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListConversations400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -3823,6 +4243,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3857,6 +4280,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3892,6 +4318,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3927,6 +4356,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3961,6 +4393,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -3996,6 +4431,7 @@ type CreateConversationResponseObject interface {
 
 type CreateConversation200ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -4018,6 +4454,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -4044,6 +4483,7 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 
 type CreateConversation201ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -4067,6 +4507,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
@@ -4103,6 +4546,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4137,6 +4583,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4172,6 +4621,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4209,6 +4661,9 @@ func (response CreateConversation409ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4228,6 +4683,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4262,6 +4720,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4296,6 +4757,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4330,6 +4794,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4365,6 +4832,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4399,6 +4869,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4433,6 +4906,7 @@ type ListConversationMessagesResponseObject interface {
 }
 
 type ListConversationMessages200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -4454,6 +4928,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4480,6 +4957,37 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 	return err
 }
 
+type ListConversationMessages304Response = NotModifiedResponse
+
+func (response ListConversationMessages304Response) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListConversationMessages400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -4491,6 +4999,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4525,6 +5036,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4560,6 +5074,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4594,6 +5111,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4629,6 +5149,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4663,6 +5186,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4699,6 +5225,7 @@ type CreateConversationMessageResponseObject interface {
 
 type CreateConversationMessage201ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -4722,6 +5249,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
@@ -4758,6 +5288,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4792,6 +5325,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4827,6 +5363,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4864,6 +5403,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4898,6 +5440,9 @@ func (response CreateConversationMessage409ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -4917,6 +5462,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4951,6 +5499,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -4985,6 +5536,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5019,6 +5573,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5054,6 +5611,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5088,6 +5648,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5123,6 +5686,7 @@ type MarkConversationReadResponseObject interface {
 
 type MarkConversationRead200ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -5145,6 +5709,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -5180,6 +5747,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5214,6 +5784,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5249,6 +5822,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5286,6 +5862,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5320,6 +5899,9 @@ func (response MarkConversationRead409ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -5339,6 +5921,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5373,6 +5958,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5408,6 +5996,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5442,6 +6033,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5475,6 +6069,7 @@ type ListFeedResponseObject interface {
 }
 
 type ListFeed200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -5496,6 +6091,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5522,6 +6120,37 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 	return err
 }
 
+type ListFeed304Response = NotModifiedResponse
+
+func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListFeed400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -5533,6 +6162,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5567,6 +6199,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5602,6 +6237,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5637,6 +6275,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5671,6 +6312,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5704,6 +6348,7 @@ type ListJobsResponseObject interface {
 }
 
 type ListJobs200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -5725,6 +6370,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5751,6 +6399,37 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	return err
 }
 
+type ListJobs304Response = NotModifiedResponse
+
+func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListJobs400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -5762,6 +6441,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5796,6 +6478,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5831,6 +6516,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5866,6 +6554,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5900,6 +6591,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -5933,6 +6627,7 @@ type ListListingsResponseObject interface {
 }
 
 type ListListings200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -5954,6 +6649,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5980,6 +6678,37 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 	return err
 }
 
+type ListListings304Response = NotModifiedResponse
+
+func (response ListListings304Response) VisitListListingsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListListings400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -5991,6 +6720,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6025,6 +6757,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6060,6 +6795,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6095,6 +6833,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6129,6 +6870,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6154,6 +6898,7 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 }
 
 type GetMeRequestObject struct {
+	Params GetMeParams
 }
 
 type GetMeResponseObject interface {
@@ -6161,6 +6906,8 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -6181,6 +6928,12 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6204,6 +6957,37 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	return err
 }
 
+type GetMe304Response = NotModifiedResponse
+
+func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type GetMe400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -6215,6 +6999,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6249,6 +7036,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6284,6 +7074,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6319,6 +7112,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6353,6 +7149,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6386,6 +7185,7 @@ type ListNotificationsResponseObject interface {
 }
 
 type ListNotifications200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -6407,6 +7207,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6433,6 +7236,37 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 	return err
 }
 
+type ListNotifications304Response = NotModifiedResponse
+
+func (response ListNotifications304Response) VisitListNotificationsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListNotifications400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -6444,6 +7278,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6478,6 +7315,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6513,6 +7353,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6548,6 +7391,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6582,6 +7428,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6617,6 +7466,7 @@ type MarkNotificationsReadResponseObject interface {
 
 type MarkNotificationsRead200ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -6639,6 +7489,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -6674,6 +7527,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6708,6 +7564,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6743,6 +7602,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6780,6 +7642,9 @@ func (response MarkNotificationsRead409ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -6799,6 +7664,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6833,6 +7701,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6867,6 +7738,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6901,6 +7775,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6936,6 +7813,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -6970,6 +7850,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7005,6 +7888,7 @@ type CreatePostResponseObject interface {
 
 type CreatePost201ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -7028,6 +7912,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
@@ -7064,6 +7951,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7098,6 +7988,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7133,6 +8026,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7170,6 +8066,9 @@ func (response CreatePost409ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -7189,6 +8088,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7223,6 +8125,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7257,6 +8162,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7291,6 +8199,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7326,6 +8237,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7360,6 +8274,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7393,6 +8310,7 @@ type DeletePostResponseObject interface {
 }
 
 type DeletePost204ResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -7406,6 +8324,9 @@ type DeletePost204Response struct {
 }
 
 func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWriter) error {
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7439,6 +8360,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7473,6 +8397,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7508,6 +8435,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7545,6 +8475,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7579,6 +8512,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7614,6 +8550,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7648,6 +8587,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7673,7 +8615,8 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 }
 
 type GetPostRequestObject struct {
-	ID ID `json:"id"`
+	ID     ID `json:"id"`
+	Params GetPostParams
 }
 
 type GetPostResponseObject interface {
@@ -7681,6 +8624,8 @@ type GetPostResponseObject interface {
 }
 
 type GetPost200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -7701,6 +8646,12 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7724,6 +8675,37 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 	return err
 }
 
+type GetPost304Response = NotModifiedResponse
+
+func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type GetPost400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -7735,6 +8717,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7769,6 +8754,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7804,6 +8792,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7838,6 +8829,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7873,6 +8867,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7907,6 +8904,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -7941,6 +8941,7 @@ type ListPostCommentsResponseObject interface {
 }
 
 type ListPostComments200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -7962,6 +8963,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7988,6 +8992,37 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 	return err
 }
 
+type ListPostComments304Response = NotModifiedResponse
+
+func (response ListPostComments304Response) VisitListPostCommentsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListPostComments400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -7999,6 +9034,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8033,6 +9071,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8068,6 +9109,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8102,6 +9146,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8137,6 +9184,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8171,6 +9221,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8207,6 +9260,7 @@ type CreatePostCommentResponseObject interface {
 
 type CreatePostComment201ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -8230,6 +9284,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	w.Header().Set("Location", fmt.Sprint(response.Headers.Location))
 	if response.Headers.RateLimit != nil {
@@ -8266,6 +9323,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8300,6 +9360,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8335,6 +9398,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8372,6 +9438,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8406,6 +9475,9 @@ func (response CreatePostComment409ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -8425,6 +9497,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8459,6 +9534,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8493,6 +9571,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8527,6 +9608,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8562,6 +9646,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8596,6 +9683,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8629,6 +9719,7 @@ type DeletePostReactionResponseObject interface {
 }
 
 type DeletePostReaction200ResponseHeaders struct {
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -8649,6 +9740,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8683,6 +9777,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8717,6 +9814,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8752,6 +9852,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8789,6 +9892,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8823,6 +9929,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8858,6 +9967,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8892,6 +10004,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -8928,6 +10043,7 @@ type ReactToPostResponseObject interface {
 
 type ReactToPost200ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -8950,6 +10066,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -8985,6 +10104,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9019,6 +10141,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9054,6 +10179,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9091,6 +10219,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9125,6 +10256,9 @@ func (response ReactToPost409ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -9144,6 +10278,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9178,6 +10315,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9212,6 +10352,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9246,6 +10389,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9281,6 +10427,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9315,6 +10464,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9348,6 +10500,7 @@ type SearchAllResponseObject interface {
 }
 
 type SearchAll200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -9369,6 +10522,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9395,6 +10551,37 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 	return err
 }
 
+type SearchAll304Response = NotModifiedResponse
+
+func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type SearchAll400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -9406,6 +10593,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9440,6 +10630,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9475,6 +10668,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9510,6 +10706,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9533,40 +10732,6 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	return err
 }
 
-type SearchAll501ApplicationProblemPlusJSONResponse struct {
-	NotImplementedApplicationProblemPlusJSONResponse
-}
-
-func (response SearchAll501ApplicationProblemPlusJSONResponse) VisitSearchAllResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/problem+json")
-	if response.Headers.RateLimit != nil {
-		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
-	}
-	if response.Headers.RateLimitPolicy != nil {
-		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
-	}
-	if response.Headers.XRateLimitLimit != nil {
-		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
-	}
-	if response.Headers.XRateLimitRemaining != nil {
-		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
-	}
-	if response.Headers.XRateLimitReset != nil {
-		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
-	}
-	if response.Headers.XRequestID != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type SearchAll503ApplicationProblemPlusJSONResponse struct {
 	ServiceUnavailableApplicationProblemPlusJSONResponse
 }
@@ -9578,6 +10743,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9604,6 +10772,7 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 
 type GetUserRequestObject struct {
 	Handle Handle `json:"handle"`
+	Params GetUserParams
 }
 
 type GetUserResponseObject interface {
@@ -9611,6 +10780,8 @@ type GetUserResponseObject interface {
 }
 
 type GetUser200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -9631,6 +10802,12 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9654,6 +10831,37 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	return err
 }
 
+type GetUser304Response = NotModifiedResponse
+
+func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type GetUser400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -9665,6 +10873,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9699,6 +10910,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9734,6 +10948,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9768,6 +10985,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9803,6 +11023,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9837,6 +11060,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9872,6 +11098,7 @@ type ToggleFollowResponseObject interface {
 
 type ToggleFollow200ResponseHeaders struct {
 	IdempotentReplayed  *string
+	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
@@ -9894,6 +11121,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 	w.Header().Set("Content-Type", "application/json")
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
@@ -9929,6 +11159,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9963,6 +11196,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -9998,6 +11234,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10035,6 +11274,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10069,6 +11311,9 @@ func (response ToggleFollow409ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
 	}
@@ -10088,6 +11333,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10122,6 +11370,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10157,6 +11408,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10191,6 +11445,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10225,6 +11482,7 @@ type ListUserPostsResponseObject interface {
 }
 
 type ListUserPosts200ResponseHeaders struct {
+	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
@@ -10246,6 +11504,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10272,6 +11533,37 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 	return err
 }
 
+type ListUserPosts304Response = NotModifiedResponse
+
+func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
 type ListUserPosts400ApplicationProblemPlusJSONResponse struct {
 	BadRequestApplicationProblemPlusJSONResponse
 }
@@ -10283,6 +11575,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10317,6 +11612,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10352,6 +11650,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10386,6 +11687,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10421,6 +11725,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10455,6 +11762,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
 	if response.Headers.RateLimit != nil {
 		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
 	}
@@ -10565,8 +11875,10 @@ type strictHandler struct {
 }
 
 // GetIndex operation middleware
-func (sh *strictHandler) GetIndex(ctx echo.Context) error {
+func (sh *strictHandler) GetIndex(ctx echo.Context, params GetIndexParams) error {
 	var request GetIndexRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetIndex(ctx.Request().Context(), request.(GetIndexRequestObject))
@@ -10837,8 +12149,10 @@ func (sh *strictHandler) ListListings(ctx echo.Context, params ListListingsParam
 }
 
 // GetMe operation middleware
-func (sh *strictHandler) GetMe(ctx echo.Context) error {
+func (sh *strictHandler) GetMe(ctx echo.Context, params GetMeParams) error {
 	var request GetMeRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetMe(ctx.Request().Context(), request.(GetMeRequestObject))
@@ -11009,10 +12323,11 @@ func (sh *strictHandler) DeletePost(ctx echo.Context, id ID) error {
 }
 
 // GetPost operation middleware
-func (sh *strictHandler) GetPost(ctx echo.Context, id ID) error {
+func (sh *strictHandler) GetPost(ctx echo.Context, id ID, params GetPostParams) error {
 	var request GetPostRequestObject
 
 	request.ID = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetPost(ctx.Request().Context(), request.(GetPostRequestObject))
@@ -11208,10 +12523,11 @@ func (sh *strictHandler) SearchAll(ctx echo.Context, params SearchAllParams) err
 }
 
 // GetUser operation middleware
-func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle) error {
+func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle, params GetUserParams) error {
 	var request GetUserRequestObject
 
 	request.Handle = handle
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetUser(ctx.Request().Context(), request.(GetUserRequestObject))
@@ -11289,395 +12605,415 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P37dts21jCM3wpGfdeqvUaWJfmQ2F5ZM26adNKJkzRxps/zVHlFiIQkxBSgEpRlTVd+f/4u4LuW9w7e",
-	"O/mu5FvYGyBBEpQo20nTjuePTiySOGxs7PPht1YoZ3MpmEhV6/S31pTRiCXwzxcRm81lykS695bNY7pi",
-	"kf45YipM+DzlUrROW0GaLFhAllMmSDrliiRMzaVQjHBF0ikjCXxK5JhQQRhNYs4SkrBfF0ylZMnTKbyl",
-	"6IyRIJsxXO39k62CTqvdUuGUzaiemInFrHX6S0vP2PrQbrEbOpvHrHWKv7Rb6Wqu/1JpwsWk9elTu/WS",
-	"i6vqmt8+f0oe9x8/JjEXVySVsALBblIypxPWJsFg0e0ehPqX4SKJ4S92RhIWPxm09K+DVtAh5yPFREqk",
-	"gM9jqvDz0pqzNeKY0zSdn+7vxzKk8VSq9PRx93F3n875/nVvf8xY9Lc5S4Z6nCf9rv6kfxwuEiWTJ2z1",
-	"Y/fFR8kvPp6vXvHu8mLVXb56/tPy9aVcXnwvlxdPlfn/F+rF7Iq//vjTzfgn39q9kHpLU/aSz3haBdfl",
-	"lJGQxjFLvtXHO6NccDEho0U0Yak+WL3/uYx5uLIogKcbyoVIWUTohHKhUrLz4tnlc5LNNBCIbGTMWRwp",
-	"EiV0nO6ekmBggIVj4hYGrbPkCf6cLcFsLjW/KxZKESmyECmPYVFmiVyR8SI25xh0BuJNwuzZsWuWrHKk",
-	"TaVGU7pIp0ykPKR6+WY7nYGoO9pWwmgEK+z1Hp2lT/qtdmtGb14yMUmnrdNet7sW5HtvYKN+yCc0ZXux",
-	"fg1hzJkCEJkpfzWb/3UhU2oAsjS/LbmI5JIYuODDNhm0lglP2S2+/Zyg+/VJr989Wz457hZXeIw/NgMo",
-	"S5PV3vk4ZUkVlu8MdqSSLClPyYiNZaLJU5qsuJjoa6tXyxNN5TRB8S6412+3ZlzwmSZF+SK4SNmEJbCK",
-	"/9rLD7bmRv2kAb7FzWnbB4rMWUJmXCxS1iG3O4tWzca6zs56G3f21l5CD3m1a43ZOCVc00dqkHf1rTKX",
-	"8p5X33u01bm8ZYp5zuVn5GLV1VoSggfSJlSR94LfEDaX4dReknve0qNH/eP+0XG3EcbhUHsvPBz6RaSn",
-	"HGu2CxiXo1k7Z73XNF4wva3APBvyKNBnN0/kKGYzMpIRZ6pDNOoywlPk+AmbyyTV3IDaN+v438H4JOyN",
-	"jlmfPooOWXf8eHRET8J+1GOH42P6aOThSp/arTlN6IylRiJ5SlM2kYmHUtonRMWLSYecC7IQV0IuBfxA",
-	"qFBLlihy2O3q9XH9ya8Llqxa7ZagMz1raMf2L3/Er5gqUqFDvDEZUdKrTVOW6MH/9y9079/dvZO9D7/1",
-	"2ofdT//Ly3SfShFxvYPnPPYSrdciXpGYKw1ihVeJKxLaz2r3Yl8obOZ/JWzcOm19s59LfPv4VO2/xDmy",
-	"BZnlLUTqgzYs66McKaIFGY3L+dLgE7Lz4t1rctA7Pt7rERrPp3Sv3yaLuaZeIVVst37lOKX/EL5/VjyB",
-	"fuEA+sUDON/7nw+/9esgD0KVZ2dz+uuCEZS5yDiRMxLMWEo7IAziz0FGuRN2zeVCodxHvpMLEVlxEvYF",
-	"tGQg5omMFqGGUnpKKJnReCyTGYvMNG0iEyKF5kULxSIUiiM+HrNEE5Mx4IZqu0g8EAEX1zTmkV0Tslgv",
-	"SHGrfojeTqosnsJRr7/uIpzv/Q/eheHeh7/6T+PZbB7L1YyJ9HI1Z2svA2CdURu4Iiz7kuhh69Aqf20I",
-	"sze9FsWFwVqfMxZd0pFHE5rKGQtOyVxq3mdQZMZmI31maSZDk7GMY7lUhGpkcUVruRRnJIi4CuU1S4JT",
-	"QuOYzBejmIc4aN3uUjoq7ChiY7qI09ZpSy+p1c40J/OnnaKoRJmH1dP5BxWRfsMnneL+vlVkCi+1yYym",
-	"4VSjNlVsjwvFhOIpv2bxiuwE5zEPWUDGXAtiAYW/clIwp+k03xQO2Ewqa8FQRaw86DZDSk2gD+oItI+f",
-	"vlrMWMJDwkt8Vd9fJRdJyIjeQkRGK6QSNJ2SHQpHqG861fT7miWK6gHrts+jZls/7LdbmprQFIWC40ME",
-	"A8oLJ93uo97JSf/o8NFh9+Skt1HEczTwfzIP5b+gV0wRSt68fndJFB2DZAMyNNl5lyZ8zohiM6plHLXb",
-	"IRpFxjxRaVHjp+SKrUiyEOqMUPx8IIq2gCu2aiP9zX5CXGuTsUzyH+WcJQBIuE8jGa2MxQHvHEw+EJkc",
-	"tqNSmi5UmwQvNefiUgRt+GoXVxZ4jB6nBGwcuBu7OLORgcgJtd2ipdPBYb+vscQCdHjFVkOk8cEZWU55",
-	"zPI1Zl9zRVTK43ggkoXQAnabBIfdk8pAXAwXSq/qn2ylCE30quYp6R+SqVxodqGmNEEsRFlUKxJUhKwz",
-	"EO9Ycs0SwpJEJorsHN3c7AL4gsP+SQBjCZkSlcqERW2igKOtSEgFGaHGxC2bcs/LYUGo2OfYXDLs1DCj",
-	"o3E3PKZ9tncy6kV7h+FjtkcfjQ/2+tHh6Jg9HndpLywJAEdH6275X/b+f/p694+Oau63EXveycSjDbxO",
-	"ovxuWyHslASCLZlKA7Jj6OxumwTzhIdsSFUYZH/owQLg7UHCYnatYR8MxI7UbGzGqD7b8SI2ePdrcOa+",
-	"B7/KRaofuIx/t57PK70JPxvAFTuMIPshW3f2b71sID1mKUUm4b5fBecFvXmjX6jC8h98MtXYDd+3CRdh",
-	"vFD8Gv6p9VmZkIXgqSI7oWbAuyWwf6u0rJRo/OmQi4VKAUFHjIxYLJckmHExhKGDOh45ozf4hh/3jrrd",
-	"bveWlNSvlF1wUQOLl3J5T6Co26uFRo1mee97fSU1I0R6ulGCE87LKlNJ10lvW4ls5bXAAt+w5A2dMC8z",
-	"H+El5ymboXkFjcC9Tueo2yGvF2DiTKiYMPcikh2hySoJYzqbs6hWobHmXP/N7HedywUWGHsGR5vNMT/B",
-	"TJUtPU8Y20vZTUoUo0k4ha30u10STmlCQ61L1C321zXKb4nwdiviVZUcvIP5a5aJD4leqG+F5IIrxcVE",
-	"0082m6erJjr8rw3FxYmMqZjcekfrUNxsS6tzV1xERFP7NqBURGJ+pXEINfoO+dmQeG4MMamckzFbajFy",
-	"EaMKwWg4HQgYiKKxcpEIFiGzttooV0ANaRiyudbFd9bzia1uU75h2P97kTAa1RjO0BXUhi2TBbxZuux6",
-	"D3rvLKo7QfzMj4Z4nuZQRlLGjKKd4meZXM1jGm6lOS7tR4QmcLu1lle3rOzlxoD7UY6yZaEpy8qgYMn6",
-	"jkbGZqf/CqXQEqf+J53PYwOvfWNR++tHpXeRQQIGKKr/+he1mM2ovmnGuIHSMxUynbKE2A2BoQ/njJCg",
-	"FMZptyKWUh5btw+OxJVjtJAJWVJFuFILFoEwTh1rBcyjwYjCZev0l/JU7hyRZIi8oDbiwdiVZqY/14Yx",
-	"l5oCJq1TsYjjTx/0aaFU2zptuW40QwjQkNnM+oiaQev0EJwLPAVK8QLXTLIFGPTz+/HMgan9ElT18duf",
-	"7GHmx3WRgfbHd69fgTay5qDg+9IxWd0B1B9DDnDdesTCafhBBuaF+4aZnntriMH2XHg5aOACzfJVIh0G",
-	"vQZs+TAO7LJBZlqkBHEyXTImSA8o7FHXj8hykQ7leGinzIarG6WEzI5I8HuhswuN7c4n/xKIWjNi+AZH",
-	"wU88Ls5c9c3IzCmhxoYqEzShZDOTKVWEkhGN0G3RJuDSmDOaanUV6ZWQ6UBELIytEqw5bG4s2AkqGwp2",
-	"2wOR1hM9rWqIiUJXjkNUnbEMR96FRYADOr+QA+dWOJ9ofA8Mt3ZiLwrueB9ozbv7+Ys1HuVGH9v369yX",
-	"6wapfrDOVdh0pPyjOtdd85H0Bx432YYB8nc/GV/NOObhLfi1S428RhyXhpyXY2O4IiXrSWYiIiOmJeR5",
-	"IkOmFIs6BDzgJKYpS74I1T9xSEu+SLCPcUFwaw3pix8y90FizpuGG9UCVt9Xv/lN31wEOh1r0sRTMuaC",
-	"qylTlTt9N/x7LpMRjyImbikwjt3vcz76PYsZOnANTcss+ho7PAw1H8fBWhCwNWDpIp3KBEyFkR6ZIQbr",
-	"sZoi5P5h7044eZDj5HNnrc3QMN8dyiBqMR7zkDORDlUo56wIvLeMRnug7qTyigkiBaEEYldyVuOVSSrD",
-	"FgQ6rhxOJRiLNLvDGTIMxlng4y9y0w9cISJfPrHLbypFVHZ+P2KEvuPFs9A6CrhTfYcCDLi8FIdvo09u",
-	"IGZ0RRRjRe/OaIHmx3AKRiGtvqtFOCVUIc7X3qaB2AkyBPuqmP7PP/+8d+4Ep3i8m98xmlifwZOBB4cH",
-	"rTZiw5Msfis4IyYeJl6BpuiDel3AyG0m9FqlHyQaP0d5oVUPQeNnGsJ3E2vMSEM4rII4I8hCsJs5C1MW",
-	"4VkSGYIBO7LBRKmrAkTlwCLehHHcUUc6KupIuBliN9OUtBVgcC9EzQM8TbjciYLdDvkeoG3Ma3IyYRFZ",
-	"iIglJci2CZqsrRWx86ByfN0X9JVMn8uFiO50N4VMh2MYxW80gkBEw9k0z9ScDd5vLK+dnJzcSbQ4zO/e",
-	"Kzt542uXb+/+rBEGGplxkt1wDN1woni0ZABOcqYlgDMykunUuChMZIh+cUV2gmyFGOrycOO+7hv3Qt+f",
-	"GRMpu/u9485Y9RK+Mdg6L2fhlKMFjyOyYl+EB/aK97C4+Oa30f3uPu7kq02webhUX/elekNXsaTRpZQv",
-	"aTJhd7pVcxxrmEo5jGG0da6QmY0UYTchYxE5Pjo6OCajVcrUl1Cae47SbIBAUimJXXizO1Xd8n3b3a2V",
-	"GkbXXI4KEkDKkerYzet3hjN6MwToBWQnqKzrgb999VfxHUuuecjeC3pNeUxH8d1u48IZp3QPFc4EWaBs",
-	"NpcJTTiEBWRfWGs1F+QoS6H5AmzOuZQGHKS4j2bX0v3mvi5kRFM6opg7C5EQ4VSPD/kB1yzR1w2M0c7c",
-	"Wv9zDdCBkwQXuGD9Ku5lKUNv7efOqw83uvZGX0p5QcXK5tzd6TonNGVDoPusoi2iAVW/QTAZVY7JcdeX",
-	"l6iRF/lt7pHigvT6W1xyy3pjPOnjbrs1N0iHpr5bUAAIMx9SxL1e3+HTfceNdSklmVGxynbWmCAUoNeY",
-	"ImQIsYE0ZIZkk5CIQfBcVfKDgZOD4XsxJzuBu6oHWvGfTSveC3TP8X/fRrcthJ2Bj6XoDHtvEi5l4sRN",
-	"4Hv1YTn2eYHW0DBkShk/jhvO1IByzNidbFG9aqyMXeJ2cTL4lYY6/GvIbuYYleqC7Bn+WAul4qfroDSl",
-	"mujCe18USJcwe77CZkAq7isHUsKu5VUZSG/xxw1Asp9uAtKIgXcBXv4dIJUvcxtI2a80pBaikEVehNUr",
-	"Sc7NFUfbUpaIU4ZaeRgHbu+YiCBb3YUdVWTQKox9SoyHDgtGwGu2VscXhazjuNRbzgLAt5DkC6C4H4/0",
-	"K0nChIElmMYKhXZ3GuNtpnmmeoFw5hFiAFj9trkvA7ETFC5QsKs/NThC7EPzd7CLB/iHdDYnjMazJ4MW",
-	"nfNByxQZEkW4LlnCwMl8RrxftQci9yA7ANXjYezyiEYZbF1AOmBrklPgnZzUzP3gp95KbDGBWFrffSZS",
-	"nq5uKb2EVKA3Jo7lcqhYPC6Sz+fwgIsJWclFAs+rlNMziEM8/1suCL5hEr1hKKLvNw2hukED2rhQGhKQ",
-	"1LyPo9yFVvb7Oa18Wlma2UAzUunZuz4hwG0A/3BMeVzmSt/JaIWGTwlZN2WIVj9fZ9TVXNxcJ1M5yh+l",
-	"DXZJnLASoU1TMpMqJUfdQtZRMVBbLOLYCdFu7UNk/qfPZCx2T+lfGUBIBpBmB1QF5f1ws59ZHO+5WQpQ",
-	"JWcMYQf5nGQnqCwgaGPQmhSMMKgNAjl2pqwMFwMR4NlZhmiR06Q9uuUR7BUiO0EVEx+iqP8QtFwt5nOZ",
-	"pCy6YBGnkFl2NxN0NuBwpke0BT6K4mwWjE8VcSfQA38RV9BRfrsdGBBYMjFLbiquend8304hk2ShYTaC",
-	"JEVFgqd4Snv61LK8w6AMzwCEXd8iHzxEX/kFzZAIy23J2cxcynK0bYiPMLhW3w5DuxM2hwjcLADWvNiB",
-	"+gJyzpKUoywGzLRaU4bdZCUlnU9zMfv9fJKAFySVEtNmv8FsXv1DHE4pB5PRmKq0Qy6nVFwp8ndbHqYk",
-	"c7ex3BQsh8bx6zGID+vujoHIU/xMiwKlMmRQty9RlS3ouRJIUBrS+sJz2QcQibVMeJoyUdx/v9s/3use",
-	"7HUPL3v90+7Rabf71273tNttORn9EU3ZXspBxXbrYXT3Tj78dvhpD//Rz/9xaf9xWvnHL3/d+1D58X/5",
-	"gBmxeTr1pNgzqFtAYnbN4jPSNWpXKud78JP3nLvraw60W9yThWxOhxhDoR3rkafWQXVA/SWXQnlq3pga",
-	"TuYNG4KCDOXMZKcb3VRgEYOUzdQmOnyBw+m5zWpoklAgTnOaMIFcplrNr4RbcOU4XIgzokXWRvA98sBE",
-	"f4wu4UKmtQMjfdE3rAqqHJkZIfi+MK23WlF1npROPOfwD6qm+sn9gP+STnygXyRxdeY3WISLRlHCVPly",
-	"kx2772+xEpytcTRO6ES/sFu8wX72jjTKZsD0vzGD7z1y7/Ui4b6Lp9XF5jTsvWLJO6ObVSnYZZbE02lh",
-	"1ro1ffyCNaksDrhYau9+u2WSl2FF5hydq5UR3AI1RKB/yDYmRx9ZCKysSG499z2ntrSe0+AFUeuKf0Q8",
-	"YaG9SqpwXpurn7ggsnOt2c1LrrwsFbOZx3YfqrqRiKa0pjyz+SYrp4I1TGQcaVEOCkw1vhiW63sux4zh",
-	"Apohmt7ohf6iimVv6IQLE/0oEL2hnGUZnLBjM+8akL41pRV8lR9YPWJYeG7F+2vuTM7pfVuoWfucipqq",
-	"z1iwELM4i4uO5UR60GekZLxIGXn/9mVWMEhOLEsokMdNpAjkdYAAFZyp/V5/Xw/VmYMtpUSMaphGTpyw",
-	"goaHVevNQ6W84prOwxkjT2O5iLykzkee7WBLNlI8ZZv3rE7392k4Y3uhnqdjH267udJJw07beEDraFpe",
-	"/M9LBhJ+TVNWKBLoBp6nUIFvTpOUcFFFD79c5AxVEo6OGjHkmKp0OGNKmSJKzW7MhfnAf2PAAJewULNQ",
-	"M7R7cshhnYVPITlBMBsOXXM4OaQ1jHjI59TLPPQSUEVx30NmbkDNTQlruUAe3oh8FtirR76AAjdD4IPr",
-	"OJKBSKFy6NSkZ+gRtuFR7dZiHtXqHpd8xjKSQVOoYBim/Jqnq3rVo3d60P2KVI91Upvlq2WEakYK8RT2",
-	"jzaKYV5ZycXA0i0qoULhjJpRj82CRP7ultKE82FBpNhCiHCo3J0liRdiJG+2FieyCrsiu1XFnYGcbgpV",
-	"2ZO+jQySj7lJECli392kERfANSKJO11juaRU87iyk39CWbOxU3q541SWHC/ieJjd/yS1/w6lSBMaaty2",
-	"8cArKLalKYSa8nmr3QJyXKw36Q5XufXPRATeGT+0z9+8yJNsquCesXQqPczyH5eXbwg+dPf1w7PLVrv1",
-	"5vU7/X/fP3v57PJZcaX4QmWN2Qq8evOlW5TmRWZYeD1nQi8/kuGiagKbsPQN1maozAY1hKuEkKZTiMLW",
-	"5B0LTkZcTGCqwJi4AzJP2JjfFKcqJvr9xqNPvlnzGMPhPDPINkPjPPwRPnylRagqNr+txDgWq/mgVmm7",
-	"ZRS3APXkwK5pyjc0W9g7LE5QvVgQDQODZZEmNRNa/6cHOfdiLhgxbxQ//4GlxqS6kccYFG7b0tEFXMsX",
-	"YPfuOygfAUAv+FuoQugpL4neOZVqXMI4UkpSOZnErHrJxtah7jV5gvTlyDdCLrPq6Hnx9AJ4/DUAtzWB",
-	"vEnkmMe1gmlWswFfM7uEhULJhyoxzfdplrIJrvWMAp+jScN4Quugux3HKByrf+fjwtmKyEJgC+5RZNUe",
-	"UuTl1PN4gUduuHEWKFHc8JSq4UwmrB6brNsBZCCDSx1yTtRUJtifK0/rnTGK5JaJ6AxrVICgM47pBN4q",
-	"YN6YxsqLek5nCI/qhbXEjPiZ9Rgzig4fA5Rhag6vJAzdamWttaZPw83FR7l8denr03CxvPivbiMF3bQ5",
-	"a2ZUcNqkXTE2t2xEJlwfbIwl0bbe3tq2aIUaotv2R2sAoW0tGln9Ph92M6L4vxkE4Be2uFVx301q4qVM",
-	"aeyItebWYAnjnQK8wC+3WezdbZOETWgSxcbAbbqO3MEU6pQ5zO5t8bY4uFfasZ+yROymCovv878sjp6/",
-	"eeEhlu5Xlaq9QB6i6lCCpUuZXBWxFQJgQLzEl5QMuT6P/N2qb8xIcsievbftH4sZFXsaCJDzVfiiyW2J",
-	"2DWL9Y6VvjgN3AbMiM8e48gz6BiQyRNtojBcYbTCWozplAlHSG6kEmbSukcd1FK22kYfjNjNM/imysj+",
-	"ReMFUw4ufKsIjA9eWExr3XKql/hRdS58QJhmZWFeZxIQsNb2+YrmBheDqvnZvkNceoW4pJ/XaBWCzrkf",
-	"kaC8wHoVYi29NYN3VnQWN0CjslDpdbXUdDJsjDwlPcGHQ5rCeS/3v/CBA3JitVEIsx7Ljvk2KLnqep1u",
-	"p9tqaPd1J81X47v6xfPLcNIPSns53PtaSx6f2XvU+EqUyeRHORqWuiWtHTD4UY46pQ+CAhTvySaQoUkF",
-	"AcuIoLeQFezevPjs1fKypRgqTDWcrkaJacgzkynbbjmmb8Mwa8q2fkmmJUkne728LMGWgDNXbIj/nEhQ",
-	"AseUY4VsmdxugRisxpotD18urw0Mx3DMTESoDikZR9utB+PFrriI1i8FAgg7+r3yMvgM5Y5rHjGpIcTH",
-	"2y3BFaEa3AG350THewPyIG4NIqALxmMIP87jVe4nh3+hkXirRYNnfvNi30iVeheZshtoCTOVqXSAF3Nx",
-	"BXgVx9utx+61bk1vzXMIf1SlxcTYciKW1yhATmmr3VoCDBU0CKBikqy2W9A1V3zEY+4VCSsgyt5elQGF",
-	"PdmANepjNYHj6LfbZkVlgTk/v9JaK7D0Ymjx5ngJj+eyV+hl288DannOy0yiai4blbmOuQt5lZHYdOGo",
-	"9h8DFYrg80LgB8QDQROdYqMTRwXrbtS7NLJvvQCIedJfrp/98PGm2c21vx0YzMf3Agaruw2zTjX1qi54",
-	"awP7RRYWPOHXpdjFfvNpZ9Sj6UH1IOU0OsknLbq0N88j1S1xDY56E4SPGkAY7CRbT6/ypjkk+DXYcMyb",
-	"1uCv7VO/EjhuWIebkAOLgC/PbAUhbBZsy+Ed9g4KK4MqTBu7G/lMCRk6llCl5kTbtXSl/qpVSYDnrGpB",
-	"V0sk6+29l0YlcX69q6UXLSV+E29lqsaW3R+lp+npuSBalyEf5ai6ajqfxyu/jvoz2AJTCckYq2LEjo92",
-	"rAnb2Q9pwlii9hUTXCZ7E7nHxIQLBiGI2xr3wjwqq3FYGHzgB3cex1VOtmhgxzJAdXJMoeQdFRFJFsJy",
-	"U0VGbAo+2UVCtDIPpetjmuqte41R5W64jfdabodb2XKNb9jjztXLgJxbtT4gXo7H0GVNKk1fcjTRWLfH",
-	"RFT2vmGQyuFet3fZ6552NweplDHiywWt+BzCP8pROULroFmElmlnukV4pv2ieozmdiIKEq6cwHJ9giuC",
-	"enDeUksuUkKJXUOz6CypNmZD6NmXVGETZDX1n/VB87P+cmeraGx8vw3dzfh+9SjwAbY3KpPJAlg2Atyk",
-	"n/kwDh6V7JBATMkPkjzLiemt464qlMxvgNT4tH/QwOaY92NrDOFiQ7Y1KA92V65IVPVSoRnIG+qF0M35",
-	"h3Mj24X2cZ5W5Hj2ZQtizj3dy1Igm/VxYj/K0abwMA3sbaLC4LLfKhhMSw5/hGjyAorUiSw+DDExQmsN",
-	"hhU08qD1tn7zr8tDXheb8Xs6yJevL6Vx+5bdvz/djH/6U/jHx4xF27rFN8Pl6/OK38W/7LvuxpTto5Ez",
-	"mlyxFNuDGouZx2hFUzaR23B5M+NT+6EngdQ8woxRa7jbfobsS1+OqnlmUVbT8FKEoZRR45RVA59Gglr/",
-	"snd02u9+VUmr2+lkVWCdxwuNtYsZGSd0xtqk1z0ik0Qu5oqlbSLYkqSrhKkOecPDq73FHC58p6lGYE60",
-	"rBX0mmW1gifEY9J5M5WpVO6m7pLIGnHqdSx9Hp1EL4pwdOfPbYv1hhkpUjDftTtXV9jwjYcMxlUsju83",
-	"qRKjCoke2DIFxKVPeZmILW/5O/zMqzQwgoMWcdX45+q1gcuqJvBW0oiM+BVrk6NjEho0v4s24FDUjQkY",
-	"QIj3e49ulX9hhfKiYG1b4+fktZ3T8oLcbm5Phg7ZSTXMXy3T+6r0Y56gVbWW0/jjSL7nah5TzKHLq+VY",
-	"/lGwG/ErprxqaryYrFmVftwmtpGaceAEdo7ABIkV5xr55yodD0xsAmTWQc7lgA3YGJgoFI0LYnlDh3mJ",
-	"/dWI51xMNilW5hi3Uq7sN7dTsKwk80dQsoq0qxqJl5MuH7kwR7omzqBC7HwH6TCmyilqoc8j7JmqcyUk",
-	"rCTJvVxJUVtpxEcCXrx7TQ56x8d7PULj+ZTu9Yl5l4QyKtHi529LwtH53v/UijYJm3j3+BZ+J/qmpDRl",
-	"DYzv54trlkwE23s7/b//R7C989g4obfKjwUQZsvKQeLDkosaT4ktAKbxAguT5m2ZPQ6Ia5rSpJnihu8S",
-	"IPnlPFTDu20GavMkahxU7fc6H+e3SZ4ecU+u9/OEsT1wAY64nCR0Pq04UBQrGd6/o+EVExHJgkQ75Kkc",
-	"jxlrkx8kaKEzDVfKMVOwgZtku8I5JuOiceGcPPGgoRZijuij5MKjfRzt9Xpa++g+/rryVqdURD4x7L3g",
-	"vy4YwcdtZL9cQOyt0vw4+A0ffQpK8l1doSOfZoF1bSqKRSO9YrNEUlaSeMjIBU1SLtYHkapbJI95MWqR",
-	"JFAeJ486xdL5GY7Z9CIQ91Ngv9vktr+z32zIIrJjw0RZ3fRms0C22QsxljWTIAkE9MgbAqBrupOnEWyh",
-	"xsD7tbf0vZOdA/EGm4R+k0BlhZlmRXAa2P+vWcLHnEXr08qyI8CGfCm0RrCfNjJdXnO2vEVi2b/wM08i",
-	"I4sxCWPK5ySVbvLbDo2XdKVIwBWWsyR6UURrvbs1pXhM4LEhIm3L7hzw4PEgHynpLFklHrNH5xJkeGPx",
-	"tXg//fx6fYRDVsXTKYJ7lxCHi7rkvWz8xnENzk1ev/T8IldzSyAsZZiHDDbfyb/ybzy5DNlDFMs0zgi2",
-	"hDAkhTVYI2k5PqmIJiZQsQKK6nL9gIk49VpHoWglpkamKQ2nUH3MRkfJpF6Rpb5QsvMYGtpqYR0im8r1",
-	"W8Cy6JFKX4NTlKiFSLhi0CGJUH1cMxLTK9ZEjJkyPpl6lvQP+B1YLr9hcSkNqnv8aFPBjSsuom2wOeL0",
-	"n/qT+pAKFIfc/WOUMxjBmL7EzZwUlKgZUhzzGdmhRKU8jlH2BUYCsb9qt3IS0AlVNZd/TTmz7n5vaGa7",
-	"pSDc2P9SBVOz9fnXVXU888gXq/ez/rkOXY673a0S55BkAwbZCTNMbcMVKh557d39p0FCP0Llt9jVrGtC",
-	"58tY5wGNrWfoJRggaeYFFCEFMfg7cq7A58b0y8X/gN9zAc6O58kUb43kqKkknJcvXDtks+KFTQWiZruo",
-	"EZRwc9tbRDNZoR5xsiJP1VPEAGMuIOh6XS2TzcVdzWCloBMgQ4u5EWYZmfIrRqQg72i6SCK6+pvftJIv",
-	"ZWPNzJr6P83KYDXURBFMmmupSgTcV1xEya8jmjMvyssnjcClmIg+ixNlOZUA2iImbVe90x7TThkv7lLF",
-	"M68X9Y35597Jre5pGaczYGYlNhs5IMzxbbJY58WPmlusswJlt7JYZ6Xh/gAWa7PW9bWdHHp2N71mbcm8",
-	"DNUbKzfg8PSFbVMw+MHp63c8svqspvjAlBFFZ8yOAHXiIxbyGY0J4rRmETP6USZkIXhZXjw86naA3JUp",
-	"2193BoMOUqhe++DT7t+8VApnHc648IUTneOa9Pz6BZw/o/5gEgpXZId1Jh0SasgXr/Uhpm5UaNt6Yd+O",
-	"6zfuH/Z7j/Kpqzb9Z++9Rv0DH5EuHXsBFhY0LWdBPpR4xZZOYXcaoReNxm+c0zfFTmqrvidOoffIUf7u",
-	"rcz7DzHUs4BQOwXiwEou/tKCaKGXJmEmS2SyP/S8FbFuWUqbpyTrFpNv3BR80OgPyu4OixUjh/3+7saS",
-	"41mc00m3+6h3ctI/Onx02D056W0V9QTwrD3WYmnRLc/WrTcqiUppkpreLfoOQRHhejK3+ZwrA2wp993i",
-	"5NeU/0RNIiMNGBM5M5Xed3oaAocnZ6RYDZRGEYt2S9mgWhR3kz79ys+3yljzfUqKs7WDysZKlIHu/bu7",
-	"dzIEGtn1C3IzevMCV3N4AqOZv3qbElCL5SrXoZqjJmyFZVbqSkGAi+5Nc/hvpv5CLhhLCU3JI/0f8BAm",
-	"lMdTUy11O/zZ4tpBMb5tAQHUI5U2Yu42gNBDnJGprYpPRUT+bkutE5owkrBQTgQvB122LpOVDUESbJk1",
-	"0EhYzKjSZxPRFV78v1fw86jJ1YOU8aqYNEfoEC0776hdMNu4BsR8UzMocuzU1Q8gYZ0EeuTAnxk2kZ2I",
-	"Xe9HMsRSOPtmP1X5u4AJh48LVwxG+9vp/r7X7XDf9t2fp5LM6IooxrLddsj3aJ9VFiYZBQkyE3TVhBs0",
-	"Mv2uw2Obj78lLmPTIJvKL40lulYg2C7jzK6pJt+sOPdqzs6Ah9OwUDgZSvmxay4XKn/bVNW2i8whByUH",
-	"ynCDVXvh5uTh+6i/m6efsTdclkfkDlP5ufTlkIKbEC69W67CJD3O6qQkp7i9lhFClggWkR3zUxsFwTbk",
-	"nwuja+UC0+4ZctYlVwxsyRulpM1NSDaae8q1b91lG+axfl23a46y0TjEUzKl8zkTteHRX19PHx98XZSv",
-	"JCt2m8UP1HaSucx7yGSHZu9sm5SxzuDc+uP0Np3ZfJ6JSw7vnVihO29HT0sC+2uwfiO2GspGb4l1+m+s",
-	"uDqlQBF9ZKFJ6cvtaLmLNzUg+nlK6y5JmLcl2cLK5+7pW0XUAgg32cGWZRk6Wbt8qVbiZ+7c4w1ZxpxA",
-	"5ARutx2HRvvMg05hIeO6b2QgdM9kk5WwUFdyG1Nh4cPb2QsLbPbrqSdvqmiWILOtgbFyMTxX12g0BXFC",
-	"a6QjuSjWX799panqXfOQFnet6i2jkWkguKXQ+POUh9MSYqQS8q6y9hZF9FrMh6n0sowL/VFawTNQYADT",
-	"eITNCaFWE5GCnRE6Av+Bnk8RWqKzfiZ2e/vN2gM3QKy1LS/SUGJ8v16s1tuK2/RDazurs2899VWiJS5p",
-	"Cyt03fj3tVvIEonWtVMpYZq+TljLOyLjRM7sRU5ltblKf2NzlYYtXQoKSXFBGH+BA23TB7FcEB7h0KCY",
-	"7hsZx15aL+PYF9SjZbBoDzNVBbnu7VYPwbTQr5c7riUksmmZA+p5RM2EjI1lQsy41RohPCWCXbOkmqqc",
-	"i9zHl92TP16ZEH18ZdH7cbM2l4s45fN4XYK4BihLwC4RTqVUjCgNRRoTOc94/+ZzMy/XNb0w1am5IDKJ",
-	"UBluJAnoraMlyScHAC/yquJ6VvuUUHVVMYrRkYKciDkNmfqb3/yzZTSojOPaUNBCaGFmec1UcjgD1aRP",
-	"FJqstYqvvykFc2/so6q/aTANvGZC7GI/IvS2o1UgtWbHlaOLg6LF1ZVgUiqEYalPdkp1VO91Ta7va2Gx",
-	"0lZ6Q6mg1F7NX4T8f1gi90ZUsUiTy0JampxX9KmNh1KXnOkYfz3DAgp78Vam69tf4ulmEeSesR9td7YA",
-	"pTz/EhdQdyL/yq5V0xti++T4zyicSu4t/At10Ryfz9xKA5k+HE6lYoVMaE/7teo1+6XrOoA2nG25KKke",
-	"rbGyXp3bH7peOhCcpJ2Bxn8UNerfLf261pK/gmrblIuiq8J6Ku7omrh7ZpJUzft5IyyaRoKB5NSkLALa",
-	"/b72WDANqbLQ0bChs98hdG7lTMch1Kx5Z3Nfz0Zb2awmyt2uDZ7ncspnKJNwy87j+ZowPDxRKaHzOaMJ",
-	"FSH7PH3JjdbQXPypy9Kw0NUjmiNfCOg9Yjx9XJFAPwwa1TbLyiNve/utybaWAtgXFJlragwupnTKeELU",
-	"YgarxCk7dgkq6GzXwvxznWNNg/PtbLb6zm+o9ejxoOnbvkU9iOoIjSytv2dn9NsoAyptpgwkJknMdYl3",
-	"vpz7uYkb2TVVm3hUZ3FZ/3ekreu6vhfLy/s6xpev9gYBXzXsFu+Xamwf9XXCsn2nbdvFm46KrFK2c70g",
-	"mBGMdZNlL2EokqY5cpw7jAxQgrL7cv3MakqT9QoBvkF2hCTLhKcMu/7klp/mqow+rLVTadFGZWqsNEKv",
-	"qTuH942MWYr2KA0CLiaxB1V7/e6Wnfot+Nv5sWewsQuvQ7JNvhKgUdv4SDCj71a+ERDc/wiB1Hqh66Oo",
-	"/bdyO2M2gsNLYg0lbWq2zphfbQ5VhoXG+9KshYZDXs2LFcblcIv1erHLLGqpGhXDiMUsZY30TM0R8PVc",
-	"iym1ReepMndzt1Ee9WfxpTswqMb0rNcjmjnSaygGlIvKIOpFnESOYjbzlF55/pScHB49InN8g0QspTwG",
-	"XpIuINphLBPCoP3a4c0NaMpHNzckMdfGx7IitlWCup73qf6oCtULGk65YHkTOpYk4BIvx6wLmQ7HciEi",
-	"LKGn97CxoR27mcfUkBFL52RoQtVL42OoBFgHWaQ3LxdJiClVQqYEpvaXNtcL9vCb55zF0V6sdUULe1Wx",
-	"89hDMR0swLdqDE+LmCZkrAdp3rPMwBqm9tFnLlSqRfyahs1GOM7KOdT3ZT45OfHX/8EeBf7Ydy1hjXnu",
-	"mTJvtwmNlcmuoooE/7VnHLx7L6LgjPy6kCmDwHwNtITNZQLOF2qBV1znwfgk7I2OWZ8+ig5Zd/x4dERP",
-	"wn7UY4fjY/rIa8BRNZWhoDG3qQylMTJfeH41crtE99CtLHpy4sgGh91tjK7YGtL0UnbK0wCmoD445jda",
-	"lWWJVgajUjeS1iuLsL7Npl72UkhsxuIV48wuVpxbCmbm1+/WrcGvT9mLsJ9f5y1DVowKYO28WXU8QxIc",
-	"HG8joSpgZXZd19DQp4a8lQ4lBZIyq6dXpwMRLITmURp6odY6ArJz2O21iZAkTBhAlcZqt00CLq5pzKPh",
-	"RyUFvNV1f53ThM5YyhL7aCCyZ1hpNv8GfsWwnDHlMU7a77vDQUkNXAsMBX8Pjf/C/k7Mzwm7llfuz1yo",
-	"xXjMQ85EOoS+3vDsQD8by2TEo4iJYCDsb9nRwmuH+ifs2znUTyj0r8JnR/rZQqjFfA7NPofYTQrNMTuH",
-	"vSNY7ZyuYkn1LuQQur3AM5gqpAJn04OaGiZ283n9EAOSExhtIeg15cCDA7JzhEvG/n80HsJpwu9duxWu",
-	"EVrL6jDMUbe329GnEbHZXKZMhKvhFVsNuRguFALmZBd4aOWVhC1Udjq2U82b1+8uTXQAPCdUDETwIv90",
-	"759sFZDllMfMSYqx3XCShem3O4Zwk4iPxwxrEBkaPhCOrFjCTrgsORo6f2b45/yWVTiuIJzzki3eUsCw",
-	"7G+DWnhJSziFdACRCZuNZfShij0Qb+BDG7BYl9AFhacSnhQKzOCSvCfqeYDnCEvIUCnrIWlxyGzBQZ6i",
-	"GO7uryqKu2zcq7WMq8JFhzy7oWEar4BAa5UdWndqGgLo6NAUrmy5Nr9gt0FESxhVUrQJpDQGljgHQEHk",
-	"EKq62z9iKSb633KRDuV4COVTAocyIel3f9G4GgBZuBJyKYZmheVkAzu4v8DyttJhcewsCS8lM62JHHW7",
-	"XafnVcuf+WUuzNreu1CKXV9XMG5kHznNTigYaF3RZnMZdDxmv+h/fNLtEegebV4jXBgjn9tRy+SnBvv6",
-	"j2C3sKBsmX6Ba99Y47bTbOyiXdBlDNscYA2PHvOYrc16yyr5fbXFGfu/d3FGKMYN70J/hgjSH5M/aR3G",
-	"/l6ve9l7dHp49Ceuw7hF7Rl/Fcb+Z6nC+J0ckadTJrYu3r1tHb8m5Wnuv4pfbSjaZy3jN2LpkhUjRTBQ",
-	"nKu8xORnL9+3hjw3dIjU0em8yW2DMDR8GVVVZ/8FO/3jTT6DbJAmMzrzZO1sCpFLG90hYERZH7ibTaEZ",
-	"Wl57r2Q0VYxVgiO28Ei43YRzENj1rTngDTb1uoPd0qxueH2NZT3jE42N64U75ilSveUVq0HbaDharaMv",
-	"FeQpJWhuNG2vQVaPbT2fxH876mYxRUE37ISXsl7lUrjHv4lQlomUssqZi40uXH3nmhXlfSNj7quJonHS",
-	"Kco7h9eq5wdPfXgBcjIkbehlgMlryUUkl234t5fkbHRTolZbZ3U0T03hW9MJgStn7U49iB+eXbbarX88",
-	"O/9+y57zhplvWfsYwaz1Gp/nDh6CJAB9HLggwc1eDv093EFJeoEEMih2qME6VCyU3l78L7POxNAVzRwC",
-	"F8R8Uez6u113J8McEQsqS8kPrAEKvvJKSW/LKHgKbvUoIDs/PLtsE32Au1o7DMADHpCdN6/fXbbJ989e",
-	"Prt8tut6/UzCHbxXNCzYKrrls89XWOcpelN0ECGPLpnRrOW7bXOdmNkKcqclVYTdhIyZ0ITfxW9EdoqL",
-	"LqVUFsw+n8+XhEEMejKCRy7H5LhrlW6M7ZpxobVO7gCNvGVpAhkvvb6L1Hd0O5lKz+h9mrKEfXUupZa3",
-	"qEdzgmxguRCRZU0eUnnc3SyZWRZyn0TxMr8ny6lUzNSF1ycPCt5iXoQM3uvP4lC7u7cs0Rg6pGOvzekd",
-	"oixJJVlSnpIRG0uoC5NCmPVZXszqmsYLBusDlN871wMGJS66Ma7olp479AeUROeTL+W/K1ELKcmMilVG",
-	"Gz6D124r31zJMP57uOeyi5jzYxft1rLguj4/hQCO0PRqMBdxLCFL976lRCRK20qGCZtRLrzyfTYL5pNS",
-	"QUaMzGjESALlw4VcFmfrPdo8m2LpegtbTq3GizgmdEK52JRX0P86DG0l9MyRyYLYAcBarNqEULbTh8ak",
-	"kUynFVTivmKn2/XKKKN4ldF8hydlaI6RLg3ncYRMMK4ik/l8kxsh1s5ekmU9oU4FibZ6EsW4+SYRrPoP",
-	"RsMpkMA2+TdL5N6Yx7FPOKVi4uuVlY8awBtBPvp2UalTOqVrh9cv3Hr0mF+xtaPrF+pG3xg3DLFra0eX",
-	"17Wjb+bhdG0efaBodGu4LOVy7dhLubzl2BXCAu0fTJQfHDbOjvtrG/xah9h1FQr8gYe2MoipVmcb5BBg",
-	"kISaWgM+Jewek9UuPQsAFvTlAjCFXBpvF+48YTN5TW9fxegzJfU4kEoq+T0GZmuCP63pvbzAzfhUb6nF",
-	"56jmZ+CsQ5vtLLcllN5QmEqjstPgqak5t4Aunt05Nfpc00nzm1rBnwq+vKMx9XEN/J0kNVfwixVvBoWm",
-	"rnD1+7nGv5FciGhD9WrXnSznTOwxUc49OenC/zYUst5cAm3GRd16X0ItnSbrLXpjGq3MYwlgCZdbCGd4",
-	"5m/wK49dFB5gaAEUzdaEYKwJgCye74pRT5mVDCzukTplt7P1+m5KYWlVO02+MoV4612guT5TudATR1TP",
-	"uWTsSq9ICugYA0v/UNmM7+JAyFeV1UFzOYgH62QCJJ9hzhNKs82soPiTb2JGk3B6wXxJMfjMBOmwcCrb",
-	"JJUpjTF7fJ6lpPiax6jhTCbrSpwIzDOaY78jdMnYBmzgHMHrleei6ruy28zZLNhNauPzqj5X+D2rTsdu",
-	"UliEudN8DJvDMjvwSsIwGr0c18JWP/77xUd58/Lje/VidsVff/xpNf6pCVeF5TVup5StsE2uGJtba4ZM",
-	"uIZ/jMez9er9Jg9jgFRw8H/79Qnm/g8W3W7/WG/jCZgm8W+E75NaMGwbyzNnyXDu7XvzRuOI4v9maBzc",
-	"0WT6iotoM4YcuRasDd6PduvXmk4LeA0gogiKNYaMX5cjaxBSXksVXJkt6CZMd4lf+Qz9aThlKCtpIHS2",
-	"zyg2M9RLlQBc3DaLXGZH4xgeKrLUmGVfKSWsGvP1dgFwv+bprBkmZMBr5xSleLudy+Ql9LDAepHPULgE",
-	"xDJ1Vykvm00P5o1ZgSdktMpPbrsMQYdaV4f/aTOd3jZdsLijDeDL9kX+CSiCgXaIIVAMHb0t4CnxwPqj",
-	"HPnqL2h01zRPy1lEv9PYU/OjHPkcNLbP+5q53Pbxd+3+PmfSW+srm8xE0WzjgMIoEF9xCG8YTTaVjZvx",
-	"hczcIc+1HMqKO25nhCCDeBsPuR7TLjNaWRtzVCJ/66KAmuBXaWQNJYtk21ib6lDKM7yLXM2nqEMjzwQO",
-	"Qrktpe8YgTUrINE2g98jeqzNBFYuNXLF4iYzVtlXhZFf0okvzNqUVKoinD80FHpG0wnEC8hFSoJvgrYp",
-	"ixrSUgrdGqmiaWEPs7JNgl9KJ2o/m20rD5cJE6ljwXn/bD8o1rXPrhgKmoQ/44hLqoh5vcYz02tYdvLL",
-	"hUBvLLOZb8+8Wiq1GUmGbBcf+zZ+3Hzjv1+9TWW14YZSEbxeFYjg9+wiaLh5owpK+Gyzrwqxvs7R+JC8",
-	"0LTdE8Je6NleLETrs0jnlcU3lEFxXsQAJFNE1+0m2JwHFArirpvYX3O7uQelTEEK87ZLAPDC2ykTVBNu",
-	"oFEabbl14alfTfZL75bZL/edMmFb/98haaL3WZImzvXCyAVNUv75EycsFL506kSjKpJbZS34bs6/CgWs",
-	"iusOsNRUcGqqX+Daz0iQhcUHp25NIOtywz+dIJLs/TMSzBN+TVNW/FKKeFWQ0LDGVbsQgG++LEln9s2q",
-	"UKJYuEh4unqn2YIpkclowpLzha9h+BuWKOiFRcOQKWUYq6H6GF+c3W2sFccTYrs/kR0oeqjJCVEMHCu7",
-	"7YHIQszOYZ/830DDTsl3sA4yWHS7ByFMBP9kQYcAk1KFyFet6yZI/UzqNFp+B2IHAtnevH53Cb9j8MBZ",
-	"ZhHWQ+x2yDMaTvMxQOFArQ9YG9bkZpHCXGhgooBysMYcsvp6tD59gpBGlN6giGgIwgmbQYxoi87535UM",
-	"OY0FSzv2mOwNb72DR+QVS5cyuSLnb16QlNGZwc+6K5iBVmE8qntqkLoJ0Wx6MNsMEqcROE2HPAP01fyV",
-	"0DBVRAoyYlMaj/MGdllTJrnE+rMDgQBAPDjNe7KMGYvaqPW0ncpjhq6odpENtotcuT0QUBE+hY5Yme7X",
-	"zs0ZcJAF1UWd2Wql8MzUATILACdheyCyvil4Ywi4fsy/bV4OjiwccWAgBuKbbwh0qcTybgOxR87j2DCH",
-	"mF/bkNHAGoODDjFRVjBgFjE4kpHGOZowyKcdCEJ2gqdSpEyke1pTOyV0Po8NYPahsMPuGcYl42eB+9xE",
-	"2/0V3uvoZb2iMzN+oAS9YkOtHwUd8iLCXw1DUWTE9K77//voAL6D7AZbrwbUCVPXB1jfAIxeg9Yp+a3T",
-	"6Xz6FJwRCudSfvxLp9P50CYDsI4578MciGGRDBeYzI4J6NAOBF0Y84RB53FyTmZcKa04Y4AnVyTQnF3P",
-	"K4xJLJRxjEREQ1G/8cuHoG0q5+PbAHv8Qc54qtUavY5LPmMqpbM5guTt86fk4ODgRBOs95dPbQNtsZix",
-	"hIdEjseKpQYvQikivcyQK02j9MxBbTncgOyY1fxPtrBxYvz2uw5IIPBS2LRtaI9ipCk962jB4xTbPcC9",
-	"Zck1DxlES4gxnywSFiHuh2REFUhgFmfP80oNACecLovwDTTdzFA2qwfYJiFNEvCWNSfJoLIqwsVAoO8L",
-	"mYzt6KhZKYv0ySLL0IJfTl0NHXezFsqOOyTTA2FryyLPwdFUM16DccMZRqmpXAoiRcjw5hTKq5yS4LDb",
-	"I5VSLIAcwc8//7znwJZlkEkYjWdPBprED1qI9e+xBoHe3IzGWkCCDhVAL2GOYoGVM6OHRuZpsczKGTHl",
-	"LxD18hdswZUzjFXbZpltJC9PBsUCHHb95/Z08OCgRSIwU5kYXpqzTVjzAfEVe9ErgjXXLipfRflrvUb4",
-	"x5MB6p+4NkDx17YCbThl4ZUaFA4My8+Q//f///+4SRQQtg0/IvZBzRn4O5byajGHW5fXBcUCNPr5QORl",
-	"S6B0zj5UYdFfyqVgCST9wWh2dc+AcNuL56uMBtddkGqFNUMmyY6tchqYLIqAoA6/ayjVQKiaskJYUqlt",
-	"wzhthHRAdtbE9oP0pFlkMhCeCiGqrZcbIEcKgAnoW71MJFhR06mMEEcQ66FGBZapURo5jgbCV8cHdyJI",
-	"cK5/CciU0YglFop5IUcLSeA9KXRbDaznKyA7vU7nqNsmpsso6XfPiFxAdBJE0QCsyWG3a6lxGNPZnEUo",
-	"MFIxEHJOtRYYmPpIHfIS5MCFYuSKrTQfwCe2pwT6jLAM8ikRbKk5PlbXGUMBUBYpKwcNxFqhJxM42pnE",
-	"A8vS8s4ZkXFUHNoKVR1yPhC4KL09jGwxxTmQEIOxf57IaBFqnTY9gyJB0O4+RcBjVMGYx2Bp0UAaiOCw",
-	"2yWlclEdfRJGvMAQWBMv51wWHIWLSZsoSSiBSi5oXbWWNo0CplAqE9Epet4DLTF0rMcywN43xFrwEnN2",
-	"jl8fP3D8mkF7IJwfF4kRACgJXnJxdWrYln2InEsDI34yAI/ooGURD+ucEJoSnlokfJsREDXAED0bn49y",
-	"8Q40GMltJ98qy5ygNitkBmB8t7m46VISLiI2Z0JznYGwEd5Wr2mTXt+f7OVEYbddZaddkx02EMXI6bP8",
-	"JcCOMeUxoQVhAQ7Z5G/ASGHMgV5go0KjLxTJrSPoZhJEFvG998akKw4g5GbQOvv1Sa/fPVs+Oe5qidEQ",
-	"9rNfnxzjj3Ce2ef6OzxAjAXH4xu0zpIn+HMWjW8ONjW/m/w3shApjyH3wMgsbSB82fLgvzCn++tbO6op",
-	"gFR8plgakJ33gt8QNpfh1Cbb7XbI62tjzAAYnuoL1T8hxURI5NKFzKWyHipAnuepzUQDAcufC2vwNDdW",
-	"DITp180V3tAYGpi7dgoTDWJsGG39OK+RWmurGIjM5GAGyI0diI/FceCCm5mMZaNDLm0OV7KIGZloemqV",
-	"StQenYrJBSUyC31tu3fNvGaUQhD8C5ZWci5W6VSjhyg5PtHlzjIuxUwFrJhfaS1ZsyuMH6IFZ4HmQCAZ",
-	"oEkg5iEz4RJGj3+TyHnCWUqT1QbdPWXJTDm5YB4TABqqFOrzvU6308VeVUzQOW+dtg463c4BOl6mYMXZ",
-	"1/+ZMG+SkVbtUPzGDGvnOco+OFMeTAXLQDni/duXmTHeyiiGNVN0KYI76vWcifM3L7JX2vldUPhvT2pL",
-	"2/CEBUoZEdBMJlJNZzQJYiICwozIY/9CYYArMmFCXxvbGw/Gmo1YFLHIsx6lUXQgjOppXeQ8Rc2dJ5rP",
-	"GZkXMAGvDbJKjT147NlNfRG1TjW8X5geQpYSwmH0u11rC2LYsKqs5WMnOmOwqyu4DXacehNOq90qnMiw",
-	"mb1IK4BgVkRwKnAdoZDWOjVlAbJtQhKpu0+NcE4abqEk3tAmwtogS+Ojyv603ojW97DPEQq6Gt0/tZ01",
-	"aN5VXQRqgBBdUVmG9Uf71mLDOu1isr+z1byxliSgKsW11MFjzTr2f+PRp1sC5geWZsv4gLZfG5gxZLN5",
-	"LFfQXTddzTWm/dLS/G2YOWGT1P5bo15CQ+iNymZzmSBVwnqDWm/Rm9K43foA/v2hxijsSK+HlWKoEErT",
-	"1SgxnXtnEg3NRlwdatbHjR/sl5ZgyxbmFA3xnxMpIROUcuwQLBP3Y0zyxNk0fb/GoDYRYX6dkjGEJWOV",
-	"RginA9P+DEPebMXyCR/rt1zS78Dm9j1moZ9xNlCzculZmkX2XfOsgUyg5vjlelu/zXJ3e0EMRzJaDWf0",
-	"ZhhDuYvWaR8C2PUiSz8fPs72WveV1bGGRrXSvzu/zugNxooCnCpjHMEYoI2Ux84zd7OvRito+3Z8dHRw",
-	"/GmNVbyV8b+1hM7cRPNqZ0VnsecuIpyzxFxMsLXFVcrFUcySbOR4qdzIcVcTDDPQcXEcQ8lQDHeGsjTI",
-	"M9YHD+f/ZFwQdFPsGVDpLJQTHBPVcBLgi/mvmo+gGgT4lMm7dXOZd/PczkLK615eT6fRx/b9T+1WRTrf",
-	"NEj1g9Iob92k6KYj5R9VRlMs3W4k/QGOkhlcGgyQvwsneIjShO+jTOrY/y5vcQ2f9DZ/8l5QY+7FoiaH",
-	"/ZPNH11KeUHFyuaU6++Omqzvhal0CxYy/Opg81fv0Pj93ima63ox4Qq7/kuT3vFB36I10obte/VLFtXr",
-	"0bCyCkOf2q39SryJV9R+mXkRi2EnjgaCRizNqgkXbawVm7AQVG3NBtGmkqh0IHaCxTwy4TUB3FhkjyA2",
-	"CxLwyP11twPlerH7pEhVQGJGr5kCi5gTSmONJm7v5QDjbnxL90bMkMNu1xR6zWzcA+FY5mRiDGc+qVmL",
-	"AE8L8HQKuqraSKb8lf03LHmjObUmvBtexUwWEKbuQ0T/5TcI9Dhqt2Kq0qEVGbJOk6132CJ7biL1GBRJ",
-	"JVKQdzRdJBFd/a0UvDM047lxe4XSCL3Tg0Icmn7/RN8BEZlikSZGRyziOA94McU99dv9jO84lTXX8VBT",
-	"GDOP3oAsok/rP7LYsX/0jfnn3okpc5whJQDwi633Q7npea/dyq/UBjA32yogls1PyDO6TNZVIccKt5vn",
-	"NeHfeUaPFkFKy23O+N37BE2fPLwfqiyasNfCJS9JAC9NF8x1XOql6Z33IC08SAt/MmlBX5/i/XDkhUrY",
-	"5TrBAfUjb1uQJFWEFmaprx7KsmAVTRUh7KrI6QdiB6moahvDVgRx8ntcKCYU19p1vDqrFt3Er6BT1kTI",
-	"xHrGNGtRAxFAXXeox5j1kDCUr0N+1nIBc5sHgKUMV2oMezeo6+vHe6nck4INRGHLtswV5QkGoSwUi07N",
-	"lmEibDsgUuMUyizU2AiDK9LvdgeCC5VqAUWOSb/bQ3OhTZ3N4WSzEgklgRk+KFiNwaT+FPzKebfTUwLd",
-	"WA77J2QH6/MZr06bHHYPvJ1O2uSwd6T/c6Df6Tp9WCBwRw/W9/dgEbK6bnDALvKoArVQ4EKKBsKcH01J",
-	"sO/udB9dITzzfGiuhO0Kj7oFmLRNdI0WVqQksRQTgue+2xmIc+huXTgyazXvd3soG2rc0BqlCWoJXkoE",
-	"ZuAT/VDIcZnV1rKf0+bkn2xlBDsgL9+ZXt/NZbptZLaSGAPiyofG/PkVWxZ2XaOaF9DVInvx5rXcYNc0",
-	"WbBP92V8/tKCbf+0VxFse12fZLtVhHgmUNogZRg3EylLcdJrxUo7Qi5YGoBvKQf3ul+ZINxdIwiXj6Wp",
-	"IHwrWXWTrcrDQ4r0aEkt33C4JbIO4BtcEJ6WBNyMhGihax7TFdsoZ/k+eRB/v0Lxt4+y7AP1e6B+f3zq",
-	"V6F0NvPCR+o+G5GzEt2aLDArAGYRBEWpsT0QwW8jqthwkcSfrIumoEuB0zQ4A3HSwhVikmja8OPsOIzk",
-	"WZSS3ONpWOGlOMVRk5zfB37wH2sOaWKgeJ41K4QvGhhQnkoxjjmmpR32GkzxBjsZXkr5EvoYwndHTfaT",
-	"tUa80IwFK9+0W4f9fpOP54kM9fUbxewZpPD9aUxEplBY0UYEFpySAWd7K1GeW72OnDXwNmUEE+JRC1yj",
-	"3vXkRi8PxE6QSyqNnE3ntfOYvtR6ooHQKzImg8PuYTHYTgvznjA7r3sJVtC+vZPpwkJze3tDEzfT7+qR",
-	"enA9+V1PGWS0LBXTK0YghAflione9F+2gsjBZe+xR2p//GcU2h/XeLZQlio4tlps9WP3xUfJLz6er17x",
-	"7vJi1V1e9H66ef29vLn4Xi4vnqol/v8LU/5ueuJWJdtODstW+zdLCp70y9X2brMcxxPXXJo3ZKWJy82t",
-	"N/HgbXsQL7cULw83f/RKps+hPfSf3j1XFHK+zVXGe3fVMREpyDtARZsWgnkgibeRuHWPrqVul+y4UTc8",
-	"CuCDQ3AfqUU4LS5JJh7hjLquht3bO6zqvUfkvOQpwkSMDJAiuqvryNDeO3uQ2o1kwHvwM/03U38hF4xB",
-	"ptkjYmrypQnlsaYwndY27iS7+xrTkWDLbVxGtzSaNt3Yg210jW10W2Fjk9XQXrElVV+jYdAsr5FNsIQ1",
-	"uVK8/5uNYOfRp6BDrnsDgcWlnGQ6oMc0hQWsWHpGeGobXnFW0Jw/j8UwX22v+2A9fBDv7td6uK1A+GBu",
-	"/OOaGxnktc8ygedeDY22n5hfAr6gyZXKkoiRszQ3M2IxeBplNil8qY3Zo4WANH9Mlkk+pWnJGWY6yc46",
-	"5BLmE3IgjHwGZXVc+bObN54tDLITFIPgu16z5kBU7ZrkNmbNL6AC+ATnGU2uik5HSGP6YjLzQ2jSg3P+",
-	"z+6cbxMhl0DoHkKNHoTD/wTh8EFO88hpWlYqS0a2t/6tJbYxQ5rh9QEHKR09mcoZC8iOydXedYqZYjOL",
-	"QkHPggHTNpUqC2MDLOYls4pB1eYRZwTmjrgK5TVLAjMrjWNbnRCbIJBXd/Ezt21rFhaZ8jm5/xcK9NhS",
-	"VQNx7jiLMzmk7X4gF6niESNQNoyAf3lEI+NEduS5bp1D+Tlj24tO+qNLOvqjeJEvk6wZuGBL8g02PCAJ",
-	"ixlVjKQyois8CsPR87aXtmYP1DbPyvaApAU1sRRw92vOlgpS7j+tlcC6FQnssG+KLiDPV6f7+xPZidj1",
-	"fiRDrHCyb9bZMqUjWqe/fMhqPOBx+YWZjaLLpw+m1IORiXxtP7EdcNc27u3aHrsHth1u33Su7ZousxoE",
-	"hjJkdYSyDhNrSwg5vSg+5TWsTUmKzZKjqVRy2Ndvq69cpNUYg0sMqRhirV9ro8s7xupj+eSU0ljllbDd",
-	"UAA6UpBFM6chU3+rwd9uAX97Pvw9eLQGfSvNIwB9exZ9EYP8CJqh2W+moUKUpZO6vS/y2Y79sz1ut2aL",
-	"OOVuF0A5z68Bh4I+0HnAVKHSoNHgl1CP45EGmnmp55SqArjlrx1o7AMebSTjCnyd05tKjgVmuh9wAOeM",
-	"pSZrWeZr10yQ//Cp0ZXr2SvXtVeuW3/l8nsDEN9MBOyt6XluzRcIgfHfA3O2+UVAUJSvQl5J5m6BHa+e",
-	"/7R8fSmX/kiKn26wvWPD0A4t22wTxtFo8lsFcryRKm0SxQGOLT5jMccuFg+RHA/a3EPedBaY4V4PR+sB",
-	"HaZBmRXbf25NvGveFADKTO7krZyi3WJQK9kJNL1ep2oMRLGAyq9BVhkQGB7UoZxTsTJdBrLlYDJ1sZAu",
-	"fDkQxhbsj2KtUUw2RbL+KEfbR65Cr8smusTPtvbbc9hJk0+eZbXoLlfzLb6DQrrNVvW7KkP6vZXDwbSu",
-	"QcMZ2wtjuYhsE4/9kCZML0AxwWWyN5F7TEy4YNAjxKCOHjeWE7lBsMa3OVP7vf6+fr8zBy3ACtLhjJGn",
-	"evKC9OBfV7UlyHcLHmPaULIQtg6SIiM2hcaAi4To9UDrwpimGlmh9Uyx4qCWIpx6gx5x9HCv27sEG21Z",
-	"HAUVKA8XCFEo+Y4lMRdWCMdiTc/AEz9xZfrsGhd701UmUllr/bxdvul97/S0z9rOO33js4bvtoO7aanu",
-	"CL5wxOQHSZ7lR7xOxNE0av8AKv6Z66VfxXKK91k1prmM86McNRFxCl1kH+SbB/nmQb7J5JvsbjjCjW2P",
-	"ukm4wSZHG8QbXyckj2BSlUeCkKZsIpNVYCr627+JihcTsuMUEYEfHHPn7hmZJ1ozNy2DCBBFshA8Nx6b",
-	"tXyroPsA0NYONuMwFWmUTNLglAQogeXmaL2yTRbfghjWhqrhIRtSFQZk3/6l3wjIDvzhfLrbhjYyCYvZ",
-	"NRUhC8gOlh+HiNPg1+AMl/bEeSNrK/trUABDhwSaJcAUASaIQFF3Kkig+Qc+GAjnmzahikSygYynD2y9",
-	"kPcy77j7mQS9pwYlmrx7wcUbvd9G79Kbxu8+tVWDmwuNBjDvZJJ+9YKjvXVOYfjv+BVYzPS1a522RvDn",
-	"J4hIQEiA0ReKJfvtif3L3tFpvyDplMIt48WMC76YkXECFd573SMySeRirlgKShFJVwlTHfKGh1d7i3nW",
-	"XBCstY/aWFjZuP5jPfl38YKRRNKI6PWSmFGBZTgIJUsK1rIp45NpCvJUu3XFhcZjW6B5nrBrzpbD9R56",
-	"LfdaIrffe7TfG5rvjHF5y6/NV0seaSre63ehmq5H7Hy5kkWh8/lbR+hsnS+uWTIRbO/t9P/+H8H2zuM5",
-	"nhgQAMCGGZolW4dH3Q4cCP5ixclDLIFckkKB58TxF7cbYq3t1mleaNsKtW/tAbfJ0TEJDf5sgjywqP3e",
-	"o99JjDXkoIko6/aRf5BkHyTZB0k2k2R9gqZbGBmF1SZiLWvUeoSGQG6d/uwjFksxUSSVp9jxBruFtrOm",
-	"fm1beNh2BW9jPCZ8bkoYYks3LVzFfMxSrrlfJbTU9tx1epBgmKWq6epxwe6tpcetvKojLjXdp+EVAznf",
-	"9O7okKdyPGasTX6QsEtgOpRjCdfcK5b7ek57/ce2iwDc+0dHaE5RrdPDvseDebTX62mJo/u4lPu9naM3",
-	"r7cPC7Ihxm65/SQnRj0tgiSaOtQFAvTNOj61TWjMaaHkvjMW/rlmKLslvDiIaYi6oK8M67xm7RbgHWCB",
-	"V0zrVR2xrokMWV6xC8knG/3o6WnfqzSbP/h0Kw+66zg0+4mGo1XGqB3sML9wNVQsHhvn7DYJShuDJu2V",
-	"NOTgofnAA7P9czPbH1haZEYG8wtNCJrw2RIx2NyCwE5YakNZcpFta5zBGBIaQ9nfeGVZtBQM4j7gN8iA",
-	"WM1Zh7yCvpum0zCYpdzVEDqSi7TQdC0LMwypMJ3asCunfpwlVMwg0DLr8AaB12RNXwMax3ahJWgkbEKT",
-	"KGYKLF3GldfBLOiy8w6fbue5e1U4tW0tO++FSU/f+KY7z3Yuud/Xzxam8kurw7Zjkh71kScxBJewLjLx",
-	"qOLd6vZMMyQbp1iMS2sbCcjwV+NMy5tRbRGw9435au8RnNjvDUADrO1h2K/CsFsLQ9tDC6GIQo0BotPc",
-	"a5uwx6+kb4N7bZsYNIpNLh+sGg+C1oOg5Vo1RIndWhGr+Pu20lajFNl6mQtyQE5JOpWKZa3PeUQWc5Ki",
-	"Ho8CkhZxgsV8mMohyF076WrOQxC19OA8csoosNJmXdFpCoUfmEDfmOlTnU7ZDJryYh2WkYxWhKu8/L+p",
-	"npDP39Ha/BX0DVeEZ0lpZ6W9QXoITRJ+zQYiBo+ZSqmVCz1puFO5JDMqVqVxwikVE6e0rWv60UumKUEt",
-	"X5Gd1PYSFgvoakyVV/hzXJe7v39vB9aZdBzw2jI8EvtzEC5SNmHJbl0Kb0GQvJcc3rtUtLHbANHnVtwO",
-	"9pARsyrX+xnSjiSK+haVDLoC8s7yxHRUHhJbQ+d+DHdgATXJIcUM1U932fB6+0jxTixZwtBQGz0klz6I",
-	"Aw91ix8KidxDgmpVNtleUHLyU403oU44Ms21ob26fqNYQq9DgtzeHhBjg1ea8Ocpq9+qgQisqb5TtdMH",
-	"2PFJj/6tIoFWDCEIKoi5uApA6CHU/sUVmfBrBp3vByJI2Y2WFNIpS5ZcMbJz3bOiELhmyGKu8XK3Q/5B",
-	"1VRDCSSUv9uMLShch42yRiyUM0YC/VKABU4C+1pQL3+QHfAr7G4nh5AdfXB7UsQr4xDDKn5QBDB4itxu",
-	"T9+GU1JmeFAspHdAdoCPymuWDESAzpqOvz0zlhfpkqKw4xQhIT++e/0KttAfiK0qBbazsLT8QNtEnxVI",
-	"SFqb31G7RCZ6m/hl/sk80YJSuvKUG8zyn29bajDr8P47d6faOiG3eYqsP1eyeQ1CANGaAoQa/J+/+uC9",
-	"ZCwXMz67vozP/5x85SbJkw/5yp8xX3mrtMVNOgUQwSVVWJdBTVn0lVWE9JOJW9RfdJDkodjig8rzoPI8",
-	"qDxW/zDah6PpoN7SWMOBWolI15Celync9/C7wma442qzXRilnTdNtbIHZuVZ2eO+7JSOfkCMejAQxcKB",
-	"xFc6XK+yjY58Vq76Y/zxdtaxvSJgqi547vVruQA+WqS2eKLeON7Ggsh+mJnFcwOfTzJH2N9SMvf5rQ+r",
-	"51hgmThh1CGvJC7qIV7pgYl8qaJsf1qajKTytiS5vT7YWBMuvL+W0qIhR5NZrRB1yDk+91M3sqMYG4h/",
-	"ZWL5bn2lV2oH8vSwcsuRaXK6SIkcD0RCxYRhmTO34Bh5ztIQvBhKzpjeAosV+1bhBFyECUNmofcToArX",
-	"Ab00qAlhvkci2f391fOHgmIPBcX+1Ar6g2DxIFg8dHqqRE5vKyLkATy50rafs5HNQdNWKYNEV5+YoBhr",
-	"k4TNY86UDWyOIA1cc+1xTFMIOBkIaZLjZRzVxVtTX/VT6hQkekZDLcKwGQlpknCmBiKY0wSDL00F1IjN",
-	"02lAlDRl8mMOG9BaWMJGUPcFcq6mGEShhRjwiGXqmZZcIC4bRRctrRhtDUhfzM7qG3JuFQutaeFTexZ/",
-	"3j6c7+eThEYsIqmUcLCZzJNKGYdTyoUG8JhqMfFySsWVIhmvypm/wbHWae/TFtHIgA0gD5jwZr+oUmKu",
-	"DdgoiCsW9bIoWDdc917kjttFQv8O5RidmqI/xDQiPCVLmVwpuCcrufiL/zA3yaiPPIfZyyt6FuuE5sfx",
-	"yH8WtwTo469fiPt9Us8N9WoSqW05yUOQ9oMQ+CAE3rXdp4ntCXPpIS+ob366ZYfP8wgafJphICC7Xu4D",
-	"EUjT8hXKUK4wpmmbMxK0Ps8ClUHF+6I9QGEPMnHluHKfT+KJXd46egdA4sIBpNCszaiFqxwPRDrlaNCq",
-	"C9exL98hYudpllP1B2kKWis8uNx9m6AcC4E1cTkGzp8/NOdBMvodJKNtpZnNjY7wVi6pIjSKvrrwEbM+",
-	"f0NRYwYwKJDbAvZ/y7MYsYEoKfcPHYgGDUTtVbqfBqIW3/JlPn6IZXkQFB8ahz4Ev9zK0frUSl+iaknd",
-	"LDh7Q2D2wUGyLhDmLZvJa1ZKiLRuFTJO5KxexO4Q+JqLCQja5htNhAei6GE1CYPwCzhOtdCooBMkzVMO",
-	"MTMgYWoRp0DgAzvoKRGLOA5+f6F8fZzL2zy9/Xd05d7JJesphXAfjs7mco6F4VtAgybeOFA1seYYoWOs",
-	"AstyfFxCV1uN5dGD3+6BEz8EBN2VTyHL8HMMh2Xl9GZzjJDf2vOOpVCmSGudNCwzKcXFJHbu+TonYIe8",
-	"QzedqUm4mhfiJWmcMBqtgOc05FRutcS8ESPyLpPfjMuyKfKGUpl2uRnF+iPbmWZcKagznGQ5XpjP52WT",
-	"AJFLeS+ZWp/f4GNDajQ/28agk4kANQwrF5MkUayRVeeziQHHTcQAp5rP9oLAwRcTBKqyay4K4JV+yMd/",
-	"ECMeFPoHhf5LCko0dJxUt5KNtD6vGE3CaW1A1Dt4zBSZMzmPWdsmr9hC0SCCQIsg8rNtpgFsuk0SR4pJ",
-	"5ZyM2dLo3wpcYoyGU3LFRUR2nNihOUvgx10YWUgTSXRmmj6XxpaCwdvQHVoLJhiNLVawQKwPhL3ZaJLQ",
-	"FfY1ARfWboe8peIKe5ZkLUFwlkiz+RkXeo/hQKSc7Y0SRq8U2XFrZtZ0qu6Q19B3xN8tGwJ+9AUcCJkY",
-	"SS0CvxbULUplSmMVFHrG5ZIQOt+CX4M2oVnH67yLCQIHBva2IfFJTnj+59DHYTu5CVGjccsRfP2PUpHy",
-	"N2zmA+6hrCg6epTgImDNyv/Iit73WXgaHzp7wB+ystMmwupDtrGH9uQP2QR/sGyCaltmq/h5Ewo+fLqv",
-	"eLajdutX95yQt+S0reuStm5O2XrZbet9sicGKRCN1Suk9evUKnzDygMPoXEPCtJXX7+010i5eqHlCE3H",
-	"cZFfMEDOXKlNgrqjKRjZv0EOhSa9av83JKKfNrZ5oVm9LtvLBd1v+L0WgbGHYURCqtgeF4oJrH4ZrzpZ",
-	"ViPsIBgIU7odM9iNtVN5DbG50GxmKiZkwqRopZ3TVB/wWZ4FAXW+oIjoFAqTcWUGqUmrfK+g8et2MvM/",
-	"kAvdn5RajHIH2dIW4vZIjEdHBWHr2KH0j/0CY3+v173sPTo9PPIKjPceTX9XSbF5Oh7i5UYfoEHfB+fe",
-	"A9N5iMf2JOXh/XCYCrCK7XnKPl7t+vKRl3IyiZkiGQk4Nf9UToHIPKHNsIaM9uO7WPx6xdI2Vn1cCGeM",
-	"WeVr67vToxTdcrkzTqU0ZdYTNxAZ47POuJwB0itYC5QPOSuWOIFOvWHI5voLUFplYu06A7GpiuMWzPWz",
-	"eQRxdscnaA8EQ7ozbrprCmNjV5chgh9oeEB2yqVysmF9PDgFhHiOaPP5nX73zrorvMyfufbA05szdUSG",
-	"Zk49QxDM9c38eYhVD/68B8nhP8Gf9+Ba87jWkIpg5ImhElahdeQcIzg0crKVRJ2sUPaaGgSuCo2avNF/",
-	"pWI+t9KO/o9Tq6jY3m0gGvR3KzqxvCLFQPgU9s06tL9wAD5rD8Q2tQO03v0GAHhb5fuPUTzg3UIkXDGo",
-	"yo3dS+gVI99M+RUHa67PndEvuDN6/dyf0cv8GQe9en/GwWX3+PSw6s/oWn8GyiHWY2FbxL/GWlbKXTHV",
-	"CDqDRTsd4nvd40d3aBFvnAHdW/SHzz8tNYc/xubwpbSxWzpQHtcFJ/U8DpTsKDc6UMybjgNlPpWpbCCN",
-	"Zfv+PSojbOER0dCr9Yj4HCIoKhb8IS22+rH74qPkFx/PV694d3mx6i4vej8tX32U3Yvv5fLiqVri/79Q",
-	"L2ZX/PXHn5bjn1quD2V9VhbS8Qysf7Nk60lvsOh2+8e4kie3Xkfuu+ltV1iqSR0Ct40C8pQHt8uDHPtg",
-	"AbtrRYLindraEtZ4XpZcW0GnJDBqWmUjSSDLC9/tkO/ZPJYrrGMFvzl1CGg6VWQhIpQueIKliYHkkhFV",
-	"jLx/+7Kzge4jWUS+ZJlbuRZy9pelQQqB34bEfmw20iZMLGboo2Iimktu6qUYNgTkXwtjVTXeNFFGT49c",
-	"ZvFmV0wUBqj5PLM2pXzGYi5YHlOPoIi4ClEEoyNnwDFjkWdIU2Ma5Gp9dDbIHzif/iOju2YcxJnqQO+w",
-	"yY0pCW0S4fx5dFlugjNsLgVWh35aLDeN9cukqCwtEyurQ1ygkG9MmzgS9TAXMxJehOowz63lBwawypb+",
-	"G4dyx7Dq1oZjrLRFNZ8Xuxl5Di7h1zRlpNB63+ICT8hM678TVoSP26XfAySaXLEUsksyL6yLkvDY893r",
-	"ORPkoxwROR4XYQDuWx+ugOOXholUDQI18/GM//fTh0//XwAAAP//",
+	"7L39dts4tif6KjjqWavsOZIsyR+J7ZXVx5VKqlMdJ6nE6TrnlDImREISYgpQCMqKulbumr/uA9yHmCeY",
+	"N5g3OU9yF/YGSJAEJcpxUqka9R9dsUjiY2NjY2N//PZvrVDO5lIwkarW2W+tKaMRS+CfT67oRP83YipM",
+	"+DzlUrTOWk9EytMVSemEyDFJp4wkbJ4wxURK9SttMpYJCZ6NOy+kYJ1LmobT4IyoNJFiQvaCYeu//uf/",
+	"GraCfSIFUVxMYt2CkoskZKo9FEtGb8he8MtB4cWYq1R1ybOURJIpImRKwikVE0aWUyaIFPEKxnLL2ZKE",
+	"ciFSlpC9AP6luvpXFewPBX6j2kTIpK3bDQ5mLGg7jQQJTdl1zGc8VQF2tsduWbIiCfuwYColas5EpMho",
+	"EU1Yut8dila7pcIpm1FNLPaRzuYxa521hq0Ph//+z97ob6fhP/rqarD4j6PlxQn78SEftlrt1ox+fM7E",
+	"JJ22zk6O2q10NdcfqTThYtL69Kndehax2VymTKSd12we0xWLqqsRpMmCBTj+dMqVJuVcCsUIV3ZxYrrS",
+	"S0UFYTSJOUuyqSx5OoW3FJ0xEmQ9hqvO39kq6BZnJhaz1tmvLd1j613bmSn84pvCcy5uqmN+/fQxeTh4",
+	"+JDEXNyoLnliyGsGvhARS0hwQOf84LZ/EJCQJglnaiiC4aLXOwx/my9GMQ/JiCpG3r5+/sm+KudM0Dnv",
+	"rugshlfZOUlY/GjYUiy55SHr6IEMWwHZA1qFUqQJDdP9c0KBw8icTthQpFOakilVhBLBPuKvhMZK2qEQ",
+	"MxL99HqRlDrTvw5bQZvoPUHGPFFpl1xNGTamJ024Ggo6gudSwArE1HS/hqGgz2mazs8ODmIZ0ngqVXr2",
+	"sPewZykwZiz665wl17qlR4Oe/mRwEi4SJZNHbPVT79l7yS/fX6xe8N7yctVbvnj68/LllVxe/iCXl4+V",
+	"+e8z9Wx2w1++//nj+Gff3IrsezTo9Xyr/5qm7LneSFUW0NQIaRyz5DvNsjPKBRcTs6esXJnLmIcry9bI",
+	"sbi1I0InlAuVkr1nT66ekqynoUD5RcacxZEiUULH6f4ZCYaGetgmzmnYOk8e4c/ZEMxsU/O7YqHUm30h",
+	"Uh7DoMwQuSLjRWwWPugOxSsUgXo5WZGfU6m3Hl2kUyZSHlI9fDOddcIjYTSCEfb7D87TR4MizfsbSN55",
+	"BRP1U16LuA6IOKQxZwpIZLr8YCb/YSFTagiyNL8tuYjkkhi64MM2GbaWCU/ZHb79kqT78Kg/6J0vH530",
+	"iiM8wR+bEZSlyapzMU5ZUqXlG8MdqSRLylMyYmOZaJGbJisuJlp86tHyREtuLSS9A+4P2q0ZF3ymxWs+",
+	"CC5SNmEJjOLfO/nC1uyonzXBt9g5bftAkTlLyIyLRcq65G5r0aqZWM+ZWX/jzF7bTeg5MuxYYzZOCdci",
+	"kxrmXX1nz+J7Hn3/wVbr8pop5lmXX/Bkro7WihBckDahirwV/CNhcxlO7Sa55yk9eDA4GRyf9BpxHDbV",
+	"eebROp5FusuxViWA43I2a+fqxC2NF0xPKzDPrnkU6LWbJ3IUsxkZyYgz1SWadRnhKWoxCZvLJNWnAbVv",
+	"1kyndTg+DfujEzagD6Ij1hs/HB3T03AQ9dnR+IQ+GHl0kk/t1pwmdMZSo+Q+pimbyMQjKe0TouLFpEsu",
+	"BFmIGyGXAn4gVKglSxQ56vX0+Lj+5MOCJatWuyXoTPca2rb9wx/xG6ZKRynumEwo6dGmKUt04//jV9r5",
+	"Z69z2nn3W7991Pv037wq12MpIq5n8JTHXqH1Umu5WtnhYqJwK6EqhJ/VzsW+UJjMf0vYuHXW+stBfok4",
+	"wKfq4Dn2kQ3IDG8hUh+1YVjv5UgRrdloXs6HBp+QvWdvXpLD/slJp09oPJ/SzqBNFnMtvUKq2H79yLFL",
+	"/yL88KS4AoPCAgyKC3DR+c93vw3qKA9almdmc/phwQgqYWScyBkJZiylXdAe8ecgk9wJu+VyoVAVJN/L",
+	"hYj0TtfPYF4gS4ZinshoEWoqpWeEkhmNxzKZsch00yYyIVLos2ihWISKfsTHY5agTqp5Q7VdJh6KgItb",
+	"GvPIjgmPWC9Jcap+it5NzSyuwnF/sG4jXHT+E/fCdefdv/pX48lsHsvVjIn0ajVnazcDcJ25CnFFWPYl",
+	"0c3WsVX+2jX03nRbFAcGY33KWHRFR57b3VTOWHBG5lKffYZFZmw20muWZjo0Gcs4lktFqGYWV7WWS3FO",
+	"goirUN6yJDgjNI6JuT5Bo3WzS+moMKOIjekiTltnLT2kVju7DZo/bRfFi6F5WF2dv1ER6Td82inO7ztF",
+	"pvBSm8xoGk41a1PFOlwoJhRP+S2LV2QvuIh5yAIy5loRCyj8lYuCOU2n+aSwwWZaWQuaKnLlYa8ZU2oB",
+	"fVgnoH3n6YvFjCU8JLx0ruaWEaKnEJERWjn0tMgehSXUO51q+X3LEgUWmLrp86jZ1I8G7ZaWJjRFpeDk",
+	"CMmA+sJpr/egf3o6OD56cNQ7Pe1vVPEcq8LfmUfyX9Ibpq/ar16+uSKKjkGzAR2a7L1JEz5nRLEZ1TqO",
+	"2seLNNypi1YMSm7YiiQLofRlHj4fiqJ944at2ih/s5+Q19Bklf0o5ywBQsJ+GsloZawouOeg86HI9LA9",
+	"ldJ0odokeK5PLi5F0Iav9nFkgceQc0bAboOzsYMzExmKXFDbKVo5HRwNBppLLEGvb9jqGmV8cE6WUx6z",
+	"fIzZ11wRlfI4HopkIbSC3SbBUe+00hAX1wulR/V3tlKEJnpU85QMjshULvRxoaY0QS5EXVRfJKgIWXco",
+	"3rDkliWEJYlMFNk7/vhxH8gXHA1OA2hLyJSoVCYsahMFJ9qKhFSQEd6YuD2m3PVyjiC82OfcXDJW1RxG",
+	"x+NeeEIHrHM66kedo/Ah69AH48POIDoanbCH4x7thyUF4Ph43S7/l87/o7f34Pi4bn+PX0jBwOzpO2+Y",
+	"3q8zfU1kmSFVIVda61zw5IpOAmIssWRPJiT478F+l/yCVkpmJKI5AhaJZhXNkK4ZluyBIVUfQDThSop9",
+	"VM2RkzRLBIe9I/JCpuRSRlrmRAHQXy5SQoF/2/Y80W0XbJ9Cb1AaZfcuOEap0EdnurL3m0y3GJwaI9ia",
+	"xXStxZ9tT+33Bkd+cyRopG9k4rmovUyiXOxa/fiMBIItmUoDsmeOwP02CeYJD9k1VWGQ/aEbC0DtChIW",
+	"s1u9LYKh2AOj8oxRve3Gi9iIhA/BufteRvjgQ+DqZPv1KpjSk/Cf0Dhi54zOfsjGnf1bDxtOBTOU4vnt",
+	"vl8l5yX9+Eq/UKXl3/hkqtkFvm8TLsJ4ofgt/JPMuJAJWQieKrIXat1ov0T275Th6nDVJZcLlYLsGDEy",
+	"YrFckmDGxTU0HdSpLzP6Ed/w89Jxr9fr3fGQ89+XL7moocVzubwnUtTN1VKj5tJ/73N9IbWOgkfdRuVa",
+	"OC+rzFqwTrHeSpsujwUG+Iolr+iEefWsEW5ynrIZWr70RatN+t3uca9LXi7A+pyAZ8nZiGRP6BOPhDGd",
+	"zVlUe9e0pnf/zhz0nM0FxjG7BsebLWU/Q0+VKT1NGOuk7GNKFKNJOIWpDHo9Ek5pQkN9zasb7Ic1donS",
+	"mdiraL5VcfAG+m9A+4SpRWzsjjdcRBn14XxDt8gZOc6Fou4LfDZaNZyTMVvqZhgNp0OhG9hvk0HPSFbz",
+	"bsxv9AKipWN/i4WtFbjepc0lynaLibSqWVJ8SPSi+laTXHKluJjoswYP3AamqA8Nbz0TGVMxufPqrxMH",
+	"Zlpaf9GLBu7WNmy/iBSWq0t+MSvPjT3RrrrlnMLqg3KZsHSRCBahzmmNKhw9xTQM2TxlEdlbf6ZuJXny",
+	"CcP83wqtEdXYf9FL20YP8wLeLAlGPQc9dxbVrSB+5uc+XE+zKCMpY0bR3PaLTG7mMQ23MoAs7UeEJrBh",
+	"ZkykdcPKXm5MuJ/kKBsWWmTtVQoMst/TyJie9V+hFPripP9J5/PY0OvAGIb/9b3Ss8goAQ0UrVj6F7WY",
+	"zajeacZGh+o2FTKdsoTYCYG9GvuMcL8W2mm3IpZSHlvvJbbElWN7kwlZUkW4UgsWwZ2SOkY36EeTEe9I",
+	"rbNfy125fWRhDqDr48LYkWYWbNcUN5dawCStM7GI40/v9Grh5ax11nLdw0YQoD2+mREdL7itsyPwkfEU",
+	"JMUzHDPJBmDYz++fNgumDkpU1ctvf7KLmS/XZUban968fAGXkjULBd+XlsleXOAWb8QBjlu3WFgNP8nA",
+	"SnbfNNN9b00xmJ5LL4cNXKLZg4pI58xbQ7a8GYd2WSMzrX6D6p0uGROkDxL2uOdnZLlIr+X42naZNVfX",
+	"SomZnTP292JnlxrbrU/+JQi1ZsLwFbaCn3g89bkFJxMzZ4QaV4BM0BKY9WyCVkY0Qu9bm4Bnbs5oyiK4",
+	"nOIWGIqIhbG15egTNrd57QWVCQX77aFI64WevpaJiUKPpCNUnbbMibwPg4A4inxDDp1d4Xyi+T0wp7UT",
+	"lWZjinxUNa8dwDvlCJR1H+Qv1gRRNPrYvl/nsV/XSPWDdd7xpi3lH9V5q5u3pD/weIY3NJC/+8m4J8cx",
+	"D+9wtruSy2u3dOXNRTnEjStSMhhmVlEyYlqbnicyZEqxqEsg6IPENGXJVzkhTh0xlA8STMJcEJxaQ1nk",
+	"p8x9iKOLplGDtYTVe9tvcda7HIlOx1qM8ZSMueBqytRn7f/P49WnMhnxKGLijoro2P0+P59/YDHD+AYj",
+	"KzOHl+Ykz0Gdt+Nw+Esb8UoX6VQmYEmPdMsMuV231ZR5D476n8W/hzn/PnXG2oxl89mhbqMW4zEPORPp",
+	"tQrlnBWJ95rRqIPRvvIGrOGEEgjtyo8wr65TabagKHLlnICCsUgfo9hDxu3YC3z8VaTCoauc5MMndvhN",
+	"tZPKzO9HPbkAF4C7FvruA9EGvkWBg708FEcfQJf1UMzoiijGis7P0SJ1Q7552iZqEU4JVcjztbtpKPaC",
+	"jMH+sMrEL7/80rlw4rw8gQLfM5pY99ujoYffh602cs6jLBQyOCcmtCxeYdC+Z4XqYq/u0qHXi7DTlPyn",
+	"zzN9/RE0fqIp/HnqkmnpGharoCYJshDs45yFKYtwLYkMweEQ2bi81L2GROUYPd7kkPnMe9px8Z6GkyF2",
+	"Mk3FYIEG9yIAPcTTQs7tKNjvkh+A2sbEJycTFpkUhyJl2wQt0daS2d1de/48m/mFTJ/KhYg+ax8LmV6P",
+	"oRW/kQvif82Jqc9ifWLC+431wNPT089SWY7yffrCdt54i+bTuz/riaFGZkxlHzlGTDnBc1rjgNgUpjWL",
+	"czKS6TQLk4jwzI0h1iwbIUaY7Xbnn2d32hiYmoSZYmgN3m7dIJxSuqMT23NGhARj1znG4iLnyflqKFZy",
+	"Qab0lnXJG29YTVlZtfmY6yYH7ziZdzuG/CMy5Cu6iiWNrqR8TpMJ+6xTY45tXadSXsfQ2joXycxG27CP",
+	"IWMROTk+Pjwho1XK1Ne49PadS68hAkmlJHbgzU6S6pTv2x5vrdfQuj5NqCABJg137eT1O9cz+vEaqBeQ",
+	"vaAyrt058qfatm8wy/itoLeUx3QUf97OXTjtlPasyWeGJG82m8uEJhxCC7IvrBWbC3KcZZN9hauas4EN",
+	"OUhxHs22sPvNfW3eiKYUcsa5wiCMcKrbh1SZW5borQlGaqdvfX9zDdOBkw8auGT9w+3hUmLr2s+dV3e7",
+	"v3b3X0l5ScXKpqp+1tbPQShY5baHhlX9BsEcbjkmJz1fOq9mdDzHc68WF6Q/2EIg2CM9xpU+6bVbc8N0",
+	"aNa7g7SA7IxrirzXHzjn/8BxhV1JSWZUZMAbqrHwKFCvsfTIGGKDGMkMzCbOHXNHuKqk1YOGAAbxxZzs",
+	"Be6odnJlJ1eaypW3Al18/J8s+syQOPDTFB1qb01Os0ycmA58rz5kyD4vyCUahkwp4wtyQ60aSJkZ+yy7",
+	"U78ax2OHuF0MD36lqQ7/umYf5xgx65LsCf5YS6Xip+uoNKVaQMN7X5VIV9B7PsJmRCrOKydSwm7lTZlI",
+	"r/HHDUSyn24i0oiB1wFe/h0olQ9zG0rZrzSlFqIA1FCk1QtJLswWRwNTlh5Vplq5GYdub5iIABDCpR1V",
+	"ZNgqtH1GjOcOMVngNQuH81Up6zg09ZSz4PQtbggFUtyPV/uFJGHCwOpLY4WXAbcb47GmORhEQXDm0WtA",
+	"WP222S9DsRcUNlCwrz81PELsQ/N3sI8L+Kd3WCeMxrNHwxad82HL4JiJ4hosWcLAUX1OvF+1hyL3QjvE",
+	"1+1hDPaIRtk6uER3SNwkN8LbOanpe+fr3krFMUFi+s6NAIN31HRCKtBLE8dyea1YPC6K2qfwgIsJWclF",
+	"As+rUtbTiCNo/0MuCL5hcBegKaJlAQ0BbKSBHF0oTQnAGDjAVj5Hrg4GuVx9XBmamUAzseqZu14h4G0g",
+	"//WY8rh8gn0voxUaaiVkD5UpWv18nRFan/hmOxkgN3+0OdhRscNKpDlNyUyqlBz3CtlTxYBzsYhjJ9S8",
+	"dQAZBp++kHHbXaV/ZAQhGUGaLVCVlPdz8v3C4rjjZlsAaNUYQhfyPsleUBlA0MYgOSkgqT1ZYV6lQXni",
+	"YigCXDt7eFrmNKmuLlqJ3UJkL6hy4i4a/E8n99ViPpdJyqJLFnEK2XSfZzLPGrye6RYtNk9RTc4SEKgi",
+	"bge64a/i5jrOJYFDAwJDJmbITdVg74zv2+FlEks0zUaQmKlI8BhXqXMFKbfmxh+U6RmAEu0b5M779Sfa",
+	"zBnDIaqenM3MBi5HDYf4CIOE9U4yZ0LC5hBJnAXymhe7gFUh5yxJOep4cEhX4zTYxww51vk0V9/fzicJ",
+	"eHhSKTGt+C+Y7ax/iMMp5WC2GlOE66XiRpF/syhQJV2+jahyMBwaxy/HoJas22eGIo/xM61ilNAGEbNa",
+	"Vaag+0oggeua1uNLZh9A5Ncy4WnKRHH+g97gpNM77PSOrvqDs97xWa/3r73eWa/XctAhIpqyTsrhmu/C",
+	"3vQ6p+9+O/rUwX8M8n9c2X+cVf7x67923lV+/G8+YkZsnnrQcl4wwMAgMbtl8TnpmetcKucd+Mm7zr31",
+	"+BXtFvcE+ZjVIcZYadt64MHNqDaov+RSKA+0lYFqM29YUENmAoIwe9/ceQUCYqRspjbJ7EtsTvdtRkOT",
+	"hIJwmtOECTyRqqCdJd6CLcdhQ5wTrQo3ou+xhyb6Y3R3FzLRHRrpjb5hVABmZnqEJIJCt15Qsmo/KZ14",
+	"1uFvVE0BZ+leyG9CrMqkXyRxtedXiLVHoyhhqry5EdJCz/s7BHy0UGbjhE70C/vFHexXBVBG2UyewV9M",
+	"450H7r5eJNy38fQ1tLkMe6tY8sbc+aoS7CpLRuq2MKvfmlR+Reg5ywMul9q9326Z5G4YkVlHZ2tlArcg",
+	"DZHo77KJydF7FsJRVhS3nv2eS1taf9LgBlHrwEwinrDQbiVVWK/NSDouiWxfa2bznCvvkYrZ3mM7D1Wd",
+	"SERTWoPCbr7JoHkQD0fGkVb7ELer6cawp75nc8wYDqAZo+mJXuovqlz2ik64wKsoF8jegFpbJifM2PS7",
+	"hqSvDfSEH6qtljEsPbc6+2v2TH7S+6ZQM/Y5FTXg7ohLipmrxUHHciI97DNSMl6kUEkhA5+SE3skFMTj",
+	"JlEEuj1QgArO1EF/cKCb6s7BRlMSRjWHRi6cEGHEc1TryQMgZnFMF+GMkcexXEReUecTz7axJRspnrLN",
+	"c1ZnBwc0nLFOqPvp2ofbTq600jDTNi7QOpmWY3x6xUDCb2nKCligbqB7CkCbc5qkhIsqe/j1IqepknJ0",
+	"3OhAjqlKr2dMKQMK1WzHXJoP/DsGDHsJC/URapp2Vw5PWGfgU0iGEIysGOzlmsXJKa1pxEM+p97DQw8B",
+	"ryjue3iYG1Jzg1QvF3iGNxKfhePVo18AANA1nIPrTiRDkQJA8NSkg+gWtjmj2q3FPKq9e1zxGctEBk0B",
+	"qDRM+S1PV/VXj/7ZYe8bunqs09rsuVpmqGaiEFfh4HijGubVlVwOLO2iEisU1qiZ9NisSOTvbqlNOB8W",
+	"VIotlAhHyn22JvFMjOTHrdWJDEhbZLuqODPQ0w2Ql13pu+ggeZubFJEi932eNuISuEYlcbtrrJeUoM0r",
+	"M/k7wL6NHYT1roNSOl7E8XW2/5PU/ttWadIbx8Q6rwCMTEsINeXzVrsF4riIXeo2V9n1T0QEXh8/tS9e",
+	"PcsT16vknrF0Kj2H5d+url4RfOjO68cnV61269XLN/o/Pzx5/uTqSXGk+EJljNkIvPfmKxe051lmWHg5",
+	"Z0IPP5LhomoCm7D0FWJMVHoDqPCqIKTpFCLMtXhH8NKIiwnmPBlzeEDmCRvzj8WuiomFv/Hok6/XPCby",
+	"ep4ZZJuxcR6uCR++0CpUlZtfV2Iyi2hHeKu0RXGKUwC8PbBrGhiKZgN7gyAL1Y0FETnQWBbtUtOh9at6",
+	"mLMTc8GIeaP4+Y8sNSbVjWeMYeG2RYgv8Fo+ADt330L5BAB6118DSqMHqhS9firVvIRxr5SkcjKJWXWT",
+	"ja2j3mvyBO3L0W+EXGZFEPIaCQXy+DEStzWBvErkmMe1immGPYGvmVnCQAG6oipM83maoWyia/1Bgc/R",
+	"pGE8rHXU3e7EKCyrf+bjwtqKyFJgi9OjeFR7RJH3pJ7HC1xycxpnARjFCU+pup7JhNVzk3U7gA5keKlL",
+	"LoiaysSUAMwxGRlFcctEdG6LT3JFxjGdwFsFzhvTWHlZzykA47l6IdaaUT+zOoTmosPHQGXomsMrCUMX",
+	"XPnWWlOO5ePle7l8ceUrx3K5vPz3XqMLuil/2MyokE2hTW4Ym9tjRCZcL2yMkHFbT29tOcQCxuq2dREb",
+	"UGhbi0aGb+jjbkYU/yeDhIHCFLcCit50TbySKY0dtdbsGoTD3ivQC/xym9Xe/TZJ2IQmUWwM3Ka40GeY",
+	"Qh0YyGzfFneLw3ulGfslS8Q+VmnxQ/6X5dGLV888wtL9qoJqDOIhqjYlWLqUyU2RWyGwBtRLfEnJkOv1",
+	"yN+t+saMJofHs3e3XeHIScIAajZkeklExBIW2XonTrVTshccRDJUQSPvgn6zgSOBGYXaYy7B8q6ZhtEm",
+	"CoMdRitEr0ynTDhqc6NLYqa/ey6IWu9W29wQI/bxCXxTPdr+QeMFUw53fKcItA9+WUz43bKr5/hRtS98",
+	"QJg+3MIcmRNYstYa+oLmJhjDvPmKvkHueoHcpZ/X3DMEnfNrNaWD4xN/AYMkpIqRKftI3vztojM4PrF9",
+	"Qm4zpKOyiNCUBLa1RRIHbZJKErGUhVoxRQ0oyvnQ4rtHciliSSMHTyibwul4EB6xh6M+fRAdjk9YLzwe",
+	"Dehp9JA9GPfDw9ERPYmO2WDcG52GD+mD6IQdj4/Cw9GA9qMeOx1XCy07QOb6z5KliXbG7347OfLbipy5",
+	"+TYhV5XrV5uwjzRMY4g0MlTag0rCMRc3dnuWCjsikL23cPH+FoefWw25wQ4ua/hev1dN9djG+7Z0afNt",
+	"X33ceCXtP/CBw+2uSNM6Ydd8WyZTv9vr9loNjfBup/lofHK4yBCVjZTJBz9traByZWft4fXEyrTG4ql8",
+	"iL2Xo+tSybq1DQY/yVG39EFQIOs9WWwyvqlwZJkz9BQyuPnNg89eLQ9bimuFiavT1SgxVdFmMmXbDcdU",
+	"aLnOKmOuH5IpPtTNXi8PS7Al8MwNu8Z/TiRc0ceUI767TO42QAw7ZM2Ghy+XxwZmfVhmJiK8rCoZR9uN",
+	"ByP/briI1g8FQkG7+r3yMPgMtcJbHjGpKcTH2w3BVXAb7AG3ukzXuwPy0H1NIhAUxp8LP87jVR7FAP9C",
+	"E/5Wg4a4ic2DfSVV6h1kyj5C8aepTKVDPH0CAV/F8XbjsXOtG9Nr8xwCWVVpMDEWl4nlLar3U9pqt5ZA",
+	"QwXlLaiYJKvtBnTLFR/xmHsV9gqJsrdXZUJhYUw4K/WymnQB9KpuM6LydSZfv9JYK7T0cmhx53gFj2ez",
+	"V+Rl238G1J45zzPttrmeWj51zF7IsXBio3pVi0DCBZfg80JYjqlFx0WppJFzQe5tvBVrZt96ABCRpr9c",
+	"3/vRw029m21/NzKYj++FDPZmfZ3VpKo3RIAvPbBfZAHeE35biiwdNO92Rj33cMC4Uk6ZnrzTYsDB5n6k",
+	"uiOvwVJvovBxAwqDFWvr7lVe8okEH4INy7xpDH4EqvqRwHLDONw0LBgEfHluca6wYrsFRzzqHxZGBlhh",
+	"G0tf+Qw9GTuWWKVmRdu1cqV+q1VFgGetaklXKyTrrfHWKOP8+rl2eLRj+Q3wla4a291/kp7K0xeC6OsM",
+	"eS9H1VHT+Txe+W/Bv4ClNpWQVrMqxlP5ZMeaoKqDkCaMJepAMcFl0pnIDhMTLhgEiG5reg3zmLnGQXvw",
+	"gZ/ceZRdOW2mgZXRENXJLF7wGEuXJQthT1NFRmwKHvNFQvTtHoopxDTVU/eaCsslyRvPtVyTvDLlGs+9",
+	"x9muhwGZ1mp9uoIcj6HsnlRavuRsormuw0RU9o1iCNFRp9e/6vfOeptDiMoc8fVCinzu+p/kqBw/d9gs",
+	"fs7UlN4ieNZ+UV1GszuRBQlXTti/XsEVwXtwXhAOiwHbMTSLnZNqY66K7n1JFVaiV1P/Wh82X+uvt7aK",
+	"xsYz3zAYAN+vLgU+wOJcZTFZIMtGgptEQh/HwaOSTRiEKflRkie5ML1zVFxFkvktkpqfDg4bGCHzaoKN",
+	"KVwsJ7iG5cEGzhWJqj5ENAN5A/GQuvn54ezIdqH4YVn4ZrxSNinmp6e7WQpisz6K7yc52hS8p4m9Tcwe",
+	"bPY7heppzeGPEOtfYJE6lcXHISaCa63BsMJGHrbeNqrh24pfqIuc+T3DF5Yvr6Rxyped8z9/HP/8p4he",
+	"GDMWbRu0sJku317Mwud4/33b3ZiyfTJyRpMblmJxW2Mx8xitaMomcptT3vT42H7oSe81jzCf1xrutu8h",
+	"+9KXQWyeWZbVMrwU/yll1Dih2NCnkaI2uOofnw1631RK8XZ3siqxLuKF5trFjIwTOmNt0u8dk0kiF3PF",
+	"0jYRbEnSVcJUl7zi4U1nMYcN3216IzArWr4V9JvlHIMnxGPSeTWVqVTupD4nzTji1OtY+jJ3Ej0owjG0",
+	"Yp7wbZTASymYb9tdqBssQchDBu0qFsf3m/KKMZ9EN2wPBeSlTzngx5a7/A1+5r00MIKNFnnV+OfqbwNX",
+	"1ZvAa0kjMuI3rE2OT0ho2PxzbgOORN2YHgOC+KD/4E7ZMVYpLyrWyDOueG3nsrygt5vdk7FDtlINs4vL",
+	"8r6q/ZgnaFWtPWn8MT0/cDWPKWY45hhJ9vwo2I34DVPea2q8mKwZlX7cJrZcn3HgBLaPwITwFfsa+fsq",
+	"LQ90bIKV1lHOPQEbHGNgolA0LqjlDR3mpeOvRj3nYrLpYmWWcavLlf3mbhcsq8n8ES5ZRdlVjZPMRZdP",
+	"XJglXRNnUBF2voV0DqbKKmqlz6PsGazBEhNWUhifr6SoxYHxiYBnb16Sw/7JSadPaDyf0s6AmHdJKKOS",
+	"LH76uqQcXXT+s1a1SdjEO8fX8DvROyWlKWtgfL9Y3LJkIljn9fT//G/BOhexcUJvlb0MJMyGlZPExyWX",
+	"NZ4SC/um+QKha/Oi4h4HxC1NadLs4obvEhD55Sxhc3bb/ODmKe7YqDrod9/P75LaPuKeTPynCWMdcAGO",
+	"uJwkdD6tOFAUKxnev6fhDRMRidgtizWJuuSxHI8Za5MfJdxCZ5qulGMeZwM3yXawRiYfpjGsUZ4W0vAW",
+	"YpboveTCc/s47vT7+vbRe/htZRVPqYh8athbwT8sGMHHbTx+uYA4aKXP4+A3fPQpKOl3dTBUvpsFog5V",
+	"LhaN7hWbNZLyJYmHjFzSJOVifVSpukNqn5ejFkkC4EV5GCoWYsh4zCZ/gbqfwvG7DfLAG/vNhhwv2zZ0",
+	"lCHrN+sFcgGfibGs6QRFILBHXl4CXdPdPMlji2sMvF+7S986uVMQb7BJ6TfpbVaZaQZR1MD+f8uSmjJ8",
+	"btJftgRYnjGFQhv200amy1vOlndI+/sHfuZJM2UxpshM+Zyk0k1N3KPxkq4UCbhCEFOiB0X0rXe/BijJ",
+	"RCIbIdK2x51DHlwePEdKd5YMJ8nM0dkEGd9Yfi3uT/95vT7CIcNudaCPPyfE4bIutTJrv3Fcg7OT1w89",
+	"38jVzB8IS7nOQwabz+Qf+TeevJLsIaplmmcEW0IYkkLk3UjaE59UVBMTqFghRXW4fsJEnHqtowA/iomr",
+	"aUrDKWDD2egomdRfZKkvlOwihlLIWlmHyKYyug5YFj1a6UtwihK1EAlXDGpzEaqXa0ZiesOaqDFTxidT",
+	"z5D+Br/Dkcs/sriUpNY7ebAJDuWGi2gbbo44/bv+pD6kAtUhd/4Y5QxGMKY3cTMnBSVqhhLHfEb2qKlU",
+	"Cg3CQQKxv2q/shJQF1c1138N2FzvoH9terujItzY/1IlU7Px+cdVdTzzyBer94v+uY5dTnq9rdIaUWQD",
+	"B9kOM05twxYqLnnt3v27YUI/Q+W72L1Z14TOl7nOQxqLNukVGKBp5vCWmLr0b3hyBT43pl8v/hv8nitw",
+	"tj1PHn9rJEdNNeEcXHJtk82gJZsqRM1mUaMo4eS2t4hmukI942QQXNVVxABjLiDoeh3SzGboXdNYKegE",
+	"xNBibpRZRqb8hhEpyBuaLpKIrv7qN63kQ9mIaFqDztQMpKzhTRTJtIRUvnIE3DcMceW/I5o1L+rLp43I",
+	"pSC5+As4UZZTCaQtctJ22Kp2mfbKfPE5GKs5mtdfzD87p3fap2WezoiZAaA2ckCY5dtksc6hqZpbrDP4",
+	"uDtZrDPgvj+AxdqMdT3yliPPPu9esxbQMGP1xpcbcHj6wrYpGPxg9fU7Hl19VgMNMWVE0RmzLQDif8RC",
+	"PqMxQZ7WR8SMvpcJWQhe1hePjntdEHdlyfave8NhFyVUv334af+vXimFvV7PuPCFE13gmHT/+gXsP5P+",
+	"YBIKV2SPdSddEmrKF7f1EaZuVGTbemXftus37h8N+g/yrqs2/SdvvUb9Q5+QLi17gRaWNC1nQD6WeMGW",
+	"Duw+jdCLRuNXzuobKJpaTP7EgeGPnMvfvYHw/xgD2giE2ilQB1Zy8S/FLP0skcn+0Pfild0R6JynJKsR",
+	"lE/cwHFo9ofL7h6LFSNHg8H+RkD4LM7ptNd70D89HRwfPTjqnZ72t4p6AnrWLmsR+HXLtXXRYCVRKU1S",
+	"U7FH7yGAeK4Xc5vXudLAlnrfHVZ+DTgr3iQy0YAxkTODw7/X1xQ4Oj0nRaxWGkUs2i9lg2pV3E369F9+",
+	"vlPGmu+7pDhTO6xMrCQZaOefvc7pNcjInl+Rm9GPz3A0R6fQmvmrvykBtQgmuo7VnGvCVlxmta4UFLjo",
+	"3m4O/8HUv5BLxlJCU/JA/x94CBPK46nBst2Of7bYdgCVuC0hQHqk0kbM3YUQuolzMrU1C6iIyL9ZIHxC",
+	"E0YSFsqJ4OWgy9ZVsrIhSIIts/ImCYsZVXptIrrCjf9vFf48brL1YlOgp6QmzZE6ROvOe2ofzDauATGf",
+	"1AwgqJ2qBwEkrJNAtxz4M8Mmshux24NIhgfg5Tww86nq3wVOOHpY2GLQ2l/PDg68bof7tu/+MpVkRldE",
+	"MZbNtkt+QPussjTJJEiQmaCrJtygkel3HR/bfPwteRnLP9lUfmks0bUKwXYZZ3ZMNflmxb5Xc3YOZzgN",
+	"C7DWALTIbrlcqPxtg3luB5lTDiAHynSDUXvp5uTh+6S/m6efHW84LI/KHabyS92XQwpuQtj0LlyFSXqc",
+	"1WlJTukBrSOELBEsInvmpzYqgm3IPxfmrpUrTPvneLIuuWJgS96oJW0uEbPR3FNGJnaHbQ6P9eO6W+ma",
+	"jcYhnpIpnc+ZqA2P/vYqLvno67J8JVmx1yx+oLbOz1Ve4SdbNLtn26TMdYbn1i+ntyTQ5vVMXHF478IK",
+	"3Xl7ulsS2F+D9ROxaCgbvSXW6b8RD3dKQSL6xEITYNLtZLnLNzUk+mVK6zZJmBeN2cLK587pO0XUAgQ3",
+	"2cOCchk7Wbt8CcnyC9dV8oYsY04gngRuLSRHRvvMgw6wkHHdNzIQumuyyUpYQP3cxlRY+PBu9sLCMfvt",
+	"oP0bjNMSZbY1MFY2hmfrmhtNQZ3QN9KRXBTR8e+ONFXdax7R4o5VvWY0MuUdt1Qaf5nycFpijFRC3lVW",
+	"fKTIXov5dSq9R8al/iit8BlcYIDTeISlIwGriUjBzgkdgf9A96cILclZ/yF2d/vN2gU3RKy1LS/SUGJ8",
+	"vx6svrcVp+mn1nZWZ9946jG8JQ5pCyt0Xfv3NVvIEonWFbspcZreThZnFKA1zUZOZbX0zWBj6ZuGBXcK",
+	"F5LigDD+AhvapkplGa4f6dAA6viVjGOvrJdx7Avq0TpY1MFMVUFu+/vVRcC89DV6x62ERDatcwCeR9RM",
+	"ydgIE2LarWKE8JQIdsuSaqpyrnKfXPVO/3gwIXr5yqr3w2ZFSBdxyufxugRxTVCWgF0inEqpGFGaijQm",
+	"cp6d/ZvXzbxcV5LEYIdzQWQS4WW4kSagp46WJJ8eAGeR9yque7VPCVU3FaMYHSnIiZjTkKm/+s0/W0aD",
+	"yjiuDQUthBZmltfsSg5roJpU8UKTtb7i629Kwdwbq9zqbxp0A6+ZELvYzwj97WQVaK3ZcuXs4rBocXQl",
+	"mpSAMKz0yVapTuq9rMn1fSksV1qkN9QKSsXv/BDx/8kS2RlRxSItLgtpaXJeuU9tXJS65EzH+OtpFljY",
+	"y7cyXV+cFFc3iyD3tP1gu7UFKuX5lziAuhX5R7atmu4QW8XIv0bhVHIv8C/gojk+n7nVBrL7cDiVihUy",
+	"oT3F8arb7Nee6wDasLZlUFLdWuPLerVvf+h6aUGwk3ZGGv9S1Fz/7ujXtZb8FcBvUy6KrgrrqfhM18Tn",
+	"ZyZJ1bzaOtKiaSQYaE5NYBHQ7vetx4JpSpWVjobltv0OoQurZzoOoWalVZv7ejbaymY1Ue52bPA811O+",
+	"AEzCHevC52PC8PBEpYTO54wmVITsy1SNN7eG5upPXZaGpa5u0Sz5QkBlGOPp44oE+mHQCNssg0fedvdb",
+	"k22tBLAvKDLX0hhcTOmU8YSoxQxGiV127RBU0N2uwPyXWsea8vPb2Wz1nt+A9ejxoOndvgUeRLWFRpbW",
+	"37Nu/V0uAyptdhlITJKY6xLvfj33cxM3smuqNvGozuCy6vwoW9fV5C/Cy/vq+Ze39gYFXzWs5e/XamyV",
+	"+3XKsn2nbYv5m3qXrALbuV4RzATGus6ylzAUScscOc4dRoYoQdl9ub5nNaXJ+gsBvkH2hCTLhKcMKzDl",
+	"lp/mVxm9WGu70qqNyq6x0ii9BncO9xsZsxTtUZoEXExiD6v2B9vdP3Pyt/Nlz2hjB17HZJt8JSCjtvGR",
+	"YEbfnXwjoLj/EQKp9UDXR1H7d+V2xmwkh1fEGkna1GydHX61OVQZFxrvS7MSGo54NS9WDi7ntFh/L3YP",
+	"i1qpRsV1xGKWskb3TH0i4Ov5LaZUtJ6nyuzN/UZ51F/El+7QoBrTs/4e0cyRXiMxAC4qo6iXcRI5itnM",
+	"A73y9DE5PTp+QOb4BolYSnkMZ0m6gGiHsUxMoa+jjx/hpnz88WNW9Mt3ZEVsqwR13e9j/VGVqpc0nHLB",
+	"OgmjkaYLYUkCLvFyzLqQ6fVYLkSEEHp6Dh5ldzGjwmnr4zymRoxYOSdDE6peah9DJcA6yCI9eblIQkyp",
+	"EjIl0LUf2lwP2HPePOUsjjqxvita2quKnccuiqlgAb5VY3haxDQhY91I8yJmhtbQtU8+c6FSreLXlNM2",
+	"ynEG51BfNfv09NSP/4M1Cvyx71rDGvPcM2XebhMoOwfeUapI8O8d4+DtPIuCc/JhIVMGgfmaaAmbywSc",
+	"L9QSrzjOw/Fp2B+dsAF9EB2x3vjh6JiehoOoz47GJ/SB14CjapChoGy6QYbSHJkPPN8auV2id+Qii56e",
+	"OrrBUW8boysW7jSVrh14GuAUvA+O+Ud9lWWJvgxGpWokrReWYX2TTb3HSyGxGcErxpldrNi3FMz0r9+t",
+	"G4P/PmU3wkG+nbcMWTFXAGvnzdDxjEhweLyNgqrAldl2XSNDHxvxVlqUFETKrF5enQ1FsBD6jNLUC/Wt",
+	"IyB7R71+mwhJwoQBVWms9tsk4OKWxjy6fq+kgLd67q9zmtAZS1liHw1F9gyRZvNv4FcMyxlTHmOng4Hb",
+	"HEBq4FigKfj72vgv7O/E/JywW3nj/syFWozHPORMpNdQdR2eHepnY5mMeBQxEQyF/S1bWnjtSP+ENVSv",
+	"9RMK9avw2bF+thBqMZ9D4dVrrCaF5pi9o/4xjHZOV7GkehbyGqq9wDPoKqQCe9ONGgwTO/kcP8SQ5BRa",
+	"Wwh6SzmcwQHZO8YhY/0/Gl/DasLvPTsVrhla6+rQzHGvv9/VqxGx2VymTISr6xu2uubieqGQMKf7cIZW",
+	"XknYQmWrYyvVvHr55spEB8BzQsVQBM/yTzt/Z6uALKc8Zk5SjK2GkyxMNeQxhJtEfAx1drMXukPh6Iol",
+	"7oTNkrOh82fGf85vGcJxheGclyx4S4HDsr8Na+EmLfEUygFkJiw2lsmHKvdAvIGPbcBiXWIXVJ5KfFIA",
+	"mMEheVfU8wDXEYaQsVJWQ9LykJmCwzxFNdydX1UVd49x761lXFUuuuSJKeiqBbS+skPpTi1DgB0dmcKV",
+	"hWvzK3YbVLSEUSVFm0BKY2CFcwASRF4Dqrv9I5Ziov8tF+m1HF8DfErgSCYU/e4vmlcDEAs3Qi7FtRlh",
+	"OdnANu4HWN5WOyy2nSXhpWSmbyLHvV7PqXnV8md+mQ2ztg4yQLHr7QrGjewjp9gJBQOtq9pshkHHZfar",
+	"/ienvT6B2t7mNcKFMfK5FbVMfmpwoP8I9gsDyobpV7gOjDVuu5uNHbRLuuzANgtYc0aPeczWZr1lSH7f",
+	"LDjj4PcGZwQwbngX6jNEkP6Y/ElxGAedfu+q/+Ds6PhPjMO4BfaMH4Vx8EVQGL+XI/J4ysTW4N3b4vg1",
+	"gae5fxS/2lC0LwrjN2LpkhUjRTBQnKscYvKLw/etEc8NHSJ1cjovctsgDA1fxquqM/+Cnf7hJp9B1kiT",
+	"Hp1+snI2hcilje4QMKKsD9zNutAHWo69VzKaKsYqwRFbeCTcasI5Cez41izwBpt63cJuaVY3Z32NZT07",
+	"Jxob1wt7zANSveUWq2Hb6Hq0WidfKsxTStDcaNpew6we23reiX931PViQEE3zISXsl7lUrjLv0lQloWU",
+	"spczlxtduvrWNQPlfSVj7sNE0TzpgPLO4bXq+sFTH1+AngxJG3oYYPJachHJZRv+7RU5G92UeKutszqa",
+	"pwb41lRC4MoZu4MH8eOTq1a79bcnFz9sWXPeHOZbYh8jmfW9xue5g4egCUAdBy5I8LGTU7+DMyhpL5BA",
+	"BmCHmqzXioXSW4v/eVaZGKqimUXggpgvilV/t6vuZA5H5ILKUPIFa8CCL7xa0usyC56BWz0KyN6PT67a",
+	"RC/gvr4dBuABD8jeq5dvrtrkhyfPn1w92Xe9fibhDt4rGhYsim557fMR1nmKXhUdRHhGl8xo1vLdtrlO",
+	"zEwFT6clVYR9DBkzoQm/i9+I7BUHXUqpLJh9vpwvCYMYdGcEl1yOyUnPXroxtmvGhb51codo5DVLE8h4",
+	"6Q9cpv5Mt5NBekbv05Ql7JtzKbW8oB7NBbKh5UJE9mjyiMqT3mbNzB4h9ykUr/J9spxKxQwuvF55uOAt",
+	"5kXK4L7+Ig61z/eWJZpDr+nYa3N6gyxLUkmWlKdkxMYScGFSCLM+z8Gsbmm8YDA+YPnOhW4wKJ2iG+OK",
+	"7ui5Q39ASXU+/Vr+u5K0kJLMqFhlsuELeO228s2VDOO/h3su24j5eeyy3dojuK7OTyGAIzS1GsxGHEvI",
+	"0r1vLRGF0raaYcJmlAuvfp/1gvmkVJARIzMaMZIAfLiQy2Jv/Qebe1MsXW9hy6XVeBHHhE4oF5vyCgbf",
+	"hqGtxJ45M1kSOwRYy1WbGMpW+tCcNJLptMJK3Ad2ul2tjDKLVw+a73GljMwx2qU5eRwlE4yreMh8uc6N",
+	"Emt7L+mynlCngkZbXYli3HyTCFb9B6PhFERgm/yTJbIz5nHsU06pmPhqZeWtBvBGkLe+XVTqlE7p2ub1",
+	"C3duPeY3bG3r+oW61jfGDUPs2trW5W1t65vPcLo2jz5QNLozXZZyubbtpVzese2KYIHyDybKDxYbe8f5",
+	"tQ1/rWPsOoQCf+ChRQYxaHW2QA6BA5JQgzXgu4TdY7LalWcAcAR9vQBMIZfG24UzT9hM3tK7oxh9oaQe",
+	"h1JJJb/H0GxN8Kc1vZcHuJmf6i21+Byv+Rk569hmO8ttiaU3AFNpVnYKPDU15xbYxTM7B6PPNZ0036kV",
+	"/qnwyxsaU9+pgb+TpGYLfjXwZrjQ1AFXv51r/hvJhYg2oFe77mQ5Z6LDRDn35LQH/9sAZL0ZAm3GRd14",
+	"nwOWTpPxFr0xjUbmsQSwhMstlDNc81f4lccuCg8wtABAs7UgGGsBIIvru2LUA7OSkcVdUgd2Oxuvb6cU",
+	"hla10+QjU8i33gGa7TOVC91xRHWfS8Zu9IikgIoxMPR3lcn4Ng6EfFWPOiguB/Fg3UyB5DPMeUJttpkV",
+	"FH/ydcxoEk4vmS8pBp+ZIB0WTmWbpDKlMWaPz7OUFF/xGHU9k8k6iBOBeUZzrHeELhlbgA2cI7i98lxU",
+	"vVf2mzmbBfuY2vi8qs8Vfs/Q6djHFAZh9jQfw+QQZgdeSRhGo5fjWtjqp38+ey8/Pn//Vj2b3fCX739e",
+	"jX9ucqrC8BqXU8pG2CY3jM2tNUMmXNM/xuXZevR+k4cxQCpY+L9+eIS5/8NFrzc40dN4BKZJ/Bvp+6iW",
+	"DNvG8sxZcj331r15pXlE8X8yNA7uaTF9w0W0mUOOXQvWBu9Hu/WhptICbgOIKAKwxpDx23JkDVLKa6mC",
+	"LbOF3ITurvArn6E/DacMdSVNhO72GcWmh3qtEoiL02aRe9jROIaHiiw1Z9lXSgmrxny9XQDchzydNeOE",
+	"jHjtXKIUd7ezmbyCHgZYr/IZCZeAWqY+V8vLetONeWNW4AkZrfKV2y5D0JHW1eZ/3iynt00XLM5oA/my",
+	"eZG/A4tgoB1yCICho7cFPCUeWr+XIx/+gmZ3LfO0nkX0O409NT/Jkc9BY+u8r+nLLR//udXf50x6sb6y",
+	"zkwUzTYOKIwC8YFDeMNosq5s3IwvZOYz8lzLoaw443YmCDKKt3GR6zntKpOVtTFHJfG3LgqoCX+VWtZU",
+	"sky2jbWpjqU8zbvM1byLOjbydOAwlFtS+jMjsGYFJtqm8Xtkj7WZwMqVRq5a3KTH6vFVOciv6MQXZm0g",
+	"laoM5w8NhZrRdALxAnKRkuAvQdvAooa0lEK3RqtoCuxhRrZJ8UvpRB1kvW3l4TJhInVHcF4/20+KdeWz",
+	"K4aCJuHP2OKSKmJer/HM9BvCTn69EOiNMJv59MyrJajNSDI8dvGxb+InzSf+++FtKnsbbqgVwetVhQh+",
+	"zzaCpps3qqDEzzb7qhDr6yyNj8kLRds9IeyFmu1FIFqfRTpHFt8Ag+K8iAFIBkTXrSbY/AwoAOKu69iP",
+	"ud3cg1KWIIV+2yUCeOntwATVhBtolkZbbl146jeT/dK/Y/bLfadM2NL/n5E00f8iSRMXemDkkiYp//KJ",
+	"E5YKXzt1ohGK5FZZC76d848CgFVx3AFCTQVnBv0Cx35OgiwsPjhzMYGsyw3/dIJIsvfPSTBP+C1NWfFL",
+	"KeJVQUNDjKt2IQDffFnSzuybVaVEsXCR8HT1Rh8LBiKT0YQlFwtfwfBXLFFQC4uGIVPKHKxG6mN8cba3",
+	"ESuOJ8RWfyJ7AHqoxQlRDBwr++2hyELMLmCe/J8gw87I9zAOMlz0eochdAT/ZEGXwCGlCpGv+q6boPQz",
+	"qdNo+R2KPQhke/XyzRX8jsED55lFWDex3yVPaDjN24ALB9764GhDTG4WKcyFhkMUWA7GmFNWb4/Wp08Q",
+	"0ojaG4CIhqCcsBnEiLbonP+bkiGnsWBp1y6T3eGtN/CIvGDpUiY35OLVM5IyOjP8WbcFM9IqjEd1Vw1S",
+	"NyGaTTdmi0FiNwK76ZInwL76fCU0TBWRgozYlMbjvIBdVpRJLhF/diiQAMgHZ3lNljFjURtvPW0HeczI",
+	"FdUuHoPt4qncHgpAhE+hIlZ292vn5gxYyMLVRZ1btFJ4ZnCAzADASdgeiqxuCu4YAq4f82+bl4MtC0cd",
+	"GIqh+MtfCFSpRHi3oeiQizg2h0PMb23IaGCNwUGXmCgraDCLGBzJSPMcTRjk0w4FIXvBYylSJtKOvqmd",
+	"ETqfx4YwBwDssH+Occn4WeA+N9F2/wrvdfWwXtCZaT9Qgt6wa30/CrrkWYS/mgNFkRHTsx78j+ND+A6y",
+	"GyxeDVwnDK4PHH1DMHoNW2fkt263++lTcE4orEv58a/dbvddmwzBOua8D30gh0UyXGAyOyagQzkQdGHM",
+	"EwaVx8kFmXGl9MUZAzy5IoE+2XW/wpjEQhnHKEQ0FfUbv74L2gY5H98G2uMPcsZTfa3R47jiM6ZSOpsj",
+	"SV4/fUwODw9PtcB6e/XYFtAWixlLeEjkeKxYavgilCLSwwy50jJK9xzUwuEGZM+M5j+zgY0T47ffd0gC",
+	"gZfCpm1DeRSjTeleRwsep1juAfYtS255yCBaQoz5ZJGwCHk/JCOqQAPDaeproRY/uktM109u9YqmOZ/q",
+	"HUXnvLuiszgge7o7qjDV2/ca8mNbTzvm4sZWocCTL2fyFQmec3FzZmT3f/3P/+XrD6X5OUlY/GjYMtPq",
+	"aMk1bOmF1r2A85CJEFURkkAxcdsth1nBOCMZqsDu1IscnwK444kZnolrDvRpkW3UDAWxTUKaJOAjbH4Q",
+	"wUVdES6GAj1+eLTaOpZagWCR5mc8KLW6m58p5vRyczXK7ko8nIbCIuriSYutqWYnLEZLZ/tITeVSEClC",
+	"hvKiACpzRoKjXp9UAGhgSwS//PJLx6EtyyiTMBrPHg31wTZs4V5/i8gLenIzGmu1EOpywCkBfRRhZc7N",
+	"7TsyT4vgMppHAPQDN1z+goWZOccIvW2G2Uah+mhYhB2x47+wq4MLB4UhQYWQidEgcmUBxnxIfBA3ekQw",
+	"5tpB5aMof63HCP94NMRbN44NWPylxd0Npyy8UcPCgiHoDvmv//f/c1NHIFgdfkTuA6Qd+DuW8mYxB1mT",
+	"o6Ei7I5+PhQ5WAsABh0A9oz+Ui4FSyDVEVqzo3sCx5XdeD48ONi4glRx5czhQPYstmtgckcCgpaLfSOf",
+	"h0LVgCkhkFTbBq/auHAt3uozGkBn1IpBMhQeXBTV1sMN8BwO4OjTu3qZSLAdp1MZIY8g1wMyB4LzKM0c",
+	"x0PhQy/CmQgSXOhfAjJlNGKJpWIOX2kpCSduCjVmA+vvC8hev9s97rWJqa1KBr1zIhcQkwWxQ0BrctTr",
+	"2TMojOlsziJUk6kYCjmn+u4bGFSoLnkO2u9CMXLDVvr0wye2kgZ6yhD8+YwIttR6DmIKjQH2lEXKan9D",
+	"sVbVy9SsdqbnwbC0lndOZBwVm7aqZJdcDAUOSk8P43kMJAkKYnBxzBMZLUJ9k0/PARoJivynSHiMpRjz",
+	"GOxLmkhDERz1eqQEktXVK2GUKgz8NVGCzmbBVriYtImShBLAr8Ezy9oXNQsYeFgmojOMNwi0ntS1ftoA",
+	"K/4Qa7dMzNo50Qz4gePNDdpD4fy4SIzaQ4tnsH1YPHT1r8OWZTxEd9EHKk8tE77OBIgaYmCizUrA28Ae",
+	"lFXJLUbfKXs4ASIt5ENgVLvZuOlSEi4iNtdHuUiHwsa129tcm/QH/hQ3J/a87V7x2jU5cUNRjBc/z18C",
+	"7hhTHhNaUBZgkU3WCrQUxhzkBZZnNLekorh11PtMg8ji3DuvTJLmEAKNhq3zD4/6g9758tFJT+vJRrCf",
+	"f3h0gj/Cemaf6+9wATECHpdv2DpPHuHPWQ6CWdjU/G6y/shCpDyGjAujs7RB8GXDg/+HPt1fX9tWDexT",
+	"8ZliaUD23gr+kbC5DKc2xXC/S17eGhMO0PBMb6jBKSmmf+IpXcjXKt++BdxieGrz70DB8mcA57czW8Qv",
+	"X2U99scvX7+x8jMYaKUcEGe1DmhXS0vgJ1d0EpA9lYJEl8LiNds7kWqTJaM3xJoGzsktZ0t9pbQh05pO",
+	"BzMWfKfcrA2b0QF8xcaplcw83e+SN/qeqV+i4Q3kOD8bd15IwTrgfA6GIpVkwlISHPaOyAuZkksZga0q",
+	"yDxheGfQ1zH9jtK7SksbvIlj513yfSKXSusLEP6E3D8UepkiNo/lCk5ciuFkuj9NMyMTVFtrZhIEJwgU",
+	"zUDPJe4W/W8gXNvh+P9e4ab/Ds+d9W6XDl8kXoZXp3lsHtMVA/WLoCUju4fnxrihMPXouUJZHEOBftcO",
+	"Z6KdjI2urR/nGMC1trihyExqpoHcmIeSp9gOiHLTk7HcdcmVzVFMFjEjE31yWqMJWkccRPCCkSQL7W67",
+	"UtW8ZowecLEteBLIhVilUy0IRMmxjyElLNNHmEF4i/kNI0pqxQTj42jBGaZ1DdAB0eQV85CZcCBjp3qV",
+	"yHnCWUqT1QbbVMqSmXJyHT0mLjTEKrRX9bu9bg9rscF1sXXWOuz2uofoWJyClfJA/9+EeZPo0oUhtUEQ",
+	"cJ6jlos95cGCMAzUGN++fq7yRE9z+xwKq5gaLdjcOFGFspncL+dMXLx6liuxIOk0n7z520VncHzSzkWj",
+	"aiMreBK82kZHWKDWGcEZykSqzx19JDERwUGNLGb/QuWQ6w0stBi1l2RoazZiUcSiyghBW+HpUBgDjA0U",
+	"4Snar3iixaO5AwG/4OZC1UnzGDJHJrmfRa0zvSrPTCWtDJdN1Tok81cOno219APhB55Je67Cgg96PWtP",
+	"ZVj0rWwpw2qOxuhdB1oPto16M2ir3Sos9fVam6sMFRjkcQlwjqjot84MoEZGGki/LtImnToJ7AUwyWub",
+	"Qm7Dk413N/vT+vFaP8DsRnhZ0hvpU9sZg9Z/qoNAKwLEJVWGYSM5fGOxAdF2MNnf2WheWRssyKviWOro",
+	"sWYcB7/x6NMdCfMjS7NhvEOviQ1pumYze+wB4KcCGKNFHF9n4QtJav9tLWitdivVB1SC8g6ROvXdV09K",
+	"74fWO4iMudZ8BJZraFaKa4VUmq5Gial5PZPoojFXnuvQai/wiWDLFmbjXeM/J1JCDjXlWFtbJu7HmB6N",
+	"vemT4xbDQUWEmalKxhDQj/imEIgKTrEZBotarP8JH+u33EPFoc3dqzNDJfCsoWaFBrIEpey75vk22aWM",
+	"45frvWQWH8KtonKtNarrGf14HQNQTOtsAKkfepCln48eZnOt+8re06/N9Vz/7vw6ox8xyhroVGnjGNqA",
+	"G2257TznPftqtIKCiSfHx4cnn9b4k1rZyXqtpnRwfNI6a52OB+ERezjq0wfR4fiE9cLj0YCeRg/Zg3E/",
+	"PBwd0ZPomA3GvdFp+JA+iE7Y8fgoPBwNaD/qsdOx0+Y6kemxA3v2N65dliaP6e4W6qgMVWSmafM4SuA/",
+	"Jz0thExDJ8V2jHTE66HTlJVrnrbeefSUT8YhSDdFgoLkzwKrwU1YDe6C8zn/VZ9IRhXXzT8xAXW+bsxr",
+	"B09MCa3npnrdunefm5pXmba+6YP8RferTo6a1ehj+/6ndqtyG93USPWDUiuvXeiDpi3lH1VaUyzdriX9",
+	"AbaS3XEaNJC/C5xx2Duq+yjTiw5eyNTeCXWPR6gjrf/m+7z4PXzS3/zJW0GNS8T0Mzjd/NGVlJdUrCza",
+	"hP7uuMn4nhkMbLAi41eHm796g/6jtw6cthvfAOLEjWwwiV/v9I5eo03Zini/ZvH+HitEhj32qd06qESi",
+	"eS8pz7P4gmJAmnN3Q0OvVkUIF21EkU5YCHd1fcyj3TFR6VDsBYt5ZALvApAeePzDVUKQgEfur/tdAPLG",
+	"urQiVQGJGb1lCmwTTpCdNSy6VdkDjMjzDd0bS0eOej0DAZ35gYbCsV7LxBiXfTcJreI8LtBz2yvFK5a8",
+	"0pqIPgQ2vIo5bk3e/BL3lF9/g4ix43Yrpiq9thpUVrK29QZr7c9NyC8DtGUiBXlD00US0dVfS1GA16Y9",
+	"NwC4gLHSPzssBLTq90/1lhGRQZ01wX5iEcd55JxBCdZvD7Ij04HoXXf8G4TdPAwM0hE/rf/IMtPB8V/M",
+	"PzunBi8942Eg4Fcb77t2y90UEMKX78ANZG42VWAsm+iUp4aa9M1CsiZON0+QxL/z1ECtPZWG21xncbcf",
+	"VI/zqC0A12ri5wsyYae87JSXnfLytZQXvT2L+89RXyrx4ev0GLyOeusXJakitNBLPcwxy6LqtNSF+NCi",
+	"4jEUeyilVdvYHiNI6OlwoZhQPOW3LF6dV9GB8Sso6TcRMrHObH10qaEIoAAFAMdmxW6MZO2SX7Sawtwq",
+	"J2DMxJEa2+tHNK3ox51UdqRgQ1GYssXjozzBaLmFYtGZmTJ0hAFXIjV+3MzVgBV7uCKDXm8ouFCp1pfk",
+	"mAx6fbTo2hz/nE42fZpQEpjmg4L5H3wjjyEUJC/LfEagbNTR4JTsIZCoccS2yVHv0FuSqU2O+sf6/w71",
+	"Oz2nYBREfunGBv5iUUJWxw0xE4s8EEgtwD+lFUCzfhC75c70AL2XPHNW6lMP66oe9wo0aZswQK0MSUli",
+	"KSYE132/OxQXUIa/sGTW/THo9XPDvL5sm+i73Kvl00RRiXIPw+2t23kJoL+zlVEcQbx8DxreNjrjNjph",
+	"SU0Cdehd4/P/BVsWZl1jtSiwq2X24s5ruVH5abJgn+7Lwv+1FefBWb+iOPd7Ps15q1SWTGG12RTQbqay",
+	"lhI61qqttoVccTUE31LP7ve+MUW7t0bRLi9LU0X7TrrwJjOe5wwpyqMlteeGc1ri0QHnBheEpyUF2uMi",
+	"36Sb+T7Zqdd/cPV6gHrvTlLuJOUfX1JWpKJNJ/OJxW9CIFpNcU0arFUssxCTojbaHorgtxFV7HqRxJ+s",
+	"V6xwRwPfd3AOaqpdAwgjo2nDj7OlMxptUftyl7IhxFWxi+MmoAe7s+NbOzu+mpmlieHjaVatFb5oYJh5",
+	"LMU45piXe9Rv0MUrLOV6JeVzKOQK3x03mU9WG/ZSH0II/dVuHQ0GTT6eJzLU228UsyeQw/ynMT0ZpMSi",
+	"7QksQyXD0PbWpxxcYp04a+BUywQmhKYXTph6D5ubyDAUe0Gu1TTyqV3U9mMK8+uOhkKPyJgijnpHxWhM",
+	"fUnwxGF6vWgwgvbdfWmXlprb2zGa+Mj+SI63nYfN72HLKKPVtJjeMAKBW6iGTPSk/2Urihxe9R96LgQP",
+	"/4z3gYc1DjxUvQr+uxZb/dR79l7yy/cXqxe8t7xc9ZaX/Z8/vvxBfrz8QS4vH6sl/veZgQudnroojtup",
+	"bdlo/2olx6NBGZ30LsNxHI7NLwpGCjXxLLr4PDun4s6p+G05FRuO7SmU6//TeyGLOtd3+Q323j2SkPBE",
+	"MxsBLYRQAahCI+3vHj1ovR7Zc2OdeBTAB0fgJVOLcFockkw8uiJ1PSr7d/fL1TvJyEXJIYaJQxkhITXt",
+	"szxkRrZ/tqOs3UglvQd32n8w9S/kkjHIgX1ADEZqmlAea6nUbW3jNbOzr7F6CbbcxjN2R3tv04ntzLpr",
+	"zLrbKjObDJ52iy2p+qPbNM1UGpkzSxyW3+cPfrM5FDz6FHTJbX8oEBjQSQkG2U1TGMCKpeeA/mKLVxYu",
+	"/V/G2JmPtt/bGT53hs/7NXxuqzzuLKV/XEspA3SOWaYc3auN1NaC9GvLlzS5UVmCPJ5CzS2kWMiDRpl9",
+	"DF9qD4X11GUxev4wNZNYTdOSz89UAZ91yRX0J+RQGF0O4A1cXbWXFw0vNLIXFNMUel6L7FBUTbLkLhbZ",
+	"r3Bd8CnZM5rcFH2rkPT21fTrXbTWLgbhzx6D0CZCLkHQ7aKvdorkTpEsKpI7nc6j02m9qqxFmXz0u2t3",
+	"Y4byxevqDlI6ejSVMxaQPYMssO+AVmPRogJwc8EwaosHlhW3IcIXygwjrVok6JxA3xFXobxlSWB6pXFs",
+	"UWix2A158Tnu9LYtwcUiAxiWu7kBLcqC8w3FheMTz3SWtvuBXKSKR4wAUCIBN/qIRsZX7uh+vTq/+VPG",
+	"tlez9EdXdPQndZZfJStbVVGwJfkL1sEhCYsZVYykMqIrXDmjLOTVkC3UFZS8yNCuQIkD0EAFisMtZ0sF",
+	"2A+f1ip3vYpydzQwiCKoTqizg4OJ7Ebs9iCSIQKlH5hxtgwuSuvs13cZgAmurl9P2qgVfXpncEyMuuWr",
+	"Bo1V4nu2nnvPll4/tFXSB6agec8UH9ckMIIkg9/KCg+tRd5yShR9yksbGLyVzUqpgeE5Gui31TeuLWuO",
+	"wSGGVFwjBLw1/+WFxPWyfHJwYlZ5gQQ34oGOFOQszWnI1F9r+LdX4N++j38PH6xh30pNIWDfvmVf5CA/",
+	"g2Zs9pupsxNlycFuSaS8txN/bw/brdkiTrlbHFbO823AAa0KCtIY8DZNGk1+CWAzDzTRzEt9B+EN6Ja/",
+	"dqi5D450o3RX6Ous3lRyRE/qvcMGnDWWWrZlecw900H+w6dGW65vt1zPbrle/ZbL9w1QfLMQsLum79k1",
+	"XyHSx78PzNrmGwFJUd4KOUzS58WvvHj68/LllVz6A0Z+/ohVfxtGsGhVaJtolUad3yle5ZVUaZNgFfCv",
+	"8RmLORY32gWs7AJWdlnwXy3+xN1+ziUMrlQNMHxs2dM1UcZ5LRpAf93LKwhG+8VQYrIX6PNg3c1nKIro",
+	"PB+CDIoTDlSAh51TsTLFbbLhYGp8EckcvhwKY8b2xw7X3JM2xQ//JEfbxwtDieUmF5ZfLHDiU5hJk0+e",
+	"ZECOV6v5Ft8BknmzUf2R7mb6vZVzoOqrDw1nrBPGchHZUlMHIU2YHoVigsukM5EdJiZcMKhkZThNtxvL",
+	"idyg5+PbnKmD/uBAv9+dw6XE6vXhjJHHuvOCMuMfV7Vw1fcLHmMeWLIQFpNLkRGbQvnaRUL0eKDAbkxT",
+	"zdtQIK2I7qmVGgfb06MdH3V6/SuwRpe1Y7iR5YERIepI37Mk5sLeCRA47AnEHEzcK0a264sVVCsdKRqb",
+	"moyIPw3C6Mnb1y0oxH8940JrWac9+B8UibS/PbC/zVnCAWR1xWhSQFqGJSY/SvIkX+J1GpcWaQeHgK5p",
+	"dqN+FaFL7xOSqLnK9ZMcNdG4CrXOd+rWTt3aqVtfTd3K9p6ja9ki4Zt0LSz1t0Hb8tUD9OhJVfUoCGnK",
+	"JjJZBabCi/2bqHgxIXsOQg384BiD98/JPOEhs4XzCAhdshA8N62bsXynoBoNyO4uFmcycEdKJmlwRgJU",
+	"CHNjvR7ZJnt4QStsQ22BkF1TFQbkwP6l3wjIHvzhfLrfhrJiCYvZLRUhC8geFimAON/gQ3COQ3vkvJEV",
+	"V/8QFMjQJYE+cqCLANN+oMgHFSTQ5xM+GArnmzahikSygcqpF2y9zvk8rzv/hfTOx4Ylmrx7ycUrPd9G",
+	"79KPjd/N6pc012ENYd7IJP2z6bF2kzrVJr7nN2BP1Lu0ddYawZ+fIBQECQcmccBJ91tbB1f947NBQfEq",
+	"xbnGixkXfDEj4wTKRvR7x2SSyMVcsRSudCRdJUx1ySse3nQW86wiL9iyH7QRU93EXMS68+/jBSOJpBHR",
+	"4yUxowIhYQglSwq2xCnjk2kK6l27dcOFZnuLzT5P2C1ny+v1oRFaDbcy8aD/4KB/bb4zpvctvzZfLXmk",
+	"hX5/0APQa48W/Hwlizrw09eODty6WNyyZCJY5/X0//xvwToX8RxXDOQFcMMMjbato+NeFxYEf7Ha7RGi",
+	"n5eUYjii4virW1URZr91lmPsWx37tV3gNjk+IaHhn02UhxPtoP/gd9KqjfRoollnB+5Osd4p1jvF+msq",
+	"1j6918UkR925iZbNGtVLoiGIc7SfQtWfEYulmCiSyjMsyIYlvNtZzdm2xfy2pdBMZSP43MB1YsVRrevF",
+	"fMxSrk/XSsywLYRfrZ5WU2Tokn0jFYbu5BEfcalPJRreMLi0mLq9XfJYjseMtcmPEmgERyLlCKacezRz",
+	"P91Zf/DQljcBSfPgGG1PqnV2NPB4n487/b7Wh3oPS/AE2znp86IdMCAbee7W7Ehy8dfXClKi5VFdEMfA",
+	"jONT20RBnRXqdjht4Z9rmrJTwm2HfIqMD5ev6zqPZ7sFXAtc4FUi+1UnumtPxAO5WB7pkw2KNbzlFgfo",
+	"FwvugJ/8TtEPrtPXzCe6Hq0yNcLhDvMLV9eKxWPjWN8mx21jLK3d0EaY7NSGndqwUxu+ltrwI0uLx6rZ",
+	"hYVKJk00hpJg2lzHxHZYqvdccoVua/XCWCQaA1h3vLLKhhQM4ofgN0jSWc1Zl7yAAtempD/Y+9zREDqS",
+	"i7RQ8zKLbg2pMIUysfy1fpzl/MwgvjcrsAm5AWRNcRQax3agJWokbEKTKGYKTIjGZdvFpP6ykxafbueh",
+	"fVFYtW3Vo7fCoC1sfNPtZzvX6x/Knxqm8mvbGWwVOt3qA0+qEw5hXUDsccWL2eubAnM2PLYYDtk2yptR",
+	"DYzTNC/wt0Wc6F/MV50HsGy/NwENsban4aBKw14tDW1dQqQi6mOGiE7BxG2ibb+R4i/uLm9iKSqWJN7p",
+	"fTu9b6f3fU1zkSid/lbjK/6+rfLXKKm8XgWETKgzkk6lYpgRQgXhEVnMoRS/iIy+BiXmF/PrVF6DGriX",
+	"ruY8BM1PN84jB3iElSbranJTgFVhAn2gWhXD72ZQoh1RjkYyWhGu8hoiBm8k779L9Lz0mLgiPEvjPC/N",
+	"DZKkaJLwWzYUMXhGVUqtmupJXJ/KJZlRsSq1E06pmDiY165NTQ+ZpgQNIIrspbayvFhAjXuqvLqo46Le",
+	"//0LxLDupOuQ14JcSSzyQ7hI2YQl+3VJ7wW99l6y3j8HL8pOA1SrO52mMIdMmFVP1V8g+U7izcOykmFX",
+	"YN5ZDuWAd5nEIlTdj00TTMsm56mY0/3pcya83nRU3BNLljC0gEe7dOydurEDNN/B9HzllO6qHrO9UuVk",
+	"dBunTJ0i9WoxirmaMoUHY1oEs+ySIHdbBMS4MpQ+JPIk7+/UUATW49GtujsCLDGnW/9OkUBfUiEwLoi5",
+	"uAlAQSLU/sUVmfBb/YuIhiJI2UetVaRTliy5YmTvtm/VJvBwkcVc8+V+l/yNqqmmEmgz/2aTFgFCEivz",
+	"jVgoZ4wE+qUA4YMC+1pQr6uQPXDP7G+ns5A9vXAdKeKV8UoinibAcQaP8WTs6N1wRsqHI0Dx9A/JHpy5",
+	"8pYlQxGgz6vrL7+P4D09UlSMHIgf8tObly9gCoOh2Aqzs52FKuYL2iZ6rUCbmqbpfE/tE5noaeKX+Sfz",
+	"RCtV6coD/JkhBtwV9POVZudvoBze1jnpzbPE/enCzdFAgURroEA1+b88Dui9JO0Xk557vqTn/3tS9pvk",
+	"D+9S9r9gyv5Wmbub7h8gBJdUIZKJmrLoD4zN6hcpd0BCdRhqB3u6ux7trke765G9q5ibinMrwjtO49sQ",
+	"oJaiXEPZX5ZwP8DvCit1j6uVwKGVdl7R2eopmDVq9ZT7sn86dwlirhJDUYTwJD7Afz3KNsYrsDKmlgk7",
+	"sL2O7RYBE3ghQEG/livro0VqYUz1xHE3FtT7o8zcnhsOfVo80v6OWrzP335UXcfC8YodRl3yQuKgiqfs",
+	"zh63O3C+DXjEP638RrF6V/HdXh9JroUc7nUrldFApEWyvmh1yQU+90tCsqcYG4p/ZOr+fj0+M7UNeYrm",
+	"ucCAWvQuUiLHQ5FQMWEIOOhC/5GnLA3Bk6LkjOkpsFix7xR2wEWYMDxY9HwCvBp24b4b1MSn31mgtn+n",
+	"OPYdtN8O2m9nJ2hoJ9iFN+3Cm3Zl6L7pOPhttZs8/im/mx7kR9rmEHh794QEb5+Goxhrk4TNY86UDVOP",
+	"AC1BKxzjmKYQrzMU0mBIyDiqi56nPghl6sCIPaGh1r7YjIQ0SThTQxHMaYKxsQZGOWLzdBoQJU1djpjD",
+	"BPRlM2EjgF+CXMApxqBo/QuchNktVCtdEGWPWpdWtMylFMRwzM7rixdvFdmu5fJjuxa7msVGV3s7nyQ0",
+	"YhFJpQQ+yNS1VMo4nFIu9HqMqVaIr6ZU3CiSHbO53mJYsnXW/7RFbDkwD6gyJljdr2WV9IIGGgBoWpZT",
+	"s5hmN/j6XlSmu8W1/w6Yrg4w8Y8xjQhPyVImNwq21Uou/sW/mJvU6weexeznsMBFsOF8OR741+KOBH34",
+	"7eufvw9CgxF2TeLu7cGz00l3OulOJ/3WSyOb6KswV2byIiHmpztWQ76IoBiyaQbC6+vVUNDI9FmxQpXO",
+	"1Q217HRaGgrjeoGwc7j9ftV6yTAHmbhqZbkmMvFEom8dXwUkcekASnFWktnSVY6HIp1yNA3WBVTZlz8j",
+	"pupxloH3BymgXKucuNrDNmFTlgJrIqcMnb988NRO8/odNK9ttaXNhd5wVy6pIjSK/tABPmYu/uLLxoJh",
+	"2CU3Yxz8lufHYrFlUq61PBQNii3bbXc/xZYtb+bDfLiLNto5f3dFlnfhSXdybz+2mpqoGoE3K9neIKUD",
+	"8DOtC1V6zWbylpVSYa13iowTOatXx7sEvuZiAkq5+UYL4aEo+rVNqij8Au5qrWAqqJpL82RTzPNImFrE",
+	"KQj4wDZ6RsQijoPfX4FfH4n0OgdOuI+IpDt6xD/Ls+0B2bgPf3FzncjS8DWwQROnJlxLEcaP0DHiPLOc",
+	"H5dQAVxzebQL2dqd2ruQra95puHx4j9dnOMtl02bo7j8VqQ3LAVsLX2bpWH5QFNcTGJHJqzzdXbJG/RG",
+	"GkjQ1bwQ/UrjhNFoBedTw1PNBSvNi9biOWey4HFYFkjBSDVThjyTbn9k+9WMKwUw4kmW3YeZnN4jFShy",
+	"Je8lR+/LG5JsFJM++7YxFGXqQs3hlqtUkijWyFr0xVSGkyYqg4Mptb3ScPjVlIaqnpurDbild6gNO5Vj",
+	"ZyjYGQq+VaWKho6j7E561Kd260AxmoTT2hixN/CYKTJnch6ztk1bspjuoK5A8TLyiy3DA0d6mySOxpPK",
+	"ORmzpbnXK3DLMRpOyQ0XEdlzwqnmLIEf96FlIU1w1bkppl9qWwoGb0PVfa3EYGy9WMEAEXEKi0zSJKEr",
+	"rIgEbrT9LnlNxQ1WO8qKCWEvkVYJZlzoOYZDkXLWGSWM3iiy54LCuuFrhTKYL6FiEQAhVTRLCGrSG3Ao",
+	"ZGK0ugh8a4CElcqUxiooFL/MtSZ0AAYfgjahJEDKOPWPkDjQsLeAkU/LwvW/gJIu2+lYyBqNixXh69tB",
+	"ruI3f5jott+wdhj4tbKiB+gKg92D0Kz/V2Lu3yc0PD505oA/ZMDwJvTsXTaxX3cZIrsMkT9Whki16L29",
+	"WXqTRN59uq9Av+N264O7Tngg5bKt54q2Xi7Z+tlu63+yKwZpLY3vbyjs193b8A2rROxiBncxgzuY3q8V",
+	"Amj23qZrgHMPMTeLBkkrWkarg99Q2n7aWO+JZphxtqgTOg3xe61gY23ViIRUsQ4XiglEa41X3SwDFmYQ",
+	"DIWpfIDICMbuqrwm4VwlNz0Vk3ehU7QXz2mqV+o8TzsBrDkAvZ0COB5XppGaFNy3Cgpeb6eR/w2Pq99N",
+	"+y2mFYDOanHsPZro8XFBiTtxTpCHfkV00On3rvoPzo6OvYrovacvfK4G2jx1E9l4o6PTcPvu4NsdfLtg",
+	"+W88gRP3qnMewim3/XF4gGKmHn31Sk4mMVMkE0dn5p/KwVfNkx/NqZYdW/gu4syvWNpG0NSFcNqYVb62",
+	"DlDdStG3mXs0VUpTZt2ZQ5Gd2dajmZ/d9AbGAog650XUHyh+HoZsrr+Ai7lMrMFrKDaBoG6hF3wxtyr2",
+	"7jhW7YJgvH2mCOwbDHqs53SN5IfzJCB7ZfSorFmf+pACQzxFtvnynlOrddybGlE5V/1pizv9ormCgczQ",
+	"zDNqBILZvplTFLlq5xTdaSY7p2jRKbrzT3r8kyhxMNTHSBR7b3d0IqNkNPJUltSiDJN+DbaFaylAg4W5",
+	"5kvFfL65Pf1/DnxXsQjkUDSoAln0BHrVj6Hw2SU2mwr8gBT4rD0U22BSvFUseQUE/HI2hj8gKMWbhUi4",
+	"YoCXjzWI6A0jf5nyGw7GcJ83aFDwBvUHuTuon7mDDvv17qDDq97J2VHVHdSz7iBUcazD57cWjfX3LxEN",
+	"TrkjppqfZzBoOKb5ZJq2zvq9kwft1g0XevH5TC9JuzVPmB7b9TqlBX0ixpfSO+hfm4+Mc2SbT80nSx5B",
+	"wuBJr/fpXSVd8I7+p4d1wWN9j/8pW8qN/ifzpuN/mk9lKhsoetm8fw/EjS0cSpp6tQ4lnz8JtdCCO6nF",
+	"Vj/1nr2X/PL9xeoF7y0vV73lZf/n5Yv3snf5g1xePlZL/O8z9Wx2w1++/3k5/rnluqDWZ9ih2M/I+lcr",
+	"5R71h4teb3CCI3l053Hkrq/+dlhrTfAt3AIneATtjHc7493OePetI10U9+zWRrzG/bLk1updJf1Vy0Ib",
+	"6AMZgfhul/zA5rFcIVwb/ObgW9B0qshCRKi98ASBxkGkkxFVjLx9/by74VxBsYvnnj08y8jm2V9Wxikk",
+	"fhsAI7DMUJswsZihZ5CJaC65wfkxxxwcL1rjq1ogTOV39K/JZRZDeMNEoYGazzNDWcpnLOaC5TkVSIqI",
+	"qxBVPDpyGhwzFnmaNIjxoObrpbNJHnCy6j8yuW7aQZ6pNvQGy1sZgHeTNOnPucxyU5xmcy2z2vTjIng8",
+	"wvRJURlaprZWm7jEO4exymJL1HN4mZZwI1SbeWqNVtCAvfvpv7Eptw17+9uwjJXizObzYh0zz8Il/Jam",
+	"jLhVtJXlBZ6Qmb6OT1iRPs6rPiLR5IalkF2U+b5dloTHnu9ezpkg7+WIyPG4SANwmvt4BdztNEykahB8",
+	"m7dnvO6f3n36/wMAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -56,6 +56,8 @@ type Options struct {
 	RateWindow time.Duration
 	// Metrics, when set, receives the server's Prometheus collectors.
 	Metrics *prometheus.Registry
+	// CORSOrigins are the browser origins allowed cross-origin.
+	CORSOrigins []string
 }
 
 // New starts an API over a fresh database.
@@ -71,7 +73,7 @@ func NewWith(t testing.TB, o Options) *Env {
 	logs := &bytes.Buffer{}
 	env := &Env{T: t, DB: conn, Logs: logs}
 	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics}
+	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins}
 	if o.RateWindow > 0 {
 		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
 	}

@@ -2,9 +2,22 @@ package apitest
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 )
+
+// NextLink returns the rel="next" value among a response's Link header
+// fields ("" if none). Every API response also links the contract with
+// rel="service-desc", so the Link header alone does not mean "has more".
+func NextLink(h http.Header) string {
+	for _, v := range h.Values("Link") {
+		if strings.HasSuffix(v, `; rel="next"`) {
+			return v
+		}
+	}
+	return ""
+}
 
 // Walk fetches path and then every next page by following meta.next_url,
 // checking on each page that has_more, next_cursor, next_url and the Link
@@ -31,7 +44,7 @@ func (env *Env) Walk(t testing.TB, token, path string, maxPages int) [][]byte {
 		resp.JSON(t, &page)
 		pages = append(pages, resp.Body)
 		m := page.Meta
-		link := resp.Header.Get("Link")
+		link := NextLink(resp.Header)
 		if m.HasMore != (m.NextCursor != nil) || m.HasMore != (m.NextURL != nil) || m.HasMore != (link != "") {
 			t.Fatalf("walk: GET %s: has_more %v, next_cursor %v, next_url %v, Link %q disagree", path, m.HasMore, m.NextCursor, m.NextURL, link)
 		}

@@ -77,13 +77,13 @@ func (w *world) walk(t *testing.T, viewer, path string, between func(page int)) 
 			t.Fatalf("inconsistent meta: %+v", m)
 		}
 		if !m.HasMore {
-			if resp.Header.Get("Link") != "" {
-				t.Errorf("Link header on the last page: %s", resp.Header.Get("Link"))
+			if l := apitest.NextLink(resp.Header); l != "" {
+				t.Errorf("next Link header on the last page: %s", l)
 			}
 			return ids
 		}
-		if want := "<" + *m.NextURL + `>; rel="next"`; resp.Header.Get("Link") != want {
-			t.Errorf("Link = %q, want %q", resp.Header.Get("Link"), want)
+		if want := "<" + *m.NextURL + `>; rel="next"`; apitest.NextLink(resp.Header) != want {
+			t.Errorf("Link = %q, want %q", apitest.NextLink(resp.Header), want)
 		}
 		u, err := url.Parse(*m.NextURL)
 		if err != nil || !strings.HasPrefix(*m.NextURL, apitest.PublicURL+"/api/v1/") {

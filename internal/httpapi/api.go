@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"log/slog"
 	"strconv"
 
@@ -24,6 +26,7 @@ import (
 	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/reactions"
+	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/users"
 )
 
@@ -41,6 +44,7 @@ type (
 	commentsHandler      = comments.Handler
 	usersHandler         = users.Handler
 	followsHandler       = follows.Handler
+	searchHandler        = search.Handler
 )
 
 // API satisfies the generated strict server interface by embedding each
@@ -58,7 +62,7 @@ type API struct {
 	*commentsHandler
 	*usersHandler
 	*followsHandler
-	pending
+	*searchHandler
 }
 
 var _ gen.StrictServerInterface = (*API)(nil)
@@ -86,7 +90,8 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	}
 	lim := newLimits(rl, log)
 	mh, err := meta.NewHandler(spec, meta.Config{PublicURL: cfg.PublicURL, BasePath: BasePath, BodyLimit: cfg.BodyLimit,
-		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write, Window: cfg.RateLimits.WindowOrDefault()})
+		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write, Window: cfg.RateLimits.WindowOrDefault(),
+		SpecSHA256: fmt.Sprintf("%x", sha256.Sum256(specYAML))})
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +111,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
 		usersHandler:         users.NewHandler(userStore, urls),
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
+		searchHandler:        search.NewHandler(search.NewStore(db), urls),
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{

@@ -22,8 +22,9 @@ type Authenticator interface {
 // checks in the order API_DESIGN.md fixes: authenticate (401; failures are
 // limited per client address) → rate limit (429) → scope (403)
 // → route (404/405) → request validation (400/413/415/422, unless the named
-// resource does not exist or is hidden: 404).
-func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, bodyLimit int64) echo.MiddlewareFunc {
+// resource does not exist or is hidden: 404). GET answers get an ETag and
+// may be 304 (etag.go: a conditional GET pays only when it is not a 304).
+func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, tags *etags, bodyLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
@@ -43,7 +44,20 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, b
 			ctx := auth.WithPrincipal(r.Context(), p)
 			r = r.WithContext(ctx)
 			c.SetRequest(r)
-			if err := lim.take(ctx, c.Response().Header(), r.Method, p.MemberID); err != nil {
+			h := c.Response().Header()
+			var charge func() error // conditional GETs: spends the budget unless the answer is 304
+			if conditional(r) {
+				if err := lim.check(ctx, h, r.Method, p.MemberID); err != nil {
+					return err
+				}
+				paid := false
+				charge = func() error { paid = true; return lim.take(ctx, h, r.Method, p.MemberID) }
+				defer func() {
+					if !paid && c.Response().Status != http.StatusNotModified {
+						_ = charge() // an error answer: paid as it leaves
+					}
+				}()
+			} else if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
 				return err
 			}
 
@@ -84,6 +98,9 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, b
 			}
 			if key != "" {
 				return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
+			}
+			if r.Method == http.MethodGet {
+				return tags.serve(c, next, m.op.id, charge)
 			}
 			return next(c)
 		}

@@ -89,3 +89,19 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 		}
 	}
 }
+
+// cors answers preflight requests and lets scripts on origins read the
+// headers clients need: pagination, rate limits, request ids, ETags,
+// idempotent replays. Tokens travel in Authorization, never in cookies, so
+// credentials are not allowed.
+func cors(origins []string) echo.MiddlewareFunc {
+	return middleware.CORSWithConfig(middleware.CORSConfig{
+		AllowOrigins: origins,
+		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodDelete},
+		AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, "Idempotency-Key", "If-None-Match", headerRequestID},
+		ExposeHeaders: []string{"Link", echo.HeaderLocation, "RateLimit", "RateLimit-Policy", "X-RateLimit-Limit",
+			"X-RateLimit-Remaining", "X-RateLimit-Reset", echo.HeaderRetryAfter, headerRequestID, "ETag",
+			"Idempotent-Replayed", echo.HeaderWWWAuthenticate, echo.HeaderAllow},
+		MaxAge: 600,
+	})
+}

@@ -44,16 +44,35 @@ func (l *limits) take(ctx context.Context, h http.Header, method string, memberI
 		l.log.Warn("rate limiter unavailable: serving without limit", slog.String("error", err.Error()))
 		return nil
 	}
+	l.headers(h, res)
+	if res.Limited {
+		return l.reject(res)
+	}
+	return nil
+}
+
+// check is take without spending: it sets the headers and rejects the
+// request when the budget is empty (conditional GETs pay later, see etag.go).
+func (l *limits) check(ctx context.Context, h http.Header, method string, memberID int64) error {
+	res, err := l.lim.Peek(ctx, ratelimit.PolicyOf(method), ratelimit.MemberKey(memberID))
+	if err != nil {
+		l.log.Warn("rate limiter unavailable: serving without limit", slog.String("error", err.Error()))
+		return nil
+	}
+	l.headers(h, res)
+	if res.RetryAfter > 0 { // a peek is never Limited; an empty budget has a RetryAfter
+		return l.reject(res)
+	}
+	return nil
+}
+
+func (l *limits) headers(h http.Header, res ratelimit.Result) {
 	reset := ceilSeconds(res.ResetAfter)
 	h.Set("RateLimit-Policy", l.policy)
 	h.Set("RateLimit", fmt.Sprintf(`"%s";r=%d;t=%d`, res.Policy, res.Remaining, reset))
 	h.Set("X-RateLimit-Limit", strconv.Itoa(res.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(reset)*time.Second).Unix(), 10))
-	if res.Limited {
-		return l.reject(res)
-	}
-	return nil
 }
 
 // takeAddress spends one request of a client address's budget, for requests

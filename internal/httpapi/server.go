@@ -20,6 +20,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/docs"
 	"github.com/socialnet/socialapi/internal/idempotency"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 )
@@ -33,6 +34,9 @@ type Config struct {
 	RequestTimeout time.Duration // budget of one request, database included
 	// Metrics, when set, receives the service's Prometheus collectors.
 	Metrics *prometheus.Registry
+	// CORSOrigins are the browser origins allowed to call the API ("*":
+	// any); none: no CORS headers.
+	CORSOrigins []string
 }
 
 // Deps are the collaborators of the edge.
@@ -76,7 +80,11 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 		d.Limits.rejected = m.rateLimited
 		mws = append(mws, m.middleware)
 	}
-	e.Use(append(mws, recoverPanics(d.Log), requestTimeout(cfg.RequestTimeout), securityHeaders)...)
+	mws = append(mws, recoverPanics(d.Log), requestTimeout(cfg.RequestTimeout), securityHeaders(cfg.PublicURL))
+	if len(cfg.CORSOrigins) > 0 {
+		mws = append(mws, cors(cfg.CORSOrigins)) // after securityHeaders: it adds Vary: Origin
+	}
+	e.Use(mws...)
 	e.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
@@ -95,9 +103,18 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	e.GET(BasePath+"/openapi.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, specJSON)
 	})
+	docSpec, err := gen.GetSpec()
+	if err != nil {
+		return nil, err
+	}
+	ref, err := docs.New(docSpec, cfg.PublicURL+BasePath, cfg.PublicURL+BasePath+"/openapi.yaml")
+	if err != nil {
+		return nil, err
+	}
+	ref.Register(e)
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
-	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, idem, cfg.BodyLimit))
+	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }
@@ -119,16 +136,23 @@ func requestTimeout(d time.Duration) echo.MiddlewareFunc {
 }
 
 // securityHeaders marks every response as not to be sniffed or cached by
-// shared caches (bodies depend on the caller's token).
-func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		h := c.Response().Header()
-		h.Set("X-Content-Type-Options", "nosniff")
-		if strings.HasPrefix(c.Request().URL.Path, BasePath) {
-			h.Set("Cache-Control", "private, no-store")
-			h.Set("Vary", "Authorization")
+// shared caches (bodies depend on the caller's token), and links every API
+// response to the contract (RFC 8631 service-desc). The link is added just
+// before the header is written, after any pagination link the handler set,
+// so rel="next" stays first.
+func securityHeaders(publicURL string) echo.MiddlewareFunc {
+	serviceDesc := "<" + publicURL + BasePath + `/openapi.yaml>; rel="service-desc"`
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			h := c.Response().Header()
+			h.Set("X-Content-Type-Options", "nosniff")
+			if strings.HasPrefix(c.Request().URL.Path, BasePath) {
+				h.Set("Cache-Control", "private, no-store")
+				h.Set("Vary", "Authorization")
+				c.Response().Before(func() { h.Add("Link", serviceDesc) })
+			}
+			return next(c)
 		}
-		return next(c)
 	}
 }
 

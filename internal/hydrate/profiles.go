@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
@@ -33,16 +34,20 @@ type Profile struct {
 	FollowsViewer bool      `db:"follows_viewer"`
 }
 
+// profileColumns selects a Profile from members m as the viewer $1 sees it.
+var profileColumns = `
+	m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.created_at,
+	m.follower_count, m.following_count,
+	(SELECT count(*) FROM posts p WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + `) AS posts,
+	m.id = $1 AS is_self,
+	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = m.id) AS viewer_follows,
+	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer`
+
 // GetProfile returns the member with handle (matched case-insensitively) as
 // viewerID sees it, in one query. An unknown or suspended member is NotFound.
 func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, handle string) (Profile, error) {
 	query := `
-		SELECT m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.created_at,
-		       m.follower_count, m.following_count,
-		       (SELECT count(*) FROM posts p WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + `) AS posts,
-		       m.id = $1 AS is_self,
-		       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = m.id) AS viewer_follows,
-		       EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer
+		SELECT ` + profileColumns + `
 		  FROM members m
 		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL`
 	var p Profile
@@ -54,6 +59,28 @@ func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, hand
 		return Profile{}, pg.Classify(ctx, fmt.Errorf("get profile: %w", err))
 	}
 	return p, nil
+}
+
+// profilesQuery reads the members $2 (an array of ids) for the viewer $1, in
+// the order of $2, by primary key.
+var profilesQuery = `
+	SELECT ` + profileColumns + `
+	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
+	  JOIN members m ON m.id = page.id
+	 WHERE m.suspended_at IS NULL
+	 ORDER BY page.ord`
+
+// Profiles returns the members ids as viewerID sees them, in the order of
+// ids, in one query. Members suspended since ids were chosen are left out.
+func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Profile, error) {
+	out := []Profile{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := sqlx.SelectContext(ctx, q, &out, profilesQuery, viewerID, pq.Array(ids)); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("hydrate profiles: %w", err))
+	}
+	return out, nil
 }
 
 // ProfileAPI renders p.

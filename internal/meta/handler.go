@@ -27,6 +27,8 @@ type Config struct {
 	ReadPerMinute  int
 	WritePerMinute int
 	Window         time.Duration
+	// SpecSHA256 is the lowercase hex SHA-256 of the served openapi.yaml.
+	SpecSHA256 string
 }
 
 // NewHandler builds the index from the spec.
@@ -88,8 +90,9 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 	idx.Name = spec.Info.Title
 	idx.Description = firstParagraph(spec.Info.Description)
 	idx.Version = spec.Info.Version
-	idx.DocumentationURL = cfg.PublicURL + cfg.BasePath + "/openapi.yaml"
+	idx.DocumentationURL = cfg.PublicURL + "/docs"
 	idx.OpenapiURL = cfg.PublicURL + cfg.BasePath + "/openapi.yaml"
+	idx.OpenapiSha256 = cfg.SpecSHA256
 
 	for _, p := range spec.Paths.InMatchingOrder() {
 		for method, op := range spec.Paths.Value(p).Operations() {

@@ -33,18 +33,29 @@ var DefaultPool = PoolConfig{MaxOpen: 16, MaxIdle: 16, MaxLifetime: 30 * time.Mi
 
 // Open connects to dsn, sizes the pool and checks the connection within ctx.
 func Open(ctx context.Context, dsn string, pc PoolConfig) (*sqlx.DB, error) {
-	db, err := sqlx.Open("postgres", dsn)
+	db, err := Connect(dsn, pc)
 	if err != nil {
-		return nil, fmt.Errorf("open database: %w", err)
+		return nil, err
 	}
-	db.SetMaxOpenConns(pc.MaxOpen)
-	db.SetMaxIdleConns(pc.MaxIdle)
-	db.SetConnMaxLifetime(pc.MaxLifetime)
-	db.SetConnMaxIdleTime(pc.MaxIdleTime)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("ping database: %w", err)
 	}
+	return db, nil
+}
+
+// Connect prepares a sized pool for dsn without contacting the database, so a
+// server can start before PostgreSQL does (connections are made on demand).
+func Connect(dsn string, pc PoolConfig) (*sqlx.DB, error) {
+	cfg, err := pq.NewConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	db := sqlx.NewDb(sql.OpenDB(&connector{cfg: cfg}), "postgres")
+	db.SetMaxOpenConns(pc.MaxOpen)
+	db.SetMaxIdleConns(pc.MaxIdle)
+	db.SetConnMaxLifetime(pc.MaxLifetime)
+	db.SetConnMaxIdleTime(pc.MaxIdleTime)
 	return db, nil
 }
 
@@ -129,4 +140,11 @@ func IsUnavailable(ctx context.Context, err error) bool {
 		}
 	}
 	return false
+}
+
+// IsReadOnly reports whether err is PostgreSQL refusing a write because the
+// transaction or database is read-only (SQLSTATE 25006).
+func IsReadOnly(err error) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "25006"
 }

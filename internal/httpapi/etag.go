@@ -1,0 +1,151 @@
+package httpapi
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/base64"
+	"net/http"
+	"regexp"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/labstack/echo/v4"
+)
+
+// Conditional GET
+//
+// Every 200 answer to a GET carries an ETag computed from its body: strong
+// on single resources, weak (W/) on lists. Two fields change without the
+// resource changing and are left out of the hash: counts.views (reading a
+// post counts a view) and, on /me, rate_limits (every request spends budget;
+// the RateLimit headers carry it). A GET whose If-None-Match matches answers
+// 304 with no body.
+//
+// The rate limiter runs before the handler, but whether the answer is 304 is
+// known only after it. So a request with If-None-Match only checks that the
+// read budget is not empty (429 if it is) and pays after the handler, unless
+// the answer is 304: a 200 is charged before it is sent (429 instead if the
+// budget ran out meanwhile), an error is charged as it leaves. A 304 spends
+// nothing; it still costs the server one handler run, like any request.
+
+// etags tags GET responses.
+type etags struct {
+	weak map[string]bool // by operationId: lists get weak tags
+}
+
+func newETags(spec *openapi3.T) *etags {
+	t := &etags{weak: map[string]bool{}}
+	for _, item := range spec.Paths.Map() {
+		op := item.Get
+		if op == nil {
+			continue
+		}
+		// A list is a 200 body with a meta member (pagination).
+		if r := op.Responses.Status(http.StatusOK); r != nil && r.Value != nil {
+			if mt := r.Value.Content.Get(echo.MIMEApplicationJSON); mt != nil && mt.Schema != nil && mt.Schema.Value != nil {
+				_, list := mt.Schema.Value.Properties["meta"]
+				t.weak[op.OperationID] = list
+			}
+		}
+	}
+	return t
+}
+
+// conditional reports whether r is a GET that asks for a 304.
+func conditional(r *http.Request) bool {
+	return r.Method == http.MethodGet && r.Header.Get("If-None-Match") != ""
+}
+
+// serve runs next with its response buffered. A 200 gets an ETag; when it
+// matches If-None-Match the answer is 304 without a body, otherwise charge
+// runs first and, if it fails, its error is returned and nothing is sent.
+func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge func() error) error {
+	orig := c.Response()
+	buf := &bufferWriter{header: http.Header{}}
+	c.SetResponse(echo.NewResponse(buf, c.Echo()))
+	err := next(c)
+	c.SetResponse(orig)
+	if err != nil {
+		return err
+	}
+	h := orig.Header()
+	if buf.status == http.StatusOK {
+		tag := entityTag(buf.body.Bytes(), t.weak[opID])
+		h.Set("ETag", tag)
+		if matches(c.Request().Header.Get("If-None-Match"), tag) {
+			orig.WriteHeader(http.StatusNotModified)
+			return nil
+		}
+	}
+	if charge != nil {
+		if err := charge(); err != nil {
+			h.Del("ETag")
+			return err
+		}
+	}
+	for k, v := range buf.header {
+		h[k] = v
+	}
+	orig.WriteHeader(buf.status)
+	_, err = orig.Write(buf.body.Bytes())
+	return err
+}
+
+// volatile are the parts of a body that change without the resource
+// changing; they are blanked before hashing.
+var volatile = []struct {
+	re   *regexp.Regexp
+	with []byte
+}{
+	{regexp.MustCompile(`"views":[0-9]+`), []byte(`"views":0`)},
+	{regexp.MustCompile(`"rate_limits":\{"read":\{[^{}]*\},"write":\{[^{}]*\}\}`), []byte(`"rate_limits":null`)},
+}
+
+// entityTag hashes body (volatile fields blanked): "<base64url of 18 bytes
+// of SHA-256>", with W/ for lists.
+func entityTag(body []byte, weak bool) string {
+	for _, v := range volatile {
+		body = v.re.ReplaceAll(body, v.with)
+	}
+	sum := sha256.Sum256(body)
+	tag := `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+	if weak {
+		return "W/" + tag
+	}
+	return tag
+}
+
+// matches applies If-None-Match's weak comparison (RFC 9110 §13.1.2): "*"
+// or any listed tag equal to tag, W/ prefixes ignored.
+func matches(ifNoneMatch, tag string) bool {
+	tag = strings.TrimPrefix(tag, "W/")
+	for _, t := range strings.Split(ifNoneMatch, ",") {
+		t = strings.TrimSpace(t)
+		if t == "*" || strings.TrimPrefix(t, "W/") == tag {
+			return true
+		}
+	}
+	return false
+}
+
+// bufferWriter holds a response until serve decides what to send.
+type bufferWriter struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (w *bufferWriter) Header() http.Header { return w.header }
+
+func (w *bufferWriter) WriteHeader(status int) {
+	if w.status == 0 {
+		w.status = status
+	}
+}
+
+func (w *bufferWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.body.Write(b)
+}

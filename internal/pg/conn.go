@@ -1,0 +1,109 @@
+package pg
+
+import (
+	"context"
+	"database/sql/driver"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/lib/pq"
+)
+
+// cancelGrace is how long a connection may keep waiting for PostgreSQL's
+// answer once lib/pq has started cancelling its query: time for the cancel to
+// take effect normally, after which the read gives up.
+const cancelGrace = 500 * time.Millisecond
+
+// connector opens lib/pq connections whose network waits cannot outlive the
+// context of the operation that started them.
+//
+// lib/pq honours a cancelled context by sending PostgreSQL a cancel request
+// over a second connection and then keeps waiting for the answer on the
+// first; when the server or the network has stopped answering (a black hole,
+// a half-open connection, a dead host) that wait never ends. Connection
+// start-up ignores the context altogether. So each connection gets its own
+// dialer, which bounds start-up by the Connect context and, when lib/pq dials
+// again to send that connection's cancel request, gives the connection's
+// reads a deadline of cancelGrace. The connection is discarded afterwards
+// (lib/pq marks it bad once its context is done).
+type connector struct {
+	cfg pq.Config
+}
+
+func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
+	pc, err := pq.NewConnectorConfig(c.cfg)
+	if err != nil {
+		return nil, err
+	}
+	d := &connDialer{ctx: ctx}
+	pc.Dialer(d)
+	conn, err := pc.Connect(ctx)
+	if !d.established() && err == nil {
+		// The context ended just as start-up finished: the socket may
+		// already carry an expired deadline.
+		_ = conn.Close()
+		return nil, driver.ErrBadConn
+	}
+	return conn, err
+}
+
+func (c *connector) Driver() driver.Driver { return &pq.Driver{} }
+
+// connDialer dials the sockets of one lib/pq connection: first its own, then
+// (only to cancel a query) short-lived ones.
+type connDialer struct {
+	net.Dialer
+	ctx context.Context // of Connect
+
+	mu   sync.Mutex
+	own  net.Conn
+	stop func() bool // ends the start-up watch of own
+	up   bool        // start-up is over; further dials send cancel requests
+}
+
+func (d *connDialer) Dial(network, address string) (net.Conn, error) {
+	return d.DialContext(context.Background(), network, address)
+}
+
+func (d *connDialer) DialTimeout(network, address string, timeout time.Duration) (net.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	return d.DialContext(ctx, network, address)
+}
+
+func (d *connDialer) DialContext(ctx context.Context, network, address string) (net.Conn, error) {
+	d.mu.Lock()
+	if d.up {
+		own := d.own
+		d.mu.Unlock()
+		if own != nil {
+			_ = own.SetReadDeadline(time.Now().Add(cancelGrace))
+		}
+		return d.Dialer.DialContext(ctx, network, address)
+	}
+	d.mu.Unlock()
+	c, err := d.Dialer.DialContext(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stop != nil {
+		d.stop() // an earlier attempt of this start-up (e.g. sslmode=prefer retrying without TLS)
+	}
+	d.own = c
+	d.stop = context.AfterFunc(d.ctx, func() { _ = c.SetDeadline(time.Now()) })
+	return c, nil
+}
+
+// established ends start-up; it reports false when the context ended first.
+func (d *connDialer) established() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.up = true
+	if d.stop == nil {
+		return true
+	}
+	return d.stop()
+}

@@ -1,0 +1,96 @@
+package search
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// TestExplain loads 100k posts, 50k more members and 20k listings and jobs,
+// and checks that every search query is served by its index: the text or
+// tag GIN index for posts, the trigram index for people, never a sequential
+// scan of posts or members. Run with -v to see the plans.
+func TestExplain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads 100k posts")
+	}
+	t.Parallel()
+	db := pgtest.New(t)
+	pgtest.Social(t, db, 100_000)
+	// Every post gets a common word (c0..c99: one post in a hundred), a rare
+	// one (w0..w4999: twenty posts each) and a tag (t0..t499: 200 each).
+	load := []string{
+		`UPDATE posts SET body = body || ' c' || (id % 100) || ' w' || (id % 5000), tags = ARRAY['t' || (id % 500)]`,
+		`INSERT INTO members (handle, name, created_at)
+		 SELECT 'user' || g, (ARRAY['Ann', 'Bruno', 'Chloé', 'Dmitri', 'Eva'])[1 + g % 5] || ' ' ||
+		        (ARRAY['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Petit', 'Durand'])[1 + g % 7] || ' ' || g,
+		        timestamptz '2024-01-01' + g * interval '1 minute'
+		   FROM generate_series(1, 50000) g`,
+		`INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition, city, country, created_at)
+		 SELECT 1 + g % 1000, 1 + g % 9, 'c' || (g % 100) || ' w' || (g % 5000), 'Item ' || g, g, 'EUR', 'good', 'Lyon', 'FR',
+		        timestamptz '2026-01-01' + g * interval '1 minute'
+		   FROM generate_series(1, 20000) g`,
+		`INSERT INTO jobs (title, company_name, workplace, employment_type, description, posted_at, closed_at)
+		 SELECT 'c' || (g % 100) || ' w' || (g % 5000), 'Company ' || (g % 300), 'remote', 'full_time', 'Job ' || g,
+		        timestamptz '2026-01-01' + g * interval '1 minute',
+		        CASE WHEN g % 4 = 0 THEN timestamptz '2026-06-01' END
+		   FROM generate_series(1, 20000) g`,
+		`VACUUM ANALYZE`,
+	}
+	for _, q := range load {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("load: %v\n%s", err, q)
+		}
+	}
+	after := &cursor.Position{Rank: 0.05, Time: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), ID: 50_000}
+	text := func(s string) Query {
+		q, err := Parse(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q
+	}
+	const viewer = 2
+	page := func(k Kind, s string, after *cursor.Position) func() (string, []any) {
+		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
+	}
+	totals := func(s string) func() (string, []any) {
+		return func() (string, []any) { return totalsQuery(viewer, text(s)) }
+	}
+	tests := []struct {
+		name  string
+		query func() (string, []any)
+		want  []string // indexes the plan must use
+		table string   // besides members, the table that must not be scanned sequentially
+	}{
+		{"posts, rare word", page(Posts, "w123", nil), []string{"posts_search_tsv_idx"}, "posts"},
+		{"posts, rare word, next page", page(Posts, "w123", after), []string{"posts_search_tsv_idx"}, "posts"},
+		{"posts, common word", page(Posts, "c7", nil), []string{"posts_search_tsv_idx"}, "posts"},
+		{"posts, absent word", page(Posts, "xylophone", nil), []string{"posts_search_tsv_idx"}, "posts"},
+		{"posts, tag", page(Posts, "#t42", nil), []string{"posts_tags_idx"}, "posts"},
+		{"posts, tag, next page", page(Posts, "#t42", after), []string{"posts_tags_idx"}, "posts"},
+		{"people, handle", page(People, "@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
+		{"people, name prefix", page(People, "dmi", nil), []string{"members_search_trgm_idx"}, "members"},
+		{"people, two words, next page", page(People, "chloé dubois", after), []string{"members_search_trgm_idx"}, "members"},
+		{"listings", page(Listings, "w123", nil), []string{"listings_search_tsv_idx"}, "listings"},
+		{"jobs", page(Jobs, "w123", nil), []string{"jobs_search_tsv_idx"}, "jobs"},
+		{"totals", totals("w123"), []string{"members_search_trgm_idx", "posts_search_tsv_idx", "listings_search_tsv_idx", "jobs_search_tsv_idx"}, "posts"},
+		{"totals, tag", totals("#t42"), []string{"posts_tags_idx"}, "posts"},
+	}
+	for _, tt := range tests {
+		q, args := tt.query()
+		plan := pgtest.Explain(t, db, q, args...)
+		t.Logf("%s:\n%s", tt.name, plan)
+		for _, idx := range tt.want {
+			if !strings.Contains(plan, idx) {
+				t.Errorf("%s: plan does not use %s", tt.name, idx)
+			}
+		}
+		if strings.Contains(plan, "Seq Scan on "+tt.table) || strings.Contains(plan, "Seq Scan on members") {
+			t.Errorf("%s: plan scans %s or members sequentially", tt.name, tt.table)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package search
+
+import (
+	"context"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"golang.org/x/text/currency"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+)
+
+// TopPerPage is how many matches of each kind a search without a kind
+// returns when per_page is absent.
+const TopPerPage = 5
+
+// Handler answers SearchAll.
+type Handler struct {
+	store *Store
+	urls  hydrate.URLs
+}
+
+// NewHandler returns a Handler.
+func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+
+// SearchAll implements gen.StrictServerInterface.
+func (h *Handler) SearchAll(ctx context.Context, req gen.SearchAllRequestObject) (gen.SearchAllResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	p := req.Params
+	q, err := Parse(p.Q)
+	if err != nil {
+		return nil, err
+	}
+	kind, query := Kind(""), url.Values{"q": {p.Q}}
+	perPage := TopPerPage
+	if p.PerPage != nil {
+		perPage = *p.PerPage
+	}
+	var after *cursor.Position
+	fp := ""
+	if p.Type != nil {
+		kind, perPage = Kind(*p.Type), cursor.PerPage(p.PerPage)
+		query.Set("type", string(kind))
+		fp = cursor.Fingerprint("search", query)
+		if after, err = cursor.Decode(fp, deref(p.Cursor)); err != nil {
+			return nil, err
+		}
+	} else if p.Cursor != nil {
+		detail := "cursor pages through one kind: give type as well."
+		return nil, &apperr.Error{Code: apperr.InvalidParameter, Detail: detail,
+			Fields: []apperr.FieldError{{Parameter: "cursor", Code: "invalid", Detail: detail}}}
+	}
+	res, err := h.store.Search(ctx, me.MemberID, q, kind, after, perPage)
+	if err != nil {
+		return nil, err
+	}
+	page := cursor.NewPage(perPage, h.urls.API+"/search", query, fp, res.Next)
+	return gen.SearchAll200JSONResponse{
+		Body:    gen.SearchResponse{Data: h.toAPI(res), Meta: meta(p, page, res.Totals)},
+		Headers: gen.SearchAll200ResponseHeaders{Link: page.Link()},
+	}, nil
+}
+
+func meta(p gen.SearchAllParams, page cursor.Page, t Totals) gen.SearchMeta {
+	return gen.SearchMeta{
+		Q: p.Q, Type: p.Type, PerPage: page.PerPage,
+		Totals:  gen.SearchTotals{People: t.People, Posts: t.Posts, Listings: t.Listings, Jobs: t.Jobs},
+		HasMore: page.HasMore, NextCursor: page.NextCursor, NextURL: page.NextURL,
+	}
+}
+
+func (h *Handler) toAPI(res Result) gen.SearchResults {
+	out := gen.SearchResults{
+		People:   make([]gen.Profile, len(res.People)),
+		Posts:    h.urls.PostsAPI(res.Posts),
+		Listings: make([]gen.Listing, len(res.Listings)),
+		Jobs:     make([]gen.Job, len(res.Jobs)),
+	}
+	for i, p := range res.People {
+		out.People[i] = h.urls.ProfileAPI(p)
+	}
+	for i, l := range res.Listings {
+		out.Listings[i] = h.listingAPI(l)
+	}
+	for i, j := range res.Jobs {
+		out.Jobs[i] = h.jobAPI(j)
+	}
+	return out
+}
+
+func (h *Handler) listingAPI(l Listing) gen.Listing {
+	images := make([]gen.Media, len(l.Images.V))
+	for i, im := range l.Images.V {
+		images[i] = gen.Media{Kind: "image", URL: h.urls.Media(im.URL), Width: im.Width, Height: im.Height, Alt: im.Alt}
+	}
+	return gen.Listing{
+		ID:          l.ID,
+		Title:       l.Title,
+		Description: l.Description,
+		Price:       money(l.PriceMinor, l.Currency),
+		Condition:   gen.ListingCondition(l.Condition),
+		Category:    gen.ListingCategory{Slug: l.CategorySlug, Name: l.CategoryName},
+		Location:    gen.Location{City: l.City, Region: l.Region, Country: l.Country},
+		Images:      images,
+		Seller:      h.urls.UserSummary(l.Seller),
+		Status:      gen.ListingStatus(l.Status),
+		CreatedAt:   apitime.New(l.CreatedAt),
+		URL:         h.urls.Public + "/market/" + strconv.FormatInt(l.ID, 10),
+	}
+}
+
+func (h *Handler) jobAPI(it Job) gen.Job {
+	j := gen.Job{
+		ID:             it.ID,
+		Title:          it.Title,
+		Company:        gen.Company{Name: it.CompanyName, Logo: h.urls.MediaPtr(it.CompanyLogoURL), URL: it.CompanyURL},
+		Workplace:      gen.JobWorkplace(it.Workplace),
+		EmploymentType: gen.EmploymentType(it.EmploymentType),
+		Description:    it.Description,
+		ApplyURL:       it.ApplyURL,
+		PostedAt:       apitime.New(it.PostedAt),
+		ExpiresAt:      apitime.Ptr(it.ExpiresAt),
+		URL:            h.urls.Public + "/jobs/" + strconv.FormatInt(it.ID, 10),
+	}
+	// As the jobs list: a location needs a city and a country.
+	if it.City != nil && it.Country != nil {
+		j.Location = &gen.Location{City: *it.City, Region: it.Region, Country: *it.Country}
+	}
+	if it.SalaryMinMinor != nil && it.SalaryCurrency != nil && it.SalaryPeriod != nil {
+		j.Salary = &gen.Salary{MinMinor: *it.SalaryMinMinor, MaxMinor: it.SalaryMaxMinor,
+			Currency: *it.SalaryCurrency, Period: gen.SalaryPeriod(*it.SalaryPeriod)}
+	}
+	return j
+}
+
+// money renders an amount in minor units as the integer and the exact
+// decimal string in major units, with the currency's ISO 4217 exponent (2
+// when unknown), as the market does; no float is involved.
+func money(minor int64, cur string) gen.Money {
+	scale := 2
+	if u, err := currency.ParseISO(cur); err == nil {
+		scale, _ = currency.Standard.Rounding(u)
+	}
+	s := strconv.FormatInt(minor, 10)
+	if scale > 0 {
+		if len(s) <= scale {
+			s = strings.Repeat("0", scale-len(s)+1) + s
+		}
+		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
+	}
+	return gen.Money{AmountMinor: minor, Amount: s, Currency: cur}
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

@@ -1,0 +1,307 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Store searches.
+type Store struct{ db *sqlx.DB }
+
+// NewStore returns a Store.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+
+// Totals counts the matches of each kind that the caller may see.
+type Totals struct {
+	People   int `db:"people"`
+	Posts    int `db:"posts"`
+	Listings int `db:"listings"`
+	Jobs     int `db:"jobs"`
+}
+
+// Result is one search: the matches of the kinds searched, hydrated, in
+// rank order.
+type Result struct {
+	People   []hydrate.Profile
+	Posts    []hydrate.Post
+	Listings []Listing
+	Jobs     []Job
+	Totals   Totals
+	// Next is the position of the last match when another page follows
+	// (only when one kind was searched).
+	Next *cursor.Position
+}
+
+// hit is one match chosen for a page: its id and its sort key.
+type hit struct {
+	ID   int64     `db:"id"`
+	At   time.Time `db:"at"`
+	Rank float64   `db:"rank"`
+}
+
+// Search returns, for viewerID, the first perPage matches of q of every kind
+// (kind ""), or one page of one kind after the position after (nil: from the
+// best match), with the totals of every kind.
+func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, after *cursor.Position, perPage int) (Result, error) {
+	res := Result{People: []hydrate.Profile{}, Posts: []hydrate.Post{}, Listings: []Listing{}, Jobs: []Job{}}
+	kinds, limit := Kinds, perPage
+	if kind != "" {
+		kinds, limit = []Kind{kind}, perPage+1
+	}
+	for _, k := range kinds {
+		query, args := pageQuery(k, viewerID, q, after, limit)
+		var hits []hit
+		if err := sqlx.SelectContext(ctx, s.db, &hits, query, args...); err != nil {
+			return Result{}, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+		}
+		if len(hits) > perPage {
+			hits = hits[:perPage]
+			last := hits[perPage-1]
+			res.Next = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
+		}
+		ids := make([]int64, len(hits))
+		for i, h := range hits {
+			ids[i] = h.ID
+		}
+		var err error
+		switch k {
+		case People:
+			res.People, err = hydrate.Profiles(ctx, s.db, viewerID, ids)
+		case Posts:
+			res.Posts, err = hydrate.Posts(ctx, s.db, viewerID, ids)
+		case Listings:
+			res.Listings, err = s.listings(ctx, ids)
+		case Jobs:
+			res.Jobs, err = s.jobs(ctx, ids)
+		}
+		if err != nil {
+			return Result{}, err
+		}
+	}
+	query, args := totalsQuery(viewerID, q)
+	if err := sqlx.GetContext(ctx, s.db, &res.Totals, query, args...); err != nil {
+		return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
+	}
+	return res, nil
+}
+
+// source is how one kind matches: the rows (from), the match condition
+// (where), and the id, sort time and relevance of a row. rank adds its own
+// arguments, if any, when it is called: counts do not rank.
+type source struct {
+	from, where, id, at string
+	rank                func() string
+}
+
+// constant returns a rank function of the SQL expression expr.
+func constant(expr string) func() string { return func() string { return expr } }
+
+// args collects query arguments and hands out their placeholders, so no value
+// is ever formatted into SQL.
+type args []any
+
+func (a *args) add(v any) string {
+	*a = append(*a, v)
+	return "$" + strconv.Itoa(len(*a))
+}
+
+// trigramName is the expression members_search_trgm_idx indexes.
+const trigramName = "lower(m.name || ' ' || m.handle)"
+
+// sourceOf returns how kind k matches q for viewerID, adding its arguments
+// to a.
+func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
+	switch k {
+	case People:
+		name := a.add(q.Name)
+		like := escapeLike(q.Name)
+		// Word similarity finds names and handles from a word's first two
+		// letters on and forgives typos; a substring needs three characters
+		// for the trigram index to serve it.
+		match := name + " <% " + trigramName
+		if len([]rune(q.Name)) >= 3 {
+			match += " OR " + trigramName + " LIKE " + a.add("%"+like+"%")
+		}
+		// A handle equal to the text ranks first, then handles starting with
+		// it, then by similarity (at most 1).
+		rank := func() string {
+			return "(CASE WHEN lower(m.handle) = " + name + " THEN 2 WHEN lower(m.handle) LIKE " + a.add(like+"%") +
+				" THEN 1 ELSE 0 END + word_similarity(" + name + ", " + trigramName + "))::float8"
+		}
+		return source{from: "members m", where: "m.suspended_at IS NULL AND (" + match + ")",
+			id: "m.id", at: "m.created_at", rank: rank}
+	case Posts:
+		vis := visibility.Post("p", a.add(viewerID)+"::bigint")
+		if len(q.Tags) > 0 {
+			// Exact tags: no text relevance, so newest first.
+			return source{from: "posts p", where: "p.tags @> " + a.add(pq.Array(q.Tags)) + "::text[] AND " + vis,
+				id: "p.id", at: "p.created_at", rank: constant("0::float8")}
+		}
+		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
+		return source{from: "posts p", where: "p.search_tsv @@ " + tsq + " AND " + vis,
+			id: "p.id", at: "p.created_at", rank: constant("ts_rank(p.search_tsv, " + tsq + ")::float8")}
+	case Listings:
+		// As the market lists them: listings of suspended sellers are left out;
+		// title matches weigh more than description matches.
+		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
+		return source{from: "listings l JOIN members m ON m.id = l.seller_id",
+			where: "l.search_tsv @@ " + tsq + " AND m.suspended_at IS NULL",
+			id:    "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8")}
+	default: // Jobs: open ones only, as the jobs list shows them.
+		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
+		return source{from: "jobs j",
+			where: "j.search_tsv @@ " + tsq + " AND j.closed_at IS NULL AND (j.expires_at IS NULL OR j.expires_at > now())",
+			id:    "j.id", at: "j.posted_at", rank: constant("ts_rank(j.search_tsv, " + tsq + ")::float8")}
+	}
+}
+
+// pageQuery selects up to limit matches of kind k after the position after,
+// best first: rank, then newest, then id, all descending.
+//
+// The matches are collected first, through their GIN index, behind a
+// MATERIALIZED fence: ranking needs every match anyway, and without the fence
+// the planner may walk a time index filtering every row, reading the whole
+// table for a rare term (PERFORMANCE_NOTES §6). The cost is bounded by the
+// number of matches.
+func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int) (string, []any) {
+	var a args
+	src := sourceOf(k, viewerID, q, &a)
+	rank := src.rank()
+	keyset := ""
+	if after != nil {
+		keyset = fmt.Sprintf("WHERE (rank, at, id) < (%s::float8, %s::timestamptz, %s::bigint)",
+			a.add(after.Rank), a.add(after.Time), a.add(after.ID))
+	}
+	query := `
+		WITH hit AS MATERIALIZED (
+		    SELECT ` + src.id + ` AS id, ` + src.at + ` AS at, ` + rank + ` AS rank
+		      FROM ` + src.from + `
+		     WHERE ` + src.where + `
+		)
+		SELECT id, at, rank FROM hit ` + keyset + `
+		 ORDER BY rank DESC, at DESC, id DESC
+		 LIMIT ` + a.add(limit)
+	return query, a
+}
+
+// totalsQuery counts the matches of every kind in one statement, with the
+// conditions of pageQuery.
+func totalsQuery(viewerID int64, q Query) (string, []any) {
+	var a args
+	counts := make([]string, len(Kinds))
+	for i, k := range Kinds {
+		src := sourceOf(k, viewerID, q, &a)
+		counts[i] = "(SELECT count(*) FROM " + src.from + " WHERE " + src.where + ") AS " + string(k)
+	}
+	return "SELECT " + strings.Join(counts, ",\n       "), a
+}
+
+// escapeLike quotes the LIKE wildcards of s ('_' is common in handles).
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// Listing is a marketplace listing as search shows it.
+type Listing struct {
+	ID           int64                      `db:"id"`
+	Title        string                     `db:"title"`
+	Description  string                     `db:"description"`
+	PriceMinor   int64                      `db:"price_minor"`
+	Currency     string                     `db:"currency"`
+	Condition    string                     `db:"condition"`
+	CategorySlug string                     `db:"category_slug"`
+	CategoryName string                     `db:"category_name"`
+	City         string                     `db:"city"`
+	Region       *string                    `db:"region"`
+	Country      string                     `db:"country"`
+	Status       string                     `db:"status"`
+	CreatedAt    time.Time                  `db:"created_at"`
+	Seller       hydrate.Author             `db:"seller"`
+	Images       hydrate.JSON[[]ImageEntry] `db:"images"`
+}
+
+// ImageEntry is one picture of a listing.
+type ImageEntry struct {
+	URL    string  `json:"url"`
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Alt    *string `json:"alt"`
+}
+
+// listings reads the listings ids in the order of ids, in one query.
+func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
+	out := []Listing{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	const q = `
+		SELECT l.id, l.title, l.description, l.price_minor, l.currency, l.condition,
+		       c.slug AS category_slug, c.name AS category_name, l.city, l.region, l.country, l.status, l.created_at,
+		       m.id AS "seller.author_id", m.handle AS "seller.author_handle", m.name AS "seller.author_name",
+		       m.avatar_url AS "seller.author_avatar_url", m.verified AS "seller.author_verified",
+		       COALESCE((SELECT json_agg(json_build_object('url', i.url, 'width', i.width, 'height', i.height, 'alt', i.alt)
+		                                 ORDER BY i.position)
+		                   FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images
+		  FROM unnest($1::bigint[]) WITH ORDINALITY AS page(id, ord)
+		  JOIN listings l ON l.id = page.id
+		  JOIN categories c ON c.id = l.category_id
+		  JOIN members m ON m.id = l.seller_id
+		 WHERE m.suspended_at IS NULL
+		 ORDER BY page.ord`
+	if err := sqlx.SelectContext(ctx, s.db, &out, q, pq.Array(ids)); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("read found listings: %w", err))
+	}
+	return out, nil
+}
+
+// Job is an open job as search shows it.
+type Job struct {
+	ID             int64      `db:"id"`
+	Title          string     `db:"title"`
+	CompanyName    string     `db:"company_name"`
+	CompanyLogoURL *string    `db:"company_logo_url"`
+	CompanyURL     *string    `db:"company_url"`
+	City           *string    `db:"city"`
+	Region         *string    `db:"region"`
+	Country        *string    `db:"country"`
+	Workplace      string     `db:"workplace"`
+	EmploymentType string     `db:"employment_type"`
+	SalaryMinMinor *int64     `db:"salary_min_minor"`
+	SalaryMaxMinor *int64     `db:"salary_max_minor"`
+	SalaryCurrency *string    `db:"salary_currency"`
+	SalaryPeriod   *string    `db:"salary_period"`
+	Description    string     `db:"description"`
+	ApplyURL       *string    `db:"apply_url"`
+	PostedAt       time.Time  `db:"posted_at"`
+	ExpiresAt      *time.Time `db:"expires_at"`
+}
+
+// jobs reads the jobs ids in the order of ids, in one query.
+func (s *Store) jobs(ctx context.Context, ids []int64) ([]Job, error) {
+	out := []Job{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	const q = `
+		SELECT j.id, j.title, j.company_name, j.company_logo_url, j.company_url, j.city, j.region, j.country,
+		       j.workplace, j.employment_type, j.salary_min_minor, j.salary_max_minor, j.salary_currency,
+		       j.salary_period, j.description, j.apply_url, j.posted_at, j.expires_at
+		  FROM unnest($1::bigint[]) WITH ORDINALITY AS page(id, ord)
+		  JOIN jobs j ON j.id = page.id
+		 ORDER BY page.ord`
+	if err := sqlx.SelectContext(ctx, s.db, &out, q, pq.Array(ids)); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("read found jobs: %w", err))
+	}
+	return out, nil
+}
