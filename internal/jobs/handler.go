@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ListJobs.
@@ -70,7 +70,7 @@ func (h *Handler) ToAPI(items []Item) []gen.Job {
 		j := gen.Job{
 			ID:             it.ID,
 			Title:          it.Title,
-			Company:        gen.Company{Name: it.CompanyName, Logo: absolute(h.publicURL, it.CompanyLogoURL), URL: it.CompanyURL},
+			Company:        gen.Company{Name: it.CompanyName, Logo: hydrate.URLs{Public: h.publicURL}.MediaPtr(it.CompanyLogoURL), URL: it.CompanyURL},
 			Workplace:      gen.JobWorkplace(it.Workplace),
 			EmploymentType: gen.EmploymentType(it.EmploymentType),
 			Description:    it.Description,
@@ -91,16 +91,6 @@ func (h *Handler) ToAPI(items []Item) []gen.Job {
 		out[i] = j
 	}
 	return out
-}
-
-// absolute resolves a stored media path against the public base URL; stored
-// absolute URLs are returned as they are.
-func absolute(base string, u *string) *string {
-	if u == nil || !strings.HasPrefix(*u, "/") {
-		return u
-	}
-	v := base + *u
-	return &v
 }
 
 func deref[T ~string](p *T) string {

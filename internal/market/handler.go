@@ -4,13 +4,11 @@ import (
 	"context"
 	"net/url"
 	"strconv"
-	"strings"
-
-	"golang.org/x/text/currency"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ListListings.
@@ -94,23 +92,24 @@ func meta(p cursor.Page) gen.ListMeta {
 
 // ToAPI converts listings to their API form.
 func (h *Handler) ToAPI(items []Item) []gen.Listing {
+	urls := hydrate.URLs{Public: h.publicURL}
 	out := make([]gen.Listing, len(items))
 	for i, it := range items {
 		images := make([]gen.Media, len(it.Images))
 		for j, im := range it.Images {
-			images[j] = gen.Media{Kind: "image", URL: absolute(h.publicURL, im.URL), Width: im.Width, Height: im.Height, Alt: im.Alt}
+			images[j] = gen.Media{Kind: "image", URL: urls.Media(im.URL), Width: im.Width, Height: im.Height, Alt: im.Alt}
 		}
 		out[i] = gen.Listing{
 			ID:          it.ID,
 			Title:       it.Title,
 			Description: it.Description,
-			Price:       Money(it.PriceMinor, it.Currency),
+			Price:       hydrate.Money(it.PriceMinor, it.Currency),
 			Condition:   gen.ListingCondition(it.Condition),
 			Category:    gen.ListingCategory{Slug: it.CategorySlug, Name: it.CategoryName},
 			Location:    gen.Location{City: it.City, Region: it.Region, Country: it.Country},
 			Images:      images,
 			Seller: gen.UserSummary{ID: it.Seller.ID, Handle: it.Seller.Handle, Name: it.Seller.Name,
-				Avatar: absolutePtr(h.publicURL, it.Seller.AvatarURL), Verified: it.Seller.Verified,
+				Avatar: urls.MediaPtr(it.Seller.AvatarURL), Verified: it.Seller.Verified,
 				URL: h.publicURL + "/@" + it.Seller.Handle},
 			Status:    gen.ListingStatus(it.Status),
 			CreatedAt: apitime.New(it.CreatedAt),
@@ -118,41 +117,6 @@ func (h *Handler) ToAPI(items []Item) []gen.Listing {
 		}
 	}
 	return out
-}
-
-// Money renders an amount in minor units as both the integer and an exact
-// decimal string in major units, using the currency's ISO 4217 exponent
-// (2 when the code is unknown). No float is ever involved.
-func Money(minor int64, cur string) gen.Money {
-	scale := 2
-	if u, err := currency.ParseISO(cur); err == nil {
-		scale, _ = currency.Standard.Rounding(u)
-	}
-	s := strconv.FormatInt(minor, 10)
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	return gen.Money{AmountMinor: minor, Amount: s, Currency: cur}
-}
-
-// absolute resolves a stored media path against the public base URL; stored
-// absolute URLs are returned as they are.
-func absolute(base, u string) string {
-	if strings.HasPrefix(u, "/") {
-		return base + u
-	}
-	return u
-}
-
-func absolutePtr(base string, u *string) *string {
-	if u == nil {
-		return nil
-	}
-	v := absolute(base, *u)
-	return &v
 }
 
 func deref[T ~string](p *T) string {

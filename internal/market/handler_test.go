@@ -11,6 +11,7 @@ import (
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitest"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/market"
 )
 
@@ -194,7 +195,7 @@ func TestMoney(t *testing.T) {
 		{1, "BHD", "0.001"}, {100, "XXQ", "1.00"}, {9007199254740991, "EUR", "90071992547409.91"},
 	}
 	for _, tt := range tests {
-		if got := market.Money(tt.minor, tt.currency).Amount; got != tt.want {
+		if got := hydrate.Money(tt.minor, tt.currency).Amount; got != tt.want {
 			t.Errorf("Money(%d, %s) = %q, want %q", tt.minor, tt.currency, got, tt.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // RateLimits reports a member's current budgets.
@@ -44,7 +45,7 @@ func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me
 		ID:        a.ID,
 		Handle:    a.Handle,
 		Name:      a.Name,
-		Avatar:    absolute(h.publicURL, a.AvatarURL),
+		Avatar:    hydrate.URLs{Public: h.publicURL}.MediaPtr(a.AvatarURL),
 		Verified:  a.Verified,
 		URL:       h.publicURL + "/@" + a.Handle,
 		Bio:       a.Bio,
@@ -60,17 +61,4 @@ func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me
 		},
 		RateLimits: h.limits.Status(ctx, a.ID),
 	}
-}
-
-// absolute resolves a stored media path against the public base URL; stored
-// absolute URLs are returned as they are.
-func absolute(base string, u *string) *string {
-	if u == nil {
-		return nil
-	}
-	if len(*u) > 0 && (*u)[0] == '/' {
-		v := base + *u
-		return &v
-	}
-	return u
 }

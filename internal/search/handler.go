@@ -4,9 +4,6 @@ import (
 	"context"
 	"net/url"
 	"strconv"
-	"strings"
-
-	"golang.org/x/text/currency"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
@@ -103,7 +100,7 @@ func (h *Handler) listingAPI(l Listing) gen.Listing {
 		ID:          l.ID,
 		Title:       l.Title,
 		Description: l.Description,
-		Price:       money(l.PriceMinor, l.Currency),
+		Price:       hydrate.Money(l.PriceMinor, l.Currency),
 		Condition:   gen.ListingCondition(l.Condition),
 		Category:    gen.ListingCategory{Slug: l.CategorySlug, Name: l.CategoryName},
 		Location:    gen.Location{City: l.City, Region: l.Region, Country: l.Country},
@@ -137,24 +134,6 @@ func (h *Handler) jobAPI(it Job) gen.Job {
 			Currency: *it.SalaryCurrency, Period: gen.SalaryPeriod(*it.SalaryPeriod)}
 	}
 	return j
-}
-
-// money renders an amount in minor units as the integer and the exact
-// decimal string in major units, with the currency's ISO 4217 exponent (2
-// when unknown), as the market does; no float is involved.
-func money(minor int64, cur string) gen.Money {
-	scale := 2
-	if u, err := currency.ParseISO(cur); err == nil {
-		scale, _ = currency.Standard.Rounding(u)
-	}
-	s := strconv.FormatInt(minor, 10)
-	if scale > 0 {
-		if len(s) <= scale {
-			s = strings.Repeat("0", scale-len(s)+1) + s
-		}
-		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
-	}
-	return gen.Money{AmountMinor: minor, Amount: s, Currency: cur}
 }
 
 func deref(s *string) string {
