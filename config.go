@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"strconv"
@@ -26,6 +27,7 @@ type Config struct {
 	RedisURL        string
 	MetricsAddr     string
 	RateWindow      time.Duration
+	TrustedProxies  []*net.IPNet
 	CORSOrigins     []string
 }
 
@@ -49,6 +51,8 @@ const envDoc = `Environment:
   CORS_ORIGINS       comma-separated browser origins allowed to call the API cross-origin, e.g.
                      https://app.example,https://studio.example, or * for any (default: none,
                      no CORS headers)
+  TRUSTED_PROXIES    comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client
+                     (default: none; client addresses come from the connection)
   REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
                      limits are kept in process); if Redis fails the API keeps serving, limiting
                      in process, and says so in /readyz`
@@ -93,6 +97,16 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err
+	}
+	for _, cidr := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		_, n, err := net.ParseCIDR(cidr)
+		if err != nil {
+			return c, fmt.Errorf("TRUSTED_PROXIES: %q is not a CIDR such as 10.0.0.0/8", cidr)
+		}
+		c.TrustedProxies = append(c.TrustedProxies, n)
 	}
 	pub := getenv("PUBLIC_URL")
 	if pub == "" {

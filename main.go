@@ -147,6 +147,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				RequestTimeout: cfg.RequestTimeout,
 				RateLimits:     ratelimit.Quotas{Read: cfg.ReadPerMinute, Write: cfg.WritePerMinute, Window: cfg.RateWindow},
 				RedisURL:       cfg.RedisURL,
+				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
 			}, conn, log, specYAML)
 			if err != nil {
