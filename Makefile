@@ -14,7 +14,7 @@ DEMO_TOKEN := snw_demoAliceWrite000000000000000000000000000004PZ6uC
 export DATABASE_URL ?=
 export TEST_DATABASE_URL ?=
 
-.PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop
+.PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop bench sdk contract fuzz soak
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -43,12 +43,27 @@ test: ## build, provision a throwaway PostgreSQL (and redis-server), run the who
 	@if [[ -z "$$TEST_DATABASE_URL" ]]; then scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; fi
 	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" $(GO) test -race -count=1 ./...
 
-generate: ## regenerate gen/ from openapi.yaml
-	$(GO) generate ./gen/...
+fuzz: ## run every go test -fuzz target for FUZZTIME each (default 10s); crashers land in testdata/fuzz
+	@if [[ -z "$$TEST_DATABASE_URL" ]]; then scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; fi
+	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" scripts/fuzz.sh $${FUZZTIME:-10s}
 
-check-generate: generate ## fail when gen/ differs from what openapi.yaml generates
-	@git diff --exit-code -- gen/ || { echo "gen/ is stale: run make generate and commit"; exit 1; }
-	@test -z "$$(git status --porcelain -- gen/)" || { git status --porcelain -- gen/; echo "gen/ has untracked changes"; exit 1; }
+soak: ## bounded loopback load test (SOAK_DURATION, default 2m): RSS, goroutines, fds, DB connections over time
+	SOAK_DURATION=$${SOAK_DURATION:-2m} $(GO) test -count=1 -run '^TestSoak$$' -timeout 0 -v ./internal/faults
+
+generate: ## regenerate gen/ and the SDKs (sdk/go, sdk/ts) from openapi.yaml
+	$(GO) generate ./gen/...
+	@$(MAKE) --no-print-directory sdk
+
+sdk: ## regenerate the Go and TypeScript client SDKs from openapi.yaml
+	cd sdk/go && $(GO) generate ./...
+	cd sdk/ts && { [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error; } && npm run -s generate
+
+contract: ## SDK drift, Go + TypeScript SDK sessions and Prism against a live server, /docs in Chromium
+	tools/contract/run.sh
+
+check-generate: generate ## fail when gen/ or the SDKs differ from what openapi.yaml generates
+	@git diff --exit-code -- gen/ sdk/ || { echo "gen/ or sdk/ is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen/ sdk/)" || { git status --porcelain -- gen/ sdk/; echo "gen/ or sdk/ has untracked changes"; exit 1; }
 
 lint: vet lint-spec breaking ## go vet, the OpenAPI linters and the breaking-change guard
 
@@ -60,6 +75,9 @@ lint-spec: ## Redocly and Spectral on openapi.yaml (zero errors, zero warnings)
 
 breaking: ## fail when openapi.yaml breaks clients of the last release (api/baseline/openapi.yaml), unless the major version changed
 	tools/breaking.sh
+
+bench: ## load benchmark on a synthetic data set (BENCH_SCALE=small for the CI smoke run); writes bench/out/
+	bench/bench.sh
 
 db-stop: ## stop the local PostgreSQL clusters
 	scripts/localpg.sh stop $(RUN_DIR)

@@ -94,7 +94,8 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	}
 	if row.Stale {
 		const u = `UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`
-		if _, err := s.db.ExecContext(ctx, u, row.ID, now, now.Add(-lastUsedEvery)); err != nil {
+		// On a read-only database last_used_at stays as it is: reads go on.
+		if _, err := s.db.ExecContext(ctx, u, row.ID, now, now.Add(-lastUsedEvery)); err != nil && !pg.IsReadOnly(err) {
 			return Principal{}, pg.Classify(ctx, fmt.Errorf("touch token: %w", err))
 		}
 	}

@@ -42,6 +42,8 @@ type load struct {
 	workers int
 	// down, when set, tolerates transport errors (the server is being killed).
 	down bool
+	// pace, when set, hands out one token per request (a fixed arrival rate).
+	pace <-chan time.Time
 
 	mu         sync.Mutex
 	phase      string
@@ -50,6 +52,7 @@ type load struct {
 	acked      map[string]map[string]bool // kind → key
 	ambiguous  map[string]map[string]bool
 	slowest    time.Duration
+	durations  []time.Duration
 
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -78,6 +81,13 @@ func (l *load) start() {
 		go func() {
 			defer l.wg.Done()
 			for n := 0; ctx.Err() == nil; n++ {
+				if l.pace != nil {
+					select {
+					case <-l.pace:
+					case <-ctx.Done():
+						return
+					}
+				}
 				l.do(ctx, l.mix(w, n))
 			}
 		}()
@@ -89,6 +99,13 @@ func (l *load) stop() {
 	l.cancel()
 	l.wg.Wait()
 	l.client.CloseIdleConnections()
+}
+
+// setBase points the workers at another server (a restarted one).
+func (l *load) setBase(base string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.base = base
 }
 
 func (l *load) setPhase(p string) {
@@ -108,7 +125,10 @@ func (l *load) do(ctx context.Context, r request) {
 	}
 	// The request is not tied to ctx: stopping the load lets in-flight
 	// requests finish, so none is cut off by the test itself.
-	req, _ := http.NewRequest(r.method, l.base+r.path, body)
+	l.mu.Lock()
+	base := l.base
+	l.mu.Unlock()
+	req, _ := http.NewRequest(r.method, base+r.path, body)
 	if r.body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}
@@ -134,6 +154,7 @@ func (l *load) do(ctx context.Context, r request) {
 	if dur > l.slowest {
 		l.slowest = dur
 	}
+	l.durations = append(l.durations, dur)
 	bad := func(format string, args ...any) {
 		if len(l.violations) < 50 {
 			l.violations = append(l.violations, fmt.Sprintf("[%s] %s %s: ", l.phase, r.method, r.path)+fmt.Sprintf(format, args...))
@@ -150,6 +171,9 @@ func (l *load) do(ctx context.Context, r request) {
 	}
 	if err != nil {
 		mark(l.ambiguous)
+		if l.down {
+			defer time.Sleep(20 * time.Millisecond) // the server is down: don't spin
+		}
 		var ne interface{ Timeout() bool }
 		if errors.As(err, &ne) && ne.Timeout() {
 			bad("no answer within %s (hang)", l.client.Timeout)

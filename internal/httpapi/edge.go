@@ -116,6 +116,12 @@ func checkRequest(r *http.Request, m routeMatch, bodyLimit int64) error {
 	if err := m.op.checkContentType(r); err != nil {
 		return err
 	}
+	if !m.op.hasBody {
+		// Operations without a request body ignore one (a POST such as follow
+		// accepts an empty body with or without a content type).
+		r.Body = http.NoBody
+		return nil
+	}
 	if r.ContentLength > bodyLimit {
 		return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
 	}

@@ -37,6 +37,23 @@ type Config struct {
 	// CORSOrigins are the browser origins allowed to call the API ("*":
 	// any); none: no CORS headers.
 	CORSOrigins []string
+	// TrustedProxies are the networks whose X-Forwarded-For is believed when
+	// finding a client's address (used to limit failed authentication).
+	TrustedProxies []*net.IPNet
+}
+
+// ipExtractor takes client addresses from the connection, never from
+// X-Forwarded-For or X-Real-IP, unless the connection comes from a
+// configured trusted proxy.
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
 }
 
 // Deps are the collaborators of the edge.
@@ -67,9 +84,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(d.Log, cfg.PublicURL)
-	// Client addresses come from the connection, never from X-Forwarded-For
-	// or X-Real-IP, unless trusted proxies are configured.
-	e.IPExtractor = echo.ExtractIPDirect()
+	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 
 	mws := []echo.MiddlewareFunc{requestID, accessLog(d.Log)}
 	if cfg.Metrics != nil {

@@ -39,13 +39,17 @@ func (c *connector) Connect(ctx context.Context) (driver.Conn, error) {
 	d := &connDialer{ctx: ctx}
 	pc.Dialer(d)
 	conn, err := pc.Connect(ctx)
-	if !d.established() && err == nil {
+	if err != nil {
+		d.established()
+		return nil, err
+	}
+	if !d.established() {
 		// The context ended just as start-up finished: the socket may
 		// already carry an expired deadline.
 		_ = conn.Close()
 		return nil, driver.ErrBadConn
 	}
-	return conn, err
+	return &pqConn{Conn: conn, d: d}, nil
 }
 
 func (c *connector) Driver() driver.Driver { return &pq.Driver{} }
@@ -97,6 +101,16 @@ func (d *connDialer) DialContext(ctx context.Context, network, address string) (
 	return c, nil
 }
 
+// expire makes the connection's pending and future reads and writes fail.
+func (d *connDialer) expire() {
+	d.mu.Lock()
+	own := d.own
+	d.mu.Unlock()
+	if own != nil {
+		_ = own.SetDeadline(time.Now())
+	}
+}
+
 // established ends start-up; it reports false when the context ended first.
 func (d *connDialer) established() bool {
 	d.mu.Lock()
@@ -106,4 +120,54 @@ func (d *connDialer) established() bool {
 		return true
 	}
 	return d.stop()
+}
+
+// pqConn is a lib/pq connection whose BEGIN honours the context: lib/pq
+// sends it before it starts watching the context, so a database that stops
+// answering would hold the transaction's caller forever. Everything else is
+// lib/pq's own.
+type pqConn struct {
+	driver.Conn
+	d *connDialer
+}
+
+var (
+	_ driver.ConnBeginTx        = (*pqConn)(nil)
+	_ driver.QueryerContext     = (*pqConn)(nil)
+	_ driver.ExecerContext      = (*pqConn)(nil)
+	_ driver.ConnPrepareContext = (*pqConn)(nil)
+	_ driver.Pinger             = (*pqConn)(nil)
+	_ driver.SessionResetter    = (*pqConn)(nil)
+	_ driver.Validator          = (*pqConn)(nil)
+	_ driver.NamedValueChecker  = (*pqConn)(nil)
+)
+
+func (c *pqConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	stop := context.AfterFunc(ctx, c.d.expire)
+	defer stop()
+	return c.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+}
+
+func (c *pqConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+}
+
+func (c *pqConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+}
+
+func (c *pqConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	return c.Conn.(driver.ConnPrepareContext).PrepareContext(ctx, q)
+}
+
+func (c *pqConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
+
+func (c *pqConn) ResetSession(ctx context.Context) error {
+	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
+}
+
+func (c *pqConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
+
+func (c *pqConn) CheckNamedValue(nv *driver.NamedValue) error {
+	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(nv)
 }

@@ -64,6 +64,11 @@ func Connect(dsn string, pc PoolConfig) (*sqlx.DB, error) {
 func WithTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err error) {
 	tx, err := db.BeginTxx(ctx, nil)
 	if err != nil {
+		if sqlState(err) == "0A000" {
+			// lib/pq always begins READ WRITE; a hot standby (a database
+			// that is read-only for now) refuses that as "not supported".
+			return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", fmt.Errorf("begin: %w", err))
+		}
 		return Classify(ctx, fmt.Errorf("begin: %w", err))
 	}
 	defer func() {
@@ -145,6 +150,14 @@ func IsUnavailable(ctx context.Context, err error) bool {
 // IsReadOnly reports whether err is PostgreSQL refusing a write because the
 // transaction or database is read-only (SQLSTATE 25006).
 func IsReadOnly(err error) bool {
+	return sqlState(err) == "25006"
+}
+
+// sqlState is the SQLSTATE of a PostgreSQL error in err's chain, or "".
+func sqlState(err error) string {
 	var pe *pq.Error
-	return errors.As(err, &pe) && pe.Code == "25006"
+	if errors.As(err, &pe) {
+		return string(pe.Code)
+	}
+	return ""
 }

@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -83,6 +84,9 @@ func (np NewPost) kind() (string, error) {
 		return "", apperr.Field("/poll/options", "invalid",
 			fmt.Sprintf("a poll has %d to %d options", MinPollOptions, MaxPollOptions))
 	}
+	if np.Link != nil && !safeLink(*np.Link) {
+		return "", apperr.Field("/link", "invalid", "link must be an absolute http(s) URL with a host and without credentials")
+	}
 	derived := "text"
 	switch {
 	case np.Poll != nil:
@@ -109,6 +113,15 @@ func (np NewPost) kind() (string, error) {
 	default:
 		return typ, nil // the database checks the enum
 	}
+}
+
+// safeLink reports whether s is an http(s) URL with a host and without a
+// user:password@ part, which disguises the real host
+// (http://good.example@127.0.0.1/). The server never fetches links; this
+// keeps clients that render them from being misled.
+func safeLink(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil
 }
 
 func insertMedia(ctx context.Context, ex sqlx.ExtContext, postID int64, media []Media) error {

@@ -12,4 +12,4 @@
 //	fmt.Println(me.JSON200.Data.Handle)
 package socialapi
 
-//go:generate go tool oapi-codegen -config oapi-codegen.yaml ../../openapi.yaml
+//go:generate go -C ../.. run github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen -config sdk/go/oapi-codegen.yaml openapi.yaml

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ceilings measures the machine: the bare Echo handler with the same load
+// generator and connections as the API, and pgbench -S (select-only, extended
+// protocol as lib/pq speaks it) against the same cluster.
+func (d *driver) ceilings(ctx context.Context, rep *report, label string) error {
+	o := d.opt
+	gen := func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }
+	judge := func(_ string, code int) bool { return code == 200 }
+	if _, _, err := d.attack(ctx, o.hello, gen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, 1); err != nil {
+		return fmt.Errorf("hello warm-up: %w", err)
+	}
+	h, err := d.measure(ctx, o.hello, gen, judge, load{closedWorkers: o.conns, duration: o.closed}, 2)
+	if err != nil {
+		return fmt.Errorf("hello: %w", err)
+	}
+	h.Series = nil
+	d.logf("ceiling (%s): bare Echo %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, h.RPS, h.P50, h.P99)
+	pg, err := d.pgbench(ctx)
+	if err != nil {
+		d.logf("ceiling (%s): pgbench: %v", label, err)
+	} else {
+		d.logf("ceiling (%s): pgbench -S %.0f tps, %.3f ms average", label, pg.TPS, pg.LatencyMS)
+	}
+	rep.Ceilings = append(rep.Ceilings, ceiling{When: label, Hello: h, Pgbench: pg, PgbenchError: errString(err)})
+	return nil
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+var (
+	tpsRe = regexp.MustCompile(`tps = ([0-9.]+) \(without initial connection time\)`)
+	latRe = regexp.MustCompile(`latency average = ([0-9.]+) ms`)
+)
+
+func (d *driver) pgbench(ctx context.Context) (pgbenchResult, error) {
+	o := d.opt
+	args := []string{"-n", "-S", "-M", "extended", "-c", strconv.Itoa(o.pgbenchClients), "-j", "2",
+		"-T", strconv.Itoa(int(o.pgbenchTime.Seconds())), "-h", o.pgHost, "-p", o.pgPort, "-U", "postgres", o.pgbenchDB}
+	cmd := exec.CommandContext(ctx, o.pgbench, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	pg0 := treeCPU(o.postmasterPID)
+	t0 := time.Now()
+	err := cmd.Run()
+	wall := time.Since(t0).Seconds()
+	res := pgbenchResult{Command: "pgbench " + strings.Join(args, " "), PGCPU: (treeCPU(o.postmasterPID) - pg0) / wall}
+	if err != nil {
+		return res, fmt.Errorf("%w: %s", err, lastLines(out.String(), 5))
+	}
+	m := tpsRe.FindStringSubmatch(out.String())
+	if m == nil {
+		return res, fmt.Errorf("%w: %s", errNoPgbench, lastLines(out.String(), 5))
+	}
+	res.TPS, _ = strconv.ParseFloat(m[1], 64)
+	if m := latRe.FindStringSubmatch(out.String()); m != nil {
+		res.LatencyMS, _ = strconv.ParseFloat(m[1], 64)
+	}
+	return res, nil
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, " | ")
+}
+
+// profile drives the home feed against bench/pprofserve (the same handlers
+// with net/http/pprof) and keeps a CPU profile, the allocations and the
+// heap, with `go tool pprof -top` summaries of each.
+func (d *driver) profile(ctx context.Context) (*profileReport, error) {
+	o := d.opt
+	dir := filepath.Join(o.out, "pprof")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	var feed scenario
+	for _, s := range scenarios {
+		if s.Name == "feed_home" {
+			feed = s
+		}
+	}
+	gen := func(r *rand.Rand) target { return feed.gen(r, d.f) }
+	secs := max(5, int(o.closed.Seconds()))
+	d.logf("profile: home feed on pprofserve, CPU profile of %ds", secs)
+	if _, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: o.warmup}, 5); err != nil {
+		return nil, err
+	}
+	type got struct {
+		err error
+	}
+	done := make(chan got, 1)
+	cpuFile := filepath.Join(dir, "feed_cpu.pb.gz")
+	go func() {
+		time.Sleep(time.Second)
+		done <- got{fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", o.pprofDebug, secs), cpuFile)}
+	}()
+	rs, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: time.Duration(secs+2) * time.Second}, 6)
+	if err != nil {
+		return nil, err
+	}
+	if g := <-done; g.err != nil {
+		return nil, g.err
+	}
+	p := &profileReport{Scenario: "feed_home", Seconds: secs, Requests: len(rs)}
+	allocFile, heapFile := filepath.Join(dir, "feed_allocs.pb.gz"), filepath.Join(dir, "feed_heap.pb.gz")
+	if err := fetch(ctx, o.pprofDebug+"/debug/pprof/allocs", allocFile); err != nil {
+		return p, err
+	}
+	if err := fetch(ctx, o.pprofDebug+"/debug/pprof/heap", heapFile); err != nil {
+		return p, err
+	}
+	p.Files = []string{"pprof/feed_cpu.pb.gz", "pprof/feed_allocs.pb.gz", "pprof/feed_heap.pb.gz"}
+	p.CPUTop = pprofTop(ctx, cpuFile, "-top", "-nodecount=25")
+	p.CPUCumTop = pprofTop(ctx, cpuFile, "-top", "-cum", "-nodecount=30")
+	p.AllocTop = pprofTop(ctx, allocFile, "-top", "-sample_index=alloc_space", "-nodecount=20")
+	p.HeapTop = pprofTop(ctx, heapFile, "-top", "-sample_index=inuse_space", "-nodecount=12")
+	return p, nil
+}
+
+func fetch(ctx context.Context, url, file string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := (&http.Client{Timeout: 2 * time.Minute}).Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	f, err := os.Create(file)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// pprofTop runs `go tool pprof` on a profile (the Go toolchain `make bench`
+// builds with).
+func pprofTop(ctx context.Context, file string, args ...string) string {
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"tool", "pprof"}, args...), file)...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "go tool pprof: " + err.Error() + ": " + lastLines(string(out), 3)
+	}
+	return strings.TrimSpace(string(out))
+}

@@ -1,0 +1,321 @@
+// Command socialbench is the load driver of `make bench` (bench/bench.sh
+// starts everything it measures). For each scenario it runs vegeta twice on
+// loopback: closed (64 connections, as fast as the server answers: the
+// capacity) and open (a fixed arrival rate at a fraction of that capacity:
+// latency without coordinated omission). Around every run it reads the
+// server's and PostgreSQL's CPU and RSS from /proc and the statements the
+// database executed from pg_stat_statements. In the same run it measures the
+// machine's ceilings, a bare Echo handler and `pgbench -S`, and reports every
+// result as a ratio to them. It writes report.md, report.json and one SVG
+// latency chart per scenario.
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	_ "github.com/lib/pq"
+)
+
+type options struct {
+	api, hello                string
+	db, adminDB               string
+	pgbench                   string // pgbench binary
+	pgHost, pgPort, pgbenchDB string
+	pgbenchClients            int
+	pgbenchTime               time.Duration
+	postmasterPID, serverPID  int
+	seed                      int64
+	scale                     string
+	vegeta                    string
+	out                       string
+	conns                     int
+	warmup, closed, open      time.Duration
+	openFraction              float64
+	only                      string
+	pprofAPI, pprofDebug      string
+	pprofServerPID            int
+	failOnErrors              bool
+	generated                 string // a note on how the data set was made, for the report
+	deepMembers               int
+}
+
+type driver struct {
+	opt   options
+	db    *sql.DB // the benchmark database
+	admin *sql.DB // the postgres database: statistics
+	datid int64
+	f     *fixtures
+	logf  func(string, ...any)
+}
+
+func main() {
+	var o options
+	flag.StringVar(&o.api, "api", "http://127.0.0.1:18080", "base URL of the API server")
+	flag.StringVar(&o.hello, "hello", "http://127.0.0.1:18081", "base URL of the bare Echo server")
+	flag.StringVar(&o.db, "db", "", "DSN of the benchmark database")
+	flag.StringVar(&o.adminDB, "admin-db", "", "DSN of the cluster's postgres database (statistics)")
+	flag.StringVar(&o.pgbench, "pgbench-bin", "pgbench", "pgbench binary")
+	flag.StringVar(&o.pgHost, "pg-host", "127.0.0.1", "PostgreSQL host, for pgbench")
+	flag.StringVar(&o.pgPort, "pg-port", "54350", "PostgreSQL port, for pgbench")
+	flag.StringVar(&o.pgbenchDB, "pgbench-db", "pgbench", "database initialised with pgbench -i")
+	flag.IntVar(&o.pgbenchClients, "pgbench-clients", 16, "pgbench -c")
+	flag.DurationVar(&o.pgbenchTime, "pgbench-time", 15*time.Second, "pgbench -T")
+	flag.IntVar(&o.postmasterPID, "postmaster-pid", 0, "PostgreSQL's postmaster pid (CPU of the whole cluster)")
+	flag.IntVar(&o.serverPID, "server-pid", 0, "the API server's pid (CPU and RSS)")
+	flag.Int64Var(&o.seed, "seed", 1, "seed the data set was generated with (derives the tokens)")
+	flag.StringVar(&o.scale, "scale", "default", "name of the data set's scale, for the report")
+	flag.StringVar(&o.vegeta, "vegeta", "vegeta", "vegeta binary")
+	flag.StringVar(&o.out, "out", "bench/out", "output directory")
+	flag.IntVar(&o.conns, "conns", 64, "connections of the closed runs")
+	flag.DurationVar(&o.warmup, "warmup", 3*time.Second, "closed warm-up before each scenario (not reported)")
+	flag.DurationVar(&o.closed, "closed", 10*time.Second, "duration of each closed run")
+	flag.DurationVar(&o.open, "open", 10*time.Second, "duration of each open run")
+	flag.Float64Var(&o.openFraction, "open-fraction", 0.7, "open-model rate as a fraction of the closed throughput")
+	flag.StringVar(&o.only, "only", "", "comma-separated scenario names (default: all)")
+	flag.StringVar(&o.pprofAPI, "pprof-api", "", "base URL of bench/pprofserve (empty: no profile)")
+	flag.StringVar(&o.pprofDebug, "pprof-debug", "", "base URL of its pprof listener")
+	flag.IntVar(&o.pprofServerPID, "pprof-server-pid", 0, "its pid")
+	flag.BoolVar(&o.failOnErrors, "fail-on-errors", false, "exit 1 when a scenario had unexpected statuses")
+	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
+	flag.IntVar(&o.deepMembers, "deep-members", 300, "members whose feed is walked to page 5 for the deep-page scenario")
+	flag.Parse()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	d := &driver{opt: o, logf: func(format string, args ...any) {
+		fmt.Fprintf(os.Stderr, "bench: "+format+"\n", args...)
+	}}
+	rep, err := d.run(ctx)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+	if o.failOnErrors && rep.Failed {
+		fmt.Fprintln(os.Stderr, "bench: FAILED: unexpected statuses (see the errors column)")
+		os.Exit(1)
+	}
+}
+
+func (d *driver) run(ctx context.Context) (*report, error) {
+	o := d.opt
+	var err error
+	if d.db, err = sql.Open("postgres", o.db); err != nil {
+		return nil, err
+	}
+	defer d.db.Close()
+	if d.admin, err = sql.Open("postgres", o.adminDB); err != nil {
+		return nil, err
+	}
+	defer d.admin.Close()
+	if _, err := d.admin.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
+		return nil, fmt.Errorf("pg_stat_statements (needs shared_preload_libraries): %w", err)
+	}
+	if err := d.db.QueryRowContext(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&d.datid); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	if d.f, err = loadFixtures(ctx, d.db, o.seed); err != nil {
+		return nil, err
+	}
+	d.f.loadDeepPages(ctx, o.api, o.deepMembers, 5)
+	d.logf("fixtures: %d members, %d public posts, %d deep feed pages (%s)", d.f.n, len(d.f.public), len(d.f.deep), time.Since(start).Round(time.Millisecond))
+
+	rep := &report{Scale: o.scale, Seed: o.seed, Started: start.UTC(), CPUs: numCPU(), Conns: o.conns,
+		OpenFraction: o.openFraction, Generated: o.generated,
+		Durations: fmt.Sprintf("warm-up %s, closed %s, open %s per scenario", o.warmup, o.closed, o.open)}
+	rep.Machine = machineInfo()
+
+	// Ceilings first, again at the end: the report divides by their mean.
+	if err := d.ceilings(ctx, rep, "before"); err != nil {
+		return nil, err
+	}
+	want := map[string]bool{}
+	for _, n := range strings.Split(o.only, ",") {
+		if n != "" {
+			want[n] = true
+		}
+	}
+	for i, s := range scenarios {
+		if len(want) > 0 && !want[s.Name] {
+			continue
+		}
+		if s.Name == "feed_home_deep" && len(d.f.deep) == 0 {
+			rep.Scenarios = append(rep.Scenarios, scenarioReport{Name: s.Name, Title: s.Title, Skipped: "no deep pages: " + d.f.deepNote})
+			continue
+		}
+		sr, err := d.scenario(ctx, s, uint64(i+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Name, err)
+		}
+		rep.Scenarios = append(rep.Scenarios, sr)
+	}
+	if err := d.ceilings(ctx, rep, "after"); err != nil {
+		return nil, err
+	}
+	if o.pprofAPI != "" {
+		p, err := d.profile(ctx)
+		if err != nil {
+			d.logf("profile: %v", err)
+			rep.ProfileError = err.Error()
+		}
+		rep.Profile = p
+	}
+	rep.Elapsed = time.Since(start).Round(time.Second).String()
+	rep.finish()
+	if err := rep.write(o.out); err != nil {
+		return nil, err
+	}
+	fmt.Println(rep.markdownTable())
+	d.logf("wrote %s/report.md, report.json and %d charts in %s", o.out, len(rep.Scenarios), rep.Elapsed)
+	return rep, nil
+}
+
+// scenario runs one scenario: warm-up, closed, then open at a fraction of
+// the closed throughput.
+func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenarioReport, error) {
+	o := d.opt
+	sr := scenarioReport{Name: s.Name, Title: s.Title, Write: s.Write}
+	gen := func(r *rand.Rand) target { return s.gen(r, d.f) }
+	judge := func(op string, code int) bool {
+		if s.want == 0 {
+			return code == wantOf(op)
+		}
+		return code == s.want
+	}
+	// Tokens are marked used now, as for members active in the last minutes:
+	// the coarse last_used_at write (once per token per 5 minutes) then runs
+	// at its steady-state rate instead of once for every token of the
+	// scenario. Every scenario starts alike however long the run has lasted.
+	if _, err := d.db.ExecContext(ctx, "UPDATE api_tokens SET last_used_at = now()"); err != nil {
+		return sr, err
+	}
+	d.logf("%s: warm-up", s.Name)
+	if _, _, err := d.attack(ctx, o.api, gen, load{closedWorkers: o.conns, duration: o.warmup}, seed+1000); err != nil {
+		return sr, err
+	}
+	closed, err := d.measure(ctx, o.api, gen, judge, load{closedWorkers: o.conns, duration: o.closed}, seed)
+	if err != nil {
+		return sr, err
+	}
+	sr.Closed = closed
+	d.logf("%s: closed %.0f req/s p50 %.1f ms p99 %.1f ms, %d errors, %d × 501", s.Name, closed.RPS, closed.P50, closed.P99, closed.Errors, closed.NotImplemented)
+	rate := closed.RPS * o.openFraction
+	if closed.NotImplemented == closed.Requests || rate < 1 {
+		return sr, nil
+	}
+	open, err := d.measure(ctx, o.api, gen, judge, load{rate: rate, maxWorkers: 1024, duration: o.open}, seed+2000)
+	if err != nil {
+		return sr, err
+	}
+	sr.Open = &open
+	d.logf("%s: open %.0f req/s p50 %.1f ms p95 %.1f ms p99 %.1f ms, %d errors", s.Name, open.RPS, open.P50, open.P95, open.P99, open.Errors)
+	return sr, nil
+}
+
+// measure runs one attack with the resource readings around it.
+func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) target, judge func(string, int) bool, l load, seed uint64) (phase, error) {
+	o := d.opt
+	stmts0, err := d.statements(ctx)
+	if err != nil {
+		return phase{}, err
+	}
+	srv0, pg0 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
+	busy0, total0 := machineCPU()
+	rss := newRSSSampler(o.serverPID)
+	t0 := time.Now()
+	rs, genCPU, err := d.attack(ctx, base, gen, l, seed)
+	wall := time.Since(t0).Seconds()
+	maxRSS := rss.stop()
+	if err != nil {
+		return phase{}, err
+	}
+	srv1, pg1 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
+	busy1, total1 := machineCPU()
+	stmts1, err := d.statements(ctx)
+	if err != nil {
+		return phase{}, err
+	}
+	p := summarize(rs, judge, l)
+	p.ServerCPU = (srv1 - srv0) / wall
+	p.PGCPU = (pg1 - pg0) / wall
+	p.LoadGenCPU = genCPU / wall
+	if total1 > total0 {
+		p.MachineBusy = (busy1 - busy0) / (total1 - total0)
+	}
+	p.ServerRSSMiB = maxRSS / 1024
+	p.ServerPeakRSSMiB = statusKB(o.serverPID, "VmHWM") / 1024
+	if p.Requests > 0 {
+		p.statementDeltas(stmts0, stmts1)
+	}
+	return p, nil
+}
+
+type rssSampler struct {
+	done chan struct{}
+	max  chan float64
+}
+
+func newRSSSampler(pid int) *rssSampler {
+	s := &rssSampler{done: make(chan struct{}), max: make(chan float64, 1)}
+	go func() {
+		m := statusKB(pid, "VmRSS")
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-s.done:
+				s.max <- max(m, statusKB(pid, "VmRSS"))
+				return
+			case <-t.C:
+				m = max(m, statusKB(pid, "VmRSS"))
+			}
+		}
+	}()
+	return s
+}
+
+func (s *rssSampler) stop() float64 {
+	close(s.done)
+	return <-s.max
+}
+
+// statement is one pg_stat_statements entry of the benchmark database.
+type statement struct {
+	query     string
+	calls     int64
+	hit, read int64
+	totalMS   float64
+}
+
+func (d *driver) statements(ctx context.Context) (map[int64]statement, error) {
+	const q = `SELECT queryid, query, calls, shared_blks_hit, shared_blks_read, total_exec_time
+	             FROM pg_stat_statements WHERE dbid = $1`
+	rows, err := d.admin.QueryContext(ctx, q, d.datid)
+	if err != nil {
+		return nil, fmt.Errorf("read pg_stat_statements: %w", err)
+	}
+	defer rows.Close()
+	out := map[int64]statement{}
+	for rows.Next() {
+		var id sql.NullInt64
+		var s statement
+		if err := rows.Scan(&id, &s.query, &s.calls, &s.hit, &s.read, &s.totalMS); err != nil {
+			return nil, err
+		}
+		out[id.Int64] = s
+	}
+	return out, rows.Err()
+}
+
+// errNoPgbench means pgbench could not run; the report says so.
+var errNoPgbench = errors.New("pgbench did not report tps")

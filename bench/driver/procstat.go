@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// clockTicks is USER_HZ, 100 on every Linux this runs on.
+const clockTicks = 100
+
+// cpuSeconds is the user+system CPU time of pid so far.
+func cpuSeconds(pid int) float64 {
+	own, _ := cpuTimes(pid)
+	return own
+}
+
+// cpuTimes is the user+system CPU time of pid, and that of its children it
+// has waited for (cutime+cstime).
+func cpuTimes(pid int) (own, reaped float64) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, 0
+	}
+	// Fields after the command name, which may contain spaces: state is field 3.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 15 {
+		return 0, 0
+	}
+	var v [4]float64
+	for k := range v {
+		v[k], _ = strconv.ParseFloat(f[11+k], 64)
+	}
+	return (v[0] + v[1]) / clockTicks, (v[2] + v[3]) / clockTicks
+}
+
+// parentOf is the parent pid of pid.
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	p, _ := strconv.Atoi(f[1])
+	return p
+}
+
+// treeCPU is the CPU time of pid and its children (PostgreSQL: the
+// postmaster, its backends and background processes). A backend that exits
+// moves its time into the postmaster's reaped-children time, so the sum
+// stays continuous.
+func treeCPU(pid int) float64 {
+	if pid == 0 {
+		return 0
+	}
+	own, reaped := cpuTimes(pid)
+	total := own + reaped
+	ents, _ := filepath.Glob("/proc/[0-9]*")
+	for _, e := range ents {
+		child, err := strconv.Atoi(filepath.Base(e))
+		if err != nil || child == pid {
+			continue
+		}
+		if parentOf(child) == pid {
+			total += cpuSeconds(child)
+		}
+	}
+	return total
+}
+
+// statusKB reads a "Key:   N kB" line of /proc/pid/status.
+func statusKB(pid int, key string) float64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, key+":"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				v, _ := strconv.ParseFloat(f[0], 64)
+				return v
+			}
+		}
+	}
+	return 0
+}
+
+// machineCPU is the busy and total jiffies of all CPUs (/proc/stat).
+func machineCPU() (busy, total float64) {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 0, 0
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line)
+	for i, v := range f[1:] {
+		x, _ := strconv.ParseFloat(v, 64)
+		total += x
+		if i != 3 && i != 4 { // idle, iowait
+			busy += x
+		}
+	}
+	return busy, total
+}
+
+func numCPU() int {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "cpu") && len(line) > 3 && line[3] >= '0' && line[3] <= '9' {
+			n++
+		}
+	}
+	return max(n, 1)
+}

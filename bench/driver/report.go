@@ -1,0 +1,548 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+type report struct {
+	Scale        string           `json:"scale"`
+	Seed         int64            `json:"seed"`
+	Generated    string           `json:"generated,omitempty"`
+	Started      time.Time        `json:"started"`
+	Elapsed      string           `json:"elapsed"`
+	Machine      string           `json:"machine"`
+	CPUs         int              `json:"cpus"`
+	Conns        int              `json:"connections"`
+	OpenFraction float64          `json:"open_fraction"`
+	Durations    string           `json:"durations"`
+	Ceilings     []ceiling        `json:"ceilings"`
+	HelloRPS     float64          `json:"hello_rps"`
+	PgbenchTPS   float64          `json:"pgbench_tps"`
+	Scenarios    []scenarioReport `json:"scenarios"`
+	Targets      []targetCheck    `json:"targets"`
+	MaxRSSMiB    float64          `json:"max_server_rss_mib"`
+	Failed       bool             `json:"failed"`
+	Profile      *profileReport   `json:"profile,omitempty"`
+	ProfileError string           `json:"profile_error,omitempty"`
+}
+
+type ceiling struct {
+	When         string        `json:"when"`
+	Hello        phase         `json:"hello"`
+	Pgbench      pgbenchResult `json:"pgbench"`
+	PgbenchError string        `json:"pgbench_error,omitempty"`
+}
+
+type pgbenchResult struct {
+	Command   string  `json:"command"`
+	TPS       float64 `json:"tps"`
+	LatencyMS float64 `json:"latency_ms"`
+	PGCPU     float64 `json:"pg_cpu_cores"`
+}
+
+type scenarioReport struct {
+	Name         string  `json:"name"`
+	Title        string  `json:"title"`
+	Write        bool    `json:"write"`
+	Skipped      string  `json:"skipped,omitempty"`
+	Closed       phase   `json:"closed"`
+	Open         *phase  `json:"open,omitempty"`
+	HelloRatio   float64 `json:"ratio_to_hello"`
+	PgbenchRatio float64 `json:"ratio_to_pgbench"`
+	Chart        string  `json:"chart,omitempty"`
+}
+
+// phase is one vegeta run and what the server and database did meanwhile.
+type phase struct {
+	Load             string         `json:"load"`
+	Requests         int            `json:"requests"`
+	Seconds          float64        `json:"seconds"`
+	RPS              float64        `json:"rps"`
+	P50              float64        `json:"p50_ms"`
+	P95              float64        `json:"p95_ms"`
+	P99              float64        `json:"p99_ms"`
+	Max              float64        `json:"max_ms"`
+	Mean             float64        `json:"mean_ms"`
+	Codes            map[string]int `json:"codes"`
+	Errors           int            `json:"errors"`
+	NotImplemented   int            `json:"not_implemented"`
+	ErrorSamples     []string       `json:"error_samples,omitempty"`
+	ServerCPU        float64        `json:"server_cpu_cores"`
+	PGCPU            float64        `json:"pg_cpu_cores"`
+	LoadGenCPU       float64        `json:"loadgen_cpu_cores"`
+	MachineBusy      float64        `json:"machine_busy"`
+	ServerRSSMiB     float64        `json:"server_rss_max_mib"`
+	ServerPeakRSSMiB float64        `json:"server_rss_peak_since_start_mib"`
+	StatementsPerReq float64        `json:"statements_per_request"`
+	BlocksHitPerReq  float64        `json:"shared_blocks_hit_per_request"`
+	BlocksReadPerReq float64        `json:"shared_blocks_read_per_request"`
+	DBTimePerReqMS   float64        `json:"db_exec_ms_per_request"`
+	TopStatements    []stmtStat     `json:"top_statements,omitempty"`
+	Ops              []opStat       `json:"ops,omitempty"`
+	Series           []point        `json:"series,omitempty"`
+}
+
+type stmtStat struct {
+	CallsPerReq float64 `json:"calls_per_request"`
+	MeanMS      float64 `json:"mean_ms"`
+	Query       string  `json:"query"`
+}
+
+type opStat struct {
+	Op       string  `json:"op"`
+	Requests int     `json:"requests"`
+	P50      float64 `json:"p50_ms"`
+	P99      float64 `json:"p99_ms"`
+	Errors   int     `json:"errors"`
+	NotImpl  int     `json:"not_implemented"`
+}
+
+// point is one second of a run.
+type point struct {
+	T     float64 `json:"t"`
+	Count int     `json:"count"`
+	P50   float64 `json:"p50_ms"`
+	P95   float64 `json:"p95_ms"`
+	P99   float64 `json:"p99_ms"`
+}
+
+type targetCheck struct {
+	Target   string `json:"target"`
+	Measured string `json:"measured"`
+	Met      bool   `json:"met"`
+}
+
+type profileReport struct {
+	Scenario  string   `json:"scenario"`
+	Seconds   int      `json:"seconds"`
+	Requests  int      `json:"requests"`
+	Files     []string `json:"files"`
+	CPUTop    string   `json:"cpu_top"`
+	CPUCumTop string   `json:"cpu_cum_top"`
+	AllocTop  string   `json:"alloc_top"`
+	HeapTop   string   `json:"heap_top"`
+}
+
+func ms(ns int64) float64 { return float64(ns) / 1e6 }
+
+func percentile(sorted []int64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(math.Ceil(q*float64(len(sorted)))) - 1
+	return ms(sorted[min(max(i, 0), len(sorted)-1)])
+}
+
+// summarize computes a phase's latencies, statuses and per-second series.
+func summarize(rs []result, judge func(string, int) bool, l load) phase {
+	p := phase{Load: l.String(), Requests: len(rs), Codes: map[string]int{}}
+	if len(rs) == 0 {
+		return p
+	}
+	lat := make([]int64, len(rs))
+	first, last := rs[0].start, rs[0].start
+	var sum int64
+	ops := map[string][]int64{}
+	opErr, opNI := map[string]int{}, map[string]int{}
+	samples := map[string]bool{}
+	for i, r := range rs {
+		lat[i] = r.latency
+		sum += r.latency
+		last = max(last, r.start+r.latency)
+		code := strconv.Itoa(r.code)
+		p.Codes[code]++
+		ops[r.op] = append(ops[r.op], r.latency)
+		switch {
+		case r.code == 501:
+			p.NotImplemented++
+			opNI[r.op]++
+		case r.code == 0 || !judge(r.op, r.code):
+			p.Errors++
+			opErr[r.op]++
+			key := r.op + " " + code
+			if !samples[key] && len(p.ErrorSamples) < 8 {
+				samples[key] = true
+				p.ErrorSamples = append(p.ErrorSamples, strings.TrimSpace(fmt.Sprintf("%s → %s %s %s", r.op, code, r.err, oneLine(r.body, 200))))
+			}
+		}
+	}
+	slices.Sort(lat)
+	p.Seconds = float64(last-first) / 1e9
+	if p.Seconds > 0 {
+		p.RPS = float64(len(rs)) / p.Seconds
+	}
+	p.P50, p.P95, p.P99 = percentile(lat, 0.50), percentile(lat, 0.95), percentile(lat, 0.99)
+	p.Max, p.Mean = ms(lat[len(lat)-1]), ms(sum/int64(len(rs)))
+	if len(ops) > 1 {
+		for op, ls := range ops {
+			slices.Sort(ls)
+			p.Ops = append(p.Ops, opStat{Op: op, Requests: len(ls), P50: percentile(ls, 0.5), P99: percentile(ls, 0.99),
+				Errors: opErr[op], NotImpl: opNI[op]})
+		}
+		sort.Slice(p.Ops, func(i, j int) bool { return p.Ops[i].Requests > p.Ops[j].Requests })
+	}
+	// One point per second of start time.
+	var bucket []int64
+	sec := int64(0)
+	flush := func() {
+		if len(bucket) == 0 {
+			return
+		}
+		slices.Sort(bucket)
+		p.Series = append(p.Series, point{T: float64(sec), Count: len(bucket),
+			P50: percentile(bucket, 0.5), P95: percentile(bucket, 0.95), P99: percentile(bucket, 0.99)})
+		bucket = bucket[:0]
+	}
+	for _, r := range rs {
+		s := (r.start - first) / 1e9
+		if s != sec {
+			flush()
+			sec = s
+		}
+		bucket = append(bucket, r.latency)
+	}
+	flush()
+	return p
+}
+
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n] + "…"
+	}
+	return s
+}
+
+func (p *phase) statementDeltas(before, after map[int64]statement) {
+	var calls, hit, read int64
+	var total float64
+	var top []stmtStat
+	req := float64(p.Requests)
+	for id, a := range after {
+		b := before[id]
+		dc := a.calls - b.calls
+		if dc <= 0 {
+			continue
+		}
+		calls += dc
+		hit += a.hit - b.hit
+		read += a.read - b.read
+		dt := a.totalMS - b.totalMS
+		total += dt
+		top = append(top, stmtStat{CallsPerReq: float64(dc) / req, MeanMS: dt / float64(dc), Query: oneLine(a.query, 240)})
+	}
+	sort.Slice(top, func(i, j int) bool { return top[i].CallsPerReq > top[j].CallsPerReq })
+	if len(top) > 8 {
+		top = top[:8]
+	}
+	p.TopStatements = top
+	p.StatementsPerReq = float64(calls) / req
+	p.BlocksHitPerReq = float64(hit) / req
+	p.BlocksReadPerReq = float64(read) / req
+	p.DBTimePerReqMS = total / req
+}
+
+// finish computes the ratios to the ceilings and checks the issue's targets.
+func (rep *report) finish() {
+	var hs, ps []float64
+	for _, c := range rep.Ceilings {
+		if c.Hello.RPS > 0 {
+			hs = append(hs, c.Hello.RPS)
+		}
+		if c.Pgbench.TPS > 0 {
+			ps = append(ps, c.Pgbench.TPS)
+		}
+	}
+	rep.HelloRPS, rep.PgbenchTPS = mean(hs), mean(ps)
+	byName := map[string]*scenarioReport{}
+	for i := range rep.Scenarios {
+		s := &rep.Scenarios[i]
+		byName[s.Name] = s
+		if s.Skipped != "" {
+			continue
+		}
+		if rep.HelloRPS > 0 {
+			s.HelloRatio = s.Closed.RPS / rep.HelloRPS
+		}
+		if rep.PgbenchTPS > 0 {
+			s.PgbenchRatio = s.Closed.RPS / rep.PgbenchTPS
+		}
+		for _, p := range s.phases() {
+			rep.MaxRSSMiB = max(rep.MaxRSSMiB, p.ServerRSSMiB)
+			if p.Errors > 0 {
+				rep.Failed = true
+			}
+		}
+	}
+	check := func(name, target string, measured func(s *scenarioReport) (string, bool)) {
+		s, ok := byName[name]
+		if !ok || s.Skipped != "" || s.Closed.Requests == 0 {
+			rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: "not run"})
+			return
+		}
+		if s.Closed.NotImplemented == s.Closed.Requests {
+			rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: "501 not implemented"})
+			return
+		}
+		m, met := measured(s)
+		rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: m, Met: met})
+	}
+	check("feed_home", "home feed ≥ 2,500 req/s, p99 ≤ 50 ms, ≥ 0.04 × Echo, ≤ 2 DB round trips", func(s *scenarioReport) (string, bool) {
+		c := s.Closed
+		return fmt.Sprintf("%.0f req/s, p99 %.1f ms, %.3f × Echo, %.1f statements/req", c.RPS, c.P99, s.HelloRatio, c.StatementsPerReq),
+			c.RPS >= 2500 && c.P99 <= 50 && s.HelloRatio >= 0.04 && c.StatementsPerReq <= 2
+	})
+	check("post", "single post ≥ 0.25 × Echo", func(s *scenarioReport) (string, bool) {
+		return fmt.Sprintf("%.3f × Echo (%.0f req/s)", s.HelloRatio, s.Closed.RPS), s.HelloRatio >= 0.25
+	})
+	check("discover", "discover ≥ 3,000 req/s", func(s *scenarioReport) (string, bool) {
+		return fmt.Sprintf("%.0f req/s", s.Closed.RPS), s.Closed.RPS >= 3000
+	})
+	check("search", "search ≥ 500 req/s, p99 ≤ 100 ms", func(s *scenarioReport) (string, bool) {
+		return fmt.Sprintf("%.0f req/s, p99 %.1f ms", s.Closed.RPS, s.Closed.P99), s.Closed.RPS >= 500 && s.Closed.P99 <= 100
+	})
+	check("create_post", "create post ≥ 1,500 req/s", func(s *scenarioReport) (string, bool) {
+		return fmt.Sprintf("%.0f req/s", s.Closed.RPS), s.Closed.RPS >= 1500
+	})
+	check("create_post_celebrity", "post by a 5,000+-follower member p99 ≤ 50 ms (open model)", func(s *scenarioReport) (string, bool) {
+		p := s.Closed
+		if s.Open != nil {
+			p = *s.Open
+		}
+		return fmt.Sprintf("p99 %.1f ms at %.0f req/s", p.P99, p.RPS), p.P99 <= 50
+	})
+	check("mix", "realistic mix ≥ 3,000 req/s, zero errors", func(s *scenarioReport) (string, bool) {
+		errs := s.Closed.Errors
+		if s.Open != nil {
+			errs += s.Open.Errors
+		}
+		return fmt.Sprintf("%.0f req/s, %d errors", s.Closed.RPS, errs), s.Closed.RPS >= 3000 && errs == 0
+	})
+	rep.Targets = append(rep.Targets, targetCheck{Target: "server RSS ≤ 200 MiB throughout",
+		Measured: fmt.Sprintf("max %.0f MiB", rep.MaxRSSMiB), Met: rep.MaxRSSMiB > 0 && rep.MaxRSSMiB <= 200})
+}
+
+func (s *scenarioReport) phases() []phase {
+	ps := []phase{s.Closed}
+	if s.Open != nil {
+		ps = append(ps, *s.Open)
+	}
+	return ps
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func machineInfo() string {
+	model := ""
+	if b, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+	}
+	mem := statusMemTotal()
+	return fmt.Sprintf("%d × %s, %.0f GiB RAM, %s %s/%s", numCPU(), model, mem, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+func statusMemTotal() float64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			f := strings.Fields(rest)
+			if len(f) > 0 {
+				v, _ := strconv.ParseFloat(f[0], 64)
+				return v / 1024 / 1024
+			}
+		}
+	}
+	return 0
+}
+
+func (rep *report) write(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for i := range rep.Scenarios {
+		s := &rep.Scenarios[i]
+		if s.Skipped != "" {
+			continue
+		}
+		s.Chart = s.Name + ".svg"
+		if err := os.WriteFile(filepath.Join(dir, s.Chart), []byte(chart(s)), 0o644); err != nil {
+			return err
+		}
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "report.json"), append(b, '\n'), 0o644); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "report.md"), []byte(rep.markdown()), 0o644)
+}
+
+func f0(v float64) string { return strconv.FormatFloat(v, 'f', 0, 64) }
+func f1(v float64) string { return strconv.FormatFloat(v, 'f', 1, 64) }
+func f2(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+func (rep *report) markdownTable() string {
+	var b strings.Builder
+	b.WriteString("| scenario | req/s (closed, c=" + strconv.Itoa(rep.Conns) + ") | × Echo | × pgbench -S | p50 ms | p99 ms | open req/s | open p50 | open p95 | open p99 | errors | 501 | server CPU (ms/req) | PG CPU (ms/req) | server RSS MiB | stmts/req | blks hit/req |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| *ceiling: bare Echo* | %s | 1 | %s | | | | | | | | | | | | | |\n", f0(rep.HelloRPS), f2(safeDiv(rep.HelloRPS, rep.PgbenchTPS)))
+	fmt.Fprintf(&b, "| *ceiling: pgbench -S (c=16)* | %s tps | %s | 1 | | | | | | | | | | | | | |\n", f0(rep.PgbenchTPS), f3(safeDiv(rep.PgbenchTPS, rep.HelloRPS)))
+	for _, s := range rep.Scenarios {
+		if s.Skipped != "" {
+			fmt.Fprintf(&b, "| %s | skipped: %s | | | | | | | | | | | | | | | |\n", s.Name, oneLine(s.Skipped, 80))
+			continue
+		}
+		c := s.Closed
+		errs, ni, rss := c.Errors, c.NotImplemented, c.ServerRSSMiB
+		open := "| | | | "
+		if o := s.Open; o != nil {
+			open = fmt.Sprintf("| %s | %s | %s | %s ", f0(o.RPS), f1(o.P50), f1(o.P95), f1(o.P99))
+			errs += o.Errors
+			ni += o.NotImplemented
+			rss = max(rss, o.ServerRSSMiB)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s %s| %d | %d | %s (%s) | %s (%s) | %s | %s | %s |\n",
+			s.Name, f0(c.RPS), f3(s.HelloRatio), f3(s.PgbenchRatio), f1(c.P50), f1(c.P99), open, errs, ni,
+			f2(c.ServerCPU), f2(safeDiv(c.ServerCPU*1000, c.RPS)), f2(c.PGCPU), f2(safeDiv(c.PGCPU*1000, c.RPS)),
+			f0(rss), f1(c.StatementsPerReq), f0(c.BlocksHitPerReq))
+	}
+	return b.String()
+}
+
+func safeDiv(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func (rep *report) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Benchmark report (%s scale, seed %d)\n\n", rep.Scale, rep.Seed)
+	fmt.Fprintf(&b, "Started %s, took %s. Machine: %s. Load generator (vegeta), API server and PostgreSQL share the machine, on loopback.\n\n",
+		rep.Started.Format(time.RFC3339), rep.Elapsed, rep.Machine)
+	if rep.Generated != "" {
+		fmt.Fprintf(&b, "Data set: %s\n\n", rep.Generated)
+	}
+	fmt.Fprintf(&b, "Each scenario: %s. *Closed*: %d connections sending as fast as the server answers (the capacity; "+
+		"latency includes queueing). *Open*: a fixed arrival rate of %.0f %% of the closed throughput (vegeta's open model: "+
+		"no coordinated omission). Many members' tokens per scenario; rate limits raised by configuration. "+
+		"CPU in cores (%d available) from /proc, and in CPU milliseconds per request (the cost, which compares across machines better than req/s); *stmts/req* = pg_stat_statements calls in the benchmark database per request "+
+		"(BEGIN and COMMIT included), during the closed run; lib/pq costs two network round trips per parameterised statement "+
+		"(Parse/Describe, then Bind/Execute) and one for a statement without parameters. Ratios divide the closed req/s by the "+
+		"ceilings measured in the same run (mean of before and after).\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+	b.WriteString(rep.markdownTable())
+	b.WriteString("\n## Targets (issue 8)\n\n| target | measured | met |\n|---|---|---|\n")
+	for _, t := range rep.Targets {
+		met := "no"
+		switch {
+		case t.Met:
+			met = "yes"
+		case t.Measured == "not run" || strings.HasPrefix(t.Measured, "501"):
+			met = "–"
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s |\n", t.Target, t.Measured, met)
+	}
+	b.WriteString("\n## Ceilings\n\n| when | bare Echo req/s | p50 ms | p99 ms | server CPU | pgbench -S tps | latency ms | PG CPU |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
+	for _, c := range rep.Ceilings {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", c.When, f0(c.Hello.RPS), f2(c.Hello.P50), f2(c.Hello.P99),
+			f2(c.Hello.ServerCPU), f0(c.Pgbench.TPS), f3(c.Pgbench.LatencyMS), f2(c.Pgbench.PGCPU))
+		if c.PgbenchError != "" {
+			fmt.Fprintf(&b, "\npgbench (%s) failed: %s\n\n", c.When, c.PgbenchError)
+		}
+	}
+	if len(rep.Ceilings) > 0 {
+		fmt.Fprintf(&b, "\n`%s`\n", rep.Ceilings[0].Pgbench.Command)
+	}
+	b.WriteString("\n## Scenarios\n")
+	for _, s := range rep.Scenarios {
+		fmt.Fprintf(&b, "\n### %s: %s\n\n", s.Name, s.Title)
+		if s.Skipped != "" {
+			fmt.Fprintf(&b, "Skipped: %s\n", s.Skipped)
+			continue
+		}
+		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
+		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | vegeta CPU | machine busy | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		for _, p := range s.phases() {
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s | %s | %s |\n",
+				p.Load, p.Requests, f0(p.RPS), f1(p.P50), f1(p.P95), f1(p.P99), f1(p.Max), codes(p.Codes),
+				f2(p.ServerCPU), f2(p.PGCPU), f2(p.LoadGenCPU), f0(p.MachineBusy*100), f0(p.ServerRSSMiB),
+				f2(p.StatementsPerReq), f2(p.DBTimePerReqMS), f0(p.BlocksHitPerReq), f1(p.BlocksReadPerReq))
+		}
+		for _, p := range s.phases() {
+			for _, e := range p.ErrorSamples {
+				fmt.Fprintf(&b, "\n- unexpected: `%s`", e)
+			}
+		}
+		if ops := s.Closed.Ops; len(ops) > 0 {
+			b.WriteString("\n\nBy operation (closed run):\n\n| op | requests | p50 ms | p99 ms | errors | 501 |\n|---|---:|---:|---:|---:|---:|\n")
+			for _, o := range ops {
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d |\n", o.Op, o.Requests, f1(o.P50), f1(o.P99), o.Errors, o.NotImpl)
+			}
+		}
+		if len(s.Closed.TopStatements) > 0 {
+			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | statement |\n|---:|---:|---|\n")
+			for _, t := range s.Closed.TopStatements {
+				fmt.Fprintf(&b, "| %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), strings.ReplaceAll(t.Query, "|", "\\|"))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if p := rep.Profile; p != nil {
+		fmt.Fprintf(&b, "\n## Profile: %s on bench/pprofserve (%d s CPU profile, %d requests)\n\nFiles: %s (open with `go tool pprof -http=: bench/out/<file>`).\n\n",
+			p.Scenario, p.Seconds, p.Requests, strings.Join(p.Files, ", "))
+		for _, sec := range []struct{ title, body string }{
+			{"CPU, flat", p.CPUTop}, {"CPU, cumulative", p.CPUCumTop}, {"allocations (alloc_space)", p.AllocTop}, {"heap in use", p.HeapTop},
+		} {
+			fmt.Fprintf(&b, "### %s\n\n```\n%s\n```\n\n", sec.title, sec.body)
+		}
+	}
+	if rep.ProfileError != "" {
+		fmt.Fprintf(&b, "\nProfile failed: %s\n", rep.ProfileError)
+	}
+	return b.String()
+}
+
+func codes(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "×" + strconv.Itoa(m[k])
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,70 @@
+// Command pprofserve serves the API as `socialapi serve` wires it
+// (httpapi.New, the default pool, limits from RATE_LIMIT_READ and
+// RATE_LIMIT_WRITE) plus net/http/pprof on a second loopback listener.
+// `make bench` uses it only to profile the feed scenario; the numbers of the
+// report always come from the real binary.
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"net/http"
+	_ "net/http/pprof" // the profiling endpoints, on the debug listener only
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/httpapi"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/ratelimit"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:18082", "API listen address")
+	debug := flag.String("debug", "127.0.0.1:18083", "pprof listen address")
+	spec := flag.String("spec", "openapi.yaml", "the contract, served at /api/v1/openapi.yaml")
+	flag.Parse()
+	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
+	if err := run(*addr, *debug, *spec, log); err != nil {
+		log.Error("pprofserve", slog.String("error", err.Error()))
+		os.Exit(1)
+	}
+}
+
+func run(addr, debug, specPath string, log *slog.Logger) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	specYAML, err := os.ReadFile(specPath)
+	if err != nil {
+		return err
+	}
+	conn, err := pg.Open(ctx, os.Getenv("DATABASE_URL"), pg.DefaultPool)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	h, err := httpapi.New(httpapi.Config{
+		PublicURL:      "http://" + addr,
+		BodyLimit:      64 << 10,
+		RequestTimeout: 10 * time.Second,
+		RateLimits:     ratelimit.Quotas{Read: envInt("RATE_LIMIT_READ", 120), Write: envInt("RATE_LIMIT_WRITE", 60), Window: time.Minute},
+	}, conn, log, specYAML)
+	if err != nil {
+		return err
+	}
+	go func() {
+		srv := &http.Server{Addr: debug, Handler: http.DefaultServeMux, ReadHeaderTimeout: 5 * time.Second}
+		log.Info("pprof listening", slog.String("addr", debug), slog.Any("error", srv.ListenAndServe()))
+	}()
+	return httpapi.Serve(ctx, log, addr, h, time.Second)
+}
+
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}

@@ -1,0 +1,91 @@
+package hydrate_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/synth"
+)
+
+// benchPage loads a synthetic network (internal/synth, 500 members, 50,000
+// posts) and returns a member with a busy home timeline and the ids of its
+// first page: 20 posts of the members it follows, newest first.
+func benchPage(b *testing.B) (*sqlx.DB, int64, []int64) {
+	b.Helper()
+	db := pgtest.New(b)
+	ctx := context.Background()
+	cfg := synth.Config{Scale: synth.ForMembers(500), Seed: 1, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
+		b.Fatal(err)
+	}
+	var viewer int64
+	if err := db.GetContext(ctx, &viewer, `SELECT id FROM members ORDER BY following_count DESC, id LIMIT 1`); err != nil {
+		b.Fatal(err)
+	}
+	var ids []int64
+	const q = `
+		SELECT p.id FROM posts p JOIN follows f ON f.followee_id = p.author_id AND f.follower_id = $1
+		 WHERE p.visibility <> 'private' ORDER BY p.created_at DESC, p.id DESC LIMIT 20`
+	if err := db.SelectContext(ctx, &ids, q, viewer); err != nil || len(ids) != 20 {
+		b.Fatalf("page: %d ids, %v", len(ids), err)
+	}
+	return db, viewer, ids
+}
+
+// BenchmarkPage hydrates a page of 20 posts in one query (Posts), renders it
+// as the API's types (PostsAPI) and encodes it as the list response.
+func BenchmarkPage(b *testing.B) {
+	db, viewer, ids := benchPage(b)
+	ctx := context.Background()
+	urls := hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+	ps, err := hydrate.Posts(ctx, db, viewer, ids)
+	if err != nil || len(ps) != len(ids) {
+		b.Fatalf("Posts = %d posts, %v", len(ps), err)
+	}
+	next := "eyJ0IjoxNzcyMzY2NDAwMDAwMDAwLCJpIjo0MiwicSI6ImFiYyJ9"
+	meta := gen.ListMeta{PerPage: 20, HasMore: true, NextCursor: &next}
+	b.Run("hydrate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := hydrate.Posts(ctx, db, viewer, ids); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("render", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			urls.PostsAPI(ps)
+		}
+	})
+	b.Run("encode", func(b *testing.B) {
+		page := gen.PostList{Data: urls.PostsAPI(ps), Meta: meta}
+		out, _ := json.Marshal(page)
+		b.SetBytes(int64(len(out)))
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := json.Marshal(page); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("all", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			ps, err := hydrate.Posts(ctx, db, viewer, ids)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := json.Marshal(gen.PostList{Data: urls.PostsAPI(ps), Meta: meta}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

@@ -1,0 +1,206 @@
+// Command session drives the generated Go SDK through an integrator's first
+// session against a live server: read the index and /me, publish a post, read
+// it back (and conditionally: 304), page through the feed to the end, react,
+// comment, follow and unfollow, then hit a 404 and a 422 and read the problem
+// bodies through the typed responses. It cleans up after itself: the reaction
+// and the post are deleted, and the follow toggle runs twice (follow then
+// unfollow, or the reverse when the caller already follows FOLLOW).
+//
+//	BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] go run ./session
+//
+// It prints one line per check and closes with "N passed, N failed"; the exit
+// status is 1 when a check failed.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	socialapi "github.com/socialnet/socialapi/sdk/go"
+)
+
+type session struct {
+	ctx            context.Context
+	c              *socialapi.ClientWithResponses
+	passed, failed int
+}
+
+func (s *session) check(ok bool, format string, args ...any) bool {
+	if ok {
+		s.passed++
+		fmt.Printf("ok    %s\n", fmt.Sprintf(format, args...))
+	} else {
+		s.failed++
+		fmt.Printf("FAIL  %s\n", fmt.Sprintf(format, args...))
+	}
+	return ok
+}
+
+// must stops the session when a step it depends on failed.
+func (s *session) must(ok bool, format string, args ...any) {
+	if !s.check(ok, format, args...) {
+		s.finish()
+	}
+}
+
+func (s *session) finish() {
+	fmt.Printf("go-sdk: %d passed, %d failed\n", s.passed, s.failed)
+	if s.failed > 0 {
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
+func main() {
+	base, token := os.Getenv("BASE_URL"), os.Getenv("TOKEN")
+	if base == "" || token == "" {
+		fmt.Fprintln(os.Stderr, "usage: BASE_URL=https://host/api/v1 TOKEN=snw_... [FOLLOW=handle] session")
+		os.Exit(2)
+	}
+	follow := os.Getenv("FOLLOW")
+	if follow == "" {
+		follow = "bob"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c, err := socialapi.NewClientWithResponses(base,
+		socialapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s := &session{ctx: ctx, c: c}
+	s.run(follow)
+	s.finish()
+}
+
+func (s *session) run(follow string) {
+	ctx, c := s.ctx, s.c
+
+	idx, err := c.GetIndexWithResponse(ctx, nil)
+	s.must(err == nil && idx.JSON200 != nil, "GET / answers the index (%v, %s)", err, status(idx))
+	d := idx.JSON200.Data
+	s.check(d.Version != "" && len(d.OpenapiSha256) == 64 && len(d.Endpoints) > 0,
+		"index: version %s, openapi_sha256 %.12s…, %d endpoints", d.Version, d.OpenapiSha256, len(d.Endpoints))
+	s.check(idx.Headers200 != nil && idx.Headers200.Link != nil && strings.Contains(*idx.Headers200.Link, `rel="service-desc"`) ||
+		hasServiceDesc(idx.HTTPResponse), "index links the contract with rel=\"service-desc\"")
+
+	me, err := c.GetMeWithResponse(ctx, nil)
+	s.must(err == nil && me.JSON200 != nil, "GET /me (%v, %s)", err, status(me))
+	handle := me.JSON200.Data.Handle
+	s.check(me.Headers200 != nil && me.Headers200.XRateLimitRemaining != nil, "/me: @%s, rate-limit headers parsed", handle)
+
+	public := socialapi.Public
+	body := "Contract session " + time.Now().UTC().Format(time.RFC3339) + " #sdk"
+	created, err := c.CreatePostWithResponse(ctx, &socialapi.CreatePostParams{IdempotencyKey: ptr(newKey())},
+		socialapi.NewPost{Body: body, Visibility: &public})
+	s.must(err == nil && created.JSON201 != nil, "POST /posts (%v, %s)", err, status(created))
+	post := created.JSON201.Data
+	s.check(post.Body == body && created.HTTPResponse.Header.Get("Location") != "", "created post %d with a Location", post.ID)
+	defer func() {
+		del, err := c.DeletePostWithResponse(ctx, post.ID)
+		s.check(err == nil && del.StatusCode() == http.StatusNoContent, "DELETE /posts/%d (%v, %s)", post.ID, err, status(del))
+	}()
+
+	got, err := c.GetPostWithResponse(ctx, post.ID, nil)
+	s.must(err == nil && got.JSON200 != nil && got.Headers200 != nil && got.Headers200.ETag != nil, "GET /posts/%d with an ETag (%v, %s)", post.ID, err, status(got))
+	again, err := c.GetPostWithResponse(ctx, post.ID, &socialapi.GetPostParams{IfNoneMatch: got.Headers200.ETag})
+	s.check(err == nil && again.StatusCode() == http.StatusNotModified && len(again.Body) == 0,
+		"GET /posts/%d If-None-Match %s: 304 without a body (%v, %s)", post.ID, *got.Headers200.ETag, err, status(again))
+
+	// The home feed, newest first, to the end; our post is on the first page.
+	var pages, items int
+	var sawPost bool
+	params := &socialapi.ListFeedParams{PerPage: ptr(5)}
+	for {
+		page, err := c.ListFeedWithResponse(ctx, params)
+		if !s.check(err == nil && page.JSON200 != nil, "GET /feed page %d (%v, %s)", pages+1, err, status(page)) {
+			break
+		}
+		pages++
+		items += len(page.JSON200.Data)
+		for _, p := range page.JSON200.Data {
+			sawPost = sawPost || p.ID == post.ID
+		}
+		m := page.JSON200.Meta
+		if !m.HasMore {
+			s.check(m.NextCursor == nil && m.NextURL == nil, "feed ends after %d pages, %d posts", pages, items)
+			break
+		}
+		if !s.check(m.NextCursor != nil && pages < 200, "page %d has a next cursor", pages) {
+			break
+		}
+		params.Cursor = m.NextCursor
+	}
+	s.check(sawPost, "the new post is in the home feed")
+
+	react, err := c.ReactToPostWithResponse(ctx, post.ID, nil, socialapi.NewReaction{Type: socialapi.Love})
+	s.check(err == nil && react.JSON200 != nil && react.JSON200.Data.Reaction != nil && *react.JSON200.Data.Reaction == socialapi.Love,
+		"POST /posts/%d/react love (%v, %s)", post.ID, err, status(react))
+	unreact, err := c.DeletePostReactionWithResponse(ctx, post.ID)
+	s.check(err == nil && unreact.JSON200 != nil && unreact.JSON200.Data.Reaction == nil, "DELETE /posts/%d/react (%v, %s)", post.ID, err, status(unreact))
+
+	comment, err := c.CreatePostCommentWithResponse(ctx, post.ID, nil, socialapi.NewComment{Body: "First comment from the Go SDK"})
+	s.check(err == nil && comment.JSON201 != nil, "POST /posts/%d/comments (%v, %s)", post.ID, err, status(comment))
+	comments, err := c.ListPostCommentsWithResponse(ctx, post.ID, nil)
+	s.check(err == nil && comments.JSON200 != nil && len(comments.JSON200.Data) == 1, "GET /posts/%d/comments lists it (%v, %s)", post.ID, err, status(comments))
+
+	first, err := c.ToggleFollowWithResponse(ctx, follow, nil)
+	s.must(err == nil && first.JSON200 != nil, "POST /users/%s/follow (%v, %s)", follow, err, status(first))
+	second, err := c.ToggleFollowWithResponse(ctx, follow, nil)
+	s.check(err == nil && second.JSON200 != nil && second.JSON200.Data.Following == !first.JSON200.Data.Following,
+		"toggling @%s twice: following %v then %v", follow, first.JSON200.Data.Following, second.JSON200 != nil && second.JSON200.Data.Following)
+
+	missing, err := c.GetPostWithResponse(ctx, 9007199254740991, nil)
+	if s.check(err == nil && missing.ApplicationProblemJSON404 != nil, "GET a missing post: 404 problem (%v, %s)", err, status(missing)) {
+		p := missing.ApplicationProblemJSON404
+		s.check(p.Code == socialapi.ProblemCodeNotFound && p.Status == 404 && p.RequestID != "",
+			"404 problem: code %s, status %d, request_id %s", p.Code, p.Status, p.RequestID)
+	}
+	self, err := c.ToggleFollowWithResponse(ctx, handle, nil)
+	if s.check(err == nil && self.ApplicationProblemJSON422 != nil, "follow yourself: 422 problem (%v, %s)", err, status(self)) {
+		p := self.ApplicationProblemJSON422
+		s.check(p.Code == socialapi.ProblemCodeCannotFollowSelf && p.Status == 422 && p.Detail != "",
+			"422 problem: code %s, detail %q", p.Code, p.Detail)
+	}
+}
+
+type statuser interface{ Status() string }
+
+// status describes a response for a check's message; a nil one (the request
+// failed) is "no response".
+func status(r statuser) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "no response"
+		}
+	}()
+	return r.Status()
+}
+
+func hasServiceDesc(r *http.Response) bool {
+	for _, v := range r.Header.Values("Link") {
+		if strings.HasSuffix(v, `rel="service-desc"`) {
+			return true
+		}
+	}
+	return false
+}
+
+func newKey() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,123 @@
+// An integrator's first session through the TypeScript SDK against a live server: read the index
+// and /me, publish a post, read it back (and conditionally: 304), page through the feed to the
+// end, react, comment, follow and unfollow, then hit a 404 and a 422 and read the problem bodies
+// with typed access. It cleans up after itself (reaction and post deleted, follow toggled twice).
+//
+//   BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] node dist/session.js
+//
+// Prints one line per check and closes with "N passed, N failed"; exits 1 if a check failed.
+import { randomUUID } from "node:crypto";
+import { createSocialClient, type Problem } from "./index.js";
+
+const base = process.env.BASE_URL ?? "";
+const token = process.env.TOKEN ?? "";
+const follow = process.env.FOLLOW || "bob";
+if (!base || !token) {
+  console.error("usage: BASE_URL=https://host/api/v1 TOKEN=snw_... [FOLLOW=handle] node dist/session.js");
+  process.exit(2);
+}
+
+let passed = 0;
+let failed = 0;
+function check(ok: boolean, what: string): boolean {
+  if (ok) passed++;
+  else failed++;
+  console.log(`${ok ? "ok   " : "FAIL "} ${what}`);
+  return ok;
+}
+class Stop extends Error {}
+function must(ok: boolean, what: string): asserts ok {
+  if (!check(ok, what)) throw new Stop(what);
+}
+
+const api = createSocialClient(base, token);
+
+async function run(): Promise<void> {
+  const idx = await api.GET("/");
+  must(idx.data !== undefined, `GET / answers the index (${idx.response.status})`);
+  const index = idx.data.data;
+  check(index.version !== "" && /^[0-9a-f]{64}$/.test(index.openapi_sha256) && index.endpoints.length > 0,
+    `index: version ${index.version}, openapi_sha256 ${index.openapi_sha256.slice(0, 12)}…, ${index.endpoints.length} endpoints`);
+  check((idx.response.headers.get("Link") ?? "").includes('rel="service-desc"'), 'index links the contract with rel="service-desc"');
+
+  const me = await api.GET("/me");
+  must(me.data !== undefined, `GET /me (${me.response.status})`);
+  const handle = me.data.data.handle;
+  check(me.response.headers.get("X-RateLimit-Remaining") !== null, `/me: @${handle}, rate-limit headers present`);
+
+  const body = `Contract session ${new Date().toISOString()} #sdk`;
+  const created = await api.POST("/posts", {
+    params: { header: { "Idempotency-Key": randomUUID() } },
+    body: { body, visibility: "public" },
+  });
+  must(created.data !== undefined, `POST /posts (${created.response.status})`);
+  const post = created.data.data;
+  check(post.body === body && created.response.headers.get("Location") !== null, `created post ${post.id} with a Location`);
+  try {
+    const got = await api.GET("/posts/{id}", { params: { path: { id: post.id } } });
+    const etag = got.response.headers.get("ETag");
+    must(got.data !== undefined && etag !== null, `GET /posts/${post.id} with an ETag (${got.response.status})`);
+    const again = await api.GET("/posts/{id}", { params: { path: { id: post.id }, header: { "If-None-Match": etag } } });
+    check(again.response.status === 304 && again.data === undefined, `GET /posts/${post.id} If-None-Match ${etag}: 304 (${again.response.status})`);
+
+    let pages = 0;
+    let items = 0;
+    let sawPost = false;
+    let cursor: string | undefined;
+    for (;;) {
+      const page = await api.GET("/feed", { params: { query: { per_page: 5, ...(cursor ? { cursor } : {}) } } });
+      if (!check(page.data !== undefined, `GET /feed page ${pages + 1} (${page.response.status})`) || !page.data) break;
+      pages++;
+      items += page.data.data.length;
+      sawPost ||= page.data.data.some((p) => p.id === post.id);
+      const meta = page.data.meta;
+      if (!meta.has_more) {
+        check(meta.next_cursor === null && meta.next_url === null, `feed ends after ${pages} pages, ${items} posts`);
+        break;
+      }
+      if (!check(meta.next_cursor !== null && pages < 200, `page ${pages} has a next cursor`) || meta.next_cursor === null) break;
+      cursor = meta.next_cursor;
+    }
+    check(sawPost, "the new post is in the home feed");
+
+    const react = await api.POST("/posts/{id}/react", { params: { path: { id: post.id } }, body: { type: "love" } });
+    check(react.data?.data.reaction === "love", `POST /posts/${post.id}/react love (${react.response.status})`);
+    const unreact = await api.DELETE("/posts/{id}/react", { params: { path: { id: post.id } } });
+    check(unreact.data !== undefined && unreact.data.data.reaction === null, `DELETE /posts/${post.id}/react (${unreact.response.status})`);
+
+    const comment = await api.POST("/posts/{id}/comments", { params: { path: { id: post.id } }, body: { body: "First comment from the TypeScript SDK" } });
+    check(comment.data !== undefined, `POST /posts/${post.id}/comments (${comment.response.status})`);
+    const comments = await api.GET("/posts/{id}/comments", { params: { path: { id: post.id } } });
+    check(comments.data?.data.length === 1, `GET /posts/${post.id}/comments lists it (${comments.response.status})`);
+
+    const first = await api.POST("/users/{handle}/follow", { params: { path: { handle: follow } } });
+    must(first.data !== undefined, `POST /users/${follow}/follow (${first.response.status})`);
+    const second = await api.POST("/users/{handle}/follow", { params: { path: { handle: follow } } });
+    check(second.data?.data.following === !first.data.data.following,
+      `toggling @${follow} twice: following ${first.data.data.following} then ${second.data?.data.following}`);
+
+    const missing = await api.GET("/posts/{id}", { params: { path: { id: 9007199254740991 } } });
+    if (check(missing.response.status === 404 && missing.error !== undefined, `GET a missing post: 404 problem (${missing.response.status})`)) {
+      const p: Problem = missing.error!;
+      check(p.code === "not_found" && p.status === 404 && p.request_id !== "", `404 problem: code ${p.code}, status ${p.status}, request_id ${p.request_id}`);
+    }
+    const self = await api.POST("/users/{handle}/follow", { params: { path: { handle } } });
+    if (check(self.response.status === 422 && self.error !== undefined, `follow yourself: 422 problem (${self.response.status})`)) {
+      const p: Problem = self.error!;
+      check(p.code === "cannot_follow_self" && p.status === 422 && p.detail !== "", `422 problem: code ${p.code}, detail "${p.detail}"`);
+    }
+  } finally {
+    const del = await api.DELETE("/posts/{id}", { params: { path: { id: post.id } } });
+    check(del.response.status === 204, `DELETE /posts/${post.id} (${del.response.status})`);
+  }
+}
+
+try {
+  await run();
+} catch (e) {
+  if (!(e instanceof Stop)) {
+    check(false, `unexpected error: ${e instanceof Error ? e.stack : String(e)}`);
+  }
+}
+console.log(`ts-sdk: ${passed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);
