@@ -80,7 +80,7 @@ func main() {
 	flag.DurationVar(&o.warmup, "warmup", 3*time.Second, "closed warm-up before each scenario (not reported)")
 	flag.DurationVar(&o.closed, "closed", 10*time.Second, "duration of each closed run")
 	flag.DurationVar(&o.open, "open", 10*time.Second, "duration of each open run")
-	flag.Float64Var(&o.openFraction, "open-fraction", 0.7, "open-model rate as a fraction of the closed throughput")
+	flag.Float64Var(&o.openFraction, "open-fraction", 0.5, "open-model rate as a fraction of the closed throughput")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names (default: all)")
 	flag.StringVar(&o.pprofAPI, "pprof-api", "", "base URL of bench/pprofserve (empty: no profile)")
 	flag.StringVar(&o.pprofDebug, "pprof-debug", "", "base URL of its pprof listener")
@@ -213,7 +213,7 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 	if closed.NotImplemented == closed.Requests || rate < 1 {
 		return sr, nil
 	}
-	open, err := d.measure(ctx, o.api, gen, judge, load{rate: rate, maxWorkers: 1024, duration: o.open}, seed+2000)
+	open, err := d.measure(ctx, o.api, gen, judge, load{rate: rate, maxWorkers: 256, duration: o.open}, seed+2000)
 	if err != nil {
 		return sr, err
 	}
