@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -38,10 +39,17 @@ func repoRoot() string {
 // stopped when the test ends.
 func newCluster(t testing.TB) *cluster {
 	t.Helper()
-	c := &cluster{t: t, dir: t.TempDir(), port: freePort(t)}
-	out, err := exec.Command(filepath.Join(repoRoot(), "scripts", "localpg.sh"), "start", c.dir, strconv.Itoa(c.port), "fast").CombinedOutput()
-	if err != nil {
-		t.Fatalf("start PostgreSQL: %v\n%s", err, out)
+	var c *cluster
+	for attempt := 0; ; attempt++ {
+		// The free port may be taken by someone else before PostgreSQL binds it: retry on another.
+		c = &cluster{t: t, dir: t.TempDir(), port: freePort(t)}
+		out, err := exec.Command(filepath.Join(repoRoot(), "scripts", "localpg.sh"), "start", c.dir, strconv.Itoa(c.port), "fast").CombinedOutput()
+		if err == nil {
+			break
+		}
+		if attempt == 2 || !strings.Contains(string(out), "Address already in use") {
+			t.Fatalf("start PostgreSQL: %v\n%s", err, out)
+		}
 	}
 	t.Cleanup(func() {
 		_ = exec.Command(filepath.Join(repoRoot(), "scripts", "localpg.sh"), "stop", c.dir).Run()

@@ -44,6 +44,11 @@ type load struct {
 	down bool
 	// pace, when set, hands out one token per request (a fixed arrival rate).
 	pace <-chan time.Time
+	// prefix starts the text of every post and comment the load writes.
+	prefix string
+	// gap is each worker's pause between requests (keeps a failing server
+	// from turning the load into a busy loop).
+	gap time.Duration
 
 	mu         sync.Mutex
 	phase      string
@@ -60,7 +65,7 @@ type load struct {
 
 func newLoad(t testing.TB, base string, budget time.Duration, workers int, m mix) *load {
 	return &load{
-		t: t, base: base, budget: budget, slack: time.Second, mix: m, workers: workers,
+		t: t, base: base, budget: budget, slack: time.Second, mix: m, workers: workers, gap: 2 * time.Millisecond,
 		client: &http.Client{
 			Timeout:   budget + 3*time.Second,
 			Transport: &http.Transport{MaxIdleConnsPerHost: workers, DisableCompression: true},
@@ -89,6 +94,7 @@ func (l *load) start() {
 					}
 				}
 				l.do(ctx, l.mix(w, n))
+				time.Sleep(l.gap)
 			}
 		}()
 	}

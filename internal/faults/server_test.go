@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"net/http"
@@ -31,6 +32,14 @@ var (
 )
 
 func TestMain(m *testing.M) {
+	flag.Parse()
+	// The fault tests mostly wait (fixed phases of a few seconds): run them
+	// four at a time, not GOMAXPROCS, unless -parallel says otherwise.
+	explicit := false
+	flag.Visit(func(f *flag.Flag) { explicit = explicit || f.Name == "test.parallel" })
+	if !explicit {
+		_ = flag.Set("test.parallel", "4")
+	}
 	code := m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)
