@@ -10,6 +10,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers the conversation operations.
@@ -99,8 +100,7 @@ func (h *Handler) ListConversationMessages(ctx context.Context, req gen.ListConv
 		data[i] = h.message(m)
 	}
 	return gen.ListConversationMessages200JSONResponse{
-		Body: gen.MessageList{Data: data, Meta: gen.ListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
-			NextCursor: page.NextCursor, NextURL: page.NextURL}},
+		Body:    gen.MessageList{Data: data, Meta: hydrate.ListMeta(page)},
 		Headers: gen.ListConversationMessages200ResponseHeaders{Link: page.Link()},
 	}, nil
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/meta"
 )
 
 // operation is what the edge needs to know about one spec operation.
@@ -60,7 +61,7 @@ func newContract(spec *openapi3.T, probes map[string]Probe) (*contract, error) {
 	c := &contract{router: router, ops: map[*openapi3.Operation]*operation{}, probes: probes}
 	for path, item := range spec.Paths.Map() {
 		for method, op := range item.Operations() {
-			o := &operation{id: op.OperationID, scope: scopeOf(spec, op), hasBody: op.RequestBody != nil,
+			o := &operation{id: op.OperationID, scope: auth.Scope(meta.ScopeOf(spec, op)), hasBody: op.RequestBody != nil,
 				query: map[string]bool{}, pathPattern: path}
 			for _, ps := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range ps {
@@ -74,25 +75,6 @@ func newContract(spec *openapi3.T, probes map[string]Probe) (*contract, error) {
 		}
 	}
 	return c, nil
-}
-
-// scopeOf is the scope an operation's security requirement names ("read" if
-// it names none).
-func scopeOf(spec *openapi3.T, op *openapi3.Operation) auth.Scope {
-	reqs := spec.Security
-	if op.Security != nil {
-		reqs = *op.Security
-	}
-	for _, r := range reqs {
-		for _, scopes := range r {
-			for _, s := range scopes {
-				if s == string(auth.ScopeWrite) {
-					return auth.ScopeWrite
-				}
-			}
-		}
-	}
-	return auth.ScopeRead
 }
 
 type routeMatch struct {

@@ -44,8 +44,7 @@ func (h *Handler) ListJobs(ctx context.Context, req gen.ListJobsRequestObject) (
 	}
 	page := cursor.NewPage(per, h.publicURL+"/api/v1/jobs", query, fp, next)
 	return gen.ListJobs200JSONResponse{
-		Body: gen.JobList{Data: h.ToAPI(items), Meta: gen.ListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
-			NextCursor: page.NextCursor, NextURL: page.NextURL}},
+		Body:    gen.JobList{Data: h.ToAPI(items), Meta: hydrate.ListMeta(page)},
 		Headers: gen.ListJobs200ResponseHeaders{Link: page.Link()},
 	}, nil
 }

@@ -39,7 +39,7 @@ func (h *Handler) ListListings(ctx context.Context, req gen.ListListingsRequestO
 	items, next := trim(items, per)
 	page := cursor.NewPage(per, h.publicURL+"/api/v1/market", query, fp, next)
 	return gen.ListListings200JSONResponse{
-		Body:    gen.ListingList{Data: h.ToAPI(items), Meta: meta(page)},
+		Body:    gen.ListingList{Data: h.ToAPI(items), Meta: hydrate.ListMeta(page)},
 		Headers: gen.ListListings200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -84,10 +84,6 @@ func trim(items []Item, per int) ([]Item, *cursor.Position) {
 	items = items[:per]
 	p := items[per-1].Position()
 	return items, &p
-}
-
-func meta(p cursor.Page) gen.ListMeta {
-	return gen.ListMeta{PerPage: p.PerPage, HasMore: p.HasMore, NextCursor: p.NextCursor, NextURL: p.NextURL}
 }
 
 // ToAPI converts listings to their API form.

@@ -105,7 +105,7 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 				Path:            cfg.BasePath + p,
 				OperationID:     op.OperationID,
 				Summary:         op.Summary,
-				Scope:           gen.Scope(scope(spec, op)),
+				Scope:           gen.Scope(ScopeOf(spec, op)),
 				RateLimitPolicy: gen.RateLimitPolicyName(policy),
 			})
 		}
@@ -124,7 +124,9 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 	return idx, nil
 }
 
-func scope(spec *openapi3.T, op *openapi3.Operation) string {
+// ScopeOf is the scope an operation's security requirement names: "write"
+// when it names write, else "read".
+func ScopeOf(spec *openapi3.T, op *openapi3.Operation) string {
 	reqs := spec.Security
 	if op.Security != nil {
 		reqs = *op.Security
