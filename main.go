@@ -31,6 +31,8 @@ import (
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
 	"github.com/socialnet/socialapi/internal/synth"
+	"github.com/socialnet/socialapi/internal/timeline"
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 // specYAML is the contract as written, served at /api/v1/openapi.yaml.
@@ -140,7 +142,22 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			}
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+			viewCounter := views.New(conn, log, time.Second)
+			defer func() {
+				fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				if err := viewCounter.Close(fctx); err != nil {
+					log.Warn("views not flushed at shutdown", slog.String("error", err.Error()))
+				}
+			}()
+			// The fan-out worker stops with the server; what it has not
+			// done stays in feed_outbox for the next start (or another
+			// instance), and reads merge it meanwhile.
+			wctx, stopWorker := context.WithCancel(ctx)
+			defer stopWorker()
+			go (&timeline.Worker{DB: conn, Log: log}).Run(wctx)
 			h, err := httpapi.New(httpapi.Config{
+				Views:          viewCounter,
 				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,

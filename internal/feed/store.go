@@ -12,6 +12,7 @@ import (
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
 
@@ -23,18 +24,47 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
 
 // Home returns one page of viewerID's home timeline after the position
 // after (nil: from the newest) and the position of the next page (nil:
-// none), in two queries: the page, then its hydration.
+// none). A page is one statement from the fanned-out timeline (package
+// timeline) hydrated in place; the last page of a timeline costs a look at
+// the member's horizon, and pages below it come from fan-out on read.
 func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
-	q, args := homePage(viewerID, after, perPage)
-	return s.page(ctx, viewerID, perPage, q, args)
+	q, args := timeline.PageSQL(after, []any{viewerID, perPage + 1})
+	ps, next, exact, err := hydrate.Page(ctx, s.db, viewerID, perPage, q, args)
+	if err != nil || (exact && next != nil) {
+		return ps, next, err
+	}
+	// The timeline ran out: the end of the feed, or the member's horizon.
+	h, err := timeline.Horizon(ctx, s.db, viewerID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h == nil {
+		if exact {
+			return ps, next, nil
+		}
+		return s.page(ctx, viewerID, perPage, q, args)
+	}
+	q, args = homePage(viewerID, after, perPage)
+	return s.hydrated(ctx, viewerID, perPage, q, args)
 }
 
 // Discover returns one page of every public post, as Home does.
 func (s *Store) Discover(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := discoverPage(viewerID, after, perPage)
+	return s.hydrated(ctx, viewerID, perPage, q, args)
+}
+
+// hydrated chooses and hydrates a page in one statement, or in two when a
+// chosen post turned out hidden.
+func (s *Store) hydrated(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
+	ps, next, exact, err := hydrate.Page(ctx, s.db, viewerID, perPage, q, args)
+	if err != nil || exact {
+		return ps, next, err
+	}
 	return s.page(ctx, viewerID, perPage, q, args)
 }
 
+// page chooses a page, then hydrates what of it the viewer may see.
 func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
 	var slots []hydrate.Slot
 	if err := sqlx.SelectContext(ctx, s.db, &slots, q, args...); err != nil {
@@ -46,7 +76,7 @@ func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string,
 }
 
 // homePage is fan-out on read with a LATERAL top-N per author
-// (PERFORMANCE_NOTES §4.1 b): for the viewer and each followee, at most
+// (PERFORMANCE_NOTES §4.1 b), the ground truth the timeline is an index of: for the viewer and each followee, at most
 // perPage+1 visible posts from a backward index-only scan of
 // posts_author_id_created_at_id_idx, then a merge of those. Its cost is
 // bounded by followees × page size, never by how much the followees wrote.

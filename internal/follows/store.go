@@ -15,6 +15,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 // Store writes follows.
@@ -70,6 +71,13 @@ func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 		return false, 0, apperr.New(apperr.NotFound, "No member with this handle.")
 	}
 	following = rows[0]
+	sync := timeline.Unfollow
+	if following {
+		sync = timeline.Follow
+	}
+	if err := sync(ctx, ex, followerID, followeeID); err != nil {
+		return false, 0, err
+	}
 	if err := notify(ctx, ex, followerID, followeeID, following, nil); err != nil {
 		return false, 0, err
 	}
@@ -108,6 +116,9 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 		return false, 0, apperr.New(apperr.NotFound, "No member with this handle.")
 	}
 	if rows[0] {
+		if err := timeline.Follow(ctx, ex, followerID, followeeID); err != nil {
+			return false, 0, err
+		}
 		if err := notify(ctx, ex, followerID, followeeID, true, createdAt); err != nil {
 			return false, 0, err
 		}

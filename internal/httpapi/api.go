@@ -97,6 +97,9 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	}
 	urls := hydrate.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
 	postStore, userStore := posts.NewStore(db), users.NewStore(db)
+	if cfg.Views != nil {
+		postStore.WithViews(cfg.Views)
+	}
 	convStore := conversations.NewStore(db)
 	api := &API{
 		metaHandler:          mh,

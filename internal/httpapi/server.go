@@ -23,6 +23,7 @@ import (
 	"github.com/socialnet/socialapi/internal/docs"
 	"github.com/socialnet/socialapi/internal/idempotency"
 	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 // Config is the part of the service configuration the edge needs.
@@ -40,6 +41,9 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For is believed when
 	// finding a client's address (used to limit failed authentication).
 	TrustedProxies []*net.IPNet
+	// Views batches post views; nil: a Counter of the service's own, never
+	// flushed on shutdown.
+	Views *views.Counter
 }
 
 // ipExtractor takes client addresses from the connection, never from

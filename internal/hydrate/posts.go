@@ -13,6 +13,7 @@ import (
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -122,33 +123,62 @@ func Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int
 	return out, nil
 }
 
-// GetPost returns post id as viewerID sees it; a post that does not exist or
-// that viewerID may not see is NotFound. With countView, a viewer other than
-// the author adds one to the post's views in the same statement.
-//
-// The view is one UPDATE of the post row per fetch: cheap enough for now,
-// but it contends with the reaction counters on a hot post; batch views in
-// memory (PERFORMANCE_NOTES 8.1 §9) when that shows.
-func GetPost(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64, countView bool) (Post, error) {
-	views := "p.view_count"
-	with := ""
-	if countView {
-		with = `
-		WITH viewed AS (
-		    UPDATE posts p SET view_count = p.view_count + 1
-		     WHERE p.id = $2 AND p.author_id <> $1 AND ` + visibility.Post("p", "$1") + `
-		    RETURNING p.view_count
-		)`
-		views = "COALESCE((SELECT view_count FROM viewed), p.view_count)"
+// pageQuery runs a page query (the %s: it selects id and created_at of at
+// most $2 posts for the viewer $1) and hydrates the first $2-1 of those the
+// viewer may still see, in one statement; slots is how many posts the page
+// query chose.
+const pageQuery = `
+	WITH page AS MATERIALIZED (%s),
+	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
+	SELECT %s, (SELECT count(*) FROM page) AS slots
+	  FROM head
+	  JOIN posts p ON p.id = head.id
+	  JOIN members m ON m.id = p.author_id
+	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
+	 WHERE %s
+	 ORDER BY head.created_at DESC, head.id DESC`
+
+// Page runs pageSQL, which selects the id and created_at of at most
+// perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
+// in args), and hydrates the first perPage of them in the same statement:
+// one round trip for a whole page. exact is false when a chosen post was
+// hidden from the viewer (the caller then pages with Trim and Posts, which
+// keep the cursor on the chosen rows); next is the position of the next page
+// (nil: the page query chose no more than perPage).
+func Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
+	var rows []struct {
+		Post
+		Slots int `db:"slots"`
 	}
-	query := with + `
-		SELECT ` + fmt.Sprintf(postColumns, views) + `
-		  FROM posts p
-		  JOIN members m ON m.id = p.author_id
-		  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-		 WHERE p.id = $2 AND ` + visibility.Post("p", "$1")
+	query := fmt.Sprintf(pageQuery, pageSQL, fmt.Sprintf(postColumns, "p.view_count"), visibility.Post("p", "$1"))
+	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
+	}
+	slots := 0
+	ps = make([]Post, len(rows))
+	for i, r := range rows {
+		ps[i], slots = r.Post, r.Slots
+	}
+	if len(rows) == 0 {
+		// Nothing visible: exact only if nothing was chosen, which one
+		// more look tells; the caller's slower path settles it.
+		return ps, nil, false, nil
+	}
+	if len(ps) != min(slots, perPage) {
+		return ps, nil, false, nil
+	}
+	if slots > perPage {
+		last := ps[len(ps)-1]
+		next = &cursor.Position{Time: last.CreatedAt, ID: last.ID}
+	}
+	return ps, next, true, nil
+}
+
+// GetPost returns post id as viewerID sees it; a post that does not exist or
+// that viewerID may not see is NotFound.
+func GetPost(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
 	var p Post
-	err := sqlx.GetContext(ctx, q, &p, query, viewerID, id)
+	err := sqlx.GetContext(ctx, q, &p, getPostQuery, viewerID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Post{}, apperr.New(apperr.NotFound, "No such post.")
 	}
@@ -157,6 +187,13 @@ func GetPost(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64, cou
 	}
 	return p, nil
 }
+
+var getPostQuery = `
+	SELECT ` + fmt.Sprintf(postColumns, "p.view_count") + `
+	  FROM posts p
+	  JOIN members m ON m.id = p.author_id
+	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
+	 WHERE p.id = $2 AND ` + visibility.Post("p", "$1")
 
 // ReactionCounts renders the six per-type counters.
 func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts {

@@ -4,25 +4,29 @@ import (
 	"context"
 
 	"github.com/socialnet/socialapi/internal/hydrate"
-	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
 func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	return hydrate.GetPost(ctx, s.db, viewerID, id, false)
+	return hydrate.GetPost(ctx, s.db, viewerID, id)
 }
 
 // View is Get for a fetch of the single post: a viewer other than the
-// author adds one to its views.
-// On a read-only database (a standby, maintenance) the view is not counted
-// and the post is still served.
+// author adds one to its views. Views are counted in memory and written in
+// batches (package views), never by the read itself; the post shows the
+// views this instance has counted and not yet written.
 func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	p, err := hydrate.GetPost(ctx, s.db, viewerID, id, true)
-	if pg.IsReadOnly(err) {
-		return hydrate.GetPost(ctx, s.db, viewerID, id, false)
+	p, err := hydrate.GetPost(ctx, s.db, viewerID, id)
+	if err != nil {
+		return p, err
 	}
-	return p, err
+	if p.Author.ID != viewerID {
+		p.Views += s.views.Add(id)
+	} else {
+		p.Views += s.views.Unflushed(id)
+	}
+	return p, nil
 }
 
 // Visible reports whether post id exists and viewerID may see it (nil) or

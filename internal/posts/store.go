@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
@@ -17,14 +18,23 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
+	"github.com/socialnet/socialapi/internal/timeline"
+	"github.com/socialnet/socialapi/internal/views"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Store writes posts.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db    *sqlx.DB
+	views *views.Counter
+}
 
-// NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+// NewStore returns a Store that counts views with a Counter of its own;
+// WithViews shares one.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, views: views.New(db, slog.Default(), 0)} }
+
+// WithViews makes s count views with v.
+func (s *Store) WithViews(v *views.Counter) *Store { s.views = v; return s }
 
 // Create publishes a post by authorID.
 func (s *Store) Create(ctx context.Context, authorID int64, np NewPost) (Post, error) {
@@ -59,6 +69,9 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 		return Post{}, translate(ctx, "create post", err)
 	}
 	p.Tags = tags.Tags
+	if err := timeline.Publish(ctx, ex, p.ID, p.AuthorID, p.CreatedAt, p.Visibility); err != nil {
+		return Post{}, err
+	}
 	if err := insertMedia(ctx, ex, p.ID, np.Media); err != nil {
 		return Post{}, err
 	}
@@ -202,20 +215,18 @@ func insertMentions(ctx context.Context, ex sqlx.ExtContext, postID int64, handl
 // cannot see is NotFound; one actorID can see but did not write is
 // Forbidden.
 func (s *Store) Delete(ctx context.Context, actorID, postID int64) error {
-	return DeleteTx(ctx, s.db, actorID, postID)
+	return pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error { return DeleteTx(ctx, tx, actorID, postID) })
 }
 
 // DeleteTx is Delete within a caller's transaction.
 func DeleteTx(ctx context.Context, ex sqlx.ExtContext, actorID, postID int64) error {
-	const del = `DELETE FROM posts WHERE id = $1 AND author_id = $2`
-	res, err := ex.ExecContext(ctx, del, postID, actorID)
-	if err != nil {
+	const del = `DELETE FROM posts WHERE id = $1 AND author_id = $2 RETURNING created_at`
+	var deleted []time.Time
+	if err := sqlx.SelectContext(ctx, ex, &deleted, del, postID, actorID); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("delete post: %w", err))
 	}
-	if n, err := res.RowsAffected(); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("delete post: %w", err))
-	} else if n == 1 {
-		return nil
+	if len(deleted) == 1 {
+		return timeline.Retract(ctx, ex, postID, actorID, deleted[0])
 	}
 	visible := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `)`
 	var ok bool

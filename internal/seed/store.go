@@ -24,6 +24,7 @@ import (
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/reactions"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 // Summary counts what Import stored.
@@ -72,8 +73,11 @@ func Import(ctx context.Context, db *sqlx.DB, fx *Fixture) (Summary, error) {
 	err := pg.WithTx(ctx, db, func(tx *sqlx.Tx) error {
 		im := importer{ctx: ctx, tx: tx, members: map[string]int64{}, posts: map[string]stamped{}, comments: map[string]stamped{}}
 		var err error
-		sum, err = im.run(fx)
-		return err
+		if sum, err = im.run(fx); err != nil {
+			return err
+		}
+		// Fan the imported posts out now rather than leave it to a server.
+		return timeline.Drain(ctx, tx)
 	})
 	if err != nil {
 		return Summary{}, err

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 // Scale sets how much is generated.
@@ -205,12 +206,18 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 	if err := d.restore(ctx, conn, logf); err != nil {
 		return Summary{}, err
 	}
+	n, err := timeline.Rebuild(ctx, conn)
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Tables = append(sum.Tables, TableCount{Table: "timeline", Rows: n})
+	logf("%-26s %9d rows", "timeline", n)
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return Summary{}, fmt.Errorf("commit: %w", err)
 	}
 	committed = true
 	logf("committed")
-	for _, t := range loaded {
+	for _, t := range append(loaded[:len(loaded):len(loaded)], "timeline", "timeline_horizons") {
 		if _, err := conn.ExecContext(ctx, "VACUUM (ANALYZE) "+t); err != nil {
 			return Summary{}, fmt.Errorf("vacuum analyze %s: %w", t, err)
 		}

@@ -1,0 +1,207 @@
+package feed
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/timeline"
+)
+
+// walkIDs pages through a feed with list and returns the post ids in order.
+func walkIDs(t *testing.T, list func(context.Context, int64, *cursor.Position, int) ([]hydrate.Post, *cursor.Position, error), viewer int64, perPage int) []int64 {
+	t.Helper()
+	var out []int64
+	var after *cursor.Position
+	for i := 0; ; i++ {
+		if i > 1000 {
+			t.Fatal("feed does not end")
+		}
+		ps, next, err := list(context.Background(), viewer, after, perPage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			out = append(out, p.ID)
+		}
+		if next == nil {
+			return out
+		}
+		if len(ps) == 0 {
+			t.Fatalf("empty page with a next cursor after %d posts", len(out))
+		}
+		after = next
+	}
+}
+
+// groundTruth is the home feed by fan-out on read, which the timeline must
+// equal page for page.
+func groundTruth(s *Store) func(context.Context, int64, *cursor.Position, int) ([]hydrate.Post, *cursor.Position, error) {
+	return func(ctx context.Context, viewer int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
+		q, args := homePage(viewer, after, perPage)
+		return s.page(ctx, viewer, perPage, q, args)
+	}
+}
+
+func checkAll(t *testing.T, s *Store, ids []int64, stage string, pers ...int) {
+	t.Helper()
+	for _, m := range ids {
+		for _, per := range pers {
+			got, want := walkIDs(t, s.Home, m, per), walkIDs(t, groundTruth(s), m, per)
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: member %d per_page %d: timeline feed has %d posts %v,\nfan-out on read has %d %v", stage, m, per, len(got), got, len(want), want)
+			}
+		}
+	}
+}
+
+// TestTimelineEqualsFanOutOnRead drives random posts, follows, unfollows,
+// deletes and partial fan-outs, and checks after each round that every
+// member's home feed, read from the timeline, equals the ground truth page
+// for page: pending fan-out, merges on follow and removals on unfollow and
+// delete included.
+func TestTimelineEqualsFanOutOnRead(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 11))
+	const n = 6
+	ids := make([]int64, n)
+	handles := make([]string, n)
+	for i := range ids {
+		handles[i] = fmt.Sprintf("tl%d", i)
+		m, err := members.CreateTx(ctx, db, members.New{Handle: handles[i], Name: handles[i]})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[i] = m.ID
+	}
+	ps, fs, s := posts.NewStore(db), follows.NewStore(db), NewStore(db)
+	var live []struct{ id, author int64 }
+	vis := []string{"public", "followers", "private"}
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for round := 0; round < 6; round++ {
+		for i := 0; i < 25; i++ {
+			a := rng.IntN(n)
+			v := vis[rng.IntN(3)]
+			np := posts.NewPost{Body: "p", Visibility: &v}
+			if rng.IntN(4) == 0 { // some share a timestamp: ties break on id
+				at := base.Add(time.Duration(rng.IntN(20)) * time.Hour)
+				np.CreatedAt = &at
+			}
+			p, err := ps.Create(ctx, ids[a], np)
+			if err != nil {
+				t.Fatal(err)
+			}
+			live = append(live, struct{ id, author int64 }{p.ID, ids[a]})
+		}
+		for i := 0; i < 6; i++ {
+			a, b := rng.IntN(n), rng.IntN(n)
+			if a != b {
+				if _, _, err := fs.Toggle(ctx, ids[a], handles[b]); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for i := 0; i < 3 && len(live) > 0; i++ {
+			k := rng.IntN(len(live))
+			if err := ps.Delete(ctx, live[k].author, live[k].id); err != nil {
+				t.Fatal(err)
+			}
+			live = slices.Delete(live, k, k+1)
+		}
+		// Fan out only part of what is pending: reads must merge the rest.
+		if _, _, err := timeline.FanOut(ctx, db, rng.IntN(30)); err != nil {
+			t.Fatal(err)
+		}
+		checkAll(t, s, ids, fmt.Sprintf("round %d", round), 1, 7, 50)
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	checkAll(t, s, ids, "drained", 1, 7, 50)
+}
+
+// TestTimelineHorizon checks the capped timeline: a rebuild over a followee
+// with more than Cap posts sets a horizon, trimming raises it, and pages
+// below it come from fan-out on read, so the feed is still whole.
+func TestTimelineHorizon(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	var reader, prolific, quiet int64
+	for _, h := range []struct {
+		id     *int64
+		handle string
+	}{{&reader, "reader"}, {&prolific, "prolific"}, {&quiet, "quiet"}} {
+		m, err := members.CreateTx(ctx, db, members.New{Handle: h.handle, Name: h.handle})
+		if err != nil {
+			t.Fatal(err)
+		}
+		*h.id = m.ID
+	}
+	fs := follows.NewStore(db)
+	for _, h := range []string{"prolific", "quiet"} {
+		if _, _, err := fs.Toggle(ctx, reader, h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Old posts written behind the timeline's back, then a rebuild.
+	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
+		SELECT $1::bigint, 'old ' || g, CASE WHEN g % 3 = 0 THEN 'followers' ELSE 'public' END,
+		       timestamptz '2025-01-01' + g * interval '1 minute'
+		  FROM generate_series(1, $3::int) g
+		UNION ALL
+		SELECT $2::bigint, 'quiet ' || g, 'public', timestamptz '2025-01-01' + g * interval '7 minutes'
+		  FROM generate_series(1, 40) g`, prolific, quiet, timeline.Cap+60)
+	if _, err := timeline.Rebuild(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	h, err := timeline.Horizon(ctx, db, reader)
+	if err != nil || h == nil {
+		t.Fatalf("horizon after rebuild = %v, %v; want one", h, err)
+	}
+	s := NewStore(db)
+	checkAll(t, s, []int64{reader, prolific, quiet}, "rebuilt", 20, 50)
+
+	// New posts push the timeline past Cap+Slack; trimming raises the horizon.
+	ps := posts.NewStore(db)
+	for i := 0; i < timeline.Slack+10; i++ {
+		if _, err := ps.Create(ctx, prolific, posts.NewPost{Body: "new"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	cut, err := timeline.Trim(ctx, db)
+	if err != nil || cut == 0 {
+		t.Fatalf("trim cut %d timelines, %v; want some", cut, err)
+	}
+	var rows int
+	if err := db.Get(&rows, `SELECT count(*) FROM timeline WHERE member_id = $1`, reader); err != nil || rows != timeline.Cap {
+		t.Fatalf("reader's timeline holds %d rows after trim (%v), want %d", rows, err, timeline.Cap)
+	}
+	h2, err := timeline.Horizon(ctx, db, reader)
+	if err != nil || h2 == nil || !(h2.Time.After(h.Time) || (h2.Time.Equal(h.Time) && h2.ID > h.ID)) {
+		t.Fatalf("horizon after trim = %v (%v), want above %v", h2, err, h)
+	}
+	checkAll(t, s, []int64{reader, prolific, quiet}, "trimmed", 20, 50)
+
+	// Unfollowing and following again merges the newest posts back.
+	for i := 0; i < 2; i++ {
+		if _, _, err := fs.Toggle(ctx, reader, "prolific"); err != nil {
+			t.Fatal(err)
+		}
+		checkAll(t, s, []int64{reader}, fmt.Sprintf("toggle %d", i), 20)
+	}
+}

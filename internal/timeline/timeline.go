@@ -1,0 +1,184 @@
+// Package timeline keeps the home timelines fanned out on write
+// (PERFORMANCE_NOTES §8.1, design c): one row per (member, post) for the
+// newest posts of each member's home feed, capped per member.
+//
+// The ground truth of a home feed is fan-out on read (the viewer's own posts
+// and the public and followers-only posts of the members they follow). The
+// timeline table is a durable index of it, kept exact above each member's
+// horizon:
+//
+//   - a new post writes the author's own row in its transaction and a
+//     feed_outbox row; the Worker later moves it to every follower's timeline
+//     in one statement that also deletes the outbox row, so a post is fanned
+//     out exactly once, even across a crash;
+//   - reads merge the pending outbox rows of the viewer's followees, so a
+//     feed never lags the worker (Page);
+//   - following merges the followee's newest posts in, unfollowing removes
+//     them, deleting a post removes its rows;
+//   - trimming keeps Cap rows per member and raises the member's horizon,
+//     below which reads fall back to fan-out on read;
+//   - every read re-checks visibility when it hydrates, so a stale row can
+//     never show a post to someone who may not see it.
+package timeline
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg"
+)
+
+// Cap is how many entries a member's timeline keeps (Mastodon keeps 400,
+// Twitter kept 800); Trim cuts back to it once a timeline holds Slack more.
+const (
+	Cap   = 400
+	Slack = 100
+)
+
+// Publish records a new post for the timelines, within the post's
+// transaction: the author's own entry at once, and the fan-out to followers
+// queued (private posts are the author's alone).
+func Publish(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time, visibility string) error {
+	const q = `
+		WITH own AS (
+		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
+		    VALUES ($2, $3, $1, $2)
+		    ON CONFLICT DO NOTHING
+		)
+		INSERT INTO feed_outbox (post_id, author_id, created_at)
+		SELECT $1, $2, $3 WHERE $4 <> 'private'`
+	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt, visibility); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("publish post to timelines: %w", err))
+	}
+	return nil
+}
+
+// Retract removes a deleted post from the timelines of its author and of the
+// author's followers (reads skip deleted posts anyway; this keeps pages
+// full). Rows of members who stopped following were removed when they did.
+func Retract(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time) error {
+	const q = `
+		DELETE FROM timeline t
+		 WHERE t.created_at = $3 AND t.post_id = $1
+		   AND (t.member_id = $2 OR t.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = $2))`
+	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("retract post from timelines: %w", err))
+	}
+	return nil
+}
+
+// Follow merges followeeID's newest posts that followerID may now see into
+// followerID's timeline, within the follow's transaction. When the followee
+// has more than Cap of them, the follower's horizon rises to the oldest
+// merged one: below it, the timeline would have a gap.
+func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
+	const q = `
+		WITH h AS (
+		    SELECT created_at, post_id FROM timeline_horizons WHERE member_id = $1
+		), merged AS (
+		    SELECT p.id, p.created_at
+		      FROM posts p
+		     WHERE p.author_id = $2 AND p.visibility <> 'private'
+		       AND NOT EXISTS (SELECT 1 FROM h WHERE (p.created_at, p.id) < (h.created_at, h.post_id))
+		     ORDER BY p.created_at DESC, p.id DESC
+		     LIMIT $3
+		), ins AS (
+		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
+		    SELECT $1, created_at, id, $2 FROM merged
+		    ON CONFLICT DO NOTHING
+		)
+		INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
+		SELECT $1, o.created_at, o.id
+		  FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
+		 WHERE (SELECT count(*) FROM merged) >= $3
+		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
+		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
+	if _, err := ex.ExecContext(ctx, q, followerID, followeeID, Cap); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("merge followee into timeline: %w", err))
+	}
+	return nil
+}
+
+// Unfollow removes followeeID's posts from followerID's timeline, within the
+// unfollow's transaction.
+func Unfollow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
+	const q = `DELETE FROM timeline WHERE member_id = $1 AND author_id = $2`
+	if _, err := ex.ExecContext(ctx, q, followerID, followeeID); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("remove followee from timeline: %w", err))
+	}
+	return nil
+}
+
+// PageSQL returns the statement that chooses a page of memberID's home
+// timeline ($1) after the position after (nil: from the newest): the id and
+// created_at of at most $2 posts, newest first, from the timeline rows at or
+// above the member's horizon and the outbox rows of the member's followees
+// not yet fanned out. Arguments start at $3.
+//
+// The page is exact at and above the horizon. A page that comes back short
+// ends either the feed or the timeline: Horizon tells which.
+func PageSQL(after *cursor.Position, args []any) (string, []any) {
+	keysetT, keysetO := "", ""
+	if after != nil {
+		n := len(args)
+		args = append(args, after.Time, after.ID)
+		keysetT = fmt.Sprintf("AND (t.created_at, t.post_id) < ($%d, $%d)", n+1, n+2)
+		keysetO = fmt.Sprintf("AND (o.created_at, o.post_id) < ($%d, $%d)", n+1, n+2)
+	}
+	q := `
+		SELECT x.id, x.created_at FROM (
+		    (SELECT t.post_id AS id, t.created_at
+		       FROM timeline t
+		      WHERE t.member_id = $1 ` + keysetT + `
+		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
+		                         WHERE h.member_id = $1 AND (t.created_at, t.post_id) < (h.created_at, h.post_id))
+		      ORDER BY t.created_at DESC, t.post_id DESC
+		      LIMIT $2)
+		    UNION ALL
+		    (SELECT o.post_id, o.created_at
+		       FROM follows f
+		       JOIN feed_outbox o ON o.author_id = f.followee_id
+		      WHERE f.follower_id = $1 ` + keysetO + `
+		        AND NOT EXISTS (SELECT 1 FROM timeline t2
+		                         WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
+		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
+		                         WHERE h.member_id = $1 AND (o.created_at, o.post_id) < (h.created_at, h.post_id)))
+		) x
+		ORDER BY x.created_at DESC, x.id DESC
+		LIMIT $2`
+	return q, args
+}
+
+// Horizon returns memberID's horizon: the timeline is complete at and above
+// it (nil: complete).
+func Horizon(ctx context.Context, q sqlx.QueryerContext, memberID int64) (*cursor.Position, error) {
+	var rows []struct {
+		CreatedAt time.Time `db:"created_at"`
+		PostID    int64     `db:"post_id"`
+	}
+	const s = `SELECT created_at, post_id FROM timeline_horizons WHERE member_id = $1`
+	if err := sqlx.SelectContext(ctx, q, &rows, s, memberID); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("timeline horizon: %w", err))
+	}
+	if len(rows) == 0 {
+		return nil, nil
+	}
+	return &cursor.Position{Time: rows[0].CreatedAt, ID: rows[0].PostID}, nil
+}
+
+// Rebuild rebuilds every timeline from follows and posts (the synthetic data
+// generator uses it after loading).
+func Rebuild(ctx context.Context, ex interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}) (int64, error) {
+	var n int64
+	if err := ex.QueryRowContext(ctx, `SELECT timeline_rebuild($1)`, Cap).Scan(&n); err != nil {
+		return 0, fmt.Errorf("rebuild timelines: %w", err)
+	}
+	return n, nil
+}

@@ -1,0 +1,146 @@
+// Package views counts post views in memory and adds them to
+// posts.view_count in one batched UPDATE every interval, so that reading a
+// post puts no write on the read path (PERFORMANCE_NOTES §8.1 item 9).
+//
+// Views are a statistic, not an acknowledged write: a crash loses at most
+// one interval's worth, a graceful stop flushes them, and another instance
+// sees a view once it is flushed (at most one interval later). The instance
+// that counted a view shows it at once (Add and Unflushed).
+package views
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/pg"
+)
+
+// maxPending bounds the posts held while the database refuses the flush;
+// beyond it new views are dropped (and logged once per flush).
+const maxPending = 100_000
+
+// Counter batches views. The zero value is not usable: use New.
+type Counter struct {
+	db    *sqlx.DB
+	log   *slog.Logger
+	every time.Duration
+
+	flushing sync.Mutex // one flush at a time
+
+	mu       sync.Mutex
+	pending  map[int64]int64 // counted, not yet sent
+	inflight map[int64]int64 // sent, not yet committed
+	dropped  int64
+	timer    *time.Timer
+	closed   bool
+}
+
+// New returns a Counter that flushes every interval (1 s when zero).
+func New(db *sqlx.DB, log *slog.Logger, every time.Duration) *Counter {
+	if every <= 0 {
+		every = time.Second
+	}
+	return &Counter{db: db, log: log, every: every, pending: map[int64]int64{}, inflight: map[int64]int64{}}
+}
+
+// Add counts one view of post id and returns how many of its views are not
+// yet in the database, this one included.
+func (c *Counter) Add(id int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.pending[id]; !ok && len(c.pending) >= maxPending {
+		c.dropped++
+		return c.inflight[id]
+	}
+	c.pending[id]++
+	if c.timer == nil && !c.closed {
+		c.timer = time.AfterFunc(c.every, c.tick)
+	}
+	return c.pending[id] + c.inflight[id]
+}
+
+// Unflushed returns how many views of post id are not yet in the database.
+func (c *Counter) Unflushed(id int64) int64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.pending[id] + c.inflight[id]
+}
+
+func (c *Counter) tick() {
+	c.mu.Lock()
+	c.timer = nil
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := c.Flush(ctx); err != nil {
+		c.log.Warn("view counts not flushed; retrying", slog.String("error", err.Error()))
+		c.mu.Lock()
+		if c.timer == nil && !c.closed && len(c.pending) > 0 {
+			c.timer = time.AfterFunc(c.every, c.tick)
+		}
+		c.mu.Unlock()
+	}
+}
+
+// Flush writes the pending views now. On a read-only database (a standby)
+// they are dropped, as a view on a read-only service is not counted; on any
+// other error they stay pending.
+func (c *Counter) Flush(ctx context.Context) error {
+	c.flushing.Lock()
+	defer c.flushing.Unlock()
+	c.mu.Lock()
+	for id, n := range c.pending {
+		c.inflight[id] += n
+	}
+	clear(c.pending)
+	dropped := c.dropped
+	c.dropped = 0
+	ids := make([]int64, 0, len(c.inflight))
+	for id := range c.inflight {
+		ids = append(ids, id)
+	}
+	ns := make([]int64, len(ids))
+	slices.Sort(ids) // one lock order for every instance's flush
+	for i, id := range ids {
+		ns[i] = c.inflight[id]
+	}
+	c.mu.Unlock()
+	if dropped > 0 {
+		c.log.Warn("views dropped: too many posts waiting for a flush", slog.Int64("views", dropped))
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	const q = `
+		UPDATE posts p SET view_count = p.view_count + v.n
+		  FROM unnest($1::bigint[], $2::bigint[]) AS v(id, n)
+		 WHERE p.id = v.id`
+	_, err := c.db.ExecContext(ctx, q, pq.Array(ids), pq.Array(ns))
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err != nil && !pg.IsReadOnly(err) {
+		for id, n := range c.inflight {
+			c.pending[id] += n
+		}
+	}
+	clear(c.inflight)
+	return err
+}
+
+// Close flushes what is pending and stops scheduling flushes.
+func (c *Counter) Close(ctx context.Context) error {
+	c.mu.Lock()
+	c.closed = true
+	if c.timer != nil {
+		c.timer.Stop()
+		c.timer = nil
+	}
+	c.mu.Unlock()
+	return c.Flush(ctx)
+}
