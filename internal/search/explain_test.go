@@ -58,7 +58,7 @@ func TestExplain(t *testing.T) {
 		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
 	}
 	totals := func(s string) func() (string, []any) {
-		return func() (string, []any) { return totalsQuery(viewer, text(s)) }
+		return func() (string, []any) { return totalsQuery(viewer, text(s), Kinds) }
 	}
 	tests := []struct {
 		name  string

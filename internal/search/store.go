@@ -48,6 +48,8 @@ type hit struct {
 	ID   int64     `db:"id"`
 	At   time.Time `db:"at"`
 	Rank float64   `db:"rank"`
+	// Total is how many matches of its kind the caller may see.
+	Total int `db:"total"`
 }
 
 // Search returns, for viewerID, the first perPage matches of q of every kind
@@ -59,11 +61,20 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 	if kind != "" {
 		kinds, limit = []Kind{kind}, perPage+1
 	}
+	known := map[Kind]bool{}
 	for _, k := range kinds {
 		query, args := pageQuery(k, viewerID, q, after, limit)
 		var hits []hit
 		if err := sqlx.SelectContext(ctx, s.db, &hits, query, args...); err != nil {
 			return Result{}, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+		}
+		// The page query counts the matches it collects: a page with hits,
+		// or a first page without, knows the total of its kind.
+		if len(hits) > 0 || after == nil {
+			known[k] = true
+			if len(hits) > 0 {
+				res.Totals.set(k, hits[0].Total)
+			}
 		}
 		if len(hits) > perPage {
 			hits = hits[:perPage]
@@ -89,11 +100,49 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 			return Result{}, err
 		}
 	}
-	query, args := totalsQuery(viewerID, q)
-	if err := sqlx.GetContext(ctx, s.db, &res.Totals, query, args...); err != nil {
-		return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
+	var unknown []Kind
+	for _, k := range Kinds {
+		if !known[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		query, args := totalsQuery(viewerID, q, unknown)
+		var counts Totals
+		if err := sqlx.GetContext(ctx, s.db, &counts, query, args...); err != nil {
+			return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
+		}
+		for _, k := range unknown {
+			res.Totals.set(k, counts.get(k))
+		}
 	}
 	return res, nil
+}
+
+func (t *Totals) set(k Kind, n int) {
+	switch k {
+	case People:
+		t.People = n
+	case Posts:
+		t.Posts = n
+	case Listings:
+		t.Listings = n
+	default:
+		t.Jobs = n
+	}
+}
+
+func (t Totals) get(k Kind) int {
+	switch k {
+	case People:
+		return t.People
+	case Posts:
+		return t.Posts
+	case Listings:
+		return t.Listings
+	default:
+		return t.Jobs
+	}
 }
 
 // source is how one kind matches: the rows (from), the match condition
@@ -189,18 +238,18 @@ func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit in
 		      FROM ` + src.from + `
 		     WHERE ` + src.where + `
 		)
-		SELECT id, at, rank FROM hit ` + keyset + `
+		SELECT id, at, rank, (SELECT count(*) FROM hit) AS total FROM hit ` + keyset + `
 		 ORDER BY rank DESC, at DESC, id DESC
 		 LIMIT ` + a.add(limit)
 	return query, a
 }
 
-// totalsQuery counts the matches of every kind in one statement, with the
+// totalsQuery counts the matches of the kinds ks in one statement, with the
 // conditions of pageQuery.
-func totalsQuery(viewerID int64, q Query) (string, []any) {
+func totalsQuery(viewerID int64, q Query, ks []Kind) (string, []any) {
 	var a args
-	counts := make([]string, len(Kinds))
-	for i, k := range Kinds {
+	counts := make([]string, len(ks))
+	for i, k := range ks {
 		src := sourceOf(k, viewerID, q, &a)
 		counts[i] = "(SELECT count(*) FROM " + src.from + " WHERE " + src.where + ") AS " + string(k)
 	}
