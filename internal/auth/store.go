@@ -43,8 +43,9 @@ const lastUsedEvery = 5 * time.Minute
 
 // Store reads and writes api_tokens.
 type Store struct {
-	db  *sqlx.DB
-	now func() time.Time
+	db   *sqlx.DB
+	prep *pg.Prepared // the per-request lookup
+	now  func() time.Time
 }
 
 // NewStore returns a Store; now is injectable for tests (nil means time.Now).
@@ -52,7 +53,7 @@ func NewStore(db *sqlx.DB, now func() time.Time) *Store {
 	if now == nil {
 		now = time.Now
 	}
-	return &Store{db: db, now: now}
+	return &Store{db: db, prep: pg.NewPrepared(db), now: now}
 }
 
 // Authenticate resolves a bearer token. Malformed or unknown tokens (and
@@ -79,7 +80,7 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 		Stale     bool       `db:"stale"`
 	}
 	now := s.now()
-	err := s.db.GetContext(ctx, &row, q, Hash(tok), now.Add(-lastUsedEvery))
+	err := sqlx.GetContext(ctx, s.prep, &row, q, Hash(tok), now.Add(-lastUsedEvery))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Principal{}, apperr.New(apperr.InvalidToken, "The access token is malformed or unknown.")
 	}

@@ -17,10 +17,10 @@ import (
 )
 
 // Store reads timelines.
-type Store struct{ db *sqlx.DB }
+type Store struct{ db *pg.Prepared }
 
-// NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+// NewStore returns a Store; its statements are prepared once.
+func NewStore(db *sqlx.DB) *Store { return &Store{db: pg.NewPrepared(db)} }
 
 // Home returns one page of viewerID's home timeline after the position
 // after (nil: from the newest) and the position of the next page (nil:

@@ -9,7 +9,7 @@ import (
 // Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
 func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	return hydrate.GetPost(ctx, s.db, viewerID, id)
+	return hydrate.GetPost(ctx, s.prep, viewerID, id)
 }
 
 // View is Get for a fetch of the single post: a viewer other than the
@@ -17,7 +17,7 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, erro
 // batches (package views), never by the read itself; the post shows the
 // views this instance has counted and not yet written.
 func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	p, err := hydrate.GetPost(ctx, s.db, viewerID, id)
+	p, err := hydrate.GetPost(ctx, s.prep, viewerID, id)
 	if err != nil {
 		return p, err
 	}

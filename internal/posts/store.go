@@ -26,12 +26,15 @@ import (
 // Store writes posts.
 type Store struct {
 	db    *sqlx.DB
+	prep  *pg.Prepared // the single-post read
 	views *views.Counter
 }
 
 // NewStore returns a Store that counts views with a Counter of its own;
 // WithViews shares one.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db, views: views.New(db, slog.Default(), 0)} }
+func NewStore(db *sqlx.DB) *Store {
+	return &Store{db: db, prep: pg.NewPrepared(db), views: views.New(db, slog.Default(), 0)}
+}
 
 // WithViews makes s count views with v.
 func (s *Store) WithViews(v *views.Counter) *Store { s.views = v; return s }

@@ -1,0 +1,1 @@
+DROP INDEX notifications_follow_idx;

@@ -1,0 +1,103 @@
+package pg
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// maxPrepared bounds how many statement texts a Prepared keeps; past it,
+// further texts run unprepared. The hot paths have a handful each.
+const maxPrepared = 256
+
+// Prepared runs queries as server-side prepared statements, prepared once
+// per text (and, by database/sql, once per pooled connection that runs
+// them). lib/pq otherwise sends every statement unnamed, so PostgreSQL parses
+// and plans it on every execution: for the feed's one-statement page, planning
+// cost as much as executing (PERFORMANCE_NOTES §8.1 item 10 measured +25-30 %
+// on feed queries). It is a sqlx.QueryerContext, for the read paths.
+type Prepared struct {
+	db    *sqlx.DB
+	mu    sync.RWMutex
+	stmts map[string]*sqlx.Stmt
+}
+
+// NewPrepared returns a Prepared over db.
+func NewPrepared(db *sqlx.DB) *Prepared {
+	return &Prepared{db: db, stmts: map[string]*sqlx.Stmt{}}
+}
+
+var _ sqlx.QueryerContext = (*Prepared)(nil)
+
+// stmt returns the prepared statement of query, preparing it on first use;
+// nil when the cache is full. A failed prepare (the database down, say) is
+// not remembered: the next call tries again.
+func (p *Prepared) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	p.mu.RLock()
+	st, ok := p.stmts[query]
+	full := len(p.stmts) >= maxPrepared
+	p.mu.RUnlock()
+	if ok || full {
+		return st, nil
+	}
+	// Prepared outside the lock: a slow database delays this caller only.
+	st, err := p.db.PreparexContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if prev, ok := p.stmts[query]; ok {
+		st.Close()
+		return prev, nil
+	}
+	p.stmts[query] = st
+	return st, nil
+}
+
+// QueryContext implements sqlx.QueryerContext.
+func (p *Prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return p.db.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+// QueryxContext implements sqlx.QueryerContext.
+func (p *Prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	st, err := p.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return p.db.QueryxContext(ctx, query, args...)
+	}
+	return st.QueryxContext(ctx, args...)
+}
+
+// QueryRowxContext implements sqlx.QueryerContext. When the statement cannot
+// be prepared it runs unprepared, so the row carries the database's error.
+func (p *Prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	st, err := p.stmt(ctx, query)
+	if err != nil || st == nil {
+		return p.db.QueryRowxContext(ctx, query, args...)
+	}
+	return st.QueryRowxContext(ctx, args...)
+}
+
+// Close releases every prepared statement.
+func (p *Prepared) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for q, st := range p.stmts {
+		st.Close()
+		delete(p.stmts, q)
+	}
+	return nil
+}
