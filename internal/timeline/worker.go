@@ -51,15 +51,22 @@ func Drain(ctx context.Context, ex sqlx.QueryerContext) error {
 	}
 }
 
+// trimChunk is how many member ids one look for long timelines covers, so
+// that no statement of the trim scans more than a slice of the table.
+const trimChunk = 500
+
 // Trim cuts every timeline holding more than Cap+Slack rows back to Cap and
 // raises those members' horizons to their oldest kept row. It reports how
 // many timelines it cut.
 func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
-	var members []int64
-	const over = `SELECT member_id FROM timeline GROUP BY member_id HAVING count(*) > $1`
-	if err := db.SelectContext(ctx, &members, over, Cap+Slack); err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("find long timelines: %w", err))
+	var maxID int64
+	if err := db.GetContext(ctx, &maxID, `SELECT COALESCE(max(id), 0) FROM members`); err != nil {
+		return 0, pg.Classify(ctx, fmt.Errorf("trim timelines: %w", err))
 	}
+	const over = `
+		SELECT member_id FROM timeline
+		 WHERE member_id >= $1 AND member_id < $2
+		 GROUP BY member_id HAVING count(*) > $3`
 	const cut = `
 		WITH edge AS (
 		    SELECT created_at, post_id FROM timeline WHERE member_id = $1
@@ -72,12 +79,20 @@ func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
 		SELECT $1, created_at, post_id FROM edge
 		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
 		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
-	for i, m := range members {
-		if _, err := db.ExecContext(ctx, cut, m, Cap); err != nil {
-			return i, pg.Classify(ctx, fmt.Errorf("trim timeline: %w", err))
+	trimmed := 0
+	for lo := int64(0); lo <= maxID; lo += trimChunk {
+		var members []int64
+		if err := db.SelectContext(ctx, &members, over, lo, lo+trimChunk, Cap+Slack); err != nil {
+			return trimmed, pg.Classify(ctx, fmt.Errorf("find long timelines: %w", err))
+		}
+		for _, m := range members {
+			if _, err := db.ExecContext(ctx, cut, m, Cap); err != nil {
+				return trimmed, pg.Classify(ctx, fmt.Errorf("trim timeline: %w", err))
+			}
+			trimmed++
 		}
 	}
-	return len(members), nil
+	return trimmed, nil
 }
 
 // Worker runs the fan-out and the trimming in the background of a server.
