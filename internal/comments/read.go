@@ -49,12 +49,12 @@ const viewColumns = `
 // visible to viewerID, else NotFound. Two queries: the check, then the
 // hydrated page.
 func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
-	if err := hydrate.Visible(ctx, s.db, viewerID, postID); err != nil {
+	if err := hydrate.Visible(ctx, s.prep, viewerID, postID); err != nil {
 		return nil, nil, err
 	}
 	q, args := listPage(viewerID, postID, after, perPage)
 	vs := []View{}
-	if err := sqlx.SelectContext(ctx, s.db, &vs, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &vs, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list comments: %w", err))
 	}
 	var next *cursor.Position
@@ -97,7 +97,7 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (View, error) {
 		  JOIN members pa ON pa.id = p.author_id
 		 WHERE c.id = $2 AND ` + visibility.Post("p", "$1")
 	var v View
-	err := sqlx.GetContext(ctx, s.db, &v, q, viewerID, id)
+	err := sqlx.GetContext(ctx, s.prep, &v, q, viewerID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return View{}, apperr.New(apperr.NotFound, "No such comment.")
 	}
@@ -110,5 +110,5 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (View, error) {
 // PostVisible reports whether post postID exists and viewerID may see it
 // (nil) or not (NotFound).
 func (s *Store) PostVisible(ctx context.Context, viewerID, postID int64) error {
-	return hydrate.Visible(ctx, s.db, viewerID, postID)
+	return hydrate.Visible(ctx, s.prep, viewerID, postID)
 }

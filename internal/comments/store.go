@@ -42,10 +42,13 @@ type Comment struct {
 }
 
 // Store writes comments.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db   *sqlx.DB
+	prep *pg.Prepared // the reads
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // Create adds a comment by authorID to postID. The post must be visible to
 // the author, else NotFound; a parent that is not a comment of the same post

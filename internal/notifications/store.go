@@ -50,10 +50,13 @@ type Member struct {
 }
 
 // Store reads notifications and marks them read.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db   *sqlx.DB
+	prep *pg.Prepared // the reads
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // visible is true for a notification n of recipient $1 whose subject the
 // recipient may still see: the post (through the one visibility predicate,
@@ -98,7 +101,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		 ORDER BY n.created_at DESC, n.id DESC
 		 LIMIT ` + arg(limit)
 	items := []Item{}
-	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
 	}
 	return items, nil
@@ -107,7 +110,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 // UnreadCount is the number of unread notifications of recipientID that
 // List would show, whatever the filters.
 func (s *Store) UnreadCount(ctx context.Context, recipientID int64) (int, error) {
-	return unreadCount(ctx, s.db, recipientID)
+	return unreadCount(ctx, s.prep, recipientID)
 }
 
 func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64) (int, error) {

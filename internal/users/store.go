@@ -17,15 +17,18 @@ import (
 )
 
 // Store reads members and their posts.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db   *sqlx.DB
+	prep *pg.Prepared // the reads
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // Profile returns the member with handle as viewerID sees it. An unknown or
 // suspended member is NotFound.
 func (s *Store) Profile(ctx context.Context, viewerID int64, handle string) (hydrate.Profile, error) {
-	return hydrate.GetProfile(ctx, s.db, viewerID, handle)
+	return hydrate.GetProfile(ctx, s.prep, viewerID, handle)
 }
 
 // Exists reports whether a member with handle exists and is not suspended
@@ -53,7 +56,7 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 		ID        *int64     `db:"id"`
 		CreatedAt *time.Time `db:"created_at"`
 	}
-	if err := sqlx.SelectContext(ctx, s.db, &rows, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list member posts: %w", err))
 	}
 	if len(rows) == 0 {
@@ -66,7 +69,7 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 		}
 	}
 	ids, next := hydrate.Trim(slots, perPage)
-	ps, err := hydrate.Posts(ctx, s.db, viewerID, ids)
+	ps, err := hydrate.Posts(ctx, s.prep, viewerID, ids)
 	return ps, next, err
 }
 
