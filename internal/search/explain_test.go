@@ -23,7 +23,7 @@ func TestExplain(t *testing.T) {
 	// Every post gets a common word (c0..c99: one post in a hundred), a rare
 	// one (w0..w4999: twenty posts each) and a tag (t0..t499: 200 each).
 	load := []string{
-		`UPDATE posts SET body = body || ' c' || (id % 100) || ' w' || (id % 5000), tags = ARRAY['t' || (id % 500)]`,
+		`UPDATE posts SET body = body || ' c' || (id % 100) || ' w' || (id % 5000) || ' k' || (id % 10), tags = ARRAY['t' || (id % 500)]`,
 		`INSERT INTO members (handle, name, created_at)
 		 SELECT 'user' || g, (ARRAY['Ann', 'Bruno', 'Chloé', 'Dmitri', 'Eva'])[1 + g % 5] || ' ' ||
 		        (ARRAY['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Petit', 'Durand'])[1 + g % 7] || ' ' || g,
@@ -91,6 +91,27 @@ func TestExplain(t *testing.T) {
 		}
 		if strings.Contains(plan, "Seq Scan on "+tt.table) || strings.Contains(plan, "Seq Scan on members") {
 			t.Errorf("%s: plan scans %s or members sequentially", tt.name, tt.table)
+		}
+	}
+
+	// A word in one post in ten: only the newest PostMatchCap matches the
+	// viewer may see are ranked and counted.
+	res, err := NewStore(db).Search(t.Context(), viewer, text("k3"), Posts, nil, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Totals.Posts != PostMatchCap || len(res.Posts) != 20 {
+		t.Fatalf("common word: total %d, %d posts; want %d and 20", res.Totals.Posts, len(res.Posts), PostMatchCap)
+	}
+	var oldest int64
+	capQ := `SELECT min(id) FROM (SELECT p.id FROM posts p WHERE p.search_tsv @@ websearch_to_tsquery('simple', 'k3')
+		AND p.visibility = 'public' ORDER BY p.id DESC LIMIT $1) c`
+	if err := db.Get(&oldest, capQ, PostMatchCap); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range res.Posts {
+		if p.ID < oldest {
+			t.Errorf("post %d is older than the newest %d matches (from %d)", p.ID, PostMatchCap, oldest)
 		}
 	}
 }

@@ -2059,7 +2059,7 @@ type SearchTotals struct {
 	// Example: 1
 	People int `json:"people"`
 
-	// Posts Number of matching posts.
+	// Posts Number of matching posts among the newest 1,000 matches (1,000 means at least 1,000).
 	//
 	// Example: 1
 	Posts int `json:"posts"`
@@ -3001,8 +3001,10 @@ type ClientInterface interface {
 	// of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 	// like any list (the other arrays are empty). Ranked by relevance with deterministic
 	// tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-	// or counted in `meta.totals`. 400 for a missing or empty `q`, a `cursor` without `type`,
-	// or a malformed parameter.
+	// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
+	// the caller may see (by publication order): those are ranked, paged and counted, so
+	// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
+	// without `type`, or a malformed parameter.
 	//
 	// Corresponds with GET /search (the `SearchAll` operationId).
 	SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3624,8 +3626,10 @@ func (c *Client) ReactToPost(ctx context.Context, id ID, params *ReactToPostPara
 // of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 // like any list (the other arrays are empty). Ranked by relevance with deterministic
 // tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-// or counted in `meta.totals`. 400 for a missing or empty `q`, a `cursor` without `type`,
-// or a malformed parameter.
+// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
+// the caller may see (by publication order): those are ranked, paged and counted, so
+// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
+// without `type`, or a malformed parameter.
 //
 // Corresponds with GET /search (the `SearchAll` operationId).
 func (c *Client) SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5731,8 +5735,10 @@ type ClientWithResponsesInterface interface {
 	// of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 	// like any list (the other arrays are empty). Ranked by relevance with deterministic
 	// tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-	// or counted in `meta.totals`. 400 for a missing or empty `q`, a `cursor` without `type`,
-	// or a malformed parameter.
+	// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
+	// the caller may see (by publication order): those are ranked, paged and counted, so
+	// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
+	// without `type`, or a malformed parameter.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11090,8 +11096,10 @@ func (c *ClientWithResponses) ReactToPostWithResponse(ctx context.Context, id ID
 // of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 // like any list (the other arrays are empty). Ranked by relevance with deterministic
 // tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-// or counted in `meta.totals`. 400 for a missing or empty `q`, a `cursor` without `type`,
-// or a malformed parameter.
+// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
+// the caller may see (by publication order): those are ranked, paged and counted, so
+// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
+// without `type`, or a malformed parameter.
 //
 // Returns a wrapper object for the known response body format(s).
 //

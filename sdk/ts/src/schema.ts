@@ -475,8 +475,10 @@ export interface paths {
          *     of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
          *     like any list (the other arrays are empty). Ranked by relevance with deterministic
          *     tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-         *     or counted in `meta.totals`. 400 for a missing or empty `q`, a `cursor` without `type`,
-         *     or a malformed parameter.
+         *     or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
+         *     the caller may see (by publication order): those are ranked, paged and counted, so
+         *     `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
+         *     without `type`, or a malformed parameter.
          */
         get: operations["searchAll"];
         put?: never;
@@ -1934,7 +1936,7 @@ export interface components {
              */
             people: number;
             /**
-             * @description Number of matching posts.
+             * @description Number of matching posts among the newest 1,000 matches (1,000 means at least 1,000).
              * @example 1
              */
             posts: number;
