@@ -203,11 +203,17 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 	if _, _, err := d.attack(ctx, o.api, gen, load{closedWorkers: o.conns, duration: o.warmup}, seed+1000); err != nil {
 		return sr, err
 	}
+	if s.Write {
+		d.drain(ctx, "warm-up")
+	}
 	closed, err := d.measure(ctx, o.api, gen, judge, load{closedWorkers: o.conns, duration: o.closed}, seed)
 	if err != nil {
 		return sr, err
 	}
 	sr.Closed = closed
+	if s.Write {
+		sr.FanOut = append(sr.FanOut, d.drain(ctx, "closed"))
+	}
 	d.logf("%s: closed %.0f req/s p50 %.1f ms p99 %.1f ms, %d errors, %d × 501", s.Name, closed.RPS, closed.P50, closed.P99, closed.Errors, closed.NotImplemented)
 	rate := closed.RPS * o.openFraction
 	if closed.NotImplemented == closed.Requests || rate < 1 {
@@ -218,8 +224,36 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 		return sr, err
 	}
 	sr.Open = &open
+	if s.Write {
+		sr.FanOut = append(sr.FanOut, d.drain(ctx, "open"))
+	}
 	d.logf("%s: open %.0f req/s p50 %.1f ms p95 %.1f ms p99 %.1f ms, %d errors", s.Name, open.RPS, open.P50, open.P95, open.P99, open.Errors)
 	return sr, nil
+}
+
+// drain waits (at most 10 minutes) until the server's fan-out worker has
+// emptied feed_outbox, so that the backlog of one write run does not load
+// the runs after it, and reports how long that took.
+func (d *driver) drain(ctx context.Context, after string) drain {
+	var r drain
+	r.After = after
+	count := func() (posts, rows int64) {
+		_ = d.db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM feed_outbox), (SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'timeline')`).Scan(&posts, &rows)
+		return posts, rows
+	}
+	start := time.Now()
+	posts, rows0 := count()
+	r.Posts = posts
+	for posts > 0 && time.Since(start) < 10*time.Minute && ctx.Err() == nil {
+		time.Sleep(100 * time.Millisecond)
+		posts, _ = count()
+	}
+	_, rows1 := count()
+	r.Rows, r.Seconds = rows1-rows0, time.Since(start).Seconds()
+	if r.Posts > 0 {
+		d.logf("fan-out: %d posts pending after the %s run, drained in %.1f s", r.Posts, after, r.Seconds)
+	}
+	return r
 }
 
 // measure runs one attack with the resource readings around it.

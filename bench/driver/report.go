@@ -60,6 +60,17 @@ type scenarioReport struct {
 	HelloRatio   float64 `json:"ratio_to_hello"`
 	PgbenchRatio float64 `json:"ratio_to_pgbench"`
 	Chart        string  `json:"chart,omitempty"`
+	// FanOut is the timeline fan-out backlog each write run left (posts in
+	// feed_outbox) and how long the worker took to drain it.
+	FanOut []drain `json:"fan_out,omitempty"`
+}
+
+// drain is the fan-out backlog after one run and its drain.
+type drain struct {
+	After   string  `json:"after"`
+	Posts   int64   `json:"posts"`
+	Rows    int64   `json:"timeline_rows"`
+	Seconds float64 `json:"seconds"`
 }
 
 // phase is one vegeta run and what the server and database did meanwhile.
@@ -312,7 +323,15 @@ func (rep *report) finish() {
 		return fmt.Sprintf("%.0f req/s, p99 %.1f ms", s.Closed.RPS, s.Closed.P99), s.Closed.RPS >= 500 && s.Closed.P99 <= 100
 	})
 	check("create_post", "create post ≥ 1,500 req/s", func(s *scenarioReport) (string, bool) {
-		return fmt.Sprintf("%.0f req/s", s.Closed.RPS), s.Closed.RPS >= 1500
+		note := ""
+		for _, d := range s.FanOut {
+			if d.After == "closed" {
+				// Posts fully fanned out per second: the run plus the drain.
+				done := float64(s.Closed.Requests) / (s.Closed.Seconds + d.Seconds)
+				note = fmt.Sprintf(" (%.0f posts/s including the fan-out drain of %.1f s)", done, d.Seconds)
+			}
+		}
+		return fmt.Sprintf("%.0f req/s%s", s.Closed.RPS, note), s.Closed.RPS >= 1500
 	})
 	check("create_post_celebrity", "post by a 5,000+-follower member p99 ≤ 50 ms (open model)", func(s *scenarioReport) (string, bool) {
 		p := s.Closed
@@ -492,6 +511,10 @@ func (rep *report) markdown() string {
 			continue
 		}
 		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
+		for _, d := range s.FanOut {
+			fmt.Fprintf(&b, "Fan-out after the %s run: %d posts waiting in feed_outbox, drained by the worker in %.1f s (%d timeline rows written meanwhile, %.0f rows/s); the next run started after it.\n\n",
+				d.After, d.Posts, d.Seconds, d.Rows, float64(d.Rows)/max(d.Seconds, 0.001))
+		}
 		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | vegeta CPU | machine busy | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, p := range s.phases() {
