@@ -55,7 +55,7 @@ func TestExplain(t *testing.T) {
 	}
 	const viewer = 2
 	page := func(k Kind, s string, after *cursor.Position) func() (string, []any) {
-		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
+		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21, 0) }
 	}
 	totals := func(s string) func() (string, []any) {
 		return func() (string, []any) { return totalsQuery(viewer, text(s), Kinds) }

@@ -48,8 +48,56 @@ type hit struct {
 	ID   int64     `db:"id"`
 	At   time.Time `db:"at"`
 	Rank float64   `db:"rank"`
-	// Total is how many matches of its kind the caller may see.
-	Total int `db:"total"`
+}
+
+// firstWindow is how many of the newest post ids the first look for
+// matching posts covers; each further look covers four times more.
+const firstWindow = 50_000
+
+// hits returns up to limit matches of kind k after the position after, and
+// how many matches of k the caller may see. Posts are looked for in windows
+// of the newest ids, widened until PostMatchCap matches are in or the window
+// covers every post: the newest matches of a common word are then read from
+// a small part of the table (a bitmap of its GIN index and one of the
+// primary key range), and the answer is the same as from one look at
+// everything.
+func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
+	var floor, window int64
+	if k == Posts {
+		if err := sqlx.GetContext(ctx, s.db, &floor, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
+			return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+		}
+		window = firstWindow
+		floor -= window
+	}
+	for {
+		query, args := pageQuery(k, viewerID, q, after, limit, floor)
+		var rows []struct {
+			ID    *int64     `db:"id"`
+			At    *time.Time `db:"at"`
+			Rank  *float64   `db:"rank"`
+			Total int        `db:"total"`
+		}
+		if err := sqlx.SelectContext(ctx, s.db, &rows, query, args...); err != nil {
+			return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+		}
+		total := 0
+		if len(rows) > 0 {
+			total = rows[0].Total
+		}
+		if floor > 0 && total < PostMatchCap {
+			window *= 4
+			floor -= window
+			continue
+		}
+		hits := make([]hit, 0, len(rows))
+		for _, r := range rows {
+			if r.ID != nil {
+				hits = append(hits, hit{ID: *r.ID, At: *r.At, Rank: *r.Rank})
+			}
+		}
+		return hits, total, nil
+	}
 }
 
 // Search returns, for viewerID, the first perPage matches of q of every kind
@@ -63,19 +111,12 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 	}
 	known := map[Kind]bool{}
 	for _, k := range kinds {
-		query, args := pageQuery(k, viewerID, q, after, limit)
-		var hits []hit
-		if err := sqlx.SelectContext(ctx, s.db, &hits, query, args...); err != nil {
-			return Result{}, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+		hits, total, err := s.hits(ctx, k, viewerID, q, after, limit)
+		if err != nil {
+			return Result{}, err
 		}
-		// The page query counts the matches it collects: a page with hits,
-		// or a first page without, knows the total of its kind.
-		if len(hits) > 0 || after == nil {
-			known[k] = true
-			if len(hits) > 0 {
-				res.Totals.set(k, hits[0].Total)
-			}
-		}
+		known[k] = true
+		res.Totals.set(k, total)
 		if len(hits) > perPage {
 			hits = hits[:perPage]
 			last := hits[perPage-1]
@@ -85,7 +126,6 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		for i, h := range hits {
 			ids[i] = h.ID
 		}
-		var err error
 		switch k {
 		case People:
 			res.People, err = hydrate.Profiles(ctx, s.db, viewerID, ids)
@@ -234,9 +274,16 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 // common one by walking the primary key backwards until the cap, so the
 // cost is bounded by the cap, not by how common the term is
 // (PERFORMANCE_NOTES §6).
-func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int) (string, []any) {
+//
+// floor > 0 restricts the matches to ids above it (see Store.hits). The
+// statement always returns a row: the total, with a null id when the page
+// is empty.
+func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int, floor int64) (string, []any) {
 	var a args
 	src := sourceOf(k, viewerID, q, &a)
+	if floor > 0 {
+		src.where += " AND " + src.id + " > " + a.add(floor)
+	}
 	rank := src.rank()
 	keyset := ""
 	if after != nil {
@@ -249,9 +296,15 @@ func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit in
 		      FROM ` + src.from + `
 		     WHERE ` + src.where + capped(src) + `
 		)
-		SELECT id, at, rank, (SELECT count(*) FROM hit) AS total FROM hit ` + keyset + `
-		 ORDER BY rank DESC, at DESC, id DESC
-		 LIMIT ` + a.add(limit)
+		SELECT h.id, h.at, h.rank, t.total
+		  FROM (SELECT count(*) AS total FROM hit) t
+		  LEFT JOIN LATERAL (
+		      SELECT id, at, rank FROM hit ` + keyset + `
+		       ORDER BY rank DESC, at DESC, id DESC
+		       LIMIT ` + a.add(limit) + `
+		  ) h ON true
+		 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
+
 	return query, a
 }
 
