@@ -162,6 +162,14 @@ func TestFaultDatabaseDown(t *testing.T) {
 	}
 	r.c.Start()
 	r.recover(l)
+	// The outage is logged once (then summarised every 10 s), not once per 503.
+	errs := strings.Count(r.s.logs.String(), `"level":"ERROR","msg":"request failed"`)
+	if n := l.count("2-down", "", 503); errs > 2 || errs == 0 {
+		t.Errorf("%d × 503 during the outage logged %d ERROR lines, want 1 (or 2)", n, errs)
+	} else {
+		t.Logf("%d × 503 during the outage: %d ERROR line(s), %d WARN summaries", n, errs,
+			strings.Count(r.s.logs.String(), `"msg":"requests still failing: service unavailable"`))
+	}
 }
 
 // FAULT-03: the server starts while PostgreSQL is down: it serves, not
