@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -305,5 +307,233 @@ func readWriteMix(f fixture, prefix string) mix {
 			key := fmt.Sprintf("%s w%d n%d", prefix, w, n)
 			return request{method: "POST", path: "/api/v1/posts", body: `{"body":"` + key + `"}`, token: tok, kind: "post", key: key}
 		}
+	}
+}
+
+// stage is one part of an arrival-rate profile: the rate goes linearly from
+// from to to requests per second over d.
+type stage struct {
+	d        time.Duration
+	from, to float64
+}
+
+// arrivals hands out one token per request following stages (an open
+// model: the schedule does not wait for answers). A token no worker takes
+// within 100 ms is counted as missed: the load generator, not the server,
+// fell behind. The channel is never closed; stop the load when done.
+func arrivals(ctx context.Context, stages []stage) (pace <-chan time.Time, missed func() int, total func() int) {
+	ch := make(chan time.Time, 64)
+	var mu sync.Mutex
+	nMissed, nTotal := 0, 0
+	go func() {
+		start := time.Now()
+		tick := time.NewTicker(2 * time.Millisecond)
+		defer tick.Stop()
+		emitted := 0
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case now := <-tick.C:
+				due, done := 0.0, true
+				e := now.Sub(start).Seconds()
+				for _, s := range stages {
+					d := s.d.Seconds()
+					if e < d {
+						due += e * (s.from + (s.to-s.from)*e/d/2)
+						done = false
+						break
+					}
+					due += d * (s.from + s.to) / 2
+					e -= d
+				}
+				for ; emitted < int(due); emitted++ {
+					select {
+					case ch <- now:
+					case <-time.After(100 * time.Millisecond):
+						mu.Lock()
+						nMissed++
+						mu.Unlock()
+					}
+					mu.Lock()
+					nTotal++
+					mu.Unlock()
+				}
+				if done {
+					return
+				}
+			}
+		}
+	}()
+	get := func(p *int) func() int {
+		return func() int { mu.Lock(); defer mu.Unlock(); return *p }
+	}
+	return ch, get(&nMissed), get(&nTotal)
+}
+
+// percentile of the recorded response times (p in 0..1).
+func (l *load) percentile(p float64) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.durations) == 0 {
+		return 0
+	}
+	s := append([]time.Duration(nil), l.durations...)
+	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
+	return s[min(len(s)-1, int(p*float64(len(s))))]
+}
+
+// LOAD-01, the CI smoke load: an open-model ramp from 50 to 500 requests per
+// second over 5 s, 10 s at 500, down to 50 over 3 s, of single posts and
+// feeds spread over 8 members. Under 1 % errors (any answer but 200, or
+// none, or an arrival the generator could not send), and latency
+// thresholds generous enough for a shared 2-core CI machine running the
+// load generator (with -race) next to the server and other fault tests:
+// p95 < 500 ms, p99 < 1.5 s (alone on this machine: about 130 and 220 ms).
+func TestLoadSmoke(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	db := c.open("social")
+	f := seed(t, db, 8)
+	db.Close()
+	s := startServer(t, serverEnv(c.URL("social", appName)))
+	s.waitStatus("/readyz", 200, 10*time.Second)
+	reads := func(w, n int) request {
+		tok := f.tokens[(w+n)%len(f.tokens)]
+		switch n % 3 {
+		case 0:
+			return request{method: "GET", path: fmt.Sprintf("/api/v1/posts/%d", f.posts[n%len(f.posts)]), token: tok, kind: "read"}
+		case 1:
+			return request{method: "GET", path: "/api/v1/feed?per_page=20", token: tok, kind: "read"}
+		default:
+			return request{method: "GET", path: "/api/v1/feed?tab=discover&per_page=20", token: tok, kind: "read"}
+		}
+	}
+	l := newLoad(t, s.base, 2*time.Second, 64, reads)
+	l.gap = 0
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pace, missed, total := arrivals(ctx, []stage{{5 * time.Second, 50, 500}, {10 * time.Second, 500, 500}, {3 * time.Second, 500, 50}})
+	l.pace = pace
+	l.setPhase("ramp")
+	l.start()
+	time.Sleep(18*time.Second + 200*time.Millisecond)
+	l.stop()
+	cancel()
+	n, ok := total(), l.count("ramp", "read", 200)
+	errs := n - ok
+	p50, p95, p99 := l.percentile(0.50), l.percentile(0.95), l.percentile(0.99)
+	t.Logf("LOAD-01: %d arrivals (%.0f/s), %d × 200, %d errors (%d not sent in time); p50 %s p95 %s p99 %s",
+		n, float64(n)/18, ok, errs, missed(), p50.Round(100*time.Microsecond), p95.Round(100*time.Microsecond), p99.Round(100*time.Microsecond))
+	if want := (50+500)*5/2 + 500*10 + (500+50)*3/2; n < want-5 {
+		t.Errorf("%d arrivals, the profile has %d", n, want)
+	}
+	if errs*100 >= n {
+		t.Errorf("%d errors in %d requests: 1 %% or more", errs, n)
+	}
+	if p95 > 500*time.Millisecond || p99 > 1500*time.Millisecond {
+		t.Errorf("latency p95 %s, p99 %s; want under 500 ms and 1.5 s", p95, p99)
+	}
+	l.check()
+}
+
+// LOAD-03 (RL-12): the limiter under a steady load. The catalogue's run is
+// 5 requests per second for 60 s from one member against 120 reads a
+// minute: a burst of 120, then a refill of 2 a second, so 120 + 2 × 59.8 s
+// ≈ 240 × 200 and 60 × 429. This is the same arithmetic scaled to 20 s: a
+// quota of 40 per 20 s (the same 2 a second) and 100 requests at 5 a second
+// (an open model: one goroutine per request, on schedule) give exactly
+// 40 + ⌊19.8 s × 2⌋ = 79 × 200 (±1 for a refill landing between two
+// requests) and the rest 429, the first one when the burst is spent.
+func TestLoadRateLimiter(t *testing.T) {
+	t.Parallel()
+	const (
+		burst  = 40
+		window = 20 * time.Second
+		rate   = 5 // requests per second
+		n      = 100
+	)
+	c := newCluster(t)
+	db := c.open("social")
+	f := seed(t, db, 1)
+	db.Close()
+	env := serverEnv(c.URL("social", appName))
+	env["RATE_LIMIT_READ"] = fmt.Sprint(burst)
+	env["RATE_LIMIT_WINDOW"] = window.String()
+	s := startServer(t, env)
+	s.waitStatus("/readyz", 200, 10*time.Second)
+	client := &http.Client{Timeout: 5 * time.Second}
+	type answer struct {
+		status     int
+		retryAfter string
+		rateLimit  string
+		code       string
+		err        error
+	}
+	answers := make([]answer, n)
+	var wg sync.WaitGroup
+	tick := time.NewTicker(time.Second / rate)
+	defer tick.Stop()
+	start := time.Now()
+	for i := range n {
+		if i > 0 {
+			<-tick.C
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req, _ := http.NewRequest("GET", fmt.Sprintf("%s/api/v1/posts/%d", s.base, f.posts[0]), nil)
+			req.Header.Set("Authorization", "Bearer "+f.tokens[0])
+			resp, err := client.Do(req)
+			if err != nil {
+				answers[i] = answer{err: err}
+				return
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			var p struct {
+				Code string `json:"code"`
+			}
+			_ = json.Unmarshal(b, &p)
+			answers[i] = answer{resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("RateLimit"), p.Code, nil}
+		}()
+	}
+	span := time.Since(start)
+	wg.Wait()
+	refill := float64(burst) / window.Seconds()
+	want := burst + int(float64(n-1)/rate*refill)
+	ok, limited, first429 := 0, 0, -1
+	for i, a := range answers {
+		switch {
+		case a.err != nil:
+			t.Errorf("request %d: %v", i, a.err)
+		case a.status == 200:
+			ok++
+			if a.rateLimit == "" {
+				t.Errorf("request %d: 200 without a RateLimit header", i)
+			}
+		case a.status == 429:
+			limited++
+			if first429 < 0 {
+				first429 = i
+			}
+			if sec, err := strconv.Atoi(a.retryAfter); err != nil || sec < 1 || a.code != "rate_limited" {
+				t.Errorf("request %d: 429 with Retry-After %q, code %q", i, a.retryAfter, a.code)
+			}
+		default:
+			t.Errorf("request %d: status %d", i, a.status)
+		}
+	}
+	// GCRA admits request k (at k/rate s) while the requests so far, k+1,
+	// are within the burst plus the refill so far: the first 429 is the
+	// first k with k+1 > burst + k·refill/rate.
+	wantFirst := int(math.Floor(float64(burst-1)/(1-refill/rate))) + 1
+	t.Logf("LOAD-03: %d requests over %s: %d × 200 (want %d ± 1), %d × 429; first 429 at request %d (t = %.1f s, want about %d)",
+		n, span.Round(time.Millisecond), ok, want, limited, first429, float64(first429)/rate, wantFirst)
+	if ok < want-1 || ok > want+1 || ok+limited != n {
+		t.Errorf("%d × 200 and %d × 429; want %d ± 1 × 200 and the rest 429", ok, limited, want)
+	}
+	if first429 < wantFirst-2 || first429 > wantFirst+2 {
+		t.Errorf("first 429 at request %d, want about %d", first429, wantFirst)
 	}
 }
