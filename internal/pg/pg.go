@@ -150,7 +150,7 @@ func IsUnavailable(ctx context.Context, err error) bool {
 		switch {
 		case strings.HasPrefix(c, "08"), // connection exception
 			strings.HasPrefix(c, "53"), // insufficient resources (too many connections)
-			strings.HasPrefix(c, "57"), // operator intervention: shutdown, cannot connect now, query canceled
+			strings.HasPrefix(c, "57"), // operator intervention: shutdown, cannot connect now, query canceled (statement_timeout)
 			c == "25006",               // read-only transaction
 			c == "40001", c == "40P01": // serialization failure, deadlock: retryable
 			return true
