@@ -22,13 +22,16 @@ type Config struct {
 	RequestTimeout  time.Duration
 	ShutdownTimeout time.Duration
 	DBMaxConns      int
-	ReadPerMinute   int
-	WritePerMinute  int
-	RedisURL        string
-	MetricsAddr     string
-	RateWindow      time.Duration
-	TrustedProxies  []*net.IPNet
-	CORSOrigins     []string
+	// StatementTimeout is the serving pool's statement_timeout; 0 keeps the
+	// role's or database's setting.
+	StatementTimeout time.Duration
+	ReadPerMinute    int
+	WritePerMinute   int
+	RedisURL         string
+	MetricsAddr      string
+	RateWindow       time.Duration
+	TrustedProxies   []*net.IPNet
+	CORSOrigins      []string
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -43,6 +46,11 @@ const envDoc = `Environment:
   REQUEST_TIMEOUT    budget of one request, database included (default 10s)
   SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
   DB_MAX_CONNS       connection pool size (default 16)
+  DB_STATEMENT_TIMEOUT
+                     statement_timeout of the server's database connections (default 5s; keep it
+                     below REQUEST_TIMEOUT): PostgreSQL stops a longer statement itself and the
+                     request answers 503; 0 keeps the database role's own setting; migrations,
+                     seed, check and generate are not bounded by it
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -94,6 +102,14 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.ShutdownTimeout, err = envDuration(getenv, "SHUTDOWN_TIMEOUT", 20*time.Second); err != nil {
 		return c, err
+	}
+	c.StatementTimeout = 5 * time.Second
+	if v := getenv("DB_STATEMENT_TIMEOUT"); v == "0" {
+		c.StatementTimeout = 0
+	} else if c.StatementTimeout, err = envDuration(getenv, "DB_STATEMENT_TIMEOUT", c.StatementTimeout); err != nil {
+		return c, fmt.Errorf("%w (or 0 for the role's setting)", err)
+	} else if c.StatementTimeout < time.Millisecond {
+		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", v)
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err

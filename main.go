@@ -118,6 +118,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			log := newLogger(cfg)
 			pool := pg.DefaultPool
 			pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
+			pool.StatementTimeout = cfg.StatementTimeout
 			conn, err := pg.Connect(cfg.DatabaseURL, pool)
 			if err != nil {
 				return err

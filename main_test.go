@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -112,15 +113,21 @@ func TestSeedDemoAndCheck(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
-	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 {
+	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
 		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"},
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
+		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
 			t.Errorf("loadConfig(%v) accepted", env)
+		}
+	}
+	for v, want := range map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond} {
+		if c, err := loadConfig(func(k string) string { return map[string]string{"DB_STATEMENT_TIMEOUT": v}[k] }); err != nil || c.StatementTimeout != want {
+			t.Errorf("DB_STATEMENT_TIMEOUT=%s: %v, %v; want %v", v, c.StatementTimeout, err, want)
 		}
 	}
 	c, _ = loadConfig(func(k string) string { return map[string]string{"PUBLIC_URL": "https://social.example/"}[k] })

@@ -3,6 +3,7 @@ package faults_test
 import (
 	"bufio"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"testing"
@@ -120,6 +121,58 @@ func TestSlowClientsCutOff(t *testing.T) {
 	for range n {
 		if d := <-closed; d > 7*time.Second {
 			t.Fatalf("a slow client kept its connection %s, want it closed at the 5 s ReadHeaderTimeout", d.Round(time.Millisecond))
+		}
+	}
+}
+
+// SIZE-06: a client that announces a 10,000-byte body and trickles it at one
+// byte per second is cut off at the server's ReadTimeout (15 s for the whole
+// request), not served for 10,000 s; requests keep being served meanwhile.
+func TestTrickledBodyCutOff(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	db := c.open("social")
+	f := seed(t, db, 1)
+	db.Close()
+	s := startServer(t, serverEnv(c.URL("social", appName)))
+	s.waitStatus("/readyz", 200, 10*time.Second)
+	conn, err := net.Dial("tcp", s.base[len("http://"):])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	start := time.Now()
+	head := "POST /api/v1/posts HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + f.tokens[0] +
+		"\r\nContent-Type: application/json\r\nContent-Length: 10000\r\n\r\n{"
+	if _, err := conn.Write([]byte(head)); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan time.Duration, 1)
+	go func() {
+		_ = conn.SetReadDeadline(time.Now().Add(25 * time.Second))
+		_, _ = io.Copy(io.Discard, conn) // until the server closes (or the deadline)
+		closed <- time.Since(start)
+	}()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	sent := 1
+	for {
+		select {
+		case d := <-closed:
+			if d < 14*time.Second || d > 17*time.Second {
+				t.Fatalf("connection ended after %s (%d body bytes sent), want it cut at the 15 s ReadTimeout", d.Round(time.Millisecond), sent)
+			}
+			t.Logf("trickled body cut off after %s, %d of 10000 bytes sent", d.Round(time.Millisecond), sent)
+			return
+		case <-tick.C:
+			if sent%5 == 0 {
+				if st, err := s.status("/healthz"); st != 200 {
+					t.Errorf("/healthz during the trickle: %d %v", st, err)
+				}
+			}
+			if _, err := conn.Write([]byte(" ")); err == nil {
+				sent++
+			}
 		}
 	}
 }

@@ -1,12 +1,14 @@
 package faults_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -160,6 +162,14 @@ func TestFaultDatabaseDown(t *testing.T) {
 	}
 	r.c.Start()
 	r.recover(l)
+	// The outage is logged once (then summarised every 10 s), not once per 503.
+	errs := strings.Count(r.s.logs.String(), `"level":"ERROR","msg":"request failed"`)
+	if n := l.count("2-down", "", 503); errs > 2 || errs == 0 {
+		t.Errorf("%d × 503 during the outage logged %d ERROR lines, want 1 (or 2)", n, errs)
+	} else {
+		t.Logf("%d × 503 during the outage: %d ERROR line(s), %d WARN summaries", n, errs,
+			strings.Count(r.s.logs.String(), `"msg":"requests still failing: service unavailable"`))
+	}
 }
 
 // FAULT-03: the server starts while PostgreSQL is down: it serves, not
@@ -339,4 +349,122 @@ func TestFaultPoolExhausted(t *testing.T) {
 	// Recovery under the standard load (8 workers on 2 connections can
 	// legitimately queue past the budget on a busy machine).
 	r.recover(r.load())
+}
+
+// FAULT-06: a search PostgreSQL itself runs long (a word in every one of
+// many posts: every match is ranked and counted) is stopped by the server's
+// statement_timeout (DB_STATEMENT_TIMEOUT, here 50 ms) long before the
+// request budget (10 s): it answers 503 + Retry-After at once, nothing of
+// it is left running in pg_stat_activity, and other requests are served.
+func TestFaultStatementTimeout(t *testing.T) {
+	t.Parallel()
+	c := newCluster(t)
+	db := c.open("social")
+	defer db.Close()
+	f := seed(t, db, 2) // m1 writes the posts; m0 (not their author: its /me stays cheap) searches
+	const stmtTimeout = 50 * time.Millisecond
+	t0 := time.Now()
+	// Add matching posts until the search's slowest statement takes at
+	// least twice the timeout on this machine, whatever its speed.
+	const search = `WITH hit AS MATERIALIZED (
+	    SELECT id, created_at, ts_rank(search_tsv, websearch_to_tsquery('simple', 'pathological')) AS rank
+	      FROM posts WHERE search_tsv @@ websearch_to_tsquery('simple', 'pathological'))
+	    SELECT count(*) FROM (SELECT id FROM hit ORDER BY rank DESC, created_at DESC, id DESC LIMIT 21) x`
+	var took time.Duration
+	for rows := 0; took < 2*stmtTimeout; {
+		if rows >= 800_000 {
+			t.Fatalf("the search takes only %s over %d posts", took, rows)
+		}
+		if _, err := db.Exec(`INSERT INTO posts (author_id, body, visibility)
+		    SELECT (SELECT id FROM members WHERE handle = 'm1'), 'pathological ' || g, 'public'
+		      FROM generate_series($1::int, $1::int + 99999) g`, rows); err != nil {
+			t.Fatal(err)
+		}
+		rows += 100_000
+		if _, err := db.Exec(`ANALYZE posts`); err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		var n int
+		if err := db.Get(&n, search); err != nil {
+			t.Fatal(err)
+		}
+		took = time.Since(start)
+		t.Logf("%d matching posts (%s): the search's ranking statement takes %s", rows, time.Since(t0).Round(time.Millisecond), took.Round(time.Millisecond))
+	}
+
+	env := serverEnv(c.URL("social", appName))
+	env["REQUEST_TIMEOUT"] = "10s"
+	env["DB_STATEMENT_TIMEOUT"] = stmtTimeout.String()
+	s := startServer(t, env)
+	s.waitStatus("/readyz", 200, 10*time.Second)
+	get := func(path string) (*http.Response, []byte, time.Duration) {
+		req, _ := http.NewRequest("GET", s.base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+f.tokens[0])
+		start := time.Now()
+		resp, err := probeClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp, b, time.Since(start)
+	}
+	const n = 4
+	type answer struct {
+		status     int
+		retryAfter string
+		ctype      string
+		code       string
+		took       time.Duration
+	}
+	answers := make(chan answer, n)
+	for range n {
+		go func() {
+			resp, b, took := get("/api/v1/search?q=pathological")
+			var p struct {
+				Code string `json:"code"`
+			}
+			_ = json.Unmarshal(b, &p)
+			answers <- answer{resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Content-Type"), p.Code, took}
+		}()
+	}
+	for range n {
+		a := <-answers
+		if a.status != 503 || a.retryAfter == "" || a.ctype != "application/problem+json" || a.code != "unavailable" {
+			t.Errorf("pathological search: %d Retry-After %q %s code %q after %s; want 503 unavailable with Retry-After",
+				a.status, a.retryAfter, a.ctype, a.code, a.took.Round(time.Millisecond))
+		} else if a.took > 3*time.Second {
+			t.Errorf("pathological search answered 503 after %s: stopped by the request budget, not by statement_timeout", a.took)
+		} else {
+			t.Logf("pathological search: 503 after %s", a.took.Round(time.Millisecond))
+		}
+	}
+	var leftovers int
+	if err := db.Get(&leftovers, `SELECT count(*) FROM pg_stat_activity
+	    WHERE application_name = $1 AND state <> 'idle' AND now() - query_start > $2 * interval '1 millisecond'`,
+		appName, 2*stmtTimeout.Milliseconds()); err != nil {
+		t.Fatal(err)
+	}
+	if leftovers > 0 {
+		t.Errorf("%d statements of the server still running past twice the statement_timeout", leftovers)
+	}
+	// Ordinary requests are still served: statements of a millisecond or
+	// two, though on a busy machine one may be descheduled past 50 ms, so
+	// any of ten tries will do.
+	s.waitStatus("/readyz", 200, 2*time.Second)
+	for try := 1; ; try++ {
+		resp, b, _ := get(fmt.Sprintf("/api/v1/posts/%d", f.posts[0]))
+		if resp.StatusCode == 200 {
+			break
+		}
+		if try == 10 {
+			t.Errorf("GET a post after the pathological searches: %d %s", resp.StatusCode, b)
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !strings.Contains(s.logs.String(), "57014") {
+		t.Errorf("server log does not name the statement timeout (57014):\n%s", tail(s.logs.String(), 10))
+	}
 }

@@ -149,8 +149,9 @@ func authenticate(r *http.Request, authn Authenticator) (auth.Principal, error) 
 }
 
 // errorHandler is Echo's one error renderer: every error becomes a problem
-// body; 5xx are logged once with the request id and their internal cause.
-func errorHandler(log *slog.Logger, publicURL string) echo.HTTPErrorHandler {
+// body; 5xx are logged once with the request id and their internal cause,
+// except that a run of 503 unavailable (an outage) is summarised by outages.
+func errorHandler(log *slog.Logger, publicURL string, outages *outageLog) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
@@ -158,12 +159,25 @@ func errorHandler(log *slog.Logger, publicURL string) echo.HTTPErrorHandler {
 		ae := classify(err)
 		status := StatusOf(ae.Code)
 		if status >= 500 {
-			log.LogAttrs(c.Request().Context(), slog.LevelError, "request failed",
-				slog.String("request_id", requestIDOf(c)),
-				slog.String("method", c.Request().Method),
-				slog.String("path", c.Request().URL.Path),
-				slog.String("code", string(ae.Code)),
-				slog.String("error", err.Error()))
+			level, msg, logIt := slog.LevelError, "request failed", true
+			var extra []slog.Attr
+			if ae.Code == apperr.Unavailable {
+				var unlogged int
+				level, unlogged, logIt = outages.note()
+				if level == slog.LevelWarn {
+					msg = "requests still failing: service unavailable"
+				}
+				extra = append(extra, slog.Int("unlogged_503s", unlogged))
+			}
+			if logIt {
+				log.LogAttrs(c.Request().Context(), level, msg, append([]slog.Attr{
+					slog.String("request_id", requestIDOf(c)),
+					slog.String("method", c.Request().Method),
+					slog.String("path", c.Request().URL.Path),
+					slog.String("code", string(ae.Code)),
+					slog.String("error", err.Error()),
+				}, extra...)...)
+			}
 		}
 		if err := writeProblem(c.Response(), publicURL, c.Request().URL.Path, requestIDOf(c), ae); err != nil {
 			log.Debug("write problem", slog.String("error", err.Error()))

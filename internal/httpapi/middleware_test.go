@@ -17,7 +17,7 @@ func TestPanicBecomesProblem(t *testing.T) {
 	var logs bytes.Buffer
 	log := slog.New(slog.NewJSONHandler(&logs, nil))
 	e := echo.New()
-	e.HTTPErrorHandler = errorHandler(log, "https://social.example")
+	e.HTTPErrorHandler = errorHandler(log, "https://social.example", newOutageLog(nil))
 	e.Use(requestID, recoverPanics(log))
 	e.GET("/boom", func(echo.Context) error { panic("secret internal state") })
 

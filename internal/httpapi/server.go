@@ -87,7 +87,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	}
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(d.Log, cfg.PublicURL)
+	e.HTTPErrorHandler = errorHandler(d.Log, cfg.PublicURL, newOutageLog(nil))
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 
 	mws := []echo.MiddlewareFunc{requestID, accessLog(d.Log)}

@@ -26,6 +26,13 @@ func withMigrator(conn *sqlx.DB, fn func(*migrate.Migrate) error) error {
 	if err != nil {
 		return fmt.Errorf("migrations connection: %w", err)
 	}
+	// A migration may run longer than the serving pool's statement_timeout
+	// (an index on a large table): lift it for this session, and restore the
+	// connection's start-up value before the connection goes back.
+	if _, err := c.ExecContext(ctx, `SET statement_timeout = 0`); err != nil {
+		c.Close()
+		return fmt.Errorf("migrations connection: %w", err)
+	}
 	drv, err := postgres.WithConnection(ctx, c, &postgres.Config{})
 	if err != nil {
 		c.Close()
@@ -37,6 +44,8 @@ func withMigrator(conn *sqlx.DB, fn func(*migrate.Migrate) error) error {
 		return fmt.Errorf("migrator: %w", err)
 	}
 	defer m.Close() // closes the source and the borrowed connection only
+	// Deferred last, so it runs first, while the connection is still ours.
+	defer func() { _, _ = c.ExecContext(ctx, `RESET statement_timeout`) }()
 	return fn(m)
 }
 

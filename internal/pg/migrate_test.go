@@ -2,8 +2,12 @@ package pg_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
@@ -68,5 +72,49 @@ func TestClassify(t *testing.T) {
 	_, err = conn.ExecContext(cctx, `SELECT pg_sleep(1)`)
 	if !pg.IsUnavailable(cctx, err) {
 		t.Errorf("cancelled query not classified as unavailable: %v", err)
+	}
+}
+
+// TestStatementTimeout: a pool with a StatementTimeout starts every
+// connection with it, PostgreSQL stops longer statements (57014, classified
+// Unavailable), and migrations run on that pool are not bounded by it yet
+// leave it in force.
+func TestStatementTimeout(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	pool := pg.DefaultPool
+	pool.MaxOpen, pool.MaxIdle, pool.StatementTimeout = 1, 1, 5*time.Millisecond
+	conn, err := pg.Open(ctx, pgtest.NewURL(t), pool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	show := func() string {
+		t.Helper()
+		var s string
+		var err error
+		for range 3 { // a connection's first statement loads caches: it may take 5 ms on a busy machine
+			if err = conn.Get(&s, `SHOW statement_timeout`); err == nil {
+				return s
+			}
+		}
+		t.Fatal(err)
+		return ""
+	}
+	if got := show(); got != "5ms" {
+		t.Errorf("statement_timeout = %q, want 5ms", got)
+	}
+	_, err = conn.ExecContext(ctx, `SELECT pg_sleep(0.5)`)
+	if !pg.IsUnavailable(ctx, err) || apperr.CodeOf(pg.Classify(ctx, err)) != apperr.Unavailable || !strings.Contains(fmt.Sprint(err), "57014") {
+		t.Errorf("statement past statement_timeout: %v, want 57014 classified unavailable", err)
+	}
+	if err := pg.MigrateDown(conn); err != nil {
+		t.Fatalf("MigrateDown under a 5ms statement_timeout: %v", err)
+	}
+	if err := pg.MigrateUp(conn); err != nil {
+		t.Fatalf("MigrateUp under a 5ms statement_timeout: %v", err)
+	}
+	if got := show(); got != "5ms" {
+		t.Errorf("statement_timeout after migrating = %q, want 5ms again", got)
 	}
 }

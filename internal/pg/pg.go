@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -26,6 +27,11 @@ type PoolConfig struct {
 	MaxIdle     int
 	MaxLifetime time.Duration
 	MaxIdleTime time.Duration
+	// StatementTimeout, when positive, is the statement_timeout every
+	// connection starts with: PostgreSQL itself stops a statement that runs
+	// longer (SQLSTATE 57014, classified Unavailable), even one whose client
+	// has stopped listening. Zero keeps the role's or database's setting.
+	StatementTimeout time.Duration
 }
 
 // DefaultPool is sized for a small machine: 2-4x the database's cores.
@@ -50,6 +56,12 @@ func Connect(dsn string, pc PoolConfig) (*sqlx.DB, error) {
 	cfg, err := pq.NewConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if pc.StatementTimeout > 0 {
+		// A start-up parameter: it holds from the first statement on, and
+		// RESET (or a pooler's DISCARD ALL) returns to it.
+		cfg = cfg.Clone()
+		cfg.Runtime["statement_timeout"] = strconv.FormatInt(max(pc.StatementTimeout.Milliseconds(), 1), 10)
 	}
 	db := sqlx.NewDb(sql.OpenDB(&connector{cfg: cfg}), "postgres")
 	db.SetMaxOpenConns(pc.MaxOpen)
@@ -138,7 +150,7 @@ func IsUnavailable(ctx context.Context, err error) bool {
 		switch {
 		case strings.HasPrefix(c, "08"), // connection exception
 			strings.HasPrefix(c, "53"), // insufficient resources (too many connections)
-			strings.HasPrefix(c, "57"), // operator intervention: shutdown, cannot connect now, query canceled
+			strings.HasPrefix(c, "57"), // operator intervention: shutdown, cannot connect now, query canceled (statement_timeout)
 			c == "25006",               // read-only transaction
 			c == "40001", c == "40P01": // serialization failure, deadlock: retryable
 			return true

@@ -123,9 +123,17 @@ func (w *Worker) Run(ctx context.Context) {
 	}
 	nextTrim := time.Now().Add(trimEvery)
 	failing := false
+	// cur shrinks on failure (a batch of celebrities' posts may outlast the
+	// statement timeout) and grows back on success.
+	cur := batch
 	for ctx.Err() == nil {
 		wait := idle
-		n, _, err := FanOut(ctx, w.DB, batch)
+		n, _, err := FanOut(ctx, w.DB, cur)
+		if err != nil {
+			cur = max(1, cur/2)
+		} else {
+			cur = min(batch, cur*2)
+		}
 		switch {
 		case err != nil && ctx.Err() == nil:
 			// Once per outage, not once per attempt.
