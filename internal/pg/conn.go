@@ -25,8 +25,9 @@ const cancelGrace = 500 * time.Millisecond
 // start-up ignores the context altogether. So each connection gets its own
 // dialer, which bounds start-up by the Connect context and, when lib/pq dials
 // again to send that connection's cancel request, gives the connection's
-// reads a deadline of cancelGrace. The connection is discarded afterwards
-// (lib/pq marks it bad once its context is done).
+// reads a deadline of cancelGrace (and the cancel request's own connection
+// as much). The connection is discarded afterwards (lib/pq marks it bad once
+// its context is done).
 type connector struct {
 	cfg pq.Config
 }
@@ -64,6 +65,9 @@ type connDialer struct {
 	own  net.Conn
 	stop func() bool // ends the start-up watch of own
 	up   bool        // start-up is over; further dials send cancel requests
+	// cancelled is set once a cancel request was sent: the connection's
+	// socket now has a read deadline, so it must never be reused.
+	cancelled bool
 }
 
 func (d *connDialer) Dial(network, address string) (net.Conn, error) {
@@ -80,11 +84,22 @@ func (d *connDialer) DialContext(ctx context.Context, network, address string) (
 	d.mu.Lock()
 	if d.up {
 		own := d.own
+		d.cancelled = true
 		d.mu.Unlock()
 		if own != nil {
 			_ = own.SetReadDeadline(time.Now().Add(cancelGrace))
 		}
-		return d.Dialer.DialContext(ctx, network, address)
+		// The cancel request itself is bounded too: lib/pq waits for its
+		// answer before a prepared statement's execution returns, and a
+		// database that stopped answering would hold that for 10 s.
+		cctx, cancel := context.WithTimeout(ctx, cancelGrace)
+		defer cancel()
+		c, err := d.Dialer.DialContext(cctx, network, address)
+		if err != nil {
+			return nil, err
+		}
+		_ = c.SetDeadline(time.Now().Add(cancelGrace))
+		return c, nil
 	}
 	d.mu.Unlock()
 	c, err := d.Dialer.DialContext(ctx, network, address)
@@ -162,11 +177,25 @@ func (c *pqConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, err
 
 func (c *pqConn) Ping(ctx context.Context) error { return c.Conn.(driver.Pinger).Ping(ctx) }
 
+// ResetSession and IsValid retire a connection that sent a cancel request.
+// lib/pq marks such a connection bad itself, except after cancelling a
+// prepared statement's execution: reused, its expired read deadline would
+// fail the next statement after sending it, leaving PostgreSQL running it
+// for nobody (still holding or waiting for locks).
 func (c *pqConn) ResetSession(ctx context.Context) error {
+	if c.d.wasCancelled() {
+		return driver.ErrBadConn
+	}
 	return c.Conn.(driver.SessionResetter).ResetSession(ctx)
 }
 
-func (c *pqConn) IsValid() bool { return c.Conn.(driver.Validator).IsValid() }
+func (c *pqConn) IsValid() bool { return !c.d.wasCancelled() && c.Conn.(driver.Validator).IsValid() }
+
+func (d *connDialer) wasCancelled() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.cancelled
+}
 
 func (c *pqConn) CheckNamedValue(nv *driver.NamedValue) error {
 	return c.Conn.(driver.NamedValueChecker).CheckNamedValue(nv)
