@@ -376,8 +376,9 @@ func (l *load) percentile(p float64) time.Duration {
 // answer but 200, or none within 5 s), and latency thresholds
 // generous enough for a shared 2-core CI machine that runs the load
 // generator (with -race), the server, PostgreSQL and other packages' tests
-// at once: p95 < 500 ms, p99 < 1.5 s (measured here next to a running
-// benchmark: p95 12 ms, p99 27 ms). The catalogue's 50→500 rps profile needs
+// at once: p95 < 1 s, p99 < 2 s, the request budget (measured here next to
+// a running benchmark: p95 12 ms, p99 27 ms; next to the timing tests run
+// four times over and three other fault tests: p95 650 ms, p99 1.1 s). The catalogue's 50→500 rps profile needs
 // the machine to itself (next to that benchmark it collapsed into 503s at
 // the 2 s budget); make bench and make soak are for capacity.
 func TestLoadSmoke(t *testing.T) {
@@ -416,8 +417,8 @@ func TestLoadSmoke(t *testing.T) {
 	if errs*100 >= n {
 		t.Errorf("%d errors in %d requests: 1 %% or more", errs, n)
 	}
-	if p95 > 500*time.Millisecond || p99 > 1500*time.Millisecond {
-		t.Errorf("latency p95 %s, p99 %s; want under 500 ms and 1.5 s", p95, p99)
+	if p95 > time.Second || p99 > 2*time.Second {
+		t.Errorf("latency p95 %s, p99 %s; want under 1 s and 2 s", p95, p99)
 	}
 	// Slow answers count in the percentiles, not one by one (l.check).
 	t.Logf("statuses %v, slowest %s", l.counts["ramp"], l.slowest.Round(time.Millisecond))
