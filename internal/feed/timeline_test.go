@@ -65,7 +65,8 @@ func checkAll(t *testing.T, s *Store, ids []int64, stage string, pers ...int) {
 }
 
 // TestTimelineEqualsFanOutOnRead drives random posts, follows, unfollows,
-// deletes and partial fan-outs, and checks after each round that every
+// deletes and partial fan-outs (and, half-way, a member turning to be read
+// on fan-out), and checks after each round that every
 // member's home feed, read from the timeline, equals the ground truth page
 // for page: pending fan-out, merges on follow and removals on unfollow and
 // delete included.
@@ -90,6 +91,11 @@ func TestTimelineEqualsFanOutOnRead(t *testing.T) {
 	vis := []string{"public", "followers", "private"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for round := 0; round < 6; round++ {
+		if round == 3 {
+			// From now on the first member is read on fan-out: their new
+			// posts skip the timelines, their older ones are in both.
+			db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, ids[0])
+		}
 		for i := 0; i < 25; i++ {
 			a := rng.IntN(n)
 			v := vis[rng.IntN(3)]

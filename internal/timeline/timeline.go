@@ -40,6 +40,14 @@ const (
 	Slack = 100
 )
 
+// FanOutOnReadFollowers is the follower count from which a member's posts
+// are no longer fanned out on write: reads merge them from posts instead
+// (members.fanout_on_read, set once and kept). Fanning a post out to
+// thousands of timelines costs tens of milliseconds of the database, and a
+// burst of such posts would queue for minutes; reading a handful of such
+// followees' newest posts costs one index range each.
+const FanOutOnReadFollowers = 2000
+
 // Publish records a new post for the timelines, within the post's
 // transaction: the author's own entry at once, and the fan-out to followers
 // queued (private posts are the author's alone).
@@ -51,7 +59,8 @@ func Publish(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64,
 		    ON CONFLICT DO NOTHING
 		)
 		INSERT INTO feed_outbox (post_id, author_id, created_at)
-		SELECT $1, $2, $3 WHERE $4 <> 'private'`
+		SELECT $1, $2, $3 WHERE $4 <> 'private'
+		   AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)`
 	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt, visibility); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("publish post to timelines: %w", err))
 	}
@@ -73,17 +82,25 @@ func Retract(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64,
 }
 
 // Follow merges followeeID's newest posts that followerID may now see into
-// followerID's timeline, within the follow's transaction. When the followee
-// has more than Cap of them, the follower's horizon rises to the oldest
-// merged one: below it, the timeline would have a gap.
+// followerID's timeline, within the follow's transaction (after the
+// followee's follower_count has counted it). When the followee has more than
+// Cap of them, the follower's horizon rises to the oldest merged one: below
+// it, the timeline would have a gap. A followee read on fan-out (or who
+// becomes one with this follow) is not merged: reads find their posts.
 func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
 	const q = `
-		WITH h AS (
+		WITH flag AS (
+		    UPDATE members SET fanout_on_read = true
+		     WHERE id = $2 AND NOT fanout_on_read AND follower_count >= $4
+		    RETURNING id
+		), h AS (
 		    SELECT created_at, post_id FROM timeline_horizons WHERE member_id = $1
 		), merged AS (
 		    SELECT p.id, p.created_at
 		      FROM posts p
 		     WHERE p.author_id = $2 AND p.visibility <> 'private'
+		       AND NOT EXISTS (SELECT 1 FROM flag)
+		       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)
 		       AND NOT EXISTS (SELECT 1 FROM h WHERE (p.created_at, p.id) < (h.created_at, h.post_id))
 		     ORDER BY p.created_at DESC, p.id DESC
 		     LIMIT $3
@@ -98,7 +115,7 @@ func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID i
 		 WHERE (SELECT count(*) FROM merged) >= $3
 		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
 		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
-	if _, err := ex.ExecContext(ctx, q, followerID, followeeID, Cap); err != nil {
+	if _, err := ex.ExecContext(ctx, q, followerID, followeeID, Cap, FanOutOnReadFollowers); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("merge followee into timeline: %w", err))
 	}
 	return nil
@@ -117,18 +134,21 @@ func Unfollow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID
 // PageSQL returns the statement that chooses a page of memberID's home
 // timeline ($1) after the position after (nil: from the newest): the id and
 // created_at of at most $2 posts, newest first, from the timeline rows at or
-// above the member's horizon and the outbox rows of the member's followees
-// not yet fanned out. Arguments start at $3.
+// above the member's horizon, the outbox rows of the member's followees not
+// yet fanned out, and the newest posts of the followees read on fan-out
+// (members.fanout_on_read; duplicates of their posts fanned out before
+// they became so are dropped). Arguments start at $3.
 //
 // The page is exact at and above the horizon. A page that comes back short
 // ends either the feed or the timeline: Horizon tells which.
 func PageSQL(after *cursor.Position, args []any) (string, []any) {
-	keysetT, keysetO := "", ""
+	keysetT, keysetO, keysetP := "", "", ""
 	if after != nil {
 		n := len(args)
 		args = append(args, after.Time, after.ID)
 		keysetT = fmt.Sprintf("AND (t.created_at, t.post_id) < ($%d, $%d)", n+1, n+2)
 		keysetO = fmt.Sprintf("AND (o.created_at, o.post_id) < ($%d, $%d)", n+1, n+2)
+		keysetP = fmt.Sprintf("AND (p.created_at, p.id) < ($%d, $%d)", n+1, n+2)
 	}
 	q := `
 		SELECT x.id, x.created_at FROM (
@@ -148,6 +168,19 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 		                         WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
 		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
 		                         WHERE h.member_id = $1 AND (o.created_at, o.post_id) < (h.created_at, h.post_id)))
+		    UNION
+		    (SELECT c.id, c.created_at
+		       FROM members m
+		       JOIN follows f ON f.followee_id = m.id AND f.follower_id = $1
+		      CROSS JOIN LATERAL (
+		           SELECT p.id, p.created_at
+		             FROM posts p
+		            WHERE p.author_id = m.id AND p.visibility <> 'private' ` + keysetP + `
+		            ORDER BY p.created_at DESC, p.id DESC
+		            LIMIT $2) c
+		      WHERE m.fanout_on_read
+		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
+		                         WHERE h.member_id = $1 AND (c.created_at, c.id) < (h.created_at, h.post_id)))
 		) x
 		ORDER BY x.created_at DESC, x.id DESC
 		LIMIT $2`
@@ -175,7 +208,12 @@ func Horizon(ctx context.Context, q sqlx.QueryerContext, memberID int64) (*curso
 // generator uses it after loading).
 func Rebuild(ctx context.Context, ex interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }) (int64, error) {
+	const flag = `UPDATE members SET fanout_on_read = true WHERE follower_count >= $1 AND NOT fanout_on_read`
+	if _, err := ex.ExecContext(ctx, flag, FanOutOnReadFollowers); err != nil {
+		return 0, fmt.Errorf("flag members read on fan-out: %w", err)
+	}
 	var n int64
 	if err := ex.QueryRowContext(ctx, `SELECT timeline_rebuild($1)`, Cap).Scan(&n); err != nil {
 		return 0, fmt.Errorf("rebuild timelines: %w", err)

@@ -26,6 +26,7 @@ func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts, rows
 		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
 		    SELECT f.follower_id, c.created_at, c.post_id, c.author_id
 		      FROM claimed c
+		      JOIN members m ON m.id = c.author_id AND NOT m.fanout_on_read
 		      JOIN follows f ON f.followee_id = c.author_id
 		    ON CONFLICT DO NOTHING
 		    RETURNING 1
