@@ -46,7 +46,7 @@ const (
 // thousands of timelines costs tens of milliseconds of the database, and a
 // burst of such posts would queue for minutes; reading a handful of such
 // followees' newest posts costs one index range each.
-const FanOutOnReadFollowers = 2000
+const FanOutOnReadFollowers = 5000
 
 // Publish records a new post for the timelines, within the post's
 // transaction: the author's own entry at once, and the fan-out to followers
