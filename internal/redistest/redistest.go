@@ -3,10 +3,12 @@
 package redistest
 
 import (
+	"bufio"
 	"fmt"
 	"net"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -16,26 +18,36 @@ type Server struct {
 	t    testing.TB
 	port int
 	cmd  *exec.Cmd
+	done chan struct{} // closed when the process exits
 }
 
 // Start launches redis-server (installed by `make test` when missing) and
 // stops it when the test ends. A missing binary fails the test: tests never
-// skip for lack of a service.
+// skip for lack of a service. The port is picked free and then released, so
+// another process may take it first: a server that cannot listen is started
+// again on another port.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatalf("redistest: redis-server not found on PATH; `make test` installs it (apt-get install redis-server)")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	s := &Server{t: t, port: port}
-	s.Restart()
+	s := &Server{t: t}
 	t.Cleanup(s.Stop)
-	return s
+	for attempt := 0; attempt < 5; attempt++ {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.port = ln.Addr().(*net.TCPAddr).Port
+		ln.Close()
+		if err := s.start(); err == nil {
+			return s
+		} else {
+			t.Logf("redistest: %v; trying another port", err)
+		}
+	}
+	t.Fatalf("redistest: redis-server did not start")
+	return nil
 }
 
 // URL is the server's redis:// URL.
@@ -47,29 +59,58 @@ func (s *Server) Stop() {
 		return
 	}
 	_ = s.cmd.Process.Kill()
-	_ = s.cmd.Wait()
+	<-s.done
 	s.cmd = nil
 }
 
 // Restart starts the server again on the same port and waits until it
-// accepts connections.
+// answers.
 func (s *Server) Restart() {
 	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatalf("redistest: %v", err)
+	}
+}
+
+// start runs redis-server on s.port and waits until it answers PING: a
+// connection alone could be another process that took the port.
+func (s *Server) start() error {
 	s.Stop()
 	cmd := exec.Command("redis-server", "--port", strconv.Itoa(s.port), "--bind", "127.0.0.1",
 		"--save", "", "--appendonly", "no", "--protected-mode", "yes")
 	if err := cmd.Start(); err != nil {
-		s.t.Fatalf("redistest: start redis-server: %v", err)
+		return fmt.Errorf("start redis-server: %w", err)
 	}
-	s.cmd = cmd
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	s.cmd, s.done = cmd, done
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", s.port), 100*time.Millisecond)
-		if err == nil {
-			c.Close()
-			return
+		select {
+		case <-done:
+			s.cmd = nil
+			return fmt.Errorf("redis-server exited (port %d taken?)", s.port)
+		default:
+		}
+		if ping(s.port) {
+			return nil
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	s.t.Fatalf("redistest: redis-server did not come up on port %d", s.port)
+	s.Stop()
+	return fmt.Errorf("redis-server did not answer on port %d", s.port)
+}
+
+func ping(port int) bool {
+	c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), 100*time.Millisecond)
+	if err != nil {
+		return false
+	}
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(500 * time.Millisecond))
+	if _, err := c.Write([]byte("PING\r\n")); err != nil {
+		return false
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return err == nil && strings.HasPrefix(line, "+PONG")
 }
