@@ -512,6 +512,9 @@ func (rep *report) markdown() string {
 		}
 		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
 		for _, d := range s.FanOut {
+			if d.Posts == 0 {
+				continue
+			}
 			fmt.Fprintf(&b, "Fan-out after the %s run: %d posts waiting in feed_outbox, drained by the worker in %.1f s (%d timeline rows written meanwhile, %.0f rows/s); the next run started after it.\n\n",
 				d.After, d.Posts, d.Seconds, d.Rows, float64(d.Rows)/max(d.Seconds, 0.001))
 		}

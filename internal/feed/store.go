@@ -76,9 +76,10 @@ func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string,
 }
 
 // homePage is fan-out on read with a LATERAL top-N per author
-// (PERFORMANCE_NOTES §4.1 b), the ground truth the timeline is an index of: for the viewer and each followee, at most
-// perPage+1 visible posts from a backward index-only scan of
-// posts_author_id_created_at_id_idx, then a merge of those. Its cost is
+// (PERFORMANCE_NOTES §4.1 b), the ground truth the timeline is an index of:
+// for the viewer and each followee, at most perPage+1 visible posts from a
+// backward index-only scan of posts_author_id_created_at_id_idx, then a
+// merge of those. Its cost is
 // bounded by followees × page size, never by how much the followees wrote.
 func homePage(viewerID int64, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1}

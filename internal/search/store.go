@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -109,13 +110,11 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 	if kind != "" {
 		kinds, limit = []Kind{kind}, perPage+1
 	}
-	known := map[Kind]bool{}
 	for _, k := range kinds {
 		hits, total, err := s.hits(ctx, k, viewerID, q, after, limit)
 		if err != nil {
 			return Result{}, err
 		}
-		known[k] = true
 		res.Totals.set(k, total)
 		if len(hits) > perPage {
 			hits = hits[:perPage]
@@ -140,19 +139,16 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 			return Result{}, err
 		}
 	}
-	var unknown []Kind
-	for _, k := range Kinds {
-		if !known[k] {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		query, args := totalsQuery(viewerID, q, unknown)
+	// Each page query counted its own kind; one kind searched leaves the
+	// others to count.
+	if kind != "" {
+		others := slices.DeleteFunc(slices.Clone(Kinds), func(k Kind) bool { return k == kind })
+		query, args := totalsQuery(viewerID, q, others)
 		var counts Totals
 		if err := sqlx.GetContext(ctx, s.db, &counts, query, args...); err != nil {
 			return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
 		}
-		for _, k := range unknown {
+		for _, k := range others {
 			res.Totals.set(k, counts.get(k))
 		}
 	}
@@ -304,7 +300,6 @@ func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit in
 		       LIMIT ` + a.add(limit) + `
 		  ) h ON true
 		 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
-
 	return query, a
 }
 

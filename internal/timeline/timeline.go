@@ -48,6 +48,20 @@ const (
 // followees' newest posts costs one index range each.
 const FanOutOnReadFollowers = 5000
 
+// atOrAboveHorizon is the SQL condition that the position (createdAt, id),
+// two SQL expressions, is at or above member $1's horizon (always true when
+// the member has none): the part of a timeline that is complete.
+func atOrAboveHorizon(createdAt, id string) string {
+	return "NOT EXISTS (SELECT 1 FROM timeline_horizons h WHERE h.member_id = $1 AND (" +
+		createdAt + ", " + id + ") < (h.created_at, h.post_id))"
+}
+
+// raiseHorizon completes an INSERT INTO timeline_horizons AS th: the
+// horizon only ever rises (a lower one would claim rows the timeline lacks).
+const raiseHorizon = `
+		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
+		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
+
 // Publish records a new post for the timelines, within the post's
 // transaction: the author's own entry at once, and the fan-out to followers
 // queued (private posts are the author's alone).
@@ -88,38 +102,37 @@ func Retract(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64,
 // it, the timeline would have a gap. A followee read on fan-out (or who
 // becomes one with this follow) is not merged: reads find their posts.
 func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
-	const q = `
-		WITH flag AS (
-		    UPDATE members SET fanout_on_read = true
-		     WHERE id = $2 AND NOT fanout_on_read AND follower_count >= $4
-		    RETURNING id
-		), h AS (
-		    SELECT created_at, post_id FROM timeline_horizons WHERE member_id = $1
-		), merged AS (
-		    SELECT p.id, p.created_at
-		      FROM posts p
-		     WHERE p.author_id = $2 AND p.visibility <> 'private'
-		       AND NOT EXISTS (SELECT 1 FROM flag)
-		       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)
-		       AND NOT EXISTS (SELECT 1 FROM h WHERE (p.created_at, p.id) < (h.created_at, h.post_id))
-		     ORDER BY p.created_at DESC, p.id DESC
-		     LIMIT $3
-		), ins AS (
-		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
-		    SELECT $1, created_at, id, $2 FROM merged
-		    ON CONFLICT DO NOTHING
-		)
-		INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-		SELECT $1, o.created_at, o.id
-		  FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
-		 WHERE (SELECT count(*) FROM merged) >= $3
-		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
-		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
-	if _, err := ex.ExecContext(ctx, q, followerID, followeeID, Cap, FanOutOnReadFollowers); err != nil {
+	if _, err := ex.ExecContext(ctx, followSQL, followerID, followeeID, Cap, FanOutOnReadFollowers); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("merge followee into timeline: %w", err))
 	}
 	return nil
 }
+
+// followSQL is Follow's statement: $1 the follower, $2 the followee, $3 Cap,
+// $4 FanOutOnReadFollowers.
+var followSQL = `
+	WITH flag AS (
+	    UPDATE members SET fanout_on_read = true
+	     WHERE id = $2 AND NOT fanout_on_read AND follower_count >= $4
+	    RETURNING id
+	), merged AS (
+	    SELECT p.id, p.created_at
+	      FROM posts p
+	     WHERE p.author_id = $2 AND p.visibility <> 'private'
+	       AND NOT EXISTS (SELECT 1 FROM flag)
+	       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)
+	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
+	     ORDER BY p.created_at DESC, p.id DESC
+	     LIMIT $3
+	), ins AS (
+	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
+	    SELECT $1, created_at, id, $2 FROM merged
+	    ON CONFLICT DO NOTHING
+	)
+	INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
+	SELECT $1, o.created_at, o.id
+	  FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
+	 WHERE (SELECT count(*) FROM merged) >= $3` + raiseHorizon
 
 // Unfollow removes followeeID's posts from followerID's timeline, within the
 // unfollow's transaction.
@@ -155,8 +168,7 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 		    (SELECT t.post_id AS id, t.created_at
 		       FROM timeline t
 		      WHERE t.member_id = $1 ` + keysetT + `
-		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
-		                         WHERE h.member_id = $1 AND (t.created_at, t.post_id) < (h.created_at, h.post_id))
+		        AND ` + atOrAboveHorizon("t.created_at", "t.post_id") + `
 		      ORDER BY t.created_at DESC, t.post_id DESC
 		      LIMIT $2)
 		    UNION ALL
@@ -166,8 +178,7 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 		      WHERE f.follower_id = $1 ` + keysetO + `
 		        AND NOT EXISTS (SELECT 1 FROM timeline t2
 		                         WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
-		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
-		                         WHERE h.member_id = $1 AND (o.created_at, o.post_id) < (h.created_at, h.post_id)))
+		        AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `)
 		    UNION
 		    (SELECT c.id, c.created_at
 		       FROM members m
@@ -179,8 +190,7 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 		            ORDER BY p.created_at DESC, p.id DESC
 		            LIMIT $2) c
 		      WHERE m.fanout_on_read
-		        AND NOT EXISTS (SELECT 1 FROM timeline_horizons h
-		                         WHERE h.member_id = $1 AND (c.created_at, c.id) < (h.created_at, h.post_id)))
+		        AND ` + atOrAboveHorizon("c.created_at", "c.id") + `)
 		) x
 		ORDER BY x.created_at DESC, x.id DESC
 		LIMIT $2`

@@ -68,18 +68,6 @@ func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
 		SELECT member_id FROM timeline
 		 WHERE member_id >= $1 AND member_id < $2
 		 GROUP BY member_id HAVING count(*) > $3`
-	const cut = `
-		WITH edge AS (
-		    SELECT created_at, post_id FROM timeline WHERE member_id = $1
-		     ORDER BY created_at DESC, post_id DESC OFFSET $2 - 1 LIMIT 1
-		), del AS (
-		    DELETE FROM timeline t USING edge
-		     WHERE t.member_id = $1 AND (t.created_at, t.post_id) < (edge.created_at, edge.post_id)
-		)
-		INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-		SELECT $1, created_at, post_id FROM edge
-		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
-		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
 	trimmed := 0
 	for lo := int64(0); lo <= maxID; lo += trimChunk {
 		var members []int64
@@ -87,7 +75,7 @@ func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
 			return trimmed, pg.Classify(ctx, fmt.Errorf("find long timelines: %w", err))
 		}
 		for _, m := range members {
-			if _, err := db.ExecContext(ctx, cut, m, Cap); err != nil {
+			if _, err := db.ExecContext(ctx, trimSQL, m, Cap); err != nil {
 				return trimmed, pg.Classify(ctx, fmt.Errorf("trim timeline: %w", err))
 			}
 			trimmed++
@@ -95,6 +83,19 @@ func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
 	}
 	return trimmed, nil
 }
+
+// trimSQL cuts member $1's timeline to its newest $2 rows and raises the
+// member's horizon to the oldest kept.
+var trimSQL = `
+	WITH edge AS (
+	    SELECT created_at, post_id FROM timeline WHERE member_id = $1
+	     ORDER BY created_at DESC, post_id DESC OFFSET $2 - 1 LIMIT 1
+	), del AS (
+	    DELETE FROM timeline t USING edge
+	     WHERE t.member_id = $1 AND (t.created_at, t.post_id) < (edge.created_at, edge.post_id)
+	)
+	INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
+	SELECT $1, created_at, post_id FROM edge` + raiseHorizon
 
 // Worker runs the fan-out and the trimming in the background of a server.
 // Several instances may run one each.
