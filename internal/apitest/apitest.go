@@ -35,6 +35,7 @@ import (
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 // PublicURL is the base URL the test server is configured with.
@@ -73,7 +74,11 @@ func NewWith(t testing.TB, o Options) *Env {
 	logs := &bytes.Buffer{}
 	env := &Env{T: t, DB: conn, Logs: logs}
 	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins}
+	// Views are flushed as the server does at shutdown, before the database
+	// closes (cleanups run last-registered first).
+	counter := views.New(conn, log, 0)
+	t.Cleanup(func() { _ = counter.Close(context.Background()) })
+	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins, Views: counter}
 	if o.RateWindow > 0 {
 		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
 	}
