@@ -32,6 +32,9 @@ type Config struct {
 	RateWindow       time.Duration
 	TrustedProxies   []*net.IPNet
 	CORSOrigins      []string
+	// PostCacheEntries bounds the in-process cache of posts' static parts
+	// (0: none).
+	PostCacheEntries int
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -51,6 +54,10 @@ const envDoc = `Environment:
                      below REQUEST_TIMEOUT): PostgreSQL stops a longer statement itself and the
                      request answers 503; 0 keeps the database role's own setting; migrations,
                      seed, check and generate are not bounded by it
+  POST_CACHE_ENTRIES how many posts' unchanging parts (body, author, media, tags, mentions) each
+                     instance keeps in memory for reads (default 50000, about 50 MB; 0 disables);
+                     counters, reactions, polls, deletions and who may see a post are always read
+                     live, so instances need no coordination
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -88,6 +95,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.DBMaxConns = int(maxConns)
+	postCache, err := envInt(getenv, "POST_CACHE_ENTRIES", 50_000, 0, 10_000_000)
+	if err != nil {
+		return c, err
+	}
+	c.PostCacheEntries = int(postCache)
 	rd, err := envInt(getenv, "RATE_LIMIT_READ", 120, 1, 1_000_000)
 	if err != nil {
 		return c, err

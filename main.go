@@ -3,6 +3,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -159,6 +160,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			go (&timeline.Worker{DB: conn, Log: log}).Run(wctx)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
+				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none
 				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,

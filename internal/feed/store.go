@@ -17,10 +17,17 @@ import (
 )
 
 // Store reads timelines.
-type Store struct{ db *pg.Prepared }
+type Store struct {
+	db    *pg.Prepared
+	posts *hydrate.Cache
+}
 
-// NewStore returns a Store; its statements are prepared once.
+// NewStore returns a Store; its statements are prepared once. It caches no
+// posts until WithCache gives it a cache.
 func NewStore(db *sqlx.DB) *Store { return &Store{db: pg.NewPrepared(db)} }
+
+// WithCache makes s keep the static parts of posts in c.
+func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 
 // Home returns one page of viewerID's home timeline after the position
 // after (nil: from the newest) and the position of the next page (nil:
@@ -29,7 +36,7 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: pg.NewPrepared(db)} }
 // the member's horizon, and pages below it come from fan-out on read.
 func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := timeline.PageSQL(after, []any{viewerID, perPage + 1})
-	ps, next, exact, err := hydrate.Page(ctx, s.db, viewerID, perPage, q, args)
+	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, q, args)
 	if err != nil || (exact && next != nil) {
 		return ps, next, err
 	}
@@ -57,7 +64,7 @@ func (s *Store) Discover(ctx context.Context, viewerID int64, after *cursor.Posi
 // hydrated chooses and hydrates a page in one statement, or in two when a
 // chosen post turned out hidden.
 func (s *Store) hydrated(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
-	ps, next, exact, err := hydrate.Page(ctx, s.db, viewerID, perPage, q, args)
+	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, q, args)
 	if err != nil || exact {
 		return ps, next, err
 	}
@@ -71,7 +78,7 @@ func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string,
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list feed: %w", err))
 	}
 	ids, next := hydrate.Trim(slots, perPage)
-	ps, err := hydrate.Posts(ctx, s.db, viewerID, ids)
+	ps, err := s.posts.Posts(ctx, s.db, viewerID, ids)
 	return ps, next, err
 }
 

@@ -86,7 +86,7 @@ func TestTimelineEqualsFanOutOnRead(t *testing.T) {
 		}
 		ids[i] = m.ID
 	}
-	ps, fs, s := posts.NewStore(db), follows.NewStore(db), NewStore(db)
+	ps, fs, s := posts.NewStore(db), follows.NewStore(db), NewStore(db).WithCache(hydrate.NewCache(16)) // a small cache: evictions too
 	var live []struct{ id, author int64 }
 	vis := []string{"public", "followers", "private"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)

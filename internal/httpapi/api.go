@@ -96,7 +96,14 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		return nil, err
 	}
 	urls := hydrate.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
-	postStore, userStore := posts.NewStore(db), users.NewStore(db)
+	var postCache *hydrate.Cache
+	switch {
+	case cfg.PostCache == 0:
+		postCache = hydrate.NewCache(hydrate.DefaultCacheEntries)
+	case cfg.PostCache > 0:
+		postCache = hydrate.NewCache(cfg.PostCache)
+	}
+	postStore, userStore := posts.NewStore(db).WithCache(postCache), users.NewStore(db).WithCache(postCache)
 	if cfg.Views != nil {
 		postStore.WithViews(cfg.Views)
 	}
@@ -108,7 +115,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		jobsHandler:          jobs.NewHandler(jobs.NewStore(db), cfg.PublicURL),
 		notificationsHandler: notifications.NewHandler(notifications.NewStore(db), cfg.PublicURL),
 		conversationsHandler: conversations.NewHandler(convStore, cfg.PublicURL),
-		feedHandler:          feed.NewHandler(feed.NewStore(db), urls),
+		feedHandler:          feed.NewHandler(feed.NewStore(db).WithCache(postCache), urls),
 		postsHandler:         posts.NewHandler(postStore, urls),
 		reactionsHandler:     reactions.NewHandler(reactions.NewStore(db)),
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),

@@ -44,6 +44,10 @@ type Config struct {
 	// Views batches post views; nil: a Counter of the service's own, never
 	// flushed on shutdown.
 	Views *views.Counter
+	// PostCache bounds the in-process cache of posts' static parts
+	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
+	// number none.
+	PostCache int
 }
 
 // ipExtractor takes client addresses from the connection, never from

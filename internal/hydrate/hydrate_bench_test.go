@@ -39,13 +39,15 @@ func benchPage(b *testing.B) (*sqlx.DB, int64, []int64) {
 	return db, viewer, ids
 }
 
-// BenchmarkPage hydrates a page of 20 posts in one query (Posts), renders it
-// as the API's types (PostsAPI) and encodes it as the list response.
+// BenchmarkPage hydrates a page of 20 posts (Posts: one query with every
+// static part cached, two without), renders it as the API's types
+// (PostsAPI) and encodes it as the list response.
 func BenchmarkPage(b *testing.B) {
 	db, viewer, ids := benchPage(b)
 	ctx := context.Background()
 	urls := hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
-	ps, err := hydrate.Posts(ctx, db, viewer, ids)
+	cache := hydrate.NewCache(1000)
+	ps, err := cache.Posts(ctx, db, viewer, ids)
 	if err != nil || len(ps) != len(ids) {
 		b.Fatalf("Posts = %d posts, %v", len(ps), err)
 	}
@@ -54,7 +56,16 @@ func BenchmarkPage(b *testing.B) {
 	b.Run("hydrate", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			if _, err := hydrate.Posts(ctx, db, viewer, ids); err != nil {
+			if _, err := cache.Posts(ctx, db, viewer, ids); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("hydrate-uncached", func(b *testing.B) {
+		b.ReportAllocs()
+		var none *hydrate.Cache
+		for b.Loop() {
+			if _, err := none.Posts(ctx, db, viewer, ids); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -79,7 +90,7 @@ func BenchmarkPage(b *testing.B) {
 	b.Run("all", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			ps, err := hydrate.Posts(ctx, db, viewer, ids)
+			ps, err := cache.Posts(ctx, db, viewer, ids)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -3,7 +3,7 @@ package hydrate
 import (
 	"context"
 	"database/sql"
-	"errors"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -18,32 +18,41 @@ import (
 	"github.com/socialnet/socialapi/internal/visibility"
 )
 
-// Post is a post with everything the API shows of it to one viewer.
+// Post is a post as one viewer sees it: the static part, shared and never
+// changed once the post is committed (see Cache), and the live part, read on
+// every request.
 type Post struct {
-	ID         int64          `db:"id"`
-	Type       string         `db:"type"`
-	Body       string         `db:"body"`
-	Visibility string         `db:"visibility"`
-	Link       *string        `db:"link"`
-	Tags       pq.StringArray `db:"tags"`
-	CreatedAt  time.Time      `db:"created_at"`
-	Author
-	Comments int64 `db:"comment_count"`
-	Shares   int64 `db:"share_count"`
-	Views    int64 `db:"view_count"`
-	Like     int64 `db:"like_count"`
-	Love     int64 `db:"love_count"`
-	Haha     int64 `db:"haha_count"`
-	Wow      int64 `db:"wow_count"`
-	Sad      int64 `db:"sad_count"`
-	Angry    int64 `db:"angry_count"`
+	*Static
+	Comments int64
+	Shares   int64
+	Views    int64
+	Like     int64
+	Love     int64
+	Haha     int64
+	Wow      int64
+	Sad      int64
+	Angry    int64
 	// ViewerID is the member the post was read for; ViewerReaction is that
-	// member's reaction (nil: none).
-	ViewerID       int64              `db:"viewer_id"`
-	ViewerReaction *string            `db:"viewer_reaction"`
-	Media          JSON[[]media]      `db:"media"`
-	Mentions       JSON[[]MentionRef] `db:"mentions"`
-	Poll           JSON[*poll]        `db:"poll"`
+	// member's reaction (nil: none); Poll is the attached poll with the
+	// viewer's choices (nil: none).
+	ViewerID       int64
+	ViewerReaction *string
+	Poll           *poll
+}
+
+// Static is what never changes of a post once it is committed: everything
+// but its counters, reactions and poll. Shared by every reader: read-only.
+type Static struct {
+	ID         int64
+	Type       string
+	Body       string
+	Visibility string
+	Link       *string
+	Tags       []string
+	CreatedAt  time.Time
+	Author     Author
+	Media      []media
+	Mentions   []MentionRef
 }
 
 type media struct {
@@ -71,23 +80,15 @@ type poll struct {
 	Choices []int `json:"choices"`
 }
 
-// postColumns selects a hydrated post from posts p, members m (the author)
-// and reactions r (the viewer's, left-joined), for the viewer $1. The %s is
-// the view counter's expression.
-const postColumns = `
-	p.id, p.type, p.body, p.visibility, p.link, p.tags, p.created_at,
-	p.comment_count, p.share_count, %s AS view_count,
+// liveColumns selects the live part of a post from posts p and reactions r
+// (the viewer's, left-joined), for the viewer $1, in the order scanLive
+// reads them. Only poll posts look for a poll (a poll is attached exactly
+// when type is poll).
+const liveColumns = `
+	p.id, p.created_at, p.comment_count, p.share_count, p.view_count,
 	p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count,
-	m.id AS author_id, m.handle AS author_handle, m.name AS author_name,
-	m.avatar_url AS author_avatar_url, m.verified AS author_verified,
-	$1::bigint AS viewer_id, r.type AS viewer_reaction,
-	COALESCE((SELECT json_agg(json_build_object('kind', pm.kind, 'url', pm.url, 'preview_url', pm.preview_url,
-	                          'width', pm.width, 'height', pm.height, 'alt', pm.alt) ORDER BY pm.position)
-	            FROM post_media pm WHERE pm.post_id = p.id), '[]') AS media,
-	COALESCE((SELECT json_agg(json_build_object('id', mm.id, 'handle', mm.handle) ORDER BY x.position)
-	            FROM post_mentions x JOIN members mm ON mm.id = x.member_id
-	           WHERE x.post_id = p.id AND mm.suspended_at IS NULL), '[]') AS mentions,
-	(SELECT json_build_object(
+	r.type AS viewer_reaction,
+	CASE WHEN p.type = 'poll' THEN (SELECT json_build_object(
 	            'id', pl.id, 'question', pl.question, 'multiple', pl.multiple,
 	            'votes_count', pl.votes_count, 'voters_count', pl.voters_count,
 	            'expires_at', pl.expires_at, 'expired', pl.expires_at IS NOT NULL AND pl.expires_at <= now(),
@@ -96,102 +97,240 @@ const postColumns = `
 	                                   FROM poll_options o WHERE o.poll_id = pl.id), '[]'),
 	            'choices', COALESCE((SELECT json_agg(v.position ORDER BY v.position)
 	                                   FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $1), '[]'))
-	   FROM polls pl WHERE pl.post_id = p.id) AS poll`
+	   FROM polls pl WHERE pl.post_id = p.id) END AS poll`
 
-// postsQuery hydrates the posts $2 (an array of ids) for the viewer $1, in
-// the order of $2, by primary key.
+// live is one row of liveColumns (plus, for pages, slots).
+type live struct {
+	Post
+	id        int64
+	createdAt time.Time
+	slots     int
+}
+
+// scanLive reads rows of liveColumns, followed by a slots column when
+// withSlots.
+func scanLive(rows *sql.Rows, viewerID int64, withSlots bool) ([]live, error) {
+	defer rows.Close()
+	var out []live
+	for rows.Next() {
+		var l live
+		var pollJSON []byte
+		dest := []any{&l.id, &l.createdAt, &l.Comments, &l.Shares, &l.Views,
+			&l.Like, &l.Love, &l.Haha, &l.Wow, &l.Sad, &l.Angry, &l.ViewerReaction, &pollJSON}
+		if withSlots {
+			dest = append(dest, &l.slots)
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		if pollJSON != nil {
+			if err := json.Unmarshal(pollJSON, &l.Poll); err != nil {
+				return nil, fmt.Errorf("poll of post %d: %w", l.id, err)
+			}
+		}
+		l.ViewerID = viewerID
+		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+// staticQuery reads the static parts of the posts $1 (an array of ids), in
+// the order scanStatic reads them. Mentions of members suspended before the
+// post was written were never stored (package posts); the filter keeps the
+// rule in one place should that change.
+const staticQuery = `
+	SELECT p.id, p.type, p.body, p.visibility, p.link, p.tags, p.created_at,
+	       m.id, m.handle, m.name, m.avatar_url, m.verified,
+	       (SELECT json_agg(json_build_object('kind', pm.kind, 'url', pm.url, 'preview_url', pm.preview_url,
+	                        'width', pm.width, 'height', pm.height, 'alt', pm.alt) ORDER BY pm.position)
+	          FROM post_media pm WHERE pm.post_id = p.id) AS media,
+	       (SELECT json_agg(json_build_object('id', mm.id, 'handle', mm.handle) ORDER BY x.position)
+	          FROM post_mentions x JOIN members mm ON mm.id = x.member_id
+	         WHERE x.post_id = p.id AND mm.suspended_at IS NULL) AS mentions
+	  FROM unnest($1::bigint[]) AS page(id)
+	  JOIN posts p ON p.id = page.id
+	  JOIN members m ON m.id = p.author_id`
+
+// statics returns the static parts of ids, from c or (the rest) from the
+// database, in the order of ids; a post deleted meanwhile is nil.
+func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64) ([]*Static, error) {
+	out := make([]*Static, len(ids))
+	missing := c.lookup(ids, out)
+	if len(missing) == 0 {
+		return out, nil
+	}
+	rows, err := q.QueryContext(ctx, staticQuery, pq.Array(missing))
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
+	}
+	defer rows.Close()
+	found := make(map[int64]*Static, len(missing))
+	fetched := make([]*Static, 0, len(missing))
+	for rows.Next() {
+		s := &Static{}
+		var tags pq.StringArray
+		var mediaJSON, mentionsJSON []byte
+		if err := rows.Scan(&s.ID, &s.Type, &s.Body, &s.Visibility, &s.Link, &tags, &s.CreatedAt,
+			&s.Author.ID, &s.Author.Handle, &s.Author.Name, &s.Author.AvatarURL, &s.Author.Verified,
+			&mediaJSON, &mentionsJSON); err != nil {
+			return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
+		}
+		s.Tags = tags
+		if mediaJSON != nil {
+			if err := json.Unmarshal(mediaJSON, &s.Media); err != nil {
+				return nil, fmt.Errorf("media of post %d: %w", s.ID, err)
+			}
+		}
+		if mentionsJSON != nil {
+			if err := json.Unmarshal(mentionsJSON, &s.Mentions); err != nil {
+				return nil, fmt.Errorf("mentions of post %d: %w", s.ID, err)
+			}
+		}
+		found[s.ID] = s
+		fetched = append(fetched, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
+	}
+	c.put(fetched)
+	for i, id := range ids {
+		if out[i] == nil {
+			out[i] = found[id]
+		}
+	}
+	return out, nil
+}
+
+// attach completes ls with their static parts; a post deleted since its live
+// part was read is left out.
+func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live) ([]Post, error) {
+	ps := make([]Post, 0, len(ls))
+	if len(ls) == 0 {
+		return ps, nil
+	}
+	ids := make([]int64, len(ls))
+	for i, l := range ls {
+		ids[i] = l.id
+	}
+	ss, err := c.statics(ctx, q, ids)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range ls {
+		if ss[i] == nil {
+			continue
+		}
+		l.Post.Static = ss[i]
+		ps = append(ps, l.Post)
+	}
+	return ps, nil
+}
+
+// postsQuery reads the live part of the posts $2 (an array of ids) for the
+// viewer $1, in the order of $2, by primary key.
 var postsQuery = `
-	SELECT ` + fmt.Sprintf(postColumns, "p.view_count") + `
+	SELECT ` + liveColumns + `
 	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
 	  JOIN posts p ON p.id = page.id
-	  JOIN members m ON m.id = p.author_id
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE ` + visibility.Post("p", "$1") + `
 	 ORDER BY page.ord`
 
 // Posts returns the posts ids that viewerID may see, hydrated, in the order
-// of ids, in one query. Posts deleted or hidden since ids were chosen are left
-// out.
-func Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Post, error) {
-	out := []Post{}
+// of ids: one query, and one more for the static parts c does not hold.
+// Posts deleted or hidden since ids were chosen are left out.
+func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Post, error) {
 	if len(ids) == 0 {
-		return out, nil
+		return []Post{}, nil
 	}
-	if err := sqlx.SelectContext(ctx, q, &out, postsQuery, viewerID, pq.Array(ids)); err != nil {
+	rows, err := q.QueryContext(ctx, postsQuery, viewerID, pq.Array(ids))
+	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	return out, nil
+	ls, err := scanLive(rows, viewerID, false)
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
+	}
+	return c.attach(ctx, q, ls)
 }
 
 // pageQuery runs a page query (the %s: it selects id and created_at of at
-// most $2 posts for the viewer $1) and hydrates the first $2-1 of those the
-// viewer may still see, in one statement; slots is how many posts the page
-// query chose.
-const pageQuery = `
+// most $2 posts for the viewer $1) and reads the live part of the first $2-1
+// of those the viewer may still see, in one statement; slots is how many
+// posts the page query chose.
+var pageQuery = `
 	WITH page AS MATERIALIZED (%s),
 	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
-	SELECT %s, (SELECT count(*) FROM page) AS slots
+	SELECT ` + liveColumns + `, (SELECT count(*) FROM page) AS slots
 	  FROM head
 	  JOIN posts p ON p.id = head.id
-	  JOIN members m ON m.id = p.author_id
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE %s
+	 WHERE ` + visibility.Post("p", "$1") + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 
 // Page runs pageSQL, which selects the id and created_at of at most
 // perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
-// in args), and hydrates the first perPage of them in the same statement:
-// one round trip for a whole page. exact is false when a chosen post was
-// hidden from the viewer (the caller then pages with Trim and Posts, which
-// keep the cursor on the chosen rows); next is the position of the next page
-// (nil: the page query chose no more than perPage).
-func Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	var rows []struct {
-		Post
-		Slots int `db:"slots"`
-	}
-	query := fmt.Sprintf(pageQuery, pageSQL, fmt.Sprintf(postColumns, "p.view_count"), visibility.Post("p", "$1"))
-	if err := sqlx.SelectContext(ctx, q, &rows, query, args...); err != nil {
+// in args), and hydrates the first perPage of them in the same statement
+// (plus one for the static parts c does not hold). exact is false when a
+// chosen post was hidden from the viewer or deleted meanwhile (the caller
+// then pages with Trim and Posts, which keep the cursor on the chosen rows);
+// next is the position of the next page (nil: the page query chose no more
+// than perPage).
+func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(pageQuery, pageSQL), args...)
+	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	slots := 0
-	ps = make([]Post, len(rows))
-	for i, r := range rows {
-		ps[i], slots = r.Post, r.Slots
+	ls, err := scanLive(rows, viewerID, true)
+	if err != nil {
+		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	if len(rows) == 0 {
+	if len(ls) == 0 {
 		// Nothing visible: exact only if nothing was chosen, which one
 		// more look tells; the caller's slower path settles it.
-		return ps, nil, false, nil
+		return []Post{}, nil, false, nil
 	}
-	if len(ps) != min(slots, perPage) {
-		return ps, nil, false, nil
+	slots := ls[0].slots
+	if len(ls) != min(slots, perPage) {
+		return nil, nil, false, nil
+	}
+	if ps, err = c.attach(ctx, q, ls); err != nil {
+		return nil, nil, false, err
+	}
+	if len(ps) != len(ls) {
+		return nil, nil, false, nil
 	}
 	if slots > perPage {
-		last := ps[len(ps)-1]
-		next = &cursor.Position{Time: last.CreatedAt, ID: last.ID}
+		last := ls[len(ls)-1]
+		next = &cursor.Position{Time: last.createdAt, ID: last.id}
 	}
 	return ps, next, true, nil
 }
 
-// GetPost returns post id as viewerID sees it; a post that does not exist or
+// Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
-func GetPost(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
-	var p Post
-	err := sqlx.GetContext(ctx, q, &p, getPostQuery, viewerID, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Post{}, apperr.New(apperr.NotFound, "No such post.")
-	}
+func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
+	rows, err := q.QueryContext(ctx, getPostQuery, viewerID, id)
 	if err != nil {
 		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
 	}
-	return p, nil
+	ls, err := scanLive(rows, viewerID, false)
+	if err != nil {
+		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
+	}
+	ps, err := c.attach(ctx, q, ls)
+	if err != nil {
+		return Post{}, err
+	}
+	if len(ps) == 0 {
+		return Post{}, apperr.New(apperr.NotFound, "No such post.")
+	}
+	return ps[0], nil
 }
 
 var getPostQuery = `
-	SELECT ` + fmt.Sprintf(postColumns, "p.view_count") + `
+	SELECT ` + liveColumns + `
 	  FROM posts p
-	  JOIN members m ON m.id = p.author_id
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE p.id = $2 AND ` + visibility.Post("p", "$1")
 
@@ -202,8 +341,8 @@ func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts 
 
 // PostAPI renders p.
 func (u URLs) PostAPI(p Post) gen.Post {
-	ms := make([]gen.Media, len(p.Media.V))
-	for i, m := range p.Media.V {
+	ms := make([]gen.Media, len(p.Media))
+	for i, m := range p.Media {
 		ms[i] = gen.Media{Kind: gen.MediaKind(m.Kind), URL: u.Media(m.URL), PreviewURL: u.MediaPtr(m.PreviewURL),
 			Width: m.Width, Height: m.Height, Alt: m.Alt}
 	}
@@ -226,9 +365,9 @@ func (u URLs) PostAPI(p Post) gen.Post {
 		CreatedAt:      apitime.New(p.CreatedAt),
 		URL:            u.Post(p.Author.Handle, p.ID),
 		Link:           p.Link,
-		Poll:           pollAPI(p.Poll.V),
+		Poll:           pollAPI(p.Poll),
 		Tags:           u.Tags(p.Tags),
-		Mentions:       u.Mentions(p.Mentions.V),
+		Mentions:       u.Mentions(p.Mentions),
 		ReactionCounts: ReactionCounts(p.Like, p.Love, p.Haha, p.Wow, p.Sad, p.Angry),
 		Viewer:         gen.PostViewer{Reaction: reaction, CanDelete: p.Author.ID == p.ViewerID},
 	}

@@ -9,7 +9,7 @@ import (
 // Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
 func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	return hydrate.GetPost(ctx, s.prep, viewerID, id)
+	return s.posts.Get(ctx, s.prep, viewerID, id)
 }
 
 // View is Get for a fetch of the single post: a viewer other than the
@@ -17,7 +17,7 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, erro
 // batches (package views), never by the read itself; the post shows the
 // views this instance has counted and not yet written.
 func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	p, err := hydrate.GetPost(ctx, s.prep, viewerID, id)
+	p, err := s.posts.Get(ctx, s.prep, viewerID, id)
 	if err != nil {
 		return p, err
 	}
@@ -28,6 +28,9 @@ func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, err
 	}
 	return p, nil
 }
+
+// WithCache makes s keep the static parts of posts in c.
+func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 
 // Visible reports whether post id exists and viewerID may see it (nil) or
 // not (NotFound).

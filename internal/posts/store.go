@@ -16,6 +16,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
 	"github.com/socialnet/socialapi/internal/timeline"
@@ -28,6 +29,7 @@ type Store struct {
 	db    *sqlx.DB
 	prep  *pg.Prepared // the single-post read
 	views *views.Counter
+	posts *hydrate.Cache // read.go
 }
 
 // NewStore returns a Store that counts views with a Counter of its own;

@@ -129,7 +129,7 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		case People:
 			res.People, err = hydrate.Profiles(ctx, s.db, viewerID, ids)
 		case Posts:
-			res.Posts, err = hydrate.Posts(ctx, s.db, viewerID, ids)
+			res.Posts, err = (*hydrate.Cache)(nil).Posts(ctx, s.db, viewerID, ids)
 		case Listings:
 			res.Listings, err = s.listings(ctx, ids)
 		case Jobs:

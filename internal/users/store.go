@@ -18,12 +18,16 @@ import (
 
 // Store reads members and their posts.
 type Store struct {
-	db   *sqlx.DB
-	prep *pg.Prepared // the reads
+	db    *sqlx.DB
+	prep  *pg.Prepared // the reads
+	posts *hydrate.Cache
 }
 
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
+
+// WithCache makes s keep the static parts of posts in c.
+func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 
 // Profile returns the member with handle as viewerID sees it. An unknown or
 // suspended member is NotFound.
@@ -69,7 +73,7 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 		}
 	}
 	ids, next := hydrate.Trim(slots, perPage)
-	ps, err := hydrate.Posts(ctx, s.prep, viewerID, ids)
+	ps, err := s.posts.Posts(ctx, s.prep, viewerID, ids)
 	return ps, next, err
 }
 

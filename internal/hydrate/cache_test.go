@@ -1,0 +1,212 @@
+package hydrate_test
+
+import (
+	"context"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/members"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/synth"
+)
+
+var testURLs = hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+
+// TestCachedEqualsUncached renders random pages of a synthetic network
+// (media, polls, reactions, every visibility) and of posts with mentions for
+// random viewers through a small cache, twice (misses, then hits and
+// evictions), and through no cache: the API output must be identical.
+func TestCachedEqualsUncached(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	cfg := synth.Config{Scale: synth.ForMembers(60), Seed: 3, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
+		t.Fatal(err)
+	}
+	// A few posts with mentions, one of them of a member suspended since.
+	var handles []string
+	if err := db.SelectContext(ctx, &handles, `SELECT handle FROM members ORDER BY id LIMIT 3`); err != nil {
+		t.Fatal(err)
+	}
+	var author int64
+	if err := db.GetContext(ctx, &author, `SELECT id FROM members ORDER BY id DESC LIMIT 1`); err != nil {
+		t.Fatal(err)
+	}
+	ps := posts.NewStore(db)
+	for _, body := range []string{"hi @" + handles[0] + " and @" + handles[1], "@" + handles[2] + " #go", "no one"} {
+		if _, err := ps.Create(ctx, author, posts.NewPost{Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = $1`, handles[1])
+
+	var ids, viewers []int64
+	if err := db.SelectContext(ctx, &ids, `SELECT id FROM posts ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SelectContext(ctx, &viewers, `SELECT id FROM members ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
+	var counts struct {
+		Polls    int `db:"polls"`
+		Media    int `db:"media"`
+		Mentions int `db:"mentions"`
+	}
+	if err := db.GetContext(ctx, &counts, `SELECT (SELECT count(*) FROM polls) AS polls,
+		(SELECT count(DISTINCT post_id) FROM post_media) AS media, (SELECT count(*) FROM post_mentions) AS mentions`); err != nil {
+		t.Fatal(err)
+	}
+	if counts.Polls == 0 || counts.Media == 0 || counts.Mentions < 3 {
+		t.Fatalf("the data set lacks polls, media or mentions: %+v", counts)
+	}
+	var pollIDs, mentionIDs []int64
+	if err := db.SelectContext(ctx, &pollIDs, `SELECT post_id FROM polls ORDER BY post_id LIMIT 20`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.SelectContext(ctx, &mentionIDs, `SELECT DISTINCT post_id FROM post_mentions`); err != nil {
+		t.Fatal(err)
+	}
+
+	cache := hydrate.NewCache(64)
+	var none *hydrate.Cache
+	shown := 0
+	for round := range 2 {
+		r := rand.New(rand.NewPCG(1, 2)) // the same pages in both rounds
+		for range 60 {
+			viewer := viewers[r.IntN(len(viewers))]
+			page := make([]int64, 20)
+			for i := range page {
+				page[i] = ids[r.IntN(len(ids))]
+			}
+			page = append(page, pollIDs[r.IntN(len(pollIDs))], mentionIDs[r.IntN(len(mentionIDs))])
+			got, err := cache.Posts(ctx, db, viewer, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := none.Posts(ctx, db, viewer, page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := testURLs.PostsAPI(got), testURLs.PostsAPI(want); !reflect.DeepEqual(g, w) {
+				t.Fatalf("round %d, viewer %d: cached page differs from uncached:\n got %+v\nwant %+v", round, viewer, g, w)
+			}
+			shown += len(got)
+		}
+	}
+	if hits, misses := cache.Stats(); hits == 0 || misses == 0 || cache.Len() > 64 {
+		t.Errorf("cache: %d hits, %d misses, %d entries (max 64)", hits, misses, cache.Len())
+	}
+	if shown == 0 {
+		t.Fatal("no post was visible to anyone")
+	}
+}
+
+// TestCacheNeverShowsWhatIsGone caches a followers-only post through its
+// author and a follower, then checks that a stranger never sees it, that
+// the follower stops seeing it on unfollowing and that nobody sees it once
+// deleted: none of that is taken from the cache.
+func TestCacheNeverShowsWhatIsGone(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := map[string]int64{}
+	for _, h := range []string{"author", "follower", "stranger"} {
+		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id[h] = m.ID
+	}
+	fs := follows.NewStore(db)
+	if _, _, err := fs.Toggle(ctx, id["follower"], "author"); err != nil {
+		t.Fatal(err)
+	}
+	v := "followers"
+	p, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "for followers", Visibility: &v})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := hydrate.NewCache(100)
+	sees := func(who string) bool {
+		t.Helper()
+		_, err := cache.Get(ctx, db, id[who], p.ID)
+		if err != nil && !apperr.Is(err, apperr.NotFound) {
+			t.Fatal(err)
+		}
+		list, lerr := cache.Posts(ctx, db, id[who], []int64{p.ID})
+		if lerr != nil {
+			t.Fatal(lerr)
+		}
+		if (err == nil) != (len(list) == 1) {
+			t.Fatalf("%s: Get and Posts disagree", who)
+		}
+		return err == nil
+	}
+	if !sees("author") || !sees("follower") {
+		t.Fatal("author or follower cannot see the post")
+	}
+	if cache.Len() != 1 {
+		t.Fatalf("cache holds %d posts, want 1", cache.Len())
+	}
+	if sees("stranger") {
+		t.Error("a stranger sees a followers-only post that is cached")
+	}
+	if _, _, err := fs.Toggle(ctx, id["follower"], "author"); err != nil {
+		t.Fatal(err)
+	}
+	if sees("follower") {
+		t.Error("an ex-follower still sees a cached followers-only post")
+	}
+	if err := posts.NewStore(db).Delete(ctx, id["author"], p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if sees("author") {
+		t.Error("a deleted post is still shown from the cache")
+	}
+}
+
+// TestCacheBounded fills a cache far past its size.
+func TestCacheBounded(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	m, err := members.CreateTx(ctx, db, members.New{Handle: "writer", Name: "writer"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []int64
+	for range 50 {
+		p, err := posts.NewStore(db).Create(ctx, m.ID, posts.NewPost{Body: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, p.ID)
+	}
+	cache := hydrate.NewCache(10)
+	for i := range ids {
+		if _, err := cache.Posts(ctx, db, m.ID, ids[i:i+1]); err != nil {
+			t.Fatal(err)
+		}
+		// The first post stays: every round looks it up again.
+		if _, err := cache.Posts(ctx, db, m.ID, ids[:1]); err != nil {
+			t.Fatal(err)
+		}
+		if n := cache.Len(); n > 10 {
+			t.Fatalf("cache holds %d posts, max 10", n)
+		}
+	}
+	before, _ := cache.Stats()
+	if _, err := cache.Posts(ctx, db, m.ID, ids[:1]); err != nil {
+		t.Fatal(err)
+	}
+	if after, _ := cache.Stats(); after != before+1 {
+		t.Error("a post looked up on every round was evicted")
+	}
+}
