@@ -52,8 +52,8 @@ func (c *Cache) Stats() (hits, misses int64) {
 }
 
 // lookup fills out[i] with the cached static part of ids[i] and returns the
-// ids it does not hold.
-func (c *Cache) lookup(ids []int64, out []*Static) (missing []int64) {
+// ids it does not hold; count says whether to count it in Stats.
+func (c *Cache) lookup(ids []int64, out []*Static, count bool) (missing []int64) {
 	if c == nil {
 		return ids
 	}
@@ -70,17 +70,40 @@ func (c *Cache) lookup(ids []int64, out []*Static) (missing []int64) {
 		}
 	}
 	c.mu.RUnlock()
-	c.hits.Add(int64(len(ids) - len(missing)))
-	c.misses.Add(int64(len(missing)))
+	if count {
+		c.hits.Add(int64(len(ids) - len(missing)))
+		c.misses.Add(int64(len(missing)))
+	}
 	if len(promote) > 0 {
 		c.put(promote)
 	}
 	return missing
 }
 
+// holdsAll reports whether c holds every one of ids (a nil Cache: none),
+// counting the lookup in Stats.
+func (c *Cache) holdsAll(ids []int64) bool {
+	if c == nil {
+		return false
+	}
+	held := 0
+	c.mu.RLock()
+	for _, id := range ids {
+		if _, ok := c.cur[id]; ok {
+			held++
+		} else if _, ok := c.old[id]; ok {
+			held++
+		}
+	}
+	c.mu.RUnlock()
+	c.hits.Add(int64(held))
+	c.misses.Add(int64(len(ids) - held))
+	return held == len(ids)
+}
+
 // put adds ss to the current generation.
 func (c *Cache) put(ss []*Static) {
-	if c == nil {
+	if c == nil || len(ss) == 0 {
 		return
 	}
 	c.mu.Lock()

@@ -99,7 +99,50 @@ const liveColumns = `
 	                                   FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $1), '[]'))
 	   FROM polls pl WHERE pl.post_id = p.id) END AS poll`
 
-// live is one row of liveColumns (plus, for pages, slots).
+// staticColumns selects the static part of a post from posts p and members
+// m (the author), in the order staticScan reads them. Mentions of members
+// suspended before the post was written were never stored (package posts);
+// the filter keeps the rule in one place should that change.
+const staticColumns = `
+	p.type, p.body, p.visibility, p.link, p.tags,
+	m.id, m.handle, m.name, m.avatar_url, m.verified,
+	(SELECT json_agg(json_build_object('kind', pm.kind, 'url', pm.url, 'preview_url', pm.preview_url,
+	                 'width', pm.width, 'height', pm.height, 'alt', pm.alt) ORDER BY pm.position)
+	   FROM post_media pm WHERE pm.post_id = p.id) AS media,
+	(SELECT json_agg(json_build_object('id', mm.id, 'handle', mm.handle) ORDER BY x.position)
+	   FROM post_mentions x JOIN members mm ON mm.id = x.member_id
+	  WHERE x.post_id = p.id AND mm.suspended_at IS NULL) AS mentions`
+
+// staticScan scans staticColumns into s.
+type staticScan struct {
+	s               *Static
+	tags            pq.StringArray
+	media, mentions []byte
+}
+
+func (x *staticScan) dest() []any {
+	a := &x.s.Author
+	return []any{&x.s.Type, &x.s.Body, &x.s.Visibility, &x.s.Link, &x.tags,
+		&a.ID, &a.Handle, &a.Name, &a.AvatarURL, &a.Verified, &x.media, &x.mentions}
+}
+
+func (x *staticScan) finish() error {
+	x.s.Tags = x.tags
+	if x.media != nil {
+		if err := json.Unmarshal(x.media, &x.s.Media); err != nil {
+			return fmt.Errorf("media of post %d: %w", x.s.ID, err)
+		}
+	}
+	if x.mentions != nil {
+		if err := json.Unmarshal(x.mentions, &x.s.Mentions); err != nil {
+			return fmt.Errorf("mentions of post %d: %w", x.s.ID, err)
+		}
+	}
+	return nil
+}
+
+// live is one row of liveColumns, then (pages) slots, then (when asked
+// for) staticColumns.
 type live struct {
 	Post
 	id        int64
@@ -108,8 +151,8 @@ type live struct {
 }
 
 // scanLive reads rows of liveColumns, followed by a slots column when
-// withSlots.
-func scanLive(rows *sql.Rows, viewerID int64, withSlots bool) ([]live, error) {
+// withSlots and by staticColumns when withStatic.
+func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]live, error) {
 	defer rows.Close()
 	var out []live
 	for rows.Next() {
@@ -120,6 +163,11 @@ func scanLive(rows *sql.Rows, viewerID int64, withSlots bool) ([]live, error) {
 		if withSlots {
 			dest = append(dest, &l.slots)
 		}
+		var st staticScan
+		if withStatic {
+			st.s = &Static{}
+			dest = append(dest, st.dest()...)
+		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
@@ -128,34 +176,32 @@ func scanLive(rows *sql.Rows, viewerID int64, withSlots bool) ([]live, error) {
 				return nil, fmt.Errorf("poll of post %d: %w", l.id, err)
 			}
 		}
+		if withStatic {
+			st.s.ID, st.s.CreatedAt = l.id, l.createdAt
+			if err := st.finish(); err != nil {
+				return nil, err
+			}
+			l.Static = st.s
+		}
 		l.ViewerID = viewerID
 		out = append(out, l)
 	}
 	return out, rows.Err()
 }
 
-// staticQuery reads the static parts of the posts $1 (an array of ids), in
-// the order scanStatic reads them. Mentions of members suspended before the
-// post was written were never stored (package posts); the filter keeps the
-// rule in one place should that change.
+// staticQuery reads the static parts of the posts $1 (an array of ids).
 const staticQuery = `
-	SELECT p.id, p.type, p.body, p.visibility, p.link, p.tags, p.created_at,
-	       m.id, m.handle, m.name, m.avatar_url, m.verified,
-	       (SELECT json_agg(json_build_object('kind', pm.kind, 'url', pm.url, 'preview_url', pm.preview_url,
-	                        'width', pm.width, 'height', pm.height, 'alt', pm.alt) ORDER BY pm.position)
-	          FROM post_media pm WHERE pm.post_id = p.id) AS media,
-	       (SELECT json_agg(json_build_object('id', mm.id, 'handle', mm.handle) ORDER BY x.position)
-	          FROM post_mentions x JOIN members mm ON mm.id = x.member_id
-	         WHERE x.post_id = p.id AND mm.suspended_at IS NULL) AS mentions
+	SELECT p.id, p.created_at, ` + staticColumns + `
 	  FROM unnest($1::bigint[]) AS page(id)
 	  JOIN posts p ON p.id = page.id
 	  JOIN members m ON m.id = p.author_id`
 
 // statics returns the static parts of ids, from c or (the rest) from the
-// database, in the order of ids; a post deleted meanwhile is nil.
-func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64) ([]*Static, error) {
+// database, in the order of ids; a post deleted meanwhile is nil. count says
+// whether the lookup counts in Stats.
+func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64, count bool) ([]*Static, error) {
 	out := make([]*Static, len(ids))
-	missing := c.lookup(ids, out)
+	missing := c.lookup(ids, out, count)
 	if len(missing) == 0 {
 		return out, nil
 	}
@@ -167,27 +213,15 @@ func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64)
 	found := make(map[int64]*Static, len(missing))
 	fetched := make([]*Static, 0, len(missing))
 	for rows.Next() {
-		s := &Static{}
-		var tags pq.StringArray
-		var mediaJSON, mentionsJSON []byte
-		if err := rows.Scan(&s.ID, &s.Type, &s.Body, &s.Visibility, &s.Link, &tags, &s.CreatedAt,
-			&s.Author.ID, &s.Author.Handle, &s.Author.Name, &s.Author.AvatarURL, &s.Author.Verified,
-			&mediaJSON, &mentionsJSON); err != nil {
+		st := staticScan{s: &Static{}}
+		if err := rows.Scan(append([]any{&st.s.ID, &st.s.CreatedAt}, st.dest()...)...); err != nil {
 			return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 		}
-		s.Tags = tags
-		if mediaJSON != nil {
-			if err := json.Unmarshal(mediaJSON, &s.Media); err != nil {
-				return nil, fmt.Errorf("media of post %d: %w", s.ID, err)
-			}
+		if err := st.finish(); err != nil {
+			return nil, err
 		}
-		if mentionsJSON != nil {
-			if err := json.Unmarshal(mentionsJSON, &s.Mentions); err != nil {
-				return nil, fmt.Errorf("mentions of post %d: %w", s.ID, err)
-			}
-		}
-		found[s.ID] = s
-		fetched = append(fetched, s)
+		found[st.s.ID] = st.s
+		fetched = append(fetched, st.s)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
@@ -201,57 +235,83 @@ func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64)
 	return out, nil
 }
 
-// attach completes ls with their static parts; a post deleted since its live
-// part was read is left out.
-func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live) ([]Post, error) {
-	ps := make([]Post, 0, len(ls))
-	if len(ls) == 0 {
-		return ps, nil
-	}
-	ids := make([]int64, len(ls))
-	for i, l := range ls {
-		ids[i] = l.id
-	}
-	ss, err := c.statics(ctx, q, ids)
-	if err != nil {
-		return nil, err
-	}
-	for i, l := range ls {
-		if ss[i] == nil {
-			continue
+// attach completes ls with their static parts: those read with them go into
+// c, the others come from c or one more statement. A post deleted since its
+// live part was read is left out. count says whether looking them up counts
+// in Stats (not when the caller already counted).
+func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, count bool) ([]Post, error) {
+	var need []int64
+	var read []*Static
+	for _, l := range ls {
+		if l.Static == nil {
+			need = append(need, l.id)
+		} else {
+			read = append(read, l.Static)
 		}
-		l.Post.Static = ss[i]
-		ps = append(ps, l.Post)
+	}
+	c.put(read)
+	if len(need) > 0 {
+		ss, err := c.statics(ctx, q, need, count)
+		if err != nil {
+			return nil, err
+		}
+		j := 0
+		for i := range ls {
+			if ls[i].Static == nil {
+				ls[i].Static = ss[j]
+				j++
+			}
+		}
+	}
+	ps := make([]Post, 0, len(ls))
+	for _, l := range ls {
+		if l.Static != nil {
+			ps = append(ps, l.Post)
+		}
 	}
 	return ps, nil
 }
 
-// postsQuery reads the live part of the posts $2 (an array of ids) for the
-// viewer $1, in the order of $2, by primary key.
-var postsQuery = `
-	SELECT ` + liveColumns + `
+// byIDs reads the posts $2 (an array of ids) for the viewer $1, in the
+// order of $2, by primary key: the live part, and the static part too when
+// withStatic.
+func byIDs(withStatic bool) string {
+	cols, join := liveColumns, ""
+	if withStatic {
+		cols, join = liveColumns+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
+	}
+	return `
+	SELECT ` + cols + `
 	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
 	  JOIN posts p ON p.id = page.id
+	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE ` + visibility.Post("p", "$1") + `
 	 ORDER BY page.ord`
+}
+
+var postsQuery, postsStaticQuery = byIDs(false), byIDs(true)
 
 // Posts returns the posts ids that viewerID may see, hydrated, in the order
-// of ids: one query, and one more for the static parts c does not hold.
-// Posts deleted or hidden since ids were chosen are left out.
+// of ids, in one query: the live part alone when c holds every static part,
+// else both. Posts deleted or hidden since ids were chosen are left out.
 func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Post, error) {
 	if len(ids) == 0 {
 		return []Post{}, nil
 	}
-	rows, err := q.QueryContext(ctx, postsQuery, viewerID, pq.Array(ids))
+	query, withStatic := postsQuery, !c.holdsAll(ids)
+	if withStatic {
+		query = postsStaticQuery
+	}
+	rows, err := q.QueryContext(ctx, query, viewerID, pq.Array(ids))
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, false)
+	ls, err := scanLive(rows, viewerID, false, withStatic)
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	return c.attach(ctx, q, ls)
+	return c.attach(ctx, q, ls, false)
 }
 
 // pageQuery runs a page query (the %s: it selects id and created_at of at
@@ -281,7 +341,7 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, true)
+	ls, err := scanLive(rows, viewerID, true, false)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
@@ -294,7 +354,7 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	if len(ls) != min(slots, perPage) {
 		return nil, nil, false, nil
 	}
-	if ps, err = c.attach(ctx, q, ls); err != nil {
+	if ps, err = c.attach(ctx, q, ls, true); err != nil {
 		return nil, nil, false, err
 	}
 	if len(ps) != len(ls) {
@@ -307,18 +367,22 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	return ps, next, true, nil
 }
 
-// Get returns post id as viewerID sees it; a post that does not exist or
-// that viewerID may not see is NotFound.
+// Get returns post id as viewerID sees it, in one query; a post that does
+// not exist or that viewerID may not see is NotFound.
 func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
-	rows, err := q.QueryContext(ctx, getPostQuery, viewerID, id)
+	query, withStatic := getPostQuery, !c.holdsAll([]int64{id})
+	if withStatic {
+		query = getPostStaticQuery
+	}
+	rows, err := q.QueryContext(ctx, query, viewerID, id)
 	if err != nil {
 		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, false)
+	ls, err := scanLive(rows, viewerID, false, withStatic)
 	if err != nil {
 		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
 	}
-	ps, err := c.attach(ctx, q, ls)
+	ps, err := c.attach(ctx, q, ls, false)
 	if err != nil {
 		return Post{}, err
 	}
@@ -328,11 +392,21 @@ func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int
 	return ps[0], nil
 }
 
-var getPostQuery = `
-	SELECT ` + liveColumns + `
+// byID reads post $2 for the viewer $1, as byIDs does.
+func byID(withStatic bool) string {
+	cols, join := liveColumns, ""
+	if withStatic {
+		cols, join = liveColumns+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
+	}
+	return `
+	SELECT ` + cols + `
 	  FROM posts p
+	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE p.id = $2 AND ` + visibility.Post("p", "$1")
+}
+
+var getPostQuery, getPostStaticQuery = byID(false), byID(true)
 
 // ReactionCounts renders the six per-type counters.
 func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts {
