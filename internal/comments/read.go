@@ -46,16 +46,19 @@ const viewColumns = `
 // List returns one page of the comments of post postID, oldest first, after
 // the position after (nil: from the oldest), flat with each comment's parent
 // and depth, and the position of the next page (nil: none). The post must be
-// visible to viewerID, else NotFound. Two queries: the check, then the
-// hydrated page.
+// visible to viewerID, else NotFound. One query, which checks visibility
+// itself; an empty page costs a second one, to tell a hidden or missing post
+// from a post without (more) comments.
 func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
-	if err := hydrate.Visible(ctx, s.prep, viewerID, postID); err != nil {
-		return nil, nil, err
-	}
 	q, args := listPage(viewerID, postID, after, perPage)
 	vs := []View{}
 	if err := sqlx.SelectContext(ctx, s.prep, &vs, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list comments: %w", err))
+	}
+	if len(vs) == 0 {
+		if err := hydrate.Visible(ctx, s.prep, viewerID, postID); err != nil {
+			return nil, nil, err
+		}
 	}
 	var next *cursor.Position
 	if len(vs) > perPage {
