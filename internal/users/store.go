@@ -51,10 +51,17 @@ func (s *Store) Exists(ctx context.Context, handle string) error {
 
 // Posts returns one page of the posts of the member with handle that
 // viewerID may see, newest first, after the position after (nil: from the
-// newest), and the position of the next page (nil: none). Two queries: the
-// page, then its hydration. An unknown or suspended member is NotFound.
+// newest), and the position of the next page (nil: none). An unknown or
+// suspended member is NotFound. A page is one statement (hydrate.Page); an
+// empty one, or one with a post deleted meanwhile, is read again in two, the
+// first of which also tells an unknown member.
 func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
-	q, args := postsPage(viewerID, handle, after, perPage)
+	q, args := authoredPage(viewerID, handle, after, perPage)
+	ps, next, exact, err := s.posts.Page(ctx, s.prep, viewerID, perPage, q, args)
+	if err != nil || (exact && len(ps) > 0) {
+		return ps, next, err
+	}
+	q, args = postsPage(viewerID, handle, after, perPage)
 	var rows []struct {
 		MemberID  int64      `db:"member_id"`
 		ID        *int64     `db:"id"`
@@ -73,11 +80,35 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 		}
 	}
 	ids, next := hydrate.Trim(slots, perPage)
-	ps, err := s.posts.Posts(ctx, s.prep, viewerID, ids)
+	ps, err = s.posts.Posts(ctx, s.prep, viewerID, ids)
 	return ps, next, err
 }
 
-// postsPage is the page query of Posts: the member (no row: unknown) with
+// authoredPage selects up to perPage+1 visible posts of the member with
+// handle for hydrate.Page ($1 the viewer, $2 perPage+1), served backwards by
+// posts_author_id_created_at_id_idx.
+func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
+	args := []any{viewerID, perPage + 1, handle}
+	keyset := ""
+	if after != nil {
+		args = append(args, after.Time, after.ID)
+		keyset = "AND (p.created_at, p.id) < ($4, $5)"
+	}
+	q := `
+		SELECT x.id, x.created_at
+		  FROM members m
+		 CROSS JOIN LATERAL (
+		      SELECT p.id, p.created_at
+		        FROM posts p
+		       WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		       ORDER BY p.created_at DESC, p.id DESC
+		       LIMIT $2
+		 ) x
+		 WHERE lower(m.handle) = lower($3) AND m.suspended_at IS NULL`
+	return q, args
+}
+
+// postsPage is the page query of Posts' slower path: the member (no row: unknown) with
 // up to perPage+1 of their visible posts, served backwards by
 // posts_author_id_created_at_id_idx.
 func postsPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
