@@ -6,7 +6,9 @@ import (
 	"encoding/base64"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
@@ -61,7 +63,8 @@ func conditional(r *http.Request) bool {
 // runs first and, if it fails, its error is returned and nothing is sent.
 func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge func() error) error {
 	orig := c.Response()
-	buf := &bufferWriter{header: http.Header{}}
+	buf := buffers.Get().(*bufferWriter)
+	defer buf.release()
 	c.SetResponse(echo.NewResponse(buf, c.Echo()))
 	err := next(c)
 	c.SetResponse(orig)
@@ -85,6 +88,10 @@ func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge
 	}
 	for k, v := range buf.header {
 		h[k] = v
+	}
+	if buf.status != http.StatusNoContent {
+		// Known now: sent as is instead of chunked.
+		h.Set(echo.HeaderContentLength, strconv.Itoa(buf.body.Len()))
 	}
 	orig.WriteHeader(buf.status)
 	_, err = orig.Write(buf.body.Bytes())
@@ -146,11 +153,29 @@ func matches(ifNoneMatch, tag string) bool {
 	return false
 }
 
-// bufferWriter holds a response until serve decides what to send.
+// bufferWriter holds a response until serve decides what to send. They are
+// pooled (buffers): a feed page is tens of kilobytes.
 type bufferWriter struct {
 	header http.Header
 	status int
 	body   bytes.Buffer
+}
+
+var buffers = sync.Pool{New: func() any { return &bufferWriter{header: http.Header{}} }}
+
+// maxPooledBody bounds the buffers kept for reuse, so one huge answer does
+// not stay in memory.
+const maxPooledBody = 256 << 10
+
+// release empties w and returns it to the pool.
+func (w *bufferWriter) release() {
+	if w.body.Cap() > maxPooledBody {
+		return
+	}
+	clear(w.header)
+	w.status = 0
+	w.body.Reset()
+	buffers.Put(w)
 }
 
 func (w *bufferWriter) Header() http.Header { return w.header }
