@@ -75,7 +75,11 @@ func (c *Cache) lookup(ids []int64, out []*Static, count bool) (missing []int64)
 		c.misses.Add(int64(len(missing)))
 	}
 	if len(promote) > 0 {
-		c.put(promote)
+		m := make(map[int64]*Static, len(promote))
+		for _, s := range promote {
+			m[s.ID] = s
+		}
+		c.put(m, false)
 	}
 	return missing
 }
@@ -101,21 +105,25 @@ func (c *Cache) holdsAll(ids []int64) bool {
 	return held == len(ids)
 }
 
-// put adds ss to the current generation.
-func (c *Cache) put(ss []*Static) {
+// put adds ss (by post id) to the current generation; replace says whether
+// they replace what c holds under the same ids.
+func (c *Cache) put(ss map[int64]*Static, replace bool) {
 	if c == nil || len(ss) == 0 {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range ss {
-		if _, ok := c.cur[s.ID]; ok {
+	for id, s := range ss {
+		if prev, ok := c.cur[id]; ok && (!replace || prev == s) {
 			continue
+		}
+		if replace {
+			delete(c.old, id)
 		}
 		if len(c.cur) >= c.half {
 			c.old, c.cur = c.cur, make(map[int64]*Static, c.half)
 		}
-		c.cur[s.ID] = s
+		c.cur[id] = s
 	}
 }
 

@@ -215,3 +215,48 @@ func TestCacheBounded(t *testing.T) {
 		t.Error("a post looked up on every round was evicted")
 	}
 }
+
+// TestCacheReusedID resets a post under a cache that holds it (what a
+// database reset under a running server does to post ids): the new post
+// under the same id must be shown, not the cached one.
+func TestCacheReusedID(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	var ids []int64
+	for _, h := range []string{"first", "second"} {
+		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.ID)
+	}
+	p, err := posts.NewStore(db).Create(ctx, ids[0], posts.NewPost{Body: "old body"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cache := hydrate.NewCache(100)
+	for _, read := range []func() (hydrate.Post, error){
+		func() (hydrate.Post, error) { return cache.Get(ctx, db, ids[1], p.ID) },
+		func() (hydrate.Post, error) {
+			ps, err := cache.Posts(ctx, db, ids[1], []int64{p.ID})
+			if err != nil || len(ps) != 1 {
+				t.Fatalf("Posts = %d posts, %v", len(ps), err)
+			}
+			return ps[0], nil
+		},
+	} {
+		got, err := read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := got.Body
+		db.MustExec(`DELETE FROM posts WHERE id = $1`, p.ID)
+		body := want + "!"
+		db.MustExec(`INSERT INTO posts (id, author_id, body, visibility, created_at) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, 'public', now() + interval '1 hour')`,
+			p.ID, ids[1], body)
+		if got, err = read(); err != nil || got.Body != body || got.Author.ID != ids[1] {
+			t.Fatalf("after the id was reused: %q by %d (%v), want %q by %d", got.Body, got.Author.ID, err, body, ids[1])
+		}
+	}
+}

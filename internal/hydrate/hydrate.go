@@ -4,7 +4,10 @@
 //
 // Every read path that shows a post or a profile (a single post, the feed, a
 // member's posts, the follow toggle, search) goes through it, so they cannot
-// drift apart. A page of posts is hydrated in one query, whatever its size.
+// drift apart. A page of posts is hydrated in one query, whatever its size:
+// the query reads what changes (counters, the viewer's reaction and poll
+// votes) and decides existence and visibility, and the rest of each post
+// comes from Cache (cache.go says why that needs no invalidation).
 package hydrate
 
 import (

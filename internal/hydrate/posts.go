@@ -85,7 +85,7 @@ type poll struct {
 // reads them. Only poll posts look for a poll (a poll is attached exactly
 // when type is poll).
 const liveColumns = `
-	p.id, p.created_at, p.comment_count, p.share_count, p.view_count,
+	p.id, p.created_at, p.author_id, p.comment_count, p.share_count, p.view_count,
 	p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count,
 	r.type AS viewer_reaction,
 	CASE WHEN p.type = 'poll' THEN (SELECT json_build_object(
@@ -147,6 +147,7 @@ type live struct {
 	Post
 	id        int64
 	createdAt time.Time
+	authorID  int64
 	slots     int
 }
 
@@ -158,7 +159,7 @@ func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]liv
 	for rows.Next() {
 		var l live
 		var pollJSON []byte
-		dest := []any{&l.id, &l.createdAt, &l.Comments, &l.Shares, &l.Views,
+		dest := []any{&l.id, &l.createdAt, &l.authorID, &l.Comments, &l.Shares, &l.Views,
 			&l.Like, &l.Love, &l.Haha, &l.Wow, &l.Sad, &l.Angry, &l.ViewerReaction, &pollJSON}
 		if withSlots {
 			dest = append(dest, &l.slots)
@@ -205,13 +206,27 @@ func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64,
 	if len(missing) == 0 {
 		return out, nil
 	}
-	rows, err := q.QueryContext(ctx, staticQuery, pq.Array(missing))
+	found, err := fetchStatics(ctx, q, missing)
+	if err != nil {
+		return nil, err
+	}
+	c.put(found, false)
+	for i, s := range out {
+		if s == nil {
+			out[i] = found[ids[i]]
+		}
+	}
+	return out, nil
+}
+
+// fetchStatics reads the static parts of ids; deleted posts are missing.
+func fetchStatics(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]*Static, error) {
+	rows, err := q.QueryContext(ctx, staticQuery, pq.Array(ids))
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
 	defer rows.Close()
-	found := make(map[int64]*Static, len(missing))
-	fetched := make([]*Static, 0, len(missing))
+	found := make(map[int64]*Static, len(ids))
 	for rows.Next() {
 		st := staticScan{s: &Static{}}
 		if err := rows.Scan(append([]any{&st.s.ID, &st.s.CreatedAt}, st.dest()...)...); err != nil {
@@ -221,45 +236,57 @@ func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64,
 			return nil, err
 		}
 		found[st.s.ID] = st.s
-		fetched = append(fetched, st.s)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	c.put(fetched)
-	for i, id := range ids {
-		if out[i] == nil {
-			out[i] = found[id]
-		}
-	}
-	return out, nil
+	return found, nil
 }
 
 // attach completes ls with their static parts: those read with them go into
 // c, the others come from c or one more statement. A post deleted since its
-// live part was read is left out. count says whether looking them up counts
-// in Stats (not when the caller already counted).
+// live part was read is left out. A cached part whose author or creation
+// time differs from the live row's (post ids reused: the database was reset
+// under a running server) is read again and replaced. count says whether
+// looking them up counts in Stats (not when the caller already counted).
 func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, count bool) ([]Post, error) {
 	var need []int64
-	var read []*Static
+	read := map[int64]*Static{}
 	for _, l := range ls {
 		if l.Static == nil {
 			need = append(need, l.id)
 		} else {
-			read = append(read, l.Static)
+			read[l.id] = l.Static
 		}
 	}
-	c.put(read)
+	c.put(read, true)
 	if len(need) > 0 {
 		ss, err := c.statics(ctx, q, need, count)
 		if err != nil {
 			return nil, err
 		}
+		var stale []int64
 		j := 0
 		for i := range ls {
 			if ls[i].Static == nil {
-				ls[i].Static = ss[j]
+				if s := ss[j]; s != nil && (s.Author.ID != ls[i].authorID || !s.CreatedAt.Equal(ls[i].createdAt)) {
+					stale = append(stale, ls[i].id)
+				} else {
+					ls[i].Static = s
+				}
 				j++
+			}
+		}
+		if len(stale) > 0 {
+			fresh, err := fetchStatics(ctx, q, stale)
+			if err != nil {
+				return nil, err
+			}
+			c.put(fresh, true)
+			for i := range ls {
+				if ls[i].Static == nil {
+					ls[i].Static = fresh[ls[i].id]
+				}
 			}
 		}
 	}
