@@ -211,3 +211,48 @@ func TestTimelineHorizon(t *testing.T) {
 		checkAll(t, s, []int64{reader}, fmt.Sprintf("toggle %d", i), 20)
 	}
 }
+
+// TestTimelineCelebrityBelowTimeline follows a member read on fan-out whose
+// posts are all older than everything in the reader's timeline: when the
+// timeline does not fill a page, those posts still come after it (the floor
+// that stops their scans applies only to a full page).
+func TestTimelineCelebrityBelowTimeline(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := map[string]int64{}
+	for _, h := range []string{"reader", "friend", "celebrity"} {
+		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id[h] = m.ID
+	}
+	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, id["celebrity"])
+	ps, fs := posts.NewStore(db), follows.NewStore(db)
+	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range 5 {
+		at := old.Add(time.Duration(i) * time.Hour)
+		if _, err := ps.Create(ctx, id["celebrity"], posts.NewPost{Body: "old", CreatedAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, h := range []string{"friend", "celebrity"} {
+		if _, _, err := fs.Toggle(ctx, id["reader"], h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if _, err := ps.Create(ctx, id["friend"], posts.NewPost{Body: "new"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(db)
+	checkAll(t, s, []int64{id["reader"]}, "celebrity below the timeline", 2, 3, 4, 20)
+	if got := walkIDs(t, s.Home, id["reader"], 20); len(got) != 8 {
+		t.Fatalf("feed has %d posts, want 8", len(got))
+	}
+}
