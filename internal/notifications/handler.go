@@ -39,11 +39,7 @@ func (h *Handler) ListNotifications(ctx context.Context, req gen.ListNotificatio
 		return nil, err
 	}
 	per := cursor.PerPage(req.Params.PerPage)
-	items, err := h.store.List(ctx, p.MemberID, f, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	unread, err := h.store.UnreadCount(ctx, p.MemberID)
+	items, unread, err := h.store.List(ctx, p.MemberID, f, after, per+1)
 	if err != nil {
 		return nil, err
 	}

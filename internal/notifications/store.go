@@ -71,8 +71,10 @@ const inConversation = " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM
 	" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = $1))"
 
 // List returns up to limit notifications of recipientID matching f after the
-// position after (nil: from the start), newest first.
-func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cursor.Position, limit int) ([]Item, error) {
+// position after (nil: from the start), newest first, and how many
+// notifications of recipientID are unread (UnreadCount): one statement, two
+// when the page is empty.
+func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cursor.Position, limit int) ([]Item, int, error) {
 	args := []any{recipientID}
 	arg := func(v any) string {
 		args = append(args, v)
@@ -92,7 +94,8 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
 		       a.id AS "actor.id", a.handle AS "actor.handle", a.name AS "actor.name",
-		       a.avatar_url AS "actor.avatar_url", a.verified AS "actor.verified"
+		       a.avatar_url AS "actor.avatar_url", a.verified AS "actor.verified",
+		       (` + unreadQuery + `) AS unread
 		  FROM notifications n
 		  JOIN members a ON a.id = n.actor_id
 		  LEFT JOIN posts p ON p.id = n.post_id
@@ -100,12 +103,30 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		 WHERE ` + strings.Join(where, " AND ") + `
 		 ORDER BY n.created_at DESC, n.id DESC
 		 LIMIT ` + arg(limit)
-	items := []Item{}
-	if err := sqlx.SelectContext(ctx, s.prep, &items, q, args...); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
+	var rows []struct {
+		Item
+		Unread int `db:"unread"`
 	}
-	return items, nil
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
+		return nil, 0, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
+	}
+	if len(rows) == 0 {
+		unread, err := s.UnreadCount(ctx, recipientID)
+		return []Item{}, unread, err
+	}
+	items := make([]Item, len(rows))
+	for i, r := range rows {
+		items[i] = r.Item
+	}
+	return items, rows[0].Unread, nil
 }
+
+// unreadQuery counts the unread notifications of $1 that List would show.
+var unreadQuery = `
+		SELECT count(*)
+		  FROM notifications n
+		  LEFT JOIN posts p ON p.id = n.post_id
+		 WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ` + visible
 
 // UnreadCount is the number of unread notifications of recipientID that
 // List would show, whatever the filters.
@@ -114,13 +135,8 @@ func (s *Store) UnreadCount(ctx context.Context, recipientID int64) (int, error)
 }
 
 func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64) (int, error) {
-	q := `
-		SELECT count(*)
-		  FROM notifications n
-		  LEFT JOIN posts p ON p.id = n.post_id
-		 WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ` + visible
 	var n int
-	if err := sqlx.GetContext(ctx, ex, &n, q, recipientID); err != nil {
+	if err := sqlx.GetContext(ctx, ex, &n, unreadQuery, recipientID); err != nil {
 		return 0, pg.Classify(ctx, fmt.Errorf("count unread notifications: %w", err))
 	}
 	return n, nil
