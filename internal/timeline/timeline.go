@@ -62,37 +62,39 @@ const raiseHorizon = `
 		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
 		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
 
-// Publish records a new post for the timelines, within the post's
-// transaction: the author's own entry at once, and the fan-out to followers
-// queued (private posts are the author's alone).
-func Publish(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time, visibility string) error {
-	const q = `
-		WITH own AS (
-		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
-		    VALUES ($2, $3, $1, $2)
-		    ON CONFLICT DO NOTHING
-		)
-		INSERT INTO feed_outbox (post_id, author_id, created_at)
-		SELECT $1, $2, $3 WHERE $4 <> 'private'
-		   AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)`
-	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt, visibility); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("publish post to timelines: %w", err))
-	}
-	return nil
+// Publish returns the WITH items that record a new post for the timelines,
+// for the statement that inserts it: the author's own entry at once, and
+// the fan-out to followers queued (private posts are the author's alone;
+// members read on fan-out are not queued). post names the statement's CTE
+// of the inserted post, with the columns id, author_id, created_at and
+// visibility. One statement is atomic, so the post never exists without
+// its entries.
+func Publish(post string) string {
+	return `own AS (
+	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
+	    SELECT x.author_id, x.created_at, x.id, x.author_id FROM ` + post + ` x
+	    ON CONFLICT DO NOTHING
+	), queued AS (
+	    INSERT INTO feed_outbox (post_id, author_id, created_at)
+	    SELECT x.id, x.author_id, x.created_at FROM ` + post + ` x
+	     WHERE x.visibility <> 'private'
+	       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = x.author_id)
+	)`
 }
 
-// Retract removes a deleted post from the timelines of its author and of the
-// author's followers (reads skip deleted posts anyway; this keeps pages
-// full). Rows of members who stopped following were removed when they did.
-func Retract(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time) error {
-	const q = `
-		DELETE FROM timeline t
-		 WHERE t.created_at = $3 AND t.post_id = $1
-		   AND (t.member_id = $2 OR t.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = $2))`
-	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("retract post from timelines: %w", err))
-	}
-	return nil
+// Retract returns the WITH item that removes a deleted post from the
+// timelines of its author and of the author's followers (reads skip deleted
+// posts anyway; this keeps pages full), for the statement that deletes it.
+// Rows of members who stopped following were removed when they did. del
+// names the statement's CTE of the deleted post, with the columns id,
+// author_id and created_at.
+func Retract(del string) string {
+	return `retracted AS (
+	    DELETE FROM timeline t USING ` + del + ` x
+	     WHERE t.created_at = x.created_at AND t.post_id = x.id
+	       AND (t.member_id = x.author_id
+	            OR t.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = x.author_id))
+	)`
 }
 
 // Follow merges followeeID's newest posts that followerID may now see into
