@@ -97,53 +97,46 @@ func Retract(del string) string {
 	)`
 }
 
-// Follow merges followeeID's newest posts that followerID may now see into
-// followerID's timeline, within the follow's transaction (after the
-// followee's follower_count has counted it). When the followee has more than
-// Cap of them, the follower's horizon rises to the oldest merged one: below
-// it, the timeline would have a gap. A followee read on fan-out (or who
-// becomes one with this follow) is not merged: reads find their posts.
-func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
-	if _, err := ex.ExecContext(ctx, followSQL, followerID, followeeID, Cap, FanOutOnReadFollowers); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("merge followee into timeline: %w", err))
-	}
-	return nil
-}
-
-// followSQL is Follow's statement: $1 the follower, $2 the followee, $3 Cap,
-// $4 FanOutOnReadFollowers.
-var followSQL = `
-	WITH flag AS (
-	    UPDATE members SET fanout_on_read = true
-	     WHERE id = $2 AND NOT fanout_on_read AND follower_count >= $4
-	    RETURNING id
-	), merged AS (
+// Follow returns the WITH items that merge a followee's newest posts that
+// the follower ($1 of the statement) may now see into the follower's
+// timeline, for the statement that creates the follow (after it counted
+// it): followee is an SQL expression of the followee's id, followed an SQL
+// condition true when the statement created the follow, readOnFanOut one
+// true when the followee is read on fan-out (or becomes so with this
+// follow; reads find their posts, so nothing is merged), and capArg the
+// placeholder of Cap. When the followee has more than Cap such posts, the
+// follower's horizon rises to the oldest merged one: below it, the timeline
+// would have a gap.
+func Follow(followee, followed, readOnFanOut, capArg string) string {
+	return `merged AS (
 	    SELECT p.id, p.created_at
 	      FROM posts p
-	     WHERE p.author_id = $2 AND p.visibility <> 'private'
-	       AND NOT EXISTS (SELECT 1 FROM flag)
-	       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)
+	     WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
+	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
 	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
 	     ORDER BY p.created_at DESC, p.id DESC
-	     LIMIT $3
-	), ins AS (
+	     LIMIT ` + capArg + `
+	), merged_rows AS (
 	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
-	    SELECT $1, created_at, id, $2 FROM merged
+	    SELECT $1, m.created_at, m.id, ` + followee + ` FROM merged m
 	    ON CONFLICT DO NOTHING
-	)
-	INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-	SELECT $1, o.created_at, o.id
-	  FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
-	 WHERE (SELECT count(*) FROM merged) >= $3` + raiseHorizon
+	), merged_horizon AS (
+	    INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
+	    SELECT $1, o.created_at, o.id
+	      FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
+	     WHERE (SELECT count(*) FROM merged) >= ` + capArg + raiseHorizon + `
+	)`
+}
 
-// Unfollow removes followeeID's posts from followerID's timeline, within the
-// unfollow's transaction.
-func Unfollow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
-	const q = `DELETE FROM timeline WHERE member_id = $1 AND author_id = $2`
-	if _, err := ex.ExecContext(ctx, q, followerID, followeeID); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("remove followee from timeline: %w", err))
-	}
-	return nil
+// Unfollow returns the WITH item that removes a followee's posts from the
+// follower's ($1 of the statement) timeline, for the statement that removes
+// the follow: followee is an SQL expression of the followee's id,
+// unfollowed an SQL condition true when the statement removed the follow.
+func Unfollow(followee, unfollowed string) string {
+	return `unmerged AS (
+	    DELETE FROM timeline t
+	     WHERE t.member_id = $1 AND t.author_id = ` + followee + ` AND (` + unfollowed + `)
+	)`
 }
 
 // PageSQL returns the statement that chooses a page of memberID's home
