@@ -2,6 +2,7 @@ package follows_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
@@ -203,4 +205,63 @@ func TestToggleConcurrentMixed(t *testing.T) {
 		t.Errorf("follows rows = %d, want %d", rows, want)
 	}
 	checkConsistent(t, db)
+}
+
+// TestToggleFlagsFanOutOnRead: the follow that brings a member to
+// timeline.FanOutOnReadFollowers followers flags them as read on fan-out
+// and merges none of their posts (reads find them); below it, the follow
+// merges the followee's visible posts and the unfollow removes them.
+func TestToggleFlagsFanOutOnRead(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "alice", "bob", "star")
+	for _, h := range []string{"bob", "star"} {
+		db.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'pub', 'public'), ($1, 'fol', 'followers'), ($1, 'priv', 'private')`, ids[h])
+	}
+	// The counter only, as if star had all but one of the followers.
+	db.MustExec(`UPDATE members SET follower_count = $2 WHERE id = $1`, ids["star"], timeline.FanOutOnReadFollowers-1)
+	s := follows.NewStore(db)
+	merged := func(author string) int {
+		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM timeline WHERE member_id = %d AND author_id = %d`, ids["alice"], ids[author]))
+	}
+	flagged := func(h string) bool {
+		var f bool
+		if err := db.Get(&f, `SELECT fanout_on_read FROM members WHERE id = $1`, ids[h]); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "bob"); err != nil || !following {
+		t.Fatalf("follow bob = %v, %v", following, err)
+	}
+	if n := merged("bob"); n != 2 || flagged("bob") {
+		t.Errorf("after following bob: %d merged posts, flagged %v; want 2, false", n, flagged("bob"))
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "bob"); err != nil || following {
+		t.Fatalf("unfollow bob = %v, %v", following, err)
+	}
+	if n := merged("bob"); n != 0 {
+		t.Errorf("after unfollowing bob: %d merged posts, want 0", n)
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "star"); err != nil || !following {
+		t.Fatalf("follow star = %v, %v", following, err)
+	}
+	if n := merged("star"); n != 0 || !flagged("star") {
+		t.Errorf("after following star: %d merged posts, flagged %v; want 0, true", n, flagged("star"))
+	}
+	var counts struct {
+		Followers int `db:"follower_count"`
+		Following int `db:"following_count"`
+	}
+	if err := db.Get(&counts, `SELECT follower_count, following_count FROM members WHERE id = $1`, ids["star"]); err != nil {
+		t.Fatal(err)
+	}
+	if counts.Followers != timeline.FanOutOnReadFollowers || counts.Following != 0 {
+		t.Errorf("star's counts = %+v, want %d followers", counts, timeline.FanOutOnReadFollowers)
+	}
+	// Unfollowing keeps the flag (it is set once and kept).
+	if following, _, err := s.Toggle(ctx, ids["alice"], "star"); err != nil || following || !flagged("star") {
+		t.Errorf("unfollow star = %v, %v, flagged %v; want false, nil, true", following, err, flagged("star"))
+	}
 }
