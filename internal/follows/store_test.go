@@ -10,6 +10,8 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/feed"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -264,4 +266,98 @@ func TestToggleFlagsFanOutOnRead(t *testing.T) {
 	if following, _, err := s.Toggle(ctx, ids["alice"], "star"); err != nil || following || !flagged("star") {
 		t.Errorf("unfollow star = %v, %v, flagged %v; want false, nil, true", following, err, flagged("star"))
 	}
+}
+
+// TestToggleMergesDownToTheCutoff: a follower whose timeline is full gets
+// only the followee's posts above its Cap-th newest row (a trim would cut
+// the others), its horizon rises to that row, and the home feed still
+// equals fan-out on read, page for page.
+func TestToggleMergesDownToTheCutoff(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "reader", "busy", "old", "recent")
+	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
+		SELECT $1::bigint, 'busy', 'public', timestamptz '2026-01-01' + g * interval '1 minute' FROM generate_series(1, $4::int) g
+		UNION ALL
+		SELECT $2::bigint, 'old', CASE WHEN g % 2 = 0 THEN 'followers' ELSE 'public' END,
+		       timestamptz '2025-01-01' + g * interval '1 hour' FROM generate_series(1, 30) g
+		UNION ALL
+		SELECT $2::bigint, 'old but new', 'public', timestamptz '2026-06-01' + g * interval '1 hour' FROM generate_series(1, 2) g
+		UNION ALL
+		SELECT $3::bigint, 'recent', 'public', timestamptz '2026-03-01' + g * interval '1 hour' FROM generate_series(1, 5) g`,
+		ids["busy"], ids["old"], ids["recent"], timeline.Cap-1)
+	s, fs := follows.NewStore(db), feed.NewStore(db)
+	merged := func(author string) int {
+		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM timeline WHERE member_id = %d AND author_id = %d`, ids["reader"], ids[author]))
+	}
+	horizon := func() *cursor.Position {
+		h, err := timeline.Horizon(ctx, db, ids["reader"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	check := func(stage string) {
+		t.Helper()
+		var want []int64
+		if err := db.Select(&want, `
+			SELECT p.id FROM posts p
+			 WHERE p.author_id = $1
+			    OR p.visibility <> 'private' AND p.author_id IN (SELECT followee_id FROM follows WHERE follower_id = $1)
+			 ORDER BY p.created_at DESC, p.id DESC`, ids["reader"]); err != nil {
+			t.Fatal(err)
+		}
+		for _, per := range []int{7, 50} {
+			var got []int64
+			var after *cursor.Position
+			for range 200 {
+				ps, next, err := fs.Home(ctx, ids["reader"], after, per)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					got = append(got, p.ID)
+				}
+				if next == nil {
+					break
+				}
+				after = next
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s, per_page %d: home feed (-fan-out on read +got):\n%s", stage, per, diff)
+			}
+		}
+	}
+	toggle := func(h string, want bool) {
+		t.Helper()
+		if following, _, err := s.Toggle(ctx, ids["reader"], h); err != nil || following != want {
+			t.Fatalf("toggle %s = %v, %v, want %v", h, following, err, want)
+		}
+	}
+
+	toggle("busy", true)
+	if n, h := merged("busy"), horizon(); n != timeline.Cap-1 || h != nil {
+		t.Fatalf("after following busy: %d rows, horizon %v; want %d, none", n, h, timeline.Cap-1)
+	}
+	check("busy")
+	// The timeline is not full yet: all of recent's posts are merged.
+	toggle("recent", true)
+	if n, h := merged("recent"), horizon(); n != 5 || h != nil {
+		t.Errorf("after following recent: %d rows, horizon %v; want 5, none", n, h)
+	}
+	check("recent")
+	// Now it is, and most of old's posts are below its Cap-th row: two
+	// merged, the horizon at that row.
+	toggle("old", true)
+	if n, h := merged("old"), horizon(); n != 2 || h == nil {
+		t.Errorf("after following old: %d rows, horizon %v; want 2, one", n, h)
+	}
+	check("old")
+	toggle("old", false)
+	check("unfollowed old")
+	toggle("busy", false)
+	check("unfollowed busy")
+	toggle("old", true)
+	check("followed old again")
 }

@@ -104,16 +104,30 @@ func Retract(del string) string {
 // condition true when the statement created the follow, readOnFanOut one
 // true when the followee is read on fan-out (or becomes so with this
 // follow; reads find their posts, so nothing is merged), and capArg the
-// placeholder of Cap. When the followee has more than Cap such posts, the
-// follower's horizon rises to the oldest merged one: below it, the timeline
-// would have a gap.
+// placeholder of Cap.
+//
+// A timeline keeps Cap rows (Trim), so the merge stops at the cutoff, the
+// follower's Cap-th newest row at or above the horizon: a post below it
+// would be trimmed away. The horizon rises to the cutoff when the followee
+// has a post between the horizon and the cutoff (it is left out), and to
+// the oldest merged post when Cap of them were merged: below it, the
+// timeline would have a gap. Either way the timeline stays exact at and
+// above its horizon, and reads fall back to fan-out on read below it.
 func Follow(followee, followed, readOnFanOut, capArg string) string {
-	return `merged AS (
+	return `cutoff AS (
+	    SELECT t.created_at, t.post_id
+	      FROM timeline t
+	     WHERE t.member_id = $1 AND (` + followed + `) AND NOT (` + readOnFanOut + `)
+	       AND ` + atOrAboveHorizon("t.created_at", "t.post_id") + `
+	     ORDER BY t.created_at DESC, t.post_id DESC
+	     OFFSET ` + capArg + ` - 1 LIMIT 1
+	), merged AS (
 	    SELECT p.id, p.created_at
 	      FROM posts p
 	     WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
 	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
 	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
+	       AND NOT EXISTS (SELECT 1 FROM cutoff c WHERE (p.created_at, p.id) < (c.created_at, c.post_id))
 	     ORDER BY p.created_at DESC, p.id DESC
 	     LIMIT ` + capArg + `
 	), merged_rows AS (
@@ -122,9 +136,18 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	    ON CONFLICT DO NOTHING
 	), merged_horizon AS (
 	    INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-	    SELECT $1, o.created_at, o.id
-	      FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
-	     WHERE (SELECT count(*) FROM merged) >= ` + capArg + raiseHorizon + `
+	    SELECT $1, h.created_at, h.id
+	      FROM ((SELECT created_at, id FROM merged
+	              WHERE (SELECT count(*) FROM merged) >= ` + capArg + `
+	              ORDER BY created_at, id LIMIT 1)
+	            UNION ALL
+	            SELECT c.created_at, c.post_id FROM cutoff c
+	             WHERE EXISTS (SELECT 1 FROM posts p
+	                            WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
+	                              AND (p.created_at, p.id) < (c.created_at, c.post_id)
+	                              AND ` + atOrAboveHorizon("p.created_at", "p.id") + `)) h
+	     ORDER BY h.created_at DESC, h.id DESC
+	     LIMIT 1` + raiseHorizon + `
 	)`
 }
 
