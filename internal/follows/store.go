@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,10 +23,39 @@ import (
 type Store struct {
 	db   *sqlx.DB
 	prep *pg.Prepared // the toggle outside a transaction
+
+	mu    sync.Mutex
+	write *sqlx.Stmt // writeSQL, for transactions (ToggleProfile); nil until first used
 }
 
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
+
+// writeStmt returns writeSQL prepared, preparing it on first use (and, by
+// database/sql, once on each pooled connection that runs it). PostgreSQL
+// otherwise plans the statement, which is long, on every toggle. A failed
+// prepare is not remembered: the next call tries again.
+func (s *Store) writeStmt(ctx context.Context) (*sqlx.Stmt, error) {
+	s.mu.Lock()
+	st := s.write
+	s.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	// Prepared outside the lock: a slow database delays this caller only.
+	st, err := s.db.PreparexContext(ctx, writeSQL)
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("prepare follow write: %w", err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.write != nil {
+		st.Close()
+		return s.write, nil
+	}
+	s.write = st
+	return st, nil
+}
 
 // Toggle makes followerID follow the member with followeeHandle, or stop
 // following them if it already does, and reports the resulting state and the
@@ -33,14 +63,24 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(d
 // order. Following yourself is CannotFollowSelf; an unknown or suspended
 // handle is NotFound. It is one statement, so it needs no transaction.
 func (s *Store) Toggle(ctx context.Context, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
-	return toggle(ctx, s.prep, followerID, followeeHandle)
+	return toggle(ctx, query(s.prep), followerID, followeeHandle)
 }
 
 // ToggleTx is Toggle within a caller's transaction, which then holds the
 // rows of both members until it ends: no other follow write on either of
 // them commits in between.
 func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
-	return toggle(ctx, ex, followerID, followeeHandle)
+	return toggle(ctx, query(ex), followerID, followeeHandle)
+}
+
+// getter runs writeSQL with args and scans its row into dest.
+type getter func(ctx context.Context, dest any, args ...any) error
+
+// query is the getter that runs writeSQL through q.
+func query(q sqlx.QueryerContext) getter {
+	return func(ctx context.Context, dest any, args ...any) error {
+		return sqlx.GetContext(ctx, q, dest, writeSQL, args...)
+	}
 }
 
 // maxAttempts bounds the re-runs of a toggle that lost a race (see
@@ -48,9 +88,9 @@ func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 // second attempt nearly always succeeds.
 const maxAttempts = 10
 
-func toggle(ctx context.Context, q sqlx.QueryerContext, followerID int64, followeeHandle string) (bool, int64, error) {
+func toggle(ctx context.Context, get getter, followerID int64, followeeHandle string) (bool, int64, error) {
 	for range maxAttempts {
-		r, err := write(ctx, q, followerID, followeeHandle, true, nil)
+		r, err := write(ctx, get, followerID, followeeHandle, true, nil)
 		if err != nil {
 			return false, 0, err
 		}
@@ -66,7 +106,7 @@ func toggle(ctx context.Context, q sqlx.QueryerContext, followerID int64, follow
 // importer. It reports whether a new follow was created: following someone
 // already followed changes nothing.
 func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string, createdAt *time.Time) (created bool, followeeID int64, err error) {
-	r, err := write(ctx, ex, followerID, followeeHandle, false, createdAt)
+	r, err := write(ctx, query(ex), followerID, followeeHandle, false, createdAt)
 	if err != nil {
 		return false, 0, err
 	}
@@ -152,10 +192,9 @@ type result struct {
 	Inserted   bool  `db:"inserted"`
 }
 
-func write(ctx context.Context, q sqlx.QueryerContext, followerID int64, followeeHandle string, toggle bool, at *time.Time) (result, error) {
+func write(ctx context.Context, get getter, followerID int64, followeeHandle string, toggle bool, at *time.Time) (result, error) {
 	var r result
-	err := sqlx.GetContext(ctx, q, &r, writeSQL, followerID, followeeHandle, toggle, at,
-		timeline.Cap, timeline.FanOutOnReadFollowers)
+	err := get(ctx, &r, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")

@@ -128,6 +128,7 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
 	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
 	       AND NOT EXISTS (SELECT 1 FROM cutoff c WHERE (p.created_at, p.id) < (c.created_at, c.post_id))
+	       AND p.created_at >= ` + lowerBound + `
 	     ORDER BY p.created_at DESC, p.id DESC
 	     LIMIT ` + capArg + `
 	), merged_rows AS (
@@ -145,11 +146,21 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	             WHERE EXISTS (SELECT 1 FROM posts p
 	                            WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
 	                              AND (p.created_at, p.id) < (c.created_at, c.post_id)
-	                              AND ` + atOrAboveHorizon("p.created_at", "p.id") + `)) h
+	                              AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
+	                              AND p.created_at <= c.created_at AND p.created_at >= ` + horizonTime + `)) h
 	     ORDER BY h.created_at DESC, h.id DESC
 	     LIMIT 1` + raiseHorizon + `
 	)`
 }
+
+// horizonTime and lowerBound are the created_at of member $1's horizon
+// and the greater of it and the follow's cutoff ('-infinity' for none):
+// bounds that the posts index can range over (the exact positions are
+// compared as rows, which it cannot).
+const (
+	horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1), '-infinity')`
+	lowerBound  = `GREATEST(` + horizonTime + `, (SELECT c.created_at FROM cutoff c))`
+)
 
 // Unfollow returns the WITH item that removes a followee's posts from the
 // follower's ($1 of the statement) timeline, for the statement that removes
