@@ -268,11 +268,10 @@ func TestToggleFlagsFanOutOnRead(t *testing.T) {
 	}
 }
 
-// TestToggleMergesDownToTheCutoff: a follower whose timeline is full gets
-// only the followee's posts above its Cap-th newest row (a trim would cut
-// the others), its horizon rises to that row, and the home feed still
-// equals fan-out on read, page for page.
-func TestToggleMergesDownToTheCutoff(t *testing.T) {
+// TestToggleKeepsTheFeedExact: follows and unfollows of members with more
+// than Cap posts, few posts, and posts below the follower's horizon leave
+// the home feed equal to fan-out on read, page for page.
+func TestToggleKeepsTheFeedExact(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
@@ -286,7 +285,7 @@ func TestToggleMergesDownToTheCutoff(t *testing.T) {
 		SELECT $2::bigint, 'old but new', 'public', timestamptz '2026-06-01' + g * interval '1 hour' FROM generate_series(1, 2) g
 		UNION ALL
 		SELECT $3::bigint, 'recent', 'public', timestamptz '2026-03-01' + g * interval '1 hour' FROM generate_series(1, 5) g`,
-		ids["busy"], ids["old"], ids["recent"], timeline.Cap-1)
+		ids["busy"], ids["old"], ids["recent"], timeline.Cap+20)
 	s, fs := follows.NewStore(db), feed.NewStore(db)
 	merged := func(author string) int {
 		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM timeline WHERE member_id = %d AND author_id = %d`, ids["reader"], ids[author]))
@@ -337,21 +336,21 @@ func TestToggleMergesDownToTheCutoff(t *testing.T) {
 	}
 
 	toggle("busy", true)
-	if n, h := merged("busy"), horizon(); n != timeline.Cap-1 || h != nil {
-		t.Fatalf("after following busy: %d rows, horizon %v; want %d, none", n, h, timeline.Cap-1)
+	// More than Cap posts: Cap merged, the horizon at the oldest of them.
+	if n, h := merged("busy"), horizon(); n != timeline.Cap || h == nil {
+		t.Fatalf("after following busy: %d rows, horizon %v; want %d, one", n, h, timeline.Cap)
 	}
 	check("busy")
-	// The timeline is not full yet: all of recent's posts are merged.
 	toggle("recent", true)
-	if n, h := merged("recent"), horizon(); n != 5 || h != nil {
-		t.Errorf("after following recent: %d rows, horizon %v; want 5, none", n, h)
+	if n := merged("recent"); n != 5 {
+		t.Errorf("after following recent: %d rows, want 5", n)
 	}
 	check("recent")
-	// Now it is, and most of old's posts are below its Cap-th row: two
-	// merged, the horizon at that row.
+	// Only old's posts at or above the horizon are merged; reads find the
+	// others by fan-out on read.
 	toggle("old", true)
-	if n, h := merged("old"), horizon(); n != 2 || h == nil {
-		t.Errorf("after following old: %d rows, horizon %v; want 2, one", n, h)
+	if n := merged("old"); n != 2 {
+		t.Errorf("after following old: %d rows, want 2", n)
 	}
 	check("old")
 	toggle("old", false)

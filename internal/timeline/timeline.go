@@ -104,31 +104,17 @@ func Retract(del string) string {
 // condition true when the statement created the follow, readOnFanOut one
 // true when the followee is read on fan-out (or becomes so with this
 // follow; reads find their posts, so nothing is merged), and capArg the
-// placeholder of Cap.
-//
-// A timeline keeps Cap rows (Trim), so the merge stops at the cutoff, the
-// follower's Cap-th newest row at or above the horizon: a post below it
-// would be trimmed away. The horizon rises to the cutoff when the followee
-// has a post between the horizon and the cutoff (it is left out), and to
-// the oldest merged post when Cap of them were merged: below it, the
-// timeline would have a gap. Either way the timeline stays exact at and
-// above its horizon, and reads fall back to fan-out on read below it.
+// placeholder of Cap. When the followee has more than Cap such posts, the
+// follower's horizon rises to the oldest merged one: below it, the timeline
+// would have a gap.
 func Follow(followee, followed, readOnFanOut, capArg string) string {
-	return `cutoff AS (
-	    SELECT t.created_at, t.post_id
-	      FROM timeline t
-	     WHERE t.member_id = $1 AND (` + followed + `) AND NOT (` + readOnFanOut + `)
-	       AND ` + atOrAboveHorizon("t.created_at", "t.post_id") + `
-	     ORDER BY t.created_at DESC, t.post_id DESC
-	     OFFSET ` + capArg + ` - 1 LIMIT 1
-	), merged AS (
+	return `merged AS (
 	    SELECT p.id, p.created_at
 	      FROM posts p
 	     WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
 	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
 	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
-	       AND NOT EXISTS (SELECT 1 FROM cutoff c WHERE (p.created_at, p.id) < (c.created_at, c.post_id))
-	       AND p.created_at >= ` + lowerBound + `
+	       AND p.created_at >= ` + horizonTime + `
 	     ORDER BY p.created_at DESC, p.id DESC
 	     LIMIT ` + capArg + `
 	), merged_rows AS (
@@ -137,30 +123,17 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	    ON CONFLICT DO NOTHING
 	), merged_horizon AS (
 	    INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-	    SELECT $1, h.created_at, h.id
-	      FROM ((SELECT created_at, id FROM merged
-	              WHERE (SELECT count(*) FROM merged) >= ` + capArg + `
-	              ORDER BY created_at, id LIMIT 1)
-	            UNION ALL
-	            SELECT c.created_at, c.post_id FROM cutoff c
-	             WHERE EXISTS (SELECT 1 FROM posts p
-	                            WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
-	                              AND (p.created_at, p.id) < (c.created_at, c.post_id)
-	                              AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
-	                              AND p.created_at <= c.created_at AND p.created_at >= ` + horizonTime + `)) h
-	     ORDER BY h.created_at DESC, h.id DESC
-	     LIMIT 1` + raiseHorizon + `
+	    SELECT $1, o.created_at, o.id
+	      FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
+	     WHERE (SELECT count(*) FROM merged) >= ` + capArg + raiseHorizon + `
 	)`
 }
 
-// horizonTime and lowerBound are the created_at of member $1's horizon
-// and the greater of it and the follow's cutoff ('-infinity' for none):
-// bounds that the posts index can range over (the exact positions are
-// compared as rows, which it cannot).
-const (
-	horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1), '-infinity')`
-	lowerBound  = `GREATEST(` + horizonTime + `, (SELECT c.created_at FROM cutoff c))`
-)
+// horizonTime is the created_at of member $1's horizon ('-infinity' for
+// none): a bound that the posts index can range over, so that a followee's
+// posts below the horizon are not read (the exact position is compared as
+// a row, which the index cannot).
+const horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1), '-infinity')`
 
 // Unfollow returns the WITH item that removes a followee's posts from the
 // follower's ($1 of the statement) timeline, for the statement that removes
