@@ -52,60 +52,98 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(d
 
 // Create adds a comment by authorID to postID. The post must be visible to
 // the author, else NotFound; a parent that is not a comment of the same post
-// is a validation error on /parent_id.
+// is a validation error on /parent_id. It is one statement, so it needs no
+// transaction.
 func (s *Store) Create(ctx context.Context, authorID, postID int64, nc NewComment) (Comment, error) {
-	var c Comment
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		var err error
-		c, err = CreateTx(ctx, tx, authorID, postID, nc)
-		return err
-	})
-	return c, err
+	return create(ctx, s.prep, authorID, postID, nc)
 }
 
 // CreateTx is Create within a caller's transaction.
 func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, nc NewComment) (Comment, error) {
-	// Locking the post row serialises the comment_count updates and keeps the
-	// post (and so its visibility) in place until the comment is stored.
-	find := `SELECT p.id FROM posts p WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` FOR NO KEY UPDATE`
-	var id int64
-	err := sqlx.GetContext(ctx, ex, &id, find, postID, authorID)
+	return create(ctx, ex, authorID, postID, nc)
+}
+
+// createSQL is Create's statement: $1 the post, $2 the author, $3 the
+// parent (NULL: top level), $4 the body, $5 its hashtags, $6 the time
+// (NULL: now), $7 the handles it mentions.
+//
+// Locking the post row first serialises the comment_count updates (the new
+// count is computed from the locked, latest row) and keeps the post (and so
+// its visibility) in place until the comment is stored. The depth is read
+// from the parent whatever its post, so that a parent of another post
+// reaches comments_parent_id_fkey (and a missing parent too, through the
+// COALESCE) rather than the depth check. The mentioned members that exist
+// and are not suspended are recorded in order of first appearance. The
+// parent's author (reply), the post's author (comment) and the mentioned
+// members (mention) are notified: only those who can see the post, never
+// the comment's author, and each recipient once, with that precedence.
+var createSQL = `
+	WITH post AS (
+	    SELECT p.id, p.author_id, p.visibility, p.comment_count
+	      FROM posts p
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	       FOR NO KEY UPDATE OF p
+	), c AS (
+	    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)
+	    SELECT post.id, $2, $3,
+	           CASE WHEN $3::bigint IS NULL THEN 0
+	                ELSE COALESCE((SELECT depth + 1 FROM comments WHERE id = $3), 1) END,
+	           $4, $5, COALESCE($6, now())
+	      FROM post
+	    RETURNING id, post_id, author_id, parent_id, depth, body, created_at
+	), counted AS (
+	    UPDATE posts p SET comment_count = post.comment_count + 1
+	      FROM post, c
+	     WHERE p.id = post.id
+	), parent AS (
+	    UPDATE comments pc SET reply_count = pc.reply_count + 1
+	      FROM c
+	     WHERE pc.id = $3 AND pc.post_id = c.post_id
+	), mentions AS (
+	    INSERT INTO comment_mentions (comment_id, member_id, position)
+	    SELECT c.id, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
+	      FROM c
+	     CROSS JOIN unnest($7::text[]) WITH ORDINALITY AS h(handle, ord)
+	      JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
+	    RETURNING member_id, position
+	), notified AS (
+	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)
+	    SELECT DISTINCT ON (r.recipient_id) r.recipient_id, r.type, c.author_id, c.post_id, c.id, c.created_at
+	      FROM c, post, (
+	            SELECT author_id, 'reply', 1 FROM comments WHERE id = $3
+	            UNION ALL
+	            SELECT author_id, 'comment', 2 FROM post
+	            UNION ALL
+	            SELECT member_id, 'mention', 3 FROM mentions
+	           ) AS r(recipient_id, type, rank)
+	     WHERE r.recipient_id <> $2 AND ` + visibility.Post("post", "r.recipient_id") + `
+	     ORDER BY r.recipient_id, r.rank
+	)
+	SELECT c.id, c.post_id, c.author_id, c.parent_id, c.depth, c.body, c.created_at,
+	       ARRAY(SELECT member_id FROM mentions ORDER BY position) AS mention_ids
+	  FROM c`
+
+func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, nc NewComment) (Comment, error) {
+	parsed := richtext.Parse(nc.Body)
+	handles := parsed.Mentions
+	if handles == nil {
+		handles = []string{}
+	}
+	var row struct {
+		Comment
+		MentionIDs pq.Int64Array `db:"mention_ids"`
+	}
+	err := sqlx.GetContext(ctx, q, &row, createSQL, postID, authorID, nnc(nc.ParentID), nc.Body,
+		pq.Array(parsed.Tags), nc.CreatedAt, pq.Array(handles))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Comment{}, apperr.New(apperr.NotFound, "No such post.")
 	}
 	if err != nil {
-		return Comment{}, pg.Classify(ctx, fmt.Errorf("find post: %w", err))
-	}
-	parsed := richtext.Parse(nc.Body)
-	// The depth is read from the parent whatever its post, so that a parent
-	// of another post reaches comments_parent_id_fkey (and a missing parent
-	// too, through the COALESCE) rather than the depth check.
-	const q = `
-		WITH c AS (
-		    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)
-		    VALUES ($1, $2, $3,
-		            CASE WHEN $3::bigint IS NULL THEN 0
-		                 ELSE COALESCE((SELECT depth + 1 FROM comments WHERE id = $3), 1) END,
-		            $4, $5, COALESCE($6, now()))
-		    RETURNING id, post_id, author_id, parent_id, depth, body, created_at
-		), post AS (
-		    UPDATE posts SET comment_count = comment_count + 1 WHERE id = $1
-		), parent AS (
-		    UPDATE comments SET reply_count = reply_count + 1 WHERE id = $3 AND post_id = $1
-		)
-		SELECT id, post_id, author_id, parent_id, depth, body, created_at FROM c`
-	var c Comment
-	err = sqlx.GetContext(ctx, ex, &c, q, postID, authorID, nnc(nc.ParentID), nc.Body, pq.Array(parsed.Tags), nc.CreatedAt)
-	if err != nil {
 		return Comment{}, translate(ctx, err)
 	}
+	c := row.Comment
 	c.Tags = parsed.Tags
-	if c.MentionIDs, err = insertMentions(ctx, ex, c.ID, parsed.Mentions); err != nil {
-		return Comment{}, err
-	}
-	if err := notify(ctx, ex, c); err != nil {
-		return Comment{}, err
-	}
+	c.MentionIDs = []int64(row.MentionIDs)
 	return c, nil
 }
 
@@ -115,54 +153,6 @@ func nnc(p *int64) sql.NullInt64 {
 		return sql.NullInt64{}
 	}
 	return sql.NullInt64{Int64: *p, Valid: true}
-}
-
-func insertMentions(ctx context.Context, ex sqlx.ExtContext, commentID int64, handles []string) ([]int64, error) {
-	ids := []int64{}
-	if len(handles) == 0 {
-		return ids, nil
-	}
-	const q = `
-		INSERT INTO comment_mentions (comment_id, member_id, position)
-		SELECT $1, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
-		  FROM unnest($2::text[]) WITH ORDINALITY AS h(handle, ord)
-		  JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
-		RETURNING member_id, position`
-	var rows []struct {
-		MemberID int64 `db:"member_id"`
-		Position int   `db:"position"`
-	}
-	if err := sqlx.SelectContext(ctx, ex, &rows, q, commentID, pq.Array(handles)); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("add comment mentions: %w", err))
-	}
-	ids = make([]int64, len(rows))
-	for _, r := range rows {
-		ids[r.Position] = r.MemberID
-	}
-	return ids, nil
-}
-
-// notify tells the parent's author (reply), the post's author (comment) and
-// the mentioned members (mention) about c: only those who can see the post,
-// never its author, and each recipient once, with that precedence.
-func notify(ctx context.Context, ex sqlx.ExtContext, c Comment) error {
-	q := `
-		INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)
-		SELECT DISTINCT ON (r.recipient_id) r.recipient_id, r.type, $2::bigint, p.id, $1::bigint, $4::timestamptz
-		  FROM (
-		        SELECT author_id, 'reply', 1 FROM comments WHERE id = $5::bigint
-		        UNION ALL
-		        SELECT author_id, 'comment', 2 FROM posts WHERE id = $3
-		        UNION ALL
-		        SELECT member_id, 'mention', 3 FROM comment_mentions WHERE comment_id = $1
-		       ) AS r(recipient_id, type, rank)
-		  JOIN posts p ON p.id = $3
-		 WHERE r.recipient_id <> $2 AND ` + visibility.Post("p", "r.recipient_id") + `
-		 ORDER BY r.recipient_id, r.rank`
-	if _, err := ex.ExecContext(ctx, q, c.ID, c.AuthorID, c.PostID, c.CreatedAt, nnc(c.ParentID)); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("notify comment: %w", err))
-	}
-	return nil
 }
 
 func translate(ctx context.Context, err error) error {

@@ -17,9 +17,13 @@ func (s *Store) ToggleProfile(ctx context.Context, followerID int64, followeeHan
 		following bool
 		p         hydrate.Profile
 	)
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+	st, err := s.writeStmt(ctx)
+	if err != nil {
+		return false, hydrate.Profile{}, err
+	}
+	err = pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		var err error
-		if following, _, err = ToggleTx(ctx, tx, followerID, followeeHandle); err != nil {
+		if following, _, err = toggle(ctx, tx.StmtxContext(ctx, st).GetContext, followerID, followeeHandle); err != nil {
 			return err
 		}
 		p, err = hydrate.GetProfile(ctx, tx, followerID, followeeHandle)

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -19,69 +20,85 @@ import (
 )
 
 // Store writes follows.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db   *sqlx.DB
+	prep *pg.Prepared // the toggle outside a transaction
+
+	mu    sync.Mutex
+	write *sqlx.Stmt // writeSQL, for transactions (ToggleProfile); nil until first used
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
+
+// writeStmt returns writeSQL prepared, preparing it on first use (and, by
+// database/sql, once on each pooled connection that runs it). PostgreSQL
+// otherwise plans the statement, which is long, on every toggle. A failed
+// prepare is not remembered: the next call tries again.
+func (s *Store) writeStmt(ctx context.Context) (*sqlx.Stmt, error) {
+	s.mu.Lock()
+	st := s.write
+	s.mu.Unlock()
+	if st != nil {
+		return st, nil
+	}
+	// Prepared outside the lock: a slow database delays this caller only.
+	st, err := s.db.PreparexContext(ctx, writeSQL)
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("prepare follow write: %w", err))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.write != nil {
+		st.Close()
+		return s.write, nil
+	}
+	s.write = st
+	return st, nil
+}
 
 // Toggle makes followerID follow the member with followeeHandle, or stop
 // following them if it already does, and reports the resulting state and the
 // followee's id. Concurrent toggles of one pair take effect in some serial
 // order. Following yourself is CannotFollowSelf; an unknown or suspended
-// handle is NotFound.
+// handle is NotFound. It is one statement, so it needs no transaction.
 func (s *Store) Toggle(ctx context.Context, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
-	err = pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		following, followeeID, err = ToggleTx(ctx, tx, followerID, followeeHandle)
-		return err
-	})
-	return following, followeeID, err
+	return toggle(ctx, query(s.prep), followerID, followeeHandle)
 }
 
-// ToggleTx is Toggle within a caller's transaction; ex must be a transaction
-// (the pair lock lasts until it ends).
+// ToggleTx is Toggle within a caller's transaction, which then holds the
+// rows of both members until it ends: no other follow write on either of
+// them commits in between.
 func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
-	followeeID, err = lockPair(ctx, ex, followerID, followeeHandle)
-	if err != nil {
-		return false, 0, err
+	return toggle(ctx, query(ex), followerID, followeeHandle)
+}
+
+// getter runs writeSQL with args and scans its row into dest.
+type getter func(ctx context.Context, dest any, args ...any) error
+
+// query is the getter that runs writeSQL through q.
+func query(q sqlx.QueryerContext) getter {
+	return func(ctx context.Context, dest any, args ...any) error {
+		return sqlx.GetContext(ctx, q, dest, writeSQL, args...)
 	}
-	// RELIABILITY_NOTES A6: under the pair lock, delete-or-insert and the
-	// counters are one statement, so double toggles never collapse.
-	const q = `
-		WITH del AS (
-		    DELETE FROM follows WHERE follower_id = $1 AND followee_id = $2 RETURNING 1
-		), ins AS (
-		    INSERT INTO follows (follower_id, followee_id)
-		    SELECT $1, $2 WHERE NOT EXISTS (SELECT 1 FROM del)
-		    ON CONFLICT DO NOTHING
-		    RETURNING 1
-		), delta AS (
-		    SELECT (SELECT count(*) FROM ins) - (SELECT count(*) FROM del) AS d
-		)
-		UPDATE members m
-		   SET follower_count  = m.follower_count  + CASE WHEN m.id = $2 THEN delta.d ELSE 0 END,
-		       following_count = m.following_count + CASE WHEN m.id = $1 THEN delta.d ELSE 0 END
-		  FROM delta
-		 WHERE m.id IN ($1, $2)
-		RETURNING delta.d > 0 AS following`
-	var rows []bool
-	if err := sqlx.SelectContext(ctx, ex, &rows, q, followerID, followeeID); err != nil {
-		return false, 0, translate(ctx, err)
+}
+
+// maxAttempts bounds the re-runs of a toggle that lost a race (see
+// writeSQL). Each lost race means another write of the pair committed, so a
+// second attempt nearly always succeeds.
+const maxAttempts = 10
+
+func toggle(ctx context.Context, get getter, followerID int64, followeeHandle string) (bool, int64, error) {
+	for range maxAttempts {
+		r, err := write(ctx, get, followerID, followeeHandle, true, nil)
+		if err != nil {
+			return false, 0, err
+		}
+		if r.Deleted || r.Inserted {
+			return r.Inserted, r.FolloweeID, nil
+		}
 	}
-	if len(rows) == 0 {
-		return false, 0, apperr.New(apperr.NotFound, "No member with this handle.")
-	}
-	following = rows[0]
-	sync := timeline.Unfollow
-	if following {
-		sync = timeline.Follow
-	}
-	if err := sync(ctx, ex, followerID, followeeID); err != nil {
-		return false, 0, err
-	}
-	if err := notify(ctx, ex, followerID, followeeID, following, nil); err != nil {
-		return false, 0, err
-	}
-	return following, followeeID, nil
+	return false, 0, pg.Classify(ctx, fmt.Errorf("toggle follow: lost %d races in a row", maxAttempts))
 }
 
 // FollowTx makes followerID follow the member with followeeHandle at
@@ -89,93 +106,106 @@ func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 // importer. It reports whether a new follow was created: following someone
 // already followed changes nothing.
 func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string, createdAt *time.Time) (created bool, followeeID int64, err error) {
-	followeeID, err = lockPair(ctx, ex, followerID, followeeHandle)
+	r, err := write(ctx, query(ex), followerID, followeeHandle, false, createdAt)
 	if err != nil {
 		return false, 0, err
 	}
-	const q = `
-		WITH ins AS (
-		    INSERT INTO follows (follower_id, followee_id, created_at)
-		    VALUES ($1, $2, COALESCE($3, now()))
-		    ON CONFLICT DO NOTHING
-		    RETURNING 1
-		), delta AS (
-		    SELECT count(*) AS d FROM ins
-		)
-		UPDATE members m
-		   SET follower_count  = m.follower_count  + CASE WHEN m.id = $2 THEN delta.d ELSE 0 END,
-		       following_count = m.following_count + CASE WHEN m.id = $1 THEN delta.d ELSE 0 END
-		  FROM delta
-		 WHERE m.id IN ($1, $2)
-		RETURNING delta.d > 0 AS created`
-	var rows []bool
-	if err := sqlx.SelectContext(ctx, ex, &rows, q, followerID, followeeID, createdAt); err != nil {
-		return false, 0, translate(ctx, err)
-	}
-	if len(rows) == 0 {
-		return false, 0, apperr.New(apperr.NotFound, "No member with this handle.")
-	}
-	if rows[0] {
-		if err := timeline.Follow(ctx, ex, followerID, followeeID); err != nil {
-			return false, 0, err
-		}
-		if err := notify(ctx, ex, followerID, followeeID, true, createdAt); err != nil {
-			return false, 0, err
-		}
-	}
-	return rows[0], followeeID, nil
+	return r.Inserted, r.FolloweeID, nil
 }
 
-// lockPair resolves the followee and serialises every write on the pair:
-// first a transaction-scoped advisory lock on the unordered pair (both
-// directions of one pair run one at a time), then the two members' rows in
-// id order, so that counter updates of different pairs that share a member
-// cannot deadlock.
-func lockPair(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string) (int64, error) {
-	const find = `SELECT id FROM members WHERE lower(handle) = lower($1) AND suspended_at IS NULL`
-	var followeeID int64
-	err := sqlx.GetContext(ctx, ex, &followeeID, find, followeeHandle)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, apperr.New(apperr.NotFound, "No member with this handle.")
-	}
-	if err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("find followee: %w", err))
-	}
-	if followeeID == followerID {
-		return 0, apperr.New(apperr.CannotFollowSelf, "You cannot follow yourself.")
-	}
-	const lock = `SELECT pg_advisory_xact_lock(hashtextextended('follow:' || least($1::bigint, $2::bigint) || ':' || greatest($1::bigint, $2::bigint), 0))`
-	if _, err := ex.ExecContext(ctx, lock, followerID, followeeID); err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("lock follow pair: %w", err))
-	}
-	const rows = `SELECT id FROM members WHERE id IN ($1, $2) ORDER BY id FOR NO KEY UPDATE`
-	var ids []int64
-	if err := sqlx.SelectContext(ctx, ex, &ids, rows, followerID, followeeID); err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("lock members: %w", err))
-	}
-	if len(ids) != 2 {
-		return 0, apperr.New(apperr.NotFound, "No member with this handle.")
-	}
-	return followeeID, nil
+// writeSQL is the follow write: $1 the follower, $2 the followee's handle,
+// $3 whether to toggle (else only follow), $4 the time (NULL: now), $5
+// timeline.Cap, $6 timeline.FanOutOnReadFollowers. RELIABILITY_NOTES A6, in
+// one statement:
+//
+//   - both members' rows are locked first, in id order (so that writes of
+//     pairs that share a member cannot deadlock, and both directions of a
+//     pair run one at a time), which also returns their latest counters,
+//     from which the new ones are computed;
+//   - under those locks, delete-or-insert: the DELETE waits for a
+//     concurrent delete of the row and then finds nothing, so the insert
+//     follows it, and two toggles never collapse into one;
+//   - a follow inserted by a concurrent write after the statement's
+//     snapshot was taken is invisible to it: the insert meets the conflict
+//     and does nothing, the statement changes nothing, and a toggle runs
+//     it again (a fresh snapshot sees the row);
+//   - a new follow merges the followee's posts into the follower's timeline
+//     (timeline.Follow) and flags a followee who reaches $6 followers as
+//     read on fan-out; an unfollow removes them (timeline.Unfollow);
+//   - the followee's follow notification is replaced on a follow and
+//     removed on an unfollow.
+//
+// It returns the followee (no row: no such member; the follower's own id:
+// following yourself), whether both members exist, and what it did.
+var writeSQL = `
+	WITH target AS (
+	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL
+	), pair AS (
+	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read
+	      FROM members m
+	     WHERE m.id IN ($1, (SELECT id FROM target)) AND (SELECT id FROM target) <> $1
+	     ORDER BY m.id
+	       FOR NO KEY UPDATE OF m
+	), del AS (
+	    DELETE FROM follows f
+	     WHERE $3 AND f.follower_id = $1 AND f.followee_id = (SELECT id FROM target)
+	       AND (SELECT count(*) FROM pair) = 2
+	    RETURNING f.followee_id
+	), ins AS (
+	    INSERT INTO follows (follower_id, followee_id, created_at)
+	    SELECT $1, t.id, COALESCE($4, now()) FROM target t
+	     WHERE (SELECT count(*) FROM pair) = 2 AND NOT EXISTS (SELECT 1 FROM del)
+	    ON CONFLICT DO NOTHING
+	    RETURNING followee_id
+	), d AS MATERIALIZED (
+	    SELECT (SELECT count(*) FROM ins) - (SELECT count(*) FROM del) AS delta
+	), counted AS (
+	    UPDATE members m
+	       SET follower_count  = pair.follower_count  + CASE WHEN m.id = $1 THEN 0 ELSE d.delta END,
+	           following_count = pair.following_count + CASE WHEN m.id = $1 THEN d.delta ELSE 0 END,
+	           fanout_on_read  = pair.fanout_on_read
+	                             OR (m.id <> $1 AND d.delta > 0 AND pair.follower_count + d.delta >= $6)
+	      FROM pair, d
+	     WHERE m.id = pair.id AND d.delta <> 0
+	    RETURNING m.id, m.fanout_on_read
+	), ` + timeline.Follow("(SELECT id FROM target)", "EXISTS (SELECT 1 FROM ins)",
+	"(SELECT c.fanout_on_read FROM counted c WHERE c.id <> $1)", "$5") + `, ` +
+	timeline.Unfollow("(SELECT id FROM target)", "EXISTS (SELECT 1 FROM del)") + `, unnotified AS (
+	    DELETE FROM notifications n
+	     WHERE n.recipient_id = (SELECT id FROM target) AND n.actor_id = $1 AND n.type = 'follow'
+	       AND (EXISTS (SELECT 1 FROM del) OR EXISTS (SELECT 1 FROM ins))
+	), notified AS (
+	    INSERT INTO notifications (recipient_id, type, actor_id, created_at)
+	    SELECT followee_id, 'follow', $1, COALESCE($4, now()) FROM ins
+	)
+	SELECT t.id AS followee_id,
+	       (SELECT count(*) FROM pair) = 2 AS locked,
+	       EXISTS (SELECT 1 FROM del) AS deleted,
+	       EXISTS (SELECT 1 FROM ins) AS inserted
+	  FROM target t`
+
+// result is what writeSQL did.
+type result struct {
+	FolloweeID int64 `db:"followee_id"`
+	Locked     bool  `db:"locked"` // both members exist
+	Deleted    bool  `db:"deleted"`
+	Inserted   bool  `db:"inserted"`
 }
 
-// notify creates the followee's `follow` notification on a new follow and
-// removes it on unfollow.
-func notify(ctx context.Context, ex sqlx.ExtContext, followerID, followeeID int64, following bool, at *time.Time) error {
-	const del = `DELETE FROM notifications WHERE recipient_id = $1 AND actor_id = $2 AND type = 'follow'`
-	if _, err := ex.ExecContext(ctx, del, followeeID, followerID); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("delete follow notification: %w", err))
+func write(ctx context.Context, get getter, followerID int64, followeeHandle string, toggle bool, at *time.Time) (result, error) {
+	var r result
+	err := get(ctx, &r, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")
+	case err != nil:
+		return result{}, translate(ctx, err)
+	case r.FolloweeID == followerID:
+		return result{}, apperr.New(apperr.CannotFollowSelf, "You cannot follow yourself.")
+	case !r.Locked:
+		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")
 	}
-	if !following {
-		return nil
-	}
-	const ins = `
-		INSERT INTO notifications (recipient_id, type, actor_id, created_at)
-		VALUES ($1, 'follow', $2, COALESCE($3, now()))`
-	if _, err := ex.ExecContext(ctx, ins, followeeID, followerID, at); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("create follow notification: %w", err))
-	}
-	return nil
+	return r, nil
 }
 
 func translate(ctx context.Context, err error) error {

@@ -2,6 +2,7 @@ package follows_test
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 
@@ -9,10 +10,13 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/feed"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
@@ -203,4 +207,156 @@ func TestToggleConcurrentMixed(t *testing.T) {
 		t.Errorf("follows rows = %d, want %d", rows, want)
 	}
 	checkConsistent(t, db)
+}
+
+// TestToggleFlagsFanOutOnRead: the follow that brings a member to
+// timeline.FanOutOnReadFollowers followers flags them as read on fan-out
+// and merges none of their posts (reads find them); below it, the follow
+// merges the followee's visible posts and the unfollow removes them.
+func TestToggleFlagsFanOutOnRead(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "alice", "bob", "star")
+	for _, h := range []string{"bob", "star"} {
+		db.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'pub', 'public'), ($1, 'fol', 'followers'), ($1, 'priv', 'private')`, ids[h])
+	}
+	// The counter only, as if star had all but one of the followers.
+	db.MustExec(`UPDATE members SET follower_count = $2 WHERE id = $1`, ids["star"], timeline.FanOutOnReadFollowers-1)
+	s := follows.NewStore(db)
+	merged := func(author string) int {
+		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM timeline WHERE member_id = %d AND author_id = %d`, ids["alice"], ids[author]))
+	}
+	flagged := func(h string) bool {
+		var f bool
+		if err := db.Get(&f, `SELECT fanout_on_read FROM members WHERE id = $1`, ids[h]); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "bob"); err != nil || !following {
+		t.Fatalf("follow bob = %v, %v", following, err)
+	}
+	if n := merged("bob"); n != 2 || flagged("bob") {
+		t.Errorf("after following bob: %d merged posts, flagged %v; want 2, false", n, flagged("bob"))
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "bob"); err != nil || following {
+		t.Fatalf("unfollow bob = %v, %v", following, err)
+	}
+	if n := merged("bob"); n != 0 {
+		t.Errorf("after unfollowing bob: %d merged posts, want 0", n)
+	}
+	if following, _, err := s.Toggle(ctx, ids["alice"], "star"); err != nil || !following {
+		t.Fatalf("follow star = %v, %v", following, err)
+	}
+	if n := merged("star"); n != 0 || !flagged("star") {
+		t.Errorf("after following star: %d merged posts, flagged %v; want 0, true", n, flagged("star"))
+	}
+	var counts struct {
+		Followers int `db:"follower_count"`
+		Following int `db:"following_count"`
+	}
+	if err := db.Get(&counts, `SELECT follower_count, following_count FROM members WHERE id = $1`, ids["star"]); err != nil {
+		t.Fatal(err)
+	}
+	if counts.Followers != timeline.FanOutOnReadFollowers || counts.Following != 0 {
+		t.Errorf("star's counts = %+v, want %d followers", counts, timeline.FanOutOnReadFollowers)
+	}
+	// Unfollowing keeps the flag (it is set once and kept).
+	if following, _, err := s.Toggle(ctx, ids["alice"], "star"); err != nil || following || !flagged("star") {
+		t.Errorf("unfollow star = %v, %v, flagged %v; want false, nil, true", following, err, flagged("star"))
+	}
+}
+
+// TestToggleKeepsTheFeedExact: follows and unfollows of members with more
+// than Cap posts, few posts, and posts below the follower's horizon leave
+// the home feed equal to fan-out on read, page for page.
+func TestToggleKeepsTheFeedExact(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := newMembers(t, db, "reader", "busy", "old", "recent")
+	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
+		SELECT $1::bigint, 'busy', 'public', timestamptz '2026-01-01' + g * interval '1 minute' FROM generate_series(1, $4::int) g
+		UNION ALL
+		SELECT $2::bigint, 'old', CASE WHEN g % 2 = 0 THEN 'followers' ELSE 'public' END,
+		       timestamptz '2025-01-01' + g * interval '1 hour' FROM generate_series(1, 30) g
+		UNION ALL
+		SELECT $2::bigint, 'old but new', 'public', timestamptz '2026-06-01' + g * interval '1 hour' FROM generate_series(1, 2) g
+		UNION ALL
+		SELECT $3::bigint, 'recent', 'public', timestamptz '2026-03-01' + g * interval '1 hour' FROM generate_series(1, 5) g`,
+		ids["busy"], ids["old"], ids["recent"], timeline.Cap+20)
+	s, fs := follows.NewStore(db), feed.NewStore(db)
+	merged := func(author string) int {
+		return count(t, db, fmt.Sprintf(`SELECT count(*) FROM timeline WHERE member_id = %d AND author_id = %d`, ids["reader"], ids[author]))
+	}
+	horizon := func() *cursor.Position {
+		h, err := timeline.Horizon(ctx, db, ids["reader"])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	check := func(stage string) {
+		t.Helper()
+		var want []int64
+		if err := db.Select(&want, `
+			SELECT p.id FROM posts p
+			 WHERE p.author_id = $1
+			    OR p.visibility <> 'private' AND p.author_id IN (SELECT followee_id FROM follows WHERE follower_id = $1)
+			 ORDER BY p.created_at DESC, p.id DESC`, ids["reader"]); err != nil {
+			t.Fatal(err)
+		}
+		for _, per := range []int{7, 50} {
+			var got []int64
+			var after *cursor.Position
+			for range 200 {
+				ps, next, err := fs.Home(ctx, ids["reader"], after, per)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range ps {
+					got = append(got, p.ID)
+				}
+				if next == nil {
+					break
+				}
+				after = next
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Fatalf("%s, per_page %d: home feed (-fan-out on read +got):\n%s", stage, per, diff)
+			}
+		}
+	}
+	toggle := func(h string, want bool) {
+		t.Helper()
+		if following, _, err := s.Toggle(ctx, ids["reader"], h); err != nil || following != want {
+			t.Fatalf("toggle %s = %v, %v, want %v", h, following, err, want)
+		}
+	}
+
+	toggle("busy", true)
+	// More than Cap posts: Cap merged, the horizon at the oldest of them.
+	if n, h := merged("busy"), horizon(); n != timeline.Cap || h == nil {
+		t.Fatalf("after following busy: %d rows, horizon %v; want %d, one", n, h, timeline.Cap)
+	}
+	check("busy")
+	toggle("recent", true)
+	if n := merged("recent"); n != 5 {
+		t.Errorf("after following recent: %d rows, want 5", n)
+	}
+	check("recent")
+	// Only old's posts at or above the horizon are merged; reads find the
+	// others by fan-out on read.
+	toggle("old", true)
+	if n := merged("old"); n != 2 {
+		t.Errorf("after following old: %d rows, want 2", n)
+	}
+	check("old")
+	toggle("old", false)
+	check("unfollowed old")
+	toggle("busy", false)
+	check("unfollowed busy")
+	toggle("old", true)
+	check("followed old again")
 }

@@ -62,15 +62,16 @@ func Hash(method, path string, body []byte) []byte {
 // Begin claims key for a request of operation op with fingerprint hash.
 func (s *Store) Begin(ctx context.Context, memberID int64, key, op string, hash []byte) (Outcome, *Response, error) {
 	now := s.now()
-	const expire = `DELETE FROM idempotency_keys WHERE member_id = $1 AND key = $2 AND created_at < $3`
-	if _, err := s.db.ExecContext(ctx, expire, memberID, key, now.Add(-TTL)); err != nil {
-		return 0, nil, pg.Classify(ctx, fmt.Errorf("expire idempotency key: %w", err))
-	}
+	// One statement claims a new key or an expired one (replaced as if it
+	// had been deleted first); a key in use or finished is left alone.
 	const claim = `
-		INSERT INTO idempotency_keys (member_id, key, operation, request_hash, created_at)
+		INSERT INTO idempotency_keys AS k (member_id, key, operation, request_hash, created_at)
 		VALUES ($1, $2, $3, $4, $5)
-		ON CONFLICT (member_id, key) DO NOTHING`
-	res, err := s.db.ExecContext(ctx, claim, memberID, key, op, hash, now)
+		ON CONFLICT (member_id, key) DO UPDATE
+		   SET operation = excluded.operation, request_hash = excluded.request_hash,
+		       created_at = excluded.created_at, status = NULL, response_headers = NULL, response_body = NULL
+		 WHERE k.created_at < $6`
+	res, err := s.db.ExecContext(ctx, claim, memberID, key, op, hash, now, now.Add(-TTL))
 	if err != nil {
 		return 0, nil, pg.Classify(ctx, fmt.Errorf("claim idempotency key: %w", err))
 	}

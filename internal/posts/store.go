@@ -41,8 +41,12 @@ func NewStore(db *sqlx.DB) *Store {
 // WithViews makes s count views with v.
 func (s *Store) WithViews(v *views.Counter) *Store { s.views = v; return s }
 
-// Create publishes a post by authorID.
+// Create publishes a post by authorID. A post without media and poll is
+// one statement, so it needs no transaction.
 func (s *Store) Create(ctx context.Context, authorID int64, np NewPost) (Post, error) {
+	if len(np.Media) == 0 && np.Poll == nil {
+		return create(ctx, s.prep, authorID, np)
+	}
 	var p Post
 	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
 		var err error
@@ -54,27 +58,8 @@ func (s *Store) Create(ctx context.Context, authorID int64, np NewPost) (Post, e
 
 // CreateTx is Create within a caller's transaction.
 func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPost) (Post, error) {
-	typ, err := np.kind()
+	p, err := create(ctx, ex, authorID, np)
 	if err != nil {
-		return Post{}, err
-	}
-	tags := richtext.Parse(np.Body)
-	const q = `
-		INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
-		SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
-		  FROM members m WHERE m.id = $1
-		RETURNING id, author_id, type, body, visibility, link, created_at`
-	var p Post
-	err = sqlx.GetContext(ctx, ex, &p, q, authorID, typ, np.Body, np.Visibility, np.Link,
-		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Post{}, apperr.New(apperr.NotFound, "No such member.")
-	}
-	if err != nil {
-		return Post{}, translate(ctx, "create post", err)
-	}
-	p.Tags = tags.Tags
-	if err := timeline.Publish(ctx, ex, p.ID, p.AuthorID, p.CreatedAt, p.Visibility); err != nil {
 		return Post{}, err
 	}
 	if err := insertMedia(ctx, ex, p.ID, np.Media); err != nil {
@@ -87,9 +72,65 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 		}
 		p.PollID = &id
 	}
-	if p.MentionIDs, err = insertMentions(ctx, ex, p.ID, tags.Mentions); err != nil {
+	return p, nil
+}
+
+// createSQL inserts a post ($1 the author, $2 type, $3 body, $4 visibility
+// (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now),
+// $8 views, $9 shares, $10 the handles it mentions), records it for the
+// timelines (timeline.Publish) and the mentioned members that exist and are
+// not suspended, in order of first appearance, and notifies those of them
+// who can see the post (never the author).
+var createSQL = `
+	WITH post AS (
+	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
+	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
+	      FROM members m WHERE m.id = $1
+	    RETURNING id, author_id, type, body, visibility, link, created_at
+	), ` + timeline.Publish("post") + `, mentioned AS (
+	    INSERT INTO post_mentions (post_id, member_id, position)
+	    SELECT post.id, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
+	      FROM post
+	     CROSS JOIN unnest($10::text[]) WITH ORDINALITY AS h(handle, ord)
+	      JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
+	    RETURNING member_id, position
+	), notified AS (
+	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
+	    SELECT pm.member_id, 'mention', p.author_id, p.id, p.created_at
+	      FROM mentioned pm, post p
+	     WHERE pm.member_id <> p.author_id AND ` + visibility.Post("p", "pm.member_id") + `
+	     ORDER BY pm.position
+	)
+	SELECT post.id, post.author_id, post.type, post.body, post.visibility, post.link, post.created_at,
+	       ARRAY(SELECT member_id FROM mentioned ORDER BY position) AS mention_ids
+	  FROM post`
+
+// create runs createSQL for np.
+func create(ctx context.Context, q sqlx.QueryerContext, authorID int64, np NewPost) (Post, error) {
+	typ, err := np.kind()
+	if err != nil {
 		return Post{}, err
 	}
+	tags := richtext.Parse(np.Body)
+	handles := tags.Mentions
+	if handles == nil {
+		handles = []string{}
+	}
+	var row struct {
+		Post
+		MentionIDs pq.Int64Array `db:"mention_ids"`
+	}
+	err = sqlx.GetContext(ctx, q, &row, createSQL, authorID, typ, np.Body, np.Visibility, np.Link,
+		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares, pq.Array(handles))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Post{}, apperr.New(apperr.NotFound, "No such member.")
+	}
+	if err != nil {
+		return Post{}, translate(ctx, "create post", err)
+	}
+	p := row.Post
+	p.Tags = tags.Tags
+	p.MentionIDs = []int64(row.MentionIDs)
 	return p, nil
 }
 
@@ -178,70 +219,47 @@ func insertPoll(ctx context.Context, ex sqlx.ExtContext, postID int64, at time.T
 	return id, nil
 }
 
-// insertMentions records the mentioned members that exist and are not
-// suspended, and notifies those who can see the post (never the author).
-func insertMentions(ctx context.Context, ex sqlx.ExtContext, postID int64, handles []string) ([]int64, error) {
-	ids := []int64{}
-	if len(handles) == 0 {
-		return ids, nil
-	}
-	const q = `
-		INSERT INTO post_mentions (post_id, member_id, position)
-		SELECT $1, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
-		  FROM unnest($2::text[]) WITH ORDINALITY AS h(handle, ord)
-		  JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
-		RETURNING member_id, position`
-	var rows []struct {
-		MemberID int64 `db:"member_id"`
-		Position int   `db:"position"`
-	}
-	if err := sqlx.SelectContext(ctx, ex, &rows, q, postID, pq.Array(handles)); err != nil {
-		return nil, translate(ctx, "add mentions", err)
-	}
-	ids = make([]int64, len(rows))
-	for _, r := range rows {
-		ids[r.Position] = r.MemberID
-	}
-	notify := `
-		INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
-		SELECT pm.member_id, 'mention', p.author_id, p.id, p.created_at
-		  FROM post_mentions pm
-		  JOIN posts p ON p.id = pm.post_id
-		 WHERE pm.post_id = $1 AND pm.member_id <> p.author_id AND ` + visibility.Post("p", "pm.member_id") + `
-		 ORDER BY pm.position`
-	if _, err := ex.ExecContext(ctx, notify, postID); err != nil {
-		return nil, translate(ctx, "notify mentions", err)
-	}
-	return ids, nil
-}
-
 // Delete deletes a post by its author; its media, poll, comments, reactions
 // and notifications go with it. A post that does not exist or that actorID
 // cannot see is NotFound; one actorID can see but did not write is
-// Forbidden.
+// Forbidden. It is one statement, so it needs no transaction.
 func (s *Store) Delete(ctx context.Context, actorID, postID int64) error {
-	return pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error { return DeleteTx(ctx, tx, actorID, postID) })
+	return deletePost(ctx, s.prep, actorID, postID)
 }
 
 // DeleteTx is Delete within a caller's transaction.
 func DeleteTx(ctx context.Context, ex sqlx.ExtContext, actorID, postID int64) error {
-	const del = `DELETE FROM posts WHERE id = $1 AND author_id = $2 RETURNING created_at`
-	var deleted []time.Time
-	if err := sqlx.SelectContext(ctx, ex, &deleted, del, postID, actorID); err != nil {
+	return deletePost(ctx, ex, actorID, postID)
+}
+
+// deleteSQL deletes post $1 if member $2 wrote it, with its timeline rows
+// (timeline.Retract), and tells whether it did and, if not, whether $2 can
+// see a post by someone else. A post deleted
+// concurrently is gone for its author (the DELETE waits for it and finds
+// nothing); the snapshot may still show it, hence the author test.
+var deleteSQL = `
+	WITH del AS (
+	    DELETE FROM posts WHERE id = $1 AND author_id = $2 RETURNING id, author_id, created_at
+	), ` + timeline.Retract("del") + `
+	SELECT EXISTS (SELECT 1 FROM del) AS deleted,
+	       EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND p.author_id <> $2 AND ` + visibility.Post("p", "$2") + `) AS forbidden`
+
+func deletePost(ctx context.Context, q sqlx.QueryerContext, actorID, postID int64) error {
+	var r struct {
+		Deleted   bool `db:"deleted"`
+		Forbidden bool `db:"forbidden"`
+	}
+	if err := sqlx.GetContext(ctx, q, &r, deleteSQL, postID, actorID); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("delete post: %w", err))
 	}
-	if len(deleted) == 1 {
-		return timeline.Retract(ctx, ex, postID, actorID, deleted[0])
-	}
-	visible := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `)`
-	var ok bool
-	if err := sqlx.GetContext(ctx, ex, &ok, visible, postID, actorID); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("find post: %w", err))
-	}
-	if ok {
+	switch {
+	case r.Deleted:
+		return nil
+	case r.Forbidden:
 		return apperr.New(apperr.Forbidden, "Only the author can delete this post.")
+	default:
+		return apperr.New(apperr.NotFound, "No such post.")
 	}
-	return apperr.New(apperr.NotFound, "No such post.")
 }
 
 // VotePollTx records voterID's vote for the options at the indexes choices of

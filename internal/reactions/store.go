@@ -45,33 +45,30 @@ type Result struct {
 }
 
 // Store writes reactions.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db   *sqlx.DB
+	prep *pg.Prepared // the write statements, prepared once per connection
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // Set sets memberID's reaction on postID to typ, replacing another type;
 // the same type again changes nothing. The post must be visible to the
-// member, else NotFound.
+// member, else NotFound. It is one statement, so it needs no transaction.
 func (s *Store) Set(ctx context.Context, memberID, postID int64, typ string) (Result, error) {
-	var r Result
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		var err error
-		r, err = SetTx(ctx, tx, memberID, postID, typ, nil)
-		return err
-	})
-	return r, err
+	return set(ctx, s.prep, memberID, postID, typ, nil)
 }
 
-// counterDelta is the SET list that moves the counters from d.old_type to
-// d.new_type (d.new_type NULL: nothing changes).
+// counterDelta is the SET list that moves the counters of the locked post
+// row d from d.old_type to d.new_type (d.new_type NULL: nothing changes).
 var counterDelta = func() string {
 	var b strings.Builder
 	for i, t := range Types {
 		if i > 0 {
 			b.WriteString(",\n\t\t       ")
 		}
-		fmt.Fprintf(&b, "%[1]s_count = p.%[1]s_count + CASE WHEN d.new_type IS NULL THEN 0"+
+		fmt.Fprintf(&b, "%[1]s_count = d.%[1]s_count + CASE WHEN d.new_type IS NULL THEN 0"+
 			" ELSE (d.new_type = '%[1]s')::int - (d.old_type IS NOT DISTINCT FROM '%[1]s')::int END", t)
 	}
 	return b.String()
@@ -80,128 +77,148 @@ var counterDelta = func() string {
 const returningCounts = `p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count,
 		          p.comment_count, p.share_count, p.view_count`
 
-// SetTx is Set within a caller's transaction, at the time at (nil: now);
-// ex must be a transaction.
+// maxAttempts bounds the re-runs of a write that lost a race (see setSQL).
+// Each lost race means another write of the same pair committed, so a
+// second attempt nearly always succeeds.
+const maxAttempts = 10
+
+// setSQL is Set's statement: $1 the post, $2 the member, $3 the type, $4
+// the time (NULL: now). RELIABILITY_NOTES A6, in one statement:
+//
+//   - the post row is locked first (FOR NO KEY UPDATE), which serialises
+//     every reaction write on the post and returns the post's latest
+//     counters, from which the new ones are computed (the statement's
+//     snapshot may predate a write it waited for, and a CHECK constraint is
+//     checked on the first computed row, before PostgreSQL re-reads a row
+//     updated meanwhile);
+//   - the member's current reaction is read with FOR UPDATE, which returns
+//     its latest version, so the counters move from the type really replaced;
+//   - a reaction inserted by a concurrent Set after the snapshot was taken
+//     is invisible to it: the insert meets the conflict and does nothing, the
+//     statement changes nothing and reports lost, and the caller runs it
+//     again (a fresh snapshot sees the row).
+//
+// The author's notification (never a self-notification) is created with the
+// reaction, or pointed at its new type.
+var setSQL = `
+	WITH post AS (
+	    SELECT p.id, p.author_id, ` + counters + `
+	      FROM posts p
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	       FOR NO KEY UPDATE OF p
+	), old AS (
+	    SELECT r.type FROM reactions r
+	     WHERE r.post_id = (SELECT id FROM post) AND r.member_id = $2
+	       FOR UPDATE OF r
+	), upd AS (
+	    UPDATE reactions r SET type = $3, updated_at = COALESCE($4, now())
+	      FROM old
+	     WHERE r.post_id = $1 AND r.member_id = $2 AND old.type <> $3
+	    RETURNING r.type
+	), ins AS (
+	    INSERT INTO reactions (post_id, member_id, type, created_at, updated_at)
+	    SELECT $1, $2, $3, COALESCE($4, now()), COALESCE($4, now()) FROM post
+	     WHERE NOT EXISTS (SELECT 1 FROM old)
+	    ON CONFLICT (post_id, member_id) DO NOTHING
+	    RETURNING type
+	), d AS MATERIALIZED (
+	    SELECT post.*,
+	           (SELECT type FROM old) AS old_type,
+	           COALESCE((SELECT type FROM upd), (SELECT type FROM ins)) AS new_type,
+	           NOT EXISTS (SELECT 1 FROM old) AND NOT EXISTS (SELECT 1 FROM ins) AS lost
+	      FROM post
+	), created AS (
+	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, reaction, created_at)
+	    SELECT d.author_id, 'reaction', $2, $1, d.new_type, COALESCE($4, now()) FROM d
+	     WHERE d.new_type IS NOT NULL AND d.old_type IS NULL AND d.author_id <> $2
+	), changed AS (
+	    UPDATE notifications n SET reaction = d.new_type
+	      FROM d
+	     WHERE n.type = 'reaction' AND n.post_id = $1 AND n.actor_id = $2
+	       AND d.new_type IS NOT NULL AND d.old_type IS NOT NULL AND d.author_id <> $2
+	)
+	UPDATE posts p
+	   SET ` + counterDelta + `
+	  FROM d
+	 WHERE p.id = d.id
+	RETURNING d.lost, ` + returningCounts
+
+// counters are the reaction counters of posts p, as selected into the
+// post CTEs.
+const counters = `p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count`
+
+// SetTx is Set within a caller's transaction, at the time at (nil: now).
 func SetTx(ctx context.Context, ex sqlx.ExtContext, memberID, postID int64, typ string, at *time.Time) (Result, error) {
-	authorID, err := lock(ctx, ex, memberID, postID)
-	if err != nil {
-		return Result{}, err
-	}
-	// RELIABILITY_NOTES A6, adapted: under the (post, member) lock the old
-	// type read here is current, and the upsert and both counters move in
-	// one statement; the post row lock serialises concurrent counter updates.
-	q := `
-		WITH old AS (
-		    SELECT type FROM reactions WHERE post_id = $1 AND member_id = $2
-		), up AS (
-		    INSERT INTO reactions (post_id, member_id, type, created_at, updated_at)
-		    VALUES ($1, $2, $3, COALESCE($4, now()), COALESCE($4, now()))
-		    ON CONFLICT (post_id, member_id) DO UPDATE SET type = EXCLUDED.type, updated_at = EXCLUDED.updated_at
-		     WHERE reactions.type <> EXCLUDED.type
-		    RETURNING type
-		), d AS (
-		    SELECT (SELECT type FROM old) AS old_type, (SELECT type FROM up) AS new_type
-		)
-		UPDATE posts p
-		   SET ` + counterDelta + `
-		  FROM d
-		 WHERE p.id = $1
-		RETURNING d.old_type, d.new_type, ` + returningCounts
-	var row struct {
-		OldType *string `db:"old_type"`
-		NewType *string `db:"new_type"`
-		Counts
-	}
-	if err := sqlx.GetContext(ctx, ex, &row, q, postID, memberID, typ, at); err != nil {
-		return Result{}, translate(ctx, "set reaction", err)
-	}
-	if row.NewType != nil && authorID != memberID {
-		if err := notify(ctx, ex, memberID, postID, authorID, *row.NewType, row.OldType == nil, at); err != nil {
-			return Result{}, err
+	return set(ctx, ex, memberID, postID, typ, at)
+}
+
+func set(ctx context.Context, q sqlx.QueryerContext, memberID, postID int64, typ string, at *time.Time) (Result, error) {
+	for range maxAttempts {
+		var row struct {
+			Lost bool `db:"lost"`
+			Counts
+		}
+		if err := sqlx.GetContext(ctx, q, &row, setSQL, postID, memberID, typ, at); err != nil {
+			return Result{}, translate(ctx, "set reaction", err)
+		}
+		if !row.Lost {
+			return Result{Reaction: &typ, Counts: row.Counts}, nil
 		}
 	}
-	return Result{Reaction: &typ, Counts: row.Counts}, nil
+	return Result{}, pg.Classify(ctx, fmt.Errorf("set reaction: lost %d races in a row", maxAttempts))
 }
 
 // Remove removes memberID's reaction on postID (none: nothing changes) and
 // the author's notification about it. The post must be visible to the
-// member, else NotFound.
+// member, else NotFound. It is one statement: the DELETE waits for a
+// concurrent write of the reaction and removes its latest version.
 func (s *Store) Remove(ctx context.Context, memberID, postID int64) (Result, error) {
-	var r Result
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		var err error
-		r, err = RemoveTx(ctx, tx, memberID, postID)
-		return err
-	})
-	return r, err
+	return remove(ctx, s.prep, memberID, postID)
 }
 
-// RemoveTx is Remove within a caller's transaction; ex must be a transaction.
+// RemoveTx is Remove within a caller's transaction.
 func RemoveTx(ctx context.Context, ex sqlx.ExtContext, memberID, postID int64) (Result, error) {
-	if _, err := lock(ctx, ex, memberID, postID); err != nil {
-		return Result{}, err
-	}
+	return remove(ctx, ex, memberID, postID)
+}
+
+// removeSQL is Remove's statement: $1 the post, $2 the member. As in
+// setSQL, the post row is locked first and the counters are computed from
+// its latest version; the DELETE waits for a concurrent write of the
+// reaction and removes its latest version.
+var removeSQL = func() string {
 	sets := make([]string, len(Types))
 	for i, t := range Types {
-		sets[i] = fmt.Sprintf("%[1]s_count = p.%[1]s_count - (d.old_type IS NOT DISTINCT FROM '%[1]s')::int", t)
+		sets[i] = fmt.Sprintf("%[1]s_count = d.%[1]s_count - (d.old_type IS NOT DISTINCT FROM '%[1]s')::int", t)
 	}
-	q := `
-		WITH del AS (
-		    DELETE FROM reactions WHERE post_id = $1 AND member_id = $2 RETURNING type
-		), d AS (
-		    SELECT (SELECT type FROM del) AS old_type
-		)
-		UPDATE posts p
-		   SET ` + strings.Join(sets, ", ") + `
-		  FROM d
-		 WHERE p.id = $1
-		RETURNING ` + returningCounts
+	return `
+	WITH post AS (
+	    SELECT p.id, ` + counters + `
+	      FROM posts p
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	       FOR NO KEY UPDATE OF p
+	), del AS (
+	    DELETE FROM reactions r
+	     WHERE r.post_id = (SELECT id FROM post) AND r.member_id = $2
+	    RETURNING r.type
+	), d AS MATERIALIZED (
+	    SELECT post.*, (SELECT type FROM del) AS old_type FROM post
+	), unnotify AS (
+	    DELETE FROM notifications n USING d
+	     WHERE n.type = 'reaction' AND n.post_id = $1 AND n.actor_id = $2
+	)
+	UPDATE posts p
+	   SET ` + strings.Join(sets, ", ") + `
+	  FROM d
+	 WHERE p.id = d.id
+	RETURNING ` + returningCounts
+}()
+
+func remove(ctx context.Context, q sqlx.QueryerContext, memberID, postID int64) (Result, error) {
 	var c Counts
-	if err := sqlx.GetContext(ctx, ex, &c, q, postID, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, q, &c, removeSQL, postID, memberID); err != nil {
 		return Result{}, translate(ctx, "remove reaction", err)
 	}
-	const unnotify = `DELETE FROM notifications WHERE type = 'reaction' AND post_id = $1 AND actor_id = $2`
-	if _, err := ex.ExecContext(ctx, unnotify, postID, memberID); err != nil {
-		return Result{}, pg.Classify(ctx, fmt.Errorf("delete reaction notification: %w", err))
-	}
 	return Result{Counts: c}, nil
-}
-
-// lock checks that the post exists and memberID can see it, returns its
-// author, and takes the transaction-scoped lock of the (post, member) pair.
-func lock(ctx context.Context, ex sqlx.ExtContext, memberID, postID int64) (authorID int64, err error) {
-	find := `SELECT p.author_id FROM posts p WHERE p.id = $1 AND ` + visibility.Post("p", "$2")
-	err = sqlx.GetContext(ctx, ex, &authorID, find, postID, memberID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return 0, apperr.New(apperr.NotFound, "No such post.")
-	}
-	if err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("find post: %w", err))
-	}
-	const q = `SELECT pg_advisory_xact_lock(hashtextextended('reaction:' || $1::bigint || ':' || $2::bigint, 0))`
-	if _, err := ex.ExecContext(ctx, q, postID, memberID); err != nil {
-		return 0, pg.Classify(ctx, fmt.Errorf("lock reaction: %w", err))
-	}
-	return authorID, nil
-}
-
-// notify creates the author's notification about a new reaction, or points
-// the existing one at the new type.
-func notify(ctx context.Context, ex sqlx.ExtContext, memberID, postID, authorID int64, typ string, created bool, at *time.Time) error {
-	if !created {
-		const q = `UPDATE notifications SET reaction = $3 WHERE type = 'reaction' AND post_id = $1 AND actor_id = $2`
-		if _, err := ex.ExecContext(ctx, q, postID, memberID, typ); err != nil {
-			return pg.Classify(ctx, fmt.Errorf("update reaction notification: %w", err))
-		}
-		return nil
-	}
-	const q = `
-		INSERT INTO notifications (recipient_id, type, actor_id, post_id, reaction, created_at)
-		VALUES ($1, 'reaction', $2, $3, $4, COALESCE($5, now()))`
-	if _, err := ex.ExecContext(ctx, q, authorID, memberID, postID, typ, at); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("create reaction notification: %w", err))
-	}
-	return nil
 }
 
 func translate(ctx context.Context, what string, err error) error {

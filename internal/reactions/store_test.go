@@ -189,3 +189,51 @@ func TestSetConcurrentOneMemberManyTypes(t *testing.T) {
 		t.Errorf("%d reactions and %d notifications, want at most one of each, equal", rows, notes)
 	}
 }
+
+// TestSetAndRemoveConcurrentManyMembers: members change their reactions
+// among all types and remove them, all at once, on one post; the counters
+// equal the rows and every reaction has exactly one notification of its
+// type (the author's own has none).
+func TestSetAndRemoveConcurrentManyMembers(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	author := newMember(t, db, "author")
+	post := newPost(t, db, author, "public")
+	ids := []int64{author}
+	for i := range 8 {
+		ids = append(ids, newMember(t, db, fmt.Sprintf("m%d", i)))
+	}
+	s := reactions.NewStore(db)
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		for i := range 12 {
+			wg.Go(func() {
+				var err error
+				if i%4 == 3 {
+					_, err = s.Remove(ctx, id, post)
+				} else {
+					_, err = s.Set(ctx, id, post, reactions.Types[(int(id)+i)%len(reactions.Types)])
+				}
+				if err != nil {
+					t.Errorf("member %d write %d: %v", id, i, err)
+				}
+			})
+		}
+	}
+	wg.Wait()
+	checkCounters(t, db)
+	var mismatched int
+	const q = `
+		SELECT count(*) FROM reactions r
+		  FULL JOIN (SELECT * FROM notifications WHERE type = 'reaction') n
+		    ON n.post_id = r.post_id AND n.actor_id = r.member_id AND n.reaction = r.type
+		 WHERE r.member_id IS DISTINCT FROM $1 AND (r.post_id IS NULL OR n.id IS NULL)
+		    OR r.member_id = $1 AND n.id IS NOT NULL`
+	if err := db.Get(&mismatched, q, author); err != nil {
+		t.Fatal(err)
+	}
+	if mismatched != 0 {
+		t.Errorf("%d reactions without their notification or notifications without their reaction, want 0", mismatched)
+	}
+}

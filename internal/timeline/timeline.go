@@ -62,86 +62,88 @@ const raiseHorizon = `
 		ON CONFLICT (member_id) DO UPDATE SET created_at = excluded.created_at, post_id = excluded.post_id
 		 WHERE (th.created_at, th.post_id) < (excluded.created_at, excluded.post_id)`
 
-// Publish records a new post for the timelines, within the post's
-// transaction: the author's own entry at once, and the fan-out to followers
-// queued (private posts are the author's alone).
-func Publish(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time, visibility string) error {
-	const q = `
-		WITH own AS (
-		    INSERT INTO timeline (member_id, created_at, post_id, author_id)
-		    VALUES ($2, $3, $1, $2)
-		    ON CONFLICT DO NOTHING
-		)
-		INSERT INTO feed_outbox (post_id, author_id, created_at)
-		SELECT $1, $2, $3 WHERE $4 <> 'private'
-		   AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)`
-	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt, visibility); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("publish post to timelines: %w", err))
-	}
-	return nil
+// Publish returns the WITH items that record a new post for the timelines,
+// for the statement that inserts it: the author's own entry at once, and
+// the fan-out to followers queued (private posts are the author's alone;
+// members read on fan-out are not queued). post names the statement's CTE
+// of the inserted post, with the columns id, author_id, created_at and
+// visibility. One statement is atomic, so the post never exists without
+// its entries.
+func Publish(post string) string {
+	return `own AS (
+	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
+	    SELECT x.author_id, x.created_at, x.id, x.author_id FROM ` + post + ` x
+	    ON CONFLICT DO NOTHING
+	), queued AS (
+	    INSERT INTO feed_outbox (post_id, author_id, created_at)
+	    SELECT x.id, x.author_id, x.created_at FROM ` + post + ` x
+	     WHERE x.visibility <> 'private'
+	       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = x.author_id)
+	)`
 }
 
-// Retract removes a deleted post from the timelines of its author and of the
-// author's followers (reads skip deleted posts anyway; this keeps pages
-// full). Rows of members who stopped following were removed when they did.
-func Retract(ctx context.Context, ex sqlx.ExecerContext, postID, authorID int64, createdAt time.Time) error {
-	const q = `
-		DELETE FROM timeline t
-		 WHERE t.created_at = $3 AND t.post_id = $1
-		   AND (t.member_id = $2 OR t.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = $2))`
-	if _, err := ex.ExecContext(ctx, q, postID, authorID, createdAt); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("retract post from timelines: %w", err))
-	}
-	return nil
+// Retract returns the WITH item that removes a deleted post from the
+// timelines of its author and of the author's followers (reads skip deleted
+// posts anyway; this keeps pages full), for the statement that deletes it.
+// Rows of members who stopped following were removed when they did. del
+// names the statement's CTE of the deleted post, with the columns id,
+// author_id and created_at.
+func Retract(del string) string {
+	return `retracted AS (
+	    DELETE FROM timeline t USING ` + del + ` x
+	     WHERE t.created_at = x.created_at AND t.post_id = x.id
+	       AND (t.member_id = x.author_id
+	            OR t.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = x.author_id))
+	)`
 }
 
-// Follow merges followeeID's newest posts that followerID may now see into
-// followerID's timeline, within the follow's transaction (after the
-// followee's follower_count has counted it). When the followee has more than
-// Cap of them, the follower's horizon rises to the oldest merged one: below
-// it, the timeline would have a gap. A followee read on fan-out (or who
-// becomes one with this follow) is not merged: reads find their posts.
-func Follow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
-	if _, err := ex.ExecContext(ctx, followSQL, followerID, followeeID, Cap, FanOutOnReadFollowers); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("merge followee into timeline: %w", err))
-	}
-	return nil
-}
-
-// followSQL is Follow's statement: $1 the follower, $2 the followee, $3 Cap,
-// $4 FanOutOnReadFollowers.
-var followSQL = `
-	WITH flag AS (
-	    UPDATE members SET fanout_on_read = true
-	     WHERE id = $2 AND NOT fanout_on_read AND follower_count >= $4
-	    RETURNING id
-	), merged AS (
+// Follow returns the WITH items that merge a followee's newest posts that
+// the follower ($1 of the statement) may now see into the follower's
+// timeline, for the statement that creates the follow (after it counted
+// it): followee is an SQL expression of the followee's id, followed an SQL
+// condition true when the statement created the follow, readOnFanOut one
+// true when the followee is read on fan-out (or becomes so with this
+// follow; reads find their posts, so nothing is merged), and capArg the
+// placeholder of Cap. When the followee has more than Cap such posts, the
+// follower's horizon rises to the oldest merged one: below it, the timeline
+// would have a gap.
+func Follow(followee, followed, readOnFanOut, capArg string) string {
+	return `merged AS (
 	    SELECT p.id, p.created_at
 	      FROM posts p
-	     WHERE p.author_id = $2 AND p.visibility <> 'private'
-	       AND NOT EXISTS (SELECT 1 FROM flag)
-	       AND NOT (SELECT m.fanout_on_read FROM members m WHERE m.id = $2)
+	     WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
+	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
 	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
+	       AND p.created_at >= ` + horizonTime + `
 	     ORDER BY p.created_at DESC, p.id DESC
-	     LIMIT $3
-	), ins AS (
+	     LIMIT ` + capArg + `
+	), merged_rows AS (
 	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
-	    SELECT $1, created_at, id, $2 FROM merged
+	    SELECT $1, m.created_at, m.id, ` + followee + ` FROM merged m
 	    ON CONFLICT DO NOTHING
-	)
-	INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
-	SELECT $1, o.created_at, o.id
-	  FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
-	 WHERE (SELECT count(*) FROM merged) >= $3` + raiseHorizon
+	), merged_horizon AS (
+	    INSERT INTO timeline_horizons AS th (member_id, created_at, post_id)
+	    SELECT $1, o.created_at, o.id
+	      FROM (SELECT created_at, id FROM merged ORDER BY created_at, id LIMIT 1) o
+	     WHERE (SELECT count(*) FROM merged) >= ` + capArg + raiseHorizon + `
+	)`
+}
 
-// Unfollow removes followeeID's posts from followerID's timeline, within the
-// unfollow's transaction.
-func Unfollow(ctx context.Context, ex sqlx.ExecerContext, followerID, followeeID int64) error {
-	const q = `DELETE FROM timeline WHERE member_id = $1 AND author_id = $2`
-	if _, err := ex.ExecContext(ctx, q, followerID, followeeID); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("remove followee from timeline: %w", err))
-	}
-	return nil
+// horizonTime is the created_at of member $1's horizon ('-infinity' for
+// none): a bound that the posts index can range over, so that a followee's
+// posts below the horizon are not read (the exact position is compared as
+// a row, which the index cannot).
+const horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1), '-infinity')`
+
+// Unfollow returns the WITH item that removes a followee's posts from the
+// follower's ($1 of the statement) timeline, for the statement that removes
+// the follow: followee is an SQL expression of the followee's id,
+// unfollowed an SQL condition true when the statement removed the follow.
+func Unfollow(followee, unfollowed string) string {
+	return `unmerged AS (
+	    DELETE FROM timeline t
+	     WHERE t.member_id = $1 AND t.author_id = ` + followee + ` AND (` + unfollowed + `)
+	)`
 }
 
 // PageSQL returns the statement that chooses a page of memberID's home
