@@ -98,7 +98,7 @@ func toggle(ctx context.Context, get getter, followerID int64, followeeHandle st
 			return r.Inserted, r.FolloweeID, nil
 		}
 	}
-	return false, 0, pg.Classify(ctx, fmt.Errorf("toggle follow: lost %d races in a row", maxAttempts))
+	return false, 0, apperr.Wrap(apperr.Unavailable, "The service is busy. Retry later.", fmt.Errorf("toggle follow: lost %d races in a row", maxAttempts))
 }
 
 // FollowTx makes followerID follow the member with followeeHandle at

@@ -79,7 +79,8 @@ const returningCounts = `p.like_count, p.love_count, p.haha_count, p.wow_count, 
 
 // maxAttempts bounds the re-runs of a write that lost a race (see setSQL).
 // Each lost race means another write of the same pair committed, so a
-// second attempt nearly always succeeds.
+// second attempt nearly always succeeds; past the bound the request answers
+// 503 unavailable with Retry-After, never 500.
 const maxAttempts = 10
 
 // setSQL is Set's statement: $1 the post, $2 the member, $3 the type, $4
@@ -165,7 +166,7 @@ func set(ctx context.Context, q sqlx.QueryerContext, memberID, postID int64, typ
 			return Result{Reaction: &typ, Counts: row.Counts}, nil
 		}
 	}
-	return Result{}, pg.Classify(ctx, fmt.Errorf("set reaction: lost %d races in a row", maxAttempts))
+	return Result{}, apperr.Wrap(apperr.Unavailable, "The service is busy. Retry later.", fmt.Errorf("set reaction: lost %d races in a row", maxAttempts))
 }
 
 // Remove removes memberID's reaction on postID (none: nothing changes) and
