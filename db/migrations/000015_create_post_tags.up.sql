@@ -1,3 +1,7 @@
+-- Search leaves out the listings of suspended sellers by an anti-join with the few suspended members
+-- instead of a member lookup per matching listing.
+CREATE INDEX members_suspended_idx ON members (id) WHERE suspended_at IS NOT NULL;
+
 -- Hashtag search reads the newest posts carrying a tag from an index of its own (issue 8): the GIN
 -- index on posts.tags returns every post of a tag as an unordered bitmap, so the newest 1,000 of a
 -- popular tag cost a heap visit per post. post_tags holds one row per (post, tag), kept by the
