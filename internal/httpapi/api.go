@@ -121,7 +121,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
 		usersHandler:         users.NewHandler(userStore, urls),
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
-		searchHandler:        search.NewHandler(search.NewStore(db), urls),
+		searchHandler:        search.NewHandler(search.NewStore(db).WithCache(postCache), urls),
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{

@@ -55,7 +55,7 @@ func TestExplain(t *testing.T) {
 	}
 	const viewer = 2
 	page := func(k Kind, s string, after *cursor.Position) func() (string, []any) {
-		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21, 0) }
+		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
 	}
 	totals := func(s string) func() (string, []any) {
 		return func() (string, []any) { return totalsQuery(viewer, text(s), Kinds) }
@@ -70,15 +70,16 @@ func TestExplain(t *testing.T) {
 		{"posts, rare word, next page", page(Posts, "w123", after), []string{"posts_search_tsv_idx"}, "posts"},
 		{"posts, common word", page(Posts, "c7", nil), []string{"posts_search_tsv_idx"}, "posts"},
 		{"posts, absent word", page(Posts, "xylophone", nil), []string{"posts_search_tsv_idx"}, "posts"},
-		{"posts, tag", page(Posts, "#t42", nil), []string{"posts_tags_idx"}, "posts"},
-		{"posts, tag, next page", page(Posts, "#t42", after), []string{"posts_tags_idx"}, "posts"},
+		{"posts, tag", page(Posts, "#t42", nil), []string{"post_tags_tag_idx"}, "post_tags"},
+		{"posts, tag, next page", page(Posts, "#t42", after), []string{"post_tags_tag_idx"}, "post_tags"},
+		{"posts, two tags", page(Posts, "#t42 #t43", nil), []string{"post_tags_tag_idx", "post_tags_pkey"}, "post_tags"},
 		{"people, handle", page(People, "@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, name prefix", page(People, "dmi", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, two words, next page", page(People, "chloé dubois", after), []string{"members_search_trgm_idx"}, "members"},
 		{"listings", page(Listings, "w123", nil), []string{"listings_search_tsv_idx"}, "listings"},
 		{"jobs", page(Jobs, "w123", nil), []string{"jobs_search_tsv_idx"}, "jobs"},
 		{"totals", totals("w123"), []string{"members_search_trgm_idx", "posts_search_tsv_idx", "listings_search_tsv_idx", "jobs_search_tsv_idx"}, "posts"},
-		{"totals, tag", totals("#t42"), []string{"posts_tags_idx"}, "posts"},
+		{"totals, tag", totals("#t42"), []string{"post_tags_tag_idx"}, "post_tags"},
 	}
 	for _, tt := range tests {
 		q, args := tt.query()

@@ -7,7 +7,9 @@
 // ranking first; posts, listings and jobs by full-text search on their
 // search_tsv (websearch_to_tsquery with the 'simple' configuration). A text
 // made only of hashtags matches posts carrying all those tags exactly
-// (posts_tags_idx). Posts pass the visibility predicate in SQL.
+// (post_tags, a side table the posts triggers keep in step with posts.tags).
+// Posts pass the visibility predicate in SQL; only the newest PostMatchCap
+// matches are ranked and counted.
 package search
 
 import (

@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -18,10 +19,25 @@ import (
 )
 
 // Store searches.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db *sqlx.DB
+	// prep runs the statements whose plan does not depend on how common the
+	// searched words are; the post windows are planned for their bounds
+	// each time.
+	prep *pg.Prepared
+	// window is how many of the newest post ids the first look for posts
+	// matching words covers (firstWindow; tests make it small).
+	window int64
+	posts  *hydrate.Cache
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store {
+	return &Store{db: db, prep: pg.NewPrepared(db), window: firstWindow}
+}
+
+// WithCache makes s keep the static parts of the posts it shows in c.
+func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 
 // Totals counts the matches of each kind that the caller may see.
 type Totals struct {
@@ -51,54 +67,100 @@ type hit struct {
 	Rank float64   `db:"rank"`
 }
 
-// firstWindow is how many of the newest post ids the first look for
-// matching posts covers; each further look covers four times more.
-const firstWindow = 50_000
+// compare orders hits as a page lists them reversed: by rank, then time,
+// then id, as SQL's row comparison (rank, at, id) does.
+func compare(a, b hit) int {
+	if c := cmp.Compare(a.Rank, b.Rank); c != 0 {
+		return c
+	}
+	if c := a.At.Compare(b.At); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
+}
 
 // hits returns up to limit matches of kind k after the position after, and
-// how many matches of k the caller may see. Posts are looked for in windows
-// of the newest ids, widened until PostMatchCap matches are in or the window
-// covers every post: the newest matches of a common word are then read from
-// a small part of the table (a bitmap of its GIN index and one of the
-// primary key range), and the answer is the same as from one look at
-// everything.
+// how many matches of k the caller may see.
 func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
-	var floor, window int64
-	if k == Posts {
-		if err := sqlx.GetContext(ctx, s.db, &floor, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
-			return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
-		}
-		window = firstWindow
-		floor -= window
+	if k == Posts && len(q.Tags) == 0 {
+		return s.postHits(ctx, viewerID, q, after, limit)
 	}
-	for {
-		query, args := pageQuery(k, viewerID, q, after, limit, floor)
-		var rows []struct {
-			ID    *int64     `db:"id"`
-			At    *time.Time `db:"at"`
-			Rank  *float64   `db:"rank"`
-			Total int        `db:"total"`
-		}
-		if err := sqlx.SelectContext(ctx, s.db, &rows, query, args...); err != nil {
-			return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
-		}
-		total := 0
-		if len(rows) > 0 {
-			total = rows[0].Total
-		}
-		if floor > 0 && total < PostMatchCap {
-			window *= 4
-			floor -= window
-			continue
-		}
-		hits := make([]hit, 0, len(rows))
-		for _, r := range rows {
-			if r.ID != nil {
-				hits = append(hits, hit{ID: *r.ID, At: *r.At, Rank: *r.Rank})
-			}
-		}
-		return hits, total, nil
+	query, args := pageQuery(k, viewerID, q, after, limit)
+	var rows []struct {
+		ID    *int64     `db:"id"`
+		At    *time.Time `db:"at"`
+		Rank  *float64   `db:"rank"`
+		Total int        `db:"total"`
 	}
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, query, args...); err != nil {
+		return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+	}
+	total := 0
+	if len(rows) > 0 {
+		total = rows[0].Total
+	}
+	hits := make([]hit, 0, len(rows))
+	for _, r := range rows {
+		if r.ID != nil {
+			hits = append(hits, hit{ID: *r.ID, At: *r.At, Rank: *r.Rank})
+		}
+	}
+	return hits, total, nil
+}
+
+// firstWindow is how many of the newest post ids the first look for posts
+// matching words covers.
+const firstWindow = 20_000
+
+// postHits is hits for posts matching words. The newest PostMatchCap
+// matches the caller may see are collected from consecutive windows of
+// post ids, newest first, each window asked only for the matches still
+// missing (PERFORMANCE_NOTES §6: recent first, then further back): a common
+// word is served by its first window, read newest first until the cap, a
+// rare one by a few bitmaps of its GIN index. Each window is sized from the
+// density of matches met so far. Only the collected matches are ranked;
+// their order and the page are computed here, with the keyset of pageQuery.
+func (s *Store) postHits(ctx context.Context, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
+	var top int64
+	if err := sqlx.GetContext(ctx, s.prep, &top, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
+		return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
+	}
+	// Planned for its bounds each time (s.db, not s.prep): a generic plan
+	// cannot tell a window of a few thousand ids from the whole table.
+	query := `
+		SELECT w.id, w.at, ts_rank(w.search_tsv, websearch_to_tsquery('simple', $2))::float8 AS rank
+		  FROM (SELECT p.id, p.created_at AS at, p.search_tsv
+		          FROM posts p
+		         WHERE p.search_tsv @@ websearch_to_tsquery('simple', $2) AND p.id > $3 AND p.id <= $4
+		           AND ` + visibility.Post("p", "$1::bigint") + `
+		         ORDER BY p.id DESC
+		         LIMIT $5) w`
+	var all []hit
+	hi, window, scanned := top, s.window, int64(0)
+	for hi > 0 && len(all) < PostMatchCap {
+		lo := max(hi-window, 0)
+		var rows []hit
+		if err := sqlx.SelectContext(ctx, s.db, &rows, query, viewerID, q.Text, lo, hi, PostMatchCap-len(all)); err != nil {
+			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
+		}
+		all = append(all, rows...)
+		scanned += hi - lo
+		hi = lo
+		// Enough ids for the missing matches at the density met so far,
+		// with a margin; from twice to sixteen times the last window.
+		window = min(max(2*window, int64(float64(PostMatchCap-len(all))*1.5*float64(scanned)/float64(max(len(all), 1)))), 16*window)
+	}
+	total := len(all)
+	slices.SortFunc(all, func(a, b hit) int { return compare(b, a) })
+	if after != nil {
+		pos := hit{ID: after.ID, At: after.Time, Rank: after.Rank}
+		i, _ := slices.BinarySearchFunc(all, pos, func(h, pos hit) int { return compare(pos, h) })
+		for i < len(all) && compare(all[i], pos) >= 0 {
+			i++
+		}
+		all = all[i:]
+	}
+	return all[:min(limit, len(all))], total, nil
 }
 
 // Search returns, for viewerID, the first perPage matches of q of every kind
@@ -127,9 +189,9 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		}
 		switch k {
 		case People:
-			res.People, err = hydrate.Profiles(ctx, s.db, viewerID, ids)
+			res.People, err = hydrate.Profiles(ctx, s.prep, viewerID, ids)
 		case Posts:
-			res.Posts, err = (*hydrate.Cache)(nil).Posts(ctx, s.db, viewerID, ids)
+			res.Posts, err = s.posts.Posts(ctx, s.prep, viewerID, ids)
 		case Listings:
 			res.Listings, err = s.listings(ctx, ids)
 		case Jobs:
@@ -140,12 +202,19 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		}
 	}
 	// Each page query counted its own kind; one kind searched leaves the
-	// others to count.
+	// others to count, posts as their search counts them.
 	if kind != "" {
-		others := slices.DeleteFunc(slices.Clone(Kinds), func(k Kind) bool { return k == kind })
+		if kind != Posts {
+			_, total, err := s.hits(ctx, Posts, viewerID, q, nil, 0)
+			if err != nil {
+				return Result{}, err
+			}
+			res.Totals.Posts = total
+		}
+		others := slices.DeleteFunc(slices.Clone(Kinds), func(k Kind) bool { return k == kind || k == Posts })
 		query, args := totalsQuery(viewerID, q, others)
 		var counts Totals
-		if err := sqlx.GetContext(ctx, s.db, &counts, query, args...); err != nil {
+		if err := sqlx.GetContext(ctx, s.prep, &counts, query, args...); err != nil {
 			return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
 		}
 		for _, k := range others {
@@ -237,21 +306,29 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 		return source{from: "members m", where: "m.suspended_at IS NULL AND (" + match + ")",
 			id: "m.id", at: "m.created_at", rank: rank}
 	case Posts:
-		vis := visibility.Post("p", a.add(viewerID)+"::bigint")
 		if len(q.Tags) > 0 {
-			// Exact tags: no text relevance, so newest first.
-			return source{from: "posts p", where: "p.tags @> " + a.add(pq.Array(q.Tags)) + "::text[] AND " + vis,
-				id: "p.id", at: "p.created_at", rank: constant("0::float8"), newest: "p.id DESC"}
+			// Exact tags: no text relevance, so newest first. post_tags_tag_idx
+			// reads the first tag's posts newest first, index-only with the
+			// columns of the visibility rule; further tags are looked up by
+			// post (post_tags_pkey).
+			vis := visibility.Post("t", a.add(viewerID)+"::bigint")
+			where := "t.tag = " + a.add(q.Tags[0]) + " AND NOT EXISTS (SELECT 1 FROM unnest(" + a.add(pq.Array(q.Tags[1:])) +
+				"::text[]) o(tag) WHERE NOT EXISTS (SELECT 1 FROM post_tags ot WHERE ot.post_id = t.post_id AND ot.tag = o.tag)) AND " + vis
+			return source{from: "post_tags t", where: where,
+				id: "t.post_id", at: "t.created_at", rank: constant("0::float8"), newest: "t.post_id DESC"}
 		}
+		vis := visibility.Post("p", a.add(viewerID)+"::bigint")
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "posts p", where: "p.search_tsv @@ " + tsq + " AND " + vis,
 			id: "p.id", at: "p.created_at", rank: constant("ts_rank(p.search_tsv, " + tsq + ")::float8"), newest: "p.id DESC"}
 	case Listings:
-		// As the market lists them: listings of suspended sellers are left out;
-		// title matches weigh more than description matches.
+		// As the market lists them: listings of suspended sellers are left out
+		// (an anti-join with the few suspended members, members_suspended_idx,
+		// rather than a member lookup per match); title matches weigh more
+		// than description matches.
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
-		return source{from: "listings l JOIN members m ON m.id = l.seller_id",
-			where: "l.search_tsv @@ " + tsq + " AND m.suspended_at IS NULL",
+		return source{from: "listings l",
+			where: "l.search_tsv @@ " + tsq + " AND NOT EXISTS (SELECT 1 FROM members m WHERE m.id = l.seller_id AND m.suspended_at IS NOT NULL)",
 			id:    "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8")}
 	default: // Jobs: open ones only, as the jobs list shows them.
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
@@ -266,20 +343,13 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 //
 // The matches are collected first behind a MATERIALIZED fence: ranking needs
 // every candidate anyway. Posts are capped at the newest PostMatchCap
-// matches: a rare term is read through its GIN index (every match, few), a
-// common one by walking the primary key backwards until the cap, so the
-// cost is bounded by the cap, not by how common the term is
-// (PERFORMANCE_NOTES §6).
+// matches (posts matching words are searched by Store.postHits instead).
 //
-// floor > 0 restricts the matches to ids above it (see Store.hits). The
-// statement always returns a row: the total, with a null id when the page
-// is empty.
-func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int, floor int64) (string, []any) {
+// The statement always returns a row: the total, with a null id when the
+// page is empty.
+func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int) (string, []any) {
 	var a args
 	src := sourceOf(k, viewerID, q, &a)
-	if floor > 0 {
-		src.where += " AND " + src.id + " > " + a.add(floor)
-	}
 	rank := src.rank()
 	keyset := ""
 	if after != nil {
@@ -376,7 +446,7 @@ func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
 		  JOIN members m ON m.id = l.seller_id
 		 WHERE m.suspended_at IS NULL
 		 ORDER BY page.ord`
-	if err := sqlx.SelectContext(ctx, s.db, &out, q, pq.Array(ids)); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &out, q, pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("read found listings: %w", err))
 	}
 	return out, nil
@@ -417,7 +487,7 @@ func (s *Store) jobs(ctx context.Context, ids []int64) ([]Job, error) {
 		  FROM unnest($1::bigint[]) WITH ORDINALITY AS page(id, ord)
 		  JOIN jobs j ON j.id = page.id
 		 ORDER BY page.ord`
-	if err := sqlx.SelectContext(ctx, s.db, &out, q, pq.Array(ids)); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &out, q, pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("read found jobs: %w", err))
 	}
 	return out, nil

@@ -1,0 +1,189 @@
+package search
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// oldPostPage is the one-statement shape post search had before windows
+// (pageQuery over every post): the newest PostMatchCap matches the viewer
+// may see, ranked, and one page of them after the position after.
+func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Position, limit int) (string, []any) {
+	a := args{viewerID}
+	match := "p.search_tsv @@ websearch_to_tsquery('simple', " + a.add(text) + ")"
+	rank := "ts_rank(p.search_tsv, websearch_to_tsquery('simple', $2))::float8"
+	if tags != nil {
+		a = args{viewerID}
+		match, rank = "p.tags @> "+a.add(pq.Array(tags))+"::text[]", "0::float8"
+	}
+	keyset := ""
+	if after != nil {
+		keyset = fmt.Sprintf("WHERE (rank, at, id) < (%s::float8, %s::timestamptz, %s::bigint)",
+			a.add(after.Rank), a.add(after.Time), a.add(after.ID))
+	}
+	return `
+		WITH hit AS MATERIALIZED (
+		    SELECT p.id, p.created_at AS at, ` + rank + ` AS rank
+		      FROM posts p
+		     WHERE ` + match + ` AND ` + visibility.Post("p", "$1::bigint") + `
+		     ORDER BY p.id DESC LIMIT ` + fmt.Sprint(PostMatchCap) + `
+		)
+		SELECT h.id, h.at, h.rank, t.total
+		  FROM (SELECT count(*) AS total FROM hit) t
+		  LEFT JOIN LATERAL (SELECT id, at, rank FROM hit ` + keyset + ` ORDER BY rank DESC, at DESC, id DESC LIMIT ` + a.add(limit) + `) h ON true
+		 ORDER BY h.rank DESC, h.at DESC, h.id DESC`, a
+}
+
+// TestPostHitsEqualOneStatement checks, on random data, that the windowed
+// word search and the post_tags tag search give exactly what the former
+// one-statement search over posts gave: the same pages, in the same order,
+// with the same totals, for common, rare and absent words, tags, and every
+// viewer relation.
+func TestPostHitsEqualOneStatement(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	pgtest.Social(t, db, 6000)
+	r := rand.New(rand.NewPCG(8, 15))
+	// Words of several frequencies, some repeated (ranks differ), tags, and
+	// times that collide and do not follow ids (ties are broken by id).
+	var ids, hours []int64
+	var bodies, tagLists []string
+	for id := int64(1); id <= 6000; id++ {
+		body := fmt.Sprintf("post %d", id)
+		for _, w := range []struct {
+			word string
+			p    float64
+		}{{"common", 0.45}, {"medium", 0.08}, {"rare", 0.004}, {"late", 0}} {
+			if w.word == "late" && id > 5900 {
+				w.p = 0.5
+			}
+			for r.Float64() < w.p {
+				body += " " + w.word
+			}
+		}
+		tags := []string{}
+		for _, tg := range []string{"tone", "ttwo", "tthree"} {
+			if r.IntN(3) == 0 {
+				tags = append(tags, tg)
+				body += " #" + tg
+			}
+		}
+		lit, err := pq.Array(tags).Value()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, bodies, tagLists, hours = append(ids, id), append(bodies, body), append(tagLists, lit.(string)), append(hours, int64(r.IntN(500)))
+	}
+	const update = `
+		UPDATE posts p SET body = u.body, tags = u.tags::text[], created_at = timestamptz '2025-01-01 00:00:00+00' + u.hours * interval '1 hour'
+		  FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[]) u(id, body, tags, hours)
+		 WHERE p.id = u.id`
+	if _, err := db.Exec(update, pq.Array(ids), pq.Array(bodies), pq.Array(tagLists), pq.Array(hours)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`VACUUM ANALYZE posts, post_tags`); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(db)
+	queries := []string{"common", "medium", "rare", "late", "absent", "common medium", "rare or late", "medium -common",
+		"#tone", "#ttwo #tthree", "#tone #tone", "#tnone"}
+	for _, viewer := range []int64{1, 7, 500, 1000} {
+		for _, text := range queries {
+			q, err := Parse(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, window := range []int64{firstWindow, 3, 37, 700} {
+				s.window = window
+				for _, per := range []int{100, 23} {
+					var after *cursor.Position
+					for page := 0; ; page++ {
+						got, gotTotal, err := s.hits(t.Context(), Posts, viewer, q, after, per+1)
+						if err != nil {
+							t.Fatal(err)
+						}
+						query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
+						var rows []struct {
+							ID    *int64   `db:"id"`
+							At    *string  `db:"at"`
+							Rank  *float64 `db:"rank"`
+							Total int      `db:"total"`
+						}
+						if err := db.Select(&rows, query, args...); err != nil {
+							t.Fatal(err)
+						}
+						want := []int64{}
+						for _, row := range rows {
+							if row.ID != nil {
+								want = append(want, *row.ID)
+							}
+						}
+						ids := make([]int64, len(got))
+						for i, h := range got {
+							ids[i] = h.ID
+						}
+						name := fmt.Sprintf("viewer %d, %q, window %d, per page %d, page %d", viewer, text, window, per, page)
+						if diff := cmp.Diff(want, ids); diff != "" {
+							t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
+						}
+						if gotTotal != rows[0].Total {
+							t.Fatalf("%s: total %d, want %d", name, gotTotal, rows[0].Total)
+						}
+						if len(got) <= per {
+							break
+						}
+						last := got[per-1]
+						after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestPostTagsFollowPosts: post_tags holds exactly the tags of posts, with
+// their author, visibility and time, after inserts, updates and deletes,
+// and when a member's deletion takes their posts.
+func TestPostTagsFollowPosts(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	stmts := []string{
+		`INSERT INTO members (handle, name) SELECT 'm' || g, 'Member ' || g FROM generate_series(1, 3) g`,
+		`INSERT INTO posts (author_id, body, tags) VALUES (1, 'a #x #y', '{x,y}'), (2, 'b #y', '{y}'), (3, 'c', '{}')`,
+		`INSERT INTO posts (author_id, body, tags, visibility) SELECT 1 + g % 3, 'd', ARRAY['z' || g % 4], 'followers' FROM generate_series(1, 50) g`,
+		`UPDATE posts SET tags = '{y,w}', visibility = 'private' WHERE body = 'a #x #y'`,
+		`UPDATE posts SET created_at = created_at - interval '1 day', author_id = 3 WHERE body = 'b #y'`,
+		`UPDATE posts SET like_count = 1`,
+		`DELETE FROM posts WHERE id % 7 = 0`,
+		`DELETE FROM members WHERE id = 2`,
+	}
+	const diff = `SELECT count(*) FROM (
+		(SELECT p.id, t.tag, p.author_id, p.visibility, p.created_at FROM posts p, unnest(p.tags) t(tag)
+		 EXCEPT ALL SELECT post_id, tag, author_id, visibility, created_at FROM post_tags)
+		UNION ALL
+		(SELECT post_id, tag, author_id, visibility, created_at FROM post_tags
+		 EXCEPT ALL SELECT p.id, t.tag, p.author_id, p.visibility, p.created_at FROM posts p, unnest(p.tags) t(tag))) d`
+	for i, q := range stmts {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+		var n, rows int
+		if err := db.Get(&n, diff); err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Get(&rows, `SELECT count(*) FROM post_tags`); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 || (i > 0 && rows == 0) {
+			t.Errorf("after %s: %d rows differ from posts.tags (%d rows)", q, n, rows)
+		}
+	}
+}
