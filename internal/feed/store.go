@@ -36,7 +36,7 @@ func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 // the member's horizon, and pages below it come from fan-out on read.
 func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := timeline.PageSQL(after, []any{viewerID, perPage + 1})
-	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, q, args)
+	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, hydrate.FromCache, q, args)
 	if err != nil || (exact && next != nil) {
 		return ps, next, err
 	}
@@ -64,7 +64,7 @@ func (s *Store) Discover(ctx context.Context, viewerID int64, after *cursor.Posi
 // hydrated chooses and hydrates a page in one statement, or in two when a
 // chosen post turned out hidden.
 func (s *Store) hydrated(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
-	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, q, args)
+	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, hydrate.FromCache, q, args)
 	if err != nil || exact {
 		return ps, next, err
 	}

@@ -341,34 +341,55 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 	return c.attach(ctx, q, ls, false)
 }
 
+// Statics says where Page takes the static parts of a page's posts from.
+type Statics bool
+
+const (
+	// FromCache: the cache, and one more statement for those it lacks; for
+	// posts that many read (timelines, discover).
+	FromCache Statics = false
+	// WithPage: the page's own statement (and into the cache); for posts
+	// few read again soon (a member's whole history).
+	WithPage Statics = true
+)
+
 // pageQuery runs a page query (the %s: it selects id and created_at of at
-// most $2 posts for the viewer $1) and reads the live part of the first $2-1
-// of those the viewer may still see, in one statement; slots is how many
-// posts the page query chose.
-var pageQuery = `
+// most $2 posts for the viewer $1) and reads the live part (and, when
+// withStatic, the static part) of the first $2-1 of those the viewer may
+// still see, in one statement; slots is how many posts the page query chose.
+func pageQuery(withStatic Statics) string {
+	cols, join := liveColumns+", (SELECT count(*) FROM page) AS slots", ""
+	if withStatic {
+		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
+	}
+	return `
 	WITH page AS MATERIALIZED (%s),
 	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
-	SELECT ` + liveColumns + `, (SELECT count(*) FROM page) AS slots
+	SELECT ` + cols + `
 	  FROM head
 	  JOIN posts p ON p.id = head.id
+	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE ` + visibility.Post("p", "$1") + `
 	 ORDER BY head.created_at DESC, head.id DESC`
+}
+
+var pageQueries = map[Statics]string{FromCache: pageQuery(FromCache), WithPage: pageQuery(WithPage)}
 
 // Page runs pageSQL, which selects the id and created_at of at most
 // perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
 // in args), and hydrates the first perPage of them in the same statement
-// (plus one for the static parts c does not hold). exact is false when a
+// (plus one for the static parts c does not hold, with FromCache). exact is false when a
 // chosen post was hidden from the viewer or deleted meanwhile (the caller
 // then pages with Trim and Posts, which keep the cursor on the chosen rows);
 // next is the position of the next page (nil: the page query chose no more
 // than perPage).
-func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	rows, err := q.QueryContext(ctx, fmt.Sprintf(pageQuery, pageSQL), args...)
+func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
+	rows, err := q.QueryContext(ctx, fmt.Sprintf(pageQueries[statics], pageSQL), args...)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, true, false)
+	ls, err := scanLive(rows, viewerID, true, bool(statics))
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}

@@ -57,7 +57,7 @@ func (s *Store) Exists(ctx context.Context, handle string) error {
 // first of which also tells an unknown member.
 func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := authoredPage(viewerID, handle, after, perPage)
-	ps, next, exact, err := s.posts.Page(ctx, s.prep, viewerID, perPage, q, args)
+	ps, next, exact, err := s.posts.Page(ctx, s.prep, viewerID, perPage, hydrate.WithPage, q, args)
 	if err != nil || (exact && len(ps) > 0) {
 		return ps, next, err
 	}
