@@ -79,7 +79,7 @@ func TestExplain(t *testing.T) {
 		{"posts, absent word", page(Posts, "xylophone", nil), []string{"posts_search_tsv_idx"}, "posts"},
 		{"posts, tag", page(Posts, "#t42", nil), []string{"post_tags_tag_idx"}, "post_tags"},
 		{"posts, tag, next page", page(Posts, "#t42", after), []string{"post_tags_tag_idx"}, "post_tags"},
-		{"posts, two tags", page(Posts, "#t42 #t43", nil), []string{"post_tags_tag_idx", "post_tags_pkey"}, "post_tags"},
+		{"posts, two tags", page(Posts, "#t42 #t43", nil), []string{"post_tags_tag_idx"}, "post_tags"}, // the second tag by either index
 		{"people, handle", page(People, "@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, name prefix", page(People, "dmi", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, two words, next page", page(People, "chloé dubois", after), []string{"members_search_trgm_idx"}, "members"},
