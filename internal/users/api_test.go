@@ -42,3 +42,26 @@ func TestGetUser(t *testing.T) {
 		}
 	}
 }
+
+// TestUserPostsEmptyAndUnknown: a member without posts the caller may see
+// has an empty first page; an unknown or suspended member's posts are 404.
+func TestUserPostsEmptyAndUnknown(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("alice")
+	bob := env.Member("bob")
+	env.Member("sus")
+	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	env.DB.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'only me', 'private')`, bob)
+	alice := env.Token("alice", auth.ScopeRead)
+	var l gen.PostList
+	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/bob/posts", Token: alice}).JSON(t, &l)
+	if len(l.Data) != 0 || l.Meta.HasMore || l.Meta.NextCursor != nil {
+		t.Errorf("bob's posts as alice sees them: %+v", l)
+	}
+	for _, h := range []string{"sus", "nobody"} {
+		if resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/" + h + "/posts", Token: alice}); resp.Status != 404 {
+			t.Errorf("%s: status %d", h, resp.Status)
+		}
+	}
+}

@@ -5,7 +5,6 @@ package users
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/jmoiron/sqlx"
 
@@ -53,31 +52,24 @@ func (s *Store) Exists(ctx context.Context, handle string) error {
 // viewerID may see, newest first, after the position after (nil: from the
 // newest), and the position of the next page (nil: none). An unknown or
 // suspended member is NotFound. A page is one statement (hydrate.Page); an
-// empty one, or one with a post deleted meanwhile, is read again in two, the
-// first of which also tells an unknown member.
+// empty one, or one with a post deleted meanwhile, is read again as the
+// chosen rows, then their hydration, and an empty page costs a look for the
+// member.
 func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := authoredPage(viewerID, handle, after, perPage)
 	ps, next, exact, err := s.posts.Page(ctx, s.prep, viewerID, perPage, hydrate.WithPage, q, args)
 	if err != nil || (exact && len(ps) > 0) {
 		return ps, next, err
 	}
-	q, args = postsPage(viewerID, handle, after, perPage)
-	var rows []struct {
-		MemberID  int64      `db:"member_id"`
-		ID        *int64     `db:"id"`
-		CreatedAt *time.Time `db:"created_at"`
-	}
-	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
+	var slots []hydrate.Slot
+	if err := sqlx.SelectContext(ctx, s.prep, &slots, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list member posts: %w", err))
 	}
-	if len(rows) == 0 {
-		return nil, nil, apperr.New(apperr.NotFound, "No member with this handle.")
-	}
-	slots := make([]hydrate.Slot, 0, len(rows))
-	for _, r := range rows {
-		if r.ID != nil {
-			slots = append(slots, hydrate.Slot{ID: *r.ID, CreatedAt: *r.CreatedAt})
+	if len(slots) == 0 {
+		if err := s.Exists(ctx, handle); err != nil {
+			return nil, nil, err
 		}
+		return []hydrate.Post{}, nil, nil
 	}
 	ids, next := hydrate.Trim(slots, perPage)
 	ps, err = s.posts.Posts(ctx, s.prep, viewerID, ids)
@@ -104,31 +96,7 @@ func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage
 		       ORDER BY p.created_at DESC, p.id DESC
 		       LIMIT $2
 		 ) x
-		 WHERE lower(m.handle) = lower($3) AND m.suspended_at IS NULL`
-	return q, args
-}
-
-// postsPage is the page query of Posts' slower path: the member (no row: unknown) with
-// up to perPage+1 of their visible posts, served backwards by
-// posts_author_id_created_at_id_idx.
-func postsPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
-	args := []any{viewerID, handle, perPage + 1}
-	keyset := ""
-	if after != nil {
-		args = append(args, after.Time, after.ID)
-		keyset = "AND (p.created_at, p.id) < ($4, $5)"
-	}
-	q := `
-		SELECT m.id AS member_id, x.id, x.created_at
-		  FROM members m
-		  LEFT JOIN LATERAL (
-		      SELECT p.id, p.created_at
-		        FROM posts p
-		       WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
-		       ORDER BY p.created_at DESC, p.id DESC
-		       LIMIT $3
-		  ) x ON true
-		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL
+		 WHERE lower(m.handle) = lower($3) AND m.suspended_at IS NULL
 		 ORDER BY x.created_at DESC, x.id DESC`
 	return q, args
 }
