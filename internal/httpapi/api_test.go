@@ -258,6 +258,8 @@ func TestEdgeErrors(t *testing.T) {
 		{"id zero", apitest.Request{Method: "GET", Path: "/api/v1/posts/0"}, 400, "invalid_parameter"},
 		{"id too large", apitest.Request{Method: "GET", Path: "/api/v1/posts/9223372036854775808"}, 400, "invalid_parameter"},
 		{"malformed JSON", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":`}, 400, "invalid_json"},
+		{"data after the JSON value", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x"}0`}, 400, "invalid_json"},
+		{"a second JSON value", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x"} {"body":"y"}`}, 400, "invalid_json"},
 		{"missing body", apitest.Request{Method: "POST", Path: "/api/v1/posts"}, 400, "invalid_json"},
 		{"empty post body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":""}`}, 422, "validation_failed"},
 		{"unknown body field", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":"x","author_id":3}`}, 422, "validation_failed"},

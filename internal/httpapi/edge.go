@@ -88,7 +88,11 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 					}
 				}
 			}
-			if err := ct.validate(ctx, r, m); err != nil {
+			err = ct.validate(ctx, r, m)
+			if err == nil && m.op.hasBody {
+				err = checkOneValue(r)
+			}
+			if err != nil {
 				if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
 					if perr := probe(ctx, p, m.params); perr != nil {
 						return perr

@@ -53,6 +53,25 @@ func checkText(r *http.Request) error {
 	return nil
 }
 
+// checkOneValue rejects a body with anything but white space after its JSON
+// value: the validator and the handlers decode the first value and would
+// ignore the rest (`{"body":"x"}0` published a post).
+func checkOneValue(r *http.Request) error {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return classify(err)
+	}
+	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
+		return apperr.New(apperr.InvalidJSON, "The request body is not valid JSON: it must be one JSON value.")
+	}
+	return nil
+}
+
 // findNUL returns the JSON pointer of the first string (or key) holding a NUL.
 func findNUL(v any, at string) (string, bool) {
 	switch x := v.(type) {
