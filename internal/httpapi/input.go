@@ -28,14 +28,9 @@ func checkText(r *http.Request) error {
 	if p, err := url.PathUnescape(r.URL.EscapedPath()); err != nil || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
 		return apperr.New(apperr.NotFound, "No such path.")
 	}
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	body, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	if err != nil {
-		return classify(err)
+	body, err := readBody(r)
+	if err != nil || body == nil {
+		return err
 	}
 	if !utf8.Valid(body) {
 		return apperr.New(apperr.InvalidJSON, "The request body is not valid UTF-8.")
@@ -57,19 +52,29 @@ func checkText(r *http.Request) error {
 // value: the validator and the handlers decode the first value and would
 // ignore the rest (`{"body":"x"}0` published a post).
 func checkOneValue(r *http.Request) error {
-	if r.Body == nil || r.Body == http.NoBody {
-		return nil
-	}
-	body, err := io.ReadAll(r.Body)
-	r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	body, err := readBody(r)
 	if err != nil {
-		return classify(err)
+		return err
 	}
 	if len(bytes.TrimSpace(body)) > 0 && !json.Valid(body) {
 		return apperr.New(apperr.InvalidJSON, "The request body is not valid JSON: it must be one JSON value.")
 	}
 	return nil
+}
+
+// readBody reads r's body and puts it back for the next reader; nil when
+// there is none.
+func readBody(r *http.Request) ([]byte, error) {
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, nil
+	}
+	body, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil, classify(err)
+	}
+	return body, nil
 }
 
 // findNUL returns the JSON pointer of the first string (or key) holding a NUL.
