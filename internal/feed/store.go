@@ -5,7 +5,6 @@ package feed
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jmoiron/sqlx"
 
@@ -49,7 +48,7 @@ func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position
 		if exact {
 			return ps, next, nil
 		}
-		return s.page(ctx, viewerID, perPage, q, args)
+		return s.posts.Chosen(ctx, s.db, viewerID, perPage, q, args)
 	}
 	q, args = homePage(viewerID, after, perPage)
 	return s.hydrated(ctx, viewerID, perPage, q, args)
@@ -68,18 +67,7 @@ func (s *Store) hydrated(ctx context.Context, viewerID int64, perPage int, q str
 	if err != nil || exact {
 		return ps, next, err
 	}
-	return s.page(ctx, viewerID, perPage, q, args)
-}
-
-// page chooses a page, then hydrates what of it the viewer may see.
-func (s *Store) page(ctx context.Context, viewerID int64, perPage int, q string, args []any) ([]hydrate.Post, *cursor.Position, error) {
-	var slots []hydrate.Slot
-	if err := sqlx.SelectContext(ctx, s.db, &slots, q, args...); err != nil {
-		return nil, nil, pg.Classify(ctx, fmt.Errorf("list feed: %w", err))
-	}
-	ids, next := hydrate.Trim(slots, perPage)
-	ps, err := s.posts.Posts(ctx, s.db, viewerID, ids)
-	return ps, next, err
+	return s.posts.Chosen(ctx, s.db, viewerID, perPage, q, args)
 }
 
 // homePage is fan-out on read with a LATERAL top-N per author

@@ -48,7 +48,7 @@ func walkIDs(t *testing.T, list func(context.Context, int64, *cursor.Position, i
 func groundTruth(s *Store) func(context.Context, int64, *cursor.Position, int) ([]hydrate.Post, *cursor.Position, error) {
 	return func(ctx context.Context, viewer int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 		q, args := homePage(viewer, after, perPage)
-		return s.page(ctx, viewer, perPage, q, args)
+		return s.posts.Chosen(ctx, s.db, viewer, perPage, q, args)
 	}
 }
 

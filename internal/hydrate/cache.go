@@ -51,58 +51,30 @@ func (c *Cache) Stats() (hits, misses int64) {
 	return c.hits.Load(), c.misses.Load()
 }
 
-// lookup fills out[i] with the cached static part of ids[i] and returns the
-// ids it does not hold; count says whether to count it in Stats.
-func (c *Cache) lookup(ids []int64, out []*Static, count bool) (missing []int64) {
+// lookup returns the cached static parts of ids, by id, and the ids c does
+// not hold (a nil Cache: all of them), counting both in Stats.
+func (c *Cache) lookup(ids []int64) (found map[int64]*Static, missing []int64) {
 	if c == nil {
-		return ids
+		return nil, ids
 	}
-	var promote []*Static
+	found = make(map[int64]*Static, len(ids))
+	promote := map[int64]*Static{}
 	c.mu.RLock()
-	for i, id := range ids {
+	for _, id := range ids {
 		if s, ok := c.cur[id]; ok {
-			out[i] = s
+			found[id] = s
 		} else if s, ok := c.old[id]; ok {
-			out[i] = s
-			promote = append(promote, s)
+			found[id] = s
+			promote[id] = s
 		} else {
 			missing = append(missing, id)
 		}
 	}
 	c.mu.RUnlock()
-	if count {
-		c.hits.Add(int64(len(ids) - len(missing)))
-		c.misses.Add(int64(len(missing)))
-	}
-	if len(promote) > 0 {
-		m := make(map[int64]*Static, len(promote))
-		for _, s := range promote {
-			m[s.ID] = s
-		}
-		c.put(m, false)
-	}
-	return missing
-}
-
-// holdsAll reports whether c holds every one of ids (a nil Cache: none),
-// counting the lookup in Stats.
-func (c *Cache) holdsAll(ids []int64) bool {
-	if c == nil {
-		return false
-	}
-	held := 0
-	c.mu.RLock()
-	for _, id := range ids {
-		if _, ok := c.cur[id]; ok {
-			held++
-		} else if _, ok := c.old[id]; ok {
-			held++
-		}
-	}
-	c.mu.RUnlock()
-	c.hits.Add(int64(held))
-	c.misses.Add(int64(len(ids) - held))
-	return held == len(ids)
+	c.hits.Add(int64(len(ids) - len(missing)))
+	c.misses.Add(int64(len(missing)))
+	c.put(promote, false)
+	return found, missing
 }
 
 // put adds ss (by post id) to the current generation; replace says whether

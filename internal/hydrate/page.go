@@ -1,10 +1,15 @@
 package hydrate
 
 import (
+	"context"
+	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Slot is one item a list query chose for a page: its id and its sort key.
@@ -27,6 +32,20 @@ func Trim(slots []Slot, perPage int) (ids []int64, next *cursor.Position) {
 		ids[i] = s.ID
 	}
 	return ids, next
+}
+
+// Chosen runs pageSQL (as Page takes it) for the chosen rows alone, then
+// hydrates those viewerID may still see (Posts): two statements, for the
+// pages Page could not answer exactly. The next page's position comes from
+// the chosen rows, so a post hidden or deleted meanwhile does not move it.
+func (c *Cache) Chosen(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) ([]Post, *cursor.Position, error) {
+	var slots []Slot
+	if err := sqlx.SelectContext(ctx, q, &slots, pageSQL, args...); err != nil {
+		return nil, nil, pg.Classify(ctx, fmt.Errorf("list page: %w", err))
+	}
+	ids, next := Trim(slots, perPage)
+	ps, err := c.Posts(ctx, q, viewerID, ids)
+	return ps, next, err
 }
 
 // ListMeta renders the page metadata.

@@ -141,8 +141,8 @@ func (x *staticScan) finish() error {
 	return nil
 }
 
-// live is one row of liveColumns, then (pages) slots, then (when asked
-// for) staticColumns.
+// live is one row of liveColumns, then (when asked for) staticColumns,
+// then (pages) slots.
 type live struct {
 	Post
 	id        int64
@@ -151,8 +151,8 @@ type live struct {
 	slots     int
 }
 
-// scanLive reads rows of liveColumns, followed by a slots column when
-// withSlots and by staticColumns when withStatic.
+// scanLive reads rows of liveColumns, followed by staticColumns when
+// withStatic and by a slots column when withSlots.
 func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]live, error) {
 	defer rows.Close()
 	var out []live
@@ -161,13 +161,13 @@ func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]liv
 		var pollJSON []byte
 		dest := []any{&l.id, &l.createdAt, &l.authorID, &l.Comments, &l.Shares, &l.Views,
 			&l.Like, &l.Love, &l.Haha, &l.Wow, &l.Sad, &l.Angry, &l.ViewerReaction, &pollJSON}
-		if withSlots {
-			dest = append(dest, &l.slots)
-		}
 		var st staticScan
 		if withStatic {
 			st.s = &Static{}
 			dest = append(dest, st.dest()...)
+		}
+		if withSlots {
+			dest = append(dest, &l.slots)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -197,26 +197,25 @@ const staticQuery = `
 	  JOIN posts p ON p.id = page.id
 	  JOIN members m ON m.id = p.author_id`
 
-// statics returns the static parts of ids, from c or (the rest) from the
-// database, in the order of ids; a post deleted meanwhile is nil. count says
-// whether the lookup counts in Stats.
-func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64, count bool) ([]*Static, error) {
-	out := make([]*Static, len(ids))
-	missing := c.lookup(ids, out, count)
+// statics returns the static parts of ids, by id, from c or (the rest) from
+// the database; a post deleted meanwhile is missing.
+func (c *Cache) statics(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[int64]*Static, error) {
+	found, missing := c.lookup(ids)
 	if len(missing) == 0 {
-		return out, nil
+		return found, nil
 	}
-	found, err := fetchStatics(ctx, q, missing)
+	fetched, err := fetchStatics(ctx, q, missing)
 	if err != nil {
 		return nil, err
 	}
-	c.put(found, false)
-	for i, s := range out {
-		if s == nil {
-			out[i] = found[ids[i]]
-		}
+	c.put(fetched, false)
+	if found == nil {
+		return fetched, nil
 	}
-	return out, nil
+	for id, s := range fetched {
+		found[id] = s
+	}
+	return found, nil
 }
 
 // fetchStatics reads the static parts of ids; deleted posts are missing.
@@ -244,49 +243,52 @@ func fetchStatics(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[
 }
 
 // attach completes ls with their static parts: those read with them go into
-// c, the others come from c or one more statement. A post deleted since its
-// live part was read is left out. A cached part whose author or creation
-// time differs from the live row's (post ids reused: the database was reset
-// under a running server) is read again and replaced. count says whether
-// looking them up counts in Stats (not when the caller already counted).
-func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, count bool) ([]Post, error) {
+// c, the others come from known (parts the caller already looked up), c or
+// one more statement. A post deleted since its live part was read is left
+// out. A cached part whose author or creation time differs from the live
+// row's (post ids reused: the database was reset under a running server) is
+// read again and replaced.
+func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, known map[int64]*Static) ([]Post, error) {
 	var need []int64
 	read := map[int64]*Static{}
-	for _, l := range ls {
-		if l.Static == nil {
-			need = append(need, l.id)
-		} else {
+	for i := range ls {
+		switch l := &ls[i]; {
+		case l.Static != nil:
 			read[l.id] = l.Static
+		case known[l.id] != nil:
+			l.Static = known[l.id]
+		default:
+			need = append(need, l.id)
 		}
 	}
 	c.put(read, true)
 	if len(need) > 0 {
-		ss, err := c.statics(ctx, q, need, count)
+		found, err := c.statics(ctx, q, need)
 		if err != nil {
 			return nil, err
 		}
-		var stale []int64
-		j := 0
 		for i := range ls {
 			if ls[i].Static == nil {
-				if s := ss[j]; s != nil && (s.Author.ID != ls[i].authorID || !s.CreatedAt.Equal(ls[i].createdAt)) {
-					stale = append(stale, ls[i].id)
-				} else {
-					ls[i].Static = s
-				}
-				j++
+				ls[i].Static = found[ls[i].id]
 			}
 		}
-		if len(stale) > 0 {
-			fresh, err := fetchStatics(ctx, q, stale)
-			if err != nil {
-				return nil, err
-			}
-			c.put(fresh, true)
-			for i := range ls {
-				if ls[i].Static == nil {
-					ls[i].Static = fresh[ls[i].id]
-				}
+	}
+	var stale []int64
+	for i := range ls {
+		if s := ls[i].Static; s != nil && (s.Author.ID != ls[i].authorID || !s.CreatedAt.Equal(ls[i].createdAt)) {
+			stale = append(stale, ls[i].id)
+			ls[i].Static = nil
+		}
+	}
+	if len(stale) > 0 {
+		fresh, err := fetchStatics(ctx, q, stale)
+		if err != nil {
+			return nil, err
+		}
+		c.put(fresh, true)
+		for i := range ls {
+			if ls[i].Static == nil {
+				ls[i].Static = fresh[ls[i].id]
 			}
 		}
 	}
@@ -299,14 +301,21 @@ func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, co
 	return ps, nil
 }
 
+// columns returns the select list of a post read for the viewer $1 (the
+// live part, and the static part too when withStatic) and the join the
+// static part needs.
+func columns(withStatic bool) (cols, join string) {
+	if withStatic {
+		return liveColumns + ", " + staticColumns, "JOIN members m ON m.id = p.author_id"
+	}
+	return liveColumns, ""
+}
+
 // byIDs reads the posts $2 (an array of ids) for the viewer $1, in the
 // order of $2, by primary key: the live part, and the static part too when
 // withStatic.
 func byIDs(withStatic bool) string {
-	cols, join := liveColumns, ""
-	if withStatic {
-		cols, join = liveColumns+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
-	}
+	cols, join := columns(withStatic)
 	return `
 	SELECT ` + cols + `
 	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
@@ -326,7 +335,8 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 	if len(ids) == 0 {
 		return []Post{}, nil
 	}
-	query, withStatic := postsQuery, !c.holdsAll(ids)
+	known, missing := c.lookup(ids)
+	query, withStatic := postsQuery, len(missing) > 0
 	if withStatic {
 		query = postsStaticQuery
 	}
@@ -338,7 +348,7 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	return c.attach(ctx, q, ls, false)
+	return c.attach(ctx, q, ls, known)
 }
 
 // Statics says where Page takes the static parts of a page's posts from.
@@ -358,14 +368,11 @@ const (
 // withStatic, the static part) of the first $2-1 of those the viewer may
 // still see, in one statement; slots is how many posts the page query chose.
 func pageQuery(withStatic Statics) string {
-	cols, join := liveColumns+", (SELECT count(*) FROM page) AS slots", ""
-	if withStatic {
-		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
-	}
+	cols, join := columns(bool(withStatic))
 	return `
 	WITH page AS MATERIALIZED (%s),
 	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
-	SELECT ` + cols + `
+	SELECT ` + cols + `, (SELECT count(*) FROM page) AS slots
 	  FROM head
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
@@ -402,7 +409,7 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	if len(ls) != min(slots, perPage) {
 		return nil, nil, false, nil
 	}
-	if ps, err = c.attach(ctx, q, ls, true); err != nil {
+	if ps, err = c.attach(ctx, q, ls, nil); err != nil {
 		return nil, nil, false, err
 	}
 	if len(ps) != len(ls) {
@@ -415,22 +422,10 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	return ps, next, true, nil
 }
 
-// Get returns post id as viewerID sees it, in one query; a post that does
-// not exist or that viewerID may not see is NotFound.
+// Get returns post id as viewerID sees it, in one query (Posts); a post
+// that does not exist or that viewerID may not see is NotFound.
 func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
-	query, withStatic := getPostQuery, !c.holdsAll([]int64{id})
-	if withStatic {
-		query = getPostStaticQuery
-	}
-	rows, err := q.QueryContext(ctx, query, viewerID, id)
-	if err != nil {
-		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
-	}
-	ls, err := scanLive(rows, viewerID, false, withStatic)
-	if err != nil {
-		return Post{}, pg.Classify(ctx, fmt.Errorf("get post: %w", err))
-	}
-	ps, err := c.attach(ctx, q, ls, false)
+	ps, err := c.Posts(ctx, q, viewerID, []int64{id})
 	if err != nil {
 		return Post{}, err
 	}
@@ -439,22 +434,6 @@ func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int
 	}
 	return ps[0], nil
 }
-
-// byID reads post $2 for the viewer $1, as byIDs does.
-func byID(withStatic bool) string {
-	cols, join := liveColumns, ""
-	if withStatic {
-		cols, join = liveColumns+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
-	}
-	return `
-	SELECT ` + cols + `
-	  FROM posts p
-	  ` + join + `
-	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE p.id = $2 AND ` + visibility.Post("p", "$1")
-}
-
-var getPostQuery, getPostStaticQuery = byID(false), byID(true)
 
 // ReactionCounts renders the six per-type counters.
 func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts {

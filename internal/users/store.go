@@ -53,27 +53,22 @@ func (s *Store) Exists(ctx context.Context, handle string) error {
 // newest), and the position of the next page (nil: none). An unknown or
 // suspended member is NotFound. A page is one statement (hydrate.Page); an
 // empty one, or one with a post deleted meanwhile, is read again as the
-// chosen rows, then their hydration, and an empty page costs a look for the
-// member.
+// chosen rows, then their hydration (hydrate.Chosen), and an empty page
+// costs a look for the member.
 func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := authoredPage(viewerID, handle, after, perPage)
 	ps, next, exact, err := s.posts.Page(ctx, s.prep, viewerID, perPage, hydrate.WithPage, q, args)
 	if err != nil || (exact && len(ps) > 0) {
 		return ps, next, err
 	}
-	var slots []hydrate.Slot
-	if err := sqlx.SelectContext(ctx, s.prep, &slots, q, args...); err != nil {
-		return nil, nil, pg.Classify(ctx, fmt.Errorf("list member posts: %w", err))
+	if ps, next, err = s.posts.Chosen(ctx, s.prep, viewerID, perPage, q, args); err != nil || len(ps) > 0 || next != nil {
+		return ps, next, err
 	}
-	if len(slots) == 0 {
-		if err := s.Exists(ctx, handle); err != nil {
-			return nil, nil, err
-		}
-		return []hydrate.Post{}, nil, nil
+	// Nothing to show: a member without visible posts, or no such member.
+	if err := s.Exists(ctx, handle); err != nil {
+		return nil, nil, err
 	}
-	ids, next := hydrate.Trim(slots, perPage)
-	ps, err = s.posts.Posts(ctx, s.prep, viewerID, ids)
-	return ps, next, err
+	return []hydrate.Post{}, nil, nil
 }
 
 // authoredPage selects up to perPage+1 visible posts of the member with
