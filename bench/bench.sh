@@ -12,6 +12,7 @@
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
 #   BENCH_ONLY=a,b                only these scenarios
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running
+#   BENCH_HUGE_PAGES=0|1          PostgreSQL on huge pages, reserved when run as root (default 1; see below)
 #   BENCH_DB_PARAMS=k=v&...       extra DATABASE_URL parameters for the server (e.g. binary_parameters=yes)
 #   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18083 follow the API port)
 set -euo pipefail
@@ -71,6 +72,26 @@ if [[ ! -f "$PGDIR/bench-tuned" ]]; then
   scripts/localpg.sh start "$PGDIR" "$PGPORT"
   touch "$PGDIR/bench-tuned"
 fi
+# Huge pages: on this VM a page fault is expensive, and every backend faults in each 4 KiB page of
+# shared_buffers it touches, so fresh connections ran pgbench -S at c=16 at ~4-6k tps, rising slowly as
+# they warmed; on 2 MiB pages the same run gave 18-22k. PostgreSQL's docs recommend huge pages for a
+# large shared_buffers; the cluster takes them by itself (huge_pages = try) once the kernel has them
+# reserved, which needs root. BENCH_HUGE_PAGES=0 runs without them; the report says which it was.
+if [[ "${BENCH_HUGE_PAGES:-1}" == 1 ]]; then
+  if ! scripts/localpg.sh onhuge "$PGDIR"; then
+    "${PSQL[@]}" -d postgres -c "ALTER SYSTEM RESET huge_pages"
+    scripts/localpg.sh stop "$PGDIR"
+    log "huge pages: $(scripts/localpg.sh hugepages "$PGDIR" 2>&1)"
+    scripts/localpg.sh start "$PGDIR" "$PGPORT"
+  fi
+elif scripts/localpg.sh onhuge "$PGDIR"; then
+  "${PSQL[@]}" -d postgres -c "ALTER SYSTEM SET huge_pages = off"
+  scripts/localpg.sh stop "$PGDIR"
+  scripts/localpg.sh start "$PGDIR" "$PGPORT"
+fi
+HUGE=no
+scripts/localpg.sh onhuge "$PGDIR" && HUGE=yes
+log "PostgreSQL shared memory on huge pages: $HUGE"
 url() { scripts/localpg.sh url "$PGPORT" "$1"; }
 exists() { [[ "$("${PSQL[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" == 1 ]]; }
 
@@ -134,7 +155,7 @@ set +e
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
   -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
-  -generated "${GENERATED:-}" -deep-members "$DEEP" $FAIL "${PPROF_ARGS[@]}"
+  -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -deep-members "$DEEP" $FAIL "${PPROF_ARGS[@]}"
 rc=$?
 set -e
 if [[ "${BENCH_CHECK:-1}" == 1 ]]; then

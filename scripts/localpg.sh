@@ -6,6 +6,9 @@
 #   scripts/localpg.sh stop DIR                stop it
 #   scripts/localpg.sh createdb PORT DBNAME    create database DBNAME if it does not exist
 #   scripts/localpg.sh url PORT [DBNAME]       print the DATABASE_URL for it
+#   scripts/localpg.sh hugepages DIR           (cluster stopped) reserve enough 2 MiB huge pages for its shared
+#                                              memory when this user may (root); prints how many it needs
+#   scripts/localpg.sh onhuge DIR              (cluster running) exit 0 if its shared memory is on huge pages
 #
 # Finds the server binaries under /usr/lib/postgresql/*/bin (or PG_BIN). When they are missing on
 # Debian/Ubuntu it installs them with apt, if running as root (or with passwordless sudo) and
@@ -95,10 +98,32 @@ case "$cmd" in
       "$bin/createdb" -h 127.0.0.1 -p "$port" -U postgres "$name"
     fi
     ;;
+  hugepages)
+    # PostgreSQL starts on huge pages by itself (huge_pages = try) when the kernel has enough reserved.
+    # Only the reservation needs privileges; without them this says so and changes nothing.
+    dir=${1:?DIR}
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    need=$(as_owner "$bin/postgres" -D "$dir/data" -C shared_memory_size_in_huge_pages 2>/dev/null || echo 0)
+    [[ "$need" =~ ^[0-9]+$ && "$need" -gt 0 ]] || die "cannot tell how many huge pages $dir needs (is it running?)"
+    free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+    total=$(cat /proc/sys/vm/nr_hugepages)
+    if (( free < need )); then
+      if [[ -w /proc/sys/vm/nr_hugepages ]]; then
+        echo $((total + need - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
+      fi
+    fi
+    free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+    echo "needs $need huge pages, $free free"
+    ;;
+  onhuge)
+    dir=${1:?DIR}
+    pid=$(head -n1 "$dir/data/postmaster.pid" 2>/dev/null) || exit 1
+    grep -q '^KernelPageSize: *2048 kB' "/proc/$pid/smaps" 2>/dev/null
+    ;;
   url)
     port=${1:?PORT}; name=${2:-postgres}
     echo "postgres://postgres@127.0.0.1:$port/$name?sslmode=disable"
     ;;
   *)
-    sed -n '2,13p' "$0" >&2; exit 2 ;;
+    sed -n '2,17p' "$0" >&2; exit 2 ;;
 esac

@@ -46,6 +46,7 @@ type options struct {
 	pprofServerPID            int
 	failOnErrors              bool
 	generated                 string // a note on how the data set was made, for the report
+	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
 	deepMembers               int
 }
 
@@ -87,6 +88,7 @@ func main() {
 	flag.IntVar(&o.pprofServerPID, "pprof-server-pid", 0, "its pid")
 	flag.BoolVar(&o.failOnErrors, "fail-on-errors", false, "exit 1 when a scenario had unexpected statuses")
 	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
+	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")
 	flag.IntVar(&o.deepMembers, "deep-members", 300, "members whose feed is walked to page 5 for the deep-page scenario")
 	flag.Parse()
 
@@ -131,7 +133,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	d.logf("fixtures: %d members, %d public posts, %d deep feed pages (%s)", d.f.n, len(d.f.public), len(d.f.deep), time.Since(start).Round(time.Millisecond))
 
 	rep := &report{Scale: o.scale, Seed: o.seed, Started: start.UTC(), CPUs: numCPU(), Conns: o.conns,
-		OpenFraction: o.openFraction, Generated: o.generated,
+		OpenFraction: o.openFraction, Generated: o.generated, PGHugePages: o.pgHugePages,
 		Durations: fmt.Sprintf("warm-up %s, closed %s, open %s per scenario", o.warmup, o.closed, o.open)}
 	rep.Machine = machineInfo()
 

@@ -21,6 +21,7 @@ type report struct {
 	Started      time.Time        `json:"started"`
 	Elapsed      string           `json:"elapsed"`
 	Machine      string           `json:"machine"`
+	PGHugePages  string           `json:"pg_huge_pages,omitempty"`
 	CPUs         int              `json:"cpus"`
 	Conns        int              `json:"connections"`
 	OpenFraction float64          `json:"open_fraction"`
@@ -473,12 +474,16 @@ func (rep *report) markdown() string {
 	if rep.Generated != "" {
 		fmt.Fprintf(&b, "Data set: %s\n\n", rep.Generated)
 	}
+	if rep.PGHugePages != "" {
+		fmt.Fprintf(&b, "PostgreSQL's shared memory on huge pages: %s (this VM pays for every page fault, and each new backend faults in "+
+			"each 4 KiB page of shared_buffers it touches; `BENCH_HUGE_PAGES=0` measures without them).\n\n", rep.PGHugePages)
+	}
 	fmt.Fprintf(&b, "Each scenario: %s. *Closed*: %d connections sending as fast as the server answers (the capacity; "+
 		"latency includes queueing). *Open*: a fixed arrival rate of %.0f %% of the closed throughput (vegeta's open model: "+
 		"no coordinated omission). Many members' tokens per scenario; rate limits raised by configuration. "+
 		"CPU in cores (%d available) from /proc, and in CPU milliseconds per request (the cost, which compares across machines better than req/s); *stmts/req* = pg_stat_statements calls in the benchmark database per request "+
-		"(BEGIN and COMMIT included), during the closed run; lib/pq costs two network round trips per parameterised statement "+
-		"(Parse/Describe, then Bind/Execute) and one for a statement without parameters. Ratios divide the closed req/s by the "+
+		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
+		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+
 		"ceilings measured in the same run (mean of before and after).\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
 	b.WriteString(rep.markdownTable())
 	b.WriteString("\n## Targets (issue 8)\n\n| target | measured | met |\n|---|---|---|\n")
