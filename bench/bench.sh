@@ -92,6 +92,8 @@ fi
 HUGE=no
 scripts/localpg.sh onhuge "$PGDIR" && HUGE=yes
 log "PostgreSQL shared memory on huge pages: $HUGE"
+# Planning counted too, so the report shows statements that PostgreSQL plans on every execution.
+"${PSQL[@]}" -d postgres -c "ALTER SYSTEM SET pg_stat_statements.track_planning = on" -c "SELECT pg_reload_conf()" >/dev/null
 url() { scripts/localpg.sh url "$PGPORT" "$1"; }
 exists() { [[ "$("${PSQL[@]}" -d postgres -c "SELECT 1 FROM pg_database WHERE datname = '$1'")" == 1 ]]; }
 

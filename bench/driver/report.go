@@ -107,7 +107,11 @@ type phase struct {
 type stmtStat struct {
 	CallsPerReq float64 `json:"calls_per_request"`
 	MeanMS      float64 `json:"mean_ms"`
-	Query       string  `json:"query"`
+	// PlansPerCall is how often PostgreSQL planned the statement per
+	// execution: 0 for a prepared statement on its generic plan, 1 for one
+	// planned every time (unprepared, or a custom plan chosen each time).
+	PlansPerCall float64 `json:"plans_per_call"`
+	Query        string  `json:"query"`
 }
 
 type opStat struct {
@@ -251,7 +255,8 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 		read += a.read - b.read
 		dt := a.totalMS - b.totalMS
 		total += dt
-		top = append(top, stmtStat{CallsPerReq: float64(dc) / req, MeanMS: dt / float64(dc), Query: oneLine(a.query, 240)})
+		top = append(top, stmtStat{CallsPerReq: float64(dc) / req, MeanMS: dt / float64(dc),
+			PlansPerCall: float64(a.plans-b.plans) / float64(dc), Query: oneLine(a.query, 240)})
 	}
 	sort.Slice(top, func(i, j int) bool { return top[i].CallsPerReq > top[j].CallsPerReq })
 	if len(top) > 8 {
@@ -543,9 +548,9 @@ func (rep *report) markdown() string {
 			}
 		}
 		if len(s.Closed.TopStatements) > 0 {
-			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | statement |\n|---:|---:|---|\n")
+			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | plans/call | statement |\n|---:|---:|---:|---|\n")
 			for _, t := range s.Closed.TopStatements {
-				fmt.Fprintf(&b, "| %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), strings.ReplaceAll(t.Query, "|", "\\|"))
+				fmt.Fprintf(&b, "| %s | %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), f2(t.PlansPerCall), strings.ReplaceAll(t.Query, "|", "\\|"))
 			}
 		}
 		b.WriteString("\n")

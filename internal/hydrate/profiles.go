@@ -63,12 +63,14 @@ func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, hand
 
 // profilesQuery reads the members $2 (an array of ids) for the viewer $1, in
 // the order of $2, by primary key.
-var profilesQuery = `
+var profilesQuery = NewListQuery("$2", func(list string) string {
+	return `
 	SELECT ` + profileColumns + `
-	  FROM unnest($2::bigint[]) WITH ORDINALITY AS page(id, ord)
+	  FROM ` + list + `
 	  JOIN members m ON m.id = page.id
 	 WHERE m.suspended_at IS NULL
 	 ORDER BY page.ord`
+})
 
 // Profiles returns the members ids as viewerID sees them, in the order of
 // ids, in one query. Members suspended since ids were chosen are left out.
@@ -77,7 +79,7 @@ func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []
 	if len(ids) == 0 {
 		return out, nil
 	}
-	if err := sqlx.SelectContext(ctx, q, &out, profilesQuery, viewerID, pq.Array(ids)); err != nil {
+	if err := sqlx.SelectContext(ctx, q, &out, profilesQuery.For(len(ids)), viewerID, pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate profiles: %w", err))
 	}
 	return out, nil

@@ -426,13 +426,9 @@ type ImageEntry struct {
 	Alt    *string `json:"alt"`
 }
 
-// listings reads the listings ids in the order of ids, in one query.
-func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
-	out := []Listing{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	const q = `
+// listingsQuery reads the listings $1 (an array of ids) in their order.
+var listingsQuery = hydrate.NewListQuery("$1", func(list string) string {
+	return `
 		SELECT l.id, l.title, l.description, l.price_minor, l.currency, l.condition,
 		       c.slug AS category_slug, c.name AS category_name, l.city, l.region, l.country, l.status, l.created_at,
 		       m.id AS "seller.author_id", m.handle AS "seller.author_handle", m.name AS "seller.author_name",
@@ -440,13 +436,22 @@ func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
 		       COALESCE((SELECT json_agg(json_build_object('url', i.url, 'width', i.width, 'height', i.height, 'alt', i.alt)
 		                                 ORDER BY i.position)
 		                   FROM listing_images i WHERE i.listing_id = l.id), '[]') AS images
-		  FROM unnest($1::bigint[]) WITH ORDINALITY AS page(id, ord)
+		  FROM ` + list + `
 		  JOIN listings l ON l.id = page.id
 		  JOIN categories c ON c.id = l.category_id
 		  JOIN members m ON m.id = l.seller_id
 		 WHERE m.suspended_at IS NULL
 		 ORDER BY page.ord`
-	if err := sqlx.SelectContext(ctx, s.prep, &out, q, pq.Array(ids)); err != nil {
+})
+
+// listings reads the listings ids in the order of ids, in one query.
+func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
+	out := []Listing{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+
+	if err := sqlx.SelectContext(ctx, s.prep, &out, listingsQuery.For(len(ids)), pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("read found listings: %w", err))
 	}
 	return out, nil
@@ -474,20 +479,25 @@ type Job struct {
 	ExpiresAt      *time.Time `db:"expires_at"`
 }
 
+// jobsQuery reads the jobs $1 (an array of ids) in their order.
+var jobsQuery = hydrate.NewListQuery("$1", func(list string) string {
+	return `
+		SELECT j.id, j.title, j.company_name, j.company_logo_url, j.company_url, j.city, j.region, j.country,
+		       j.workplace, j.employment_type, j.salary_min_minor, j.salary_max_minor, j.salary_currency,
+		       j.salary_period, j.description, j.apply_url, j.posted_at, j.expires_at
+		  FROM ` + list + `
+		  JOIN jobs j ON j.id = page.id
+		 ORDER BY page.ord`
+})
+
 // jobs reads the jobs ids in the order of ids, in one query.
 func (s *Store) jobs(ctx context.Context, ids []int64) ([]Job, error) {
 	out := []Job{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	const q = `
-		SELECT j.id, j.title, j.company_name, j.company_logo_url, j.company_url, j.city, j.region, j.country,
-		       j.workplace, j.employment_type, j.salary_min_minor, j.salary_max_minor, j.salary_currency,
-		       j.salary_period, j.description, j.apply_url, j.posted_at, j.expires_at
-		  FROM unnest($1::bigint[]) WITH ORDINALITY AS page(id, ord)
-		  JOIN jobs j ON j.id = page.id
-		 ORDER BY page.ord`
-	if err := sqlx.SelectContext(ctx, s.prep, &out, q, pq.Array(ids)); err != nil {
+
+	if err := sqlx.SelectContext(ctx, s.prep, &out, jobsQuery.For(len(ids)), pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("read found jobs: %w", err))
 	}
 	return out, nil

@@ -1,0 +1,93 @@
+package hydrate
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// TestListQueryNeverCuts checks that the LIMIT of every size class holds the
+// whole list.
+func TestListQueryNeverCuts(t *testing.T) {
+	q := NewListQuery("$1", func(list string) string { return list })
+	limit := regexp.MustCompile(`LIMIT (\d+)`)
+	for n := 0; n <= 3*maxListClass; n++ {
+		m := limit.FindStringSubmatch(q.For(n))
+		if m == nil {
+			if n <= maxListClass {
+				t.Fatalf("list of %d: no LIMIT", n)
+			}
+			continue
+		}
+		if l, _ := strconv.Atoi(m[1]); l < n {
+			t.Fatalf("list of %d: LIMIT %d", n, l)
+		}
+	}
+}
+
+// TestListQueriesUseGenericPlans checks that PostgreSQL settles prepared
+// list statements on their generic plan instead of planning every execution
+// (with unnest($2::bigint[]) it never did: the bench showed plans/call 1.00),
+// and that a list longer than its class's smallest member is read whole.
+func TestListQueriesUseGenericPlans(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	pgtest.Social(t, db, 2_000)
+	ctx := context.Background()
+	conn, err := db.Connx(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, c := range []struct {
+		name string
+		q    *ListQuery
+		live bool
+	}{{"live part", postsQuery, true}, {"live and static parts", postsStaticQuery, true}, {"static part", staticQuery, false}} {
+		for _, n := range []int{1, 17} {
+			text := c.q.For(n)
+			st, err := conn.PreparexContext(ctx, text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for run := 0; run < 8; run++ {
+				ids := make([]int64, n)
+				for i := range ids {
+					ids[i] = int64(1 + (run*97+i*13)%2_000)
+				}
+				args := []any{pq.Array(ids)}
+				if c.live {
+					args = []any{int64(1 + run), pq.Array(ids)}
+				}
+				rows, err := st.QueryxContext(ctx, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := 0
+				for rows.Next() {
+					got++
+				}
+				if err := rows.Err(); err != nil {
+					t.Fatal(err)
+				}
+				rows.Close()
+				if !c.live && got != n {
+					t.Errorf("%s of %d ids: %d rows", c.name, n, got)
+				}
+			}
+			var generic, custom int64
+			if err := conn.QueryRowxContext(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, text).Scan(&generic, &custom); err != nil {
+				t.Fatal(err)
+			}
+			if generic == 0 {
+				t.Errorf("%s of %d ids: %d custom plans and no generic plan in 8 executions", c.name, n, custom)
+			}
+			st.Close()
+		}
+	}
+}
