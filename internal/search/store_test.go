@@ -101,8 +101,11 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, window := range []int64{firstWindow, 3, 37, 700} {
-				s.window = window
+			// Index windows of several sizes, after key walks of several
+			// sizes (0: none).
+			for _, ws := range [][2]int64{{firstWindow, scanWindow}, {3, 0}, {37, 5}, {700, 50}, {11, 1}} {
+				window := ws[0]
+				s.window, s.scan = window, ws[1]
 				for _, per := range []int{100, 23} {
 					var after *cursor.Position
 					for page := 0; ; page++ {
@@ -130,7 +133,7 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 						for i, h := range got {
 							ids[i] = h.ID
 						}
-						name := fmt.Sprintf("viewer %d, %q, window %d, per page %d, page %d", viewer, text, window, per, page)
+						name := fmt.Sprintf("viewer %d, %q, window %d after %d, per page %d, page %d", viewer, text, window, s.scan, per, page)
 						if diff := cmp.Diff(want, ids); diff != "" {
 							t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
 						}
