@@ -26,7 +26,7 @@ func (s *Store) ToggleProfile(ctx context.Context, followerID int64, followeeHan
 		if following, _, err = toggle(ctx, tx.StmtxContext(ctx, st).GetContext, followerID, followeeHandle); err != nil {
 			return err
 		}
-		p, err = hydrate.GetProfile(ctx, tx, followerID, followeeHandle)
+		p, err = hydrate.GetProfile(ctx, s.prep.Tx(tx), followerID, followeeHandle)
 		return err
 	})
 	return following, p, err

@@ -91,6 +91,55 @@ func (p *Prepared) QueryRowxContext(ctx context.Context, query string, args ...a
 	return st.QueryRowxContext(ctx, args...)
 }
 
+// Tx returns a sqlx.QueryerContext that runs p's statements within tx, on
+// the transaction's connection (prepared there once, like any other use).
+func (p *Prepared) Tx(tx *sqlx.Tx) sqlx.QueryerContext { return preparedTx{p: p, tx: tx} }
+
+type preparedTx struct {
+	p  *Prepared
+	tx *sqlx.Tx
+}
+
+// stmt returns query prepared within the transaction, or nil to run it
+// unprepared there (the cache is full).
+func (t preparedTx) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
+	st, err := t.p.stmt(ctx, query)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	return t.tx.StmtxContext(ctx, st), nil
+}
+
+func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return t.tx.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (t preparedTx) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	st, err := t.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return t.tx.QueryxContext(ctx, query, args...)
+	}
+	return st.QueryxContext(ctx, args...)
+}
+
+func (t preparedTx) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	st, err := t.stmt(ctx, query)
+	if err != nil || st == nil {
+		return t.tx.QueryRowxContext(ctx, query, args...)
+	}
+	return st.QueryRowxContext(ctx, args...)
+}
+
 // Close releases every prepared statement.
 func (p *Prepared) Close() error {
 	p.mu.Lock()
