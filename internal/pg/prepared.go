@@ -59,24 +59,31 @@ func (p *Prepared) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) {
 
 // QueryContext implements sqlx.QueryerContext.
 func (p *Prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := p.stmt(ctx, query)
+	return plainRows(p.QueryxContext(ctx, query, args...))
+}
+
+// plainRows unwraps sqlx rows.
+func plainRows(rows *sqlx.Rows, err error) (*sql.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st == nil {
-		return p.db.QueryContext(ctx, query, args...)
-	}
-	return st.QueryContext(ctx, args...)
+	return rows.Rows, nil
 }
 
 // QueryxContext implements sqlx.QueryerContext.
 func (p *Prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
 	st, err := p.stmt(ctx, query)
+	return queryx(ctx, st, err, p.db, query, args)
+}
+
+// queryx runs query as st, or through plain when there is no st (the cache
+// is full).
+func queryx(ctx context.Context, st *sqlx.Stmt, err error, plain sqlx.QueryerContext, query string, args []any) (*sqlx.Rows, error) {
 	if err != nil {
 		return nil, err
 	}
 	if st == nil {
-		return p.db.QueryxContext(ctx, query, args...)
+		return plain.QueryxContext(ctx, query, args...)
 	}
 	return st.QueryxContext(ctx, args...)
 }
@@ -111,25 +118,12 @@ func (t preparedTx) stmt(ctx context.Context, query string) (*sqlx.Stmt, error) 
 }
 
 func (t preparedTx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	st, err := t.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return t.tx.QueryContext(ctx, query, args...)
-	}
-	return st.QueryContext(ctx, args...)
+	return plainRows(t.QueryxContext(ctx, query, args...))
 }
 
 func (t preparedTx) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
 	st, err := t.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if st == nil {
-		return t.tx.QueryxContext(ctx, query, args...)
-	}
-	return st.QueryxContext(ctx, args...)
+	return queryx(ctx, st, err, t.tx, query, args)
 }
 
 func (t preparedTx) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
