@@ -147,6 +147,12 @@ func TestDiscoverAndUserPostsWalk(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, "alice", "bob")
 	w.follow(t, "bob", "alice")
+	// Nothing to show yet: an empty page (the store's slower path).
+	for _, path := range []string{"/api/v1/feed?tab=discover", "/api/v1/feed", "/api/v1/users/alice/posts"} {
+		if got := w.walk(t, "bob", path, nil); len(got) != 0 {
+			t.Errorf("%s before any post: %v", path, got)
+		}
+	}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	var public, toBob []int64
 	for i := 0; i < 23; i++ {

@@ -32,10 +32,9 @@ func TestExplain(t *testing.T) {
 	tests[2].q, tests[2].args = discoverPage(1, nil, 20)
 	tests[3].q, tests[3].args = discoverPage(1, after, 20)
 	// The discover page writes its limit into the text and leaves $2 to the
-	// hydrating statement around it (hydrate.Page); here $2 is referenced
-	// so that the page is explained with the arguments it runs with.
+	// statement around it; explained as hydrate.Chosen runs it.
 	for i := 2; i < 4; i++ {
-		tests[i].q = "SELECT * FROM (" + tests[i].q + ") page WHERE $2::int > 0"
+		tests[i].q = "SELECT id, created_at FROM (" + tests[i].q + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
 	}
 	for _, tt := range tests {
 		plan := pgtest.Explain(t, db, tt.q, tt.args...)

@@ -38,9 +38,14 @@ func Trim(slots []Slot, perPage int) (ids []int64, next *cursor.Position) {
 // hydrates those viewerID may still see (Posts): two statements, for the
 // pages Page could not answer exactly. The next page's position comes from
 // the chosen rows, so a post hidden or deleted meanwhile does not move it.
+//
+// The page runs under LIMIT $2 (perPage+1, which it already honours): a page
+// statement may write its own limit into its text and leave $2 to the
+// statement around it (discover does, so that PostgreSQL plans it once).
 func (c *Cache) Chosen(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) ([]Post, *cursor.Position, error) {
 	var slots []Slot
-	if err := sqlx.SelectContext(ctx, q, &slots, pageSQL, args...); err != nil {
+	chosen := "SELECT id, created_at FROM (" + pageSQL + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
+	if err := sqlx.SelectContext(ctx, q, &slots, chosen, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list page: %w", err))
 	}
 	ids, next := Trim(slots, perPage)
