@@ -105,15 +105,17 @@ case "$cmd" in
     bin=$(find_bin) || die "PostgreSQL binaries not found"
     need=$(as_owner "$bin/postgres" -D "$dir/data" -C shared_memory_size_in_huge_pages 2>/dev/null || echo 0)
     [[ "$need" =~ ^[0-9]+$ && "$need" -gt 0 ]] || die "cannot tell how many huge pages $dir needs (is it running?)"
-    free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
+    # Free pages that other mappings have reserved (HugePages_Rsvd) are not ours to take; a few to spare.
+    avail() { awk '/^HugePages_Free:/ {f=$2} /^HugePages_Rsvd:/ {r=$2} END {print f - r}' /proc/meminfo; }
+    need=$((need + 8))
+    free=$(avail)
     total=$(cat /proc/sys/vm/nr_hugepages)
     if (( free < need )); then
       if [[ -w /proc/sys/vm/nr_hugepages ]]; then
         echo $((total + need - free)) >/proc/sys/vm/nr_hugepages 2>/dev/null || true
       fi
     fi
-    free=$(awk '/^HugePages_Free:/ {print $2}' /proc/meminfo)
-    echo "needs $need huge pages, $free free"
+    echo "needs $need huge pages, $(avail) free"
     ;;
   onhuge)
     dir=${1:?DIR}
