@@ -123,6 +123,29 @@ const scanWindow = 2_000
 // matched, the next window is walked by the primary key too.
 const denseShare = 20
 
+// postWindow selects, for the viewer $1, up to $5 posts matching the words
+// $2 (the matches condition) with ids in ($3, $4], newest first, ranked.
+// Run planned for its bounds each time (s.db, not s.prep): a generic plan
+// cannot tell a window of a few thousand ids from the whole table.
+func postWindow(matches string) string {
+	return `
+		SELECT w.id, w.at, ts_rank(w.search_tsv, websearch_to_tsquery('simple', $2))::float8 AS rank
+		  FROM (SELECT p.id, p.created_at AS at, p.search_tsv
+		          FROM posts p
+		         WHERE ` + matches + ` AND p.id > $3 AND p.id <= $4
+		           AND ` + visibility.Post("p", "$1::bigint") + `
+		         ORDER BY p.id DESC
+		         LIMIT $5) w`
+}
+
+var (
+	// postWindowByIndex reads a window through the words' GIN index.
+	postWindowByIndex = postWindow(`p.search_tsv @@ websearch_to_tsquery('simple', $2)`)
+	// postWindowByKey walks a window by posts_pkey: IS TRUE keeps the
+	// words' test away from the GIN index.
+	postWindowByKey = postWindow(`(p.search_tsv @@ websearch_to_tsquery('simple', $2)) IS TRUE`)
+)
+
 // postHits is hits for posts matching words. The newest PostMatchCap
 // matches the caller may see are collected from consecutive windows of
 // post ids, newest first, each window asked only for the matches still
@@ -143,22 +166,6 @@ func (s *Store) postHits(ctx context.Context, viewerID int64, q Query, after *cu
 	if err := sqlx.GetContext(ctx, s.prep, &top, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 	}
-	// Planned for its bounds each time (s.db, not s.prep): a generic plan
-	// cannot tell a window of a few thousand ids from the whole table. The
-	// key walk tests the words with IS TRUE, which the GIN index cannot
-	// serve, so PostgreSQL walks posts_pkey.
-	window := func(matches string) string {
-		return `
-		SELECT w.id, w.at, ts_rank(w.search_tsv, websearch_to_tsquery('simple', $2))::float8 AS rank
-		  FROM (SELECT p.id, p.created_at AS at, p.search_tsv
-		          FROM posts p
-		         WHERE ` + matches + ` AND p.id > $3 AND p.id <= $4
-		           AND ` + visibility.Post("p", "$1::bigint") + `
-		         ORDER BY p.id DESC
-		         LIMIT $5) w`
-	}
-	byIndex := window(`p.search_tsv @@ websearch_to_tsquery('simple', $2)`)
-	byKey := window(`(p.search_tsv @@ websearch_to_tsquery('simple', $2)) IS TRUE`)
 	var all []hit
 	hi, size, scanned := top, s.scan, int64(0)
 	dense := s.scan > 0
@@ -167,9 +174,9 @@ func (s *Store) postHits(ctx context.Context, viewerID int64, q Query, after *cu
 	}
 	for hi > 0 && len(all) < PostMatchCap {
 		lo := max(hi-size, 0)
-		query := byIndex
+		query := postWindowByIndex
 		if dense {
-			query = byKey
+			query = postWindowByKey
 		}
 		var rows []hit
 		if err := sqlx.SelectContext(ctx, s.db, &rows, query, viewerID, q.Text, lo, hi, PostMatchCap-len(all)); err != nil {
