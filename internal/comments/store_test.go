@@ -12,23 +12,9 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/comments"
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/seed"
 )
-
-func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
-	t.Helper()
-	ids := map[string]int64{}
-	for _, h := range handles {
-		m, err := members.CreateTx(context.Background(), db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatalf("create member %s: %v", h, err)
-		}
-		ids[h] = m.ID
-	}
-	return ids
-}
 
 func newPost(t *testing.T, db *sqlx.DB, authorID int64, visibility string) int64 {
 	t.Helper()
@@ -59,7 +45,7 @@ func TestCreate(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol")
 	post := newPost(t, db, ids["alice"], "public")
 	other := newPost(t, db, ids["alice"], "public")
 	priv := newPost(t, db, ids["alice"], "private")
@@ -129,7 +115,7 @@ func TestCreateNotifications(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "author", "fan", "stranger", "replier")
+	ids := pgtest.Members(t, db, "author", "fan", "stranger", "replier")
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $3), ($2, $3)`, ids["fan"], ids["replier"], ids["author"])
 	s := comments.NewStore(db)
 
@@ -185,7 +171,7 @@ func TestCreateConcurrent(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "author", "a", "b", "c")
+	ids := pgtest.Members(t, db, "author", "a", "b", "c")
 	post := newPost(t, db, ids["author"], "public")
 	s := comments.NewStore(db)
 	root, err := s.Create(ctx, ids["a"], post, comments.NewComment{Body: "root"})

@@ -12,23 +12,9 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/conversations"
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/seed"
 )
-
-func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
-	t.Helper()
-	ids := map[string]int64{}
-	for _, h := range handles {
-		m, err := members.CreateTx(context.Background(), db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatalf("create member %s: %v", h, err)
-		}
-		ids[h] = m.ID
-	}
-	return ids
-}
 
 func checkCounters(t *testing.T, db *sqlx.DB) {
 	t.Helper()
@@ -50,7 +36,7 @@ func TestStartAndSend(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol", "dave")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol", "dave")
 	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'dave'`)
 	s := conversations.NewStore(db)
 
@@ -137,7 +123,7 @@ func TestSendConcurrent(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol")
 	s := conversations.NewStore(db)
 	c, err := s.Start(ctx, ids["alice"], []string{"bob", "carol"}, "")
 	if err != nil {

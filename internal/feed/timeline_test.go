@@ -220,14 +220,7 @@ func TestTimelineCelebrityBelowTimeline(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	id := map[string]int64{}
-	for _, h := range []string{"reader", "friend", "celebrity"} {
-		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id[h] = m.ID
-	}
+	id := pgtest.Members(t, db, "reader", "friend", "celebrity")
 	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, id["celebrity"])
 	ps, fs := posts.NewStore(db), follows.NewStore(db)
 	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)

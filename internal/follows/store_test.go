@@ -13,24 +13,10 @@ import (
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/feed"
 	"github.com/socialnet/socialapi/internal/follows"
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/seed"
 	"github.com/socialnet/socialapi/internal/timeline"
 )
-
-func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
-	t.Helper()
-	ids := map[string]int64{}
-	for _, h := range handles {
-		m, err := members.CreateTx(context.Background(), db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatalf("create member %s: %v", h, err)
-		}
-		ids[h] = m.ID
-	}
-	return ids
-}
 
 func count(t *testing.T, db *sqlx.DB, q string) int {
 	t.Helper()
@@ -73,7 +59,7 @@ func TestToggle(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "dave")
+	ids := pgtest.Members(t, db, "alice", "bob", "dave")
 	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'dave'`)
 	s := follows.NewStore(db)
 
@@ -131,7 +117,7 @@ func TestFollowTx(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob")
+	ids := pgtest.Members(t, db, "alice", "bob")
 	for i, want := range []bool{true, false} {
 		created, _, err := follows.FollowTx(ctx, db, ids["alice"], "bob", nil)
 		if err != nil || created != want {
@@ -144,7 +130,7 @@ func TestFollowTx(t *testing.T) {
 func TestToggleConcurrentSamePair(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	ids := newMembers(t, db, "alice", "bob")
+	ids := pgtest.Members(t, db, "alice", "bob")
 	s := follows.NewStore(db)
 	const n = 20
 	var wg sync.WaitGroup
@@ -181,7 +167,7 @@ func TestToggleConcurrentMixed(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	handles := []string{"alice", "bob", "carol", "dave"}
-	ids := newMembers(t, db, handles...)
+	ids := pgtest.Members(t, db, handles...)
 	s := follows.NewStore(db)
 	var wg sync.WaitGroup
 	// Every ordered pair toggled 5 times at once: both directions of a pair
@@ -217,7 +203,7 @@ func TestToggleFlagsFanOutOnRead(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "star")
+	ids := pgtest.Members(t, db, "alice", "bob", "star")
 	for _, h := range []string{"bob", "star"} {
 		db.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'pub', 'public'), ($1, 'fol', 'followers'), ($1, 'priv', 'private')`, ids[h])
 	}
@@ -275,7 +261,7 @@ func TestToggleKeepsTheFeedExact(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "reader", "busy", "old", "recent")
+	ids := pgtest.Members(t, db, "reader", "busy", "old", "recent")
 	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
 		SELECT $1::bigint, 'busy', 'public', timestamptz '2026-01-01' + g * interval '1 minute' FROM generate_series(1, $4::int) g
 		UNION ALL

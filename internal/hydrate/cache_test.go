@@ -5,15 +5,12 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/hydrate"
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
-	"github.com/socialnet/socialapi/internal/synth"
 )
 
 var testURLs = hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
@@ -24,12 +21,8 @@ var testURLs = hydrate.URLs{Public: "https://social.example", API: "https://soci
 // evictions), and through no cache: the API output must be identical.
 func TestCachedEqualsUncached(t *testing.T) {
 	t.Parallel()
-	db := pgtest.New(t)
+	db := synthDB(t, 60, 3)
 	ctx := context.Background()
-	cfg := synth.Config{Scale: synth.ForMembers(60), Seed: 3, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
-		t.Fatal(err)
-	}
 	// A few posts with mentions, one of them of a member suspended since.
 	var handles []string
 	if err := db.SelectContext(ctx, &handles, `SELECT handle FROM members ORDER BY id LIMIT 3`); err != nil {
@@ -121,14 +114,7 @@ func TestCacheNeverShowsWhatIsGone(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	id := map[string]int64{}
-	for _, h := range []string{"author", "follower", "stranger"} {
-		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		id[h] = m.ID
-	}
+	id := pgtest.Members(t, db, "author", "follower", "stranger")
 	fs := follows.NewStore(db)
 	if _, _, err := fs.Toggle(ctx, id["follower"], "author"); err != nil {
 		t.Fatal(err)
@@ -182,13 +168,10 @@ func TestCacheBounded(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	m, err := members.CreateTx(ctx, db, members.New{Handle: "writer", Name: "writer"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	writer := pgtest.Members(t, db, "writer")["writer"]
 	var ids []int64
 	for range 50 {
-		p, err := posts.NewStore(db).Create(ctx, m.ID, posts.NewPost{Body: "x"})
+		p, err := posts.NewStore(db).Create(ctx, writer, posts.NewPost{Body: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,11 +179,11 @@ func TestCacheBounded(t *testing.T) {
 	}
 	cache := hydrate.NewCache(10)
 	for i := range ids {
-		if _, err := cache.Posts(ctx, db, m.ID, ids[i:i+1]); err != nil {
+		if _, err := cache.Posts(ctx, db, writer, ids[i:i+1]); err != nil {
 			t.Fatal(err)
 		}
 		// The first post stays: every round looks it up again.
-		if _, err := cache.Posts(ctx, db, m.ID, ids[:1]); err != nil {
+		if _, err := cache.Posts(ctx, db, writer, ids[:1]); err != nil {
 			t.Fatal(err)
 		}
 		if n := cache.Len(); n > 10 {
@@ -208,7 +191,7 @@ func TestCacheBounded(t *testing.T) {
 		}
 	}
 	before, _ := cache.Stats()
-	if _, err := cache.Posts(ctx, db, m.ID, ids[:1]); err != nil {
+	if _, err := cache.Posts(ctx, db, writer, ids[:1]); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := cache.Stats(); after != before+1 {
@@ -223,14 +206,8 @@ func TestCacheReusedID(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	var ids []int64
-	for _, h := range []string{"first", "second"} {
-		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, m.ID)
-	}
+	id := pgtest.Members(t, db, "first", "second")
+	ids := []int64{id["first"], id["second"]}
 	p, err := posts.NewStore(db).Create(ctx, ids[0], posts.NewPost{Body: "old body"})
 	if err != nil {
 		t.Fatal(err)

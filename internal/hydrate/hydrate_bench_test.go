@@ -14,17 +14,25 @@ import (
 	"github.com/socialnet/socialapi/internal/synth"
 )
 
+// synthDB returns a database holding a synthetic network of the given
+// number of members (internal/synth, seed seed).
+func synthDB(tb testing.TB, members int, seed int64) *sqlx.DB {
+	tb.Helper()
+	db := pgtest.New(tb)
+	cfg := synth.Config{Scale: synth.ForMembers(members), Seed: seed, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := synth.Generate(context.Background(), db.DB, cfg); err != nil {
+		tb.Fatal(err)
+	}
+	return db
+}
+
 // benchPage loads a synthetic network (internal/synth, 500 members, 50,000
 // posts) and returns a member with a busy home timeline and the ids of its
 // first page: 20 posts of the members it follows, newest first.
 func benchPage(b *testing.B) (*sqlx.DB, int64, []int64) {
 	b.Helper()
-	db := pgtest.New(b)
+	db := synthDB(b, 500, 1)
 	ctx := context.Background()
-	cfg := synth.Config{Scale: synth.ForMembers(500), Seed: 1, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
-		b.Fatal(err)
-	}
 	var viewer int64
 	if err := db.GetContext(ctx, &viewer, `SELECT id FROM members ORDER BY following_count DESC, id LIMIT 1`); err != nil {
 		b.Fatal(err)

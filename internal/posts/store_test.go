@@ -10,24 +10,10 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/internal/apperr"
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/seed"
 )
-
-func newMembers(t *testing.T, db *sqlx.DB, handles ...string) map[string]int64 {
-	t.Helper()
-	ids := map[string]int64{}
-	for _, h := range handles {
-		m, err := members.CreateTx(context.Background(), db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatalf("create member %s: %v", h, err)
-		}
-		ids[h] = m.ID
-	}
-	return ids
-}
 
 func count(t *testing.T, db *sqlx.DB, q string, args ...any) int {
 	t.Helper()
@@ -52,7 +38,7 @@ func TestCreate(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol", "dave")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol", "dave")
 	db.MustExec(`UPDATE members SET default_visibility = 'followers' WHERE handle = 'carol'`)
 	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'dave'`)
 	s := posts.NewStore(db)
@@ -114,7 +100,7 @@ func TestCreate(t *testing.T) {
 func TestCreateInvalid(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	ids := newMembers(t, db, "alice")
+	ids := pgtest.Members(t, db, "alice")
 	s := posts.NewStore(db)
 	img := posts.Media{Kind: "image", URL: "https://cdn.example/a.jpg", Width: 10, Height: 10}
 	tests := []struct {
@@ -147,7 +133,7 @@ func TestCreateMentionNotifications(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "author", "fan", "stranger")
+	ids := pgtest.Members(t, db, "author", "fan", "stranger")
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids["fan"], ids["author"])
 	s := posts.NewStore(db)
 	tests := []struct {
@@ -181,7 +167,7 @@ func TestDelete(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol")
 	s := posts.NewStore(db)
 	pub, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "hello @bob", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b"}}})
 	if err != nil {
@@ -235,7 +221,7 @@ func TestVotePoll(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "carol", "erin")
+	ids := pgtest.Members(t, db, "alice", "bob", "carol", "erin")
 	s := posts.NewStore(db)
 	at := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	single, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "one", CreatedAt: &at,

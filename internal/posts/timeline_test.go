@@ -18,7 +18,7 @@ func TestCreateAndDeleteTimelineRows(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice", "bob", "celeb")
+	ids := pgtest.Members(t, db, "alice", "bob", "celeb")
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids["bob"], ids["alice"])
 	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, ids["celeb"])
 	s := posts.NewStore(db)
@@ -75,7 +75,7 @@ func TestDeleteConcurrent(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	ids := newMembers(t, db, "alice")
+	ids := pgtest.Members(t, db, "alice")
 	s := posts.NewStore(db)
 	for round := range 10 {
 		p, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "twice"})

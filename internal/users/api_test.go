@@ -17,13 +17,21 @@ func toggle(t *testing.T, env *apitest.Env, followerID int64, handle string) {
 	}
 }
 
-func TestGetUser(t *testing.T) {
-	t.Parallel()
+// threeMembers starts an API with alice, bob and sus (suspended), and
+// returns bob's id.
+func threeMembers(t *testing.T) (*apitest.Env, int64) {
+	t.Helper()
 	env := apitest.New(t)
 	env.Member("alice")
 	bob := env.Member("bob")
 	env.Member("sus")
 	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	return env, bob
+}
+
+func TestGetUser(t *testing.T) {
+	t.Parallel()
+	env, bob := threeMembers(t)
 	alice := env.Token("alice", auth.ScopeRead)
 	toggle(t, env, bob, "alice")
 
@@ -47,11 +55,7 @@ func TestGetUser(t *testing.T) {
 // has an empty first page; an unknown or suspended member's posts are 404.
 func TestUserPostsEmptyAndUnknown(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
-	env.Member("alice")
-	bob := env.Member("bob")
-	env.Member("sus")
-	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	env, bob := threeMembers(t)
 	env.DB.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'only me', 'private')`, bob)
 	alice := env.Token("alice", auth.ScopeRead)
 	var l gen.PostList

@@ -1,10 +1,8 @@
 package visibility_test
 
 import (
-	"context"
 	"testing"
 
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -12,15 +10,7 @@ import (
 func TestPost(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	ctx := context.Background()
-	id := map[string]int64{}
-	for _, h := range []string{"author", "follower", "stranger"} {
-		m, err := members.CreateTx(ctx, db, members.New{Handle: h, Name: h})
-		if err != nil {
-			t.Fatalf("create member %s: %v", h, err)
-		}
-		id[h] = m.ID
-	}
+	id := pgtest.Members(t, db, "author", "follower", "stranger")
 	// The author follows the stranger: following someone grants nothing.
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2), ($2, $3)`,
 		id["follower"], id["author"], id["stranger"])
