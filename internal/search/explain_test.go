@@ -1,9 +1,13 @@
 package search
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -100,6 +104,72 @@ func TestExplain(t *testing.T) {
 		if strings.Contains(plan, "Seq Scan on "+tt.table) || strings.Contains(plan, "Seq Scan on members") {
 			t.Errorf("%s: plan scans %s or members sequentially", tt.name, tt.table)
 		}
+	}
+
+	// Words walk posts_search_keys_idx bucket by bucket, newest first, and
+	// stop at the bucket that completes the page: the LIMIT sits right on
+	// the nested loop over the buckets (no sort or materialisation between
+	// them would let it stop), with the custom plan and with the generic one
+	// the prepared statement settles on.
+	for _, mode := range []string{"auto", "force_generic_plan"} {
+		conn, err := db.Connx(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.ExecContext(t.Context(), "SET plan_cache_mode = "+mode+"; PREPARE walk_"+mode+" AS "+postBuckets); err != nil {
+			t.Fatal(err)
+		}
+		var lines []string
+		err = conn.SelectContext(t.Context(), &lines, fmt.Sprintf("EXPLAIN EXECUTE walk_%s(%d, 'w123 c7', '{w123,c7}')", mode, viewer))
+		_, _ = conn.ExecContext(t.Context(), "RESET plan_cache_mode; DEALLOCATE walk_"+mode)
+		conn.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		t.Logf("posts, words, bucket walk (%s):\n%s", mode, plan)
+		// The Nested Loop is the Limit's child (InitPlans aside): its arrow
+		// is one level (6 columns) right of the Limit's.
+		limit := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "->  Limit") })
+		loop := slices.IndexFunc(lines, func(l string) bool { return strings.Contains(l, "->  Nested Loop") })
+		if limit < 0 || loop < limit || strings.Index(lines[loop], "->") != strings.Index(lines[limit], "->")+6 ||
+			slices.ContainsFunc(lines[limit+1:loop], func(l string) bool {
+				return strings.Index(l, "->") == strings.Index(lines[limit], "->")+6
+			}) ||
+			!strings.Contains(plan, "Function Scan on generate_series") || !strings.Contains(plan, "posts_search_keys_idx") ||
+			strings.Contains(plan, "Seq Scan on posts") {
+			t.Errorf("bucket walk (%s): want Limit over a Nested Loop over generate_series, posts through posts_search_keys_idx", mode)
+		}
+	}
+
+	// The prepared walk settles on its generic plan: after the five custom
+	// plans PostgreSQL always tries first, no search plans it again.
+	conn, err := db.Connx(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	st, err := conn.PreparexContext(t.Context(), postBuckets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for run, words := range []string{"k3", "w123", "xylophone", "c7", "c7 k3", "w42", "c1", "k1 w7", "c99", "w4999"} {
+		var hits []hit
+		lexemes := strings.Fields(words)
+		if err := st.SelectContext(t.Context(), &hits, viewer, words, pq.Array(lexemes)); err != nil {
+			t.Fatal(err)
+		}
+		if run == 0 && len(hits) != PostMatchCap {
+			t.Fatalf("%q: %d matches, want the cap %d", words, len(hits), PostMatchCap)
+		}
+	}
+	var generic, custom int64
+	if err := conn.QueryRowxContext(t.Context(), `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
+		postBuckets).Scan(&generic, &custom); err != nil {
+		t.Fatal(err)
+	}
+	if generic != 5 || custom != 5 {
+		t.Errorf("bucket walk: %d generic and %d custom plans in 10 runs; want 5 and 5", generic, custom)
 	}
 
 	// A word in one post in ten: only the newest PostMatchCap matches the

@@ -3,6 +3,7 @@ package search
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -42,27 +43,44 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 		 ORDER BY h.rank DESC, h.at DESC, h.id DESC`, a
 }
 
-// TestPostHitsEqualOneStatement checks, on random data, that the windowed
-// word search and the post_tags tag search give exactly what the former
+// TestPostHitsEqualOneStatement checks, on random data over several id
+// buckets, that the bucket walk (words), the windowed search (texts with "or"
+// or a negation) and the post_tags tag search give exactly what the former
 // one-statement search over posts gave: the same pages, in the same order,
 // with the same totals, for common, rare and absent words, tags, and every
 // viewer relation.
 func TestPostHitsEqualOneStatement(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
-	pgtest.Social(t, db, 6000)
+	pgtest.Social(t, db, 3000)
+	// More posts further on, so that they span several buckets of
+	// posts_search_keys_idx (16,384 ids each), one of them empty.
+	for _, from := range []int{20_000, 50_000} {
+		q := `INSERT INTO posts (author_id, body, visibility)
+		      SELECT 1 + g % 1000, 'post', (ARRAY['public', 'public', 'followers', 'private'])[1 + g % 4] FROM generate_series(1, 1500) g`
+		if _, err := db.Exec(`SELECT setval('posts_id_seq', $1)`, from); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var all []int64
+	if err := db.Select(&all, `SELECT id FROM posts ORDER BY id`); err != nil {
+		t.Fatal(err)
+	}
 	r := rand.New(rand.NewPCG(8, 15))
 	// Words of several frequencies, some repeated (ranks differ), tags, and
 	// times that collide and do not follow ids (ties are broken by id).
 	var ids, hours []int64
 	var bodies, tagLists []string
-	for id := int64(1); id <= 6000; id++ {
+	for i, id := range all {
 		body := fmt.Sprintf("post %d", id)
 		for _, w := range []struct {
 			word string
 			p    float64
 		}{{"common", 0.45}, {"medium", 0.08}, {"rare", 0.004}, {"late", 0}} {
-			if w.word == "late" && id > 5900 {
+			if w.word == "late" && i >= len(all)-100 {
 				w.p = 0.5
 			}
 			for r.Float64() < w.p {
@@ -94,6 +112,7 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 	}
 	s := NewStore(db)
 	queries := []string{"common", "medium", "rare", "late", "absent", "common medium", "rare or late", "medium -common",
+		`"common medium"`, "common common", "-common", "!!!", "common rare absent",
 		"#tone", "#ttwo #tthree", "#tone #tone", "#tnone"}
 	for _, viewer := range []int64{1, 7, 500, 1000} {
 		for _, text := range queries {
@@ -187,6 +206,34 @@ func TestPostTagsFollowPosts(t *testing.T) {
 		}
 		if n != 0 || (i > 0 && rows == 0) {
 			t.Errorf("after %s: %d rows differ from posts.tags (%d rows)", q, n, rows)
+		}
+	}
+}
+
+// TestConjunction reads the lexemes out of tsquery texts as PostgreSQL prints
+// them, and tells a query whose every lexeme must match from one with "or"
+// or a negation.
+func TestConjunction(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		tsq  string
+		want []string
+		ok   bool
+	}{
+		{``, nil, true},
+		{`'coffee'`, []string{"coffee"}, true},
+		{`'morning' & 'coffee'`, []string{"morning", "coffee"}, true},
+		{`'sunset' <-> 'over' <-> 'the' <-> 'lake' & 'sunset'`, []string{"sunset", "over", "the", "lake"}, true},
+		{`'e-mail' <-> 'e' <-> 'mail' <2> 'x'`, []string{"e-mail", "e", "mail", "x"}, true},
+		{`'it''s' & 'back\\slash' & 'a|b'`, []string{"it's", `back\slash`, "a|b"}, true},
+		{`'rare' | 'late'`, nil, false},
+		{`'medium' & !'common'`, nil, false},
+		{`!'common'`, nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := conjunction(tt.tsq)
+		if ok != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("conjunction(%q) = %q, %v; want %q, %v", tt.tsq, got, ok, tt.want, tt.ok)
 		}
 	}
 }
