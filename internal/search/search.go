@@ -8,8 +8,11 @@
 // search_tsv (websearch_to_tsquery with the 'simple' configuration). A text
 // made only of hashtags matches posts carrying all those tags exactly
 // (post_tags, a side table the posts triggers keep in step with posts.tags).
-// Posts pass the visibility predicate in SQL; only the newest PostMatchCap
-// matches are ranked and counted.
+// Posts pass the visibility predicate in SQL. Of posts, listings and jobs,
+// only the MatchCap matches with the highest ids are ranked and counted; a
+// text whose every word must match finds them by walking the kind's
+// search_keys index (words bucketed by id, migration 16) from the highest
+// ids down.
 package search
 
 import (

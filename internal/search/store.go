@@ -82,11 +82,40 @@ func compare(a, b hit) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
+// words is a search text as the full-text kinds read it: its lexemes, and
+// whether every one of them must be in a match (no "or", no negation).
+type words struct {
+	lexemes []string
+	all     bool
+}
+
+// words reads the text of q as websearch_to_tsquery does.
+func (s *Store) words(ctx context.Context, q Query) (words, error) {
+	var tsq string
+	if err := sqlx.GetContext(ctx, s.prep, &tsq, `SELECT websearch_to_tsquery('simple', $1)::text`, q.Text); err != nil {
+		return words{}, pg.Classify(ctx, fmt.Errorf("search: read the text: %w", err))
+	}
+	lexemes, all := conjunction(tsq)
+	return words{lexemes: lexemes, all: all}, nil
+}
+
 // hits returns up to limit matches of kind k after the position after, and
-// how many matches of k the caller may see.
-func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
-	if k == Posts && len(q.Tags) == 0 {
-		return s.postHits(ctx, viewerID, q, after, limit)
+// how many matches of k the caller may see. w is the text of q as read by
+// Store.words.
+func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+	text := k == Listings || k == Jobs || (k == Posts && len(q.Tags) == 0)
+	switch {
+	case text && w.all:
+		// No lexeme (a text of punctuation only): nothing matches.
+		var all []hit
+		if len(w.lexemes) > 0 {
+			if err := sqlx.SelectContext(ctx, s.prep, &all, walks[k], viewerID, q.Text, pq.Array(w.lexemes)); err != nil {
+				return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
+			}
+		}
+		return page(all, after, limit)
+	case text && k == Posts:
+		return s.postWindows(ctx, viewerID, q, after, limit)
 	}
 	query, args := pageQuery(k, viewerID, q, after, limit)
 	var rows []struct {
@@ -146,37 +175,61 @@ var (
 	postWindowByKey = postWindow(`(p.search_tsv @@ websearch_to_tsquery('simple', $2)) IS TRUE`)
 )
 
-// postBuckets selects, for the viewer $1, the newest PostMatchCap posts
-// matching the words $2 that contain every lexeme of $3, walking the
-// buckets of posts_search_keys_idx from the newest post's down: per bucket,
-// one look into the index for the bucket's posts with those lexemes, tested
-// against the whole query ($2 may be a phrase) and the visibility rule,
-// newest first. The nested loop runs the buckets in generate_series order
-// and the LIMIT stops it at the bucket that completes the cap, so the
-// statement reads the matches of the buckets it needs and no others
-// (TestExplain checks the shape).
+// walk selects, from table (aliased r), the MatchCap matches with the
+// highest ids of the words $2 that contain every lexeme of $3 and pass
+// where, walking the buckets of the table's search_keys index (migration
+// 16) from the highest id's down: per bucket, one look into the index for
+// the bucket's rows with those lexemes, tested against the whole query ($2
+// may be a phrase) and where, highest id first. The nested loop runs the
+// buckets in generate_series order and the LIMIT stops it at the bucket
+// that completes the cap, so the statement reads the matches of the buckets
+// it needs and no others (TestExplain checks the shape). Every statement
+// takes the viewer $1 (the visibility rule of posts reads it).
 //
 // Prepared, and written so that its generic plan is taken: the arguments
 // reach the plan only through a materialized CTE read by InitPlans, the
-// newest bucket through a subquery, the cap as a constant. A custom plan
+// highest bucket through a subquery, the cap as a constant. A custom plan
 // then sees nothing a generic one does not and is never estimated cheaper
 // by more than its planning, so the statement is not planned again on every
 // search (3 ms here).
-var postBuckets = `
+func walk(table, bucket, at, where string) string {
+	return `
 	WITH a AS MATERIALIZED (
 	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words
 	)
 	SELECT w.id, w.at, ts_rank(w.search_tsv, (SELECT q FROM a))::float8 AS rank
-	  FROM (SELECT p.id, p.at, p.search_tsv
-	          FROM generate_series((SELECT post_search_bucket(max(id)) FROM posts), 0, -1) AS b(bucket)
+	  FROM (SELECT r.id, r.at, r.search_tsv
+	          FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
 	         CROSS JOIN LATERAL (
-	             SELECT p.id, p.created_at AS at, p.search_tsv
-	               FROM posts p
-	              WHERE post_search_keys(post_search_bucket(p.id), p.search_tsv) @> post_search_keys(b.bucket, (SELECT words FROM a))
-	                AND (p.search_tsv @@ (SELECT q FROM a)) IS TRUE
-	                AND ` + visibility.Post("p", "(SELECT viewer FROM a)") + `
-	              ORDER BY p.id DESC) p
-	         LIMIT ` + strconv.Itoa(PostMatchCap) + `) w`
+	             SELECT r.id, r.` + at + ` AS at, r.search_tsv
+	               FROM ` + table + ` r
+	              WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
+	                AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
+	                AND ` + where + `
+	              ORDER BY r.id DESC) r
+	         LIMIT ` + strconv.Itoa(MatchCap) + `) w`
+}
+
+// walks are the bucket walks of the full-text kinds, with the conditions of
+// sourceOf.
+var walks = map[Kind]string{
+	Posts:    walk("posts", "post_search_bucket", "created_at", visibility.Post("r", "(SELECT viewer FROM a)")),
+	Listings: walk("listings", "listing_search_bucket", "created_at", listingSeen("r")),
+	Jobs:     walk("jobs", "job_search_bucket", "posted_at", jobOpen("r")),
+}
+
+// listingSeen is true for a listing (aliased l) that search shows, as the
+// market lists them: listings of suspended sellers are left out (an
+// anti-join with the few suspended members, members_suspended_idx, rather
+// than a member lookup per match).
+func listingSeen(l string) string {
+	return "NOT EXISTS (SELECT 1 FROM members m WHERE m.id = " + l + ".seller_id AND m.suspended_at IS NOT NULL)"
+}
+
+// jobOpen is true for an open job (aliased j), as the jobs list shows them.
+func jobOpen(j string) string {
+	return j + ".closed_at IS NULL AND (" + j + ".expires_at IS NULL OR " + j + ".expires_at > now())"
+}
 
 // conjunction returns the lexemes of the tsquery text tsq (as PostgreSQL
 // prints a tsquery: quoted lexemes between operators) and whether every one
@@ -212,58 +265,40 @@ func conjunction(tsq string) ([]string, bool) {
 	return lexemes, true
 }
 
-// postHits is hits for posts matching words: the newest PostMatchCap
-// matches the caller may see, ranked; their order and the page are computed
-// here, with the keyset of pageQuery.
-//
-// A text whose every word must be in a match (words and phrases, the usual
-// search) walks posts_search_keys_idx bucket by bucket (postBuckets): one
-// statement whose cost is the matches of the few newest buckets it needs.
-// A text with "or" or a negated word has no word every match carries, so it
-// is collected from consecutive windows of post ids, newest first, each
-// window asked only for the matches still missing (PERFORMANCE_NOTES §6:
-// recent first, then further back). A window is read one of two ways. By the
-// primary key, backwards, testing each row's words: the cost is the window's
-// length, and a common word fills the cap within a few thousand ids. Through
-// the words' GIN index, ANDed with the window's id range: the cost is a
-// bitmap of every match in the table (76 ms of a 95 ms search for a word in
-// half of a million posts, against 2 ms by the key), worth it only for a
-// rare word. The first window (scanWindow ids) goes by the key; the next ones
-// by the key while the matches met so far are dense (1 in denseShare or
-// more), else by the index. Each window is sized from the density of matches
-// met so far.
-func (s *Store) postHits(ctx context.Context, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
-	var top struct {
-		ID      int64  `db:"id"`
-		TSQuery string `db:"tsquery"`
-	}
-	const topQuery = `SELECT COALESCE(max(id), 0) AS id, websearch_to_tsquery('simple', $1)::text AS tsquery FROM posts`
-	if err := sqlx.GetContext(ctx, s.prep, &top, topQuery, q.Text); err != nil {
+// postWindows is hits for posts matching a text with "or" or a negated
+// word, which has no word every match carries: the newest MatchCap matches
+// the caller may see are collected from consecutive windows of post ids,
+// newest first, each window asked only for the matches still missing
+// (PERFORMANCE_NOTES §6: recent first, then further back). A window is read
+// one of two ways. By the primary key, backwards, testing each row's words:
+// the cost is the window's length, and a common word fills the cap within a
+// few thousand ids. Through the words' GIN index, ANDed with the window's id
+// range: the cost is a bitmap of every match in the table (76 ms of a 95 ms
+// search for a word in half of a million posts, against 2 ms by the key),
+// worth it only for a rare word. The first window (scanWindow ids) goes by
+// the key; the next ones by the key while the matches met so far are dense
+// (1 in denseShare or more), else by the index. Each window is sized from
+// the density of matches met so far. Only the collected matches are ranked;
+// their order and the page are computed here, with the keyset of pageQuery.
+func (s *Store) postWindows(ctx context.Context, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
+	var top int64
+	if err := sqlx.GetContext(ctx, s.prep, &top, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 	}
 	var all []hit
-	if lexemes, ok := conjunction(top.TSQuery); ok {
-		// No lexeme (a text of punctuation only): nothing matches.
-		if len(lexemes) > 0 {
-			if err := sqlx.SelectContext(ctx, s.prep, &all, postBuckets, viewerID, q.Text, pq.Array(lexemes)); err != nil {
-				return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
-			}
-		}
-		return page(all, after, limit)
-	}
-	hi, size, scanned := top.ID, s.scan, int64(0)
+	hi, size, scanned := top, s.scan, int64(0)
 	dense := s.scan > 0
 	if !dense {
 		size = s.window
 	}
-	for hi > 0 && len(all) < PostMatchCap {
+	for hi > 0 && len(all) < MatchCap {
 		lo := max(hi-size, 0)
 		query := postWindowByIndex
 		if dense {
 			query = postWindowByKey
 		}
 		var rows []hit
-		if err := sqlx.SelectContext(ctx, s.db, &rows, query, viewerID, q.Text, lo, hi, PostMatchCap-len(all)); err != nil {
+		if err := sqlx.SelectContext(ctx, s.db, &rows, query, viewerID, q.Text, lo, hi, MatchCap-len(all)); err != nil {
 			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 		}
 		all = append(all, rows...)
@@ -274,7 +309,7 @@ func (s *Store) postHits(ctx context.Context, viewerID int64, q Query, after *cu
 		// Enough ids for the missing matches at the density met so far,
 		// with a margin; from twice to sixteen times the last window, and
 		// at least firstWindow for the first look through the index.
-		size = min(max(2*size, int64(float64(PostMatchCap-len(all))*1.5*float64(scanned)/float64(max(len(all), 1)))), 16*size)
+		size = min(max(2*size, int64(float64(MatchCap-len(all))*1.5*float64(scanned)/float64(max(len(all), 1)))), 16*size)
 		if wasDense && !dense {
 			size = max(size, s.window)
 		}
@@ -307,8 +342,12 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 	if kind != "" {
 		kinds, limit = []Kind{kind}, perPage+1
 	}
+	w, err := s.words(ctx, q)
+	if err != nil {
+		return Result{}, err
+	}
 	for _, k := range kinds {
-		hits, total, err := s.hits(ctx, k, viewerID, q, after, limit)
+		hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
 		if err != nil {
 			return Result{}, err
 		}
@@ -337,23 +376,17 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		}
 	}
 	// Each page query counted its own kind; one kind searched leaves the
-	// others to count, posts as their search counts them.
+	// others to count, each as its search counts it.
 	if kind != "" {
-		if kind != Posts {
-			_, total, err := s.hits(ctx, Posts, viewerID, q, nil, 0)
+		for _, k := range Kinds {
+			if k == kind {
+				continue
+			}
+			_, total, err := s.hits(ctx, k, viewerID, q, w, nil, 0)
 			if err != nil {
 				return Result{}, err
 			}
-			res.Totals.Posts = total
-		}
-		others := slices.DeleteFunc(slices.Clone(Kinds), func(k Kind) bool { return k == kind || k == Posts })
-		query, args := totalsQuery(viewerID, q, others)
-		var counts Totals
-		if err := sqlx.GetContext(ctx, s.prep, &counts, query, args...); err != nil {
-			return Result{}, pg.Classify(ctx, fmt.Errorf("count search matches: %w", err))
-		}
-		for _, k := range others {
-			res.Totals.set(k, counts.get(k))
+			res.Totals.set(k, total)
 		}
 	}
 	return res, nil
@@ -372,19 +405,6 @@ func (t *Totals) set(k Kind, n int) {
 	}
 }
 
-func (t Totals) get(k Kind) int {
-	switch k {
-	case People:
-		return t.People
-	case Posts:
-		return t.Posts
-	case Listings:
-		return t.Listings
-	default:
-		return t.Jobs
-	}
-}
-
 // source is how one kind matches: the rows (from), the match condition
 // (where), and the id, sort time and relevance of a row. rank adds its own
 // arguments, if any, when it is called: counts do not rank.
@@ -392,16 +412,16 @@ type source struct {
 	from, where, id, at string
 	rank                func() string
 	// newest, when set, is the SQL expression ordering rows newest first
-	// through an index: only the PostMatchCap newest matches are ranked
+	// through an index: only the MatchCap newest matches are ranked
 	// and counted.
 	newest string
 }
 
-// PostMatchCap is how many of the newest matching posts a search ranks and
-// counts (documented in openapi.yaml): with it, a word in 5 % of a million
-// posts costs one backward walk of the primary key to its 1,000th match, not
-// a read of every match scattered over the table.
-const PostMatchCap = 1000
+// MatchCap is how many matches of posts, listings and jobs a search ranks
+// and counts: the newest posts, the listings and jobs with the highest ids
+// (documented in openapi.yaml). With it, the cost of a search is that of
+// its 1,000 matches, not that of every match scattered over the table.
+const MatchCap = 1000
 
 // constant returns a rank function of the SQL expression expr.
 func constant(expr string) func() string { return func() string { return expr } }
@@ -457,19 +477,14 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 		return source{from: "posts p", where: "p.search_tsv @@ " + tsq + " AND " + vis,
 			id: "p.id", at: "p.created_at", rank: constant("ts_rank(p.search_tsv, " + tsq + ")::float8"), newest: "p.id DESC"}
 	case Listings:
-		// As the market lists them: listings of suspended sellers are left out
-		// (an anti-join with the few suspended members, members_suspended_idx,
-		// rather than a member lookup per match); title matches weigh more
-		// than description matches.
+		// Title matches weigh more than description matches (search_tsv).
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
-		return source{from: "listings l",
-			where: "l.search_tsv @@ " + tsq + " AND NOT EXISTS (SELECT 1 FROM members m WHERE m.id = l.seller_id AND m.suspended_at IS NOT NULL)",
-			id:    "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8")}
+		return source{from: "listings l", where: "l.search_tsv @@ " + tsq + " AND " + listingSeen("l"),
+			id: "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8"), newest: "l.id DESC"}
 	default: // Jobs: open ones only, as the jobs list shows them.
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
-		return source{from: "jobs j",
-			where: "j.search_tsv @@ " + tsq + " AND j.closed_at IS NULL AND (j.expires_at IS NULL OR j.expires_at > now())",
-			id:    "j.id", at: "j.posted_at", rank: constant("ts_rank(j.search_tsv, " + tsq + ")::float8")}
+		return source{from: "jobs j", where: "j.search_tsv @@ " + tsq + " AND " + jobOpen("j"),
+			id: "j.id", at: "j.posted_at", rank: constant("ts_rank(j.search_tsv, " + tsq + ")::float8"), newest: "j.id DESC"}
 	}
 }
 
@@ -477,8 +492,10 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 // best first: rank, then newest, then id, all descending.
 //
 // The matches are collected first behind a MATERIALIZED fence: ranking needs
-// every candidate anyway. Posts are capped at the newest PostMatchCap
-// matches (posts matching words are searched by Store.postHits instead).
+// every candidate anyway. Posts, listings and jobs are capped at their
+// MatchCap matches with the highest ids; the texts whose every word must
+// match are searched by the bucket walks (walks) instead, and posts matching
+// other texts by Store.postWindows.
 //
 // The statement always returns a row: the total, with a null id when the
 // page is empty.
@@ -508,25 +525,13 @@ func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit in
 	return query, a
 }
 
-// totalsQuery counts the matches of the kinds ks in one statement, with the
-// conditions of pageQuery.
-func totalsQuery(viewerID int64, q Query, ks []Kind) (string, []any) {
-	var a args
-	counts := make([]string, len(ks))
-	for i, k := range ks {
-		src := sourceOf(k, viewerID, q, &a)
-		counts[i] = "(SELECT count(*) FROM (SELECT 1 FROM " + src.from + " WHERE " + src.where + capped(src) + ") c) AS " + string(k)
-	}
-	return "SELECT " + strings.Join(counts, ",\n       "), a
-}
-
-// capped limits a source's matches to its newest PostMatchCap, if it has an
+// capped limits a source's matches to its newest MatchCap, if it has an
 // order for that.
 func capped(src source) string {
 	if src.newest == "" {
 		return ""
 	}
-	return " ORDER BY " + src.newest + " LIMIT " + strconv.Itoa(PostMatchCap)
+	return " ORDER BY " + src.newest + " LIMIT " + strconv.Itoa(MatchCap)
 }
 
 // escapeLike quotes the LIKE wildcards of s ('_' is common in handles).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"time"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -15,7 +16,7 @@ import (
 )
 
 // oldPostPage is the one-statement shape post search had before windows
-// (pageQuery over every post): the newest PostMatchCap matches the viewer
+// (pageQuery over every post): the newest MatchCap matches the viewer
 // may see, ranked, and one page of them after the position after.
 func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Position, limit int) (string, []any) {
 	a := args{viewerID}
@@ -35,7 +36,7 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 		    SELECT p.id, p.created_at AS at, ` + rank + ` AS rank
 		      FROM posts p
 		     WHERE ` + match + ` AND ` + visibility.Post("p", "$1::bigint") + `
-		     ORDER BY p.id DESC LIMIT ` + fmt.Sprint(PostMatchCap) + `
+		     ORDER BY p.id DESC LIMIT ` + fmt.Sprint(MatchCap) + `
 		)
 		SELECT h.id, h.at, h.rank, t.total
 		  FROM (SELECT count(*) AS total FROM hit) t
@@ -120,6 +121,10 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			w, err := s.words(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
 			// Index windows of several sizes, after key walks of several
 			// sizes (0: none).
 			for _, ws := range [][2]int64{{firstWindow, scanWindow}, {3, 0}, {37, 5}, {700, 50}, {11, 1}} {
@@ -128,7 +133,7 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 				for _, per := range []int{100, 23} {
 					var after *cursor.Position
 					for page := 0; ; page++ {
-						got, gotTotal, err := s.hits(t.Context(), Posts, viewer, q, after, per+1)
+						got, gotTotal, err := s.hits(t.Context(), Posts, viewer, q, w, after, per+1)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -166,6 +171,133 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 						after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestWalksEqualPageQuery checks, on random listings and jobs over several
+// id buckets, that the bucket walks give exactly what the one-statement
+// search (pageQuery, which texts with "or" or a negation still use) gives:
+// the same pages, in the same order, with the same totals, for common, rare
+// and absent words, phrases, suspended sellers, and closed and expired jobs.
+func TestWalksEqualPageQuery(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	sellers := pgtest.Members(t, db, "seller", "suspended")
+	r := rand.New(rand.NewPCG(4, 2))
+	body := func() string {
+		b := "item"
+		for _, w := range []struct {
+			word string
+			p    float64
+		}{{"common", 0.5}, {"medium", 0.1}, {"rare", 0.01}} {
+			for r.Float64() < w.p {
+				b += " " + w.word
+			}
+		}
+		return b
+	}
+	// Three runs of ids, so that the rows span several buckets (1,024 ids
+	// each), some empty; more matches of "common" than the cap.
+	for _, from := range []int{0, 3_000, 9_000} {
+		for _, table := range []string{"listings", "jobs"} {
+			if from > 0 {
+				if _, err := db.Exec(`SELECT setval(pg_get_serial_sequence($1, 'id'), $2)`, table, from); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		for range 1200 {
+			title, desc := body(), body()
+			seller := sellers[[]string{"seller", "suspended"}[r.IntN(2)]]
+			if _, err := db.Exec(`INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition, city, country, created_at)
+				VALUES ($1, 1, $2, $3, 100, 'EUR', 'good', 'Lyon', 'FR', timestamptz '2026-01-01' + $4 * interval '1 hour')`,
+				seller, title, desc, r.IntN(300)); err != nil {
+				t.Fatal(err)
+			}
+			var closed, expires *time.Time
+			posted := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(r.IntN(300)) * time.Hour)
+			switch r.IntN(6) {
+			case 0:
+				c := posted.Add(time.Hour)
+				closed = &c
+			case 1:
+				e := posted.Add(time.Hour) // long expired
+				expires = &e
+			case 2:
+				e := time.Now().Add(24 * time.Hour)
+				expires = &e
+			}
+			if _, err := db.Exec(`INSERT INTO jobs (title, company_name, workplace, employment_type, description, posted_at, closed_at, expires_at)
+				VALUES ($1, 'Company', 'remote', 'full_time', $2, $3, $4, $5)`, title, desc, posted, closed, expires); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, err := db.Exec(`UPDATE members SET suspended_at = now() WHERE handle = 'suspended'`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`VACUUM ANALYZE listings, jobs`); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(db)
+	for _, k := range []Kind{Listings, Jobs} {
+		for _, text := range []string{"common", "medium", "rare", "absent", "common medium", `"common medium"`, "medium rare", "item", "!!!"} {
+			q, err := Parse(text)
+			if err != nil {
+				t.Fatal(err)
+			}
+			w, err := s.words(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !w.all {
+				t.Fatalf("%q: read as a text with or or a negation", text)
+			}
+			var after *cursor.Position
+			for page := 0; ; page++ {
+				got, gotTotal, err := s.hits(t.Context(), k, sellers["seller"], q, w, after, 101)
+				if err != nil {
+					t.Fatal(err)
+				}
+				// The same kind with a text that is not a conjunction takes
+				// pageQuery: compare with pageQuery itself.
+				query, args := pageQuery(k, sellers["seller"], q, after, 101)
+				var rows []struct {
+					ID    *int64   `db:"id"`
+					At    *string  `db:"at"`
+					Rank  *float64 `db:"rank"`
+					Total int      `db:"total"`
+				}
+				if err := db.Select(&rows, query, args...); err != nil {
+					t.Fatal(err)
+				}
+				want := []int64{}
+				for _, row := range rows {
+					if row.ID != nil {
+						want = append(want, *row.ID)
+					}
+				}
+				ids := make([]int64, len(got))
+				for i, h := range got {
+					ids[i] = h.ID
+				}
+				name := fmt.Sprintf("%s %q, page %d", k, text, page)
+				if diff := cmp.Diff(want, ids); diff != "" {
+					t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
+				}
+				if gotTotal != rows[0].Total {
+					t.Fatalf("%s: total %d, want %d", name, gotTotal, rows[0].Total)
+				}
+				if text == "common" && page == 0 && gotTotal != MatchCap {
+					t.Errorf("%s: total %d, want the cap %d", name, gotTotal, MatchCap)
+				}
+				if len(got) <= 100 {
+					break
+				}
+				last := got[99]
+				after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
 			}
 		}
 	}

@@ -2044,12 +2044,12 @@ type SearchResults struct {
 
 // SearchTotals Number of matches per kind that the caller may see.
 type SearchTotals struct {
-	// Jobs Number of matching jobs.
+	// Jobs Number of matching open jobs among the 1,000 newest matches (1,000 means at least 1,000).
 	//
 	// Example: 0
 	Jobs int `json:"jobs"`
 
-	// Listings Number of matching listings.
+	// Listings Number of matching listings among the 1,000 newest matches (1,000 means at least 1,000).
 	//
 	// Example: 0
 	Listings int `json:"listings"`
@@ -3001,10 +3001,12 @@ type ClientInterface interface {
 	// of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 	// like any list (the other arrays are empty). Ranked by relevance with deterministic
 	// tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-	// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
-	// the caller may see (by publication order): those are ranked, paged and counted, so
-	// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
-	// without `type`, or a malformed parameter.
+	// or counted in `meta.totals`. Posts, listings and jobs are searched among their 1,000
+	// newest matches the caller may see (posts by publication order, listings and jobs by
+	// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
+	// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
+	// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
+	// parameter.
 	//
 	// Corresponds with GET /search (the `SearchAll` operationId).
 	SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3626,10 +3628,12 @@ func (c *Client) ReactToPost(ctx context.Context, id ID, params *ReactToPostPara
 // of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 // like any list (the other arrays are empty). Ranked by relevance with deterministic
 // tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
-// the caller may see (by publication order): those are ranked, paged and counted, so
-// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
-// without `type`, or a malformed parameter.
+// or counted in `meta.totals`. Posts, listings and jobs are searched among their 1,000
+// newest matches the caller may see (posts by publication order, listings and jobs by
+// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
+// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
+// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
+// parameter.
 //
 // Corresponds with GET /search (the `SearchAll` operationId).
 func (c *Client) SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5735,10 +5739,12 @@ type ClientWithResponsesInterface interface {
 	// of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 	// like any list (the other arrays are empty). Ranked by relevance with deterministic
 	// tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-	// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
-	// the caller may see (by publication order): those are ranked, paged and counted, so
-	// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
-	// without `type`, or a malformed parameter.
+	// or counted in `meta.totals`. Posts, listings and jobs are searched among their 1,000
+	// newest matches the caller may see (posts by publication order, listings and jobs by
+	// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
+	// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
+	// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
+	// parameter.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11096,10 +11102,12 @@ func (c *ClientWithResponses) ReactToPostWithResponse(ctx context.Context, id ID
 // of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
 // like any list (the other arrays are empty). Ranked by relevance with deterministic
 // tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-// or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
-// the caller may see (by publication order): those are ranked, paged and counted, so
-// `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
-// without `type`, or a malformed parameter.
+// or counted in `meta.totals`. Posts, listings and jobs are searched among their 1,000
+// newest matches the caller may see (posts by publication order, listings and jobs by
+// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
+// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
+// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
+// parameter.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -475,10 +475,12 @@ export interface paths {
          *     of each kind (`per_page` per kind) and no cursor; with `type`, returns one kind, paged
          *     like any list (the other arrays are empty). Ranked by relevance with deterministic
          *     tie-breaks (newest first, then `id` descending). Only what the caller may see is found
-         *     or counted in `meta.totals`. Posts are searched among the newest 1,000 matching posts
-         *     the caller may see (by publication order): those are ranked, paged and counted, so
-         *     `meta.totals.posts` is at most 1,000. 400 for a missing or empty `q`, a `cursor`
-         *     without `type`, or a malformed parameter.
+         *     or counted in `meta.totals`. Posts, listings and jobs are searched among their 1,000
+         *     newest matches the caller may see (posts by publication order, listings and jobs by
+         *     the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
+         *     `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
+         *     1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
+         *     parameter.
          */
         get: operations["searchAll"];
         put?: never;
@@ -1941,12 +1943,12 @@ export interface components {
              */
             posts: number;
             /**
-             * @description Number of matching listings.
+             * @description Number of matching listings among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
             listings: number;
             /**
-             * @description Number of matching jobs.
+             * @description Number of matching open jobs among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
             jobs: number;
