@@ -104,20 +104,22 @@ func (s *Store) words(ctx context.Context, q Query) (words, error) {
 // Store.words.
 func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
 	text := k == Listings || k == Jobs || (k == Posts && len(q.Tags) == 0)
+	var query string
+	var args []any
 	switch {
-	case text && w.all:
+	case text && w.all && len(w.lexemes) == 0:
 		// No lexeme (a text of punctuation only): nothing matches.
-		var all []hit
-		if len(w.lexemes) > 0 {
-			if err := sqlx.SelectContext(ctx, s.prep, &all, walks[k], viewerID, q.Text, pq.Array(w.lexemes)); err != nil {
-				return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
-			}
+		return nil, 0, nil
+	case text && w.all:
+		query, args = walks[k], []any{viewerID, q.Text, pq.Array(w.lexemes), nil, nil, nil, limit}
+		if after != nil {
+			args[3], args[4], args[5] = after.Rank, after.Time, after.ID
 		}
-		return page(all, after, limit)
 	case text && k == Posts:
 		return s.postWindows(ctx, viewerID, q, after, limit)
+	default:
+		query, args = pageQuery(k, viewerID, q, after, limit)
 	}
-	query, args := pageQuery(k, viewerID, q, after, limit)
 	var rows []struct {
 		ID    *int64     `db:"id"`
 		At    *time.Time `db:"at"`
@@ -177,14 +179,19 @@ var (
 
 // walk selects, from table (aliased r), the MatchCap matches with the
 // highest ids of the words $2 that contain every lexeme of $3 and pass
-// where, walking the buckets of the table's search_keys index (migration
-// 16) from the highest id's down: per bucket, one look into the index for
-// the bucket's rows with those lexemes, tested against the whole query ($2
-// may be a phrase) and where, highest id first. The nested loop runs the
-// buckets in generate_series order and the LIMIT stops it at the bucket
-// that completes the cap, so the statement reads the matches of the buckets
-// it needs and no others (TestExplain checks the shape). Every statement
-// takes the viewer $1 (the visibility rule of posts reads it).
+// where, and returns them as pageQuery does: how many there are, and up to
+// $7 of them after the position ($4, $5, $6) (all null: from the best),
+// best first.
+//
+// The matches are found by walking the buckets of the table's search_keys
+// index (migration 16) from the highest id's down: per bucket, one look
+// into the index for the bucket's rows with those lexemes, tested against
+// the whole query ($2 may be a phrase) and where, highest id first. The
+// nested loop runs the buckets in generate_series order and the LIMIT stops
+// it at the bucket that completes the cap, so the statement reads the
+// matches of the buckets it needs and no others (TestExplain checks the
+// shape). Every statement takes the viewer $1 (the visibility rule of posts
+// reads it).
 //
 // Prepared, and written so that its generic plan is taken: the arguments
 // reach the plan only through a materialized CTE read by InitPlans, the
@@ -195,19 +202,31 @@ var (
 func walk(table, bucket, at, where string) string {
 	return `
 	WITH a AS MATERIALIZED (
-	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words
+	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words,
+	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
+	), hit AS MATERIALIZED (
+	    SELECT w.id, w.at, ts_rank(w.search_tsv, (SELECT q FROM a))::float8 AS rank
+	      FROM (SELECT r.id, r.at, r.search_tsv
+	              FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
+	             CROSS JOIN LATERAL (
+	                 SELECT r.id, r.` + at + ` AS at, r.search_tsv
+	                   FROM ` + table + ` r
+	                  WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
+	                    AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
+	                    AND ` + where + `
+	                  ORDER BY r.id DESC) r
+	             LIMIT ` + strconv.Itoa(MatchCap) + `) w
 	)
-	SELECT w.id, w.at, ts_rank(w.search_tsv, (SELECT q FROM a))::float8 AS rank
-	  FROM (SELECT r.id, r.at, r.search_tsv
-	          FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
-	         CROSS JOIN LATERAL (
-	             SELECT r.id, r.` + at + ` AS at, r.search_tsv
-	               FROM ` + table + ` r
-	              WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
-	                AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
-	                AND ` + where + `
-	              ORDER BY r.id DESC) r
-	         LIMIT ` + strconv.Itoa(MatchCap) + `) w`
+	SELECT h.id, h.at, h.rank, t.total
+	  FROM (SELECT count(*) AS total FROM hit) t
+	  LEFT JOIN LATERAL (
+	      SELECT id, at, rank FROM hit
+	       WHERE (SELECT after_id FROM a) IS NULL
+	          OR (rank, at, id) < ((SELECT after_rank FROM a), (SELECT after_at FROM a), (SELECT after_id FROM a))
+	       ORDER BY rank DESC, at DESC, id DESC
+	       LIMIT (SELECT lim FROM a)
+	  ) h ON true
+	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
 }
 
 // walks are the bucket walks of the full-text kinds, with the conditions of
