@@ -181,7 +181,7 @@ var (
 // highest ids of the words $2 that contain every lexeme of $3 and pass
 // where, and returns them as pageQuery does: how many there are, and up to
 // $7 of them after the position ($4, $5, $6) (all null: from the best),
-// best first.
+// best first. Only a page ranks the matches: a count (limit 0) does not.
 //
 // The matches are found by walking the buckets of the table's search_keys
 // index (migration 16) from the highest id's down: per bucket, one look
@@ -205,22 +205,22 @@ func walk(table, bucket, at, where string) string {
 	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words,
 	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
 	), hit AS MATERIALIZED (
-	    SELECT w.id, w.at, ts_rank(w.search_tsv, (SELECT q FROM a))::float8 AS rank
-	      FROM (SELECT r.id, r.at, r.search_tsv
-	              FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
-	             CROSS JOIN LATERAL (
-	                 SELECT r.id, r.` + at + ` AS at, r.search_tsv
-	                   FROM ` + table + ` r
-	                  WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
-	                    AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
-	                    AND ` + where + `
-	                  ORDER BY r.id DESC) r
-	             LIMIT ` + strconv.Itoa(MatchCap) + `) w
+	    SELECT r.id, r.at, r.search_tsv
+	      FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
+	     CROSS JOIN LATERAL (
+	         SELECT r.id, r.` + at + ` AS at, r.search_tsv
+	           FROM ` + table + ` r
+	          WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
+	            AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
+	            AND ` + where + `
+	          ORDER BY r.id DESC) r
+	     LIMIT ` + strconv.Itoa(MatchCap) + `
 	)
 	SELECT h.id, h.at, h.rank, t.total
 	  FROM (SELECT count(*) AS total FROM hit) t
 	  LEFT JOIN LATERAL (
-	      SELECT id, at, rank FROM hit
+	      SELECT id, at, rank
+	        FROM (SELECT id, at, ts_rank(search_tsv, (SELECT q FROM a))::float8 AS rank FROM hit) ranked
 	       WHERE (SELECT after_id FROM a) IS NULL
 	          OR (rank, at, id) < ((SELECT after_rank FROM a), (SELECT after_at FROM a), (SELECT after_id FROM a))
 	       ORDER BY rank DESC, at DESC, id DESC
