@@ -122,10 +122,13 @@ type staticScan struct {
 	media, mentions []byte
 }
 
-func (x *staticScan) dest() []any {
+func (x *staticScan) dest() []any { return x.appendDest(nil) }
+
+// appendDest appends the scan destinations of the static columns to dest.
+func (x *staticScan) appendDest(dest []any) []any {
 	a := &x.s.Author
-	return []any{&x.s.Type, &x.s.Body, &x.s.Visibility, &x.s.Link, &x.tags,
-		&a.ID, &a.Handle, &a.Name, &a.AvatarURL, &a.Verified, &x.media, &x.mentions}
+	return append(dest, &x.s.Type, &x.s.Body, &x.s.Visibility, &x.s.Link, &x.tags,
+		&a.ID, &a.Handle, &a.Name, &a.AvatarURL, &a.Verified, &x.media, &x.mentions)
 }
 
 func (x *staticScan) finish() error {
@@ -154,19 +157,24 @@ type live struct {
 }
 
 // scanLive reads rows of liveColumns, followed by staticColumns when
-// withStatic and by a slots column when withSlots.
-func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]live, error) {
+// withStatic and by a slots column when withSlots; n is how many rows to
+// expect (a capacity hint). The rows are scanned in place into the result,
+// through one destination slice, rather than a copy and a slice per row.
+func scanLive(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic bool) ([]live, error) {
 	defer rows.Close()
-	var out []live
+	out := make([]live, 0, n)
+	dest := make([]any, 0, 28)
+	var pollJSON []byte
+	var st staticScan
 	for rows.Next() {
-		var l live
-		var pollJSON []byte
-		dest := []any{&l.id, &l.createdAt, &l.authorID, &l.Comments, &l.Shares, &l.Views,
-			&l.Like, &l.Love, &l.Haha, &l.Wow, &l.Sad, &l.Angry, &l.ViewerReaction, &pollJSON}
-		var st staticScan
+		out = append(out, live{})
+		l := &out[len(out)-1]
+		pollJSON = nil
+		dest = append(dest[:0], &l.id, &l.createdAt, &l.authorID, &l.Comments, &l.Shares, &l.Views,
+			&l.Like, &l.Love, &l.Haha, &l.Wow, &l.Sad, &l.Angry, &l.ViewerReaction, &pollJSON)
 		if withStatic {
-			st.s = &Static{}
-			dest = append(dest, st.dest()...)
+			st = staticScan{s: &Static{}}
+			dest = st.appendDest(dest)
 		}
 		if withSlots {
 			dest = append(dest, &l.slots)
@@ -187,7 +195,6 @@ func scanLive(rows *sql.Rows, viewerID int64, withSlots, withStatic bool) ([]liv
 			l.Static = st.s
 		}
 		l.ViewerID = viewerID
-		out = append(out, l)
 	}
 	return out, rows.Err()
 }
@@ -393,7 +400,7 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, false, withStatic)
+	ls, err := scanLive(rows, viewerID, len(ids), false, withStatic)
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
@@ -432,6 +439,27 @@ func pageQuery(withStatic Statics) string {
 
 var pageQueries = map[Statics]string{FromCache: pageQuery(FromCache), WithPage: pageQuery(WithPage)}
 
+// pageStatements memoizes the statements Page builds from pageQueries and a
+// page query: a page query has few forms (with or without a cursor, a
+// page size), and a statement of several kilobytes was formatted on every
+// request.
+var pageStatements sync.Map // pageKey → string
+
+type pageKey struct {
+	statics Statics
+	pageSQL string
+}
+
+// pageStatement is the statement Page runs for pageSQL.
+func pageStatement(statics Statics, pageSQL string) string {
+	k := pageKey{statics, pageSQL}
+	if s, ok := pageStatements.Load(k); ok {
+		return s.(string)
+	}
+	s, _ := pageStatements.LoadOrStore(k, fmt.Sprintf(pageQueries[statics], pageSQL))
+	return s.(string)
+}
+
 // Page runs pageSQL, which selects the id and created_at of at most
 // perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
 // in args), and hydrates the first perPage of them in the same statement
@@ -441,11 +469,11 @@ var pageQueries = map[Statics]string{FromCache: pageQuery(FromCache), WithPage: 
 // next is the position of the next page (nil: the page query chose no more
 // than perPage).
 func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	rows, err := q.QueryContext(ctx, fmt.Sprintf(pageQueries[statics], pageSQL), args...)
+	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL), args...)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	ls, err := scanLive(rows, viewerID, true, bool(statics))
+	ls, err := scanLive(rows, viewerID, perPage+1, true, bool(statics))
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/lib/pq"

@@ -25,6 +25,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -160,10 +161,33 @@ func Unfollow(followee, unfollowed string) string {
 // its last row cannot make the page: their index scans stop there (floor),
 // which halves the cost of a page for a member who follows celebrities.
 func PageSQL(after *cursor.Position, args []any) (string, []any) {
-	keysetT, keysetO, keysetP := "", "", ""
+	k := pageKey{after: after != nil, n: len(args)}
 	if after != nil {
-		n := len(args)
 		args = append(args, after.Time, after.ID)
+	}
+	if q, ok := pageSQLs.Load(k); ok {
+		return q.(string), args
+	}
+	q, _ := pageSQLs.LoadOrStore(k, pageSQL(k))
+	return q.(string), args
+}
+
+// pageSQLs memoizes PageSQL's statements, which depend only on their
+// pageKey: it was formatted on every feed request.
+var pageSQLs sync.Map // pageKey → string
+
+// pageKey is what PageSQL's statement depends on: whether there is a
+// cursor, and how many arguments come before its.
+type pageKey struct {
+	after bool
+	n     int
+}
+
+// pageSQL is the statement PageSQL returns for k.
+func pageSQL(k pageKey) string {
+	keysetT, keysetO, keysetP := "", "", ""
+	if k.after {
+		n := k.n
 		keysetT = fmt.Sprintf("AND (t.created_at, t.post_id) < ($%d, $%d)", n+1, n+2)
 		keysetO = fmt.Sprintf("AND (o.created_at, o.post_id) < ($%d, $%d)", n+1, n+2)
 		keysetP = fmt.Sprintf("AND (p.created_at, p.id) < ($%d, $%d)", n+1, n+2)
@@ -206,7 +230,7 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 		) x
 		ORDER BY x.created_at DESC, x.id DESC
 		LIMIT $2`
-	return q, args
+	return q
 }
 
 // Horizon returns memberID's horizon: the timeline is complete at and above
