@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/cursor"
@@ -117,14 +118,7 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 		"#tone", "#ttwo #tthree", "#tone #tone", "#tnone"}
 	for _, viewer := range []int64{1, 7, 500, 1000} {
 		for _, text := range queries {
-			q, err := Parse(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := s.words(t.Context(), q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			q, w := read(t, s, text)
 			// Index windows of several sizes, after key walks of several
 			// sizes (0: none).
 			for _, ws := range [][2]int64{{firstWindow, scanWindow}, {3, 0}, {37, 5}, {700, 50}, {11, 1}} {
@@ -138,32 +132,8 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 							t.Fatal(err)
 						}
 						query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
-						var rows []struct {
-							ID    *int64   `db:"id"`
-							At    *string  `db:"at"`
-							Rank  *float64 `db:"rank"`
-							Total int      `db:"total"`
-						}
-						if err := db.Select(&rows, query, args...); err != nil {
-							t.Fatal(err)
-						}
-						want := []int64{}
-						for _, row := range rows {
-							if row.ID != nil {
-								want = append(want, *row.ID)
-							}
-						}
-						ids := make([]int64, len(got))
-						for i, h := range got {
-							ids[i] = h.ID
-						}
 						name := fmt.Sprintf("viewer %d, %q, window %d after %d, per page %d, page %d", viewer, text, window, s.scan, per, page)
-						if diff := cmp.Diff(want, ids); diff != "" {
-							t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
-						}
-						if gotTotal != rows[0].Total {
-							t.Fatalf("%s: total %d, want %d", name, gotTotal, rows[0].Total)
-						}
+						samePage(t, db, name, got, gotTotal, query, args)
 						if len(got) <= per {
 							break
 						}
@@ -244,14 +214,7 @@ func TestWalksEqualPageQuery(t *testing.T) {
 	s := NewStore(db)
 	for _, k := range []Kind{Listings, Jobs} {
 		for _, text := range []string{"common", "medium", "rare", "absent", "common medium", `"common medium"`, "medium rare", "item", "!!!"} {
-			q, err := Parse(text)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := s.words(t.Context(), q)
-			if err != nil {
-				t.Fatal(err)
-			}
+			q, w := read(t, s, text)
 			if !w.all {
 				t.Fatalf("%q: read as a text with or or a negation", text)
 			}
@@ -264,32 +227,8 @@ func TestWalksEqualPageQuery(t *testing.T) {
 				// The same kind with a text that is not a conjunction takes
 				// pageQuery: compare with pageQuery itself.
 				query, args := pageQuery(k, sellers["seller"], q, after, 101)
-				var rows []struct {
-					ID    *int64   `db:"id"`
-					At    *string  `db:"at"`
-					Rank  *float64 `db:"rank"`
-					Total int      `db:"total"`
-				}
-				if err := db.Select(&rows, query, args...); err != nil {
-					t.Fatal(err)
-				}
-				want := []int64{}
-				for _, row := range rows {
-					if row.ID != nil {
-						want = append(want, *row.ID)
-					}
-				}
-				ids := make([]int64, len(got))
-				for i, h := range got {
-					ids[i] = h.ID
-				}
 				name := fmt.Sprintf("%s %q, page %d", k, text, page)
-				if diff := cmp.Diff(want, ids); diff != "" {
-					t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
-				}
-				if gotTotal != rows[0].Total {
-					t.Fatalf("%s: total %d, want %d", name, gotTotal, rows[0].Total)
-				}
+				samePage(t, db, name, got, gotTotal, query, args)
 				if text == "common" && page == 0 && gotTotal != MatchCap {
 					t.Errorf("%s: total %d, want the cap %d", name, gotTotal, MatchCap)
 				}
@@ -300,6 +239,51 @@ func TestWalksEqualPageQuery(t *testing.T) {
 				after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
 			}
 		}
+	}
+}
+
+// read parses text and reads it as the store does.
+func read(t *testing.T, s *Store, text string) (Query, words) {
+	t.Helper()
+	q, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := s.words(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return q, w
+}
+
+// samePage fails t unless got and total are the page and the total that the
+// reference statement query (shaped as pageQuery) returns.
+func samePage(t *testing.T, db *sqlx.DB, name string, got []hit, total int, query string, args []any) {
+	t.Helper()
+	var rows []struct {
+		ID    *int64   `db:"id"`
+		At    *string  `db:"at"`
+		Rank  *float64 `db:"rank"`
+		Total int      `db:"total"`
+	}
+	if err := db.Select(&rows, query, args...); err != nil {
+		t.Fatal(err)
+	}
+	want := []int64{}
+	for _, row := range rows {
+		if row.ID != nil {
+			want = append(want, *row.ID)
+		}
+	}
+	ids := make([]int64, len(got))
+	for i, h := range got {
+		ids[i] = h.ID
+	}
+	if diff := cmp.Diff(want, ids); diff != "" {
+		t.Fatalf("%s: ids (-want +got):\n%s", name, diff)
+	}
+	if total != rows[0].Total {
+		t.Fatalf("%s: total %d, want %d", name, total, rows[0].Total)
 	}
 }
 
