@@ -80,11 +80,7 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 					t.Errorf("%s of %d ids: %d rows", c.name, n, got)
 				}
 			}
-			var generic, custom int64
-			if err := conn.QueryRowxContext(ctx, `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`, text).Scan(&generic, &custom); err != nil {
-				t.Fatal(err)
-			}
-			if generic == 0 {
+			if generic, custom := pgtest.Plans(t, conn, text); generic == 0 {
 				t.Errorf("%s of %d ids: %d custom plans and no generic plan in 8 executions", c.name, n, custom)
 			}
 			st.Close()

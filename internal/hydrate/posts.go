@@ -122,8 +122,6 @@ type staticScan struct {
 	media, mentions []byte
 }
 
-func (x *staticScan) dest() []any { return x.appendDest(nil) }
-
 // appendDest appends the scan destinations of the static columns to dest.
 func (x *staticScan) appendDest(dest []any) []any {
 	a := &x.s.Author
@@ -239,7 +237,7 @@ func fetchStatics(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[
 	found := make(map[int64]*Static, len(ids))
 	for rows.Next() {
 		st := staticScan{s: &Static{}}
-		if err := rows.Scan(append([]any{&st.s.ID, &st.s.CreatedAt}, st.dest()...)...); err != nil {
+		if err := rows.Scan(st.appendDest([]any{&st.s.ID, &st.s.CreatedAt})...); err != nil {
 			return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 		}
 		if err := st.finish(); err != nil {

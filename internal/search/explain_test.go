@@ -149,12 +149,7 @@ func TestExplain(t *testing.T) {
 			t.Fatal(err)
 		}
 		for run, words := range []string{"k3", "w123", "xylophone", "c7", "c7 k3", "w42", "c1", "k1 w7", "c99", "w4999"} {
-			var rows []struct {
-				ID    *int64     `db:"id"`
-				At    *time.Time `db:"at"`
-				Rank  *float64   `db:"rank"`
-				Total int        `db:"total"`
-			}
+			var rows []pageRow
 			if err := st.SelectContext(t.Context(), &rows, viewer, words, pq.Array(strings.Fields(words)), nil, nil, nil, 21); err != nil {
 				t.Fatal(err)
 			}
@@ -162,14 +157,9 @@ func TestExplain(t *testing.T) {
 				t.Fatalf("%q: %d matches, %d rows; want the cap %d and 21", words, rows[0].Total, len(rows), MatchCap)
 			}
 		}
-		var generic, custom int64
-		err = conn.QueryRowxContext(t.Context(), `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`,
-			walks[k]).Scan(&generic, &custom)
+		generic, custom := pgtest.Plans(t, conn, walks[k])
 		st.Close()
 		conn.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
 		if generic != 5 || custom != 5 {
 			t.Errorf("%s bucket walk: %d generic and %d custom plans in 10 runs; want 5 and 5", k, generic, custom)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/jobs"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -82,6 +83,15 @@ func compare(a, b hit) int {
 	return cmp.Compare(a.ID, b.ID)
 }
 
+// pageRow is a row of pageQuery or of a walk: the total on every row, and
+// one match, or none (nulls) when the page is empty.
+type pageRow struct {
+	ID    *int64     `db:"id"`
+	At    *time.Time `db:"at"`
+	Rank  *float64   `db:"rank"`
+	Total int        `db:"total"`
+}
+
 // words is a search text as the full-text kinds read it: its lexemes, and
 // whether every one of them must be in a match (no "or", no negation).
 type words struct {
@@ -120,12 +130,7 @@ func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w wor
 	default:
 		query, args = pageQuery(k, viewerID, q, after, limit)
 	}
-	var rows []struct {
-		ID    *int64     `db:"id"`
-		At    *time.Time `db:"at"`
-		Rank  *float64   `db:"rank"`
-		Total int        `db:"total"`
-	}
+	var rows []pageRow
 	if err := sqlx.SelectContext(ctx, s.prep, &rows, query, args...); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("search %s: %w", k, err))
 	}
@@ -177,11 +182,12 @@ var (
 	postWindowByKey = postWindow(`(p.search_tsv @@ websearch_to_tsquery('simple', $2)) IS TRUE`)
 )
 
-// walk selects, from table (aliased r), the MatchCap matches with the
-// highest ids of the words $2 that contain every lexeme of $3 and pass
-// where, and returns them as pageQuery does: how many there are, and up to
-// $7 of them after the position ($4, $5, $6) (all null: from the best),
-// best first. Only a page ranks the matches: a count (limit 0) does not.
+// walk selects, from table (aliased alias, which where reads), the MatchCap
+// matches with the highest ids of the words $2 that contain every lexeme of
+// $3 and pass where, and returns them as pageQuery does: how many there
+// are, and up to $7 of them after the position ($4, $5, $6) (all null: from
+// the best), best first. Only a page ranks the matches: a count (limit 0)
+// does not.
 //
 // The matches are found by walking the buckets of the table's search_keys
 // index (migration 16) from the highest id's down: per bucket, one look
@@ -199,21 +205,22 @@ var (
 // then sees nothing a generic one does not and is never estimated cheaper
 // by more than its planning, so the statement is not planned again on every
 // search (3 ms here).
-func walk(table, bucket, at, where string) string {
+func walk(table, alias, bucket, at, where string) string {
+	r := alias
 	return `
 	WITH a AS MATERIALIZED (
 	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words,
 	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
 	), hit AS MATERIALIZED (
-	    SELECT r.id, r.at, r.search_tsv
+	    SELECT w.id, w.at, w.search_tsv
 	      FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
 	     CROSS JOIN LATERAL (
-	         SELECT r.id, r.` + at + ` AS at, r.search_tsv
-	           FROM ` + table + ` r
-	          WHERE search_keys(` + bucket + `(r.id), r.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
-	            AND (r.search_tsv @@ (SELECT q FROM a)) IS TRUE
+	         SELECT ` + r + `.id, ` + r + `.` + at + ` AS at, ` + r + `.search_tsv
+	           FROM ` + table + ` ` + r + `
+	          WHERE search_keys(` + bucket + `(` + r + `.id), ` + r + `.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
+	            AND (` + r + `.search_tsv @@ (SELECT q FROM a)) IS TRUE
 	            AND ` + where + `
-	          ORDER BY r.id DESC) r
+	          ORDER BY ` + r + `.id DESC) w
 	     LIMIT ` + strconv.Itoa(MatchCap) + `
 	)
 	SELECT h.id, h.at, h.rank, t.total
@@ -232,9 +239,9 @@ func walk(table, bucket, at, where string) string {
 // walks are the bucket walks of the full-text kinds, with the conditions of
 // sourceOf.
 var walks = map[Kind]string{
-	Posts:    walk("posts", "post_search_bucket", "created_at", visibility.Post("r", "(SELECT viewer FROM a)")),
-	Listings: walk("listings", "listing_search_bucket", "created_at", listingSeen("r")),
-	Jobs:     walk("jobs", "job_search_bucket", "posted_at", jobOpen("r")),
+	Posts:    walk("posts", "p", "post_search_bucket", "created_at", visibility.Post("p", "(SELECT viewer FROM a)")),
+	Listings: walk("listings", "l", "listing_search_bucket", "created_at", listingSeen("l")),
+	Jobs:     walk("jobs", "j", "job_search_bucket", "posted_at", jobs.Open),
 }
 
 // listingSeen is true for a listing (aliased l) that search shows, as the
@@ -243,11 +250,6 @@ var walks = map[Kind]string{
 // than a member lookup per match).
 func listingSeen(l string) string {
 	return "NOT EXISTS (SELECT 1 FROM members m WHERE m.id = " + l + ".seller_id AND m.suspended_at IS NOT NULL)"
-}
-
-// jobOpen is true for an open job (aliased j), as the jobs list shows them.
-func jobOpen(j string) string {
-	return j + ".closed_at IS NULL AND (" + j + ".expires_at IS NULL OR " + j + ".expires_at > now())"
 }
 
 // conjunction returns the lexemes of the tsquery text tsq (as PostgreSQL
@@ -502,7 +504,7 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 			id: "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8"), newest: "l.id DESC"}
 	default: // Jobs: open ones only, as the jobs list shows them.
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
-		return source{from: "jobs j", where: "j.search_tsv @@ " + tsq + " AND " + jobOpen("j"),
+		return source{from: "jobs j", where: "j.search_tsv @@ " + tsq + " AND " + jobs.Open,
 			id: "j.id", at: "j.posted_at", rank: constant("ts_rank(j.search_tsv, " + tsq + ")::float8"), newest: "j.id DESC"}
 	}
 }

@@ -260,12 +260,7 @@ func read(t *testing.T, s *Store, text string) (Query, words) {
 // reference statement query (shaped as pageQuery) returns.
 func samePage(t *testing.T, db *sqlx.DB, name string, got []hit, total int, query string, args []any) {
 	t.Helper()
-	var rows []struct {
-		ID    *int64   `db:"id"`
-		At    *string  `db:"at"`
-		Rank  *float64 `db:"rank"`
-		Total int      `db:"total"`
-	}
+	var rows []pageRow
 	if err := db.Select(&rows, query, args...); err != nil {
 		t.Fatal(err)
 	}

@@ -56,3 +56,14 @@ func Explain(t testing.TB, db *sqlx.DB, q string, args ...any) string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// Plans returns how many times the statement prepared on conn with the text
+// statement was planned generic and custom (pg_prepared_statements).
+func Plans(t testing.TB, conn *sqlx.Conn, statement string) (generic, custom int64) {
+	t.Helper()
+	const q = `SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1`
+	if err := conn.QueryRowxContext(t.Context(), q, statement).Scan(&generic, &custom); err != nil {
+		t.Fatalf("pgtest: plans: %v", err)
+	}
+	return generic, custom
+}
