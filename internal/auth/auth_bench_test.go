@@ -66,3 +66,27 @@ func BenchmarkAuthenticate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRecall is what a read pays instead of BenchmarkAuthenticate
+// when the token was seen before (its check rides on the read's statement).
+func BenchmarkRecall(b *testing.B) {
+	db := pgtest.New(b)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `INSERT INTO members (handle, name) VALUES ('bench', 'Bench')`); err != nil {
+		b.Fatal(err)
+	}
+	st := auth.NewStore(db, nil)
+	_, tok, err := st.Create(ctx, auth.NewToken{Handle: "bench", Scope: auth.ScopeRead})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Authenticate(ctx, tok); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := st.Recall(tok); !ok {
+			b.Fatal("not recalled")
+		}
+	}
+}

@@ -21,6 +21,8 @@ type Principal struct {
 	Scope          Scope
 	TokenCreatedAt time.Time
 	TokenExpiresAt *time.Time
+
+	pending *pending // set on recalled principals (recall.go)
 }
 
 // Token is a stored token as operators see it (never the secret).
@@ -43,9 +45,10 @@ const lastUsedEvery = 5 * time.Minute
 
 // Store reads and writes api_tokens.
 type Store struct {
-	db   *sqlx.DB
-	prep *pg.Prepared // the per-request lookup
-	now  func() time.Time
+	db     *sqlx.DB
+	prep   *pg.Prepared // the per-request lookup
+	now    func() time.Time
+	recall recallCache // principals Authenticate accepted (recall.go)
 }
 
 // NewStore returns a Store; now is injectable for tests (nil means time.Now).
@@ -63,9 +66,10 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	if _, ok := Parse(tok); !ok {
 		return Principal{}, apperr.New(apperr.InvalidToken, "The access token is malformed or unknown.")
 	}
+	key := hashKey(tok)
 	const q = `
 		SELECT t.id, t.member_id, m.handle, t.scope, t.created_at, t.expires_at, t.revoked_at,
-		       (t.last_used_at IS NULL OR t.last_used_at < $2) AS stale
+		       t.last_used_at, (t.last_used_at IS NULL OR t.last_used_at < $2) AS stale
 		  FROM api_tokens t
 		  JOIN members m ON m.id = t.member_id
 		 WHERE t.token_hash = $1 AND m.suspended_at IS NULL`
@@ -77,11 +81,13 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 		CreatedAt time.Time  `db:"created_at"`
 		ExpiresAt *time.Time `db:"expires_at"`
 		RevokedAt *time.Time `db:"revoked_at"`
+		LastUsed  *time.Time `db:"last_used_at"`
 		Stale     bool       `db:"stale"`
 	}
 	now := s.now()
-	err := sqlx.GetContext(ctx, s.prep, &row, q, Hash(tok), now.Add(-lastUsedEvery))
+	err := sqlx.GetContext(ctx, s.prep, &row, q, key[:], now.Add(-lastUsedEvery))
 	if errors.Is(err, sql.ErrNoRows) {
+		s.recall.drop(key)
 		return Principal{}, apperr.New(apperr.InvalidToken, "The access token is malformed or unknown.")
 	}
 	if err != nil {
@@ -89,21 +95,28 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	}
 	switch {
 	case row.RevokedAt != nil:
+		s.recall.drop(key)
 		return Principal{}, apperr.New(apperr.TokenRevoked, "The access token has been revoked.")
 	case row.ExpiresAt != nil && !row.ExpiresAt.After(now):
+		s.recall.drop(key)
 		return Principal{}, apperr.New(apperr.TokenExpired, "The access token has expired.")
 	}
-	if row.Stale {
+	touched := now
+	if !row.Stale {
+		touched = *row.LastUsed
+	} else {
 		const u = `UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`
 		// On a read-only database last_used_at stays as it is: reads go on.
 		if _, err := s.db.ExecContext(ctx, u, row.ID, now, now.Add(-lastUsedEvery)); err != nil && !pg.IsReadOnly(err) {
 			return Principal{}, pg.Classify(ctx, fmt.Errorf("touch token: %w", err))
 		}
 	}
-	return Principal{
+	p := Principal{
 		MemberID: row.MemberID, Handle: row.Handle, TokenID: row.ID, Scope: row.Scope,
 		TokenCreatedAt: row.CreatedAt, TokenExpiresAt: row.ExpiresAt,
-	}, nil
+	}
+	s.recall.put(key, p, touched)
+	return p, nil
 }
 
 // NewToken describes a token to create. Value, when set, must be a

@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
@@ -50,10 +52,14 @@ const viewColumns = `
 // itself; an empty page costs a second one, to tell a hidden or missing post
 // from a post without (more) comments.
 func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
-	q, args := listPage(viewerID, postID, after, perPage)
+	tok, guarded := auth.Guard(ctx)
+	q, args := listPage(viewerID, postID, after, perPage, tok, guarded)
 	vs := []View{}
 	if err := sqlx.SelectContext(ctx, s.prep, &vs, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list comments: %w", err))
+	}
+	if guarded && len(vs) > 0 {
+		auth.Confirm(ctx)
 	}
 	if len(vs) == 0 {
 		if err := hydrate.Visible(ctx, s.prep, viewerID, postID); err != nil {
@@ -70,13 +76,18 @@ func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.
 }
 
 // listPage is the page query of List, served by
-// comments_post_id_created_at_id_idx.
-func listPage(viewerID, postID int64, after *cursor.Position, perPage int) (string, []any) {
+// comments_post_id_created_at_id_idx; guarded, it checks the token tok
+// (auth.GuardSQL).
+func listPage(viewerID, postID int64, after *cursor.Position, perPage int, tok int64, guarded bool) (string, []any) {
 	args := []any{viewerID, postID, perPage + 1}
 	keyset := ""
 	if after != nil {
 		args = append(args, after.Time, after.ID)
 		keyset = "AND (c.created_at, c.id) > ($4, $5)"
+	}
+	if guarded {
+		args = append(args, tok)
+		keyset += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
 	}
 	q := `
 		SELECT ` + viewColumns + `

@@ -16,6 +16,9 @@ import (
 // Authenticator resolves a bearer token to a principal.
 type Authenticator interface {
 	Authenticate(ctx context.Context, token string) (auth.Principal, error)
+	// Recall is Authenticate from memory, for reads: a provisional
+	// principal, or false (auth/recall.go).
+	Recall(token string) (auth.Principal, bool)
 }
 
 // apiEdge is the middleware in front of every /api/v1 request. It applies the
@@ -30,85 +33,130 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 			r := c.Request()
 			m := ct.match(r)
 
-			p, err := authenticate(r, authn)
+			// A GET may act for a recalled principal (auth/recall.go); it
+			// is confirmed in full before anything is answered, unless a
+			// guarded statement confirmed it meanwhile.
+			tok, p, err := authenticate(r, authn, r.Method == http.MethodGet)
 			if err != nil {
-				if apperr.Is(err, apperr.Unavailable) || apperr.Is(err, apperr.Internal) {
-					return err
-				}
-				if lerr := lim.takeAddress(r.Context(), c.RealIP()); lerr != nil {
-					return lerr
-				}
-				return err
+				return failed(c, lim, err)
 			}
 			c.Set(ctxMemberID, p.MemberID)
 			ctx := auth.WithPrincipal(r.Context(), p)
 			r = r.WithContext(ctx)
 			c.SetRequest(r)
-			h := c.Response().Header()
-			var charge func() error // conditional GETs: spends the budget unless the answer is 304
-			if conditional(r) {
-				if err := lim.check(ctx, h, r.Method, p.MemberID); err != nil {
-					return err
-				}
-				paid := false
-				charge = func() error { paid = true; return lim.take(ctx, h, r.Method, p.MemberID) }
-				defer func() {
-					if !paid && c.Response().Status != http.StatusNotModified {
-						_ = charge() // an error answer: paid as it leaves
-					}
-				}()
-			} else if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
-				return err
-			}
-
-			if m.err != nil {
-				if m.allow != "" {
-					c.Response().Header().Set(echo.HeaderAllow, m.allow)
-				}
-				return m.err
-			}
-			if !p.Scope.Allows(m.op.scope) {
-				return apperr.New(apperr.InsufficientScope, "This operation needs a token with the write scope.")
-			}
-			if err := checkRequest(r, m, bodyLimit); err != nil {
-				return err
-			}
-			if err := checkText(r); err != nil {
-				return err
-			}
-			var key string
-			var hash []byte
-			if r.Method == http.MethodPost {
-				if key, err = readKey(r); err != nil {
-					return err
-				}
-				if key != "" {
-					if hash, err = fingerprint(r); err != nil {
-						return classify(err)
+			var confirmed bool
+			var cerr error
+			confirm := func() error { // at most once
+				if !confirmed && p.Provisional() {
+					if _, err := authn.Authenticate(ctx, tok); err != nil {
+						cerr = failed(c, lim, err)
+					} else {
+						auth.Confirm(ctx)
 					}
 				}
+				confirmed = true
+				return cerr
 			}
-			err = ct.validate(ctx, r, m)
-			if err == nil && m.op.hasBody {
-				err = checkOneValue(r)
-			}
-			if err != nil {
-				if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
-					if perr := probe(ctx, p, m.params); perr != nil {
-						return perr
-					}
+			err = edgeChecks(c, ct, m, p, lim, idem, tags, bodyLimit, next, confirm)
+			if p.Provisional() || cerr != nil {
+				if cerr := confirm(); cerr != nil {
+					// Nothing was sent: drop what the checks set for a
+					// member the request turned out not to act for.
+					h := c.Response().Header()
+					lim.clear(h)
+					h.Del("ETag")
+					h.Del(echo.HeaderAllow)
+					return cerr
 				}
-				return err
 			}
-			if key != "" {
-				return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
-			}
-			if r.Method == http.MethodGet {
-				return tags.serve(c, next, m.op.id, charge)
-			}
-			return next(c)
+			return err
 		}
 	}
+}
+
+// failed answers a request whose authentication failed: its error, after
+// spending the client address's budget for failed authentications (429 when
+// exhausted). A failure to reach the token store is not the client's.
+func failed(c echo.Context, lim *limits, err error) error {
+	if apperr.Is(err, apperr.Unavailable) || apperr.Is(err, apperr.Internal) {
+		return err
+	}
+	if lerr := lim.takeAddress(c.Request().Context(), c.RealIP()); lerr != nil {
+		return lerr
+	}
+	return err
+}
+
+// edgeChecks is the part of apiEdge after authentication: rate limit, scope,
+// route, request validation, then the handler (through idempotency for POST,
+// conditional GET for GET). confirm runs before a GET's answer is written.
+func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, lim *limits, idem *idempotent, tags *etags, bodyLimit int64, next echo.HandlerFunc, confirm func() error) error {
+	r := c.Request()
+	ctx := r.Context()
+	h := c.Response().Header()
+	var err error
+	var charge func() error // conditional GETs: spends the budget unless the answer is 304
+	if conditional(r) {
+		if err := lim.check(ctx, h, r.Method, p.MemberID); err != nil {
+			return err
+		}
+		paid := false
+		charge = func() error { paid = true; return lim.take(ctx, h, r.Method, p.MemberID) }
+		defer func() {
+			if !paid && c.Response().Status != http.StatusNotModified {
+				_ = charge() // an error answer: paid as it leaves
+			}
+		}()
+	} else if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
+		return err
+	}
+
+	if m.err != nil {
+		if m.allow != "" {
+			c.Response().Header().Set(echo.HeaderAllow, m.allow)
+		}
+		return m.err
+	}
+	if !p.Scope.Allows(m.op.scope) {
+		return apperr.New(apperr.InsufficientScope, "This operation needs a token with the write scope.")
+	}
+	if err := checkRequest(r, m, bodyLimit); err != nil {
+		return err
+	}
+	if err := checkText(r); err != nil {
+		return err
+	}
+	var key string
+	var hash []byte
+	if r.Method == http.MethodPost {
+		if key, err = readKey(r); err != nil {
+			return err
+		}
+		if key != "" {
+			if hash, err = fingerprint(r); err != nil {
+				return classify(err)
+			}
+		}
+	}
+	err = ct.validate(ctx, r, m)
+	if err == nil && m.op.hasBody {
+		err = checkOneValue(r)
+	}
+	if err != nil {
+		if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
+			if perr := probe(ctx, p, m.params); perr != nil {
+				return perr
+			}
+		}
+		return err
+	}
+	if key != "" {
+		return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
+	}
+	if r.Method == http.MethodGet {
+		return tags.serve(c, next, m.op.id, charge, confirm)
+	}
+	return next(c)
 }
 
 // checkRequest applies the checks kin-openapi does not: undeclared query
@@ -137,19 +185,27 @@ func checkRequest(r *http.Request, m routeMatch, bodyLimit int64) error {
 
 // authenticate reads the one accepted credential: an Authorization header
 // with the Bearer scheme. Tokens anywhere else (query, cookie) do not count.
-func authenticate(r *http.Request, authn Authenticator) (auth.Principal, error) {
+// With recall, a token the store recalls gives a provisional principal
+// (auth.Principal.Provisional) without a database round trip.
+func authenticate(r *http.Request, authn Authenticator, recall bool) (string, auth.Principal, error) {
 	values := r.Header.Values(echo.HeaderAuthorization)
 	if len(values) == 0 {
-		return auth.Principal{}, apperr.New(apperr.Unauthenticated, "This request needs an Authorization: Bearer <token> header.")
+		return "", auth.Principal{}, apperr.New(apperr.Unauthenticated, "This request needs an Authorization: Bearer <token> header.")
 	}
 	if len(values) > 1 {
-		return auth.Principal{}, apperr.New(apperr.InvalidToken, "Send exactly one Authorization header.")
+		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "Send exactly one Authorization header.")
 	}
 	scheme, tok, ok := strings.Cut(values[0], " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return auth.Principal{}, apperr.New(apperr.InvalidToken, "The Authorization header must use the Bearer scheme.")
+		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "The Authorization header must use the Bearer scheme.")
 	}
-	return authn.Authenticate(r.Context(), tok)
+	if recall {
+		if p, ok := authn.Recall(tok); ok {
+			return tok, p, nil
+		}
+	}
+	p, err := authn.Authenticate(r.Context(), tok)
+	return tok, p, err
 }
 
 // errorHandler is Echo's one error renderer: every error becomes a problem

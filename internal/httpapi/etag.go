@@ -58,16 +58,20 @@ func conditional(r *http.Request) bool {
 	return r.Method == http.MethodGet && r.Header.Get("If-None-Match") != ""
 }
 
-// serve runs next with its response buffered. A 200 gets an ETag; when it
+// serve runs next with its response buffered, then confirm (a recalled
+// principal must be confirmed before any answer). A 200 gets an ETag; when it
 // matches If-None-Match the answer is 304 without a body, otherwise charge
 // runs first and, if it fails, its error is returned and nothing is sent.
-func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge func() error) error {
+func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge, confirm func() error) error {
 	orig := c.Response()
 	buf := buffers.Get().(*bufferWriter)
 	defer buf.release()
 	c.SetResponse(echo.NewResponse(buf, c.Echo()))
 	err := next(c)
 	c.SetResponse(orig)
+	if cerr := confirm(); cerr != nil {
+		return cerr
+	}
 	if err != nil {
 		return err
 	}

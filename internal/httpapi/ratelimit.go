@@ -75,6 +75,13 @@ func (l *limits) headers(h http.Header, res ratelimit.Result) {
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Duration(reset)*time.Second).Unix(), 10))
 }
 
+// clear removes the headers headers sets.
+func (l *limits) clear(h http.Header) {
+	for _, k := range []string{"RateLimit-Policy", "RateLimit", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"} {
+		h.Del(k)
+	}
+}
+
 // takeAddress spends one request of a client address's budget, for requests
 // that failed authentication. It reports whether the budget was exceeded.
 func (l *limits) takeAddress(ctx context.Context, addr string) error {

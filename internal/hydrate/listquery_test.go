@@ -45,10 +45,15 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 	}
 	defer conn.Close()
 	for _, c := range []struct {
-		name string
-		q    *ListQuery
-		live bool
-	}{{"live part", postsQuery, true}, {"live and static parts", postsStaticQuery, true}, {"static part", staticQuery, false}} {
+		name    string
+		q       *ListQuery
+		live    bool
+		guarded bool
+	}{
+		{"live part", postsQueries[0][0], true, false}, {"live and static parts", postsQueries[1][0], true, false},
+		{"guarded live part", postsQueries[0][1], true, true}, {"guarded live and static parts", postsQueries[1][1], true, true},
+		{"static part", staticQuery, false, false},
+	} {
 		for _, n := range []int{1, 17} {
 			text := c.q.For(n)
 			st, err := conn.PreparexContext(ctx, text)
@@ -63,6 +68,9 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 				args := []any{pq.Array(ids)}
 				if c.live {
 					args = []any{int64(1 + run), pq.Array(ids)}
+				}
+				if c.guarded {
+					args = append(args, int64(1+run))
 				}
 				rows, err := st.QueryxContext(ctx, args...)
 				if err != nil {

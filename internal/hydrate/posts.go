@@ -15,6 +15,7 @@ import (
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
@@ -365,9 +366,13 @@ func (q *ListQuery) For(n int) string {
 
 // byIDs reads the posts $2 (an array of ids) for the viewer $1, in the
 // order of $2, by primary key: the live part, and the static part too when
-// withStatic.
-func byIDs(withStatic bool) *ListQuery {
+// withStatic; guarded, only while the token $3 counts (auth.GuardSQL).
+func byIDs(withStatic, guarded bool) *ListQuery {
 	cols, join := columns(withStatic)
+	guard := ""
+	if guarded {
+		guard = " AND " + auth.GuardSQL("$3")
+	}
 	return NewListQuery("$2", func(list string) string {
 		return `
 	SELECT ` + cols + `
@@ -375,12 +380,20 @@ func byIDs(withStatic bool) *ListQuery {
 	  JOIN posts p ON p.id = page.id
 	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE ` + visibility.Post("p", "$1") + `
+	 WHERE ` + visibility.Post("p", "$1") + guard + `
 	 ORDER BY page.ord`
 	})
 }
 
-var postsQuery, postsStaticQuery = byIDs(false), byIDs(true)
+// postsQueries are the statements of Posts, by [withStatic][guarded].
+var postsQueries = [2][2]*ListQuery{{byIDs(false, false), byIDs(false, true)}, {byIDs(true, false), byIDs(true, true)}}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
 
 // Posts returns the posts ids that viewerID may see, hydrated, in the order
 // of ids, in one query: the live part alone when c holds every static part,
@@ -390,17 +403,22 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 		return []Post{}, nil
 	}
 	known, missing := c.lookup(ids)
-	query, withStatic := postsQuery.For(len(ids)), len(missing) > 0
-	if withStatic {
-		query = postsStaticQuery.For(len(ids))
+	withStatic := len(missing) > 0
+	args := []any{viewerID, pq.Array(ids)}
+	tok, guarded := auth.Guard(ctx)
+	if guarded {
+		args = append(args, tok)
 	}
-	rows, err := q.QueryContext(ctx, query, viewerID, pq.Array(ids))
+	rows, err := q.QueryContext(ctx, postsQueries[b2i(withStatic)][b2i(guarded)].For(len(ids)), args...)
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
 	ls, err := scanLive(rows, viewerID, len(ids), false, withStatic)
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
+	}
+	if guarded && len(ls) > 0 {
+		auth.Confirm(ctx)
 	}
 	return c.attach(ctx, q, ls, known)
 }
@@ -421,21 +439,22 @@ const (
 // most $2 posts for the viewer $1) and reads the live part (and, when
 // withStatic, the static part) of the first $2-1 of those the viewer may
 // still see, in one statement; slots is how many posts the page query chose.
-func pageQuery(withStatic Statics) string {
+//
+// guard is "" or a condition the rows must meet (the token check of a
+// provisional principal, auth.GuardSQL).
+func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	cols, join := columns(bool(withStatic))
 	return `
-	WITH page AS MATERIALIZED (%s),
+	WITH page AS MATERIALIZED (` + pageSQL + `),
 	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
 	SELECT ` + cols + `, (SELECT count(*) FROM page) AS slots
 	  FROM head
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE ` + visibility.Post("p", "$1") + `
+	 WHERE ` + visibility.Post("p", "$1") + guard + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 }
-
-var pageQueries = map[Statics]string{FromCache: pageQuery(FromCache), WithPage: pageQuery(WithPage)}
 
 // pageStatements memoizes the statements Page builds from pageQueries and a
 // page query: a page query has few forms (with or without a cursor, a
@@ -446,15 +465,21 @@ var pageStatements sync.Map // pageKey → string
 type pageKey struct {
 	statics Statics
 	pageSQL string
+	guard   int // the token parameter's number, 0 for none
 }
 
-// pageStatement is the statement Page runs for pageSQL.
-func pageStatement(statics Statics, pageSQL string) string {
-	k := pageKey{statics, pageSQL}
+// pageStatement is the statement Page runs for pageSQL, guarded by the
+// token parameter $guard unless guard is 0.
+func pageStatement(statics Statics, pageSQL string, guard int) string {
+	k := pageKey{statics, pageSQL, guard}
 	if s, ok := pageStatements.Load(k); ok {
 		return s.(string)
 	}
-	s, _ := pageStatements.LoadOrStore(k, fmt.Sprintf(pageQueries[statics], pageSQL))
+	cond := ""
+	if guard > 0 {
+		cond = " AND " + auth.GuardSQL("$"+strconv.Itoa(guard))
+	}
+	s, _ := pageStatements.LoadOrStore(k, pageQuery(statics, pageSQL, cond))
 	return s.(string)
 }
 
@@ -467,13 +492,22 @@ func pageStatement(statics Statics, pageSQL string) string {
 // next is the position of the next page (nil: the page query chose no more
 // than perPage).
 func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL), args...)
+	guard := 0
+	tok, guarded := auth.Guard(ctx)
+	if guarded {
+		args = append(args[:len(args):len(args)], tok)
+		guard = len(args)
+	}
+	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, guard), args...)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
 	ls, err := scanLive(rows, viewerID, perPage+1, true, bool(statics))
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
+	}
+	if guarded && len(ls) > 0 {
+		auth.Confirm(ctx)
 	}
 	if len(ls) == 0 {
 		// Nothing visible: exact only if nothing was chosen, which one

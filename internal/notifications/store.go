@@ -14,6 +14,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
@@ -90,6 +91,10 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 	if after != nil {
 		where = append(where, fmt.Sprintf("(n.created_at, n.id) < (%s, %s)", arg(after.Time), arg(after.ID)))
 	}
+	tok, guarded := auth.Guard(ctx)
+	if guarded {
+		where = append(where, auth.GuardSQL(arg(tok)))
+	}
 	q := `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
@@ -109,6 +114,9 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 	}
 	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
+	}
+	if guarded && len(rows) > 0 {
+		auth.Confirm(ctx)
 	}
 	if len(rows) == 0 {
 		unread, err := s.UnreadCount(ctx, recipientID)

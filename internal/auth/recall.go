@@ -1,0 +1,118 @@
+package auth
+
+import (
+	"context"
+	"crypto/sha256"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Recalling a token without a round trip
+//
+// A token's member, scope and expiry never change; whether it still counts
+// does (revocation by the operator CLI, a suspended member), and API_DESIGN
+// allows no grace for that: a revoked token fails from the next request on.
+// So the store remembers the principals of tokens it authenticated
+// (Recall), and a read that recalls one is only provisional: the hot read
+// statements carry the token check as a one-time filter (Guard, GuardSQL)
+// and confirm the principal when they return rows (Confirm); the edge
+// authenticates in full before answering any read that nothing confirmed
+// (an empty page, an error, a handler without a guarded statement). A
+// recalled principal is never used for writes. The check is thus made once
+// per request as before, but inside the statement the read runs anyway: one
+// database round trip instead of two.
+
+// maxRecalled bounds the recalled tokens; past it the memory is dropped and
+// fills again (tokens in use come back at their next request).
+const maxRecalled = 1 << 16
+
+type recalled struct {
+	p       Principal
+	touched time.Time // last_used_at is at least this recent
+}
+
+type recallCache struct {
+	m sync.Map // [sha256.Size]byte → *recalled
+	n atomic.Int64
+}
+
+func (c *recallCache) put(key [sha256.Size]byte, p Principal, touched time.Time) {
+	if _, loaded := c.m.Swap(key, &recalled{p: p, touched: touched}); !loaded {
+		if c.n.Add(1) > maxRecalled {
+			c.m.Clear()
+			c.n.Store(0)
+		}
+	}
+}
+
+func (c *recallCache) drop(key [sha256.Size]byte) {
+	if _, loaded := c.m.LoadAndDelete(key); loaded {
+		c.n.Add(-1)
+	}
+}
+
+// pending is the confirmation state of a recalled principal, shared by the
+// copies of it a request passes around.
+type pending struct{ confirmed atomic.Bool }
+
+// Recall returns the principal of a token Authenticate accepted before,
+// without asking the database, as a provisional principal (Provisional is
+// true until a guarded statement or Authenticate confirms it). It misses
+// for tokens it does not hold, tokens expired by now, and tokens whose
+// last_used_at is due to be written (Authenticate writes it).
+func (s *Store) Recall(tok string) (Principal, bool) {
+	v, ok := s.recall.m.Load(hashKey(tok))
+	if !ok {
+		return Principal{}, false
+	}
+	r := v.(*recalled)
+	now := s.now()
+	if r.p.TokenExpiresAt != nil && !r.p.TokenExpiresAt.After(now) || now.Sub(r.touched) >= lastUsedEvery {
+		return Principal{}, false
+	}
+	p := r.p
+	p.pending = &pending{}
+	return p, true
+}
+
+func hashKey(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok)) }
+
+// Provisional reports whether p was recalled and nothing has confirmed it
+// yet: the request must not be answered before Authenticate does.
+func (p Principal) Provisional() bool { return p.pending != nil && !p.pending.confirmed.Load() }
+
+// confirm marks a recalled principal confirmed (a no-op for others).
+func (p Principal) confirm() {
+	if p.pending != nil {
+		p.pending.confirmed.Store(true)
+	}
+}
+
+// Guard returns the token id a read statement of ctx's request must check
+// (with GuardSQL) when the request acts for a provisional principal.
+func Guard(ctx context.Context) (tokenID int64, ok bool) {
+	p, found := FromContext(ctx)
+	if !found || !p.Provisional() {
+		return 0, false
+	}
+	return p.TokenID, true
+}
+
+// GuardSQL is a condition true while the token whose id is the parameter
+// param still counts: not revoked, not deleted, its member not suspended.
+// (Expiry cannot change and Recall checks it.) Written as a scalar subquery,
+// it is evaluated once per statement (an InitPlan), and a statement that
+// ANDs it to its WHERE returns no rows for a token that no longer counts.
+func GuardSQL(param string) string {
+	return `(SELECT true FROM api_tokens gt JOIN members gm ON gm.id = gt.member_id
+	          WHERE gt.id = ` + param + ` AND gt.revoked_at IS NULL AND gm.suspended_at IS NULL) IS TRUE`
+}
+
+// Confirm records that a statement guarded by GuardSQL for ctx's request
+// returned rows, so the token counted when the statement ran.
+func Confirm(ctx context.Context) {
+	if p, ok := FromContext(ctx); ok {
+		p.confirm()
+	}
+}
