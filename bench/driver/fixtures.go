@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/socialnet/socialapi/internal/auth"
@@ -191,4 +192,47 @@ func (f *fixtures) walk(ctx context.Context, client *http.Client, api string, me
 		path = "/api/v1/feed?per_page=20&cursor=" + url.QueryEscape(*body.Meta.NextCursor)
 	}
 	return path, nil
+}
+
+// signIn sends one GET /me with every member's read token, as members whose
+// clients are already signed in: the server then recalls their principals
+// (auth/recall.go) as it does for any token in use, and every scenario
+// measures the steady state of one full token lookup per token per five
+// minutes rather than a first request per member. It returns how many
+// requests failed.
+func (f *fixtures) signIn(ctx context.Context, api string) int {
+	work := make(chan string)
+	var failed atomic.Int64
+	client := &http.Client{Timeout: 20 * time.Second}
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for tok := range work {
+				req, err := http.NewRequestWithContext(ctx, http.MethodGet, api+"/api/v1/me", nil)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := client.Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				_, _ = io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		}()
+	}
+	for _, tok := range f.read[1:] {
+		work <- tok
+	}
+	close(work)
+	wg.Wait()
+	return int(failed.Load())
 }
