@@ -116,3 +116,21 @@ func Confirm(ctx context.Context) {
 		p.confirm()
 	}
 }
+
+// GuardArg is the argument of OptionalGuardSQL for ctx's request: the token
+// id of a provisional principal, else nil (no check).
+func GuardArg(ctx context.Context) any {
+	if tok, ok := Guard(ctx); ok {
+		return tok
+	}
+	return nil
+}
+
+// OptionalGuardSQL is GuardSQL for a parameter that may be null: true when
+// it is (the principal was authenticated in full), else the token check.
+// Statements that serve requests with and without a provisional principal
+// take it, so that one prepared statement serves both; the check runs only
+// when the parameter is set.
+func OptionalGuardSQL(param string) string {
+	return "(" + param + "::bigint IS NULL OR " + GuardSQL(param) + ")"
+}

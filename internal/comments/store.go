@@ -14,6 +14,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
 	"github.com/socialnet/socialapi/internal/visibility"
@@ -65,7 +66,8 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, n
 
 // createSQL is Create's statement: $1 the post, $2 the author, $3 the
 // parent (NULL: top level), $4 the body, $5 its hashtags, $6 the time
-// (NULL: now), $7 the handles it mentions.
+// (NULL: now), $7 the handles it mentions, $8 the token to check, if any
+// (auth.OptionalGuardSQL).
 //
 // Locking the post row first serialises the comment_count updates (the new
 // count is computed from the locked, latest row) and keeps the post (and so
@@ -81,7 +83,7 @@ var createSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, p.visibility, p.comment_count
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.OptionalGuardSQL("$8") + `
 	       FOR NO KEY UPDATE OF p
 	), c AS (
 	    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)
@@ -134,13 +136,14 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 		MentionIDs pq.Int64Array `db:"mention_ids"`
 	}
 	err := sqlx.GetContext(ctx, q, &row, createSQL, postID, authorID, nnc(nc.ParentID), nc.Body,
-		pq.Array(parsed.Tags), nc.CreatedAt, pq.Array(handles))
+		pq.Array(parsed.Tags), nc.CreatedAt, pq.Array(handles), auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Comment{}, apperr.New(apperr.NotFound, "No such post.")
 	}
 	if err != nil {
 		return Comment{}, translate(ctx, err)
 	}
+	auth.Confirm(ctx)
 	c := row.Comment
 	c.Tags = parsed.Tags
 	c.MentionIDs = []int64(row.MentionIDs)

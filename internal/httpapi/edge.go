@@ -33,10 +33,11 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 			r := c.Request()
 			m := ct.match(r)
 
-			// A GET may act for a recalled principal (auth/recall.go); it
-			// is confirmed in full before anything is answered, unless a
+			// A GET, and a write whose statement checks the token itself,
+			// may act for a recalled principal (auth/recall.go); it is
+			// confirmed in full before anything is answered, unless a
 			// guarded statement confirmed it meanwhile.
-			tok, p, err := authenticate(r, authn, r.Method == http.MethodGet)
+			tok, p, err := authenticate(r, authn, recallable(r, m))
 			if err != nil {
 				return failed(c, lim, err)
 			}
@@ -72,6 +73,28 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 			return err
 		}
 	}
+}
+
+// guardedWrites are the writes whose one write statement checks the token
+// of a provisional principal (auth.OptionalGuardSQL) before it writes
+// anything: a token that no longer counts writes nothing, and the edge then
+// answers 401. Any other write authenticates in full first.
+var guardedWrites = map[string]bool{
+	"createPost":         true, // posts.createSQL
+	"reactToPost":        true, // reactions.setSQL
+	"deletePostReaction": true, // reactions.removeSQL
+	"createPostComment":  true, // comments.createSQL
+}
+
+// recallable reports whether r may act for a recalled principal: every GET
+// (its answer is held until confirmed, etag.go), and the guarded writes
+// without an Idempotency-Key (a stored answer must come from a confirmed
+// principal).
+func recallable(r *http.Request, m routeMatch) bool {
+	if r.Method == http.MethodGet {
+		return true
+	}
+	return m.err == nil && m.op != nil && guardedWrites[m.op.id] && r.Header.Get(headerIdempotencyKey) == ""
 }
 
 // failed answers a request whose authentication failed: its error, after

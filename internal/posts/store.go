@@ -16,6 +16,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
@@ -77,7 +78,8 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 
 // createSQL inserts a post ($1 the author, $2 type, $3 body, $4 visibility
 // (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now),
-// $8 views, $9 shares, $10 the handles it mentions), records it for the
+// $8 views, $9 shares, $10 the handles it mentions, $11 the token to check,
+// if any: auth.OptionalGuardSQL), records it for the
 // timelines (timeline.Publish) and the mentioned members that exist and are
 // not suspended, in order of first appearance, and notifies those of them
 // who can see the post (never the author).
@@ -85,7 +87,7 @@ var createSQL = `
 	WITH post AS (
 	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
 	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
-	      FROM members m WHERE m.id = $1
+	      FROM members m WHERE m.id = $1 AND ` + auth.OptionalGuardSQL("$11") + `
 	    RETURNING id, author_id, type, body, visibility, link, created_at
 	), ` + timeline.Publish("post") + `, mentioned AS (
 	    INSERT INTO post_mentions (post_id, member_id, position)
@@ -121,13 +123,16 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID int64, np NewPo
 		MentionIDs pq.Int64Array `db:"mention_ids"`
 	}
 	err = sqlx.GetContext(ctx, q, &row, createSQL, authorID, typ, np.Body, np.Visibility, np.Link,
-		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares, pq.Array(handles))
+		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares, pq.Array(handles), auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {
+		// Or the token of a provisional principal no longer counts: the
+		// edge then answers 401 instead.
 		return Post{}, apperr.New(apperr.NotFound, "No such member.")
 	}
 	if err != nil {
 		return Post{}, translate(ctx, "create post", err)
 	}
+	auth.Confirm(ctx)
 	p := row.Post
 	p.Tags = tags.Tags
 	p.MentionIDs = []int64(row.MentionIDs)

@@ -14,6 +14,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -105,7 +106,7 @@ var setSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, ` + counters + `
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.OptionalGuardSQL("$5") + `
 	       FOR NO KEY UPDATE OF p
 	), old AS (
 	    SELECT r.type FROM reactions r
@@ -159,9 +160,10 @@ func set(ctx context.Context, q sqlx.QueryerContext, memberID, postID int64, typ
 			Lost bool `db:"lost"`
 			Counts
 		}
-		if err := sqlx.GetContext(ctx, q, &row, setSQL, postID, memberID, typ, at); err != nil {
+		if err := sqlx.GetContext(ctx, q, &row, setSQL, postID, memberID, typ, at, auth.GuardArg(ctx)); err != nil {
 			return Result{}, translate(ctx, "set reaction", err)
 		}
+		auth.Confirm(ctx)
 		if !row.Lost {
 			return Result{Reaction: &typ, Counts: row.Counts}, nil
 		}
@@ -195,7 +197,7 @@ var removeSQL = func() string {
 	WITH post AS (
 	    SELECT p.id, ` + counters + `
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + `
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.OptionalGuardSQL("$3") + `
 	       FOR NO KEY UPDATE OF p
 	), del AS (
 	    DELETE FROM reactions r
@@ -216,9 +218,10 @@ var removeSQL = func() string {
 
 func remove(ctx context.Context, q sqlx.QueryerContext, memberID, postID int64) (Result, error) {
 	var c Counts
-	if err := sqlx.GetContext(ctx, q, &c, removeSQL, postID, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, q, &c, removeSQL, postID, memberID, auth.GuardArg(ctx)); err != nil {
 		return Result{}, translate(ctx, "remove reaction", err)
 	}
+	auth.Confirm(ctx)
 	return Result{Counts: c}, nil
 }
 
