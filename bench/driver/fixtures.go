@@ -194,12 +194,12 @@ func (f *fixtures) walk(ctx context.Context, client *http.Client, api string, me
 	return path, nil
 }
 
-// signIn sends one GET /me with every member's read token, as members whose
-// clients are already signed in: the server then recalls their principals
-// (auth/recall.go) as it does for any token in use, and every scenario
-// measures the steady state of one full token lookup per token per five
-// minutes rather than a first request per member. It returns how many
-// requests failed.
+// signIn sends one GET /me with every member's tokens, read and write, as
+// members whose clients are already signed in: the server then recalls
+// their principals (auth/recall.go) as it does for any token in use, and
+// every scenario measures the steady state of one full token lookup per
+// token per five minutes rather than a first request per member and token.
+// It returns how many requests failed.
 func (f *fixtures) signIn(ctx context.Context, api string) int {
 	work := make(chan string)
 	var failed atomic.Int64
@@ -229,8 +229,10 @@ func (f *fixtures) signIn(ctx context.Context, api string) int {
 			}
 		}()
 	}
-	for _, tok := range f.read[1:] {
-		work <- tok
+	for _, toks := range [][]string{f.read[1:], f.write[1:]} {
+		for _, tok := range toks {
+			work <- tok
+		}
 	}
 	close(work)
 	wg.Wait()
