@@ -68,6 +68,9 @@ func TestExplain(t *testing.T) {
 	page := func(k Kind, s string, after *cursor.Position) func() (string, []any) {
 		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
 	}
+	people := func(s string, after *cursor.Position) func() (string, []any) {
+		return func() (string, []any) { return peopleQuery, peopleArgs(text(s), after, 21) }
+	}
 	tests := []struct {
 		name  string
 		query func() (string, []any)
@@ -81,9 +84,10 @@ func TestExplain(t *testing.T) {
 		{"posts, tag", page(Posts, "#t42", nil), []string{"post_tags_tag_idx"}, "post_tags"},
 		{"posts, tag, next page", page(Posts, "#t42", after), []string{"post_tags_tag_idx"}, "post_tags"},
 		{"posts, two tags", page(Posts, "#t42 #t43", nil), []string{"post_tags_tag_idx"}, "post_tags"}, // the second tag by either index
-		{"people, handle", page(People, "@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
-		{"people, name prefix", page(People, "dmi", nil), []string{"members_search_trgm_idx"}, "members"},
-		{"people, two words, next page", page(People, "chloé dubois", after), []string{"members_search_trgm_idx"}, "members"},
+		{"people, handle", people("@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
+		{"people, name prefix", people("dmi", nil), []string{"members_search_trgm_idx"}, "members"},
+		{"people, short name", people("ev", nil), []string{"members_search_trgm_idx"}, "members"},
+		{"people, two words, next page", people("chloé dubois", after), []string{"members_search_trgm_idx"}, "members"},
 		{"listings", page(Listings, "w123", nil), []string{"listings_search_tsv_idx"}, "listings"},
 		{"jobs", page(Jobs, "w123", nil), []string{"jobs_search_tsv_idx"}, "jobs"},
 	}
@@ -162,6 +166,30 @@ func TestExplain(t *testing.T) {
 		conn.Close()
 		if generic != 5 || custom != 5 {
 			t.Errorf("%s bucket walk: %d generic and %d custom plans in 10 runs; want 5 and 5", k, generic, custom)
+		}
+	}
+
+	// People search settles on its generic plan too.
+	{
+		conn, err := db.Connx(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := conn.PreparexContext(t.Context(), peopleQuery)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range []string{"ann", "dmitri petit", "ev", "@user4242", "zzz", "bruno", "chl", "eva robert 7", "user1", "martin"} {
+			var rows []pageRow
+			if err := st.SelectContext(t.Context(), &rows, peopleArgs(text(name), nil, 21)...); err != nil {
+				t.Fatal(err)
+			}
+		}
+		generic, custom := pgtest.Plans(t, conn, peopleQuery)
+		st.Close()
+		conn.Close()
+		if generic != 5 || custom != 5 {
+			t.Errorf("people search: %d generic and %d custom plans in 10 runs; want 5 and 5", generic, custom)
 		}
 	}
 

@@ -127,6 +127,8 @@ func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w wor
 		}
 	case text && k == Posts:
 		return s.postWindows(ctx, viewerID, q, after, limit)
+	case k == People:
+		query, args = peopleQuery, peopleArgs(q, after, limit)
 	default:
 		query, args = pageQuery(k, viewerID, q, after, limit)
 	}
@@ -238,6 +240,53 @@ func walk(table, alias, bucket, at, where string) string {
 	       LIMIT (SELECT lim FROM a)
 	  ) h ON true
 	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
+}
+
+// peopleQuery selects the members matching a name as sourceOf's People
+// source does ($1 the name, $2 the substring pattern or null when the name
+// is shorter than three characters, $3 the handle prefix pattern), and
+// returns them as walk does (keyset $4-$6, limit $7). Its arguments reach
+// the plan through a materialized CTE read by InitPlans, as in walk: with
+// the name in sight of the planner, PostgreSQL planned every people search
+// anew (pg_stat_statements: 0.9 plans per call, 1.5 ms of planning for
+// 0.9 ms of execution in the benchmark).
+var peopleQuery = `
+	WITH a AS MATERIALIZED (
+	    SELECT $1::text AS name, $2::text AS contains, $3::text AS prefix,
+	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
+	), hit AS MATERIALIZED (
+	    SELECT m.id, m.created_at AS at,
+	           (CASE WHEN lower(m.handle) = (SELECT name FROM a) THEN 2
+	                 WHEN lower(m.handle) LIKE (SELECT prefix FROM a) THEN 1 ELSE 0 END
+	            + word_similarity((SELECT name FROM a), ` + trigramName + `))::float8 AS rank
+	      FROM members m
+	     WHERE m.suspended_at IS NULL
+	       AND ((SELECT name FROM a) <% ` + trigramName + ` OR ` + trigramName + ` LIKE (SELECT contains FROM a))
+	)
+	SELECT h.id, h.at, h.rank, t.total
+	  FROM (SELECT count(*) AS total FROM hit) t
+	  LEFT JOIN LATERAL (
+	      SELECT id, at, rank
+	        FROM hit
+	       WHERE (SELECT after_id FROM a) IS NULL
+	          OR (rank, at, id) < ((SELECT after_rank FROM a), (SELECT after_at FROM a), (SELECT after_id FROM a))
+	       ORDER BY rank DESC, at DESC, id DESC
+	       LIMIT (SELECT lim FROM a)
+	  ) h ON true
+	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
+
+// peopleArgs are peopleQuery's arguments for q.
+func peopleArgs(q Query, after *cursor.Position, limit int) []any {
+	like := escapeLike(q.Name)
+	args := []any{q.Name, nil, like + "%", nil, nil, nil, limit}
+	// A substring needs three characters for the trigram index to serve it.
+	if len([]rune(q.Name)) >= 3 {
+		args[1] = "%" + like + "%"
+	}
+	if after != nil {
+		args[3], args[4], args[5] = after.Rank, after.Time, after.ID
+	}
+	return args
 }
 
 // walks are the bucket walks of the full-text kinds, with the conditions of

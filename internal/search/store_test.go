@@ -242,6 +242,48 @@ func TestWalksEqualPageQuery(t *testing.T) {
 	}
 }
 
+// TestPeopleEqualPageQuery: people search (peopleQuery, its arguments out of
+// the planner's sight) finds, ranks, counts and pages members exactly as the
+// People source of pageQuery does, for names shorter and longer than three
+// characters, handles, prefixes, LIKE wildcards and suspended members.
+func TestPeopleEqualPageQuery(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	load := []string{
+		`INSERT INTO members (handle, name, created_at)
+		 SELECT 'user' || g || CASE WHEN g % 7 = 0 THEN '_x' ELSE '' END,
+		        (ARRAY['Ann', 'Anna', 'Bruno', 'Chloé', 'Dmitri', 'Eva', 'Evan'])[1 + g % 7] || ' ' ||
+		        (ARRAY['Martin', 'Bernard', 'Dubois', 'Thomas', 'Robert', 'Petit', 'Durand', 'Mart'])[1 + g % 8],
+		        timestamptz '2024-01-01' + (g % 50) * interval '1 day'
+		   FROM generate_series(1, 3000) g`,
+		`UPDATE members SET suspended_at = now() WHERE id % 11 = 0`,
+		`VACUUM ANALYZE members`,
+	}
+	for _, q := range load {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatalf("load: %v\n%s", err, q)
+		}
+	}
+	s := NewStore(db)
+	for _, text := range []string{"ann", "an", "a", "@user42", "user1", "chloé dubois", "mart", "martin", "evan robert", "x_", "_", "%", "zzz", "@user7_x"} {
+		q, w := read(t, s, text)
+		var after *cursor.Position
+		for page := 0; page < 30; page++ {
+			got, gotTotal, err := s.hits(t.Context(), People, 1, q, w, after, 51)
+			if err != nil {
+				t.Fatal(err)
+			}
+			query, args := pageQuery(People, 1, q, after, 51)
+			samePage(t, db, fmt.Sprintf("people %q, page %d", text, page), got, gotTotal, query, args)
+			if len(got) <= 50 {
+				break
+			}
+			last := got[49]
+			after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
+		}
+	}
+}
+
 // read parses text and reads it as the store does.
 func read(t *testing.T, s *Store, text string) (Query, words) {
 	t.Helper()
