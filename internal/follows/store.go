@@ -15,6 +15,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/timeline"
 )
@@ -135,11 +136,14 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 //   - the followee's follow notification is replaced on a follow and
 //     removed on an unfollow.
 //
+// $7 is the token to check, if any (auth.OptionalGuardSQL): a token that no
+// longer counts finds no followee, and nothing is written.
+//
 // It returns the followee (no row: no such member; the follower's own id:
 // following yourself), whether both members exist, and what it did.
 var writeSQL = `
 	WITH target AS (
-	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL
+	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL AND ` + auth.OptionalGuardSQL("$7") + `
 	), pair AS (
 	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read
 	      FROM members m
@@ -194,7 +198,7 @@ type result struct {
 
 func write(ctx context.Context, get getter, followerID int64, followeeHandle string, toggle bool, at *time.Time) (result, error) {
 	var r result
-	err := get(ctx, &r, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers)
+	err := get(ctx, &r, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers, auth.GuardArg(ctx))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")
@@ -205,6 +209,7 @@ func write(ctx context.Context, get getter, followerID int64, followeeHandle str
 	case !r.Locked:
 		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")
 	}
+	auth.Confirm(ctx)
 	return r, nil
 }
 

@@ -84,6 +84,7 @@ var guardedWrites = map[string]bool{
 	"reactToPost":        true, // reactions.setSQL
 	"deletePostReaction": true, // reactions.removeSQL
 	"createPostComment":  true, // comments.createSQL
+	"toggleFollow":       true, // follows.writeSQL
 }
 
 // recallable reports whether r may act for a recalled principal: every GET
