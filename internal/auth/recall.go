@@ -14,14 +14,17 @@ import (
 // does (revocation by the operator CLI, a suspended member), and API_DESIGN
 // allows no grace for that: a revoked token fails from the next request on.
 // So the store remembers the principals of tokens it authenticated
-// (Recall), and a read that recalls one is only provisional: the hot read
+// (Recall), and a request that recalls one is only provisional: the hot read
 // statements carry the token check as a one-time filter (Guard, GuardSQL)
 // and confirm the principal when they return rows (Confirm); the edge
 // authenticates in full before answering any read that nothing confirmed
-// (an empty page, an error, a handler without a guarded statement). A
-// recalled principal is never used for writes. The check is thus made once
-// per request as before, but inside the statement the read runs anyway: one
-// database round trip instead of two.
+// (an empty page, an error, a handler without a guarded statement). Only
+// the writes whose one write statement carries the check too
+// (OptionalGuardSQL: a token that no longer counts writes nothing) may act
+// for a recalled principal; the edge lists them (httpapi.guardedWrites) and
+// every other write authenticates in full first. The check is thus made
+// once per request as before, but inside the statement the request runs
+// anyway: one database round trip instead of two.
 
 // maxRecalled bounds the recalled tokens; past it the memory is dropped and
 // fills again (tokens in use come back at their next request).
