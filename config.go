@@ -5,10 +5,11 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/socialnet/socialapi/internal/logsink"
 )
 
 // Config is read once, from the environment, in main.
@@ -216,10 +217,13 @@ func envDuration(getenv func(string) string, name string, def time.Duration) (ti
 	return d, nil
 }
 
-func newLogger(c Config) *slog.Logger {
+// newLogger logs to w, a buffered sink (logsink): lines are written in
+// batches, warnings and errors at once.
+func newLogger(c Config, w *logsink.Writer) *slog.Logger {
 	opts := &slog.HandlerOptions{Level: c.LogLevel}
+	var h slog.Handler = slog.NewJSONHandler(w, opts)
 	if c.LogFormat == "text" {
-		return slog.New(slog.NewTextHandler(os.Stderr, opts))
+		h = slog.NewTextHandler(w, opts)
 	}
-	return slog.New(slog.NewJSONHandler(os.Stderr, opts))
+	return slog.New(logsink.Handler(h, w))
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/httpapi"
+	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
@@ -116,7 +117,11 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			if cfg.DatabaseURL == "" {
 				return errors.New("DATABASE_URL is not set")
 			}
-			log := newLogger(cfg)
+			// Closed last (defers run in reverse): every line logged at
+			// shutdown is written.
+			sink := logsink.New(os.Stderr, logsink.Every)
+			defer sink.Close()
+			log := newLogger(cfg, sink)
 			pool := pg.DefaultPool
 			pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
 			pool.StatementTimeout = cfg.StatementTimeout

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/socialnet/socialapi/internal/httpapi"
+	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 )
@@ -27,9 +28,15 @@ func main() {
 	debug := flag.String("debug", "127.0.0.1:18083", "pprof listen address")
 	spec := flag.String("spec", "openapi.yaml", "the contract, served at /api/v1/openapi.yaml")
 	flag.Parse()
-	log := slog.New(slog.NewJSONHandler(os.Stderr, nil))
-	if err := run(*addr, *debug, *spec, log); err != nil {
+	// Logged as the server logs (main.go): through a buffered sink.
+	sink := logsink.New(os.Stderr, logsink.Every)
+	log := slog.New(logsink.Handler(slog.NewJSONHandler(sink, nil), sink))
+	err := run(*addr, *debug, *spec, log)
+	if err != nil {
 		log.Error("pprofserve", slog.String("error", err.Error()))
+	}
+	_ = sink.Close()
+	if err != nil {
 		os.Exit(1)
 	}
 }
