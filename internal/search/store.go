@@ -228,19 +228,25 @@ func walk(table, alias, bucket, at, where string) string {
 	          ORDER BY ` + r + `.id DESC
 	          LIMIT ` + cap + `) w
 	     LIMIT ` + cap + `
-	)
+	)` + hitsPage
+}
+
+// hitsPage ends the statements of walk and peopleQuery: from the
+// materialized matches hit (id, at, rank) and the arguments a (after_rank,
+// after_at, after_id: the keyset, all null for the first page; lim), the
+// total and the page, best first, as pageQuery returns them.
+const hitsPage = `
 	SELECT h.id, h.at, h.rank, t.total
 	  FROM (SELECT count(*) AS total FROM hit) t
 	  LEFT JOIN LATERAL (
 	      SELECT id, at, rank
-	        FROM hit ranked
+	        FROM hit
 	       WHERE (SELECT after_id FROM a) IS NULL
 	          OR (rank, at, id) < ((SELECT after_rank FROM a), (SELECT after_at FROM a), (SELECT after_id FROM a))
 	       ORDER BY rank DESC, at DESC, id DESC
 	       LIMIT (SELECT lim FROM a)
 	  ) h ON true
 	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
-}
 
 // peopleQuery selects the members matching a name as sourceOf's People
 // source does ($1 the name, $2 the substring pattern or null when the name
@@ -262,18 +268,7 @@ var peopleQuery = `
 	      FROM members m
 	     WHERE m.suspended_at IS NULL
 	       AND ((SELECT name FROM a) <% ` + trigramName + ` OR ` + trigramName + ` LIKE (SELECT contains FROM a))
-	)
-	SELECT h.id, h.at, h.rank, t.total
-	  FROM (SELECT count(*) AS total FROM hit) t
-	  LEFT JOIN LATERAL (
-	      SELECT id, at, rank
-	        FROM hit
-	       WHERE (SELECT after_id FROM a) IS NULL
-	          OR (rank, at, id) < ((SELECT after_rank FROM a), (SELECT after_at FROM a), (SELECT after_id FROM a))
-	       ORDER BY rank DESC, at DESC, id DESC
-	       LIMIT (SELECT lim FROM a)
-	  ) h ON true
-	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
+	)` + hitsPage
 
 // peopleArgs are peopleQuery's arguments for q.
 func peopleArgs(q Query, after *cursor.Position, limit int) []any {
