@@ -6,6 +6,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/lib/pq"
 )
 
 // Recalling a token without a round trip
@@ -62,21 +64,82 @@ type pending struct{ confirmed atomic.Bool }
 // Recall returns the principal of a token Authenticate accepted before,
 // without asking the database, as a provisional principal (Provisional is
 // true until a guarded statement or Authenticate confirms it). It misses
-// for tokens it does not hold, tokens expired by now, and tokens whose
-// last_used_at is due to be written (Authenticate writes it).
+// for tokens it does not hold and tokens expired by now. When the token's
+// last_used_at is due to be written again (lastUsedEvery), the write is
+// left to a background batch (touchLater), off the request's path.
 func (s *Store) Recall(tok string) (Principal, bool) {
-	v, ok := s.recall.m.Load(hashKey(tok))
+	key := hashKey(tok)
+	v, ok := s.recall.m.Load(key)
 	if !ok {
 		return Principal{}, false
 	}
 	r := v.(*recalled)
 	now := s.now()
-	if r.p.TokenExpiresAt != nil && !r.p.TokenExpiresAt.After(now) || now.Sub(r.touched) >= lastUsedEvery {
+	if r.p.TokenExpiresAt != nil && !r.p.TokenExpiresAt.After(now) {
 		return Principal{}, false
+	}
+	if now.Sub(r.touched) >= lastUsedEvery {
+		// Replaced rather than changed: other requests read r.
+		s.recall.m.Store(key, &recalled{p: r.p, touched: now})
+		s.touchLater(r.p.TokenID, now)
 	}
 	p := r.p
 	p.pending = &pending{}
 	return p, true
+}
+
+// touchEvery is how often the batched last_used_at writes run.
+const touchEvery = time.Second
+
+// touches collects the last_used_at writes of recalled tokens. A goroutine
+// writes them in one statement every touchEvery while there are any, and
+// ends when there are none. Writes still pending when the process stops are
+// lost: last_used_at is coarse by design (lastUsedEvery), and at most
+// touchEvery of it goes.
+type touches struct {
+	mu      sync.Mutex
+	due     map[int64]time.Time // token id → when it was used
+	running bool
+}
+
+func (s *Store) touchLater(tokenID int64, at time.Time) {
+	s.touch.mu.Lock()
+	defer s.touch.mu.Unlock()
+	if s.touch.due == nil {
+		s.touch.due = map[int64]time.Time{}
+	}
+	s.touch.due[tokenID] = at
+	if !s.touch.running {
+		s.touch.running = true
+		go s.touchLoop()
+	}
+}
+
+func (s *Store) touchLoop() {
+	for {
+		time.Sleep(touchEvery)
+		s.touch.mu.Lock()
+		due := s.touch.due
+		s.touch.due = nil
+		if len(due) == 0 {
+			s.touch.running = false
+			s.touch.mu.Unlock()
+			return
+		}
+		s.touch.mu.Unlock()
+		ids, ats := make([]int64, 0, len(due)), make([]time.Time, 0, len(due))
+		for id, at := range due {
+			ids, ats = append(ids, id), append(ats, at)
+		}
+		// A failure (a read-only or unreachable database) leaves
+		// last_used_at as it was, as Authenticate does; reads go on.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = s.db.ExecContext(ctx, `
+			UPDATE api_tokens t SET last_used_at = v.at
+			  FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, at)
+			 WHERE t.id = v.id AND (t.last_used_at IS NULL OR t.last_used_at < v.at)`, pq.Array(ids), pq.Array(ats))
+		cancel()
+	}
 }
 
 func hashKey(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok)) }

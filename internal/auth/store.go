@@ -49,6 +49,7 @@ type Store struct {
 	prep   *pg.Prepared // the per-request lookup
 	now    func() time.Time
 	recall recallCache // principals Authenticate accepted (recall.go)
+	touch  touches     // last_used_at writes of recalled tokens (recall.go)
 }
 
 // NewStore returns a Store; now is injectable for tests (nil means time.Now).
