@@ -72,41 +72,44 @@ func (f recallFixture) reads() []struct {
 	}
 }
 
-func TestRecalledTokenRevoked(t *testing.T) {
+// Every read refuses a recalled token from the request after its
+// revocation (by the operator CLI: another process, another store) or its
+// member's suspension.
+func TestRecalledTokenRefused(t *testing.T) {
 	t.Parallel()
-	f := newRecallFixture(t)
-	store := auth.NewStore(f.env.DB, nil) // as the operator CLI: another process
-	for _, r := range f.reads() {
-		t.Run(r.name, func(t *testing.T) {
-			tok, id := token(t, store, "alice")
-			for i := 0; i < 2; i++ { // the second is answered from the recalled principal
-				if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok}); resp.Status != r.status {
-					t.Fatalf("before revocation: %d, want %d: %s", resp.Status, r.status, resp.Body)
-				}
-			}
+	for _, c := range []struct {
+		name string
+		code string
+		// refuse makes token id stop counting and returns the undo.
+		refuse func(t *testing.T, f recallFixture, store *auth.Store, id int64) func()
+	}{
+		{"revoked", "token_revoked", func(t *testing.T, _ recallFixture, store *auth.Store, id int64) func() {
 			if _, err := store.Revoke(context.Background(), id); err != nil {
 				t.Fatal(err)
 			}
-			resp := f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok})
-			checkRefused(t, resp, "token_revoked")
-		})
-	}
-}
-
-func TestRecalledTokenOfSuspendedMember(t *testing.T) {
-	t.Parallel()
-	f := newRecallFixture(t)
-	store := auth.NewStore(f.env.DB, nil)
-	for _, r := range f.reads() {
-		t.Run(r.name, func(t *testing.T) {
-			tok, _ := token(t, store, "alice")
-			if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok}); resp.Status != r.status {
-				t.Fatalf("before suspension: %d, want %d: %s", resp.Status, r.status, resp.Body)
-			}
+			return func() {}
+		}},
+		{"member suspended", "invalid_token", func(t *testing.T, f recallFixture, _ *auth.Store, _ int64) func() {
 			suspend(t, f.env, "alice", true)
-			defer suspend(t, f.env, "alice", false)
-			resp := f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok})
-			checkRefused(t, resp, "invalid_token")
+			return func() { suspend(t, f.env, "alice", false) }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newRecallFixture(t)
+			store := auth.NewStore(f.env.DB, nil)
+			for _, r := range f.reads() {
+				t.Run(r.name, func(t *testing.T) {
+					tok, id := token(t, store, "alice")
+					for i := 0; i < 2; i++ { // the second is answered from the recalled principal
+						if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok}); resp.Status != r.status {
+							t.Fatalf("before: %d, want %d: %s", resp.Status, r.status, resp.Body)
+						}
+					}
+					defer c.refuse(t, f, store, id)()
+					checkRefused(t, f.env.Do(t, apitest.Request{Method: "GET", Path: r.path, Token: tok}), c.code)
+				})
+			}
 		})
 	}
 }
