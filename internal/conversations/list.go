@@ -5,12 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 )
@@ -77,6 +79,11 @@ func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position
 		where += " AND (cp.last_activity_at, cp.conversation_id) < ($3, $4)"
 		args = append(args, after.Time, after.ID)
 	}
+	tok, guarded := auth.Guard(ctx)
+	if guarded {
+		args = append(args, tok)
+		where += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
+	}
 	q := `SELECT ` + itemColumns + itemFrom + `
 		 WHERE ` + where + `
 		 ORDER BY cp.last_activity_at DESC, cp.conversation_id DESC
@@ -84,6 +91,9 @@ func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position
 	items := []Item{}
 	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list conversations: %w", err))
+	}
+	if guarded && len(items) > 0 {
+		auth.Confirm(ctx)
 	}
 	return items, complete(ctx, s.db, memberID, items)
 }

@@ -44,6 +44,9 @@ func newRecallFixture(t *testing.T) recallFixture {
 	if resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/alice/follow", Token: bob}); resp.Status != http.StatusOK {
 		t.Fatalf("follow: %d %s", resp.Status, resp.Body)
 	}
+	if resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/conversations", Token: bob, Body: `{"participants":["alice"],"body":"hi"}`}); resp.Status != http.StatusCreated {
+		t.Fatalf("conversation: %d %s", resp.Status, resp.Body)
+	}
 	return recallFixture{env: env, postID: p.ID}
 }
 
@@ -64,6 +67,8 @@ func (f recallFixture) reads() []struct {
 		{"member's posts (guarded page)", "/api/v1/users/alice/posts", 200},
 		{"comments (guarded page)", "/api/v1/posts/" + id + "/comments", 200},
 		{"notifications (guarded page)", "/api/v1/notifications", 200},
+		{"profile (guarded read)", "/api/v1/users/bob", 200},
+		{"conversations (guarded page)", "/api/v1/conversations", 200},
 		{"empty page", "/api/v1/users/bob/posts", 200},
 		{"no guarded statement", "/api/v1/me", 200},
 		{"not found", "/api/v1/posts/999999999", 404},
@@ -171,7 +176,7 @@ func TestRecalledTokenConfirmedByStatement(t *testing.T) {
 	tok, id := token(t, store, "alice")
 	id2 := strconv.FormatInt(f.postID, 10)
 	guarded := []string{"/api/v1/feed", "/api/v1/feed?tab=discover", "/api/v1/posts/" + id2, "/api/v1/users/alice/posts",
-		"/api/v1/posts/" + id2 + "/comments", "/api/v1/notifications"}
+		"/api/v1/posts/" + id2 + "/comments", "/api/v1/notifications", "/api/v1/users/bob", "/api/v1/conversations"}
 	for _, p := range append(guarded, "/api/v1/me") {
 		if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: p, Token: tok}); resp.Status != http.StatusOK {
 			t.Fatalf("%s: %d %s", p, resp.Status, resp.Body)

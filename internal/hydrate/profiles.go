@@ -13,6 +13,7 @@ import (
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -44,20 +45,23 @@ var profileColumns = `
 	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer`
 
 // GetProfile returns the member with handle (matched case-insensitively) as
-// viewerID sees it, in one query. An unknown or suspended member is NotFound.
+// viewerID sees it, in one query, which checks the token of a provisional
+// principal (auth.OptionalGuardSQL). An unknown or suspended member is
+// NotFound.
 func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, handle string) (Profile, error) {
 	query := `
 		SELECT ` + profileColumns + `
 		  FROM members m
-		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL`
+		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL AND ` + auth.OptionalGuardSQL("$3")
 	var p Profile
-	err := sqlx.GetContext(ctx, q, &p, query, viewerID, handle)
+	err := sqlx.GetContext(ctx, q, &p, query, viewerID, handle, auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Profile{}, apperr.New(apperr.NotFound, "No member with this handle.")
 	}
 	if err != nil {
 		return Profile{}, pg.Classify(ctx, fmt.Errorf("get profile: %w", err))
 	}
+	auth.Confirm(ctx)
 	return p, nil
 }
 
