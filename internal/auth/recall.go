@@ -16,15 +16,15 @@ import (
 // does (revocation by the operator CLI, a suspended member), and API_DESIGN
 // allows no grace for that: a revoked token fails from the next request on.
 // So the store remembers the principals of tokens it authenticated
-// (Recall), and a request that recalls one is only provisional: the hot read
-// statements carry the token check as a one-time filter (Guard, GuardSQL)
-// and confirm the principal when they return rows (Confirm); the edge
-// authenticates in full before answering any read that nothing confirmed
-// (an empty page, an error, a handler without a guarded statement). Only
-// the writes whose one write statement carries the check too
-// (OptionalGuardSQL: a token that no longer counts writes nothing) may act
-// for a recalled principal; the edge lists them (httpapi.guardedWrites) and
-// every other write authenticates in full first. The check is thus made
+// (Recall), and a request that recalls one is only provisional: the hot
+// statements carry the token check as a one-time filter (GuardSQL, with
+// GuardArg) and confirm the principal when they return rows (Confirm); the
+// edge authenticates in full before answering any read that nothing
+// confirmed (an empty page, an error, a handler without a guarded
+// statement). Only the writes whose one write statement carries the check
+// (a token that no longer counts writes nothing) may act for a recalled
+// principal; the edge lists them (httpapi.guardedWrites) and every other
+// write authenticates in full first. The check is thus made
 // once per request as before, but inside the statement the request runs
 // anyway: one database round trip instead of two.
 
@@ -155,8 +155,8 @@ func (p Principal) confirm() {
 	}
 }
 
-// Guard returns the token id a read statement of ctx's request must check
-// (with GuardSQL) when the request acts for a provisional principal.
+// Guard returns the token id a statement of ctx's request must check when
+// the request acts for a provisional principal (GuardArg).
 func Guard(ctx context.Context) (tokenID int64, ok bool) {
 	p, found := FromContext(ctx)
 	if !found || !p.Provisional() {
@@ -165,26 +165,27 @@ func Guard(ctx context.Context) (tokenID int64, ok bool) {
 	return p.TokenID, true
 }
 
-// GuardSQL is a condition true while the token whose id is the parameter
+// counts is a condition true while the token whose id is the parameter
 // param still counts: not revoked, not deleted, its member not suspended.
 // (Expiry cannot change and Recall checks it.) Written as a scalar subquery,
 // it is evaluated once per statement (an InitPlan), and a statement that
 // ANDs it to its WHERE returns no rows for a token that no longer counts.
-func GuardSQL(param string) string {
+func counts(param string) string {
 	return `(SELECT true FROM api_tokens gt JOIN members gm ON gm.id = gt.member_id
 	          WHERE gt.id = ` + param + ` AND gt.revoked_at IS NULL AND gm.suspended_at IS NULL) IS TRUE`
 }
 
 // Confirm records that a statement guarded by GuardSQL for ctx's request
-// returned rows, so the token counted when the statement ran.
+// returned rows, so the token counted when the statement ran (a no-op for a
+// principal that is not provisional).
 func Confirm(ctx context.Context) {
 	if p, ok := FromContext(ctx); ok {
 		p.confirm()
 	}
 }
 
-// GuardArg is the argument of OptionalGuardSQL for ctx's request: the token
-// id of a provisional principal, else nil (no check).
+// GuardArg is the argument of GuardSQL for ctx's request: the token id of a
+// provisional principal, else nil (no check).
 func GuardArg(ctx context.Context) any {
 	if tok, ok := Guard(ctx); ok {
 		return tok
@@ -192,11 +193,11 @@ func GuardArg(ctx context.Context) any {
 	return nil
 }
 
-// OptionalGuardSQL is GuardSQL for a parameter that may be null: true when
-// it is (the principal was authenticated in full), else the token check.
-// Statements that serve requests with and without a provisional principal
-// take it, so that one prepared statement serves both; the check runs only
+// GuardSQL is the token check of a statement whose parameter param is
+// GuardArg: true when it is null (the principal was authenticated in full),
+// else true while the token still counts. One prepared statement thus serves
+// requests with and without a provisional principal, and the check runs only
 // when the parameter is set.
-func OptionalGuardSQL(param string) string {
-	return "(" + param + "::bigint IS NULL OR " + GuardSQL(param) + ")"
+func GuardSQL(param string) string {
+	return "(" + param + "::bigint IS NULL OR " + counts(param) + ")"
 }

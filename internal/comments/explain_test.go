@@ -18,7 +18,11 @@ func TestExplain(t *testing.T) {
 	after := &cursor.Position{Time: time.Date(2025, 1, 20, 0, 0, 0, 0, time.UTC), ID: 27_000}
 	for name, pos := range map[string]*cursor.Position{"first page": nil, "after cursor": after} {
 		for _, guarded := range []bool{false, true} {
-			q, args := listPage(2, 1000, pos, 20, 7, guarded)
+			var guard any // the token check's argument: none, or a token id
+			if guarded {
+				guard = int64(7)
+			}
+			q, args := listPage(2, 1000, pos, 20, guard)
 			plan := pgtest.Explain(t, db, q, args...)
 			t.Logf("%s (guarded %v):\n%s", name, guarded, plan)
 			if !strings.Contains(plan, "comments_post_id_created_at_id_idx") ||

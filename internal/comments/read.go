@@ -52,13 +52,12 @@ const viewColumns = `
 // itself; an empty page costs a second one, to tell a hidden or missing post
 // from a post without (more) comments.
 func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
-	tok, guarded := auth.Guard(ctx)
-	q, args := listPage(viewerID, postID, after, perPage, tok, guarded)
+	q, args := listPage(viewerID, postID, after, perPage, auth.GuardArg(ctx))
 	vs := []View{}
 	if err := sqlx.SelectContext(ctx, s.prep, &vs, q, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list comments: %w", err))
 	}
-	if guarded && len(vs) > 0 {
+	if len(vs) > 0 {
 		auth.Confirm(ctx)
 	}
 	if len(vs) == 0 {
@@ -76,19 +75,17 @@ func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.
 }
 
 // listPage is the page query of List, served by
-// comments_post_id_created_at_id_idx; guarded, it checks the token tok
-// (auth.GuardSQL).
-func listPage(viewerID, postID int64, after *cursor.Position, perPage int, tok int64, guarded bool) (string, []any) {
+// comments_post_id_created_at_id_idx; guard is the token check's argument
+// (auth.GuardArg).
+func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard any) (string, []any) {
 	args := []any{viewerID, postID, perPage + 1}
 	keyset := ""
 	if after != nil {
 		args = append(args, after.Time, after.ID)
 		keyset = "AND (c.created_at, c.id) > ($4, $5)"
 	}
-	if guarded {
-		args = append(args, tok)
-		keyset += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
-	}
+	args = append(args, guard)
+	keyset += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
 	q := `
 		SELECT ` + viewColumns + `
 		  FROM comments c

@@ -67,7 +67,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, n
 // createSQL is Create's statement: $1 the post, $2 the author, $3 the
 // parent (NULL: top level), $4 the body, $5 its hashtags, $6 the time
 // (NULL: now), $7 the handles it mentions, $8 the token to check, if any
-// (auth.OptionalGuardSQL).
+// (auth.GuardSQL).
 //
 // Locking the post row first serialises the comment_count updates (the new
 // count is computed from the locked, latest row) and keeps the post (and so
@@ -83,7 +83,7 @@ var createSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, p.visibility, p.comment_count
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.OptionalGuardSQL("$8") + `
+	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.GuardSQL("$8") + `
 	       FOR NO KEY UPDATE OF p
 	), c AS (
 	    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)

@@ -79,11 +79,8 @@ func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position
 		where += " AND (cp.last_activity_at, cp.conversation_id) < ($3, $4)"
 		args = append(args, after.Time, after.ID)
 	}
-	tok, guarded := auth.Guard(ctx)
-	if guarded {
-		args = append(args, tok)
-		where += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
-	}
+	args = append(args, auth.GuardArg(ctx))
+	where += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
 	q := `SELECT ` + itemColumns + itemFrom + `
 		 WHERE ` + where + `
 		 ORDER BY cp.last_activity_at DESC, cp.conversation_id DESC
@@ -92,7 +89,7 @@ func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position
 	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list conversations: %w", err))
 	}
-	if guarded && len(items) > 0 {
+	if len(items) > 0 {
 		auth.Confirm(ctx)
 	}
 	return items, complete(ctx, s.db, memberID, items)

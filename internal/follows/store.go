@@ -136,14 +136,14 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 //   - the followee's follow notification is replaced on a follow and
 //     removed on an unfollow.
 //
-// $7 is the token to check, if any (auth.OptionalGuardSQL): a token that no
+// $7 is the token to check, if any (auth.GuardSQL): a token that no
 // longer counts finds no followee, and nothing is written.
 //
 // It returns the followee (no row: no such member; the follower's own id:
 // following yourself), whether both members exist, and what it did.
 var writeSQL = `
 	WITH target AS (
-	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL AND ` + auth.OptionalGuardSQL("$7") + `
+	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL AND ` + auth.GuardSQL("$7") + `
 	), pair AS (
 	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read
 	      FROM members m

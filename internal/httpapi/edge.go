@@ -59,7 +59,7 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 				return cerr
 			}
 			err = edgeChecks(c, ct, m, p, lim, idem, tags, bodyLimit, next, confirm)
-			if p.Provisional() || cerr != nil {
+			if p.Provisional() { // still: confirm failed, or never ran
 				if cerr := confirm(); cerr != nil {
 					// Nothing was sent: drop what the checks set for a
 					// member the request turned out not to act for.
@@ -76,7 +76,7 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 }
 
 // guardedWrites are the writes whose one write statement checks the token
-// of a provisional principal (auth.OptionalGuardSQL) before it writes
+// of a provisional principal (auth.GuardSQL) before it writes
 // anything: a token that no longer counts writes nothing, and the edge then
 // answers 401. Any other write authenticates in full first.
 var guardedWrites = map[string]bool{

@@ -24,10 +24,10 @@ func TestExplain(t *testing.T) {
 		args        []any
 		want        []string
 	}{
-		{"live part", postsQueries[0][0].For(len(ids)), []any{int64(1), pq.Array(ids)}, []string{"posts_pkey", "polls_post_id_key", "reactions_pkey"}},
+		{"live part", postsQuery.For(len(ids)), []any{int64(1), pq.Array(ids), nil}, []string{"posts_pkey", "polls_post_id_key", "reactions_pkey"}},
 		// The token check of a provisional principal: one look by primary
 		// key, evaluated once (an InitPlan) as a filter on the whole read.
-		{"guarded live part", postsQueries[0][1].For(len(ids)), []any{int64(1), pq.Array(ids), int64(1)}, []string{"posts_pkey", "api_tokens gt", "InitPlan", "One-Time Filter"}},
+		{"guarded live part", postsQuery.For(len(ids)), []any{int64(1), pq.Array(ids), int64(1)}, []string{"posts_pkey", "api_tokens gt", "InitPlan", "One-Time Filter"}},
 		{"static part", staticQuery.For(len(ids)), []any{pq.Array(ids)}, []string{"posts_pkey", "members_pkey", "post_media_pkey"}},
 	} {
 		plan := pgtest.Explain(t, db, c.query, c.args...)

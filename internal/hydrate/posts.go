@@ -366,13 +366,9 @@ func (q *ListQuery) For(n int) string {
 
 // byIDs reads the posts $2 (an array of ids) for the viewer $1, in the
 // order of $2, by primary key: the live part, and the static part too when
-// withStatic; guarded, only while the token $3 counts (auth.GuardSQL).
-func byIDs(withStatic, guarded bool) *ListQuery {
+// withStatic; $3 is the token check (auth.GuardSQL).
+func byIDs(withStatic bool) *ListQuery {
 	cols, join := columns(withStatic)
-	guard := ""
-	if guarded {
-		guard = " AND " + auth.GuardSQL("$3")
-	}
 	return NewListQuery("$2", func(list string) string {
 		return `
 	SELECT ` + cols + `
@@ -380,20 +376,12 @@ func byIDs(withStatic, guarded bool) *ListQuery {
 	  JOIN posts p ON p.id = page.id
 	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE ` + visibility.Post("p", "$1") + guard + `
+	 WHERE ` + visibility.Post("p", "$1") + ` AND ` + auth.GuardSQL("$3") + `
 	 ORDER BY page.ord`
 	})
 }
 
-// postsQueries are the statements of Posts, by [withStatic][guarded].
-var postsQueries = [2][2]*ListQuery{{byIDs(false, false), byIDs(false, true)}, {byIDs(true, false), byIDs(true, true)}}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
+var postsQuery, postsStaticQuery = byIDs(false), byIDs(true)
 
 // Posts returns the posts ids that viewerID may see, hydrated, in the order
 // of ids, in one query: the live part alone when c holds every static part,
@@ -403,13 +391,11 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 		return []Post{}, nil
 	}
 	known, missing := c.lookup(ids)
-	withStatic := len(missing) > 0
-	args := []any{viewerID, pq.Array(ids)}
-	tok, guarded := auth.Guard(ctx)
-	if guarded {
-		args = append(args, tok)
+	query, withStatic := postsQuery.For(len(ids)), len(missing) > 0
+	if withStatic {
+		query = postsStaticQuery.For(len(ids))
 	}
-	rows, err := q.QueryContext(ctx, postsQueries[b2i(withStatic)][b2i(guarded)].For(len(ids)), args...)
+	rows, err := q.QueryContext(ctx, query, viewerID, pq.Array(ids), auth.GuardArg(ctx))
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
@@ -417,7 +403,7 @@ func (c *Cache) Posts(ctx context.Context, q sqlx.QueryerContext, viewerID int64
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate posts: %w", err))
 	}
-	if guarded && len(ls) > 0 {
+	if len(ls) > 0 {
 		auth.Confirm(ctx)
 	}
 	return c.attach(ctx, q, ls, known)
@@ -440,8 +426,7 @@ const (
 // withStatic, the static part) of the first $2-1 of those the viewer may
 // still see, in one statement; slots is how many posts the page query chose.
 //
-// guard is "" or a condition the rows must meet (the token check of a
-// provisional principal, auth.GuardSQL).
+// guard is the parameter of the token check (auth.GuardSQL).
 func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	cols, join := columns(bool(withStatic))
 	return `
@@ -452,7 +437,7 @@ func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
 	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
-	 WHERE ` + visibility.Post("p", "$1") + guard + `
+	 WHERE ` + visibility.Post("p", "$1") + ` AND ` + auth.GuardSQL(guard) + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 }
 
@@ -465,21 +450,17 @@ var pageStatements sync.Map // pageKey → string
 type pageKey struct {
 	statics Statics
 	pageSQL string
-	guard   int // the token parameter's number, 0 for none
+	guard   int // the number of the token check's parameter
 }
 
-// pageStatement is the statement Page runs for pageSQL, guarded by the
-// token parameter $guard unless guard is 0.
+// pageStatement is the statement Page runs for pageSQL, with the token
+// check's parameter $guard.
 func pageStatement(statics Statics, pageSQL string, guard int) string {
 	k := pageKey{statics, pageSQL, guard}
 	if s, ok := pageStatements.Load(k); ok {
 		return s.(string)
 	}
-	cond := ""
-	if guard > 0 {
-		cond = " AND " + auth.GuardSQL("$"+strconv.Itoa(guard))
-	}
-	s, _ := pageStatements.LoadOrStore(k, pageQuery(statics, pageSQL, cond))
+	s, _ := pageStatements.LoadOrStore(k, pageQuery(statics, pageSQL, "$"+strconv.Itoa(guard)))
 	return s.(string)
 }
 
@@ -492,13 +473,8 @@ func pageStatement(statics Statics, pageSQL string, guard int) string {
 // next is the position of the next page (nil: the page query chose no more
 // than perPage).
 func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	guard := 0
-	tok, guarded := auth.Guard(ctx)
-	if guarded {
-		args = append(args[:len(args):len(args)], tok)
-		guard = len(args)
-	}
-	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, guard), args...)
+	args = append(args[:len(args):len(args)], auth.GuardArg(ctx))
+	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, len(args)), args...)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
@@ -506,7 +482,7 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
-	if guarded && len(ls) > 0 {
+	if len(ls) > 0 {
 		auth.Confirm(ctx)
 	}
 	if len(ls) == 0 {

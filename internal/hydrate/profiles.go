@@ -46,13 +46,13 @@ var profileColumns = `
 
 // GetProfile returns the member with handle (matched case-insensitively) as
 // viewerID sees it, in one query, which checks the token of a provisional
-// principal (auth.OptionalGuardSQL). An unknown or suspended member is
+// principal (auth.GuardSQL). An unknown or suspended member is
 // NotFound.
 func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, handle string) (Profile, error) {
 	query := `
 		SELECT ` + profileColumns + `
 		  FROM members m
-		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL AND ` + auth.OptionalGuardSQL("$3")
+		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL AND ` + auth.GuardSQL("$3")
 	var p Profile
 	err := sqlx.GetContext(ctx, q, &p, query, viewerID, handle, auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {

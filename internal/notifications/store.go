@@ -91,10 +91,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 	if after != nil {
 		where = append(where, fmt.Sprintf("(n.created_at, n.id) < (%s, %s)", arg(after.Time), arg(after.ID)))
 	}
-	tok, guarded := auth.Guard(ctx)
-	if guarded {
-		where = append(where, auth.GuardSQL(arg(tok)))
-	}
+	where = append(where, auth.GuardSQL(arg(auth.GuardArg(ctx))))
 	q := `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
@@ -115,7 +112,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
 	}
-	if guarded && len(rows) > 0 {
+	if len(rows) > 0 {
 		auth.Confirm(ctx)
 	}
 	if len(rows) == 0 {
