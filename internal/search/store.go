@@ -248,10 +248,14 @@ const hitsPage = `
 	  ) h ON true
 	 ORDER BY h.rank DESC, h.at DESC, h.id DESC`
 
-// peopleQuery selects the members matching a name as sourceOf's People
-// source does ($1 the name, $2 the substring pattern or null when the name
-// is shorter than three characters, $3 the handle prefix pattern), and
-// returns them as walk does (keyset $4-$6, limit $7). Its arguments reach
+// peopleQuery selects the members who are not suspended and match a name
+// ($1) by word similarity over name and handle (trigramName), which finds
+// them from a word's first two letters on and forgives typos, or contain it
+// ($2, the substring pattern; null when the name is shorter than three
+// characters, too short for the trigram index to serve). A handle equal to
+// the name ranks first, then handles starting with it ($3, the prefix
+// pattern), then by similarity (at most 1). It returns them as walk does
+// (keyset $4-$6, limit $7). Its arguments reach
 // the plan through a materialized CTE read by InitPlans, as in walk: with
 // the name in sight of the planner, PostgreSQL planned every people search
 // anew (pg_stat_statements: 0.9 plans per call, 1.5 ms of planning for
@@ -475,11 +479,9 @@ func (t *Totals) set(k Kind, n int) {
 }
 
 // source is how one kind matches: the rows (from), the match condition
-// (where), and the id, sort time and relevance of a row. rank adds its own
-// arguments, if any, when it is called: counts do not rank.
+// (where), and the id, sort time and relevance (rank) of a row.
 type source struct {
-	from, where, id, at string
-	rank                func() string
+	from, where, id, at, rank string
 	// newest, when set, is the SQL expression ordering rows newest first
 	// through an index: only the MatchCap newest matches are ranked
 	// and counted.
@@ -491,9 +493,6 @@ type source struct {
 // (documented in openapi.yaml). With it, the cost of a search is that of
 // its 1,000 matches, not that of every match scattered over the table.
 const MatchCap = 1000
-
-// constant returns a rank function of the SQL expression expr.
-func constant(expr string) func() string { return func() string { return expr } }
 
 // args collects query arguments and hands out their placeholders, so no value
 // is ever formatted into SQL.
@@ -507,28 +506,10 @@ func (a *args) add(v any) string {
 // trigramName is the expression members_search_trgm_idx indexes.
 const trigramName = "lower(m.name || ' ' || m.handle)"
 
-// sourceOf returns how kind k matches q for viewerID, adding its arguments
-// to a.
+// sourceOf returns how posts, listings or jobs (k) match q for viewerID,
+// adding its arguments to a. People are searched by peopleQuery.
 func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 	switch k {
-	case People:
-		name := a.add(q.Name)
-		like := escapeLike(q.Name)
-		// Word similarity finds names and handles from a word's first two
-		// letters on and forgives typos; a substring needs three characters
-		// for the trigram index to serve it.
-		match := name + " <% " + trigramName
-		if len([]rune(q.Name)) >= 3 {
-			match += " OR " + trigramName + " LIKE " + a.add("%"+like+"%")
-		}
-		// A handle equal to the text ranks first, then handles starting with
-		// it, then by similarity (at most 1).
-		rank := func() string {
-			return "(CASE WHEN lower(m.handle) = " + name + " THEN 2 WHEN lower(m.handle) LIKE " + a.add(like+"%") +
-				" THEN 1 ELSE 0 END + word_similarity(" + name + ", " + trigramName + "))::float8"
-		}
-		return source{from: "members m", where: "m.suspended_at IS NULL AND (" + match + ")",
-			id: "m.id", at: "m.created_at", rank: rank}
 	case Posts:
 		if len(q.Tags) > 0 {
 			// Exact tags: no text relevance, so newest first. post_tags_tag_idx
@@ -539,21 +520,23 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 			where := "t.tag = " + a.add(q.Tags[0]) + " AND NOT EXISTS (SELECT 1 FROM unnest(" + a.add(pq.Array(q.Tags[1:])) +
 				"::text[]) o(tag) WHERE NOT EXISTS (SELECT 1 FROM post_tags ot WHERE ot.post_id = t.post_id AND ot.tag = o.tag)) AND " + vis
 			return source{from: "post_tags t", where: where,
-				id: "t.post_id", at: "t.created_at", rank: constant("0::float8"), newest: "t.post_id DESC"}
+				id: "t.post_id", at: "t.created_at", rank: "0::float8", newest: "t.post_id DESC"}
 		}
 		vis := visibility.Post("p", a.add(viewerID)+"::bigint")
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "posts p", where: "p.search_tsv @@ " + tsq + " AND " + vis,
-			id: "p.id", at: "p.created_at", rank: constant("ts_rank(p.search_tsv, " + tsq + ")::float8"), newest: "p.id DESC"}
+			id: "p.id", at: "p.created_at", rank: "ts_rank(p.search_tsv, " + tsq + ")::float8", newest: "p.id DESC"}
 	case Listings:
 		// Title matches weigh more than description matches (search_tsv).
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "listings l", where: "l.search_tsv @@ " + tsq + " AND " + listingSeen("l"),
-			id: "l.id", at: "l.created_at", rank: constant("ts_rank(l.search_tsv, " + tsq + ")::float8"), newest: "l.id DESC"}
-	default: // Jobs: open ones only, as the jobs list shows them.
+			id: "l.id", at: "l.created_at", rank: "ts_rank(l.search_tsv, " + tsq + ")::float8", newest: "l.id DESC"}
+	case Jobs: // open ones only, as the jobs list shows them
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "jobs j", where: "j.search_tsv @@ " + tsq + " AND " + jobs.Open,
-			id: "j.id", at: "j.posted_at", rank: constant("ts_rank(j.search_tsv, " + tsq + ")::float8"), newest: "j.id DESC"}
+			id: "j.id", at: "j.posted_at", rank: "ts_rank(j.search_tsv, " + tsq + ")::float8", newest: "j.id DESC"}
+	default:
+		panic("search: sourceOf has no source for " + string(k))
 	}
 }
 
@@ -570,8 +553,11 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 // page is empty.
 func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit int) (string, []any) {
 	var a args
-	src := sourceOf(k, viewerID, q, &a)
-	rank := src.rank()
+	return sourcePage(sourceOf(k, viewerID, q, &a), a, after, limit)
+}
+
+// sourcePage is pageQuery for the source src, whose arguments are a.
+func sourcePage(src source, a args, after *cursor.Position, limit int) (string, []any) {
 	keyset := ""
 	if after != nil {
 		keyset = fmt.Sprintf("WHERE (rank, at, id) < (%s::float8, %s::timestamptz, %s::bigint)",
@@ -579,7 +565,7 @@ func pageQuery(k Kind, viewerID int64, q Query, after *cursor.Position, limit in
 	}
 	query := `
 		WITH hit AS MATERIALIZED (
-		    SELECT ` + src.id + ` AS id, ` + src.at + ` AS at, ` + rank + ` AS rank
+		    SELECT ` + src.id + ` AS id, ` + src.at + ` AS at, ` + src.rank + ` AS rank
 		      FROM ` + src.from + `
 		     WHERE ` + src.where + capped(src) + `
 		)

@@ -244,8 +244,9 @@ func TestWalksEqualPageQuery(t *testing.T) {
 
 // TestPeopleEqualPageQuery: people search (peopleQuery, its arguments out of
 // the planner's sight) finds, ranks, counts and pages members exactly as the
-// People source of pageQuery does, for names shorter and longer than three
-// characters, handles, prefixes, LIKE wildcards and suspended members.
+// one statement of pageQuery's shape over peopleSource does, for names
+// shorter and longer than three characters, handles, prefixes, LIKE
+// wildcards and suspended members.
 func TestPeopleEqualPageQuery(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
@@ -273,7 +274,8 @@ func TestPeopleEqualPageQuery(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			query, args := pageQuery(People, 1, q, after, 51)
+			var a args
+			query, args := sourcePage(peopleSource(q, &a), a, after, 51)
 			samePage(t, db, fmt.Sprintf("people %q, page %d", text, page), got, gotTotal, query, args)
 			if len(got) <= 50 {
 				break
@@ -282,6 +284,21 @@ func TestPeopleEqualPageQuery(t *testing.T) {
 			after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
 		}
 	}
+}
+
+// peopleSource is the reference for peopleQuery: people search as a source
+// of pageQuery, its arguments in sight of the planner (what search ran
+// before peopleQuery).
+func peopleSource(q Query, a *args) source {
+	name := a.add(q.Name)
+	like := escapeLike(q.Name)
+	match := name + " <% " + trigramName
+	if len([]rune(q.Name)) >= 3 {
+		match += " OR " + trigramName + " LIKE " + a.add("%"+like+"%")
+	}
+	rank := "(CASE WHEN lower(m.handle) = " + name + " THEN 2 WHEN lower(m.handle) LIKE " + a.add(like+"%") +
+		" THEN 1 ELSE 0 END + word_similarity(" + name + ", " + trigramName + "))::float8"
+	return source{from: "members m", where: "m.suspended_at IS NULL AND (" + match + ")", id: "m.id", at: "m.created_at", rank: rank}
 }
 
 // read parses text and reads it as the store does.
