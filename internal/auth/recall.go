@@ -142,8 +142,6 @@ func (s *Store) touchLoop() {
 	}
 }
 
-func hashKey(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok)) }
-
 // Provisional reports whether p was recalled and nothing has confirmed it
 // yet: the request must not be answered before Authenticate does.
 func (p Principal) Provisional() bool { return p.pending != nil && !p.pending.confirmed.Load() }

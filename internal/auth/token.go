@@ -102,9 +102,12 @@ func Parse(tok string) (Scope, bool) {
 
 // Hash is what the database stores and looks tokens up by.
 func Hash(tok string) []byte {
-	h := sha256.Sum256([]byte(tok))
+	h := hashKey(tok)
 	return h[:]
 }
+
+// hashKey is Hash as an array: the key of the recalled principals too.
+func hashKey(tok string) [sha256.Size]byte { return sha256.Sum256([]byte(tok)) }
 
 // DisplayPrefix is the part of a token that may be shown in listings.
 func DisplayPrefix(tok string) string {
