@@ -47,6 +47,7 @@ type options struct {
 	failOnErrors              bool
 	generated                 string // a note on how the data set was made, for the report
 	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
+	pgPrewarmed               string // whether bench.sh loaded the run database into shared_buffers, and how
 	deepMembers               int
 }
 
@@ -89,6 +90,7 @@ func main() {
 	flag.BoolVar(&o.failOnErrors, "fail-on-errors", false, "exit 1 when a scenario had unexpected statuses")
 	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
 	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")
+	flag.StringVar(&o.pgPrewarmed, "pg-prewarmed", "", "whether the run database was loaded into shared_buffers first (for the report)")
 	flag.IntVar(&o.deepMembers, "deep-members", 300, "members whose feed is walked to page 5 for the deep-page scenario")
 	flag.Parse()
 
@@ -143,7 +145,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	d.logf("sign-in: one GET /me per member's read and write token (%s)", time.Since(signed).Round(time.Millisecond))
 
 	rep := &report{Scale: o.scale, Seed: o.seed, Started: start.UTC(), CPUs: numCPU(), Conns: o.conns,
-		OpenFraction: o.openFraction, Generated: o.generated, PGHugePages: o.pgHugePages,
+		OpenFraction: o.openFraction, Generated: o.generated, PGHugePages: o.pgHugePages, PGPrewarmed: o.pgPrewarmed,
 		Durations: fmt.Sprintf("warm-up %s, closed %s, open %s per scenario, after one GET /me per member's read and write token (signed-in clients)", o.warmup, o.closed, o.open)}
 	rep.Machine = machineInfo()
 

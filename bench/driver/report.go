@@ -22,6 +22,7 @@ type report struct {
 	Elapsed      string           `json:"elapsed"`
 	Machine      string           `json:"machine"`
 	PGHugePages  string           `json:"pg_huge_pages,omitempty"`
+	PGPrewarmed  string           `json:"pg_prewarmed,omitempty"`
 	CPUs         int              `json:"cpus"`
 	Conns        int              `json:"connections"`
 	OpenFraction float64          `json:"open_fraction"`
@@ -482,6 +483,10 @@ func (rep *report) markdown() string {
 	if rep.PGHugePages != "" {
 		fmt.Fprintf(&b, "PostgreSQL's shared memory on huge pages: %s (this VM pays for every page fault, and each new backend faults in "+
 			"each 4 KiB page of shared_buffers it touches; `BENCH_HUGE_PAGES=0` measures without them).\n\n", rep.PGHugePages)
+	}
+	if rep.PGPrewarmed != "" {
+		fmt.Fprintf(&b, "Run database loaded into shared_buffers (pg_prewarm) before the load, as a long-running server would have "+
+			"its working set cached: %s.\n\n", rep.PGPrewarmed)
 	}
 	fmt.Fprintf(&b, "Each scenario: %s. *Closed*: %d connections sending as fast as the server answers (the capacity; "+
 		"latency includes queueing). *Open*: a fixed arrival rate of %.0f %% of the closed throughput (vegeta's open model: "+
