@@ -8,6 +8,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 // TestCreateAndDeleteTimelineRows checks what the one-statement create and
@@ -102,5 +103,54 @@ func TestDeleteConcurrent(t *testing.T) {
 		if ok != 1 || notFound != 1 {
 			t.Errorf("round %d: %d deleted and %d not found, want 1 and 1", round, ok, notFound)
 		}
+	}
+}
+
+// TestDeletingMembersDeletesTheirTimelines checks the trigger that stands
+// in for the timeline's foreign key to members (migration 17): deleting
+// members deletes the timeline rows they own, in the same statement, and no
+// other member's rows.
+func TestDeletingMembersDeletesTheirTimelines(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := pgtest.Members(t, db, "alice", "bob", "carol", "dave")
+	for _, f := range []string{"bob", "carol", "dave"} {
+		db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids[f], ids["alice"])
+	}
+	s := posts.NewStore(db)
+	for range 3 {
+		if _, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "hello"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	count := func(member string) int {
+		var n int
+		if err := db.Get(&n, `SELECT count(*) FROM timeline WHERE member_id = $1`, ids[member]); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	for _, m := range []string{"alice", "bob", "carol", "dave"} {
+		if got := count(m); got != 3 {
+			t.Fatalf("%s's timeline holds %d rows before the deletion, want 3", m, got)
+		}
+	}
+	db.MustExec(`DELETE FROM members WHERE id IN ($1, $2)`, ids["bob"], ids["carol"])
+	want := map[string]int{"alice": 3, "bob": 0, "carol": 0, "dave": 3}
+	for m, w := range want {
+		if got := count(m); got != w {
+			t.Errorf("after deleting bob and carol, %s's timeline holds %d rows, want %d", m, got, w)
+		}
+	}
+	var fk int
+	if err := db.Get(&fk, `SELECT count(*) FROM pg_constraint WHERE conrelid = 'timeline'::regclass AND contype = 'f'`); err != nil {
+		t.Fatal(err)
+	}
+	if fk != 0 {
+		t.Errorf("timeline has %d foreign keys; the fan-out writes it without any", fk)
 	}
 }
