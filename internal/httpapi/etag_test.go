@@ -1,10 +1,14 @@
 package httpapi
 
 import (
-	"crypto/sha256"
 	"encoding/base64"
+	"encoding/binary"
 	"regexp"
 	"testing"
+
+	"github.com/cespare/xxhash/v2"
+
+	"github.com/socialnet/socialapi/gen"
 )
 
 // TestEntityTagBlanksVolatileFields checks the scan against the rule it
@@ -14,8 +18,8 @@ func TestEntityTagBlanksVolatileFields(t *testing.T) {
 	views := regexp.MustCompile(`"views":[0-9]+`)
 	reference := func(body string) string {
 		b := views.ReplaceAll(rateLimits.ReplaceAll([]byte(body), []byte(`"rate_limits":null`)), []byte(`"views":0`))
-		sum := sha256.Sum256(b)
-		return `"` + base64.RawURLEncoding.EncodeToString(sum[:18]) + `"`
+		sum := xxhash.Sum64(b)
+		return `"` + base64.RawURLEncoding.EncodeToString(binary.BigEndian.AppendUint64(nil, sum)) + `"`
 	}
 	bodies := []string{
 		``, `{}`, `{"views":}`, `{"views":7}`, `{"views":123,"x":"\"views\":9"}`,
@@ -24,17 +28,30 @@ func TestEntityTagBlanksVolatileFields(t *testing.T) {
 		`"views":`, `"views":5`,
 	}
 	for _, b := range bodies {
-		if got, want := entityTag([]byte(b), false), reference(b); got != want {
+		if got, want := entityTag([]byte(b), false, true), reference(b); got != want {
 			t.Errorf("entityTag(%s) = %s, want %s", b, got, want)
 		}
 	}
-	if entityTag([]byte(`{"views":1}`), false) != entityTag([]byte(`{"views":999}`), false) {
+	if entityTag([]byte(`{"views":1}`), false, false) != entityTag([]byte(`{"views":999}`), false, false) {
 		t.Error("views change the tag")
 	}
-	if entityTag([]byte(`{"likes":1}`), false) == entityTag([]byte(`{"likes":2}`), false) {
+	if entityTag([]byte(`{"likes":1}`), false, false) == entityTag([]byte(`{"likes":2}`), false, false) {
 		t.Error("other fields do not change the tag")
 	}
-	if w := entityTag([]byte(`{}`), true); w[:2] != "W/" {
+	if w := entityTag([]byte(`{}`), true, false); w[:2] != "W/" {
 		t.Errorf("weak tag %s", w)
+	}
+}
+
+// TestETagBudgetOperations: the bodies searched for rate_limits are those of
+// /me alone, found in the spec (its data is an allOf).
+func TestETagBudgetOperations(t *testing.T) {
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := newETags(spec).budget
+	if len(got) != 1 || !got["getMe"] {
+		t.Errorf("operations whose ETag blanks rate_limits: %v, want getMe alone", got)
 	}
 }
