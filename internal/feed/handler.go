@@ -47,8 +47,7 @@ func (h *Handler) ListFeed(ctx context.Context, req gen.ListFeedRequestObject) (
 		return nil, err
 	}
 	page := cursor.NewPage(perPage, h.urls.API+"/feed", query, fp, next)
-	return gen.ListFeed200JSONResponse{
-		Body:    gen.PostList{Data: h.urls.PostsAPI(ps), Meta: hydrate.ListMeta(page)},
-		Headers: gen.ListFeed200ResponseHeaders{Link: page.Link()},
-	}, nil
+	// The page is written from the posts' rendered parts (hydrate.PostList),
+	// the body gen.PostList would encode to.
+	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: hydrate.ListMeta(page), Link: page.Link()}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -56,6 +57,9 @@ type Static struct {
 	Author     Author
 	Media      []media
 	Mentions   []MentionRef
+
+	// rendered: the members above as JSON (render.go), once rendered.
+	rendered atomic.Pointer[rendered]
 }
 
 type media struct {

@@ -24,7 +24,9 @@ func (h *Handler) GetPost(ctx context.Context, req gen.GetPostRequestObject) (ge
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetPost200JSONResponse{Body: gen.PostResponse{Data: h.urls.PostAPI(p)}}, nil
+	// Written from the post's rendered parts: the body gen.PostResponse
+	// would encode to.
+	return hydrate.PostResponse{URLs: h.urls, Post: p}, nil
 }
 
 // CreatePost implements gen.StrictServerInterface.

@@ -48,10 +48,9 @@ func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsReques
 		return nil, err
 	}
 	page := cursor.NewPage(perPage, h.urls.API+"/users/"+url.PathEscape(req.Handle)+"/posts", url.Values{}, fp, next)
-	return gen.ListUserPosts200JSONResponse{
-		Body:    gen.PostList{Data: h.urls.PostsAPI(ps), Meta: hydrate.ListMeta(page)},
-		Headers: gen.ListUserPosts200ResponseHeaders{Link: page.Link()},
-	}, nil
+	// The page is written from the posts' rendered parts (hydrate.PostList),
+	// the body gen.PostList would encode to.
+	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: hydrate.ListMeta(page), Link: page.Link()}, nil
 }
 
 func deref(s *string) string {

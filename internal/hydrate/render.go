@@ -1,0 +1,204 @@
+package hydrate
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"sync"
+
+	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apitime"
+)
+
+// A list of posts is the hot answer of the API (home feed, discover, a
+// member's posts), and most of each post never changes: body, author,
+// media, tags, mentions, time and their URLs. Rendering them through
+// gen.Post and encoding/json on every request was about a sixth of the
+// server's CPU on a feed page (reflection, string escaping, URL building),
+// so a post's static members are rendered once, kept beside its Static (so
+// in the Cache), and each page only appends the members that change:
+// counts, poll, reaction counts and the viewer's part.
+//
+// The bytes are those encoding/json writes for gen.Post (HTML-safe
+// escaping included), in another member order; TestAppendPostMatchesPostAPI
+// checks every member against PostAPI.
+
+// rendered is a Static's members rendered for one public base URL.
+type rendered struct {
+	public string
+	json   []byte // `"body":…,"visibility":…`: no braces, no trailing comma
+}
+
+// staticPost is the static members of gen.Post, as encoding/json writes
+// them.
+type staticPost struct {
+	Body       string          `json:"body"`
+	CreatedAt  apitime.Time    `json:"created_at"`
+	ID         int64           `json:"id"`
+	Link       *string         `json:"link"`
+	Media      []gen.Media     `json:"media"`
+	Mentions   []gen.Mention   `json:"mentions"`
+	Tags       []gen.Tag       `json:"tags"`
+	Type       gen.PostType    `json:"type"`
+	URL        string          `json:"url"`
+	User       gen.UserSummary `json:"user"`
+	Visibility gen.Visibility  `json:"visibility"`
+}
+
+// staticJSON returns s's static members rendered for u, from s when they
+// were rendered for u's base URL before.
+func (u URLs) staticJSON(s *Static) ([]byte, error) {
+	if r := s.rendered.Load(); r != nil && r.public == u.Public {
+		return r.json, nil
+	}
+	ms := make([]gen.Media, len(s.Media))
+	for i, m := range s.Media {
+		ms[i] = gen.Media{Kind: gen.MediaKind(m.Kind), URL: u.Media(m.URL), PreviewURL: u.MediaPtr(m.PreviewURL),
+			Width: m.Width, Height: m.Height, Alt: m.Alt}
+	}
+	b, err := json.Marshal(staticPost{
+		Body: s.Body, CreatedAt: apitime.New(s.CreatedAt), ID: s.ID, Link: s.Link, Media: ms,
+		Mentions: u.Mentions(s.Mentions), Tags: u.Tags(s.Tags), Type: gen.PostType(s.Type),
+		URL: u.Post(s.Author.Handle, s.ID), User: u.UserSummary(s.Author), Visibility: gen.Visibility(s.Visibility),
+	})
+	if err != nil {
+		return nil, err
+	}
+	b = b[1 : len(b)-1]
+	s.rendered.Store(&rendered{public: u.Public, json: b})
+	return b, nil
+}
+
+// AppendPost appends p as the JSON object of gen.Post (what PostAPI
+// renders) to b.
+func (u URLs) AppendPost(b []byte, p Post) ([]byte, error) {
+	static, err := u.staticJSON(p.Static)
+	if err != nil {
+		return b, err
+	}
+	b = append(b, '{')
+	b = append(b, static...)
+	b = append(b, `,"counts":{"comments":`...)
+	b = strconv.AppendInt(b, p.Comments, 10)
+	b = append(b, `,"reactions":`...)
+	b = strconv.AppendInt(b, p.Like+p.Love+p.Haha+p.Wow+p.Sad+p.Angry, 10)
+	b = append(b, `,"shares":`...)
+	b = strconv.AppendInt(b, p.Shares, 10)
+	b = append(b, `,"views":`...)
+	b = strconv.AppendInt(b, p.Views, 10)
+	b = append(b, `},"poll":`...)
+	if p.Poll == nil {
+		b = append(b, "null"...)
+	} else {
+		pj, err := json.Marshal(pollAPI(p.Poll))
+		if err != nil {
+			return b, err
+		}
+		b = append(b, pj...)
+	}
+	for _, c := range [...]struct {
+		key string
+		n   int64
+	}{
+		{`,"reaction_counts":{"angry":`, p.Angry}, {`,"haha":`, p.Haha}, {`,"like":`, p.Like},
+		{`,"love":`, p.Love}, {`,"sad":`, p.Sad}, {`,"wow":`, p.Wow},
+	} {
+		b = append(b, c.key...)
+		b = strconv.AppendInt(b, c.n, 10)
+	}
+	b = append(b, `},"viewer":{"can_delete":`...)
+	b = strconv.AppendBool(b, p.Author.ID == p.ViewerID)
+	b = append(b, `,"reaction":`...)
+	if p.ViewerReaction == nil {
+		b = append(b, "null"...)
+	} else {
+		// A reaction type is one of six lowercase words: nothing to escape.
+		b = append(b, '"')
+		b = append(b, *p.ViewerReaction...)
+		b = append(b, '"')
+	}
+	return append(b, "}}"...), nil
+}
+
+// PostList answers a list operation whose 200 body is gen.PostList (the
+// home feed, discover, a member's posts) from the posts' rendered parts,
+// with the headers the generated response would set.
+type PostList struct {
+	URLs  URLs
+	Posts []Post
+	Meta  gen.ListMeta
+	Link  *string
+}
+
+// VisitListFeedResponse implements gen.ListFeedResponseObject.
+func (l PostList) VisitListFeedResponse(w http.ResponseWriter) error { return l.write(w) }
+
+// VisitListUserPostsResponse implements gen.ListUserPostsResponseObject.
+func (l PostList) VisitListUserPostsResponse(w http.ResponseWriter) error { return l.write(w) }
+
+// pageBuffers keeps page buffers between requests (a page of 20 posts is
+// about 16 KB).
+var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
+
+func (l PostList) write(w http.ResponseWriter) error {
+	return writeOK(w, l.Link, func(b []byte) ([]byte, error) {
+		b = append(b, `{"data":[`...)
+		var err error
+		for i, p := range l.Posts {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			if b, err = l.URLs.AppendPost(b, p); err != nil {
+				return b, err
+			}
+		}
+		meta, err := json.Marshal(l.Meta)
+		if err != nil {
+			return b, err
+		}
+		b = append(b, `],"meta":`...)
+		b = append(b, meta...)
+		return append(b, '}'), nil
+	})
+}
+
+// PostResponse answers GetPost (a gen.PostResponse body) from the post's
+// rendered parts.
+type PostResponse struct {
+	URLs URLs
+	Post Post
+}
+
+// VisitGetPostResponse implements gen.GetPostResponseObject.
+func (r PostResponse) VisitGetPostResponse(w http.ResponseWriter) error {
+	return writeOK(w, nil, func(b []byte) ([]byte, error) {
+		b, err := r.URLs.AppendPost(append(b, `{"data":`...), r.Post)
+		return append(b, '}'), err
+	})
+}
+
+// writeOK answers 200 with the JSON body that body appends (to a pooled
+// buffer) and a newline, as json.Encoder ends what it encodes, with a Link
+// header when link is set.
+func writeOK(w http.ResponseWriter, link *string, body func([]byte) ([]byte, error)) error {
+	bp := pageBuffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 1<<20 {
+			pageBuffers.Put(bp)
+		}
+	}()
+	b, err := body((*bp)[:0])
+	*bp = b
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	*bp = b
+	w.Header().Set("Content-Type", "application/json")
+	if link != nil {
+		w.Header().Set("Link", *link)
+	}
+	w.WriteHeader(http.StatusOK)
+	_, err = w.Write(b)
+	return err
+}

@@ -1,0 +1,153 @@
+package hydrate
+
+import (
+	"encoding/json"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/socialnet/socialapi/gen"
+)
+
+// renderCases are posts that exercise every member of gen.Post: text that
+// JSON escapes (quotes, HTML, control and non-ASCII characters), null and
+// set optional members, media, tags, mentions, polls with and without the
+// viewer's choices, every reaction or none, and the author as the viewer.
+func renderCases() []Post {
+	link, alt, preview, avatar := "https://go.dev/?a=1&b=<2>", "a \"cat\"", "/media/p/1.jpg", "/media/avatars/7.jpg"
+	like := "like"
+	expires := &jsonTime{time.Date(2026, 5, 1, 10, 30, 0, 123000, time.UTC)}
+	vote := func() *poll {
+		p := &poll{ID: 9, Question: "Tabs <or> spaces?", Multiple: true, VotesCount: 5, VotersCount: 4, ExpiresAt: expires}
+		p.Options = append(p.Options, struct {
+			Index int    `json:"index"`
+			Title string `json:"title"`
+			Votes int    `json:"votes"`
+		}{0, "Tabs & more", 3}, struct {
+			Index int    `json:"index"`
+			Title string `json:"title"`
+			Votes int    `json:"votes"`
+		}{1, "Spaces", 2})
+		return p
+	}
+	voted := vote()
+	voted.Choices = []int{0, 1}
+	return []Post{
+		{Static: &Static{ID: 1, Type: "text", Body: "plain", Visibility: "public", CreatedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
+			Author: Author{ID: 7, Handle: "alice", Name: "Alice"}}, ViewerID: 8},
+		{Static: &Static{ID: 2, Type: "text", Body: "quote \" backslash \\ <b>bold</b> & tab\t newline\n \u2028 émoji 🎉 \x01",
+			Visibility: "followers", Link: &link, Tags: []string{"golang", "café"},
+			CreatedAt: time.Date(2026, 3, 1, 12, 0, 0, 999999000, time.FixedZone("x", 3600)),
+			Author:    Author{ID: 7, Handle: "alice", Name: "Al<ice> \"A\"", AvatarURL: &avatar, Verified: true},
+			Media: []media{{Kind: "image", URL: "/media/p/1.png", PreviewURL: &preview, Width: 640, Height: 480, Alt: &alt},
+				{Kind: "video", URL: "https://cdn.example/v.mp4", Width: 1, Height: 2}},
+			Mentions: []MentionRef{{ID: 8, Handle: "bob"}, {ID: 9, Handle: "carol"}}},
+			Comments: 3, Shares: 4, Views: 123456789, Like: 1, Love: 2, Haha: 3, Wow: 4, Sad: 5, Angry: 6,
+			ViewerID: 7, ViewerReaction: &like},
+		{Static: &Static{ID: 3, Type: "poll", Body: "vote", Visibility: "private", CreatedAt: time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC),
+			Author: Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 8, Poll: vote()},
+		{Static: &Static{ID: 4, Type: "poll", Body: "voted", Visibility: "public", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+			Author: Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 1, Poll: voted, Like: 1 << 40},
+	}
+}
+
+var renderURLs = URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+
+// TestAppendPostMatchesPostAPI: a post appended from its rendered parts is
+// the JSON encoding/json writes for PostAPI's gen.Post, member for member,
+// byte for byte in every value, the first time (rendering) and the second
+// (from the kept rendering), and for another base URL.
+func TestAppendPostMatchesPostAPI(t *testing.T) {
+	for _, u := range []URLs{renderURLs, {Public: "http://localhost:8080", API: "http://localhost:8080/api/v1"}} {
+		for _, p := range renderCases() {
+			want, err := json.Marshal(u.PostAPI(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for round := range 2 {
+				got, err := u.AppendPost(nil, p)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(members(t, want), members(t, got)); diff != "" {
+					t.Errorf("post %d, %s, round %d (-PostAPI +AppendPost):\n%s\n%s", p.ID, u.Public, round, diff, got)
+				}
+			}
+		}
+	}
+}
+
+// members splits a JSON object into its members' raw values, so values are
+// compared byte for byte (escaping included) and member order is not.
+func members(t *testing.T, b []byte) map[string]string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("%v: %s", err, b)
+	}
+	out := map[string]string{}
+	for k, v := range m {
+		out[k] = string(v)
+	}
+	return out
+}
+
+// TestPostListWritesPostList: the page PostList writes decodes to the
+// gen.PostList the generated response would have encoded, with its
+// headers.
+func TestPostListWritesPostList(t *testing.T) {
+	next, link := "abc", `<https://social.example/api/v1/feed?cursor=abc>; rel="next"`
+	for _, ps := range [][]Post{nil, renderCases()} {
+		l := PostList{URLs: renderURLs, Posts: ps, Meta: gen.ListMeta{PerPage: 20, HasMore: true, NextCursor: &next}, Link: &link}
+		rec := httptest.NewRecorder()
+		if err := l.VisitListFeedResponse(rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Link") != link {
+			t.Errorf("status %d, headers %v", rec.Code, rec.Header())
+		}
+		if !strings.HasSuffix(rec.Body.String(), "}\n") {
+			t.Errorf("body does not end as json.Encoder ends it: %q", rec.Body.String())
+		}
+		var got, want gen.PostList
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := json.Marshal(gen.PostList{Data: renderURLs.PostsAPI(ps), Meta: l.Meta})
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("page (-want +got):\n%s", diff)
+		}
+	}
+}
+
+// TestPostResponseWritesPostResponse: the single post PostResponse writes
+// decodes to the gen.PostResponse the generated response would have
+// encoded.
+func TestPostResponseWritesPostResponse(t *testing.T) {
+	for _, p := range renderCases() {
+		rec := httptest.NewRecorder()
+		if err := (PostResponse{URLs: renderURLs, Post: p}).VisitGetPostResponse(rec); err != nil {
+			t.Fatal(err)
+		}
+		if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Link") != "" {
+			t.Errorf("status %d, headers %v", rec.Code, rec.Header())
+		}
+		var got, want gen.PostResponse
+		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+			t.Fatal(err)
+		}
+		ref, _ := json.Marshal(gen.PostResponse{Data: renderURLs.PostAPI(p)})
+		if err := json.Unmarshal(ref, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("post %d (-want +got):\n%s", p.ID, diff)
+		}
+	}
+}
