@@ -71,6 +71,9 @@ func (c *Cache) lookup(ids []int64) (found map[int64]*Static, missing []int64) {
 		}
 	}
 	c.mu.RUnlock()
+	for _, s := range found {
+		s.reused.Store(true)
+	}
 	c.hits.Add(int64(len(ids) - len(missing)))
 	c.misses.Add(int64(len(missing)))
 	c.put(promote, false)

@@ -58,8 +58,12 @@ type Static struct {
 	Media      []media
 	Mentions   []MentionRef
 
-	// rendered: the members above as JSON (render.go), once rendered.
+	// rendered: the members above as JSON (render.go), kept once the
+	// Static was reused (found in a Cache): a post read once is rendered and
+	// dropped, so reads that miss the cache (a member's older posts) do not
+	// double what each entry holds.
 	rendered atomic.Pointer[rendered]
+	reused   atomic.Bool
 }
 
 type media struct {

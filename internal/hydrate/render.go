@@ -16,8 +16,9 @@ import (
 // gen.Post and encoding/json on every request was about a sixth of the
 // server's CPU on a feed page (reflection, string escaping, URL building),
 // so a post's static members are rendered once, kept beside its Static (so
-// in the Cache), and each page only appends the members that change:
-// counts, poll, reaction counts and the viewer's part.
+// in the Cache, once the post is read a second time), and each page only
+// appends the members that change: counts, poll, reaction counts and the
+// viewer's part.
 //
 // The bytes are those encoding/json writes for gen.Post (HTML-safe
 // escaping included), in another member order; TestAppendPostMatchesPostAPI
@@ -46,7 +47,8 @@ type staticPost struct {
 }
 
 // staticJSON returns s's static members rendered for u, from s when they
-// were rendered for u's base URL before.
+// were rendered for u's base URL before; a rendering is kept only on a
+// Static found in a Cache (Static.reused).
 func (u URLs) staticJSON(s *Static) ([]byte, error) {
 	if r := s.rendered.Load(); r != nil && r.public == u.Public {
 		return r.json, nil
@@ -65,7 +67,9 @@ func (u URLs) staticJSON(s *Static) ([]byte, error) {
 		return nil, err
 	}
 	b = b[1 : len(b)-1]
-	s.rendered.Store(&rendered{public: u.Public, json: b})
+	if s.reused.Load() {
+		s.rendered.Store(&rendered{public: u.Public, json: b})
+	}
 	return b, nil
 }
 

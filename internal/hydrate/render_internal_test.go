@@ -67,7 +67,12 @@ func TestAppendPostMatchesPostAPI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for round := range 2 {
+			// Rendered without keeping it, then (reused) rendered and kept,
+			// then from the kept rendering.
+			for round := range 3 {
+				if round == 1 {
+					p.reused.Store(true)
+				}
 				got, err := u.AppendPost(nil, p)
 				if err != nil {
 					t.Fatal(err)
@@ -75,8 +80,28 @@ func TestAppendPostMatchesPostAPI(t *testing.T) {
 				if diff := cmp.Diff(members(t, want), members(t, got)); diff != "" {
 					t.Errorf("post %d, %s, round %d (-PostAPI +AppendPost):\n%s\n%s", p.ID, u.Public, round, diff, got)
 				}
+				if kept := p.rendered.Load() != nil; kept != (round > 0) {
+					t.Errorf("post %d, round %d: rendering kept = %v", p.ID, round, kept)
+				}
 			}
 		}
+	}
+}
+
+// TestCacheMarksReused: a Static found in a Cache is marked reused (its
+// rendering is then kept); one just put is not.
+func TestCacheMarksReused(t *testing.T) {
+	c := NewCache(10)
+	a, b := &Static{ID: 1}, &Static{ID: 2}
+	c.put(map[int64]*Static{1: a, 2: b}, false)
+	if a.reused.Load() || b.reused.Load() {
+		t.Fatal("marked reused when put")
+	}
+	if found, missing := c.lookup([]int64{1, 3}); found[1] != a || len(missing) != 1 {
+		t.Fatalf("lookup = %v, %v", found, missing)
+	}
+	if !a.reused.Load() || b.reused.Load() {
+		t.Errorf("after finding 1: reused %v, %v; want true, false", a.reused.Load(), b.reused.Load())
 	}
 }
 
