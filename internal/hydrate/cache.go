@@ -58,13 +58,16 @@ func (c *Cache) lookup(ids []int64) (found map[int64]*Static, missing []int64) {
 		return nil, ids
 	}
 	found = make(map[int64]*Static, len(ids))
-	promote := map[int64]*Static{}
+	var promote map[int64]*Static
 	c.mu.RLock()
 	for _, id := range ids {
 		if s, ok := c.cur[id]; ok {
 			found[id] = s
 		} else if s, ok := c.old[id]; ok {
 			found[id] = s
+			if promote == nil {
+				promote = map[int64]*Static{}
+			}
 			promote[id] = s
 		} else {
 			missing = append(missing, id)
@@ -72,7 +75,9 @@ func (c *Cache) lookup(ids []int64) (found map[int64]*Static, missing []int64) {
 	}
 	c.mu.RUnlock()
 	for _, s := range found {
-		s.reused.Store(true)
+		if !s.reused.Load() { // a load keeps the hot entries' cache lines shared
+			s.reused.Store(true)
+		}
 	}
 	c.hits.Add(int64(len(ids) - len(missing)))
 	c.misses.Add(int64(len(missing)))
