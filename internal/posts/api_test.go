@@ -284,3 +284,38 @@ func TestConcurrentReactions(t *testing.T) {
 		t.Errorf("after removal: %+v", rr.Data)
 	}
 }
+
+// TestCreatedPostReadsBack: the post a create answers with (told by the
+// write statement itself) is the post its author then reads: mentions of members that exist and are
+// not suspended, in order and with their stored handles; tags; link; the
+// default or given visibility; the author's profile.
+func TestCreatedPostReadsBack(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	if _, err := members.NewStore(env.DB).Create(context.Background(),
+		members.New{Handle: "Alice", Name: `Alice "A" <b>`, DefaultVisibility: "followers"}); err != nil {
+		t.Fatal(err)
+	}
+	env.DB.MustExec(`UPDATE members SET avatar_url = '/media/avatars/a.png', verified = true WHERE handle = 'Alice'`)
+	env.Member("Bob")
+	env.Member("carol")
+	env.Member("sus")
+	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	tok := env.Token("Alice", auth.ScopeWrite)
+	for _, body := range []string{
+		`{"body":"plain"}`,
+		`{"body":"@carol then @BOB, @sus, @nobody, @alice and @carol again #Go #go #tea","visibility":"public"}`,
+		`{"body":"see <this> & \"that\" é 🎉","link":"https://example.org/?a=1&b=2","visibility":"private"}`,
+	} {
+		resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok, Body: body})
+		if resp.Status != 201 {
+			t.Fatalf("create %s: status %d: %s", body, resp.Status, resp.Body)
+		}
+		var created, read gen.PostResponse
+		resp.JSON(t, &created)
+		env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d", created.Data.ID), Token: tok}).JSON(t, &read)
+		if diff := cmp.Diff(read, created); diff != "" {
+			t.Errorf("create %s answers unlike the read back (-read +created):\n%s", body, diff)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func (h *Handler) CreatePost(ctx context.Context, req gen.CreatePostRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	p, err := h.store.Get(ctx, me.MemberID, created.ID)
+	p, err := h.readBack(ctx, me.MemberID, created)
 	if err != nil {
 		return nil, err
 	}
@@ -44,6 +44,15 @@ func (h *Handler) CreatePost(ctx context.Context, req gen.CreatePostRequestObjec
 		Body:    gen.PostResponse{Data: h.urls.PostAPI(p)},
 		Headers: gen.CreatePost201ResponseHeaders{Location: h.urls.APIPost(p.ID)},
 	}, nil
+}
+
+// readBack returns the created post as its author reads it: as the write
+// statement told it, or read again.
+func (h *Handler) readBack(ctx context.Context, authorID int64, created Post) (hydrate.Post, error) {
+	if created.View != nil {
+		return *created.View, nil
+	}
+	return h.store.Get(ctx, authorID, created.ID)
 }
 
 // DeletePost implements gen.StrictServerInterface.

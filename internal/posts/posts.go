@@ -1,6 +1,10 @@
 package posts
 
-import "time"
+import (
+	"time"
+
+	"github.com/socialnet/socialapi/internal/hydrate"
+)
 
 // Media is one image, video or gif attached to a post.
 type Media struct {
@@ -51,6 +55,10 @@ type Post struct {
 	// suspended, in order of first appearance.
 	MentionIDs []int64 `db:"-"`
 	PollID     *int64  `db:"-"`
+	// View is the post as its author reads it right after the write, when
+	// the write statement could tell all of it (a post without media or
+	// poll); nil: read it back (Store.Get).
+	View *hydrate.Post `db:"-"`
 }
 
 // MaxMedia is how many media a post may carry; MinPollOptions and
