@@ -140,3 +140,48 @@ func TestConcurrentComments(t *testing.T) {
 		t.Errorf("counts.comments = %d, want %d", p.Data.Counts.Comments, n+1)
 	}
 }
+
+// TestCreatedCommentReadsBack: the comment a create answers with (told by
+// the write statement itself) is the comment then listed: mentions of
+// members that exist and are not suspended, in order and with their stored
+// handles; tags; depth and parent; the author's profile; the post's URL.
+func TestCreatedCommentReadsBack(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	env.Member("Alice")
+	env.Member("Bob")
+	env.Member("carol")
+	env.Member("sus")
+	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
+	env.DB.MustExec(`UPDATE members SET name = 'Bob "B" <b>', avatar_url = '/media/avatars/b.png', verified = true WHERE handle = 'Bob'`)
+	alice, bob := env.Token("Alice", auth.ScopeWrite), env.Token("Bob", auth.ScopeWrite)
+	postID := createPost(t, env, alice, `{"body":"hello","visibility":"followers"}`)
+	env.DB.MustExec(`INSERT INTO follows (follower_id, followee_id) SELECT b.id, a.id FROM members a, members b WHERE a.handle = 'Alice' AND b.handle = 'Bob'`)
+	_, parent := comment(t, env, alice, postID, `{"body":"parent"}`)
+	created := map[int64]gen.Comment{}
+	for _, body := range []string{
+		`{"body":"plain"}`,
+		`{"body":"@carol then @ALICE, @sus, @nobody, @bob and @carol again #Go #go #tea <b>&\"é 🎉"}`,
+		fmt.Sprintf(`{"body":"a reply @alice","parent_id":%d}`, parent.ID),
+	} {
+		resp, c := comment(t, env, bob, postID, body)
+		if resp.Status != 201 {
+			t.Fatalf("comment %s: %d %s", body, resp.Status, resp.Body)
+		}
+		created[c.ID] = c
+	}
+	var l gen.CommentList
+	env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d/comments?per_page=50", postID), Token: bob}).JSON(t, &l)
+	seen := 0
+	for _, c := range l.Data {
+		if want, ok := created[c.ID]; ok {
+			seen++
+			if diff := cmp.Diff(c, want); diff != "" {
+				t.Errorf("comment %d answers unlike the list (-listed +created):\n%s", c.ID, diff)
+			}
+		}
+	}
+	if seen != len(created) {
+		t.Errorf("listed %d of the %d comments", seen, len(created))
+	}
+}

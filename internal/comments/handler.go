@@ -61,12 +61,16 @@ func (h *Handler) CreatePostComment(ctx context.Context, req gen.CreatePostComme
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.store.Get(ctx, me.MemberID, c.ID)
-	if err != nil {
-		return nil, err
+	v := c.View // as the write statement told it
+	if v == nil {
+		r, err := h.store.Get(ctx, me.MemberID, c.ID)
+		if err != nil {
+			return nil, err
+		}
+		v = &r
 	}
 	return gen.CreatePostComment201JSONResponse{
-		Body:    gen.CommentResponse{Data: h.toAPI(v)},
+		Body:    gen.CommentResponse{Data: h.toAPI(*v)},
 		Headers: gen.CreatePostComment201ResponseHeaders{Location: h.urls.APIPost(v.PostID) + "/comments/" + strconv.FormatInt(v.ID, 10)},
 	}, nil
 }
