@@ -176,3 +176,47 @@ func TestPostResponseWritesPostResponse(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkAppendPost: a post rendered through gen.Post and encoding/json,
+// appended from a kept rendering, and appended while rendering (a Static
+// read once, whose rendering is not kept).
+func BenchmarkAppendPost(b *testing.B) {
+	ps := renderCases()[:2]
+	b.Run("encode", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range ps {
+				if _, err := json.Marshal(renderURLs.PostAPI(p)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("unkept", func(b *testing.B) {
+		b.ReportAllocs()
+		buf := make([]byte, 0, 8192)
+		for b.Loop() {
+			for _, p := range ps {
+				var err error
+				if buf, err = renderURLs.AppendPost(buf[:0], p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("kept", func(b *testing.B) {
+		for _, p := range ps {
+			p.reused.Store(true)
+		}
+		b.ReportAllocs()
+		buf := make([]byte, 0, 8192)
+		for b.Loop() {
+			for _, p := range ps {
+				var err error
+				if buf, err = renderURLs.AppendPost(buf[:0], p); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
