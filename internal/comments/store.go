@@ -126,9 +126,7 @@ var createSQL = `
 	     ORDER BY r.recipient_id, r.rank
 	)
 	SELECT c.id, c.post_id, c.author_id, c.parent_id, c.depth, c.body, c.created_at,
-	       ARRAY(SELECT member_id FROM mentions ORDER BY position) AS mention_ids,
-	       ARRAY(SELECT mm.handle FROM mentions x JOIN members mm ON mm.id = x.member_id ORDER BY x.position) AS mention_handles,
-	       u.handle AS author_handle, u.name AS author_name, u.avatar_url AS author_avatar_url, u.verified AS author_verified,
+	       ` + hydrate.WrittenColumns("u", "mentions") + `,
 	       pa.handle AS post_author_handle
 	  FROM c
 	  JOIN members u ON u.id = c.author_id
@@ -143,13 +141,8 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 	}
 	var row struct {
 		Comment
-		MentionIDs       pq.Int64Array  `db:"mention_ids"`
-		MentionHandles   pq.StringArray `db:"mention_handles"`
-		AuthorHandle     string         `db:"author_handle"`
-		AuthorName       string         `db:"author_name"`
-		AuthorAvatar     *string        `db:"author_avatar_url"`
-		AuthorVerified   bool           `db:"author_verified"`
-		PostAuthorHandle string         `db:"post_author_handle"`
+		hydrate.Written
+		PostAuthorHandle string `db:"post_author_handle"`
 	}
 	err := sqlx.GetContext(ctx, q, &row, createSQL, postID, authorID, nnc(nc.ParentID), nc.Body,
 		pq.Array(parsed.Tags), nc.CreatedAt, pq.Array(handles), auth.GuardArg(ctx))
@@ -162,16 +155,11 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 	auth.Confirm(ctx)
 	c := row.Comment
 	c.Tags = parsed.Tags
-	c.MentionIDs = []int64(row.MentionIDs)
+	c.MentionIDs = []int64(row.Written.MentionIDs)
 	// As its author reads it now: no reply can exist yet.
-	refs := make([]hydrate.MentionRef, len(row.MentionIDs))
-	for i, id := range row.MentionIDs {
-		refs[i] = hydrate.MentionRef{ID: id, Handle: row.MentionHandles[i]}
-	}
 	c.View = &View{ID: c.ID, PostID: c.PostID, ParentID: c.ParentID, Depth: c.Depth, Body: c.Body, Tags: c.Tags,
-		CreatedAt: c.CreatedAt, PostAuthorHandle: row.PostAuthorHandle, Mentions: hydrate.JSON[[]hydrate.MentionRef]{V: refs},
-		Author: hydrate.Author{ID: authorID, Handle: row.AuthorHandle, Name: row.AuthorName, AvatarURL: row.AuthorAvatar,
-			Verified: row.AuthorVerified}}
+		CreatedAt: c.CreatedAt, PostAuthorHandle: row.PostAuthorHandle, Author: row.Author(authorID),
+		Mentions: hydrate.JSON[[]hydrate.MentionRef]{V: row.Mentions()}}
 	return c, nil
 }
 

@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/lib/pq"
+
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 )
@@ -96,6 +98,43 @@ func (u URLs) Tags(names []string) []gen.Tag {
 		out[i] = gen.Tag{Name: n, URL: u.Tag(n)}
 	}
 	return out
+}
+
+// Written is what a write statement returns, beside the row it wrote, of
+// the members around it (WrittenColumns), so the write can answer without
+// reading its row back: the author's profile and the members it mentions
+// that exist and are not suspended, in order.
+type Written struct {
+	MentionIDs     pq.Int64Array  `db:"mention_ids"`
+	MentionHandles pq.StringArray `db:"mention_handles"`
+	AuthorHandle   string         `db:"author_handle"`
+	AuthorName     string         `db:"author_name"`
+	AuthorAvatar   *string        `db:"author_avatar_url"`
+	AuthorVerified bool           `db:"author_verified"`
+}
+
+// WrittenColumns selects a Written from the author's members row (aliased
+// author) and the rows (member_id, position) a write put in its mentions
+// table (mentioned: a WITH item's name).
+func WrittenColumns(author, mentioned string) string {
+	return `ARRAY(SELECT member_id FROM ` + mentioned + ` ORDER BY position) AS mention_ids,
+	       ARRAY(SELECT mm.handle FROM ` + mentioned + ` x JOIN members mm ON mm.id = x.member_id ORDER BY x.position) AS mention_handles,
+	       ` + author + `.handle AS author_handle, ` + author + `.name AS author_name, ` + author + `.avatar_url AS author_avatar_url,
+	       ` + author + `.verified AS author_verified`
+}
+
+// Author is the author, whose id is id.
+func (w Written) Author(id int64) Author {
+	return Author{ID: id, Handle: w.AuthorHandle, Name: w.AuthorName, AvatarURL: w.AuthorAvatar, Verified: w.AuthorVerified}
+}
+
+// Mentions are the members mentioned.
+func (w Written) Mentions() []MentionRef {
+	refs := make([]MentionRef, len(w.MentionIDs))
+	for i, id := range w.MentionIDs {
+		refs[i] = MentionRef{ID: id, Handle: w.MentionHandles[i]}
+	}
+	return refs
 }
 
 // JSON scans a json or jsonb column into a T.

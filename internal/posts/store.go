@@ -105,9 +105,7 @@ var createSQL = `
 	     ORDER BY pm.position
 	)
 	SELECT post.id, post.author_id, post.type, post.body, post.visibility, post.link, post.created_at,
-	       ARRAY(SELECT member_id FROM mentioned ORDER BY position) AS mention_ids,
-	       ARRAY(SELECT mm.handle FROM mentioned x JOIN members mm ON mm.id = x.member_id ORDER BY x.position) AS mention_handles,
-	       m.handle AS author_handle, m.name AS author_name, m.avatar_url AS author_avatar_url, m.verified AS author_verified
+	       ` + hydrate.WrittenColumns("m", "mentioned") + `
 	  FROM post JOIN members m ON m.id = post.author_id`
 
 // create runs createSQL for np.
@@ -123,12 +121,7 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID int64, np NewPo
 	}
 	var row struct {
 		Post
-		MentionIDs     pq.Int64Array  `db:"mention_ids"`
-		MentionHandles pq.StringArray `db:"mention_handles"`
-		AuthorHandle   string         `db:"author_handle"`
-		AuthorName     string         `db:"author_name"`
-		AuthorAvatar   *string        `db:"author_avatar_url"`
-		AuthorVerified bool           `db:"author_verified"`
+		hydrate.Written
 	}
 	err = sqlx.GetContext(ctx, q, &row, createSQL, authorID, typ, np.Body, np.Visibility, np.Link,
 		pq.Array(tags.Tags), np.CreatedAt, np.Views, np.Shares, pq.Array(handles), auth.GuardArg(ctx))
@@ -143,18 +136,12 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID int64, np NewPo
 	auth.Confirm(ctx)
 	p := row.Post
 	p.Tags = tags.Tags
-	p.MentionIDs = []int64(row.MentionIDs)
+	p.MentionIDs = []int64(row.Written.MentionIDs)
 	// The post as its author reads it now: nothing else can have touched it
 	// yet (no reaction, comment or vote; views only from the importer).
-	refs := make([]hydrate.MentionRef, len(row.MentionIDs))
-	for i, id := range row.MentionIDs {
-		refs[i] = hydrate.MentionRef{ID: id, Handle: row.MentionHandles[i]}
-	}
 	p.View = &hydrate.Post{
 		Static: &hydrate.Static{ID: p.ID, Type: p.Type, Body: p.Body, Visibility: p.Visibility, Link: p.Link, Tags: p.Tags,
-			CreatedAt: p.CreatedAt, Mentions: refs,
-			Author: hydrate.Author{ID: authorID, Handle: row.AuthorHandle, Name: row.AuthorName, AvatarURL: row.AuthorAvatar,
-				Verified: row.AuthorVerified}},
+			CreatedAt: p.CreatedAt, Mentions: row.Mentions(), Author: row.Author(authorID)},
 		Views: np.Views, Shares: np.Shares, ViewerID: authorID,
 	}
 	return p, nil
