@@ -30,7 +30,7 @@ BIN=bench/bin
 GO=${GO:-go}
 case "$SCALE" in
   small) WARMUP=1s; CLOSED=3s; OPEN=2s; PGB_TIME=3s; PGB_SCALE=10; DEEP=60; FAIL=--fail-on-errors; PPROF=${BENCH_PPROF:-0} ;;
-  default) WARMUP=3s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1} ;;
+  default) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1} ;;
   *) WARMUP=2s; CLOSED=6s; OPEN=6s; PGB_TIME=8s; PGB_SCALE=20; DEEP=200; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0} ;;
 esac
 
@@ -184,7 +184,7 @@ set +e
 "$BIN/socialbench" -api "http://127.0.0.1:$APIPORT" -hello "http://127.0.0.1:$HELLOPORT" \
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
-  -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
+  -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
   -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" $FAIL "${PPROF_ARGS[@]}"
 rc=$?
 set -e
