@@ -535,11 +535,6 @@ func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts 
 
 // PostAPI renders p.
 func (u URLs) PostAPI(p Post) gen.Post {
-	ms := make([]gen.Media, len(p.Media))
-	for i, m := range p.Media {
-		ms[i] = gen.Media{Kind: gen.MediaKind(m.Kind), URL: u.Media(m.URL), PreviewURL: u.MediaPtr(m.PreviewURL),
-			Width: m.Width, Height: m.Height, Alt: m.Alt}
-	}
 	var reaction *gen.ReactionType
 	if p.ViewerReaction != nil {
 		r := gen.ReactionType(*p.ViewerReaction)
@@ -551,7 +546,7 @@ func (u URLs) PostAPI(p Post) gen.Post {
 		Body:       p.Body,
 		Visibility: gen.Visibility(p.Visibility),
 		User:       u.UserSummary(p.Author),
-		Media:      ms,
+		Media:      u.mediaAPI(p.Media),
 		Counts: gen.PostCounts{
 			Reactions: int(p.Like + p.Love + p.Haha + p.Wow + p.Sad + p.Angry),
 			Comments:  int(p.Comments), Shares: int(p.Shares), Views: int(p.Views),
@@ -565,6 +560,16 @@ func (u URLs) PostAPI(p Post) gen.Post {
 		ReactionCounts: ReactionCounts(p.Like, p.Love, p.Haha, p.Wow, p.Sad, p.Angry),
 		Viewer:         gen.PostViewer{Reaction: reaction, CanDelete: p.Author.ID == p.ViewerID},
 	}
+}
+
+// mediaAPI renders a post's media (never nil).
+func (u URLs) mediaAPI(ms []media) []gen.Media {
+	out := make([]gen.Media, len(ms))
+	for i, m := range ms {
+		out[i] = gen.Media{Kind: gen.MediaKind(m.Kind), URL: u.Media(m.URL), PreviewURL: u.MediaPtr(m.PreviewURL),
+			Width: m.Width, Height: m.Height, Alt: m.Alt}
+	}
+	return out
 }
 
 // PostsAPI renders ps (never nil).

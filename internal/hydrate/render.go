@@ -53,13 +53,8 @@ func (u URLs) staticJSON(s *Static) ([]byte, error) {
 	if r := s.rendered.Load(); r != nil && r.public == u.Public {
 		return r.json, nil
 	}
-	ms := make([]gen.Media, len(s.Media))
-	for i, m := range s.Media {
-		ms[i] = gen.Media{Kind: gen.MediaKind(m.Kind), URL: u.Media(m.URL), PreviewURL: u.MediaPtr(m.PreviewURL),
-			Width: m.Width, Height: m.Height, Alt: m.Alt}
-	}
 	b, err := json.Marshal(staticPost{
-		Body: s.Body, CreatedAt: apitime.New(s.CreatedAt), ID: s.ID, Link: s.Link, Media: ms,
+		Body: s.Body, CreatedAt: apitime.New(s.CreatedAt), ID: s.ID, Link: s.Link, Media: u.mediaAPI(s.Media),
 		Mentions: u.Mentions(s.Mentions), Tags: u.Tags(s.Tags), Type: gen.PostType(s.Type),
 		URL: u.Post(s.Author.Handle, s.ID), User: u.UserSummary(s.Author), Visibility: gen.Visibility(s.Visibility),
 	})
