@@ -62,15 +62,8 @@ func (h *Handler) CreatePostComment(ctx context.Context, req gen.CreatePostComme
 		return nil, err
 	}
 	v := c.View // as the write statement told it
-	if v == nil {
-		r, err := h.store.Get(ctx, me.MemberID, c.ID)
-		if err != nil {
-			return nil, err
-		}
-		v = &r
-	}
 	return gen.CreatePostComment201JSONResponse{
-		Body:    gen.CommentResponse{Data: h.toAPI(*v)},
+		Body:    gen.CommentResponse{Data: h.toAPI(v)},
 		Headers: gen.CreatePostComment201ResponseHeaders{Location: h.urls.APIPost(v.PostID) + "/comments/" + strconv.FormatInt(v.ID, 10)},
 	}, nil
 }

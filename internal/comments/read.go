@@ -2,8 +2,6 @@ package comments
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -11,7 +9,6 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
-	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -96,26 +93,6 @@ func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard
 		 ORDER BY c.created_at, c.id
 		 LIMIT $3`
 	return q, args
-}
-
-// Get returns comment id if viewerID may see its post, else NotFound.
-func (s *Store) Get(ctx context.Context, viewerID, id int64) (View, error) {
-	q := `
-		SELECT ` + viewColumns + `
-		  FROM comments c
-		  JOIN members u ON u.id = c.author_id
-		  JOIN posts p ON p.id = c.post_id
-		  JOIN members pa ON pa.id = p.author_id
-		 WHERE c.id = $2 AND ` + visibility.Post("p", "$1")
-	var v View
-	err := sqlx.GetContext(ctx, s.prep, &v, q, viewerID, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return View{}, apperr.New(apperr.NotFound, "No such comment.")
-	}
-	if err != nil {
-		return View{}, pg.Classify(ctx, fmt.Errorf("get comment: %w", err))
-	}
-	return v, nil
 }
 
 // PostVisible reports whether post postID exists and viewerID may see it

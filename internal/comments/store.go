@@ -43,7 +43,7 @@ type Comment struct {
 	MentionIDs []int64 `db:"-"`
 	// View is the comment as its author reads it right after the write, as
 	// the write statement tells it.
-	View *View `db:"-"`
+	View View `db:"-"`
 }
 
 // Store writes comments.
@@ -157,7 +157,7 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 	c.Tags = parsed.Tags
 	c.MentionIDs = []int64(row.Written.MentionIDs)
 	// As its author reads it now: no reply can exist yet.
-	c.View = &View{ID: c.ID, PostID: c.PostID, ParentID: c.ParentID, Depth: c.Depth, Body: c.Body, Tags: c.Tags,
+	c.View = View{ID: c.ID, PostID: c.PostID, ParentID: c.ParentID, Depth: c.Depth, Body: c.Body, Tags: c.Tags,
 		CreatedAt: c.CreatedAt, PostAuthorHandle: row.PostAuthorHandle, Author: row.Author(authorID),
 		Mentions: hydrate.JSON[[]hydrate.MentionRef]{V: row.Mentions()}}
 	return c, nil
