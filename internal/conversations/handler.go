@@ -45,11 +45,7 @@ func (h *Handler) ListConversations(ctx context.Context, req gen.ListConversatio
 		return nil, err
 	}
 	per := cursor.PerPage(req.Params.PerPage)
-	items, err := h.store.List(ctx, me, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	unread, err := h.store.UnreadCount(ctx, me)
+	items, unread, err := h.store.List(ctx, me, after, per+1)
 	if err != nil {
 		return nil, err
 	}
@@ -111,11 +107,7 @@ func (h *Handler) CreateConversationMessage(ctx context.Context, req gen.CreateC
 	if err != nil {
 		return nil, err
 	}
-	sent, err := h.store.Send(ctx, me, req.ID, req.Body.Body, nil)
-	if err != nil {
-		return nil, err
-	}
-	m, err := h.store.Message(ctx, sent.ID)
+	m, err := h.store.Send(ctx, me, req.ID, req.Body.Body, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -3,14 +3,17 @@ package conversations_test
 import (
 	"bytes"
 	"fmt"
+	"net/url"
 	"regexp"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitest"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
 )
 
 type actor struct{ read, write string }
@@ -114,7 +117,9 @@ func TestConversationFlow(t *testing.T) {
 	if u := unreadOnMe(t, env, a["alice"].read); u.Notifications != 5 {
 		t.Errorf("/me unread notifications = %d, want 5", u.Notifications)
 	}
-	send(t, env, a["alice"].write, c.ID, "See you")
+	if m := send(t, env, a["alice"].write, c.ID, "See you"); m.Sender.Handle != "alice" || m.Body != "See you" || m.ConversationID != c.ID {
+		t.Errorf("sent = %+v", m)
+	}
 	if l = list(t, env, a["alice"].read); l.Data[0].UnreadCount != 0 || l.Meta.UnreadCount != 1 {
 		t.Errorf("after replying: unread %d, total %d, want 0 and 1", l.Data[0].UnreadCount, l.Meta.UnreadCount)
 	}
@@ -133,6 +138,14 @@ func TestConversationFlow(t *testing.T) {
 	}
 	if l := list(t, env, a["alice"].read); l.Meta.UnreadCount != 0 {
 		t.Errorf("unread_count = %d, want 0", l.Meta.UnreadCount)
+	}
+	// A page past the last conversation is empty and still counts the unread ones.
+	past := cursor.Encode(cursor.Fingerprint("conversations", nil), cursor.Position{Time: time.Unix(0, 0), ID: 1})
+	resp = env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/conversations?cursor=" + url.QueryEscape(past), Token: a["bob"].read})
+	var empty gen.ConversationList
+	resp.JSON(t, &empty)
+	if resp.Status != 200 || len(empty.Data) != 0 || empty.Meta.UnreadCount != 2 || empty.Meta.HasMore {
+		t.Errorf("page past the end: %d %s, want no conversations and unread_count 2", resp.Status, resp.Body)
 	}
 
 	// Messages, newest first, in pages of two.

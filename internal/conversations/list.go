@@ -5,25 +5,24 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Member is the short form of a member.
 type Member struct {
-	ID        int64   `db:"id"`
-	Handle    string  `db:"handle"`
-	Name      string  `db:"name"`
-	AvatarURL *string `db:"avatar_url"`
-	Verified  bool    `db:"verified"`
+	ID        int64   `db:"id" json:"id"`
+	Handle    string  `db:"handle" json:"handle"`
+	Name      string  `db:"name" json:"name"`
+	AvatarURL *string `db:"avatar_url" json:"avatar_url"`
+	Verified  bool    `db:"verified" json:"verified"`
 }
 
 // Item is a conversation as one participant sees it.
@@ -35,6 +34,15 @@ type Item struct {
 	// LastMessage is the latest message, or nil.
 	LastMessage *MessageItem `db:"-"`
 	Last        lastMessage  `db:"last"`
+	// Others is the participants column (participantsColumn).
+	Others hydrate.JSON[[]Member] `db:"participants"`
+}
+
+// listRow is a row of the conversation list: an item and the caller's
+// number of conversations with unread messages (the same on every row).
+type listRow struct {
+	Item
+	UnreadTotal int `db:"unread_total"`
 }
 
 // lastMessage is the nullable last-message columns of an Item row.
@@ -58,11 +66,19 @@ type MessageItem struct {
 	Sender         Member    `db:"sender"`
 }
 
+// itemColumns is the select list of an Item over itemFrom, for the
+// participant $1: the other participants come as one JSON array (by id), so
+// a page of conversations is one statement.
 const itemColumns = `
 	c.id, cp.unread_count, cp.last_activity_at AS updated_at,
 	lm.id AS "last.id", lm.sender_id AS "last.sender_id", s.handle AS "last.handle", s.name AS "last.name",
 	s.avatar_url AS "last.avatar_url", s.verified AS "last.verified", lm.body AS "last.body",
-	lm.created_at AS "last.created_at"`
+	lm.created_at AS "last.created_at",
+	COALESCE((SELECT json_agg(json_build_object('id', om.id, 'handle', om.handle, 'name', om.name,
+	                                            'avatar_url', om.avatar_url, 'verified', om.verified) ORDER BY om.id)
+	            FROM conversation_participants op
+	            JOIN members om ON om.id = op.member_id
+	           WHERE op.conversation_id = c.id AND op.member_id <> $1), '[]') AS participants`
 
 const itemFrom = `
 	  FROM conversation_participants cp
@@ -70,99 +86,93 @@ const itemFrom = `
 	  LEFT JOIN messages lm ON lm.id = c.last_message_id
 	  LEFT JOIN members s ON s.id = lm.sender_id`
 
-// List returns up to limit conversations of memberID after the position
-// after (nil: from the start), latest activity first.
-func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position, limit int) ([]Item, error) {
-	args := []any{memberID, limit}
-	where := "cp.member_id = $1"
-	if after != nil {
-		where += " AND (cp.last_activity_at, cp.conversation_id) < ($3, $4)"
-		args = append(args, after.Time, after.ID)
-	}
-	args = append(args, auth.GuardArg(ctx))
-	where += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
-	q := `SELECT ` + itemColumns + itemFrom + `
-		 WHERE ` + where + `
+// unreadTotal is the number of conversations of the member $1 with unread
+// messages: uncorrelated, so PostgreSQL computes it once per statement.
+const unreadTotal = `(SELECT count(*) FROM conversation_participants u WHERE u.member_id = $1 AND u.unread_count > 0)`
+
+// listSQL selects a page of the conversations of the member $1, up to $2,
+// with unreadTotal on every row, for the caller whose token the guard $3
+// checks (auth.GuardSQL); listAfterSQL starts after the position ($4, $5).
+var listSQL, listAfterSQL = listPage(""), listPage(" AND (cp.last_activity_at, cp.conversation_id) < ($4, $5)")
+
+func listPage(keyset string) string {
+	return `SELECT ` + itemColumns + `, ` + unreadTotal + ` AS unread_total` + itemFrom + `
+		 WHERE cp.member_id = $1` + keyset + ` AND ` + auth.GuardSQL("$3") + `
 		 ORDER BY cp.last_activity_at DESC, cp.conversation_id DESC
 		 LIMIT $2`
-	items := []Item{}
-	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("list conversations: %w", err))
+}
+
+// List returns up to limit conversations of memberID after the position
+// after (nil: from the start), latest activity first, and how many of
+// memberID's conversations have unread messages: one statement, or two
+// when the page is empty.
+func (s *Store) List(ctx context.Context, memberID int64, after *cursor.Position, limit int) ([]Item, int, error) {
+	q, args := listSQL, []any{memberID, limit, auth.GuardArg(ctx)}
+	if after != nil {
+		q, args = listAfterSQL, append(args, after.Time, after.ID)
 	}
-	if len(items) > 0 {
-		auth.Confirm(ctx)
+	rows := []listRow{}
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
+		return nil, 0, pg.Classify(ctx, fmt.Errorf("list conversations: %w", err))
 	}
-	return items, complete(ctx, s.db, memberID, items)
+	if len(rows) == 0 {
+		// Nothing confirmed the token: the edge authenticates in full.
+		n, err := s.UnreadCount(ctx, memberID)
+		return []Item{}, n, err
+	}
+	auth.Confirm(ctx)
+	items := make([]Item, len(rows))
+	for i, r := range rows {
+		items[i] = r.Item.complete()
+	}
+	return items, rows[0].UnreadTotal, nil
 }
 
 // Get returns conversation id as memberID sees it; NotFound when it does not
 // exist or memberID does not take part in it.
 func (s *Store) Get(ctx context.Context, memberID, id int64) (Item, error) {
-	return get(ctx, s.db, memberID, id)
+	return get(ctx, s.prep, memberID, id)
 }
 
+// getSQL selects the conversation $2 as the participant $1 sees it.
+const getSQL = `SELECT ` + itemColumns + itemFrom + ` WHERE cp.member_id = $1 AND cp.conversation_id = $2`
+
 func get(ctx context.Context, ex sqlx.QueryerContext, memberID, id int64) (Item, error) {
-	q := `SELECT ` + itemColumns + itemFrom + ` WHERE cp.member_id = $1 AND cp.conversation_id = $2`
 	var it Item
-	err := sqlx.GetContext(ctx, ex, &it, q, memberID, id)
+	err := sqlx.GetContext(ctx, ex, &it, getSQL, memberID, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Item{}, notFound()
 	}
 	if err != nil {
 		return Item{}, pg.Classify(ctx, fmt.Errorf("get conversation: %w", err))
 	}
-	items := []Item{it}
-	if err := complete(ctx, ex, memberID, items); err != nil {
-		return Item{}, err
-	}
-	return items[0], nil
+	return it.complete(), nil
 }
 
 // notFound is the one answer for a conversation that does not exist and for
 // one the caller does not take part in.
 func notFound() error { return apperr.New(apperr.NotFound, "No such conversation.") }
 
-// complete fills the last message and the other participants of items.
-func complete(ctx context.Context, ex sqlx.QueryerContext, memberID int64, items []Item) error {
-	if len(items) == 0 {
-		return nil
-	}
-	ids := make([]int64, len(items))
-	at := make(map[int64]int, len(items))
-	for i := range items {
-		it := &items[i]
-		ids[i], at[it.ID] = it.ID, i
+// complete returns it with its last message and other participants filled
+// from the columns read.
+func (it Item) complete() Item {
+	it.Participants = it.Others.V
+	if it.Participants == nil {
 		it.Participants = []Member{}
-		if l := it.Last; l.ID.Valid {
-			it.LastMessage = &MessageItem{ID: l.ID.Int64, ConversationID: it.ID, Body: l.Body.String, CreatedAt: l.CreatedAt.Time,
-				Sender: Member{ID: l.SenderID.Int64, Handle: l.Handle.String, Name: l.Name.String, AvatarURL: l.AvatarURL, Verified: l.Verified.Bool}}
-		}
 	}
-	const q = `
-		SELECT cp.conversation_id, m.id, m.handle, m.name, m.avatar_url, m.verified
-		  FROM conversation_participants cp
-		  JOIN members m ON m.id = cp.member_id
-		 WHERE cp.conversation_id = ANY($1) AND cp.member_id <> $2
-		 ORDER BY cp.conversation_id, m.id`
-	var rows []struct {
-		ConversationID int64 `db:"conversation_id"`
-		Member
+	it.Others = hydrate.JSON[[]Member]{}
+	if l := it.Last; l.ID.Valid {
+		it.LastMessage = &MessageItem{ID: l.ID.Int64, ConversationID: it.ID, Body: l.Body.String, CreatedAt: l.CreatedAt.Time,
+			Sender: Member{ID: l.SenderID.Int64, Handle: l.Handle.String, Name: l.Name.String, AvatarURL: l.AvatarURL, Verified: l.Verified.Bool}}
 	}
-	if err := sqlx.SelectContext(ctx, ex, &rows, q, pq.Array(ids), memberID); err != nil {
-		return pg.Classify(ctx, fmt.Errorf("list participants: %w", err))
-	}
-	for _, r := range rows {
-		i := at[r.ConversationID]
-		items[i].Participants = append(items[i].Participants, r.Member)
-	}
-	return nil
+	return it
 }
 
 // UnreadCount is the number of memberID's conversations with unread messages.
 func (s *Store) UnreadCount(ctx context.Context, memberID int64) (int, error) {
 	const q = `SELECT count(*) FROM conversation_participants WHERE member_id = $1 AND unread_count > 0`
 	var n int
-	if err := s.db.GetContext(ctx, &n, q, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, s.prep, &n, q, memberID); err != nil {
 		return 0, pg.Classify(ctx, fmt.Errorf("count unread conversations: %w", err))
 	}
 	return n, nil
@@ -173,7 +183,7 @@ func (s *Store) UnreadCount(ctx context.Context, memberID int64) (int, error) {
 func (s *Store) Participant(ctx context.Context, memberID, id int64) error {
 	const q = `SELECT EXISTS (SELECT 1 FROM conversation_participants WHERE conversation_id = $1 AND member_id = $2)`
 	var ok bool
-	if err := s.db.GetContext(ctx, &ok, q, id, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, s.prep, &ok, q, id, memberID); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find participant: %w", err))
 	}
 	if !ok {
@@ -182,29 +192,44 @@ func (s *Store) Participant(ctx context.Context, memberID, id int64) error {
 	return nil
 }
 
-// Messages returns up to limit messages of conversation id after the
-// position after (nil: from the start), newest first. NotFound when memberID
-// does not take part in it.
-func (s *Store) Messages(ctx context.Context, memberID, id int64, after *cursor.Position, limit int) ([]MessageItem, error) {
-	if err := s.Participant(ctx, memberID, id); err != nil {
-		return nil, err
-	}
-	args := []any{id, limit}
-	where := "m.conversation_id = $1"
-	if after != nil {
-		where += " AND (m.created_at, m.id) < ($3, $4)"
-		args = append(args, after.Time, after.ID)
-	}
-	q := `
+// messagesSQL selects up to $2 messages of the conversation $1, newest
+// first, when the member $3 takes part in it and the guard $4 passes
+// (auth.GuardSQL; both uncorrelated, so checked once per statement);
+// messagesAfterSQL starts after the position ($5, $6).
+var messagesSQL, messagesAfterSQL = messagesPage(""), messagesPage(" AND (m.created_at, m.id) < ($5, $6)")
+
+func messagesPage(keyset string) string {
+	return `
 		SELECT ` + messageColumns + `
 		  FROM messages m
 		  JOIN members s ON s.id = m.sender_id
-		 WHERE ` + where + `
+		 WHERE m.conversation_id = $1` + keyset + `
+		   AND EXISTS (SELECT 1 FROM conversation_participants p WHERE p.conversation_id = $1 AND p.member_id = $3)
+		   AND ` + auth.GuardSQL("$4") + `
 		 ORDER BY m.created_at DESC, m.id DESC
 		 LIMIT $2`
+}
+
+// Messages returns up to limit messages of conversation id after the
+// position after (nil: from the start), newest first. NotFound when memberID
+// does not take part in it. One statement; an empty page asks once more
+// whether memberID takes part.
+func (s *Store) Messages(ctx context.Context, memberID, id int64, after *cursor.Position, limit int) ([]MessageItem, error) {
+	q, args := messagesSQL, []any{id, limit, memberID, auth.GuardArg(ctx)}
+	if after != nil {
+		q, args = messagesAfterSQL, append(args, after.Time, after.ID)
+	}
 	msgs := []MessageItem{}
-	if err := s.db.SelectContext(ctx, &msgs, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &msgs, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list messages: %w", err))
+	}
+	if len(msgs) > 0 {
+		auth.Confirm(ctx)
+		return msgs, nil
+	}
+	// Nothing confirmed the token: the edge authenticates in full.
+	if err := s.Participant(ctx, memberID, id); err != nil {
+		return nil, err
 	}
 	return msgs, nil
 }
@@ -215,20 +240,6 @@ const messageColumns = `
 	m.id, m.conversation_id, m.body, m.created_at,
 	s.id AS "sender.id", s.handle AS "sender.handle", s.name AS "sender.name",
 	s.avatar_url AS "sender.avatar_url", s.verified AS "sender.verified"`
-
-// Message returns message id with its sender.
-func (s *Store) Message(ctx context.Context, id int64) (MessageItem, error) {
-	q := `SELECT ` + messageColumns + ` FROM messages m JOIN members s ON s.id = m.sender_id WHERE m.id = $1`
-	var m MessageItem
-	err := s.db.GetContext(ctx, &m, q, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return MessageItem{}, apperr.New(apperr.NotFound, "No such message.")
-	}
-	if err != nil {
-		return MessageItem{}, pg.Classify(ctx, fmt.Errorf("get message: %w", err))
-	}
-	return m, nil
-}
 
 // MarkRead marks conversation id read for memberID (its unread count drops
 // to zero, and so do memberID's message notifications of it) and returns it.

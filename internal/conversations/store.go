@@ -17,6 +17,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
@@ -42,10 +43,14 @@ type Message struct {
 }
 
 // Store writes conversations and messages.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	db *sqlx.DB
+	// prep runs the hot statements prepared (list, messages, send).
+	prep *pg.Prepared
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // Start opens a conversation between creatorID and the members with handles
 // (case-insensitive; the creator's own handle is ignored) and sends
@@ -135,67 +140,92 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 }
 
 // Send sends a message from senderID in conversationID at createdAt (nil:
-// now). A conversation the sender is not part of is NotFound.
-func (s *Store) Send(ctx context.Context, senderID, conversationID int64, body string, createdAt *time.Time) (Message, error) {
-	var m Message
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		var err error
-		m, err = SendTx(ctx, tx, senderID, conversationID, body, createdAt)
-		return err
-	})
+// now) and returns it with its sender. A conversation the sender is not
+// part of is NotFound; so is every send of a provisional principal whose
+// token no longer counts (auth.GuardArg: the edge then answers 401), which
+// writes nothing.
+func (s *Store) Send(ctx context.Context, senderID, conversationID int64, body string, createdAt *time.Time) (MessageItem, error) {
+	m, err := send(ctx, s.prep, senderID, conversationID, body, createdAt, auth.GuardArg(ctx))
+	if err == nil {
+		auth.Confirm(ctx)
+	}
 	return m, err
 }
 
-// SendTx is Send within a caller's transaction.
+// SendTx is Send within a caller's transaction, for a principal
+// authenticated in full.
 func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID int64, body string, createdAt *time.Time) (Message, error) {
-	// Locking the conversation serialises its messages, so the last message
-	// and the participants' rows are always updated in the same order.
-	const find = `
-		SELECT c.id FROM conversations c
-		  JOIN conversation_participants cp ON cp.conversation_id = c.id AND cp.member_id = $2
-		 WHERE c.id = $1
-		   FOR NO KEY UPDATE OF c`
-	var id int64
-	err := sqlx.GetContext(ctx, ex, &id, find, conversationID, senderID)
+	m, err := send(ctx, ex, senderID, conversationID, body, createdAt, nil)
+	if err != nil {
+		return Message{}, err
+	}
+	return Message{ID: m.ID, ConversationID: m.ConversationID, SenderID: m.Sender.ID, Body: m.Body, CreatedAt: m.CreatedAt}, nil
+}
+
+// sendSQL sends the message $3 from the member $2 in the conversation $1 at
+// $4 (null: now) when $2 takes part in it and the guard $5 passes
+// (auth.GuardSQL), and returns it with its sender: one statement, so one
+// round trip and no transaction of several.
+//
+// Locking the conversation (conv) serialises its messages: a concurrent send
+// waits there, then sees the last message and the participants' rows as the
+// first one left them (PostgreSQL re-reads a row updated meanwhile before
+// updating it). Every write reads msg, so nothing is written without the
+// lock, and nothing at all when conv finds no row. Timestamps may arrive out
+// of order (fixtures): the latest message by (created_at, id) stays the last
+// one. Sending reads the conversation up to the message for the sender;
+// every other participant gets an unread message and a notification.
+var sendSQL = `
+	WITH conv AS (
+	    SELECT c.id
+	      FROM conversations c
+	      JOIN conversation_participants cp ON cp.conversation_id = c.id AND cp.member_id = $2
+	     WHERE c.id = $1 AND ` + guard5 + `
+	       FOR NO KEY UPDATE OF c
+	), msg AS (
+	    INSERT INTO messages (conversation_id, sender_id, body, created_at)
+	    SELECT conv.id, $2, $3, COALESCE($4, now()) FROM conv
+	    RETURNING id, conversation_id, sender_id, body, created_at
+	), last AS (
+	    UPDATE conversations c
+	       SET last_message_at = msg.created_at, last_message_id = msg.id
+	      FROM msg
+	     WHERE c.id = msg.conversation_id
+	       AND (c.last_message_id IS NULL OR (c.last_message_at, c.last_message_id) < (msg.created_at, msg.id))
+	), notify AS (
+	    INSERT INTO notifications (recipient_id, type, actor_id, conversation_id, message_id, created_at)
+	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, msg.created_at
+	      FROM msg
+	      JOIN conversation_participants cp ON cp.conversation_id = msg.conversation_id AND cp.member_id <> msg.sender_id
+	     ORDER BY cp.member_id
+	), activity AS (
+	    UPDATE conversation_participants cp
+	       SET last_activity_at = GREATEST(cp.last_activity_at, msg.created_at),
+	           unread_count = CASE WHEN cp.member_id = msg.sender_id THEN 0 ELSE cp.unread_count + 1 END,
+	           last_read_message_id = CASE WHEN cp.member_id = msg.sender_id THEN msg.id ELSE cp.last_read_message_id END
+	      FROM msg
+	     WHERE cp.conversation_id = msg.conversation_id
+	)
+	SELECT msg.id, msg.conversation_id, msg.body, msg.created_at,
+	       s.id AS "sender.id", s.handle AS "sender.handle", s.name AS "sender.name",
+	       s.avatar_url AS "sender.avatar_url", s.verified AS "sender.verified"
+	  FROM msg JOIN members s ON s.id = msg.sender_id`
+
+// guard5 is the token check of sendSQL ($5).
+var guard5 = auth.GuardSQL("$5")
+
+// send runs sendSQL.
+func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID int64, body string, createdAt *time.Time, guard any) (MessageItem, error) {
+	var m MessageItem
+	err := sqlx.GetContext(ctx, q, &m, sendSQL, conversationID, senderID, body, createdAt, guard)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Message{}, apperr.New(apperr.NotFound, "No such conversation.")
+		return MessageItem{}, apperr.New(apperr.NotFound, "No such conversation.")
 	}
 	if err != nil {
-		return Message{}, pg.Classify(ctx, fmt.Errorf("find conversation: %w", err))
-	}
-	const ins = `
-		INSERT INTO messages (conversation_id, sender_id, body, created_at)
-		VALUES ($1, $2, $3, COALESCE($4, now()))
-		RETURNING id, conversation_id, sender_id, body, created_at`
-	var m Message
-	if err := sqlx.GetContext(ctx, ex, &m, ins, conversationID, senderID, body, createdAt); err != nil {
 		if pg.ConstraintOf(err) == "messages_body_check" {
-			return Message{}, apperr.Field("/body", "invalid", "body must be 1 to 2000 characters")
+			return MessageItem{}, apperr.Field("/body", "invalid", "body must be 1 to 2000 characters")
 		}
-		return Message{}, pg.Classify(ctx, fmt.Errorf("create message: %w", err))
-	}
-	// Timestamps may arrive out of order (fixtures): the latest message by
-	// (created_at, id) stays the last one. Sending a message reads the
-	// conversation up to it for the sender.
-	const bump = `
-		WITH conv AS (
-		    UPDATE conversations
-		       SET last_message_at = $3, last_message_id = $2
-		     WHERE id = $1 AND (last_message_id IS NULL OR (last_message_at, last_message_id) < ($3, $2))
-		), notify AS (
-		    INSERT INTO notifications (recipient_id, type, actor_id, conversation_id, message_id, created_at)
-		    SELECT member_id, 'message', $4::bigint, $1::bigint, $2::bigint, $3::timestamptz
-		      FROM conversation_participants
-		     WHERE conversation_id = $1 AND member_id <> $4
-		     ORDER BY member_id
-		)
-		UPDATE conversation_participants
-		   SET last_activity_at = GREATEST(last_activity_at, $3),
-		       unread_count = CASE WHEN member_id = $4 THEN 0 ELSE unread_count + 1 END,
-		       last_read_message_id = CASE WHEN member_id = $4 THEN $2 ELSE last_read_message_id END
-		 WHERE conversation_id = $1`
-	if _, err := ex.ExecContext(ctx, bump, conversationID, m.ID, m.CreatedAt, senderID); err != nil {
-		return Message{}, pg.Classify(ctx, fmt.Errorf("update conversation: %w", err))
+		return MessageItem{}, pg.Classify(ctx, fmt.Errorf("send message: %w", err))
 	}
 	return m, nil
 }

@@ -80,11 +80,12 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 // anything: a token that no longer counts writes nothing, and the edge then
 // answers 401. Any other write authenticates in full first.
 var guardedWrites = map[string]bool{
-	"createPost":         true, // posts.createSQL
-	"reactToPost":        true, // reactions.setSQL
-	"deletePostReaction": true, // reactions.removeSQL
-	"createPostComment":  true, // comments.createSQL
-	"toggleFollow":       true, // follows.writeSQL
+	"createPost":                true, // posts.createSQL
+	"reactToPost":               true, // reactions.setSQL
+	"deletePostReaction":        true, // reactions.removeSQL
+	"createPostComment":         true, // comments.createSQL
+	"toggleFollow":              true, // follows.writeSQL
+	"createConversationMessage": true, // conversations.sendSQL
 }
 
 // recallable reports whether r may act for a recalled principal: every GET

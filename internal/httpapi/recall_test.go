@@ -3,12 +3,15 @@ package httpapi_test
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitest"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/cursor"
 )
 
 // The edge recalls the principals of tokens it authenticated, and the hot
@@ -23,6 +26,7 @@ import (
 type recallFixture struct {
 	env    *apitest.Env
 	postID int64
+	convID int64 // bob's conversation with alice
 }
 
 func newRecallFixture(t *testing.T) recallFixture {
@@ -44,10 +48,19 @@ func newRecallFixture(t *testing.T) recallFixture {
 	if resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/alice/follow", Token: bob}); resp.Status != http.StatusOK {
 		t.Fatalf("follow: %d %s", resp.Status, resp.Body)
 	}
-	if resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/conversations", Token: bob, Body: `{"participants":["alice"],"body":"hi"}`}); resp.Status != http.StatusCreated {
+	resp = env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/conversations", Token: bob, Body: `{"participants":["alice"],"body":"hi"}`})
+	if resp.Status != http.StatusCreated {
 		t.Fatalf("conversation: %d %s", resp.Status, resp.Body)
 	}
-	return recallFixture{env: env, postID: p.ID}
+	var conv gen.ConversationResponse
+	resp.JSON(t, &conv)
+	return recallFixture{env: env, postID: p.ID, convID: conv.Data.ID}
+}
+
+// pastLastConversation is a cursor of alice's conversation list after its
+// last conversation: an empty page, whose unread count is read apart.
+func (f recallFixture) pastLastConversation() string {
+	return url.QueryEscape(cursor.Encode(cursor.Fingerprint("conversations", nil), cursor.Position{Time: time.Unix(0, 0), ID: 1}))
 }
 
 // reads are GETs alice may send, with the status they answer a token that
@@ -56,7 +69,7 @@ func (f recallFixture) reads() []struct {
 	name, path string
 	status     int
 } {
-	id := strconv.FormatInt(f.postID, 10)
+	id, conv := strconv.FormatInt(f.postID, 10), strconv.FormatInt(f.convID, 10)
 	return []struct {
 		name, path string
 		status     int
@@ -69,7 +82,9 @@ func (f recallFixture) reads() []struct {
 		{"notifications (guarded page)", "/api/v1/notifications", 200},
 		{"profile (guarded read)", "/api/v1/users/bob", 200},
 		{"conversations (guarded page)", "/api/v1/conversations", 200},
+		{"messages (guarded page)", "/api/v1/conversations/" + conv + "/messages", 200},
 		{"empty page", "/api/v1/users/bob/posts", 200},
+		{"empty conversation list page", "/api/v1/conversations?cursor=" + f.pastLastConversation(), 200},
 		{"no guarded statement", "/api/v1/me", 200},
 		{"not found", "/api/v1/posts/999999999", 404},
 		{"invalid parameter", "/api/v1/feed?per_page=0", 400},
@@ -176,7 +191,8 @@ func TestRecalledTokenConfirmedByStatement(t *testing.T) {
 	tok, id := token(t, store, "alice")
 	id2 := strconv.FormatInt(f.postID, 10)
 	guarded := []string{"/api/v1/feed", "/api/v1/feed?tab=discover", "/api/v1/posts/" + id2, "/api/v1/users/alice/posts",
-		"/api/v1/posts/" + id2 + "/comments", "/api/v1/notifications", "/api/v1/users/bob", "/api/v1/conversations"}
+		"/api/v1/posts/" + id2 + "/comments", "/api/v1/notifications", "/api/v1/users/bob", "/api/v1/conversations",
+		"/api/v1/conversations/" + strconv.FormatInt(f.convID, 10) + "/messages"}
 	for _, p := range append(guarded, "/api/v1/me") {
 		if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: p, Token: tok}); resp.Status != http.StatusOK {
 			t.Fatalf("%s: %d %s", p, resp.Status, resp.Body)
@@ -211,6 +227,8 @@ func (f recallFixture) writes() []struct {
 		{"comment", "POST", "/api/v1/posts/" + id + "/comments", `{"body":"after"}`, 201, "SELECT count(*) FROM comments"},
 		{"remove reaction", "DELETE", "/api/v1/posts/" + id + "/react", "", 200, "SELECT count(*) FROM reactions"},
 		{"follow", "POST", "/api/v1/users/bob/follow", "", 200, "SELECT count(*) FROM follows"},
+		{"send message", "POST", "/api/v1/conversations/" + strconv.FormatInt(f.convID, 10) + "/messages", `{"body":"after"}`, 201,
+			"SELECT (SELECT count(*) FROM messages) + (SELECT count(*) FROM notifications) + (SELECT sum(unread_count) FROM conversation_participants)"},
 	}
 }
 
