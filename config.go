@@ -23,6 +23,8 @@ type Config struct {
 	RequestTimeout  time.Duration
 	ShutdownTimeout time.Duration
 	DBMaxConns      int
+	// MaxActive bounds the API requests served at once (0: no bound).
+	MaxActive int
 	// StatementTimeout is the serving pool's statement_timeout; 0 keeps the
 	// role's or database's setting.
 	StatementTimeout time.Duration
@@ -50,6 +52,9 @@ const envDoc = `Environment:
   REQUEST_TIMEOUT    budget of one request, database included (default 10s)
   SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
   DB_MAX_CONNS       connection pool size (default 16)
+  MAX_ACTIVE_REQUESTS
+                     API requests served at once (default: DB_MAX_CONNS; 0: no bound); the others
+                     wait their turn in arrival order, within REQUEST_TIMEOUT (then 503)
   DB_STATEMENT_TIMEOUT
                      statement_timeout of the server's database connections (default 5s; keep it
                      below REQUEST_TIMEOUT): PostgreSQL stops a longer statement itself and the
@@ -96,6 +101,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.DBMaxConns = int(maxConns)
+	active, err := envInt(getenv, "MAX_ACTIVE_REQUESTS", maxConns, 0, 100_000)
+	if err != nil {
+		return c, err
+	}
+	c.MaxActive = int(active)
 	postCache, err := envInt(getenv, "POST_CACHE_ENTRIES", 50_000, 0, 10_000_000)
 	if err != nil {
 		return c, err

@@ -166,6 +166,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none
+				MaxActive:      cfg.MaxActive,
 				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,

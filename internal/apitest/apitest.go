@@ -78,7 +78,10 @@ func NewWith(t testing.TB, o Options) *Env {
 	// closes (cleanups run last-registered first).
 	counter := views.New(conn, log, 0)
 	t.Cleanup(func() { _ = counter.Close(context.Background()) })
-	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins, Views: counter}
+	// A gate as the server has (MAX_ACTIVE_REQUESTS), so every API test
+	// passes through it.
+	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins, Views: counter,
+		MaxActive: 8}
 	if o.RateWindow > 0 {
 		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
 	}

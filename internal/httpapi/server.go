@@ -44,6 +44,10 @@ type Config struct {
 	// Views batches post views; nil: a Counter of the service's own, never
 	// flushed on shutdown.
 	Views *views.Counter
+	// MaxActive bounds the API requests served at once (the others wait
+	// their turn, gate); 0: no bound. The server sets the connection pool's
+	// size.
+	MaxActive int
 	// PostCache bounds the in-process cache of posts' static parts
 	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
 	// number none.
@@ -137,7 +141,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	ref.Register(e)
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
-	g := e.Group(BasePath, apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
+	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware, apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }

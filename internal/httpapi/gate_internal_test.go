@@ -1,0 +1,95 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+)
+
+// The gate admits as many requests as it has places, and the waiting ones in
+// the order they came; one whose context ends while it waits is refused as
+// unavailable without running.
+func TestGateAdmitsInArrivalOrder(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	g := newGate(1)
+	var (
+		mu    sync.Mutex
+		order []int
+	)
+	release := make(chan struct{})
+	handler := g.middleware(func(c echo.Context) error {
+		n := c.Get("n").(int)
+		mu.Lock()
+		order = append(order, n)
+		mu.Unlock()
+		if n == 0 {
+			<-release
+		}
+		return nil
+	})
+	run := func(n int, ctx context.Context) <-chan error {
+		done := make(chan error, 1)
+		go func() {
+			c := e.NewContext(httptest.NewRequest(http.MethodGet, "/", nil).WithContext(ctx), httptest.NewRecorder())
+			c.Set("n", n)
+			done <- handler(c)
+		}()
+		return done
+	}
+	// settle lets a started request reach the gate's queue (a blocked send
+	// is not observable from here).
+	settle := func() { time.Sleep(20 * time.Millisecond) }
+
+	first := run(0, context.Background())
+	for len(g) == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	gone := run(-1, ctx)
+	settle()
+	var waiting []<-chan error
+	for n := 1; n <= 4; n++ {
+		waiting = append(waiting, run(n, context.Background()))
+		settle()
+	}
+	cancel()
+	if err := <-gone; !apperr.Is(err, apperr.Unavailable) {
+		t.Errorf("request whose context ended while waiting: %v, want unavailable", err)
+	}
+	close(release)
+	for _, done := range append([]<-chan error{first}, waiting...) {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	want := []int{0, 1, 2, 3, 4}
+	if len(order) != len(want) {
+		t.Fatalf("ran %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("ran %v, want %v (arrival order)", order, want)
+		}
+	}
+	if len(g) != 0 {
+		t.Errorf("%d places still taken after every request ended", len(g))
+	}
+}
+
+// No places: no gate.
+func TestGateNone(t *testing.T) {
+	t.Parallel()
+	if g := newGate(0); g != nil {
+		t.Fatalf("newGate(0) = %v, want nil", g)
+	}
+}
