@@ -33,27 +33,34 @@ type Account struct {
 }
 
 // Store reads accounts.
-type Store struct{ db *sqlx.DB }
+type Store struct {
+	// prep runs getSQL prepared: PostgreSQL planned it on every call
+	// otherwise, 1.8 ms of planning for 0.4 ms of execution (the benchmark's
+	// GET /me of every token).
+	prep *pg.Prepared
+}
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db} }
+func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
+
+// getSQL reads the account of the member $1. The unread notifications are
+// those the notification list counts: the subject post must still be
+// visible to the member.
+var getSQL = `
+	SELECT m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.default_visibility, m.created_at,
+	       m.follower_count, m.following_count,
+	       (SELECT count(*) FROM posts p WHERE p.author_id = m.id) AS posts,
+	       (SELECT count(*) FROM notifications n LEFT JOIN posts p ON p.id = n.post_id
+	         WHERE n.recipient_id = m.id AND n.read_at IS NULL
+	           AND (n.post_id IS NULL OR ` + visibility.Post("p", "m.id") + `)) AS unread_notifications,
+	       (SELECT count(*) FROM conversation_participants cp WHERE cp.member_id = m.id AND cp.unread_count > 0) AS unread_conversations
+	  FROM members m
+	 WHERE m.id = $1`
 
 // Get returns the account of member id in one round trip.
 func (s *Store) Get(ctx context.Context, id int64) (Account, error) {
-	// The unread notifications are those the notification list counts: the
-	// subject post must still be visible to the member.
-	q := `
-		SELECT m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.default_visibility, m.created_at,
-		       m.follower_count, m.following_count,
-		       (SELECT count(*) FROM posts p WHERE p.author_id = m.id) AS posts,
-		       (SELECT count(*) FROM notifications n LEFT JOIN posts p ON p.id = n.post_id
-		         WHERE n.recipient_id = m.id AND n.read_at IS NULL
-		           AND (n.post_id IS NULL OR ` + visibility.Post("p", "m.id") + `)) AS unread_notifications,
-		       (SELECT count(*) FROM conversation_participants cp WHERE cp.member_id = m.id AND cp.unread_count > 0) AS unread_conversations
-		  FROM members m
-		 WHERE m.id = $1`
 	var a Account
-	err := s.db.GetContext(ctx, &a, q, id)
+	err := sqlx.GetContext(ctx, s.prep, &a, getSQL, id)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Account{}, apperr.New(apperr.NotFound, "The account does not exist.")
 	}
