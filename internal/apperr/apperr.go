@@ -74,6 +74,13 @@ func Wrap(code Code, detail string, err error) *Error {
 	return &Error{Code: code, Detail: detail, Err: err}
 }
 
+// TryLater returns the one answer for a request the service cannot
+// serve right now (the database unreachable or too slow, no turn in time):
+// unavailable, keeping err (nil: none) as its internal cause.
+func TryLater(err error) *Error {
+	return Wrap(Unavailable, "The service is temporarily unavailable. Retry later.", err)
+}
+
 // Field returns a validation_failed error about one body field.
 func Field(pointer, code, detail string) *Error {
 	return &Error{

@@ -34,7 +34,7 @@ type Item struct {
 	// LastMessage is the latest message, or nil.
 	LastMessage *MessageItem `db:"-"`
 	Last        lastMessage  `db:"last"`
-	// Others is the participants column (participantsColumn).
+	// Others is the participants column of itemColumns.
 	Others hydrate.JSON[[]Member] `db:"participants"`
 }
 
@@ -170,9 +170,8 @@ func (it Item) complete() Item {
 
 // UnreadCount is the number of memberID's conversations with unread messages.
 func (s *Store) UnreadCount(ctx context.Context, memberID int64) (int, error) {
-	const q = `SELECT count(*) FROM conversation_participants WHERE member_id = $1 AND unread_count > 0`
 	var n int
-	if err := sqlx.GetContext(ctx, s.prep, &n, q, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, s.prep, &n, `SELECT `+unreadTotal, memberID); err != nil {
 		return 0, pg.Classify(ctx, fmt.Errorf("count unread conversations: %w", err))
 	}
 	return n, nil
@@ -181,15 +180,20 @@ func (s *Store) UnreadCount(ctx context.Context, memberID int64) (int, error) {
 // Participant reports nil when memberID takes part in conversation id, else
 // NotFound.
 func (s *Store) Participant(ctx context.Context, memberID, id int64) error {
-	const q = `SELECT EXISTS (SELECT 1 FROM conversation_participants WHERE conversation_id = $1 AND member_id = $2)`
 	var ok bool
-	if err := sqlx.GetContext(ctx, s.prep, &ok, q, id, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, s.prep, &ok, `SELECT `+participates("$2"), id, memberID); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find participant: %w", err))
 	}
 	if !ok {
 		return notFound()
 	}
 	return nil
+}
+
+// participates is true when the member param takes part in the
+// conversation $1.
+func participates(param string) string {
+	return `EXISTS (SELECT 1 FROM conversation_participants p WHERE p.conversation_id = $1 AND p.member_id = ` + param + `)`
 }
 
 // messagesSQL selects up to $2 messages of the conversation $1, newest
@@ -204,7 +208,7 @@ func messagesPage(keyset string) string {
 		  FROM messages m
 		  JOIN members s ON s.id = m.sender_id
 		 WHERE m.conversation_id = $1` + keyset + `
-		   AND EXISTS (SELECT 1 FROM conversation_participants p WHERE p.conversation_id = $1 AND p.member_id = $3)
+		   AND ` + participates("$3") + `
 		   AND ` + auth.GuardSQL("$4") + `
 		 ORDER BY m.created_at DESC, m.id DESC
 		 LIMIT $2`

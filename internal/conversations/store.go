@@ -180,7 +180,7 @@ var sendSQL = `
 	    SELECT c.id
 	      FROM conversations c
 	      JOIN conversation_participants cp ON cp.conversation_id = c.id AND cp.member_id = $2
-	     WHERE c.id = $1 AND ` + guard5 + `
+	     WHERE c.id = $1 AND ` + auth.GuardSQL("$5") + `
 	       FOR NO KEY UPDATE OF c
 	), msg AS (
 	    INSERT INTO messages (conversation_id, sender_id, body, created_at)
@@ -210,9 +210,6 @@ var sendSQL = `
 	       s.id AS "sender.id", s.handle AS "sender.handle", s.name AS "sender.name",
 	       s.avatar_url AS "sender.avatar_url", s.verified AS "sender.verified"
 	  FROM msg JOIN members s ON s.id = msg.sender_id`
-
-// guard5 is the token check of sendSQL ($5).
-var guard5 = auth.GuardSQL("$5")
 
 // send runs sendSQL.
 func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID int64, body string, createdAt *time.Time, guard any) (MessageItem, error) {

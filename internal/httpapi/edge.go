@@ -295,11 +295,11 @@ func classify(err error) *apperr.Error {
 			// The generated wrappers report undecodable parameters and bodies this way.
 			return apperr.Wrap(apperr.InvalidParameter, "The request could not be decoded.", err)
 		case http.StatusServiceUnavailable:
-			return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", err)
+			return apperr.TryLater(err)
 		}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
-		return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", err)
+		return apperr.TryLater(err)
 	}
 	return apperr.Wrap(apperr.Internal, "An unexpected error occurred.", err)
 }

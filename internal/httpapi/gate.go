@@ -39,7 +39,7 @@ func (g gate) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			select {
 			case g <- struct{}{}:
 			case <-c.Request().Context().Done():
-				return apperr.New(apperr.Unavailable, "The service is temporarily unavailable. Retry later.")
+				return apperr.TryLater(nil)
 			}
 		}
 		defer func() { <-g }()

@@ -79,7 +79,7 @@ func WithTx(ctx context.Context, db *sqlx.DB, fn func(tx *sqlx.Tx) error) (err e
 		if sqlState(err) == "0A000" {
 			// lib/pq always begins READ WRITE; a hot standby (a database
 			// that is read-only for now) refuses that as "not supported".
-			return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", fmt.Errorf("begin: %w", err))
+			return apperr.TryLater(fmt.Errorf("begin: %w", err))
 		}
 		return Classify(ctx, fmt.Errorf("begin: %w", err))
 	}
@@ -123,7 +123,7 @@ func Classify(ctx context.Context, err error) error {
 		return err
 	}
 	if IsUnavailable(ctx, err) {
-		return apperr.Wrap(apperr.Unavailable, "The service is temporarily unavailable. Retry later.", err)
+		return apperr.TryLater(err)
 	}
 	return apperr.Wrap(apperr.Internal, "An unexpected error occurred.", err)
 }
