@@ -16,7 +16,9 @@
 //   - following merges the followee's newest posts in, unfollowing removes
 //     them, deleting a post removes its rows;
 //   - trimming keeps Cap rows per member and raises the member's horizon,
-//     below which reads fall back to fan-out on read;
+//     below which reads fall back to fan-out on read: the Worker cuts the
+//     timelines its own fan-out has grown by Slack rows, and looks at every
+//     timeline (Trim) only now and then;
 //   - every read re-checks visibility when it hydrates, so a stale row can
 //     never show a post to someone who may not see it.
 package timeline
@@ -35,7 +37,9 @@ import (
 )
 
 // Cap is how many entries a member's timeline keeps (Mastodon keeps 400,
-// Twitter kept 800); Trim cuts back to it once a timeline holds Slack more.
+// Twitter kept 800); the Worker cuts a timeline back to it once it has
+// fanned Slack more rows out to it, and Trim once it holds more than
+// Cap+Slack.
 const (
 	Cap   = 400
 	Slack = 100

@@ -1,0 +1,246 @@
+package timeline
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// publish writes n public posts by author, a minute apart from start, the
+// way posts.Create records them for the timelines (Publish): the author's
+// own rows at once, the followers' through the outbox.
+func publish(t *testing.T, db *sqlx.DB, author int64, n int, start time.Time) {
+	t.Helper()
+	q := `
+		WITH x AS (
+		    INSERT INTO posts (author_id, body, visibility, created_at)
+		    SELECT $1::bigint, 'post ' || g, 'public', $2::timestamptz + g * interval '1 minute'
+		      FROM generate_series(1, $3::int) g
+		    RETURNING id, author_id, created_at, visibility
+		), ` + Publish("x") + `
+		SELECT count(*) FROM x`
+	var got int
+	if err := db.Get(&got, q, author, start, n); err != nil || got != n {
+		t.Fatalf("publish %d posts by %d = %d, %v", n, author, got, err)
+	}
+}
+
+// follow makes follower follow followee without the follow toggle's merge.
+func follow(t *testing.T, db *sqlx.DB, follower, followee int64) {
+	t.Helper()
+	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, follower, followee)
+}
+
+// drain fans out everything pending through w, as Run does.
+func drain(t *testing.T, w *Worker) {
+	t.Helper()
+	for {
+		n, err := w.fanOut(context.Background(), 7)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+	}
+}
+
+func rows(t *testing.T, db *sqlx.DB, member int64) int {
+	t.Helper()
+	var n int
+	if err := db.Get(&n, `SELECT count(*) FROM timeline WHERE member_id = $1`, member); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// newest returns the position of member's kth newest timeline row (from 1).
+func newest(t *testing.T, db *sqlx.DB, member int64, k int) cursor.Position {
+	t.Helper()
+	var r struct {
+		CreatedAt time.Time `db:"created_at"`
+		PostID    int64     `db:"post_id"`
+	}
+	const q = `SELECT created_at, post_id FROM timeline WHERE member_id = $1
+		ORDER BY created_at DESC, post_id DESC OFFSET $2 - 1 LIMIT 1`
+	if err := db.Get(&r, q, member, k); err != nil {
+		t.Fatal(err)
+	}
+	return cursor.Position{Time: r.CreatedAt, ID: r.PostID}
+}
+
+// at reports whether h is the position want.
+func at(h *cursor.Position, want cursor.Position) bool {
+	return h != nil && h.Time.Equal(want.Time) && h.ID == want.ID
+}
+
+func newWorker(db *sqlx.DB) *Worker {
+	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
+}
+
+// TestWorkerTrimsWhatItFannedOut: the trim tick cuts, without looking at
+// every timeline, the timelines the worker's own fan-out grew past Slack,
+// and raises their horizons; timelines that grew otherwise (here by their
+// members' own posts) are left to the full trim.
+func TestWorkerTrimsWhatItFannedOut(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "reader", "author", "lurker")
+	follow(t, db, id["reader"], id["author"])
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	publish(t, db, id["author"], Cap+Slack+10, start)
+	publish(t, db, id["lurker"], Cap+Slack+20, start)
+	w := newWorker(db)
+	drain(t, w)
+	if got := w.added[id["reader"]]; got != Cap+Slack+10 {
+		t.Fatalf("worker counted %d rows for reader, want %d", got, Cap+Slack+10)
+	}
+	if _, ok := w.added[id["lurker"]]; ok {
+		t.Fatal("worker counted rows for lurker, whose rows are their own posts")
+	}
+	wantHorizon := newest(t, db, id["reader"], Cap)
+
+	if _, err := w.trim(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := rows(t, db, id["reader"]); got != Cap {
+		t.Errorf("reader's timeline holds %d rows after the tick, want %d", got, Cap)
+	}
+	h, err := Horizon(ctx, db, id["reader"])
+	if err != nil || !at(h, wantHorizon) {
+		t.Errorf("reader's horizon after the tick = %v, %v; want %v", h, err, wantHorizon)
+	}
+	if _, ok := w.added[id["reader"]]; ok {
+		t.Error("reader is still counted after their timeline was cut")
+	}
+	for _, m := range []string{"author", "lurker"} {
+		want := map[string]int{"author": Cap + Slack + 10, "lurker": Cap + Slack + 20}[m]
+		if got := rows(t, db, id[m]); got != want {
+			t.Errorf("%s's timeline holds %d rows after the tick, want %d (untouched)", m, got, want)
+		}
+		if h, err := Horizon(ctx, db, id[m]); err != nil || h != nil {
+			t.Errorf("%s's horizon after the tick = %v, %v; want none", m, h, err)
+		}
+	}
+
+	// The full trim cuts the timelines the worker did not see grow.
+	wantLurker := newest(t, db, id["lurker"], Cap)
+	if _, err := w.trim(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"reader", "author", "lurker"} {
+		if got := rows(t, db, id[m]); got != Cap {
+			t.Errorf("%s's timeline holds %d rows after the full trim, want %d", m, got, Cap)
+		}
+	}
+	if h, err := Horizon(ctx, db, id["lurker"]); err != nil || !at(h, wantLurker) {
+		t.Errorf("lurker's horizon after the full trim = %v, %v; want %v", h, err, wantLurker)
+	}
+	if h, err := Horizon(ctx, db, id["reader"]); err != nil || !at(h, wantHorizon) {
+		t.Errorf("reader's horizon after the full trim = %v, %v; want %v (unchanged)", h, err, wantHorizon)
+	}
+}
+
+// TestWorkerTrimThreshold: a member becomes a candidate when the worker has
+// fanned Slack rows out to them, not before, whatever their timeline's
+// length; and the count starts again after the cut.
+func TestWorkerTrimThreshold(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "reader", "author")
+	follow(t, db, id["reader"], id["author"])
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	// A long timeline the worker did not see grow.
+	publish(t, db, id["reader"], Cap+Slack, start)
+	w := newWorker(db)
+	drain(t, w)
+
+	publish(t, db, id["author"], Slack-1, start.Add(24*time.Hour))
+	drain(t, w)
+	if _, err := w.trim(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := rows(t, db, id["reader"]), Cap+2*Slack-1; got != want {
+		t.Fatalf("reader's timeline holds %d rows after a tick with %d rows counted, want %d (not a candidate)", got, Slack-1, want)
+	}
+
+	publish(t, db, id["author"], 1, start.Add(48*time.Hour))
+	drain(t, w)
+	cut, err := w.trim(ctx, false)
+	if err != nil || cut != 1 {
+		t.Fatalf("tick with reader at %d rows counted cut %d timelines, %v; want 1", Slack, cut, err)
+	}
+	if got := rows(t, db, id["reader"]); got != Cap {
+		t.Fatalf("reader's timeline holds %d rows after the tick, want %d", got, Cap)
+	}
+
+	publish(t, db, id["author"], Slack-1, start.Add(72*time.Hour))
+	drain(t, w)
+	if got := w.added[id["reader"]]; got != Slack-1 {
+		t.Fatalf("worker counted %d rows for reader after the cut, want %d", got, Slack-1)
+	}
+}
+
+// TestWorkerTrack: the worker counts at most Track members; the others wait
+// for the full trim, which starts the counts afresh.
+func TestWorkerTrack(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "a", "b", "author")
+	follow(t, db, id["a"], id["author"])
+	follow(t, db, id["b"], id["author"])
+	w := newWorker(db)
+	w.Track = 1
+	publish(t, db, id["author"], 3, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	drain(t, w)
+	if len(w.added) != 1 || !w.overflowed {
+		t.Fatalf("worker counts %v (overflowed %v), want one member and overflowed", w.added, w.overflowed)
+	}
+	if _, err := w.trim(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if len(w.added) != 0 || w.overflowed {
+		t.Fatalf("after the full trim the worker counts %v (overflowed %v), want none", w.added, w.overflowed)
+	}
+}
+
+// TestWorkerRun: Run fans out, and trims in full every FullTrimEvery.
+func TestWorkerRun(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	id := pgtest.Members(t, db, "reader", "author", "lurker")
+	follow(t, db, id["reader"], id["author"])
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	publish(t, db, id["author"], 3, start)
+	publish(t, db, id["lurker"], Cap+Slack+1, start)
+	w := newWorker(db)
+	w.Idle, w.TrimEvery, w.FullTrimEvery = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx)
+		close(done)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if rows(t, db, id["reader"]) == 3 && rows(t, db, id["lurker"]) == Cap {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after 30 s of Run, reader's timeline holds %d rows (want 3), lurker's %d (want %d)",
+				rows(t, db, id["reader"]), rows(t, db, id["lurker"]), Cap)
+		}
+	}
+}
