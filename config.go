@@ -38,6 +38,9 @@ type Config struct {
 	// PostCacheEntries bounds the in-process cache of posts' static parts
 	// (0: none).
 	PostCacheEntries int
+	// SearchCacheTTL is how long search keeps what a text matched (0: not
+	// at all).
+	SearchCacheTTL time.Duration
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -64,6 +67,10 @@ const envDoc = `Environment:
                      instance keeps in memory for reads (default 50000, about 50 MB; 0 disables);
                      counters, reactions, polls, deletions and who may see a post are always read
                      live, so instances need no coordination
+  SEARCH_CACHE_TTL   how long each instance keeps what a search text matched (default 10s; 0
+                     disables); who may see a post is decided per request and the items shown are
+                     always read live, so nothing hidden or removed is shown, but a new match may
+                     appear, and totals change, this much later
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -133,6 +140,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("%w (or 0 for the role's setting)", err)
 	} else if c.StatementTimeout < time.Millisecond {
 		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", v)
+	}
+	if v := getenv("SEARCH_CACHE_TTL"); v == "0" {
+		c.SearchCacheTTL = 0
+	} else if c.SearchCacheTTL, err = envDuration(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
+		return c, fmt.Errorf("%w (or 0 for none)", err)
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err

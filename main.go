@@ -167,6 +167,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				Views:          viewCounter,
 				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none
 				MaxActive:      cfg.MaxActive,
+				SearchCache:    cmp.Or(cfg.SearchCacheTTL, -1), // 0 here means none
 				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,

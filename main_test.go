@@ -113,7 +113,8 @@ func TestSeedDemoAndCheck(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
-	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 {
+	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 ||
+		c.SearchCacheTTL != 10*time.Second {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
@@ -121,6 +122,7 @@ func TestLoadConfig(t *testing.T) {
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"},
+		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
 			t.Errorf("loadConfig(%v) accepted", env)
@@ -129,6 +131,11 @@ func TestLoadConfig(t *testing.T) {
 	for v, want := range map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond} {
 		if c, err := loadConfig(func(k string) string { return map[string]string{"DB_STATEMENT_TIMEOUT": v}[k] }); err != nil || c.StatementTimeout != want {
 			t.Errorf("DB_STATEMENT_TIMEOUT=%s: %v, %v; want %v", v, c.StatementTimeout, err, want)
+		}
+	}
+	for v, want := range map[string]time.Duration{"0": 0, "2m": 2 * time.Minute} {
+		if c, err := loadConfig(func(k string) string { return map[string]string{"SEARCH_CACHE_TTL": v}[k] }); err != nil || c.SearchCacheTTL != want {
+			t.Errorf("SEARCH_CACHE_TTL=%s: %v, %v; want %v", v, c.SearchCacheTTL, err, want)
 		}
 	}
 	c, _ = loadConfig(func(k string) string { return map[string]string{"PUBLIC_URL": "https://social.example/"}[k] })

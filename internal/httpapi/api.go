@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"fmt"
@@ -121,7 +122,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
 		usersHandler:         users.NewHandler(userStore, urls),
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
-		searchHandler:        search.NewHandler(search.NewStore(db).WithCache(postCache), urls),
+		searchHandler:        search.NewHandler(search.NewStore(db).WithCache(postCache).WithMatchCache(cmp.Or(cfg.SearchCache, search.DefaultMatchTTL)), urls),
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{

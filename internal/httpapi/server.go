@@ -52,6 +52,9 @@ type Config struct {
 	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
 	// number none.
 	PostCache int
+	// SearchCache is how long search keeps what a text matched: 0 means
+	// search.DefaultMatchTTL, a negative duration none.
+	SearchCache time.Duration
 }
 
 // ipExtractor takes client addresses from the connection, never from

@@ -12,7 +12,8 @@
 // only the MatchCap matches with the highest ids are ranked and counted; a
 // text whose every word must match finds them by walking the kind's
 // search_keys index (words bucketed by id, migration 16) from the highest
-// ids down.
+// ids down. A Store made WithMatchCache keeps what a text matched for a few
+// seconds, for every caller, and filters it for each (cache.go).
 package search
 
 import (

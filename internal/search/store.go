@@ -33,15 +33,32 @@ type Store struct {
 	// primary key before that (scanWindow; 0: none).
 	scan  int64
 	posts *hydrate.Cache
+	// matches and postMatches keep what texts matched for a short time
+	// (nil: never; cache.go); candidates is how many post matches a text
+	// keeps (postCandidates; tests make it small). lexemes keeps how texts
+	// read.
+	matches     *ttlCache[matchKey, matchResult]
+	postMatches *ttlCache[string, *postMatches]
+	candidates  int
+	lexemes     wordsCache
 }
 
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store {
-	return &Store{db: db, prep: pg.NewPrepared(db), window: firstWindow, scan: scanWindow}
+	return &Store{db: db, prep: pg.NewPrepared(db), window: firstWindow, scan: scanWindow, candidates: postCandidates}
 }
 
 // WithCache makes s keep the static parts of the posts it shows in c.
 func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
+
+// WithMatchCache makes s keep what texts matched for ttl (cache.go).
+func (s *Store) WithMatchCache(ttl time.Duration) *Store {
+	if ttl > 0 {
+		s.matches = newTTLCache[matchKey, matchResult](ttl, matchCacheEntries)
+		s.postMatches = newTTLCache[string, *postMatches](ttl, postCacheEntries)
+	}
+	return s
+}
 
 // Totals counts the matches of each kind that the caller may see.
 type Totals struct {
@@ -101,12 +118,111 @@ type words struct {
 
 // words reads the text of q as websearch_to_tsquery does.
 func (s *Store) words(ctx context.Context, q Query) (words, error) {
+	if w, ok := s.lexemes.get(q.Text); ok {
+		return w, nil
+	}
 	var tsq string
 	if err := sqlx.GetContext(ctx, s.prep, &tsq, `SELECT websearch_to_tsquery('simple', $1)::text`, q.Text); err != nil {
 		return words{}, pg.Classify(ctx, fmt.Errorf("search: read the text: %w", err))
 	}
 	lexemes, all := conjunction(tsq)
-	return words{lexemes: lexemes, all: all}, nil
+	w := words{lexemes: lexemes, all: all}
+	s.lexemes.put(q.Text, w)
+	return w, nil
+}
+
+// cachedHits is hits through the caches (cache.go), where they serve.
+func (s *Store) cachedHits(ctx context.Context, k Kind, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+	switch {
+	case s.matches == nil:
+		return s.hits(ctx, k, viewerID, q, w, after, limit)
+	case k == Posts:
+		if len(q.Tags) > 0 || !w.all || len(w.lexemes) == 0 {
+			// Tags read post_tags, cheap already; other texts are rare.
+			return s.hits(ctx, k, viewerID, q, w, after, limit)
+		}
+		return s.cachedPostHits(ctx, viewerID, q, w, after, limit)
+	}
+	text := q.Text
+	if k == People {
+		text = q.Name
+	}
+	key := cacheKey(k, text, after, limit)
+	if r, ok := s.matches.get(key); ok {
+		return r.hits, r.total, nil
+	}
+	hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	s.matches.put(key, matchResult{hits: hits, total: total})
+	return hits, total, nil
+}
+
+// candidatesSQL selects the newest limit matches of the words $2 (with
+// every lexeme of $3), whoever may see them, newest first, with what the
+// visibility rule reads: the walk of posts without its visibility
+// condition ($1 and $4-$7 are unused).
+func candidatesSQL(limit int) string {
+	return walkMatches("posts", "p", "post_search_bucket", "created_at", "true", []string{"author_id", "visibility"}, limit) + `
+	SELECT id, at, rank, author_id, visibility FROM hit ORDER BY id DESC`
+}
+
+// cachedPostHits is hits for posts matching words (w.all) through the
+// kept candidates of the text: the viewer's matches are the candidates the
+// visibility rule lets them see (visibility.Post, applied here to the
+// columns it reads, with the viewer's followees read live), the newest
+// MatchCap of them, ranked and paged as the walk does. A viewer who may see
+// fewer than MatchCap of incomplete candidates is walked instead.
+func (s *Store) cachedPostHits(ctx context.Context, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+	m, ok := s.postMatches.get(q.Text)
+	if !ok {
+		var rows []struct {
+			ID         int64     `db:"id"`
+			At         time.Time `db:"at"`
+			Rank       float64   `db:"rank"`
+			AuthorID   int64     `db:"author_id"`
+			Visibility string    `db:"visibility"`
+		}
+		err := sqlx.SelectContext(ctx, s.prep, &rows, candidatesSQL(s.candidates), nil, q.Text, pq.Array(w.lexemes), nil, nil, nil, nil)
+		if err != nil {
+			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
+		}
+		m = &postMatches{list: make([]candidate, len(rows)), complete: len(rows) < s.candidates}
+		for i, r := range rows {
+			vis := r.Visibility[0]
+			if r.Visibility == "private" {
+				vis = 'x'
+			}
+			m.list[i] = candidate{id: r.ID, author: r.AuthorID, at: r.At.UnixMicro(), rank: r.Rank, vis: vis}
+			m.followersOnly = m.followersOnly || vis == 'f'
+		}
+		s.postMatches.put(q.Text, m)
+	}
+	var followees map[int64]bool
+	if m.followersOnly {
+		var ids []int64
+		if err := sqlx.SelectContext(ctx, s.prep, &ids, `SELECT followee_id FROM follows WHERE follower_id = $1`, viewerID); err != nil {
+			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
+		}
+		followees = make(map[int64]bool, len(ids))
+		for _, id := range ids {
+			followees[id] = true
+		}
+	}
+	all := make([]hit, 0, min(len(m.list), MatchCap))
+	for _, c := range m.list {
+		if c.vis == 'p' || c.author == viewerID || (c.vis == 'f' && followees[c.author]) {
+			all = append(all, hit{ID: c.id, At: time.UnixMicro(c.at).UTC(), Rank: c.rank})
+			if len(all) == MatchCap {
+				break
+			}
+		}
+	}
+	if len(all) < MatchCap && !m.complete {
+		return s.hits(ctx, Posts, viewerID, q, w, after, limit)
+	}
+	return page(all, after, limit)
 }
 
 // hits returns up to limit matches of kind k after the position after, and
@@ -211,16 +327,27 @@ var (
 // by more than its planning, so the statement is not planned again on every
 // search (3 ms here).
 func walk(table, alias, bucket, at, where string) string {
-	r, cap := alias, strconv.Itoa(MatchCap)
+	return walkMatches(table, alias, bucket, at, where, nil, MatchCap) + hitsPage
+}
+
+// walkMatches is the walk of walk up to the materialized matches hit (id,
+// at, rank and the columns more of table), at most limit of them.
+func walkMatches(table, alias, bucket, at, where string, more []string, limit int) string {
+	r, cap := alias, strconv.Itoa(limit)
+	inner, outer := "", ""
+	for _, c := range more {
+		inner += ", " + r + "." + c
+		outer += ", w." + c
+	}
 	return `
 	WITH a AS MATERIALIZED (
 	    SELECT $1::bigint AS viewer, websearch_to_tsquery('simple', $2::text) AS q, array_to_tsvector($3::text[]) AS words,
 	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
 	), hit AS MATERIALIZED (
-	    SELECT w.id, w.at, w.rank
+	    SELECT w.id, w.at, w.rank` + outer + `
 	      FROM generate_series((SELECT ` + bucket + `(max(id)) FROM ` + table + `), 0, -1) AS b(bucket)
 	     CROSS JOIN LATERAL (
-	         SELECT ` + r + `.id, ` + r + `.` + at + ` AS at, ts_rank(` + r + `.search_tsv, (SELECT q FROM a))::float8 AS rank
+	         SELECT ` + r + `.id, ` + r + `.` + at + ` AS at, ts_rank(` + r + `.search_tsv, (SELECT q FROM a))::float8 AS rank` + inner + `
 	           FROM ` + table + ` ` + r + `
 	          WHERE search_keys(` + bucket + `(` + r + `.id), ` + r + `.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
 	            AND (` + r + `.search_tsv @@ (SELECT q FROM a)) IS TRUE
@@ -228,7 +355,7 @@ func walk(table, alias, bucket, at, where string) string {
 	          ORDER BY ` + r + `.id DESC
 	          LIMIT ` + cap + `) w
 	     LIMIT ` + cap + `
-	)` + hitsPage
+	)`
 }
 
 // hitsPage ends the statements of walk and peopleQuery: from the
@@ -420,13 +547,13 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		return Result{}, err
 	}
 	for _, k := range kinds {
-		hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
+		hits, total, err := s.cachedHits(ctx, k, viewerID, q, w, after, limit)
 		if err != nil {
 			return Result{}, err
 		}
 		res.Totals.set(k, total)
 		if len(hits) > perPage {
-			hits = hits[:perPage]
+			hits = hits[:perPage:perPage]
 			last := hits[perPage-1]
 			res.Next = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
 		}
@@ -455,7 +582,7 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 			if k == kind {
 				continue
 			}
-			_, total, err := s.hits(ctx, k, viewerID, q, w, nil, 0)
+			_, total, err := s.cachedHits(ctx, k, viewerID, q, w, nil, 0)
 			if err != nil {
 				return Result{}, err
 			}
@@ -639,7 +766,8 @@ var listingsQuery = hydrate.NewListQuery("$1", func(list string) string {
 		 ORDER BY page.ord`
 })
 
-// listings reads the listings ids in the order of ids, in one query.
+// listings reads the listings ids in the order of ids, in one query,
+// leaving out those whose seller was suspended since they were found.
 func (s *Store) listings(ctx context.Context, ids []int64) ([]Listing, error) {
 	out := []Listing{}
 	if len(ids) == 0 {
@@ -682,10 +810,12 @@ var jobsQuery = hydrate.NewListQuery("$1", func(list string) string {
 		       j.salary_period, j.description, j.apply_url, j.posted_at, j.expires_at
 		  FROM ` + list + `
 		  JOIN jobs j ON j.id = page.id
+		 WHERE ` + jobs.Open + `
 		 ORDER BY page.ord`
 })
 
-// jobs reads the jobs ids in the order of ids, in one query.
+// jobs reads the jobs ids in the order of ids, in one query, leaving out
+// those closed or expired since they were found.
 func (s *Store) jobs(ctx context.Context, ids []int64) ([]Job, error) {
 	out := []Job{}
 	if len(ids) == 0 {

@@ -50,7 +50,8 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 // or a negation) and the post_tags tag search give exactly what the former
 // one-statement search over posts gave: the same pages, in the same order,
 // with the same totals, for common, rare and absent words, tags, and every
-// viewer relation.
+// viewer relation; and so does a search through the matches kept for
+// every viewer (Store.cachedPostHits).
 func TestPostHitsEqualOneStatement(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
@@ -113,12 +114,40 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := NewStore(db)
+	// Stores that keep the matches of a text for every viewer (cache.go):
+	// all of them (complete), the default number, and so few that most
+	// viewers are walked instead.
+	var cached []*Store
+	for _, n := range []int{5000, postCandidates, 40} {
+		c := NewStore(db).WithMatchCache(time.Hour)
+		c.candidates = n
+		cached = append(cached, c)
+	}
 	queries := []string{"common", "medium", "rare", "late", "absent", "common medium", "rare or late", "medium -common",
 		`"common medium"`, "common common", "-common", "!!!", "common rare absent",
 		"#tone", "#ttwo #tthree", "#tone #tone", "#tnone"}
 	for _, viewer := range []int64{1, 7, 500, 1000} {
 		for _, text := range queries {
 			q, w := read(t, s, text)
+			for _, c := range cached {
+				for _, per := range []int{37} {
+					var after *cursor.Position
+					for page := 0; ; page++ {
+						got, gotTotal, err := c.cachedHits(t.Context(), Posts, viewer, q, w, after, per+1)
+						if err != nil {
+							t.Fatal(err)
+						}
+						query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
+						name := fmt.Sprintf("viewer %d, %q, %d kept, per page %d, page %d", viewer, text, c.candidates, per, page)
+						samePage(t, db, name, got, gotTotal, query, args)
+						if len(got) <= per {
+							break
+						}
+						last := got[per-1]
+						after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
+					}
+				}
+			}
 			// Index windows of several sizes, after key walks of several
 			// sizes (0: none).
 			for _, ws := range [][2]int64{{firstWindow, scanWindow}, {3, 0}, {37, 5}, {700, 50}, {11, 1}} {

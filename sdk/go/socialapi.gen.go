@@ -3005,8 +3005,14 @@ type ClientInterface interface {
 	// newest matches the caller may see (posts by publication order, listings and jobs by
 	// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
 	// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
-	// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
-	// parameter.
+	// 1,000). Search is eventually consistent: each server instance keeps what a text matched
+	// for up to 10 seconds (ids and sort keys only; for posts, the newest matches whoever may
+	// see them, filtered for each caller on every search), so a new match can appear, and the
+	// totals and order change, up to 10 seconds late. Who may see a post is always decided as
+	// of the request, and every item shown is read afresh: a deleted or hidden post, a
+	// suspended member, a suspended seller's listing, or a job closed or expired since is
+	// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
+	// empty `q`, a `cursor` without `type`, or a malformed parameter.
 	//
 	// Corresponds with GET /search (the `SearchAll` operationId).
 	SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3632,8 +3638,14 @@ func (c *Client) ReactToPost(ctx context.Context, id ID, params *ReactToPostPara
 // newest matches the caller may see (posts by publication order, listings and jobs by
 // the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
 // `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
-// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
-// parameter.
+// 1,000). Search is eventually consistent: each server instance keeps what a text matched
+// for up to 10 seconds (ids and sort keys only; for posts, the newest matches whoever may
+// see them, filtered for each caller on every search), so a new match can appear, and the
+// totals and order change, up to 10 seconds late. Who may see a post is always decided as
+// of the request, and every item shown is read afresh: a deleted or hidden post, a
+// suspended member, a suspended seller's listing, or a job closed or expired since is
+// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
+// empty `q`, a `cursor` without `type`, or a malformed parameter.
 //
 // Corresponds with GET /search (the `SearchAll` operationId).
 func (c *Client) SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5743,8 +5755,14 @@ type ClientWithResponsesInterface interface {
 	// newest matches the caller may see (posts by publication order, listings and jobs by
 	// the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
 	// `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
-	// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
-	// parameter.
+	// 1,000). Search is eventually consistent: each server instance keeps what a text matched
+	// for up to 10 seconds (ids and sort keys only; for posts, the newest matches whoever may
+	// see them, filtered for each caller on every search), so a new match can appear, and the
+	// totals and order change, up to 10 seconds late. Who may see a post is always decided as
+	// of the request, and every item shown is read afresh: a deleted or hidden post, a
+	// suspended member, a suspended seller's listing, or a job closed or expired since is
+	// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
+	// empty `q`, a `cursor` without `type`, or a malformed parameter.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11106,8 +11124,14 @@ func (c *ClientWithResponses) ReactToPostWithResponse(ctx context.Context, id ID
 // newest matches the caller may see (posts by publication order, listings and jobs by
 // the order they were added): those are ranked, paged and counted, so `meta.totals.posts`,
 // `meta.totals.listings` and `meta.totals.jobs` are at most 1,000 (1,000 means at least
-// 1,000). 400 for a missing or empty `q`, a `cursor` without `type`, or a malformed
-// parameter.
+// 1,000). Search is eventually consistent: each server instance keeps what a text matched
+// for up to 10 seconds (ids and sort keys only; for posts, the newest matches whoever may
+// see them, filtered for each caller on every search), so a new match can appear, and the
+// totals and order change, up to 10 seconds late. Who may see a post is always decided as
+// of the request, and every item shown is read afresh: a deleted or hidden post, a
+// suspended member, a suspended seller's listing, or a job closed or expired since is
+// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
+// empty `q`, a `cursor` without `type`, or a malformed parameter.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -1,0 +1,169 @@
+package search
+
+import (
+	"sync"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+)
+
+// DefaultMatchTTL is how long a search keeps what a text matched
+// (SEARCH_CACHE_TTL; documented in openapi.yaml).
+const DefaultMatchTTL = 10 * time.Second
+
+// What a search keeps, for the ttl, so that a text searched again within it
+// costs no walk:
+//
+//   - of people, listings and jobs, whose matches do not depend on who
+//     searches, the page of matches and the total of each ask (matchKey);
+//   - of posts, the newest postCandidates matches of a text whoever may see
+//     them (postMatches); each search filters them for its caller, exactly
+//     as the walk's visibility rule would (Store.cachedPostHits).
+//
+// Only ids, sort keys and totals are kept. The items shown are read afresh
+// on every search, and that read re-checks what the walk checked (posts
+// their existence and visibility, Profiles and listingsQuery suspended
+// members and their listings, jobsQuery closed and expired jobs): a kept
+// match can make a new item appear, or a total or an order change, up to
+// the ttl late, never show what may no longer be shown.
+
+// matchCacheEntries bounds the asks kept: an entry holds at most a page and
+// one more hit (101 of 40 bytes), so about 8 MB when full of the largest
+// pages, and a few hundred kilobytes for the usual first pages.
+const matchCacheEntries = 2048
+
+// matchKey is one ask for the matches of a kind: the text as that kind
+// reads it, the keyset position after which the page starts (the zero
+// Position for the first), and the page's length (0: only the total).
+type matchKey struct {
+	kind  Kind
+	text  string
+	after cursor.Position
+	limit int
+}
+
+func cacheKey(k Kind, text string, after *cursor.Position, limit int) matchKey {
+	key := matchKey{kind: k, text: text, limit: limit}
+	if after != nil {
+		// The position as the cursor carries it: microseconds, no location.
+		key.after = cursor.Position{Time: after.Time.UTC().Truncate(time.Microsecond), ID: after.ID, Rank: after.Rank}
+	}
+	return key
+}
+
+// matchResult is the answer to a matchKey.
+type matchResult struct {
+	hits  []hit
+	total int
+}
+
+// postCandidates is how many of the newest matches of a text, whoever may
+// see them, are kept for posts: with three posts in four public (the
+// benchmark's data), enough for any caller to find the MatchCap they may
+// see. A caller who finds fewer among them, while older matches exist, is
+// searched by the walk instead.
+const postCandidates = 1500
+
+// postCacheEntries bounds the texts whose post matches are kept: at most
+// postCandidates × 40 bytes each, so about 15 MB when full.
+const postCacheEntries = 256
+
+// candidate is a post matching a text, with what the visibility rule reads.
+type candidate struct {
+	id, author int64
+	at         int64 // unix microseconds, as PostgreSQL keeps it
+	rank       float64
+	vis        byte // visibility's first letter: p(ublic), f(ollowers), p(r)ivate as 'x'
+}
+
+// postMatches are the newest matches of a text, newest first.
+type postMatches struct {
+	list []candidate
+	// complete: no older match exists.
+	complete bool
+	// followersOnly: some match is for the author's followers.
+	followersOnly bool
+}
+
+// ttlCache keeps values for ttl, at most max of them. When full, an insert
+// first drops the expired entries, then, if that was not enough, an
+// arbitrary quarter (Go's map order): cheap, and the hot keys, asked again
+// at once, come back.
+type ttlCache[K comparable, V any] struct {
+	ttl time.Duration
+	max int
+	now func() time.Time
+	mu  sync.Mutex
+	m   map[K]ttlEntry[V]
+}
+
+type ttlEntry[V any] struct {
+	v       V
+	expires time.Time
+}
+
+func newTTLCache[K comparable, V any](ttl time.Duration, max int) *ttlCache[K, V] {
+	return &ttlCache[K, V]{ttl: ttl, max: max, now: time.Now, m: make(map[K]ttlEntry[V])}
+}
+
+// get returns the value kept for key, if it is younger than the ttl. The
+// caller must not change it.
+func (c *ttlCache[K, V]) get(key K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[key]
+	if !ok || !c.now().Before(e.expires) {
+		var zero V
+		return zero, false
+	}
+	return e.v, true
+}
+
+// put keeps v for key.
+func (c *ttlCache[K, V]) put(key K, v V) {
+	now := c.now()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= c.max {
+		for k, e := range c.m {
+			if !now.Before(e.expires) {
+				delete(c.m, k)
+			}
+		}
+		drop := len(c.m) - c.max*3/4
+		for k := range c.m {
+			if drop <= 0 {
+				break
+			}
+			delete(c.m, k)
+			drop--
+		}
+	}
+	c.m[key] = ttlEntry[V]{v: v, expires: now.Add(c.ttl)}
+}
+
+// wordsCacheEntries bounds the texts whose words are kept.
+const wordsCacheEntries = 4096
+
+// wordsCache keeps how PostgreSQL reads a search text (Store.words), which
+// depends on nothing but the text, so a repeated text costs no statement.
+type wordsCache struct {
+	mu sync.Mutex
+	m  map[string]words
+}
+
+func (c *wordsCache) get(text string) (words, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	w, ok := c.m[text]
+	return w, ok
+}
+
+func (c *wordsCache) put(text string, w words) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= wordsCacheEntries {
+		c.m = make(map[string]words)
+	}
+	c.m[text] = w
+}

@@ -1,0 +1,181 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// TestMatchCache: within the ttl, a search keeps what a text matched (new
+// matches are not found, totals may lag), yet never shows a member
+// suspended, a suspended seller's listing, a job closed or a post deleted
+// since, and applies who may see a post as it is now (a new follow shows
+// the followers-only post at once). After the ttl, everything is found
+// afresh.
+func TestMatchCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := pgtest.New(t)
+	ids := pgtest.Members(t, db, "viewer", "otter_a", "otter_b", "seller", "dodgy", "writer")
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	listing := func(seller, title string) int64 {
+		t.Helper()
+		var id int64
+		const q = `
+			INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition, city, country)
+			SELECT $1, id, $2, 'x', 100, 'EUR', 'good', 'Lyon', 'FR' FROM categories WHERE slug = 'books' RETURNING id`
+		if err := db.Get(&id, q, ids[seller], title); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	job := func(title string) int64 {
+		t.Helper()
+		var id int64
+		const q = `
+			INSERT INTO jobs (title, company_name, workplace, employment_type, description, posted_at)
+			VALUES ($1, 'Acme', 'remote', 'full_time', 'x', now()) RETURNING id`
+		if err := db.Get(&id, q, title); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	post := func(author, vis, body string) int64 {
+		t.Helper()
+		var id int64
+		if err := db.Get(&id, `INSERT INTO posts (author_id, body, visibility) VALUES ($1, $2, $3) RETURNING id`, ids[author], body, vis); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	lamp, book := listing("seller", "Otter lamp"), listing("dodgy", "Otter book")
+	keeper, vet := job("Otter keeper"), job("Otter vet")
+	first := post("writer", "public", "otter news")
+	hidden := post("writer", "followers", "otter secret")
+	mine := post("viewer", "private", "otter diary")
+	post("writer", "private", "otter plans")
+
+	s := NewStore(db).WithMatchCache(time.Minute)
+	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	s.matches.now = func() time.Time { return clock }
+	s.postMatches.now = s.matches.now
+	q, err := Parse("otter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	search := func() Result {
+		t.Helper()
+		res, err := s.Search(ctx, ids["viewer"], q, "", nil, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	type shown struct{ people, listings, jobs, posts []int64 }
+	seen := func(r Result) shown {
+		var out shown
+		for _, p := range r.People {
+			out.people = append(out.people, p.ID)
+		}
+		for _, l := range r.Listings {
+			out.listings = append(out.listings, l.ID)
+		}
+		for _, j := range r.Jobs {
+			out.jobs = append(out.jobs, j.ID)
+		}
+		for _, p := range r.Posts {
+			out.posts = append(out.posts, p.ID)
+		}
+		for _, l := range [][]int64{out.people, out.listings, out.jobs} {
+			slices.Sort(l)
+		}
+		return out
+	}
+	check := func(step string, r Result, want shown, totals Totals) {
+		t.Helper()
+		got := seen(r)
+		if fmt.Sprint(got) != fmt.Sprint(want) || r.Totals != totals {
+			t.Errorf("%s: shown %v, totals %+v; want %v, %+v", step, got, r.Totals, want, totals)
+		}
+	}
+
+	check("first search", search(),
+		shown{[]int64{ids["otter_a"], ids["otter_b"]}, []int64{lamp, book}, []int64{keeper, vet}, []int64{mine, first}},
+		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 2})
+
+	// Changes after the first search: a match suspended, a seller
+	// suspended, a job closed, a post deleted, the viewer following the
+	// author of a followers-only post; a new member, listing, job and post.
+	exec(`UPDATE members SET suspended_at = now() WHERE id = $1`, ids["otter_a"])
+	exec(`UPDATE members SET suspended_at = now() WHERE id = $1`, ids["dodgy"])
+	exec(`UPDATE jobs SET closed_at = now() WHERE id = $1`, vet)
+	newcomer := pgtest.Members(t, db, "otter_c")["otter_c"]
+	mug, trainer := listing("seller", "Otter mug"), job("Otter trainer")
+	exec(`DELETE FROM posts WHERE id = $1`, first)
+	if _, _, err := follows.NewStore(db).Toggle(ctx, ids["viewer"], "writer"); err != nil {
+		t.Fatal(err)
+	}
+	second := post("writer", "public", "more otter news")
+
+	clock = clock.Add(59 * time.Second)
+	check("within the ttl", search(),
+		shown{[]int64{ids["otter_b"]}, []int64{lamp}, []int64{keeper}, []int64{mine, hidden}},
+		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 3})
+
+	clock = clock.Add(time.Second)
+	check("after the ttl", search(),
+		shown{[]int64{ids["otter_b"], newcomer}, []int64{lamp, mug}, []int64{keeper, trainer}, []int64{second, mine, hidden}},
+		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 3})
+}
+
+// TestMatchCacheBounded: the cache never holds more than matchCacheEntries
+// texts, drops expired entries first, and tells keyset positions apart.
+func TestMatchCacheBounded(t *testing.T) {
+	t.Parallel()
+	c := newTTLCache[matchKey, matchResult](time.Minute, matchCacheEntries)
+	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
+	c.now = func() time.Time { return clock }
+	for i := range 3 * matchCacheEntries {
+		c.put(cacheKey(Listings, fmt.Sprint(i), nil, 5), matchResult{total: i})
+		if len(c.m) > matchCacheEntries {
+			t.Fatalf("after %d puts the cache holds %d entries", i+1, len(c.m))
+		}
+	}
+	if r, ok := c.get(cacheKey(Listings, fmt.Sprint(3*matchCacheEntries-1), nil, 5)); !ok || r.total != 3*matchCacheEntries-1 {
+		t.Errorf("the newest entry is gone (%v, %d)", ok, r.total)
+	}
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6789, time.FixedZone("x", 3600))
+	a := cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5)
+	c.put(a, matchResult{hits: []hit{{ID: 9}}, total: 1})
+	same := cacheKey(Jobs, "x", &cursor.Position{Time: at.UTC().Truncate(time.Microsecond), ID: 9, Rank: 0.5}, 5)
+	if _, ok := c.get(same); !ok {
+		t.Error("the same position, in another zone, misses")
+	}
+	for _, other := range []matchKey{
+		cacheKey(Jobs, "x", nil, 5), cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 8, Rank: 0.5}, 5),
+		cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 6), cacheKey(Listings, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5),
+	} {
+		if _, ok := c.get(other); ok {
+			t.Errorf("%+v hits the entry of %+v", other, a)
+		}
+	}
+	clock = clock.Add(time.Minute)
+	if _, ok := c.get(same); ok {
+		t.Error("an entry as old as the ttl is still served")
+	}
+	c.put(cacheKey(People, "fresh", nil, 5), matchResult{})
+	if len(c.m) > matchCacheEntries {
+		t.Errorf("%d entries", len(c.m))
+	}
+}
