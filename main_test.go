@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -114,7 +115,7 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
 	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 ||
-		c.SearchCacheTTL != 10*time.Second {
+		c.SearchCacheTTL != 10*time.Second || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
@@ -137,6 +138,14 @@ func TestLoadConfig(t *testing.T) {
 		if c, err := loadConfig(func(k string) string { return map[string]string{"SEARCH_CACHE_TTL": v}[k] }); err != nil || c.SearchCacheTTL != want {
 			t.Errorf("SEARCH_CACHE_TTL=%s: %v, %v; want %v", v, c.SearchCacheTTL, err, want)
 		}
+	}
+	for _, tt := range []struct{ conns, cpus, want int64 }{{16, 2, 8}, {16, 8, 16}, {4, 2, 4}, {100, 1, 4}} {
+		if got := defaultActive(tt.conns, int(tt.cpus)); got != tt.want {
+			t.Errorf("defaultActive(%d conns, %d CPUs) = %d, want %d", tt.conns, tt.cpus, got, tt.want)
+		}
+	}
+	if c, err := loadConfig(func(k string) string { return map[string]string{"MAX_ACTIVE_REQUESTS": "0"}[k] }); err != nil || c.MaxActive != 0 {
+		t.Errorf("MAX_ACTIVE_REQUESTS=0: %d, %v; want 0 (no bound)", c.MaxActive, err)
 	}
 	c, _ = loadConfig(func(k string) string { return map[string]string{"PUBLIC_URL": "https://social.example/"}[k] })
 	if c.PublicURL != "https://social.example" {

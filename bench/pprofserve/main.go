@@ -13,6 +13,7 @@ import (
 	_ "net/http/pprof" // the profiling endpoints, on the debug listener only
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -57,7 +58,7 @@ func run(addr, debug, specPath string, log *slog.Logger) error {
 		PublicURL:      "http://" + addr,
 		BodyLimit:      64 << 10,
 		RequestTimeout: 10 * time.Second,
-		MaxActive:      pg.DefaultPool.MaxOpen, // as serve's default (MAX_ACTIVE_REQUESTS)
+		MaxActive:      min(pg.DefaultPool.MaxOpen, 4*runtime.GOMAXPROCS(0)), // as serve's default (MAX_ACTIVE_REQUESTS)
 		RateLimits:     ratelimit.Quotas{Read: envInt("RATE_LIMIT_READ", 120), Write: envInt("RATE_LIMIT_WRITE", 60), Window: time.Minute},
 	}, conn, log, specYAML)
 	if err != nil {
