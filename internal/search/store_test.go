@@ -130,23 +130,10 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 		for _, text := range queries {
 			q, w := read(t, s, text)
 			for _, c := range cached {
-				for _, per := range []int{37} {
-					var after *cursor.Position
-					for page := 0; ; page++ {
-						got, gotTotal, err := c.cachedHits(t.Context(), Posts, viewer, q, w, after, per+1)
-						if err != nil {
-							t.Fatal(err)
-						}
-						query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
-						name := fmt.Sprintf("viewer %d, %q, %d kept, per page %d, page %d", viewer, text, c.candidates, per, page)
-						samePage(t, db, name, got, gotTotal, query, args)
-						if len(got) <= per {
-							break
-						}
-						last := got[per-1]
-						after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
-					}
-				}
+				name := fmt.Sprintf("viewer %d, %q, %d kept", viewer, text, c.candidates)
+				samePostPages(t, db, name, viewer, q, 37, func(after *cursor.Position, limit int) ([]hit, int, error) {
+					return c.cachedHits(t.Context(), Posts, viewer, q, w, after, limit)
+				})
 			}
 			// Index windows of several sizes, after key walks of several
 			// sizes (0: none).
@@ -154,21 +141,10 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 				window := ws[0]
 				s.window, s.scan = window, ws[1]
 				for _, per := range []int{100, 23} {
-					var after *cursor.Position
-					for page := 0; ; page++ {
-						got, gotTotal, err := s.hits(t.Context(), Posts, viewer, q, w, after, per+1)
-						if err != nil {
-							t.Fatal(err)
-						}
-						query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
-						name := fmt.Sprintf("viewer %d, %q, window %d after %d, per page %d, page %d", viewer, text, window, s.scan, per, page)
-						samePage(t, db, name, got, gotTotal, query, args)
-						if len(got) <= per {
-							break
-						}
-						last := got[per-1]
-						after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
-					}
+					name := fmt.Sprintf("viewer %d, %q, window %d after %d", viewer, text, window, s.scan)
+					samePostPages(t, db, name, viewer, q, per, func(after *cursor.Position, limit int) ([]hit, int, error) {
+						return s.hits(t.Context(), Posts, viewer, q, w, after, limit)
+					})
 				}
 			}
 		}
@@ -342,6 +318,27 @@ func read(t *testing.T, s *Store, text string) (Query, words) {
 		t.Fatal(err)
 	}
 	return q, w
+}
+
+// samePostPages pages through the post matches that fetch returns, per
+// to a page, and fails t unless every page and total is oldPostPage's.
+func samePostPages(t *testing.T, db *sqlx.DB, name string, viewer int64, q Query, per int,
+	fetch func(after *cursor.Position, limit int) ([]hit, int, error)) {
+	t.Helper()
+	var after *cursor.Position
+	for page := 0; ; page++ {
+		got, total, err := fetch(after, per+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		query, args := oldPostPage(viewer, q.Text, q.Tags, after, per+1)
+		samePage(t, db, fmt.Sprintf("%s, per page %d, page %d", name, per, page), got, total, query, args)
+		if len(got) <= per {
+			return
+		}
+		last := got[per-1]
+		after = &cursor.Position{Rank: last.Rank, Time: last.At, ID: last.ID}
+	}
 }
 
 // samePage fails t unless got and total are the page and the total that the
