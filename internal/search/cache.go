@@ -65,7 +65,7 @@ type matchResult struct {
 const postCandidates = 1500
 
 // postCacheEntries bounds the texts whose post matches are kept: at most
-// postCandidates × 40 bytes each, so about 15 MB when full.
+// postCandidates × 48 bytes each, so about 18 MB when full.
 const postCacheEntries = 256
 
 // candidate is a post matching a text, with what the visibility rule reads.
@@ -73,8 +73,12 @@ type candidate struct {
 	id, author int64
 	at         int64 // unix microseconds, as PostgreSQL keeps it
 	rank       float64
-	vis        byte // visibility's first letter: p(ublic), f(ollowers), p(r)ivate as 'x'
+	vis        string // one of visibilities' strings, shared by every candidate
 }
+
+// visibilities are the values of posts.visibility, so that kept candidates
+// share three strings rather than hold one each.
+var visibilities = []string{"public", "followers", "private"}
 
 // postMatches are the newest matches of a text, newest first.
 type postMatches struct {

@@ -170,8 +170,8 @@ func candidatesSQL(limit int) string {
 
 // cachedPostHits is hits for posts matching words (w.all) through the
 // kept candidates of the text: the viewer's matches are the candidates the
-// visibility rule lets them see (visibility.Post, applied here to the
-// columns it reads, with the viewer's followees read live), the newest
+// visibility rule lets them see (visibility.Sees, with the viewer's
+// followees read live), the newest
 // MatchCap of them, ranked and paged as the walk does. A viewer who may see
 // fewer than MatchCap of incomplete candidates is walked instead.
 func (s *Store) cachedPostHits(ctx context.Context, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
@@ -190,12 +190,12 @@ func (s *Store) cachedPostHits(ctx context.Context, viewerID int64, q Query, w w
 		}
 		m = &postMatches{list: make([]candidate, len(rows)), complete: len(rows) < s.candidates}
 		for i, r := range rows {
-			vis := r.Visibility[0]
-			if r.Visibility == "private" {
-				vis = 'x'
+			vis := r.Visibility
+			if j := slices.Index(visibilities, vis); j >= 0 {
+				vis = visibilities[j]
 			}
 			m.list[i] = candidate{id: r.ID, author: r.AuthorID, at: r.At.UnixMicro(), rank: r.Rank, vis: vis}
-			m.followersOnly = m.followersOnly || vis == 'f'
+			m.followersOnly = m.followersOnly || vis == "followers"
 		}
 		s.postMatches.put(q.Text, m)
 	}
@@ -210,9 +210,10 @@ func (s *Store) cachedPostHits(ctx context.Context, viewerID int64, q Query, w w
 			followees[id] = true
 		}
 	}
+	follows := func(author int64) bool { return followees[author] }
 	all := make([]hit, 0, min(len(m.list), MatchCap))
 	for _, c := range m.list {
-		if c.vis == 'p' || c.author == viewerID || (c.vis == 'f' && followees[c.author]) {
+		if visibility.Sees(c.vis, c.author, viewerID, follows) {
 			all = append(all, hit{ID: c.id, At: time.UnixMicro(c.at).UTC(), Rank: c.rank})
 			if len(all) == MatchCap {
 				break

@@ -18,3 +18,13 @@ func Post(alias, viewer string) string {
 		" OR (" + alias + ".visibility = 'followers' AND EXISTS (SELECT 1 FROM follows vis_f" +
 		" WHERE vis_f.follower_id = " + viewer + " AND vis_f.followee_id = " + alias + ".author_id)))"
 }
+
+// Sees is Post in Go, for a post whose visibility and author were read
+// earlier (search keeps matches for every caller and filters them per
+// request): whether viewerID may see a post by authorID with visibility
+// vis, follows telling whether viewerID now follows authorID (only asked
+// of a followers-only post by someone else). TestPost holds both to the
+// same table.
+func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) bool) bool {
+	return vis == "public" || authorID == viewerID || (vis == "followers" && follows(authorID))
+}
