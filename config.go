@@ -135,17 +135,12 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.ShutdownTimeout, err = envDuration(getenv, "SHUTDOWN_TIMEOUT", 20*time.Second); err != nil {
 		return c, err
 	}
-	c.StatementTimeout = 5 * time.Second
-	if v := getenv("DB_STATEMENT_TIMEOUT"); v == "0" {
-		c.StatementTimeout = 0
-	} else if c.StatementTimeout, err = envDuration(getenv, "DB_STATEMENT_TIMEOUT", c.StatementTimeout); err != nil {
+	if c.StatementTimeout, err = envDurationOrOff(getenv, "DB_STATEMENT_TIMEOUT", 5*time.Second); err != nil {
 		return c, fmt.Errorf("%w (or 0 for the role's setting)", err)
-	} else if c.StatementTimeout < time.Millisecond {
-		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", v)
+	} else if c.StatementTimeout != 0 && c.StatementTimeout < time.Millisecond {
+		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", getenv("DB_STATEMENT_TIMEOUT"))
 	}
-	if v := getenv("SEARCH_CACHE_TTL"); v == "0" {
-		c.SearchCacheTTL = 0
-	} else if c.SearchCacheTTL, err = envDuration(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
+	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
 		return c, fmt.Errorf("%w (or 0 for none)", err)
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
@@ -236,6 +231,14 @@ func envInt(getenv func(string) string, name string, def, lo, hi int64) (int64, 
 // 86 ms, the mix 111 against 128 ms) at 64 connections.
 func defaultActive(maxConns int64, cpus int) int64 {
 	return min(maxConns, int64(4*cpus))
+}
+
+// envDurationOrOff is envDuration that also takes "0": off, returned as 0.
+func envDurationOrOff(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
+	if getenv(name) == "0" {
+		return 0, nil
+	}
+	return envDuration(getenv, name, def)
 }
 
 func envDuration(getenv func(string) string, name string, def time.Duration) (time.Duration, error) {
