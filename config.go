@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 // Config is read once, from the environment, in main.
@@ -42,6 +43,9 @@ type Config struct {
 	// SearchCacheTTL is how long search keeps what a text matched (0: not
 	// at all).
 	SearchCacheTTL time.Duration
+	// DormantAfter is how long a member goes without using the service
+	// before the fan-out stops writing to their home timeline (0: never).
+	DormantAfter time.Duration
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -73,6 +77,10 @@ const envDoc = `Environment:
                      disables); who may see a post is decided per request and the items shown are
                      always read live, so nothing hidden or removed is shown, but a new match may
                      appear, and totals change, this much later
+  TIMELINE_DORMANT_AFTER
+                     how long a member may go without using any token before new posts stop being
+                     written to their home timeline (default 336h, 14 days; 0: never); their next
+                     home feed read rebuilds it, in the same request
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -142,6 +150,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
 		return c, fmt.Errorf("%w (or 0 for none)", err)
+	}
+	if c.DormantAfter, err = envDurationOrOff(getenv, "TIMELINE_DORMANT_AFTER", timeline.DormantAfter); err != nil {
+		return c, fmt.Errorf("%w (or 0 for never)", err)
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err

@@ -19,12 +19,13 @@ import (
 // Store reads timelines.
 type Store struct {
 	db    *pg.Prepared
+	raw   *sqlx.DB // timeline.Wake's transaction
 	posts *hydrate.Cache
 }
 
 // NewStore returns a Store; its statements are prepared once. It caches no
 // posts until WithCache gives it a cache.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: pg.NewPrepared(db)} }
+func NewStore(db *sqlx.DB) *Store { return &Store{db: pg.NewPrepared(db), raw: db} }
 
 // WithCache makes s keep the static parts of posts in c.
 func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
@@ -33,19 +34,37 @@ func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 // after (nil: from the newest) and the position of the next page (nil:
 // none). A page is one statement from the fanned-out timeline (package
 // timeline) hydrated in place; the last page of a timeline costs a look at
-// the member's horizon, and pages below it come from fan-out on read.
+// the member's horizon, and pages below it come from fan-out on read. A
+// dormant member's first read wakes their timeline (timeline.Wake).
 func (s *Store) Home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int) ([]hydrate.Post, *cursor.Position, error) {
+	return s.home(ctx, viewerID, after, perPage, true)
+}
+
+func (s *Store) home(ctx context.Context, viewerID int64, after *cursor.Position, perPage int, wake bool) ([]hydrate.Post, *cursor.Position, error) {
 	q, args := timeline.PageSQL(after, []any{viewerID, perPage + 1})
 	ps, next, exact, err := s.posts.Page(ctx, s.db, viewerID, perPage, hydrate.FromCache, q, args)
 	if err != nil || (exact && next != nil) {
 		return ps, next, err
 	}
-	// The timeline ran out: the end of the feed, or the member's horizon.
-	h, err := timeline.Horizon(ctx, s.db, viewerID)
+	// The timeline ran out: the end of the feed, the member's horizon, or a
+	// dormant timeline.
+	h, asleep, err := timeline.State(ctx, s.db, viewerID)
 	if err != nil {
 		return nil, nil, err
 	}
-	if h == nil {
+	if asleep && wake {
+		// Woken, the page is read again from the rebuilt timeline; not
+		// woken (made dormant again meanwhile, a read-only database), it
+		// is read on fan-out, which is always exact.
+		woken, err := timeline.Wake(ctx, s.raw, viewerID)
+		if err == nil && woken {
+			return s.home(ctx, viewerID, after, perPage, false)
+		}
+		if err != nil && ctx.Err() != nil {
+			return nil, nil, err
+		}
+	}
+	if h == nil && !asleep {
 		if exact {
 			return ps, next, nil
 		}

@@ -66,7 +66,7 @@ func checkAll(t *testing.T, s *Store, ids []int64, stage string, pers ...int) {
 
 // TestTimelineEqualsFanOutOnRead drives random posts, follows, unfollows,
 // deletes and partial fan-outs (and, half-way, a member turning to be read
-// on fan-out), and checks after each round that every
+// on fan-out; every other round, members going dormant and waking), and checks after each round that every
 // member's home feed, read from the timeline, equals the ground truth page
 // for page: pending fan-out, merges on follow and removals on unfollow and
 // delete included.
@@ -91,6 +91,19 @@ func TestTimelineEqualsFanOutOnRead(t *testing.T) {
 	vis := []string{"public", "followers", "private"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for round := 0; round < 6; round++ {
+		if round%2 == 1 {
+			// Every member goes dormant (none has used a token), then a
+			// random half of them reads their feed and wakes before this
+			// round's writes: the others are woken by checkAll after them.
+			if _, err := timeline.Rest(ctx, db, time.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range ids {
+				if rng.IntN(2) == 0 {
+					walkIDs(t, s.Home, m, 7)
+				}
+			}
+		}
 		if round == 3 {
 			// From now on the first member is read on fan-out: their new
 			// posts skip the timelines, their older ones are in both.
@@ -248,4 +261,124 @@ func TestTimelineCelebrityBelowTimeline(t *testing.T) {
 	if got := walkIDs(t, s.Home, id["reader"], 20); len(got) != 8 {
 		t.Fatalf("feed has %d posts, want 8", len(got))
 	}
+}
+
+// TestTimelineDormant follows one member through dormancy: Rest spares a
+// member whose token was used lately, a dormant member gets no fan-out and
+// reads the whole feed on fan-out while their timeline wakes, the rebuilt
+// timeline holds the newest Cap posts with a horizon below them, and a
+// member left waking (as by a crash between Wake's steps) is finished by
+// their next read.
+func TestTimelineDormant(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "sleeper", "busy", "author")
+	fs, ps, s := follows.NewStore(db), posts.NewStore(db), NewStore(db)
+	for _, m := range []string{"sleeper", "busy"} {
+		if _, _, err := fs.Toggle(ctx, id[m], "author"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
+		SELECT $1::bigint, 'old ' || g, 'public', timestamptz '2025-01-01' + g * interval '1 minute'
+		  FROM generate_series(1, $2::int) g`, id["author"], timeline.Cap+30)
+	if _, err := timeline.Rebuild(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	rows := func(m string) int {
+		t.Helper()
+		var n int
+		if err := db.Get(&n, `SELECT count(*) FROM timeline WHERE member_id = $1`, id[m]); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Everyone joined 30 days ago; busy used a token a minute ago, the
+	// others never did.
+	db.MustExec(`UPDATE members SET created_at = now() - interval '30 days'`)
+	db.MustExec(`INSERT INTO api_tokens (member_id, name, scope, token_hash, display_prefix, last_used_at)
+		VALUES ($1, 't', 'read', sha256('busy'::bytea), 'p', now() - interval '1 minute')`, id["busy"])
+	n, err := timeline.Rest(ctx, db, time.Now().Add(-60*24*time.Hour))
+	if err != nil || n != 0 {
+		t.Fatalf("Rest before anyone joined made %d dormant (%v), want 0", n, err)
+	}
+	dayAgo := time.Now().Add(-24 * time.Hour)
+	if n, err = timeline.Rest(ctx, db, dayAgo); err != nil || n != 2 {
+		t.Fatalf("Rest made %d members dormant (%v), want 2 (sleeper, author)", n, err)
+	}
+	if n, err = timeline.Rest(ctx, db, dayAgo); err != nil || n != 0 {
+		t.Fatalf("Rest again made %d dormant (%v), want 0", n, err)
+	}
+	if rows("sleeper") != 0 || rows("busy") != timeline.Cap {
+		t.Fatalf("after Rest: sleeper %d rows, busy %d; want 0 and %d", rows("sleeper"), rows("busy"), timeline.Cap)
+	}
+	if _, asleep, err := timeline.State(ctx, db, id["sleeper"]); err != nil || !asleep {
+		t.Fatalf("sleeper asleep = %v (%v), want true", asleep, err)
+	}
+	for range 3 {
+		if _, err := ps.Create(ctx, id["author"], posts.NewPost{Body: "new"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if rows("sleeper") != 0 || rows("busy") != timeline.Cap+3 {
+		t.Fatalf("after fan-out: sleeper %d rows, busy %d; want 0 and %d", rows("sleeper"), rows("busy"), timeline.Cap+3)
+	}
+	// The ground truth first (it must not wake anyone), then the timeline.
+	want := walkIDs(t, groundTruth(s), id["sleeper"], 50)
+	if _, asleep, _ := timeline.State(ctx, db, id["sleeper"]); !asleep || rows("sleeper") != 0 {
+		t.Fatal("reading on fan-out woke the sleeper")
+	}
+	if got := walkIDs(t, s.Home, id["sleeper"], 50); !slices.Equal(got, want) {
+		t.Fatalf("dormant member's feed has %d posts, want %d", len(got), len(want))
+	}
+	h, asleep, err := timeline.State(ctx, db, id["sleeper"])
+	if err != nil || asleep || h == nil || rows("sleeper") != timeline.Cap {
+		t.Fatalf("after waking: horizon %v asleep %v (%v), %d rows; want a horizon and %d rows", h, asleep, err, rows("sleeper"), timeline.Cap)
+	}
+	if _, err := ps.Create(ctx, id["author"], posts.NewPost{Body: "after waking"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if rows("sleeper") != timeline.Cap+1 {
+		t.Fatalf("woken member got %d rows, want %d", rows("sleeper"), timeline.Cap+1)
+	}
+	checkAll(t, s, []int64{id["sleeper"], id["busy"], id["author"]}, "woken", 20, 50)
+
+	// Left waking: fanned out to, not rebuilt.
+	if _, err := timeline.Rest(ctx, db, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	db.MustExec(`DELETE FROM timeline_dormant WHERE member_id = $1`, id["sleeper"])
+	if _, err := ps.Create(ctx, id["author"], posts.NewPost{Body: "while waking"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	if rows("sleeper") != 1 {
+		t.Fatalf("waking member got %d rows from the fan-out, want 1", rows("sleeper"))
+	}
+	checkAll(t, s, []int64{id["sleeper"]}, "left waking", 20, 50)
+	if _, asleep, err := timeline.State(ctx, db, id["sleeper"]); err != nil || asleep {
+		t.Fatalf("left waking, then read: asleep %v (%v), want false", asleep, err)
+	}
+
+	// A dormant member who follows someone is merged into at once; the
+	// feed is whole after waking.
+	if _, err := timeline.Rest(ctx, db, time.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := fs.Toggle(ctx, id["sleeper"], "busy"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ps.Create(ctx, id["busy"], posts.NewPost{Body: "busy posts"}); err != nil {
+		t.Fatal(err)
+	}
+	checkAll(t, s, []int64{id["sleeper"]}, "followed while dormant", 20, 50)
 }

@@ -61,6 +61,16 @@ func atOrAboveHorizon(createdAt, id string) string {
 		createdAt + ", " + id + ") < (h.created_at, h.post_id))"
 }
 
+// atOrAboveFiniteHorizon is atOrAboveHorizon taking a dormant or waking
+// member's 'infinity' horizon for none: Follow merges into such timelines
+// too, since a Wake that committed while the follow waited for the
+// follower's row did not see the follow, and the follow's snapshot does not
+// see the Wake's lowered horizon.
+func atOrAboveFiniteHorizon(createdAt, id string) string {
+	return "NOT EXISTS (SELECT 1 FROM timeline_horizons h WHERE h.member_id = $1 AND isfinite(h.created_at) AND (" +
+		createdAt + ", " + id + ") < (h.created_at, h.post_id))"
+}
+
 // raiseHorizon completes an INSERT INTO timeline_horizons AS th: the
 // horizon only ever rises (a lower one would claim rows the timeline lacks).
 const raiseHorizon = `
@@ -118,7 +128,7 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	      FROM posts p
 	     WHERE p.author_id = ` + followee + ` AND p.visibility <> 'private'
 	       AND (` + followed + `) AND NOT (` + readOnFanOut + `)
-	       AND ` + atOrAboveHorizon("p.created_at", "p.id") + `
+	       AND ` + atOrAboveFiniteHorizon("p.created_at", "p.id") + `
 	       AND p.created_at >= ` + horizonTime + `
 	     ORDER BY p.created_at DESC, p.id DESC
 	     LIMIT ` + capArg + `
@@ -134,11 +144,11 @@ func Follow(followee, followed, readOnFanOut, capArg string) string {
 	)`
 }
 
-// horizonTime is the created_at of member $1's horizon ('-infinity' for
-// none): a bound that the posts index can range over, so that a followee's
+// horizonTime is the created_at of member $1's finite horizon ('-infinity'
+// for none): a bound that the posts index can range over, so that a followee's
 // posts below the horizon are not read (the exact position is compared as
 // a row, which the index cannot).
-const horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1), '-infinity')`
+const horizonTime = `COALESCE((SELECT h.created_at FROM timeline_horizons h WHERE h.member_id = $1 AND isfinite(h.created_at)), '-infinity')`
 
 // Unfollow returns the WITH item that removes a followee's posts from the
 // follower's ($1 of the statement) timeline, for the statement that removes
@@ -238,20 +248,36 @@ func pageSQL(k pageKey) string {
 }
 
 // Horizon returns memberID's horizon: the timeline is complete at and above
-// it (nil: complete).
+// it (nil: complete). It is an error for a dormant or waking member, whose
+// timeline has no complete part: see State.
 func Horizon(ctx context.Context, q sqlx.QueryerContext, memberID int64) (*cursor.Position, error) {
+	h, asleep, err := State(ctx, q, memberID)
+	if err == nil && asleep {
+		err = fmt.Errorf("timeline horizon: member %d is dormant or waking", memberID)
+	}
+	return h, err
+}
+
+// State returns memberID's horizon as Horizon does, or asleep for a
+// dormant or waking member's timeline, none of which is complete (their
+// horizon is 'infinity'): Wake it.
+func State(ctx context.Context, q sqlx.QueryerContext, memberID int64) (h *cursor.Position, asleep bool, err error) {
 	var rows []struct {
-		CreatedAt time.Time `db:"created_at"`
-		PostID    int64     `db:"post_id"`
+		CreatedAt *time.Time `db:"created_at"` // nil: 'infinity'
+		PostID    int64      `db:"post_id"`
 	}
-	const s = `SELECT created_at, post_id FROM timeline_horizons WHERE member_id = $1`
+	const s = `SELECT CASE WHEN isfinite(created_at) THEN created_at END AS created_at, post_id
+	             FROM timeline_horizons WHERE member_id = $1`
 	if err := sqlx.SelectContext(ctx, q, &rows, s, memberID); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("timeline horizon: %w", err))
+		return nil, false, pg.Classify(ctx, fmt.Errorf("timeline horizon: %w", err))
 	}
-	if len(rows) == 0 {
-		return nil, nil
+	switch {
+	case len(rows) == 0:
+		return nil, false, nil
+	case rows[0].CreatedAt == nil:
+		return nil, true, nil
 	}
-	return &cursor.Position{Time: rows[0].CreatedAt, ID: rows[0].PostID}, nil
+	return &cursor.Position{Time: *rows[0].CreatedAt, ID: rows[0].PostID}, false, nil
 }
 
 // Rebuild rebuilds every timeline from follows and posts (the synthetic data

@@ -1,6 +1,7 @@
 package timeline
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -13,7 +14,7 @@ import (
 )
 
 // FanOut moves at most batch posts from the outbox to their authors'
-// followers' timelines in one statement (so in one transaction: the outbox
+// followers' timelines (but not to dormant ones: see DormantAfter) in one statement (so in one transaction: the outbox
 // rows go exactly when the timeline rows come), and reports how many posts
 // it took and, for each timeline row it wrote, the row's member (the
 // Worker's trimming counts them). Concurrent workers (other instances) skip
@@ -33,6 +34,7 @@ func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts int64
 		      FROM claimed c
 		      JOIN members m ON m.id = c.author_id AND NOT m.fanout_on_read
 		      JOIN follows f ON f.followee_id = c.author_id
+		     WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = f.follower_id)
 		    ON CONFLICT DO NOTHING
 		    RETURNING member_id
 		)
@@ -128,6 +130,12 @@ type Worker struct {
 	// FullTrimEvery is how often the trim looks at every timeline instead
 	// (default 6 hours, the first one that long after start).
 	FullTrimEvery time.Duration
+	// DormantAfter is how long a member may go without using a token
+	// before Rest makes their timeline dormant (default DormantAfter;
+	// negative: never). Rest runs every RestEvery (default 1 hour, the
+	// first that long after start).
+	DormantAfter time.Duration
+	RestEvery    time.Duration
 	// Track is how many members the worker counts rows for at most
 	// (default 1<<17, about 4.5 MiB). Once it is reached, members not yet
 	// counted wait for the next full trim, which starts the counts afresh.
@@ -161,6 +169,8 @@ func (w *Worker) Run(ctx context.Context) {
 	// the benchmark), and without a worker nothing is fanned out, so what
 	// grew uncounted meanwhile is a follow's merge or a member's own posts.
 	nextFull := time.Now().Add(fullEvery)
+	dormantAfter, restEvery := cmp.Or(w.DormantAfter, DormantAfter), cmp.Or(w.RestEvery, time.Hour)
+	nextRest := time.Now().Add(restEvery)
 	failing := false
 	// cur shrinks on failure (a batch of celebrities' posts may outlast the
 	// statement timeout) and grows back on success.
@@ -194,6 +204,16 @@ func (w *Worker) Run(ctx context.Context) {
 				w.Log.Warn("timeline trim failed", "error", err.Error(), "trimmed", cut, "full", full)
 			case err == nil && full:
 				nextFull = now.Add(fullEvery)
+			}
+		}
+		if now := time.Now(); !failing && dormantAfter > 0 && now.After(nextRest) {
+			nextRest = now.Add(restEvery)
+			n, err := Rest(ctx, w.DB, now.Add(-dormantAfter))
+			switch {
+			case err != nil && ctx.Err() == nil:
+				w.Log.Warn("timeline rest failed", "error", err.Error(), "dormant", n)
+			case n > 0:
+				w.Log.Info("timelines made dormant", "members", n, "idle_for", dormantAfter.String())
 			}
 		}
 		if n > 0 && err == nil {
