@@ -23,6 +23,7 @@ import (
 // before the run.
 type fixtures struct {
 	n         int      // members 1..n
+	active    []int    // members whose timelines are not dormant: those requests are sent for
 	handles   []string // by member id
 	read      []string // read tokens, by member id
 	write     []string // write tokens, by member id
@@ -67,6 +68,23 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 		f.read[id] = synth.Token(seed, int64(id), auth.ScopeRead)
 		f.write[id] = synth.Token(seed, int64(id), auth.ScopeWrite)
 	}
+	actives, err := db.QueryContext(ctx, `SELECT m.id FROM members m
+		WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id) ORDER BY m.id`)
+	if err != nil {
+		return nil, err
+	}
+	for actives.Next() {
+		var id int
+		if err := actives.Scan(&id); err != nil {
+			actives.Close()
+			return nil, err
+		}
+		f.active = append(f.active, id)
+	}
+	actives.Close()
+	if len(f.active) < 2 {
+		return nil, fmt.Errorf("the data set has %d active members: generate it again", len(f.active))
+	}
 	ids := func(q string) ([]int64, error) {
 		rows, err := db.QueryContext(ctx, q)
 		if err != nil {
@@ -96,7 +114,8 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 	if f.celebs, err = ids("SELECT id FROM members ORDER BY follower_count DESC, id LIMIT 10"); err != nil {
 		return nil, err
 	}
-	rows, err = db.QueryContext(ctx, "SELECT conversation_id, member_id FROM conversation_participants ORDER BY random() LIMIT 5000")
+	rows, err = db.QueryContext(ctx, `SELECT conversation_id, member_id FROM conversation_participants p
+		 WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = p.member_id) ORDER BY random() LIMIT 5000`)
 	if err != nil {
 		return nil, err
 	}
@@ -140,7 +159,7 @@ func (f *fixtures) loadDeepPages(ctx context.Context, api string, members, page 
 	}
 	go func() {
 		for range members {
-			work <- int64(1 + r.IntN(f.n))
+			work <- int64(pick(r, f.active))
 		}
 		close(work)
 		wg.Wait()
@@ -194,7 +213,7 @@ func (f *fixtures) walk(ctx context.Context, client *http.Client, api string, me
 	return path, nil
 }
 
-// signIn sends one GET /me with every member's tokens, read and write, as
+// signIn sends one GET /me with every active member's tokens, read and write, as
 // members whose clients are already signed in: the server then recalls
 // their principals (auth/recall.go) as it does for any token in use, and
 // every scenario measures the steady state of one full token lookup per
@@ -229,9 +248,9 @@ func (f *fixtures) signIn(ctx context.Context, api string) int {
 			}
 		}()
 	}
-	for _, toks := range [][]string{f.read[1:], f.write[1:]} {
-		for _, tok := range toks {
-			work <- tok
+	for _, toks := range [][]string{f.read, f.write} {
+		for _, id := range f.active {
+			work <- toks[id]
 		}
 	}
 	close(work)

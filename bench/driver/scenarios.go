@@ -37,7 +37,14 @@ func post(path, token string, body any) target {
 		"Authorization": {"Bearer " + token}, "Content-Type": {"application/json"}}}
 }
 
-func member(r *rand.Rand, f *fixtures) int { return 1 + r.IntN(f.n) }
+// member draws the member a request is sent for: one of the members active
+// in the data set (synth.Scale.ActiveShare), as on a real network, where
+// requests come from the members who use it. Idle members' timelines are
+// dormant; one of them coming back costs a rebuild (timeline.Wake).
+func member(r *rand.Rand, f *fixtures) int { return pick(r, f.active) }
+
+// anyMember draws a member a request is about (a profile, a follow): any.
+func anyMember(r *rand.Rand, f *fixtures) int { return 1 + r.IntN(f.n) }
 
 func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 
@@ -81,7 +88,7 @@ var scenarios = []scenario{
 		}},
 	{Name: "user_posts", Title: "a member's posts (20)", want: 200,
 		gen: func(r *rand.Rand, f *fixtures) target {
-			return get("/api/v1/users/"+f.handles[member(r, f)]+"/posts?per_page=20", f.read[member(r, f)])
+			return get("/api/v1/users/"+f.handles[anyMember(r, f)]+"/posts?per_page=20", f.read[member(r, f)])
 		}},
 	{Name: "comments", Title: "comments of a post (20)", want: 200,
 		gen: func(r *rand.Rand, f *fixtures) target {
@@ -119,15 +126,15 @@ var scenarios = []scenario{
 		}},
 	{Name: "follow_toggle", Title: "follow toggle", Write: true, want: 200,
 		gen: func(r *rand.Rand, f *fixtures) target {
-			a, b := member(r, f), member(r, f)
+			a, b := member(r, f), anyMember(r, f)
 			for b == a {
-				b = member(r, f)
+				b = anyMember(r, f)
 			}
 			return post("/api/v1/users/"+f.handles[b]+"/follow", f.write[a], struct{}{})
 		}},
 	{Name: "profile", Title: "a member's profile", want: 200,
 		gen: func(r *rand.Rand, f *fixtures) target {
-			return get("/api/v1/users/"+f.handles[member(r, f)], f.read[member(r, f)])
+			return get("/api/v1/users/"+f.handles[anyMember(r, f)], f.read[member(r, f)])
 		}},
 	{Name: "conversations", Title: "the caller's conversations (20)", want: 200,
 		gen: func(r *rand.Rand, f *fixtures) target {

@@ -3,6 +3,7 @@ package synth_test
 import (
 	"context"
 	"database/sql"
+	"math"
 	"testing"
 
 	"github.com/jmoiron/sqlx"
@@ -37,6 +38,14 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 		"comments before their post": `SELECT count(*) FROM comments c JOIN posts p ON p.id = c.post_id WHERE c.created_at < p.created_at`,
 		"replies before their parent": `SELECT count(*) FROM comments c JOIN comments pc ON pc.id = c.parent_id WHERE c.created_at < pc.created_at
 			OR c.depth <> pc.depth + 1`,
+		"posts after their author's last use": `SELECT count(*) FROM posts p
+			WHERE p.created_at > (SELECT max(t.last_used_at) FROM api_tokens t WHERE t.member_id = p.author_id)`,
+		"dormant timelines with rows or a horizon below infinity": `SELECT count(*) FROM timeline_dormant d
+			WHERE EXISTS (SELECT 1 FROM timeline t WHERE t.member_id = d.member_id)
+			   OR NOT EXISTS (SELECT 1 FROM timeline_horizons h WHERE h.member_id = d.member_id AND NOT isfinite(h.created_at))`,
+		"idle members not dormant": `SELECT count(*) FROM members m
+			WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
+			  AND (SELECT max(t.last_used_at) FROM api_tokens t WHERE t.member_id = m.id) < '2026-03-01 12:00:00+00'::timestamptz - interval '14 days'`,
 		"posts in the future": `SELECT count(*) FROM posts WHERE created_at > '2026-03-01 12:00:00+00'`,
 		// post_tags is filled by the posts insert trigger during the COPY.
 		"post_tags out of step with posts.tags": `SELECT count(*) FROM (
@@ -53,6 +62,13 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 		if n != 0 {
 			t.Errorf("%s: %d rows, want 0", name, n)
 		}
+	}
+	var share float64
+	if err := x.GetContext(ctx, &share, `SELECT 1 - (SELECT count(*) FROM timeline_dormant)::float8 / (SELECT count(*) FROM members)`); err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(share-synth.Default.ActiveShare) > 0.02 {
+		t.Errorf("%.3f of members are active (not dormant), want %.2f", share, synth.Default.ActiveShare)
 	}
 	var empty []string
 	if err := x.SelectContext(ctx, &empty, `

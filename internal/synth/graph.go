@@ -42,6 +42,7 @@ type gen struct {
 	created   []int64
 	defVis    []uint8
 	verified  []bool
+	lastUsed  []int64 // when the member last used the service (activity)
 	following [][]int32 // sorted
 	followers [][]int32 // sorted
 	all       []int32   // 1..n
@@ -245,13 +246,13 @@ func (g *gen) loadMembers(load loader) error {
 		return err
 	}
 	// Two tokens per member, derived from the seed (Token).
-	cols = []string{"id", "member_id", "name", "scope", "token_hash", "display_prefix", "created_at"}
+	cols = []string{"id", "member_id", "name", "scope", "token_hash", "display_prefix", "created_at", "last_used_at"}
 	return load("api_tokens", cols, func(w *rowWriter) error {
 		for id := 1; id <= g.n; id++ {
 			for i, s := range []auth.Scope{auth.ScopeRead, auth.ScopeWrite} {
 				tok := Token(g.cfg.Seed, int64(id), s)
 				w.int(int64(2*id - 1 + i)).int(int64(id)).str("synthetic " + string(s)).str(string(s)).
-					bytea(auth.Hash(tok)).str(auth.DisplayPrefix(tok)).ts(g.created[id])
+					bytea(auth.Hash(tok)).str(auth.DisplayPrefix(tok)).ts(g.created[id]).ts(g.lastUsed[id])
 				w.end()
 			}
 		}

@@ -47,11 +47,14 @@ func (g *gen) postSkeleton() {
 	}
 	slots := make([]slot, 0, g.sc.Posts+g.sc.Posts/50)
 	yearAgo := g.now - 365*day
+	g.activity(act)
 	for id := 1; id <= g.n; id++ {
 		c := r.poisson(float64(g.sc.Posts) * act[id] / total)
-		from := max(yearAgo, g.created[id]+hour)
+		from, until := max(yearAgo, g.created[id]+hour), min(g.now-60_000_000, g.lastUsed[id])
 		for range c {
-			slots = append(slots, slot{t: r.between(from, g.now-60_000_000), author: int32(id)})
+			if t := r.between(from, g.now-60_000_000); t <= until {
+				slots = append(slots, slot{t: t, author: int32(id)})
+			}
 		}
 	}
 	slices.SortFunc(slots, func(a, b slot) int {
@@ -539,4 +542,27 @@ func (g *gen) loadPolls(load loader, polls []poll, votes []vote) error {
 		}
 		return w.failed()
 	})
+}
+
+// activity draws when each member last used the service (g.lastUsed): the
+// ActiveShare of members who post the most (act) within the last day, the
+// others 15 to 365 days ago, after they joined. An idle member's posts end
+// then (their later draws are dropped, not moved: they wrote less).
+func (g *gen) activity(act []float64) {
+	g.lastUsed = make([]int64, g.n+1)
+	order := make([]int, g.n)
+	for i := range order {
+		order[i] = i + 1
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Or(cmp.Compare(act[a], act[b]), cmp.Compare(a, b)) })
+	idle := int(math.Round(float64(g.n) * (1 - g.sc.ActiveShare)))
+	r := newRNG(g.cfg.Seed, streamActivity)
+	for rank, id := range order {
+		r.reseed(int64(id))
+		if rank < idle {
+			g.lastUsed[id] = r.between(max(g.now-365*day, g.created[id]+day), g.now-15*day)
+		} else {
+			g.lastUsed[id] = g.now - r.Int64N(day)
+		}
+	}
 }

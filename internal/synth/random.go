@@ -23,6 +23,7 @@ const (
 	streamMarket
 	streamJobs
 	streamNotify
+	streamActivity
 )
 
 // rng is a reseedable PCG: reseed(id) gives the sequence of one entity (a

@@ -44,12 +44,20 @@ type Scale struct {
 	// NotifyDays is how far back events leave notifications (older ones are
 	// taken as pruned, as services do), so notifications stay a few million.
 	NotifyDays int
+	// ActiveShare is the share of members who used the service in the last
+	// day; the others (the least active posters) stopped 15 to 365 days
+	// ago: they post nothing after that, their tokens were last used then,
+	// and their home timelines are dormant (timeline.DormantAfter). Most
+	// accounts of a public network are idle at any one time; 0.4 is on the
+	// generous side.
+	ActiveShare float64
 }
 
 // Default is the data set of the benchmark (issue 8).
 var Default = Scale{
 	Name: "default", Members: 10_000, FollowMedian: 150, Posts: 1_000_000, Reactions: 5_000_000,
 	Comments: 1_000_000, Listings: 50_000, Jobs: 10_000, Conversations: 20_000, Messages: 500_000, NotifyDays: 60,
+	ActiveShare: 0.4,
 }
 
 // ForMembers scales Default to n members: every count in proportion, the
@@ -63,7 +71,7 @@ func ForMembers(n int) Scale {
 		FollowMedian: max(3, int(math.Round(float64(Default.FollowMedian)*math.Min(1, float64(n)/2000)))),
 		Posts:        sc(Default.Posts), Reactions: sc(Default.Reactions), Comments: sc(Default.Comments),
 		Listings: sc(Default.Listings), Jobs: sc(Default.Jobs), Conversations: sc(Default.Conversations),
-		Messages: sc(Default.Messages), NotifyDays: Default.NotifyDays,
+		Messages: sc(Default.Messages), NotifyDays: Default.NotifyDays, ActiveShare: Default.ActiveShare,
 	}
 }
 
@@ -212,12 +220,20 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 	}
 	sum.Tables = append(sum.Tables, TableCount{Table: "timeline", Rows: n})
 	logf("%-26s %9d rows", "timeline", n)
+	// The idle members' timelines, built with the others, go dormant as the
+	// server's worker would make them.
+	dormant, err := timeline.RestAll(ctx, conn, cfg.Now.Add(-timeline.DormantAfter))
+	if err != nil {
+		return Summary{}, err
+	}
+	sum.Tables = append(sum.Tables, TableCount{Table: "timeline_dormant", Rows: dormant})
+	logf("%-26s %9d rows", "timeline_dormant", dormant)
 	if _, err := conn.ExecContext(ctx, "COMMIT"); err != nil {
 		return Summary{}, fmt.Errorf("commit: %w", err)
 	}
 	committed = true
 	logf("committed")
-	for _, t := range append(loaded[:len(loaded):len(loaded)], "timeline", "timeline_horizons") {
+	for _, t := range append(loaded[:len(loaded):len(loaded)], "timeline", "timeline_horizons", "timeline_dormant") {
 		if _, err := conn.ExecContext(ctx, "VACUUM (ANALYZE) "+t); err != nil {
 			return Summary{}, fmt.Errorf("vacuum analyze %s: %w", t, err)
 		}

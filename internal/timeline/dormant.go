@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"time"
 
@@ -40,10 +41,15 @@ const DormantAfter = 14 * 24 * time.Hour
 // members rows (restLockSQL), so no Wake of theirs runs meanwhile and this
 // statement's snapshot, taken after the locks, sees every wake before it.
 // It returns the members it made dormant.
-const restSQL = `
+var restSQL = restStatement("m.id = ANY ($1::bigint[])", "SELECT id FROM idle")
+
+// restStatement is restSQL for the members that the condition among (on
+// members m) chooses, ending with final (on idle, the members made dormant).
+func restStatement(among, final string) string {
+	return `
 	WITH idle AS (
 	    SELECT m.id FROM members m
-	     WHERE m.id = ANY ($1::bigint[]) AND m.created_at < $2
+	     WHERE ` + among + ` AND m.created_at < $2
 	       AND NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
 	       AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.member_id = m.id AND t.last_used_at >= $2)
 	), dormant AS (
@@ -54,7 +60,23 @@ const restSQL = `
 	), cleared AS (
 	    DELETE FROM timeline t WHERE t.member_id IN (SELECT id FROM idle)
 	)
-	SELECT id FROM idle`
+	` + final
+}
+
+// RestAll is Rest in one statement, within the caller's transaction and
+// with nothing else running (the synthetic data generator, after it built
+// every timeline): it takes no locks first. $1 is unused.
+func RestAll(ctx context.Context, ex interface {
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}, before time.Time) (int64, error) {
+	var n int64
+	if err := ex.QueryRowContext(ctx, restAllSQL, nil, before).Scan(&n); err != nil {
+		return 0, fmt.Errorf("make idle members dormant: %w", err)
+	}
+	return n, nil
+}
+
+var restAllSQL = restStatement("$1::bigint IS NULL", "SELECT count(*) FROM idle")
 
 // restLockSQL locks the members rows of $1 that no one else holds (the
 // follow toggle, a Wake); the others are looked at next time.
