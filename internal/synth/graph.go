@@ -42,7 +42,7 @@ type gen struct {
 	created   []int64
 	defVis    []uint8
 	verified  []bool
-	lastUsed  []int64 // when the member last used the service (activity)
+	lastUsed  []int64   // when the member last used the service (activity)
 	following [][]int32 // sorted
 	followers [][]int32 // sorted
 	all       []int32   // 1..n
