@@ -52,9 +52,7 @@ func (g *gen) postSkeleton() {
 		c := r.poisson(float64(g.sc.Posts) * act[id] / total)
 		from, until := max(yearAgo, g.created[id]+hour), min(g.now-60_000_000, g.lastUsed[id])
 		for range c {
-			if t := r.between(from, g.now-60_000_000); t <= until {
-				slots = append(slots, slot{t: t, author: int32(id)})
-			}
+			slots = append(slots, slot{t: r.between(from, until), author: int32(id)})
 		}
 	}
 	slices.SortFunc(slots, func(a, b slot) int {
@@ -546,8 +544,9 @@ func (g *gen) loadPolls(load loader, polls []poll, votes []vote) error {
 
 // activity draws when each member last used the service (g.lastUsed): the
 // ActiveShare of members who post the most (act) within the last day, the
-// others 15 to 365 days ago, after they joined. An idle member's posts end
-// then (their later draws are dropped, not moved: they wrote less).
+// others 15 to 365 days ago, after they joined. An idle member's posts all
+// fall before then (as many as if they were active: the data set keeps its
+// size).
 func (g *gen) activity(act []float64) {
 	g.lastUsed = make([]int64, g.n+1)
 	order := make([]int, g.n)
