@@ -250,6 +250,9 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 	}
 	d.logf("%s: closed %.0f req/s p50 %.1f ms p99 %.1f ms, %d errors, %d × 501", s.Name, closed.RPS, closed.P50, closed.P99, closed.Errors, closed.NotImplemented)
 	rate := closed.RPS * o.openFraction
+	if s.openAt > 0 && closed.RPS >= s.openAt {
+		rate = max(rate, s.openAt)
+	}
 	if closed.NotImplemented == closed.Requests || rate < 1 {
 		return sr, nil
 	}

@@ -78,6 +78,7 @@ type drain struct {
 // phase is one vegeta run and what the server and database did meanwhile.
 type phase struct {
 	Load             string         `json:"load"`
+	Offered          float64        `json:"offered_rps,omitempty"` // the open model's arrival rate
 	Requests         int            `json:"requests"`
 	Seconds          float64        `json:"seconds"`
 	RPS              float64        `json:"rps"`
@@ -162,7 +163,7 @@ func percentile(sorted []int64, q float64) float64 {
 
 // summarize computes a phase's latencies, statuses and per-second series.
 func summarize(rs []result, judge func(string, int) bool, l load) phase {
-	p := phase{Load: l.String(), Requests: len(rs), Codes: map[string]int{}}
+	p := phase{Load: l.String(), Offered: l.rate, Requests: len(rs), Codes: map[string]int{}}
 	if len(rs) == 0 {
 		return p
 	}
@@ -315,10 +316,23 @@ func (rep *report) finish() {
 		m, met := measured(s)
 		rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: m, Met: met})
 	}
-	check("feed_home", "home feed ≥ 2,500 req/s, p99 ≤ 50 ms, ≥ 0.04 × Echo, ≤ 2 DB round trips", func(s *scenarioReport) (string, bool) {
+	// atRate reports the p99 of a "≥ rate req/s with p99 ≤ limit ms"
+	// target: the open run's when it offered the rate (the issue's load is
+	// an open model; the closed run's p99 at 64 connections is mostly
+	// queueing for the pool), else the closed run's, and whether both hold.
+	atRate := func(s *scenarioReport, rate, limit float64) (string, bool) {
 		c := s.Closed
-		return fmt.Sprintf("%.0f req/s, p99 %.1f ms, %.3f × Echo, %.1f statements/req", c.RPS, c.P99, s.HelloRatio, c.StatementsPerReq),
-			c.RPS >= 2500 && c.P99 <= 50 && s.HelloRatio >= 0.04 && c.StatementsPerReq <= 2
+		if s.Open != nil && c.RPS >= rate && s.Open.Offered >= rate {
+			return fmt.Sprintf("%.0f req/s, p99 %.1f ms offered %.0f req/s open (closed p99 %.1f ms)", c.RPS, s.Open.P99, s.Open.Offered, c.P99),
+				s.Open.P99 <= limit
+		}
+		return fmt.Sprintf("%.0f req/s, p99 %.1f ms", c.RPS, c.P99), c.RPS >= rate && c.P99 <= limit
+	}
+	check("feed_home", "home feed ≥ 2,500 req/s, p99 ≤ 50 ms, ≥ 0.04 × Echo, ≤ 2 DB round trips", func(s *scenarioReport) (string, bool) {
+		m, ok := atRate(s, 2500, 50)
+		c := s.Closed
+		return fmt.Sprintf("%s, %.3f × Echo, %.1f statements/req", m, s.HelloRatio, c.StatementsPerReq),
+			ok && s.HelloRatio >= 0.04 && c.StatementsPerReq <= 2
 	})
 	check("post", "single post ≥ 0.25 × Echo", func(s *scenarioReport) (string, bool) {
 		return fmt.Sprintf("%.3f × Echo (%.0f req/s)", s.HelloRatio, s.Closed.RPS), s.HelloRatio >= 0.25
@@ -327,7 +341,7 @@ func (rep *report) finish() {
 		return fmt.Sprintf("%.0f req/s", s.Closed.RPS), s.Closed.RPS >= 3000
 	})
 	check("search", "search ≥ 500 req/s, p99 ≤ 100 ms", func(s *scenarioReport) (string, bool) {
-		return fmt.Sprintf("%.0f req/s, p99 %.1f ms", s.Closed.RPS, s.Closed.P99), s.Closed.RPS >= 500 && s.Closed.P99 <= 100
+		return atRate(s, 500, 100)
 	})
 	check("create_post", "create post ≥ 1,500 req/s", func(s *scenarioReport) (string, bool) {
 		note := ""
@@ -490,7 +504,8 @@ func (rep *report) markdown() string {
 	}
 	fmt.Fprintf(&b, "Each scenario: %s. *Closed*: %d connections sending as fast as the server answers (the capacity; "+
 		"latency includes queueing). *Open*: a fixed arrival rate of %.0f %% of the closed throughput (vegeta's open model: "+
-		"no coordinated omission). Many members' tokens per scenario; rate limits raised by configuration. "+
+		"no coordinated omission), or the rate of the scenario's target when the closed run reached it (home feed 2,500, search 500 req/s), "+
+		"whose p99 is then the target's p99. Many members' tokens per scenario; rate limits raised by configuration. "+
 		"CPU in cores (%d available) from /proc, and in CPU milliseconds per request (the cost, which compares across machines better than req/s); *stmts/req* = pg_stat_statements calls in the benchmark database per request "+
 		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
 		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+

@@ -25,6 +25,10 @@ type scenario struct {
 	gen   func(r *rand.Rand, f *fixtures) target
 	// want is the status a successful request answers.
 	want int
+	// openAt is the rate of the scenario's target (issue 8: "≥ R req/s with
+	// p99 ≤ L ms", in the open model): when the closed run reaches it, the
+	// open run offers at least that rate, so its p99 is the target's.
+	openAt float64
 }
 
 func get(path, token string) target {
@@ -69,7 +73,7 @@ func text(r *rand.Rand, words int) string {
 }
 
 var scenarios = []scenario{
-	{Name: "feed_home", Title: "home feed, first page (20 posts)", want: 200,
+	{Name: "feed_home", Title: "home feed, first page (20 posts)", want: 200, openAt: 2500,
 		gen: func(r *rand.Rand, f *fixtures) target {
 			return get("/api/v1/feed?per_page=20", f.read[member(r, f)])
 		}},
@@ -98,7 +102,7 @@ var scenarios = []scenario{
 		gen: func(r *rand.Rand, f *fixtures) target {
 			return get("/api/v1/notifications?per_page=20", f.read[member(r, f)])
 		}},
-	{Name: "search", Title: "search (all kinds, or posts only)", want: 200,
+	{Name: "search", Title: "search (all kinds, or posts only)", want: 200, openAt: 500,
 		gen: func(r *rand.Rand, f *fixtures) target {
 			q := "/api/v1/search?q=" + url.QueryEscape(pick(r, searchTerms))
 			if r.IntN(2) == 0 {
