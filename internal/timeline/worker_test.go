@@ -244,3 +244,40 @@ func TestWorkerRun(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerRunRests: Run makes members idle for DormantAfter dormant every
+// RestEvery, and leaves the others (here: one who joined lately) alone.
+func TestWorkerRunRests(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	id := pgtest.Members(t, db, "idle", "new")
+	db.MustExec(`UPDATE members SET created_at = now() - interval '30 days' WHERE id = $1`, id["idle"])
+	w := newWorker(db)
+	w.Idle, w.RestEvery, w.DormantAfter = 10*time.Millisecond, 20*time.Millisecond, 14*24*time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx)
+		close(done)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	dormant := func(m string) bool {
+		t.Helper()
+		var ok bool
+		if err := db.Get(&ok, `SELECT EXISTS (SELECT 1 FROM timeline_dormant WHERE member_id = $1)`, id[m]); err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	for deadline := time.Now().Add(30 * time.Second); !dormant("idle"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("after 30 s of Run, the idle member is not dormant")
+		}
+	}
+	if dormant("new") {
+		t.Fatal("a member who joined today was made dormant")
+	}
+}
