@@ -9,7 +9,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -22,41 +21,11 @@ import (
 
 // Store writes follows.
 type Store struct {
-	db   *sqlx.DB
-	prep *pg.Prepared // the toggle outside a transaction
-
-	mu    sync.Mutex
-	write *sqlx.Stmt // writeSQL, for transactions (ToggleProfile); nil until first used
+	prep *pg.Prepared // the toggles: long statements, planned once per connection
 }
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
-
-// writeStmt returns writeSQL prepared, preparing it on first use (and, by
-// database/sql, once on each pooled connection that runs it). PostgreSQL
-// otherwise plans the statement, which is long, on every toggle. A failed
-// prepare is not remembered: the next call tries again.
-func (s *Store) writeStmt(ctx context.Context) (*sqlx.Stmt, error) {
-	s.mu.Lock()
-	st := s.write
-	s.mu.Unlock()
-	if st != nil {
-		return st, nil
-	}
-	// Prepared outside the lock: a slow database delays this caller only.
-	st, err := s.db.PreparexContext(ctx, writeSQL)
-	if err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("prepare follow write: %w", err))
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.write != nil {
-		st.Close()
-		return s.write, nil
-	}
-	s.write = st
-	return st, nil
-}
+func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
 
 // Toggle makes followerID follow the member with followeeHandle, or stop
 // following them if it already does, and reports the resulting state and the
@@ -74,13 +43,16 @@ func ToggleTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 	return toggle(ctx, query(ex), followerID, followeeHandle)
 }
 
-// getter runs writeSQL with args and scans its row into dest.
-type getter func(ctx context.Context, dest any, args ...any) error
+// getter runs a follow write (writeSQL, or toggleProfileSQL) with the
+// arguments of writeSQL and returns what it did.
+type getter func(ctx context.Context, args ...any) (result, error)
 
 // query is the getter that runs writeSQL through q.
 func query(q sqlx.QueryerContext) getter {
-	return func(ctx context.Context, dest any, args ...any) error {
-		return sqlx.GetContext(ctx, q, dest, writeSQL, args...)
+	return func(ctx context.Context, args ...any) (result, error) {
+		var r result
+		err := sqlx.GetContext(ctx, q, &r, writeSQL, args...)
+		return r, err
 	}
 }
 
@@ -141,11 +113,28 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 //
 // It returns the followee (no row: no such member; the follower's own id:
 // following yourself), whether both members exist, and what it did.
-var writeSQL = `
+var writeSQL = writeCTEs("true") + `
+	SELECT t.id AS followee_id, ` + outcome + `
+	  FROM target t`
+
+// outcome is what the statement of writeCTEs did: whether both members
+// exist (locked), and whether it deleted or inserted the follow.
+const outcome = `(SELECT count(*) FROM pair) = 2 AS locked,
+	       EXISTS (SELECT 1 FROM del) AS deleted,
+	       EXISTS (SELECT 1 FROM ins) AS inserted`
+
+// writeCTEs returns the WITH list of writeSQL, for statements that add
+// their own SELECT of target, pair, del, ins and counted (which returns
+// both members' new counts when the follow changed). proceed is one more
+// SQL condition for writing anything, evaluated once both members are
+// locked; when it is false the statement changes nothing, like one that
+// lost a race, and a toggle runs it again.
+func writeCTEs(proceed string) string {
+	return `
 	WITH target AS (
 	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL AND ` + auth.GuardSQL("$7") + `
 	), pair AS (
-	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read
+	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read, m.suspended_at
 	      FROM members m
 	     WHERE m.id IN ($1, (SELECT id FROM target)) AND (SELECT id FROM target) <> $1
 	     ORDER BY m.id
@@ -153,12 +142,12 @@ var writeSQL = `
 	), del AS (
 	    DELETE FROM follows f
 	     WHERE $3 AND f.follower_id = $1 AND f.followee_id = (SELECT id FROM target)
-	       AND (SELECT count(*) FROM pair) = 2
+	       AND (SELECT count(*) FROM pair) = 2 AND (` + proceed + `)
 	    RETURNING f.followee_id
 	), ins AS (
 	    INSERT INTO follows (follower_id, followee_id, created_at)
 	    SELECT $1, t.id, COALESCE($4, now()) FROM target t
-	     WHERE (SELECT count(*) FROM pair) = 2 AND NOT EXISTS (SELECT 1 FROM del)
+	     WHERE (SELECT count(*) FROM pair) = 2 AND (` + proceed + `) AND NOT EXISTS (SELECT 1 FROM del)
 	    ON CONFLICT DO NOTHING
 	    RETURNING followee_id
 	), d AS MATERIALIZED (
@@ -171,22 +160,18 @@ var writeSQL = `
 	                             OR (m.id <> $1 AND d.delta > 0 AND pair.follower_count + d.delta >= $6)
 	      FROM pair, d
 	     WHERE m.id = pair.id AND d.delta <> 0
-	    RETURNING m.id, m.fanout_on_read
+	    RETURNING m.id, m.fanout_on_read, m.follower_count, m.following_count
 	), ` + timeline.Follow("(SELECT id FROM target)", "EXISTS (SELECT 1 FROM ins)",
-	"(SELECT c.fanout_on_read FROM counted c WHERE c.id <> $1)", "$5") + `, ` +
-	timeline.Unfollow("(SELECT id FROM target)", "EXISTS (SELECT 1 FROM del)") + `, unnotified AS (
+		"(SELECT c.fanout_on_read FROM counted c WHERE c.id <> $1)", "$5") + `, ` +
+		timeline.Unfollow("(SELECT id FROM target)", "EXISTS (SELECT 1 FROM del)") + `, unnotified AS (
 	    DELETE FROM notifications n
 	     WHERE n.recipient_id = (SELECT id FROM target) AND n.actor_id = $1 AND n.type = 'follow'
 	       AND (EXISTS (SELECT 1 FROM del) OR EXISTS (SELECT 1 FROM ins))
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, created_at)
 	    SELECT followee_id, 'follow', $1, COALESCE($4, now()) FROM ins
-	)
-	SELECT t.id AS followee_id,
-	       (SELECT count(*) FROM pair) = 2 AS locked,
-	       EXISTS (SELECT 1 FROM del) AS deleted,
-	       EXISTS (SELECT 1 FROM ins) AS inserted
-	  FROM target t`
+	)`
+}
 
 // result is what writeSQL did.
 type result struct {
@@ -197,8 +182,7 @@ type result struct {
 }
 
 func write(ctx context.Context, get getter, followerID int64, followeeHandle string, toggle bool, at *time.Time) (result, error) {
-	var r result
-	err := get(ctx, &r, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers, auth.GuardArg(ctx))
+	r, err := get(ctx, followerID, followeeHandle, toggle, at, timeline.Cap, timeline.FanOutOnReadFollowers, auth.GuardArg(ctx))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")

@@ -3,6 +3,7 @@ package hydrate
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -35,14 +36,22 @@ type Profile struct {
 	FollowsViewer bool      `db:"follows_viewer"`
 }
 
+// memberColumns are the columns of a Profile that are the member m's own,
+// the same for every viewer.
+const memberColumns = `m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.created_at`
+
+// relationColumns are the columns of a Profile that relate the member m and
+// the viewer $1 but that no follow by $1 changes, so that
+// ProfileAfterFollowColumns shares them.
+const relationColumns = `m.id = $1 AS is_self,
+	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer`
+
 // profileColumns selects a Profile from members m as the viewer $1 sees it.
-var profileColumns = `
-	m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.created_at,
+var profileColumns = memberColumns + `,
 	m.follower_count, m.following_count,
 	(SELECT count(*) FROM posts p WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + `) AS posts,
-	m.id = $1 AS is_self,
 	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = m.id) AS viewer_follows,
-	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer`
+	` + relationColumns
 
 // GetProfile returns the member with handle (matched case-insensitively) as
 // viewerID sees it, in one query, which checks the token of a provisional
@@ -63,6 +72,70 @@ func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, hand
 	}
 	auth.Confirm(ctx)
 	return p, nil
+}
+
+// ProfileAfterFollowColumns returns the columns of a ProfileAfterFollow of
+// the member m as the viewer $1 sees it, for the statement that has itself
+// just written whether $1 follows m (the follow toggle). Every read of one
+// statement sees the snapshot taken before its writes, so what the write
+// changed comes from the caller, as SQL expressions over the write's
+// RETURNING: followers and following, m's new counts, and viewerFollows,
+// whether $1 now follows m. Which of m's posts $1 may see hangs on that
+// follow too, and visibility.Post would read it from the snapshot: so the
+// columns carry m's posts counted per visibility, and SeenBy applies the
+// rule to them (visibility.Sees, held to the same table as Post).
+//
+// follows_viewer still comes from the snapshot: the caller must know that no
+// write of m's follow of $1 committed after it (the toggle re-runs when one
+// may have).
+func ProfileAfterFollowColumns(followers, following, viewerFollows string) string {
+	return memberColumns + `,
+	` + followers + ` AS follower_count,
+	` + following + ` AS following_count,
+	(SELECT json_object_agg(v.visibility, v.n)
+	   FROM (SELECT p.visibility, count(*) AS n FROM posts p WHERE p.author_id = m.id GROUP BY p.visibility) v
+	) AS posts_by_visibility,
+	` + viewerFollows + ` AS viewer_follows,
+	` + relationColumns
+}
+
+// ProfileAfterFollow is a row of ProfileAfterFollowColumns: a Profile but
+// for its Posts, which SeenBy counts.
+type ProfileAfterFollow struct {
+	Profile
+	PostsByVisibility postCounts `db:"posts_by_visibility"`
+}
+
+// SeenBy returns the Profile as viewerID (the statement's $1) sees it,
+// counting the posts that viewerID may see now that the write is done.
+func (p ProfileAfterFollow) SeenBy(viewerID int64) Profile {
+	out := p.Profile
+	out.Posts = 0
+	follows := func(int64) bool { return p.ViewerFollows }
+	for vis, n := range p.PostsByVisibility {
+		if visibility.Sees(vis, p.ID, viewerID, follows) {
+			out.Posts += n
+		}
+	}
+	return out
+}
+
+// postCounts is a member's number of posts by visibility, read from a JSON
+// object (NULL when there are none).
+type postCounts map[string]int
+
+// Scan implements sql.Scanner.
+func (c *postCounts) Scan(src any) error {
+	*c = nil
+	switch v := src.(type) {
+	case nil:
+		return nil
+	case []byte:
+		return json.Unmarshal(v, c)
+	case string:
+		return json.Unmarshal([]byte(v), c)
+	}
+	return fmt.Errorf("posts by visibility: cannot scan %T", src)
 }
 
 // profilesQuery reads the members $2 (an array of ids) for the viewer $1, in
