@@ -1,10 +1,12 @@
 package search
 
 import (
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // DefaultMatchTTL is how long a search keeps what a text matched
@@ -16,16 +18,18 @@ const DefaultMatchTTL = 10 * time.Second
 //
 //   - of people, listings and jobs, whose matches do not depend on who
 //     searches, the page of matches and the total of each ask (matchKey);
-//   - of posts, the newest postCandidates matches of a text whoever may see
-//     them (postMatches); each search filters them for its caller, exactly
-//     as the walk's visibility rule would (Store.cachedPostHits).
+//   - of posts, the newest postCandidates matches of a text (words every
+//     match carries, or tags) whoever may see them (postMatches); each
+//     search filters them for its caller, with the members the caller
+//     follows at the time of the search, exactly as the walk's visibility
+//     rule would (postMatches.pageFor).
 //
 // Only ids, sort keys and totals are kept. The items shown are read afresh
 // on every search, and that read re-checks what the walk checked (posts
-// their existence and visibility, Profiles and listingsQuery suspended
-// members and their listings, jobsQuery closed and expired jobs): a kept
-// match can make a new item appear, or a total or an order change, up to
-// the ttl late, never show what may no longer be shown.
+// their existence and visibility, Profiles suspended members, Store.side
+// suspended sellers' listings and closed and expired jobs): a kept match can
+// make a new item appear, or a total or an order change, up to the ttl
+// late, never show what may no longer be shown.
 
 // matchCacheEntries bounds the asks kept: an entry holds at most a page and
 // one more hit (101 of 40 bytes), so about 8 MB when full of the largest
@@ -65,7 +69,8 @@ type matchResult struct {
 const postCandidates = 1500
 
 // postCacheEntries bounds the texts whose post matches are kept: at most
-// postCandidates × 48 bytes each, so about 18 MB when full.
+// postCandidates × 52 bytes each (a candidate and its place in byRank), so
+// about 20 MB when full.
 const postCacheEntries = 256
 
 // candidate is a post matching a text, with what the visibility rule reads.
@@ -83,10 +88,82 @@ var visibilities = []string{"public", "followers", "private"}
 // postMatches are the newest matches of a text, newest first.
 type postMatches struct {
 	list []candidate
+	// byRank holds the indexes of list in the order a page lists them (rank,
+	// then time, then id, all descending), sorted once when the matches are
+	// kept: a search then walks it for its page instead of sorting the
+	// caller's matches (a thousand for a common word) on every request.
+	byRank []int32
 	// complete: no older match exists.
 	complete bool
 	// followersOnly: some match is for the author's followers.
 	followersOnly bool
+}
+
+// newPostMatches keeps list, the newest matches of a text (newest first);
+// complete says that no older one exists.
+func newPostMatches(list []candidate, complete bool) *postMatches {
+	m := &postMatches{list: list, byRank: make([]int32, len(list)), complete: complete}
+	for i, c := range list {
+		m.byRank[i] = int32(i)
+		m.followersOnly = m.followersOnly || c.vis == "followers"
+	}
+	slices.SortFunc(m.byRank, func(a, b int32) int { return compare(list[b].hit(), list[a].hit()) })
+	return m
+}
+
+// hit is c as a page lists it.
+func (c *candidate) hit() hit { return hit{ID: c.id, At: time.UnixMicro(c.at).UTC(), Rank: c.rank} }
+
+// pageFor is what Store.hits returns for the caller viewerID, who follows
+// the members followees (ascending; read only when followersOnly): the
+// caller's matches are the newest MatchCap candidates they may see
+// (visibility.Sees), ranked and paged as the function page does. ok is
+// false when the caller may see fewer than MatchCap of them and older
+// matches exist: the caller must be walked instead.
+//
+// The matches are never collected: a first pass over the candidates, newest
+// first, counts them and finds the id of the oldest (floor); a second walks
+// byRank from the position after, and takes the first limit candidates the
+// caller may see at or above floor.
+func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.Position, limit int) (hits []hit, total int, ok bool) {
+	follows := func(author int64) bool { _, found := slices.BinarySearch(followees, author); return found }
+	floor := int64(0)
+	for i := range m.list {
+		c := &m.list[i]
+		if visibility.Sees(c.vis, c.author, viewerID, follows) {
+			total++
+			if total == MatchCap {
+				floor = c.id
+				break
+			}
+		}
+	}
+	if total < MatchCap && !m.complete {
+		return nil, 0, false
+	}
+	rest := m.byRank
+	if after != nil {
+		// The first candidate that ranks below the position.
+		pos := hit{ID: after.ID, At: after.Time, Rank: after.Rank}
+		i, _ := slices.BinarySearchFunc(rest, pos, func(j int32, pos hit) int {
+			if compare(m.list[j].hit(), pos) >= 0 {
+				return -1
+			}
+			return 1
+		})
+		rest = rest[i:]
+	}
+	hits = make([]hit, 0, min(limit, total))
+	for _, j := range rest {
+		if len(hits) == limit {
+			break
+		}
+		c := &m.list[j]
+		if c.id >= floor && visibility.Sees(c.vis, c.author, viewerID, follows) {
+			hits = append(hits, c.hit())
+		}
+	}
+	return hits, total, true
 }
 
 // ttlCache keeps values for ttl, at most max of them. When full, an insert

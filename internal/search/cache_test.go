@@ -16,8 +16,8 @@ import (
 // matches are not found, totals may lag), yet never shows a member
 // suspended, a suspended seller's listing, a job closed or a post deleted
 // since, and applies who may see a post as it is now (a new follow shows
-// the followers-only post at once). After the ttl, everything is found
-// afresh.
+// the followers-only post at once), by words and by tag. After the ttl,
+// everything is found afresh.
 func TestMatchCache(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -54,7 +54,8 @@ func TestMatchCache(t *testing.T) {
 	post := func(author, vis, body string) int64 {
 		t.Helper()
 		var id int64
-		if err := db.Get(&id, `INSERT INTO posts (author_id, body, visibility) VALUES ($1, $2, $3) RETURNING id`, ids[author], body, vis); err != nil {
+		const q = `INSERT INTO posts (author_id, body, visibility, tags) VALUES ($1, $2 || ' #riverlife', $3, '{riverlife}') RETURNING id`
+		if err := db.Get(&id, q, ids[author], body, vis); err != nil {
 			t.Fatal(err)
 		}
 		return id
@@ -70,12 +71,12 @@ func TestMatchCache(t *testing.T) {
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	s.matches.now = func() time.Time { return clock }
 	s.postMatches.now = s.matches.now
-	q, err := Parse("otter")
-	if err != nil {
-		t.Fatal(err)
-	}
-	search := func() Result {
+	search := func(text string) Result {
 		t.Helper()
+		q, err := Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
 		res, err := s.Search(ctx, ids["viewer"], q, "", nil, 5)
 		if err != nil {
 			t.Fatal(err)
@@ -110,9 +111,10 @@ func TestMatchCache(t *testing.T) {
 		}
 	}
 
-	check("first search", search(),
+	check("first search", search("otter"),
 		shown{[]int64{ids["otter_a"], ids["otter_b"]}, []int64{lamp, book}, []int64{keeper, vet}, []int64{mine, first}},
 		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 2})
+	check("first search, tag", search("#riverlife"), shown{posts: []int64{mine, first}}, Totals{Posts: 2})
 
 	// Changes after the first search: a match suspended, a seller
 	// suspended, a job closed, a post deleted, the viewer following the
@@ -129,14 +131,16 @@ func TestMatchCache(t *testing.T) {
 	second := post("writer", "public", "more otter news")
 
 	clock = clock.Add(59 * time.Second)
-	check("within the ttl", search(),
+	check("within the ttl", search("otter"),
 		shown{[]int64{ids["otter_b"]}, []int64{lamp}, []int64{keeper}, []int64{mine, hidden}},
 		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 3})
+	check("within the ttl, tag", search("#riverlife"), shown{posts: []int64{mine, hidden}}, Totals{Posts: 3})
 
 	clock = clock.Add(time.Second)
-	check("after the ttl", search(),
+	check("after the ttl", search("otter"),
 		shown{[]int64{ids["otter_b"], newcomer}, []int64{lamp, mug}, []int64{keeper, trainer}, []int64{second, mine, hidden}},
 		Totals{People: 2, Listings: 2, Jobs: 2, Posts: 3})
+	check("after the ttl, tag", search("#riverlife"), shown{posts: []int64{second, mine, hidden}}, Totals{Posts: 3})
 }
 
 // TestMatchCacheBounded: the cache never holds more than matchCacheEntries

@@ -84,6 +84,12 @@ func TestExplain(t *testing.T) {
 		{"posts, tag", page(Posts, "#t42", nil), []string{"post_tags_tag_idx"}, "post_tags"},
 		{"posts, tag, next page", page(Posts, "#t42", after), []string{"post_tags_tag_idx"}, "post_tags"},
 		{"posts, two tags", page(Posts, "#t42 #t43", nil), []string{"post_tags_tag_idx"}, "post_tags"}, // the second tag by either index
+		{"posts, tag, kept matches", func() (string, []any) {
+			return tagCandidatesSQL(postCandidates), []any{"t42", pq.Array([]string{})}
+		}, []string{"post_tags_tag_idx"}, "post_tags"},
+		{"posts, two tags, kept matches", func() (string, []any) {
+			return tagCandidatesSQL(postCandidates), []any{"t42", pq.Array([]string{"t43"})}
+		}, []string{"post_tags_tag_idx"}, "post_tags"},
 		{"people, handle", people("@user4242", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, name prefix", people("dmi", nil), []string{"members_search_trgm_idx"}, "members"},
 		{"people, short name", people("ev", nil), []string{"members_search_trgm_idx"}, "members"},

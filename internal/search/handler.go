@@ -92,8 +92,8 @@ func (h *Handler) toAPI(res Result) gen.SearchResults {
 }
 
 func (h *Handler) listingAPI(l Listing) gen.Listing {
-	images := make([]gen.Media, len(l.Images.V))
-	for i, im := range l.Images.V {
+	images := make([]gen.Media, len(l.Images))
+	for i, im := range l.Images {
 		images[i] = gen.Media{Kind: "image", URL: h.urls.Media(im.URL), Width: im.Width, Height: im.Height, Alt: im.Alt}
 	}
 	return gen.Listing{

@@ -12,6 +12,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -51,7 +52,7 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 // one-statement search over posts gave: the same pages, in the same order,
 // with the same totals, for common, rare and absent words, tags, and every
 // viewer relation; and so does a search through the matches kept for
-// every viewer (Store.cachedPostHits).
+// every viewer (Store.keptPostHits), tags included.
 func TestPostHitsEqualOneStatement(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
@@ -132,7 +133,7 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 			for _, c := range cached {
 				name := fmt.Sprintf("viewer %d, %q, %d kept", viewer, text, c.candidates)
 				samePostPages(t, db, name, viewer, q, 37, func(after *cursor.Position, limit int) ([]hit, int, error) {
-					return c.cachedHits(t.Context(), Posts, viewer, q, w, after, limit)
+					return keptHits(t, c, viewer, q, w, after, limit)
 				})
 			}
 			// Index windows of several sizes, after key walks of several
@@ -149,6 +150,27 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 			}
 		}
 	}
+}
+
+// keptHits is what Search does for the posts of q (read as w) through the
+// matches s keeps for every caller: the matches, the viewer's followees when
+// a match is for followers only, and the viewer's page of them.
+func keptHits(t *testing.T, s *Store, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+	t.Helper()
+	if !s.keepsPosts(q, w) {
+		return s.cachedHits(t.Context(), Posts, viewerID, q, w, after, limit)
+	}
+	m, err := s.keptPosts(t.Context(), q, w)
+	if err != nil {
+		return nil, 0, err
+	}
+	var sd side
+	if m.followersOnly {
+		if sd, err = s.side(t.Context(), viewerID, true, nil, nil); err != nil {
+			return nil, 0, err
+		}
+	}
+	return s.keptPostHits(t.Context(), m, sd.followees, viewerID, q, w, after, limit)
 }
 
 // TestWalksEqualPageQuery checks, on random listings and jobs over several
@@ -431,5 +453,127 @@ func TestConjunction(t *testing.T) {
 		if ok != tt.ok || !slices.Equal(got, tt.want) {
 			t.Errorf("conjunction(%q) = %q, %v; want %q, %v", tt.tsq, got, ok, tt.want, tt.ok)
 		}
+	}
+}
+
+// TestSide: the one statement of Store.side reads the followees of the
+// viewer, ascending, and the listings and jobs asked, in the order asked,
+// every column as it is stored (nulls included), leaving out unknown ids,
+// the listings of suspended sellers and the jobs closed or expired.
+func TestSide(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ids := pgtest.Members(t, db, "viewer", "seller", "plain", "gone", "a", "b", "c")
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := db.Exec(q, args...); err != nil {
+			t.Fatalf("%v\n%s", err, q)
+		}
+	}
+	exec(`UPDATE members SET avatar_url = '/media/avatars/seller.png', verified = true WHERE id = $1`, ids["seller"])
+	exec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2), ($1, $3), ($1, $4), ($5, $1)`,
+		ids["viewer"], ids["c"], ids["seller"], ids["a"], ids["b"])
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	listing := func(seller, title string, region *string, at time.Time) int64 {
+		t.Helper()
+		var id int64
+		const q = `
+			INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition, city, region, country, created_at)
+			SELECT $1, id, $2, 'About ' || $2, 1250, 'EUR', 'like_new', 'Lyon', $3, 'FR', $4 FROM categories WHERE slug = 'books'
+			RETURNING id`
+		if err := db.Get(&id, q, ids[seller], title, region, at); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	region := "Rhône"
+	shelf, lamp, gone := listing("seller", "Shelf", &region, t0), listing("plain", "Lamp", nil, t0.Add(time.Minute)), listing("gone", "Gone", nil, t0)
+	exec(`INSERT INTO listing_images (listing_id, position, url, width, height, alt)
+	      VALUES ($1, 1, '/media/market/b.jpg', 800, 600, NULL), ($1, 0, '/media/market/a.jpg', 1200, 900, 'Front')`, shelf)
+	exec(`UPDATE members SET suspended_at = now() WHERE id = $1`, ids["gone"])
+	job := func(title string, full bool, closed, expires *time.Time) int64 {
+		t.Helper()
+		var id int64
+		q := `INSERT INTO jobs (title, company_name, workplace, employment_type, description, posted_at, closed_at, expires_at)
+		      VALUES ($1, 'Acme', 'remote', 'contract', 'Do ' || $1, $2, $3, $4) RETURNING id`
+		if full {
+			q = `INSERT INTO jobs (title, company_name, company_logo_url, company_url, city, region, country, workplace, employment_type,
+			                       salary_min_minor, salary_max_minor, salary_currency, salary_period, description, apply_url, posted_at, closed_at, expires_at)
+			     VALUES ($1, 'Acme', '/media/logos/acme.png', 'https://acme.example', 'Berlin', 'Berlin', 'DE', 'hybrid', 'full_time',
+			             6000000, 7000000, 'EUR', 'year', 'Do ' || $1, 'https://acme.example/apply', $2, $3, $4) RETURNING id`
+		}
+		if err := db.Get(&id, q, title, t0, closed, expires); err != nil {
+			t.Fatal(err)
+		}
+		return id
+	}
+	later, past := time.Now().Add(24*time.Hour).UTC().Truncate(time.Microsecond), t0.Add(time.Hour)
+	full, bare := job("Full", true, nil, &later), job("Bare", false, nil, nil)
+	closed, expired := job("Closed", false, &t0, nil), job("Expired", false, nil, &past)
+
+	s := NewStore(db)
+	got, err := s.side(t.Context(), ids["viewer"], true, []int64{lamp, gone, 1 << 40, shelf}, []int64{expired, full, closed, bare})
+	if err != nil {
+		t.Fatal(err)
+	}
+	str := func(s string) *string { return &s }
+	i64 := func(n int64) *int64 { return &n }
+	want := side{
+		followees: slices.Sorted(slices.Values([]int64{ids["a"], ids["c"], ids["seller"]})),
+		listings: []Listing{
+			{ID: lamp, Title: "Lamp", Description: "About Lamp", PriceMinor: 1250, Currency: "EUR", Condition: "like_new",
+				CategorySlug: "books", CategoryName: "Books", City: "Lyon", Country: "FR", Status: "active", CreatedAt: t0.Add(time.Minute),
+				Seller: hydrate.Author{ID: ids["plain"], Handle: "plain", Name: "plain"}, Images: []ImageEntry{}},
+			{ID: shelf, Title: "Shelf", Description: "About Shelf", PriceMinor: 1250, Currency: "EUR", Condition: "like_new",
+				CategorySlug: "books", CategoryName: "Books", City: "Lyon", Region: &region, Country: "FR", Status: "active", CreatedAt: t0,
+				Seller: hydrate.Author{ID: ids["seller"], Handle: "seller", Name: "seller", AvatarURL: str("/media/avatars/seller.png"), Verified: true},
+				Images: []ImageEntry{{URL: "/media/market/a.jpg", Width: 1200, Height: 900, Alt: str("Front")}, {URL: "/media/market/b.jpg", Width: 800, Height: 600}}},
+		},
+		jobs: []Job{
+			{ID: full, Title: "Full", CompanyName: "Acme", CompanyLogoURL: str("/media/logos/acme.png"), CompanyURL: str("https://acme.example"),
+				City: str("Berlin"), Region: str("Berlin"), Country: str("DE"), Workplace: "hybrid", EmploymentType: "full_time",
+				SalaryMinMinor: i64(6000000), SalaryMaxMinor: i64(7000000), SalaryCurrency: str("EUR"), SalaryPeriod: str("year"),
+				Description: "Do Full", ApplyURL: str("https://acme.example/apply"), PostedAt: t0, ExpiresAt: &later},
+			{ID: bare, Title: "Bare", CompanyName: "Acme", Workplace: "remote", EmploymentType: "contract", Description: "Do Bare", PostedAt: t0},
+		},
+	}
+	opts := cmp.Options{cmp.AllowUnexported(side{}), cmp.Comparer(func(a, b time.Time) bool { return a.Equal(b) })}
+	if diff := cmp.Diff(want, got, opts); diff != "" {
+		t.Errorf("side (-want +got):\n%s", diff)
+	}
+
+	// Prepared, the statement settles on its generic plan: after the five
+	// custom plans PostgreSQL always tries first, no search plans it again.
+	conn, err := db.Connx(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	statement := sideStatement(5, 5)
+	st, err := conn.PreparexContext(t.Context(), statement)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i := range 10 {
+		lists := [][]int64{{shelf, lamp}, {1 << 40}, {gone, lamp, shelf, 1, 2}}[i%3]
+		rows, err := st.QueryContext(t.Context(), ids["viewer"], pq.Array(lists), pq.Array([]int64{full, bare}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+	}
+	if generic, custom := pgtest.Plans(t, conn, statement); generic != 5 || custom != 5 {
+		t.Errorf("side: %d generic and %d custom plans in 10 runs; want 5 and 5", generic, custom)
+	}
+
+	// Without followees nor ids: nothing, and no followees even for a
+	// member who follows some.
+	got, err = s.side(t.Context(), ids["viewer"], false, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(side{listings: []Listing{}, jobs: []Job{}}, got, opts); diff != "" {
+		t.Errorf("side of nothing (-want +got):\n%s", diff)
 	}
 }
