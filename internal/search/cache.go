@@ -1,6 +1,8 @@
 package search
 
 import (
+	"context"
+	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -170,12 +172,25 @@ func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.P
 // first drops the expired entries, then, if that was not enough, an
 // arbitrary quarter (Go's map order): cheap, and the hot keys, asked again
 // at once, come back.
+//
+// A popular text expires while many searches ask for it: load lets one of
+// them read it and the others wait for that read, rather than every one of
+// them walk the index at once. And entries kept at the same moment (a
+// server's first seconds) would expire at the same moment, every ttl, all
+// together: each entry's life is shortened by up to a fifth, at random.
+// In the benchmark's open run (696 searches a second over 20 texts), the
+// second in which the texts expired together had a p50 of 80 ms and a p99
+// of 260 ms, against 2 ms and 15-47 ms in the others.
 type ttlCache[K comparable, V any] struct {
 	ttl time.Duration
 	max int
 	now func() time.Time
-	mu  sync.Mutex
-	m   map[K]ttlEntry[V]
+	// shorten returns how much shorter than the ttl an entry lives (tests
+	// make it 0).
+	shorten func() time.Duration
+	mu      sync.Mutex
+	m       map[K]ttlEntry[V]
+	loading map[K]*flight[V]
 }
 
 type ttlEntry[V any] struct {
@@ -183,8 +198,57 @@ type ttlEntry[V any] struct {
 	expires time.Time
 }
 
+// flight is a load under way: done closes when v and err are set.
+type flight[V any] struct {
+	done chan struct{}
+	v    V
+	err  error
+}
+
 func newTTLCache[K comparable, V any](ttl time.Duration, max int) *ttlCache[K, V] {
-	return &ttlCache[K, V]{ttl: ttl, max: max, now: time.Now, m: make(map[K]ttlEntry[V])}
+	c := &ttlCache[K, V]{ttl: ttl, max: max, now: time.Now, m: make(map[K]ttlEntry[V]), loading: make(map[K]*flight[V])}
+	// Up to a fifth of the ttl: see ttlCache.
+	c.shorten = func() time.Duration { return time.Duration(rand.Int64N(int64(ttl)/5 + 1)) }
+	return c
+}
+
+// load returns the value kept for key or, when there is none, the value
+// fn reads, which it keeps. While fn runs for a key, other loads of that
+// key wait for its answer (or for their ctx); if it fails, each of them runs
+// fn itself, so one caller's cancelled request fails no other.
+func (c *ttlCache[K, V]) load(ctx context.Context, key K, fn func() (V, error)) (V, error) {
+	c.mu.Lock()
+	if e, ok := c.m[key]; ok && c.now().Before(e.expires) {
+		c.mu.Unlock()
+		return e.v, nil
+	}
+	if f, ok := c.loading[key]; ok {
+		c.mu.Unlock()
+		select {
+		case <-f.done:
+			if f.err == nil {
+				return f.v, nil
+			}
+			return fn()
+		case <-ctx.Done():
+			var zero V
+			return zero, ctx.Err()
+		}
+	}
+	f := &flight[V]{done: make(chan struct{})}
+	c.loading[key] = f
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		delete(c.loading, key)
+		c.mu.Unlock()
+		close(f.done)
+	}()
+	f.v, f.err = fn()
+	if f.err == nil {
+		c.put(key, f.v)
+	}
+	return f.v, f.err
 }
 
 // get returns the value kept for key, if it is younger than the ttl. The
@@ -220,7 +284,7 @@ func (c *ttlCache[K, V]) put(key K, v V) {
 			drop--
 		}
 	}
-	c.m[key] = ttlEntry[V]{v: v, expires: now.Add(c.ttl)}
+	c.m[key] = ttlEntry[V]{v: v, expires: now.Add(c.ttl - c.shorten())}
 }
 
 // wordsCacheEntries bounds the texts whose words are kept.

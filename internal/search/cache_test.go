@@ -2,8 +2,11 @@ package search
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -71,6 +74,8 @@ func TestMatchCache(t *testing.T) {
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	s.matches.now = func() time.Time { return clock }
 	s.postMatches.now = s.matches.now
+	s.matches.shorten = func() time.Duration { return 0 }
+	s.postMatches.shorten = s.matches.shorten
 	search := func(text string) Result {
 		t.Helper()
 		q, err := Parse(text)
@@ -150,6 +155,7 @@ func TestMatchCacheBounded(t *testing.T) {
 	c := newTTLCache[matchKey, matchResult](time.Minute, matchCacheEntries)
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	c.now = func() time.Time { return clock }
+	c.shorten = func() time.Duration { return 0 }
 	for i := range 3 * matchCacheEntries {
 		c.put(cacheKey(Listings, fmt.Sprint(i), nil, 5), matchResult{total: i})
 		if len(c.m) > matchCacheEntries {
@@ -181,5 +187,82 @@ func TestMatchCacheBounded(t *testing.T) {
 	c.put(cacheKey(People, "fresh", nil, 5), matchResult{})
 	if len(c.m) > matchCacheEntries {
 		t.Errorf("%d entries", len(c.m))
+	}
+}
+
+// TestMatchCacheLoad: concurrent loads of one key run one read and share its
+// answer; a failed read is not shared (each waiter reads for itself) nor
+// kept; entries live between 80 % and 100 % of the ttl.
+func TestMatchCacheLoad(t *testing.T) {
+	t.Parallel()
+	c := newTTLCache[string, int](time.Minute, 16)
+	var reads atomic.Int32
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	got := make([]int, 8)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := c.load(context.Background(), "k", func() (int, error) {
+				reads.Add(1)
+				<-release
+				return 42, nil
+			})
+			if err != nil {
+				t.Error(err)
+			}
+			got[i] = v
+		}()
+	}
+	// Every load but the reading one is waiting once loading holds the key
+	// and the reader has started.
+	for reads.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(20 * time.Millisecond)
+	close(release)
+	wg.Wait()
+	if n := reads.Load(); n != 1 {
+		t.Errorf("8 concurrent loads read %d times, want 1", n)
+	}
+	for i, v := range got {
+		if v != 42 {
+			t.Errorf("load %d = %d, want 42", i, v)
+		}
+	}
+
+	boom := errors.New("boom")
+	if _, err := c.load(context.Background(), "bad", func() (int, error) { return 0, boom }); !errors.Is(err, boom) {
+		t.Fatalf("failed load = %v, want boom", err)
+	}
+	if v, err := c.load(context.Background(), "bad", func() (int, error) { return 7, nil }); err != nil || v != 7 {
+		t.Fatalf("load after a failure = %d, %v; want 7 read afresh", v, err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	hold := make(chan struct{})
+	go func() {
+		_, _ = c.load(context.Background(), "slow", func() (int, error) { <-hold; return 1, nil })
+	}()
+	for {
+		c.mu.Lock()
+		_, busy := c.loading["slow"]
+		c.mu.Unlock()
+		if busy {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	if _, err := c.load(ctx, "slow", func() (int, error) { return 2, nil }); !errors.Is(err, context.Canceled) {
+		t.Errorf("a waiter whose request ended = %v, want context.Canceled", err)
+	}
+	close(hold)
+
+	for range 1000 {
+		if d := c.shorten(); d < 0 || d > time.Minute/5 {
+			t.Fatalf("an entry lives %v less than the ttl, want at most a fifth", d)
+		}
 	}
 }

@@ -143,16 +143,14 @@ func (s *Store) cachedHits(ctx context.Context, k Kind, viewerID int64, q Query,
 	if k == People {
 		text = q.Name
 	}
-	key := cacheKey(k, text, after, limit)
-	if r, ok := s.matches.get(key); ok {
-		return r.hits, r.total, nil
-	}
-	hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
+	r, err := s.matches.load(ctx, cacheKey(k, text, after, limit), func() (matchResult, error) {
+		hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
+		return matchResult{hits: hits, total: total}, err
+	})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, pg.Classify(ctx, err)
 	}
-	s.matches.put(key, matchResult{hits: hits, total: total})
-	return hits, total, nil
+	return r.hits, r.total, nil
 }
 
 // keepsPosts says whether s keeps the post matches of q (read as w) for
@@ -188,9 +186,15 @@ func tagCandidatesSQL(limit int) string {
 // keptPosts returns the kept post matches of q (read as w; keepsPosts),
 // reading them, and keeping them for every caller, when none are kept.
 func (s *Store) keptPosts(ctx context.Context, q Query, w words) (*postMatches, error) {
-	if m, ok := s.postMatches.get(q.Text); ok {
-		return m, nil
+	m, err := s.postMatches.load(ctx, q.Text, func() (*postMatches, error) { return s.readPosts(ctx, q, w) })
+	if err != nil {
+		return nil, pg.Classify(ctx, err)
 	}
+	return m, nil
+}
+
+// readPosts reads the post matches keptPosts keeps.
+func (s *Store) readPosts(ctx context.Context, q Query, w words) (*postMatches, error) {
 	var rows []struct {
 		ID         int64     `db:"id"`
 		At         time.Time `db:"at"`
@@ -215,9 +219,7 @@ func (s *Store) keptPosts(ctx context.Context, q Query, w words) (*postMatches, 
 		}
 		list[i] = candidate{id: r.ID, author: r.AuthorID, at: r.At.UnixMicro(), rank: r.Rank, vis: vis}
 	}
-	m := newPostMatches(list, len(rows) < s.candidates)
-	s.postMatches.put(q.Text, m)
-	return m, nil
+	return newPostMatches(list, len(rows) < s.candidates), nil
 }
 
 // keptPostHits is hits for posts through m, the kept matches of q, for
