@@ -3,7 +3,6 @@ package feed_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/feed"
@@ -13,17 +12,13 @@ import (
 
 // BenchmarkStore reads timelines of a synthetic network (internal/synth,
 // 500 members, 50,000 posts) through the store, page selection and
-// hydration included: the home feed of its busiest follower (first page and
+// hydration included: the home feed of its busiest reader (synth.BenchNetwork; first page and
 // page 5) and discover.
 func BenchmarkStore(b *testing.B) {
 	db := pgtest.New(b)
 	ctx := context.Background()
-	cfg := synth.Config{Scale: synth.ForMembers(500), Seed: 1, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
-		b.Fatal(err)
-	}
-	var viewer int64
-	if err := db.GetContext(ctx, &viewer, `SELECT id FROM members ORDER BY following_count DESC, id LIMIT 1`); err != nil {
+	viewer, err := synth.BenchNetwork(ctx, db.DB)
+	if err != nil {
 		b.Fatal(err)
 	}
 	st := feed.NewStore(db)

@@ -17,18 +17,14 @@ import (
 // BenchmarkSearch answers searches with every text's matches already kept
 // (the warm path the benchmark's search scenario measures): the handler, the
 // store and the JSON answer, over a synthetic network (internal/synth, 500
-// members, 50,000 posts), for the member who follows the most. "all" is a
+// members, 50,000 posts), for its busiest reader (synth.BenchNetwork). "all" is a
 // search without type (people, posts, listings and jobs, five of each),
 // "posts" one page of 20 posts; "coffee" is a common word, "#travel" a tag.
 func BenchmarkSearch(b *testing.B) {
 	db := pgtest.New(b)
 	ctx := context.Background()
-	cfg := synth.Config{Scale: synth.ForMembers(500), Seed: 1, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
-	if _, err := synth.Generate(ctx, db.DB, cfg); err != nil {
-		b.Fatal(err)
-	}
-	var viewer int64
-	if err := db.GetContext(ctx, &viewer, `SELECT id FROM members ORDER BY following_count DESC, id LIMIT 1`); err != nil {
+	viewer, err := synth.BenchNetwork(ctx, db.DB)
+	if err != nil {
 		b.Fatal(err)
 	}
 	ctx = auth.WithPrincipal(ctx, auth.Principal{MemberID: viewer})

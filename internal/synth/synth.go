@@ -243,3 +243,18 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 	sum.MaxFollowers, sum.Over5000Followers, sum.MedianFollowing, sum.MedianFollowers = g.graphStats()
 	return sum, nil
 }
+
+// BenchNetwork generates into db the network the Go benchmarks read (500
+// members, 50,000 posts, seed 1) and returns its busiest reader: the active
+// member (their timeline not dormant) who follows the most.
+func BenchNetwork(ctx context.Context, db *sql.DB) (reader int64, err error) {
+	cfg := Config{Scale: ForMembers(500), Seed: 1, Now: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)}
+	if _, err := Generate(ctx, db, cfg); err != nil {
+		return 0, err
+	}
+	const q = `SELECT m.id FROM members m
+		WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
+		ORDER BY m.following_count DESC, m.id LIMIT 1`
+	err = db.QueryRowContext(ctx, q).Scan(&reader)
+	return reader, err
+}

@@ -280,8 +280,8 @@ func State(ctx context.Context, q sqlx.QueryerContext, memberID int64) (h *curso
 	return &cursor.Position{Time: *rows[0].CreatedAt, ID: rows[0].PostID}, false, nil
 }
 
-// Rebuild rebuilds every timeline from follows and posts (the synthetic data
-// generator uses it after loading).
+// Rebuild rebuilds every timeline from follows and posts, every member's as
+// an active one (the synthetic data generator uses it after loading).
 func Rebuild(ctx context.Context, ex interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
@@ -289,6 +289,10 @@ func Rebuild(ctx context.Context, ex interface {
 	const flag = `UPDATE members SET fanout_on_read = true WHERE follower_count >= $1 AND NOT fanout_on_read`
 	if _, err := ex.ExecContext(ctx, flag, FanOutOnReadFollowers); err != nil {
 		return 0, fmt.Errorf("flag members read on fan-out: %w", err)
+	}
+	// timeline_rebuild builds every timeline as an active one.
+	if _, err := ex.ExecContext(ctx, `TRUNCATE timeline_dormant`); err != nil {
+		return 0, fmt.Errorf("wake dormant timelines: %w", err)
 	}
 	var n int64
 	if err := ex.QueryRowContext(ctx, `SELECT timeline_rebuild($1)`, Cap).Scan(&n); err != nil {

@@ -80,6 +80,20 @@ func at(h *cursor.Position, want cursor.Position) bool {
 	return h != nil && h.Time.Equal(want.Time) && h.ID == want.ID
 }
 
+// run starts w.Run and returns what stops it and waits for it to return.
+func run(w *Worker) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		w.Run(ctx)
+		close(done)
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
+}
+
 func newWorker(db *sqlx.DB) *Worker {
 	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
 }
@@ -224,16 +238,7 @@ func TestWorkerRun(t *testing.T) {
 	publish(t, db, id["lurker"], Cap+Slack+1, start)
 	w := newWorker(db)
 	w.Idle, w.TrimEvery, w.FullTrimEvery = 10*time.Millisecond, 10*time.Millisecond, 50*time.Millisecond
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		w.Run(ctx)
-		close(done)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer run(w)()
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if rows(t, db, id["reader"]) == 3 && rows(t, db, id["lurker"]) == Cap {
 			return
@@ -254,16 +259,7 @@ func TestWorkerRunRests(t *testing.T) {
 	db.MustExec(`UPDATE members SET created_at = now() - interval '30 days' WHERE id = $1`, id["idle"])
 	w := newWorker(db)
 	w.Idle, w.RestEvery, w.DormantAfter = 10*time.Millisecond, 20*time.Millisecond, 14*24*time.Hour
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		w.Run(ctx)
-		close(done)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	defer run(w)()
 	dormant := func(m string) bool {
 		t.Helper()
 		var ok bool
