@@ -43,15 +43,19 @@ const DormantAfter = 14 * 24 * time.Hour
 // It returns the members it made dormant.
 var restSQL = restStatement("m.id = ANY ($1::bigint[])", "SELECT id FROM idle")
 
+// idleMember is the SQL condition that member m is not dormant, joined
+// before $2 and has used no token since: whom Rest makes dormant.
+const idleMember = `m.created_at < $2
+	       AND NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
+	       AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.member_id = m.id AND t.last_used_at >= $2)`
+
 // restStatement is restSQL for the members that the condition among (on
 // members m) chooses, ending with final (on idle, the members made dormant).
 func restStatement(among, final string) string {
 	return `
 	WITH idle AS (
 	    SELECT m.id FROM members m
-	     WHERE ` + among + ` AND m.created_at < $2
-	       AND NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
-	       AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.member_id = m.id AND t.last_used_at >= $2)
+	     WHERE ` + among + ` AND ` + idleMember + `
 	), dormant AS (
 	    INSERT INTO timeline_dormant (member_id) SELECT id FROM idle ON CONFLICT DO NOTHING
 	), horizon AS (
@@ -87,9 +91,7 @@ const restLockSQL = `SELECT id FROM members WHERE id = ANY ($1::bigint[]) ORDER 
 // again under their locks.
 const restCandidatesSQL = `
 	SELECT m.id FROM members m
-	 WHERE m.id > $1 AND m.created_at < $2
-	   AND NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
-	   AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.member_id = m.id AND t.last_used_at >= $2)
+	 WHERE m.id > $1 AND ` + idleMember + `
 	 ORDER BY m.id
 	 LIMIT $3`
 
