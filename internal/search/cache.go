@@ -218,9 +218,9 @@ func newTTLCache[K comparable, V any](ttl time.Duration, max int) *ttlCache[K, V
 // fn itself, so one caller's cancelled request fails no other.
 func (c *ttlCache[K, V]) load(ctx context.Context, key K, fn func() (V, error)) (V, error) {
 	c.mu.Lock()
-	if e, ok := c.m[key]; ok && c.now().Before(e.expires) {
+	if v, ok := c.kept(key); ok {
 		c.mu.Unlock()
-		return e.v, nil
+		return v, nil
 	}
 	if f, ok := c.loading[key]; ok {
 		c.mu.Unlock()
@@ -251,11 +251,9 @@ func (c *ttlCache[K, V]) load(ctx context.Context, key K, fn func() (V, error)) 
 	return f.v, f.err
 }
 
-// get returns the value kept for key, if it is younger than the ttl. The
-// caller must not change it.
-func (c *ttlCache[K, V]) get(key K) (V, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
+// kept returns the value kept for key, if it is younger than the ttl; the
+// caller holds c.mu and must not change the value.
+func (c *ttlCache[K, V]) kept(key K) (V, bool) {
 	e, ok := c.m[key]
 	if !ok || !c.now().Before(e.expires) {
 		var zero V

@@ -15,6 +15,14 @@ import (
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
 
+// get is what the tests look into a cache with: the value kept for key, if
+// it is younger than the ttl.
+func (c *ttlCache[K, V]) get(key K) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.kept(key)
+}
+
 // TestMatchCache: within the ttl, a search keeps what a text matched (new
 // matches are not found, totals may lag), yet never shows a member
 // suspended, a suspended seller's listing, a job closed or a post deleted
