@@ -9,6 +9,7 @@
 #   BENCH_SCALE=default|small|N   data set (default: default); small also fails on unexpected statuses
 #   BENCH_SEED=1                  generator seed (it also derives every member's tokens)
 #   BENCH_PPROF=0|1               profile the feed (default: 1 at default scale, 0 otherwise)
+#   BENCH_PPROF_SCENARIO=name     profile this scenario instead of feed_home
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
 #   BENCH_ONLY=a,b                only these scenarios
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running
@@ -168,7 +169,7 @@ if [[ "$PPROF" == 1 ]]; then
   env -u REDIS_URL DATABASE_URL="$DBURL" RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 \
     "$BIN/pprofserve" -addr "127.0.0.1:$PPROFPORT" -debug "127.0.0.1:$DEBUGPORT" -spec openapi.yaml >"$OUT/pprofserve.log" 2>&1 &
   PPROF_PID=$!; pids+=("$PPROF_PID")
-  PPROF_ARGS=(-pprof-api "http://127.0.0.1:$PPROFPORT" -pprof-debug "http://127.0.0.1:$DEBUGPORT" -pprof-server-pid "$PPROF_PID")
+  PPROF_ARGS=(-pprof-api "http://127.0.0.1:$PPROFPORT" -pprof-debug "http://127.0.0.1:$DEBUGPORT" -pprof-server-pid "$PPROF_PID" -pprof-scenario "${BENCH_PPROF_SCENARIO:-feed_home}")
 fi
 for _ in $(seq 1 150); do
   if curl -fsS "http://127.0.0.1:$APIPORT/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:$HELLOPORT/hello" >/dev/null 2>&1; then

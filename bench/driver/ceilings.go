@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -97,15 +98,19 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	var feed scenario
-	for _, s := range scenarios {
-		if s.Name == "feed_home" {
-			feed = s
+	name := cmp.Or(o.pprofScenario, "feed_home")
+	var sc *scenario
+	for i := range scenarios {
+		if scenarios[i].Name == name {
+			sc = &scenarios[i]
 		}
 	}
-	gen := func(r *rand.Rand) target { return feed.gen(r, d.f) }
+	if sc == nil {
+		return nil, fmt.Errorf("no scenario %q to profile", name)
+	}
+	gen := func(r *rand.Rand) target { return sc.gen(r, d.f) }
 	secs := max(5, int(o.closed.Seconds()))
-	d.logf("profile: home feed on pprofserve, CPU profile of %ds", secs)
+	d.logf("profile: %s on pprofserve, CPU profile of %ds", name, secs)
 	if _, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: o.warmup}, 5); err != nil {
 		return nil, err
 	}
@@ -113,7 +118,7 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 		err error
 	}
 	done := make(chan got, 1)
-	cpuFile := filepath.Join(dir, "feed_cpu.pb.gz")
+	cpuFile := filepath.Join(dir, name+"_cpu.pb.gz")
 	go func() {
 		time.Sleep(time.Second)
 		done <- got{fetch(ctx, fmt.Sprintf("%s/debug/pprof/profile?seconds=%d", o.pprofDebug, secs), cpuFile)}
@@ -125,15 +130,15 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 	if g := <-done; g.err != nil {
 		return nil, g.err
 	}
-	p := &profileReport{Scenario: "feed_home", Seconds: secs, Requests: len(rs)}
-	allocFile, heapFile := filepath.Join(dir, "feed_allocs.pb.gz"), filepath.Join(dir, "feed_heap.pb.gz")
+	p := &profileReport{Scenario: name, Seconds: secs, Requests: len(rs)}
+	allocFile, heapFile := filepath.Join(dir, name+"_allocs.pb.gz"), filepath.Join(dir, name+"_heap.pb.gz")
 	if err := fetch(ctx, o.pprofDebug+"/debug/pprof/allocs", allocFile); err != nil {
 		return p, err
 	}
 	if err := fetch(ctx, o.pprofDebug+"/debug/pprof/heap", heapFile); err != nil {
 		return p, err
 	}
-	p.Files = []string{"pprof/feed_cpu.pb.gz", "pprof/feed_allocs.pb.gz", "pprof/feed_heap.pb.gz"}
+	p.Files = []string{"pprof/" + name + "_cpu.pb.gz", "pprof/" + name + "_allocs.pb.gz", "pprof/" + name + "_heap.pb.gz"}
 	p.CPUTop = pprofTop(ctx, cpuFile, "-top", "-nodecount=25")
 	p.CPUCumTop = pprofTop(ctx, cpuFile, "-top", "-cum", "-nodecount=30")
 	p.AllocTop = pprofTop(ctx, allocFile, "-top", "-sample_index=alloc_space", "-nodecount=20")

@@ -46,6 +46,7 @@ type options struct {
 	only                      string
 	pprofAPI, pprofDebug      string
 	pprofServerPID            int
+	pprofScenario             string
 	failOnErrors              bool
 	generated                 string // a note on how the data set was made, for the report
 	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
@@ -90,6 +91,7 @@ func main() {
 	flag.StringVar(&o.pprofAPI, "pprof-api", "", "base URL of bench/pprofserve (empty: no profile)")
 	flag.StringVar(&o.pprofDebug, "pprof-debug", "", "base URL of its pprof listener")
 	flag.IntVar(&o.pprofServerPID, "pprof-server-pid", 0, "its pid")
+	flag.StringVar(&o.pprofScenario, "pprof-scenario", "feed_home", "the scenario to profile")
 	flag.BoolVar(&o.failOnErrors, "fail-on-errors", false, "exit 1 when a scenario had unexpected statuses")
 	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
 	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")

@@ -173,3 +173,9 @@ func sqlState(err error) string {
 	}
 	return ""
 }
+
+// IsUniqueViolation reports whether err is PostgreSQL refusing a row whose
+// key a unique index already holds (SQLSTATE 23505).
+func IsUniqueViolation(err error) bool {
+	return sqlState(err) == "23505"
+}

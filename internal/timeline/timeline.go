@@ -83,12 +83,12 @@ const raiseHorizon = `
 // members read on fan-out are not queued). post names the statement's CTE
 // of the inserted post, with the columns id, author_id, created_at and
 // visibility. One statement is atomic, so the post never exists without
-// its entries.
+// its entries. The post is new, so its own row cannot be there yet: a
+// plain insert, without the speculative insertion of ON CONFLICT.
 func Publish(post string) string {
 	return `own AS (
 	    INSERT INTO timeline (member_id, created_at, post_id, author_id)
 	    SELECT x.author_id, x.created_at, x.id, x.author_id FROM ` + post + ` x
-	    ON CONFLICT DO NOTHING
 	), queued AS (
 	    INSERT INTO feed_outbox (post_id, author_id, created_at)
 	    SELECT x.id, x.author_id, x.created_at FROM ` + post + ` x

@@ -19,6 +19,15 @@ import (
 // it took and, for each timeline row it wrote, the row's member (the
 // Worker's trimming counts them). Concurrent workers (other instances) skip
 // each other's posts.
+//
+// A row the timeline already holds (a follow's merge or a wake's rebuild
+// took the post while it waited in the outbox) is left out by an anti-join
+// on the primary key rather than by ON CONFLICT DO NOTHING: a speculative
+// insertion checks the key, inserts, then confirms, and made the statement
+// about 20 % dearer (a batch of 20 posts, ~1,400 rows, into the benchmark's
+// timeline: 74 → 89 statements a second on one connection). A merge that
+// commits the same row after the anti-join looked is a unique violation;
+// FanOut then runs the statement again, which sees it.
 func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts int64, members []int64, err error) {
 	// One id per row, counted by the caller: that made the statement 2-4 %
 	// slower, grouping them here into two arrays (member, count) about 12 %
@@ -35,7 +44,8 @@ func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts int64
 		      JOIN members m ON m.id = c.author_id AND NOT m.fanout_on_read
 		      JOIN follows f ON f.followee_id = c.author_id
 		     WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = f.follower_id)
-		    ON CONFLICT DO NOTHING
+		       AND NOT EXISTS (SELECT 1 FROM timeline t
+		                        WHERE t.member_id = f.follower_id AND t.created_at = c.created_at AND t.post_id = c.post_id)
 		    RETURNING member_id
 		)
 		SELECT (SELECT count(*) FROM claimed) AS posts, COALESCE(array_agg(member_id), '{}') AS members FROM ins`
@@ -43,10 +53,16 @@ func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts int64
 		Posts   int64         `db:"posts"`
 		Members pq.Int64Array `db:"members"`
 	}
-	if err := sqlx.GetContext(ctx, ex, &r, q, batch); err != nil {
-		return 0, nil, pg.Classify(ctx, fmt.Errorf("fan out: %w", err))
+	for attempt := 1; ; attempt++ {
+		err := sqlx.GetContext(ctx, ex, &r, q, batch)
+		if err == nil {
+			return r.Posts, r.Members, nil
+		}
+		// Not within a caller's transaction, which the failure aborted.
+		if _, inTx := ex.(*sqlx.Tx); inTx || attempt == 3 || !pg.IsUniqueViolation(err) {
+			return 0, nil, pg.Classify(ctx, fmt.Errorf("fan out: %w", err))
+		}
 	}
-	return r.Posts, r.Members, nil
 }
 
 // Drain fans out everything pending (the fixture importer uses it).

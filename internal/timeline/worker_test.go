@@ -277,3 +277,75 @@ func TestWorkerRunRests(t *testing.T) {
 		t.Fatal("a member who joined today was made dormant")
 	}
 }
+
+// TestFanOutSkipsRowsAlreadyThere: a post a follow's merge already put in a
+// timeline while it waited in the outbox is not written (nor counted) again,
+// and a merge that commits the same row while the fan-out waits for it makes
+// the fan-out run again rather than fail.
+func TestFanOutSkipsRowsAlreadyThere(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "reader", "author")
+	follow(t, db, id["reader"], id["author"])
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	publish(t, db, id["author"], 5, start)
+	merge := `INSERT INTO timeline (member_id, created_at, post_id, author_id)
+		SELECT $1, created_at, id, author_id FROM posts WHERE author_id = $2
+		 ORDER BY id LIMIT $3`
+	db.MustExec(merge, id["reader"], id["author"], 2)
+	w := newWorker(db)
+	drain(t, w)
+	if got := rows(t, db, id["reader"]); got != 5 {
+		t.Fatalf("reader's timeline holds %d rows, want 5", got)
+	}
+	if got := w.added[id["reader"]]; got != 3 {
+		t.Errorf("worker counted %d rows for reader, want the 3 it wrote", got)
+	}
+
+	// The race: the merge's row is written, not yet committed, when the
+	// fan-out's statement starts; the fan-out waits for it on the key.
+	publish(t, db, id["author"], 1, start.Add(time.Hour))
+	tx := db.MustBegin()
+	defer tx.Rollback()
+	tx.MustExec(`INSERT INTO timeline (member_id, created_at, post_id, author_id)
+		SELECT $1, created_at, id, author_id FROM posts WHERE author_id = $2
+		 ORDER BY id DESC LIMIT 1`, id["reader"], id["author"])
+	type result struct {
+		n   int64
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, _, err := FanOut(ctx, db, 10)
+		done <- result{n, err}
+	}()
+	// Commit once the fan-out is waiting on the merge's transaction.
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var waiting bool
+		if err := db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%')`); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the fan-out never waited for the merge's row")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-done; r.err != nil || r.n != 1 {
+		t.Fatalf("fan-out racing a merge = %d posts, %v; want 1, nil", r.n, r.err)
+	}
+	if got := rows(t, db, id["reader"]); got != 6 {
+		t.Errorf("reader's timeline holds %d rows, want 6", got)
+	}
+	var pending int
+	if err := db.Get(&pending, `SELECT count(*) FROM feed_outbox`); err != nil || pending != 0 {
+		t.Errorf("outbox holds %d posts (%v), want 0", pending, err)
+	}
+}
