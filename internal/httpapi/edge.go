@@ -31,7 +31,7 @@ func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, t
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
-			m := ct.match(r)
+			m := ct.match(c)
 
 			// A GET, and a write whose statement checks the token itself,
 			// may act for a recalled principal (auth/recall.go); it is
