@@ -94,6 +94,16 @@ func run(w *Worker) (stop func()) {
 	}
 }
 
+// readerOfAuthor returns a fresh database where reader follows author, and
+// the time their posts start at.
+func readerOfAuthor(t *testing.T) (*sqlx.DB, map[string]int64, time.Time) {
+	t.Helper()
+	db := pgtest.New(t)
+	id := pgtest.Members(t, db, "reader", "author")
+	follow(t, db, id["reader"], id["author"])
+	return db, id, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+}
+
 func newWorker(db *sqlx.DB) *Worker {
 	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
 }
@@ -167,11 +177,8 @@ func TestWorkerTrimsWhatItFannedOut(t *testing.T) {
 // length; and the count starts again after the cut.
 func TestWorkerTrimThreshold(t *testing.T) {
 	t.Parallel()
-	db := pgtest.New(t)
+	db, id, start := readerOfAuthor(t)
 	ctx := context.Background()
-	id := pgtest.Members(t, db, "reader", "author")
-	follow(t, db, id["reader"], id["author"])
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	// A long timeline the worker did not see grow.
 	publish(t, db, id["reader"], Cap+Slack, start)
 	w := newWorker(db)
@@ -284,11 +291,8 @@ func TestWorkerRunRests(t *testing.T) {
 // the fan-out run again rather than fail.
 func TestFanOutSkipsRowsAlreadyThere(t *testing.T) {
 	t.Parallel()
-	db := pgtest.New(t)
+	db, id, start := readerOfAuthor(t)
 	ctx := context.Background()
-	id := pgtest.Members(t, db, "reader", "author")
-	follow(t, db, id["reader"], id["author"])
-	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	publish(t, db, id["author"], 5, start)
 	merge := `INSERT INTO timeline (member_id, created_at, post_id, author_id)
 		SELECT $1, created_at, id, author_id FROM posts WHERE author_id = $2
