@@ -10,6 +10,7 @@
 #   BENCH_SEED=1                  generator seed (it also derives every member's tokens)
 #   BENCH_PPROF=0|1               profile the feed (default: 1 at default scale, 0 otherwise)
 #   BENCH_PPROF_SCENARIO=name     profile this scenario instead of feed_home
+#   BENCH_WRK=0|1                 a second opinion from wrk on the ceiling and the main reads (default: 1 at default scale)
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
 #   BENCH_ONLY=a,b                only these scenarios
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running
@@ -30,9 +31,9 @@ OUT=bench/out
 BIN=bench/bin
 GO=${GO:-go}
 case "$SCALE" in
-  small) WARMUP=1s; CLOSED=3s; OPEN=2s; PGB_TIME=3s; PGB_SCALE=10; DEEP=60; FAIL=--fail-on-errors; PPROF=${BENCH_PPROF:-0} ;;
-  default) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1} ;;
-  *) WARMUP=2s; CLOSED=6s; OPEN=6s; PGB_TIME=8s; PGB_SCALE=20; DEEP=200; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0} ;;
+  small) WARMUP=1s; CLOSED=3s; OPEN=2s; PGB_TIME=3s; PGB_SCALE=10; DEEP=60; FAIL=--fail-on-errors; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
+  default) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1}; WRK=${BENCH_WRK:-1} ;;
+  *) WARMUP=2s; CLOSED=6s; OPEN=6s; PGB_TIME=8s; PGB_SCALE=20; DEEP=200; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
 esac
 
 log() { printf 'bench: %s\n' "$*" >&2; }
@@ -49,6 +50,20 @@ log "building"
 if [[ ! -x "$BIN/vegeta" || bench/tools/go.mod -nt "$BIN/vegeta" || bench/tools/go.sum -nt "$BIN/vegeta" ]]; then
   log "building vegeta (pinned in bench/tools/go.mod; once)"
   (cd bench/tools && "$GO" build -o "$ROOT/$BIN/vegeta" github.com/tsenart/vegeta/v12)
+fi
+
+# wrk (Debian's package) for the second opinion on the ceiling and the main reads (bench/driver/wrk.go);
+# installed with apt-get when missing and possible, else left out (the report says so).
+WRKBIN=""
+if [[ "$WRK" == 1 ]]; then
+  if ! command -v wrk >/dev/null && command -v apt-get >/dev/null && [[ $(id -u) -eq 0 ]]; then
+    log "installing wrk with apt-get (once)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >&2 \
+      || { DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends wrk >&2; } \
+      || log "could not install wrk: the report has no second opinion"
+  fi
+  WRKBIN=$(command -v wrk || true)
+  [[ -n "$WRKBIN" ]] && log "wrk: $(dpkg-query -W -f '${Version}' wrk 2>/dev/null || echo "$WRKBIN")"
 fi
 
 # 2. PostgreSQL: its own cluster, tuned on every run (pg_stat_statements, memory, WAL), restarted when a
@@ -186,7 +201,7 @@ set +e
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
   -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
-  -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" $FAIL "${PPROF_ARGS[@]}"
+  -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
 rc=$?
 set -e
 if [[ "${BENCH_CHECK:-1}" == 1 ]]; then

@@ -39,7 +39,18 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	} else {
 		d.logf("ceiling (%s): pgbench -S %.0f tps, %.3f ms average", label, pg.TPS, pg.LatencyMS)
 	}
-	rep.Ceilings = append(rep.Ceilings, ceiling{When: label, Hello: h, Pgbench: pg, PgbenchError: errString(err)})
+	c := ceiling{When: label, Hello: h, Pgbench: pg, PgbenchError: errString(err)}
+	if o.wrk != "" {
+		w, err := d.wrkRun(ctx, o.hello, func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }, 4, false)
+		if err != nil {
+			c.WrkError = err.Error()
+			d.logf("ceiling (%s): wrk: %v", label, err)
+		} else {
+			c.HelloWrk = &w
+			d.logf("ceiling (%s): bare Echo with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
+		}
+	}
+	rep.Ceilings = append(rep.Ceilings, c)
 	return nil
 }
 

@@ -47,6 +47,7 @@ type options struct {
 	pprofAPI, pprofDebug      string
 	pprofServerPID            int
 	pprofScenario             string
+	wrk                       string
 	failOnErrors              bool
 	generated                 string // a note on how the data set was made, for the report
 	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
@@ -92,6 +93,7 @@ func main() {
 	flag.StringVar(&o.pprofDebug, "pprof-debug", "", "base URL of its pprof listener")
 	flag.IntVar(&o.pprofServerPID, "pprof-server-pid", 0, "its pid")
 	flag.StringVar(&o.pprofScenario, "pprof-scenario", "feed_home", "the scenario to profile")
+	flag.StringVar(&o.wrk, "wrk", "", "path of wrk, for a second opinion on the ceiling and the main reads (empty: none)")
 	flag.BoolVar(&o.failOnErrors, "fail-on-errors", false, "exit 1 when a scenario had unexpected statuses")
 	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
 	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")
@@ -267,6 +269,16 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 		sr.FanOut = append(sr.FanOut, d.drain(ctx, "open"))
 	}
 	d.logf("%s: open %.0f req/s p50 %.1f ms p95 %.1f ms p99 %.1f ms, %d errors", s.Name, open.RPS, open.P50, open.P95, open.P99, open.Errors)
+	if o.wrk != "" && wrkScenarios[s.Name] {
+		w, err := d.wrkRun(ctx, o.api, gen, seed+3000, true)
+		if err != nil {
+			sr.WrkError = err.Error()
+			d.logf("%s: wrk: %v", s.Name, err)
+		} else {
+			sr.Wrk = &w
+			d.logf("%s: wrk closed %.0f req/s p50 %.1f ms p99 %.1f ms, %d non-2xx", s.Name, w.RPS, w.P50, w.P99, w.Non2xx)
+		}
+	}
 	return sr, nil
 }
 
