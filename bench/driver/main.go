@@ -20,6 +20,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -314,6 +315,7 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 	if err != nil {
 		return phase{}, err
 	}
+	maint0 := d.maintenance(ctx)
 	srv0, pg0 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
 	busy0, total0 := machineCPU()
 	rss := newRSSSampler(o.serverPID)
@@ -331,6 +333,7 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 		return phase{}, err
 	}
 	p := summarize(rs, judge, l)
+	p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
 	p.ServerCPU = (srv1 - srv0) / wall
 	p.PGCPU = (pg1 - pg0) / wall
 	p.LoadGenCPU = genCPU / wall
@@ -401,6 +404,45 @@ func (d *driver) statements(ctx context.Context) (map[int64]statement, error) {
 		out[id.Int64] = s
 	}
 	return out, rows.Err()
+}
+
+// maintenance counts what PostgreSQL ran in the background of the benchmark
+// database by table (autovacuum, autoanalyze) and of the cluster
+// (checkpoints), to tell a latency spike of ours from one of the machine.
+func (d *driver) maintenance(ctx context.Context) map[string]int64 {
+	out := map[string]int64{}
+	rows, err := d.db.QueryContext(ctx, `SELECT relname, autovacuum_count, autoanalyze_count FROM pg_stat_user_tables`)
+	if err != nil {
+		return out
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var rel string
+		var vac, an int64
+		if rows.Scan(&rel, &vac, &an) == nil {
+			out["autovacuum "+rel], out["autoanalyze "+rel] = vac, an
+		}
+	}
+	var timed, requested int64
+	if d.admin.QueryRowContext(ctx, `SELECT checkpoints_timed, checkpoints_req FROM pg_stat_bgwriter`).Scan(&timed, &requested) == nil {
+		out["checkpoint (timed)"], out["checkpoint (requested)"] = timed, requested
+	}
+	return out
+}
+
+// maintenanceDelta lists what ran between two maintenance readings.
+func maintenanceDelta(before, after map[string]int64) []string {
+	var out []string
+	for k, v := range after {
+		if n := v - before[k]; n > 0 {
+			if n > 1 {
+				k = fmt.Sprintf("%s ×%d", k, n)
+			}
+			out = append(out, k)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // errNoPgbench means pgbench could not run; the report says so.

@@ -112,6 +112,9 @@ type phase struct {
 	TopStatements    []stmtStat     `json:"top_statements,omitempty"`
 	Ops              []opStat       `json:"ops,omitempty"`
 	Series           []point        `json:"series,omitempty"`
+	// Maintenance is what PostgreSQL ran in the background meanwhile
+	// (autovacuum and autoanalyze by table, checkpoints).
+	Maintenance []string `json:"maintenance,omitempty"`
 }
 
 type stmtStat struct {
@@ -591,6 +594,11 @@ func (rep *report) markdown() string {
 				p.Load, p.Requests, f0(p.RPS), f1(p.P50), f1(p.P95), f1(p.P99), f1(p.Max), codes(p.Codes),
 				f2(p.ServerCPU), f2(p.PGCPU), f2(p.LoadGenCPU), f0(p.MachineBusy*100), f0(p.ServerRSSMiB),
 				f2(p.StatementsPerReq), f2(p.DBTimePerReqMS), f0(p.BlocksHitPerReq), f1(p.BlocksReadPerReq))
+		}
+		for _, p := range s.phases() {
+			if len(p.Maintenance) > 0 {
+				fmt.Fprintf(&b, "\nPostgreSQL in the background of the %s run: %s.\n", strings.SplitN(p.Load, ",", 2)[0], strings.Join(p.Maintenance, ", "))
+			}
 		}
 		for _, p := range s.phases() {
 			for _, e := range p.ErrorSamples {
