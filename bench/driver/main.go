@@ -316,8 +316,7 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 		return phase{}, err
 	}
 	maint0 := d.maintenance(ctx)
-	srv0, pg0 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
-	busy0, total0 := machineCPU()
+	cpu0 := d.readCPU()
 	rss := newRSSSampler(o.serverPID)
 	t0 := time.Now()
 	rs, genCPU, err := d.attack(ctx, base, gen, l, seed)
@@ -326,20 +325,15 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 	if err != nil {
 		return phase{}, err
 	}
-	srv1, pg1 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
-	busy1, total1 := machineCPU()
+	srvCPU, pgCPU, busy := cpu0.since(d, wall)
 	stmts1, err := d.statements(ctx)
 	if err != nil {
 		return phase{}, err
 	}
 	p := summarize(rs, judge, l)
 	p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
-	p.ServerCPU = (srv1 - srv0) / wall
-	p.PGCPU = (pg1 - pg0) / wall
+	p.ServerCPU, p.PGCPU, p.MachineBusy = srvCPU, pgCPU, busy
 	p.LoadGenCPU = genCPU / wall
-	if total1 > total0 {
-		p.MachineBusy = (busy1 - busy0) / (total1 - total0)
-	}
 	p.ServerRSSMiB = maxRSS / 1024
 	p.ServerPeakRSSMiB = statusKB(o.serverPID, "VmHWM") / 1024
 	if p.Requests > 0 {

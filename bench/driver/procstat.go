@@ -130,3 +130,24 @@ func numCPU() int {
 	}
 	return max(n, 1)
 }
+
+// cpuReading is, at one moment, the CPU time the API server and PostgreSQL
+// have used and the machine's busy and total time: one taken before a run
+// and since after it give what each used meanwhile.
+type cpuReading struct{ server, pg, busy, total float64 }
+
+func (d *driver) readCPU() cpuReading {
+	busy, total := machineCPU()
+	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: treeCPU(d.opt.postmasterPID), busy: busy, total: total}
+}
+
+// since returns, from r until now, over wall seconds: the cores the server
+// and PostgreSQL used and the machine's busy share.
+func (r cpuReading) since(d *driver, wall float64) (server, pg, busy float64) {
+	now := d.readCPU()
+	server, pg = (now.server-r.server)/wall, (now.pg-r.pg)/wall
+	if now.total > r.total {
+		busy = (now.busy - r.busy) / (now.total - r.total)
+	}
+	return server, pg, busy
+}

@@ -284,7 +284,7 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 
 // finish computes the ratios to the ceilings and checks the targets.
 func (rep *report) finish() {
-	var hs, ps []float64
+	var hs, ps, ws []float64
 	for _, c := range rep.Ceilings {
 		if c.Hello.RPS > 0 {
 			hs = append(hs, c.Hello.RPS)
@@ -292,15 +292,11 @@ func (rep *report) finish() {
 		if c.Pgbench.TPS > 0 {
 			ps = append(ps, c.Pgbench.TPS)
 		}
-	}
-	rep.HelloRPS, rep.PgbenchTPS = mean(hs), mean(ps)
-	var ws []float64
-	for _, c := range rep.Ceilings {
 		if c.HelloWrk != nil && c.HelloWrk.RPS > 0 {
 			ws = append(ws, c.HelloWrk.RPS)
 		}
 	}
-	rep.HelloWrkRPS = mean(ws)
+	rep.HelloRPS, rep.PgbenchTPS, rep.HelloWrkRPS = mean(hs), mean(ps), mean(ws)
 	byName := map[string]*scenarioReport{}
 	for i := range rep.Scenarios {
 		s := &rep.Scenarios[i]

@@ -105,8 +105,7 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 	}
 	secs := max(1, int(o.closed.Seconds()))
 	p := wrkPhase{Load: fmt.Sprintf("closed, wrk, %d connections, %ds", o.conns, secs)}
-	srv0, pg0 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
-	busy0, total0 := machineCPU()
+	cpu0 := d.readCPU()
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, o.wrk, "-t2", "-c"+strconv.Itoa(o.conns), "-d"+strconv.Itoa(secs)+"s", "--latency",
 		"-s", script, base, "--", reqs)
@@ -118,12 +117,10 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.LoadGenCPU = (tv(ru.Utime) + tv(ru.Stime)) / wall
 	}
+	srvCPU, pgCPU, busy := cpu0.since(d, wall)
+	p.MachineBusy = busy
 	if withServer {
-		srv1, pg1 := cpuSeconds(o.serverPID), treeCPU(o.postmasterPID)
-		p.ServerCPU, p.PGCPU = (srv1-srv0)/wall, (pg1-pg0)/wall
-	}
-	if busy1, total1 := machineCPU(); total1 > total0 {
-		p.MachineBusy = (busy1 - busy0) / (total1 - total0)
+		p.ServerCPU, p.PGCPU = srvCPU, pgCPU
 	}
 	if err := parseWrk(string(out), &p); err != nil {
 		return p, err
