@@ -74,6 +74,42 @@ type scenarioReport struct {
 	// wrkScenarios.
 	Wrk      *wrkPhase `json:"wrk,omitempty"`
 	WrkError string    `json:"wrk_error,omitempty"`
+	// Parts compares the mix's cost with its operations measured alone.
+	Parts *mixParts `json:"parts,omitempty"`
+}
+
+// mixParts is the mix's CPU per request (server + PostgreSQL, closed run)
+// against the same operations measured alone in the same run, weighted by
+// their share of the mix's requests. Writes alone leave part of their
+// fan-out to the drain after the run, so their share is if anything low.
+type mixParts struct {
+	MeasuredMS float64 `json:"measured_cpu_ms_per_request"`
+	AloneMS    float64 `json:"alone_cpu_ms_per_request"`
+	Covered    float64 `json:"covered_share"` // of the mix's requests, those whose scenario ran
+}
+
+// cpuPerRequest is p's server and PostgreSQL CPU in ms per request.
+func (p phase) cpuPerRequest() float64 { return safeDiv((p.ServerCPU+p.PGCPU)*1000, p.RPS) }
+
+// parts fills the mix's Parts and its operations' AloneMS from byName.
+func (s *scenarioReport) parts(byName map[string]*scenarioReport) {
+	var total, covered int
+	var sum float64
+	for i := range s.Closed.Ops {
+		o := &s.Closed.Ops[i]
+		total += o.Requests
+		a, ok := byName[o.Op]
+		if !ok || a == s || a.Skipped != "" || a.Closed.RPS == 0 {
+			continue
+		}
+		o.AloneMS = a.Closed.cpuPerRequest()
+		covered += o.Requests
+		sum += float64(o.Requests) * o.AloneMS
+	}
+	if covered == 0 {
+		return
+	}
+	s.Parts = &mixParts{MeasuredMS: s.Closed.cpuPerRequest(), AloneMS: sum / float64(covered), Covered: float64(covered) / float64(total)}
 }
 
 // drain is the fan-out backlog after one run and its drain.
@@ -133,12 +169,15 @@ type stmtStat struct {
 }
 
 type opStat struct {
-	Op       string  `json:"op"`
-	Requests int     `json:"requests"`
-	P50      float64 `json:"p50_ms"`
-	P99      float64 `json:"p99_ms"`
-	Errors   int     `json:"errors"`
-	NotImpl  int     `json:"not_implemented"`
+	Op       string `json:"op"`
+	Requests int    `json:"requests"`
+	// AloneMS is the CPU (server + PostgreSQL, ms per request) of the
+	// operation's own scenario in the same run, 0 when it did not run.
+	AloneMS float64 `json:"alone_cpu_ms_per_request,omitempty"`
+	P50     float64 `json:"p50_ms"`
+	P99     float64 `json:"p99_ms"`
+	Errors  int     `json:"errors"`
+	NotImpl int     `json:"not_implemented"`
 }
 
 // point is one second of a run.
@@ -350,6 +389,9 @@ func (rep *report) finish() {
 		if w := s.Wrk; w != nil && w.Non2xx+w.SocketErrs > 0 {
 			rep.Failed = true
 		}
+	}
+	if m, ok := byName["mix"]; ok && m.Skipped == "" {
+		m.parts(byName)
 	}
 	check := func(name, target string, measured func(s *scenarioReport) (string, bool)) {
 		s, ok := byName[name]
@@ -677,9 +719,19 @@ func (rep *report) markdown() string {
 			}
 		}
 		if ops := s.Closed.Ops; len(ops) > 0 {
-			b.WriteString("\n\nBy operation (closed run):\n\n| op | requests | p50 ms | p99 ms | errors | 501 |\n|---|---:|---:|---:|---:|---:|\n")
+			b.WriteString("\n\nBy operation (closed run; *alone*: CPU of the operation's own scenario, server + PostgreSQL, ms/req):\n\n" +
+				"| op | requests | p50 ms | p99 ms | errors | 501 | alone |\n|---|---:|---:|---:|---:|---:|---:|\n")
 			for _, o := range ops {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d |\n", o.Op, o.Requests, f1(o.P50), f1(o.P99), o.Errors, o.NotImpl)
+				alone := "–"
+				if o.AloneMS > 0 {
+					alone = f2(o.AloneMS)
+				}
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %d | %d | %s |\n", o.Op, o.Requests, f1(o.P50), f1(o.P99), o.Errors, o.NotImpl, alone)
+			}
+			if p := s.Parts; p != nil {
+				fmt.Fprintf(&b, "\nCost: %s ms of CPU (server + PostgreSQL) per request, against %s ms for the same operations measured alone, "+
+					"weighted by their share (%.0f %% of the requests had their own scenario in this run): %.2f × the sum of its parts.\n",
+					f2(p.MeasuredMS), f2(p.AloneMS), p.Covered*100, safeDiv(p.MeasuredMS, p.AloneMS))
 			}
 		}
 		if len(s.Closed.TopStatements) > 0 {

@@ -64,3 +64,36 @@ func TestHumanInt(t *testing.T) {
 		}
 	}
 }
+
+func TestMixParts(t *testing.T) {
+	alone := func(name string, serverCores, pgCores, rps float64) scenarioReport {
+		return scenarioReport{Name: name, Closed: phase{Requests: 1, RPS: rps, ServerCPU: serverCores, PGCPU: pgCores}}
+	}
+	rep := &report{Scenarios: []scenarioReport{
+		alone("feed_home", 0.6, 0.9, 1500), // 1.0 ms/req
+		alone("post", 0.5, 0.5, 2000),      // 0.5 ms/req
+		{Name: "mix", Closed: phase{Requests: 100, RPS: 1000, ServerCPU: 0.6, PGCPU: 0.6, // 1.2 ms/req
+			Ops: []opStat{{Op: "feed_home", Requests: 60}, {Op: "post", Requests: 20}, {Op: "search", Requests: 20}}}},
+	}}
+	rep.finish()
+	m := rep.Scenarios[2]
+	if m.Parts == nil {
+		t.Fatal("no parts")
+	}
+	// (60 × 1.0 + 20 × 0.5) / 80 = 0.875 ms; search did not run alone.
+	if got := m.Parts.AloneMS; got < 0.8749 || got > 0.8751 {
+		t.Errorf("alone = %v, want 0.875", got)
+	}
+	if got := m.Parts.MeasuredMS; got < 1.1999 || got > 1.2001 {
+		t.Errorf("measured = %v, want 1.2", got)
+	}
+	if m.Parts.Covered != 0.8 {
+		t.Errorf("covered = %v, want 0.8", m.Parts.Covered)
+	}
+	if m.Closed.Ops[2].AloneMS != 0 || m.Closed.Ops[1].AloneMS != 0.5 {
+		t.Errorf("ops: %+v", m.Closed.Ops)
+	}
+	if md := rep.markdown(); !strings.Contains(md, "1.37 × the sum of its parts") {
+		t.Errorf("markdown lacks the comparison:\n%s", md)
+	}
+}
