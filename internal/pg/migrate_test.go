@@ -59,6 +59,30 @@ func TestMigrationsUpDownUp(t *testing.T) {
 	}
 }
 
+// TestHotTablesVacuumOften: the insert-heavy tables the feeds read with
+// index-only scans are vacuumed after 1 % of new rows, not the default 20 %,
+// so their newest pages become all-visible soon (migration 19).
+func TestHotTablesVacuumOften(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.New(t)
+	want := map[string][]string{
+		"posts":    {"autovacuum_vacuum_insert_scale_factor=0.01"},
+		"timeline": {"autovacuum_vacuum_insert_scale_factor=0.01"},
+		"follows":  {"autovacuum_vacuum_insert_scale_factor=0.01", "autovacuum_vacuum_scale_factor=0.01"},
+	}
+	for table, opts := range want {
+		var got string
+		if err := conn.Get(&got, `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass`, table); err != nil {
+			t.Fatal(err)
+		}
+		for _, o := range opts {
+			if !strings.Contains(got, o) {
+				t.Errorf("%s: options %q lack %s", table, got, o)
+			}
+		}
+	}
+}
+
 func TestClassify(t *testing.T) {
 	t.Parallel()
 	conn := pgtest.New(t)
