@@ -211,8 +211,13 @@ const (
 // machineFactor is how fast this run's machine was against the quiet one:
 // the larger of its two ceilings' ratios (the stricter scaling), with the
 // Echo ceiling read by wrk, as the quiet one was; pgbench's alone when wrk
-// did not run. Zero when neither ceiling was measured.
+// did not run. Zero when neither ceiling was measured, and at any scale
+// but the default one, which the targets are for (a smaller data set also
+// runs a smaller pgbench).
 func (rep *report) machineFactor() float64 {
+	if rep.Scale != "default" {
+		return 0
+	}
 	f := rep.PgbenchTPS / quietPgbenchTPS
 	if rep.HelloWrkRPS > 0 {
 		f = max(f, rep.HelloWrkRPS/quietEchoRPS)

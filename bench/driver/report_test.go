@@ -6,7 +6,7 @@ import (
 )
 
 func TestMachineFactorTakesTheStricterCeiling(t *testing.T) {
-	rep := &report{PgbenchTPS: 25_000, HelloWrkRPS: 42_000}
+	rep := &report{Scale: "default", PgbenchTPS: 25_000, HelloWrkRPS: 42_000}
 	if got := rep.machineFactor(); got != 0.6 {
 		t.Fatalf("factor with wrk = %v, want 0.6 (42,000 / 70,000 beats 25,000 / 50,000)", got)
 	}
@@ -14,13 +14,16 @@ func TestMachineFactorTakesTheStricterCeiling(t *testing.T) {
 	if got := rep.machineFactor(); got != 0.5 {
 		t.Fatalf("factor without wrk = %v, want pgbench's 0.5", got)
 	}
-	if got := (&report{}).machineFactor(); got != 0 {
+	if got := (&report{Scale: "default"}).machineFactor(); got != 0 {
 		t.Fatalf("factor without ceilings = %v, want 0", got)
+	}
+	if got := (&report{Scale: "small", PgbenchTPS: 25_000}).machineFactor(); got != 0 {
+		t.Fatalf("factor at small scale = %v, want 0 (the targets are for the default data set)", got)
 	}
 }
 
 func TestScaledRateTarget(t *testing.T) {
-	rep := &report{PgbenchTPS: 25_000, HelloWrkRPS: 42_000}
+	rep := &report{Scale: "default", PgbenchTPS: 25_000, HelloWrkRPS: 42_000}
 	s := &scenarioReport{Closed: phase{RPS: 1600}}
 	if got, want := rep.scaled("feed_home", s), "2,500 × 0.60 = 1,500 req/s: reached (1,600)"; got != want {
 		t.Fatalf("feed_home: %q, want %q", got, want)
@@ -39,6 +42,7 @@ func TestScaledRateTarget(t *testing.T) {
 
 func TestFinishKeepsMetApartFromScaled(t *testing.T) {
 	rep := &report{
+		Scale:     "default",
 		Ceilings:  []ceiling{{Pgbench: pgbenchResult{TPS: 25_000}}},
 		Scenarios: []scenarioReport{{Name: "mix", Closed: phase{Requests: 10, RPS: 2000}}},
 	}
