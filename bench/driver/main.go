@@ -378,10 +378,11 @@ type statement struct {
 	plans     int64 // with pg_stat_statements.track_planning (bench.sh turns it on)
 	hit, read int64
 	totalMS   float64
+	planMS    float64 // planning time, with track_planning
 }
 
 func (d *driver) statements(ctx context.Context) (map[int64]statement, error) {
-	const q = `SELECT queryid, query, calls, plans, shared_blks_hit, shared_blks_read, total_exec_time
+	const q = `SELECT queryid, query, calls, plans, shared_blks_hit, shared_blks_read, total_exec_time, total_plan_time
 	             FROM pg_stat_statements WHERE dbid = $1`
 	rows, err := d.admin.QueryContext(ctx, q, d.datid)
 	if err != nil {
@@ -392,7 +393,7 @@ func (d *driver) statements(ctx context.Context) (map[int64]statement, error) {
 	for rows.Next() {
 		var id sql.NullInt64
 		var s statement
-		if err := rows.Scan(&id, &s.query, &s.calls, &s.plans, &s.hit, &s.read, &s.totalMS); err != nil {
+		if err := rows.Scan(&id, &s.query, &s.calls, &s.plans, &s.hit, &s.read, &s.totalMS, &s.planMS); err != nil {
 			return nil, err
 		}
 		out[id.Int64] = s

@@ -161,6 +161,9 @@ type stmtStat struct {
 	// execution: 0 for a prepared statement on its generic plan, 1 for one
 	// planned every time (unprepared, or a custom plan chosen each time).
 	PlansPerCall float64 `json:"plans_per_call"`
+	// PlanMSPerCall is the planning time per execution: a statement
+	// planned again after autoanalyze invalidated its plan pays it too.
+	PlanMSPerCall float64 `json:"plan_ms_per_call"`
 	// HitsPerCall is shared buffers hit per execution: a statement that
 	// reads more in one scenario than in another is doing more work there,
 	// not only waiting longer for the CPU.
@@ -343,8 +346,9 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 		dt := a.totalMS - b.totalMS
 		total += dt
 		top = append(top, stmtStat{CallsPerReq: float64(dc) / req, MeanMS: dt / float64(dc),
-			PlansPerCall: float64(a.plans-b.plans) / float64(dc), HitsPerCall: float64(a.hit-b.hit) / float64(dc),
-			Query: oneLine(a.query, 240)})
+			PlansPerCall: float64(a.plans-b.plans) / float64(dc), PlanMSPerCall: (a.planMS - b.planMS) / float64(dc),
+			HitsPerCall: float64(a.hit-b.hit) / float64(dc),
+			Query:       oneLine(a.query, 240)})
 	}
 	sort.Slice(top, func(i, j int) bool { return top[i].CallsPerReq > top[j].CallsPerReq })
 	if len(top) > 8 {
@@ -740,9 +744,9 @@ func (rep *report) markdown() string {
 			}
 		}
 		if len(s.Closed.TopStatements) > 0 {
-			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | plans/call | blks hit/call | statement |\n|---:|---:|---:|---:|---|\n")
+			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | plans/call | plan ms/call | blks hit/call | statement |\n|---:|---:|---:|---:|---:|---|\n")
 			for _, t := range s.Closed.TopStatements {
-				fmt.Fprintf(&b, "| %s | %s | %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), f2(t.PlansPerCall), f1(t.HitsPerCall),
+				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), f2(t.PlansPerCall), f3(t.PlanMSPerCall), f1(t.HitsPerCall),
 					strings.ReplaceAll(t.Query, "|", "\\|"))
 			}
 		}
