@@ -129,11 +129,7 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 	if failed := d.f.signIn(ctx, o.pprofAPI); failed > 0 {
 		return nil, fmt.Errorf("profile sign-in: %d GET /me failed", failed)
 	}
-	warmup := o.warmup
-	if name == "mix" && o.mixWarmup > 0 {
-		warmup = o.mixWarmup
-	}
-	if _, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: warmup}, 5); err != nil {
+	if _, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: o.warmupOf(name)}, 5); err != nil {
 		return nil, err
 	}
 	type got struct {

@@ -231,10 +231,7 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 	// it was still planning (0.1-0.4 plans per call on several statements)
 	// and cost PostgreSQL 1.27 ms a request; after 25 s, 0.94 ms, the steady
 	// state of a server that has been up a while.
-	warmup := o.warmup
-	if s.Name == "mix" && o.mixWarmup > 0 {
-		warmup = o.mixWarmup
-	}
+	warmup := o.warmupOf(s.Name)
 	d.logf("%s: warm-up (%s)", s.Name, warmup)
 	if _, _, err := d.attack(ctx, o.api, gen, load{closedWorkers: o.conns, duration: warmup}, seed+1000); err != nil {
 		return sr, err
@@ -435,6 +432,15 @@ func maintenanceDelta(before, after map[string]int64) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// warmupOf is how long scenario name warms up (see scenario: the mix
+// longer).
+func (o *options) warmupOf(name string) time.Duration {
+	if name == "mix" && o.mixWarmup > 0 {
+		return o.mixWarmup
+	}
+	return o.warmup
 }
 
 // errNoPgbench means pgbench could not run; the report says so.
