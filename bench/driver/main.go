@@ -319,14 +319,14 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 	if err != nil {
 		return phase{}, err
 	}
-	srvCPU, pgCPU, busy := cpu0.since(d, wall)
+	use := cpu0.since(d, wall)
 	stmts1, err := d.statements(ctx)
 	if err != nil {
 		return phase{}, err
 	}
 	p := summarize(rs, judge, l)
 	p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
-	p.ServerCPU, p.PGCPU, p.MachineBusy = srvCPU, pgCPU, busy
+	p.ServerCPU, p.PGCPU, p.PGBackgroundCPU, p.MachineBusy = use.server, use.pg, use.pgBackground, use.busy
 	p.LoadGenCPU = genCPU / wall
 	p.ServerRSSMiB = maxRSS / 1024
 	p.ServerPeakRSSMiB = statusKB(o.serverPID, "VmHWM") / 1024

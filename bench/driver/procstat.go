@@ -63,22 +63,60 @@ func parentOf(pid int) int {
 // moves its time into the postmaster's reaped-children time, so the sum
 // stays continuous.
 func treeCPU(pid int) float64 {
+	total, _ := pgCPU(pid)
+	return total
+}
+
+// pgCPU is treeCPU, and the CPU time so far of each child that serves
+// queries (a client backend or a parallel worker of one), by pid. The rest
+// of the total is PostgreSQL's background: autovacuum workers, checkpointer,
+// background and WAL writers, and whatever exited (reaped). Between two
+// readings, the clients' share is exact for connections that lived through
+// both, as the server's and the driver's pooled ones do.
+func pgCPU(pid int) (total float64, clients map[int]float64) {
 	if pid == 0 {
-		return 0
+		return 0, nil
 	}
 	own, reaped := cpuTimes(pid)
-	total := own + reaped
+	total = own + reaped
+	clients = map[int]float64{}
 	ents, _ := filepath.Glob("/proc/[0-9]*")
 	for _, e := range ents {
 		child, err := strconv.Atoi(filepath.Base(e))
-		if err != nil || child == pid {
+		if err != nil || child == pid || parentOf(child) != pid {
 			continue
 		}
-		if parentOf(child) == pid {
-			total += cpuSeconds(child)
+		c := cpuSeconds(child)
+		total += c
+		if title, err := os.ReadFile(e + "/cmdline"); err == nil && !pgBackground(string(title)) {
+			clients[child] = c
 		}
 	}
-	return total
+	return total, clients
+}
+
+// pgBackgroundTitles are the process titles ("postgres: <title>", after an
+// optional "<cluster_name>: ") of PostgreSQL's processes that serve no
+// client.
+var pgBackgroundTitles = []string{"autovacuum worker", "autovacuum launcher", "checkpointer", "background writer",
+	"walwriter", "logical replication", "archiver", "startup", "walreceiver", "walsender", "stats collector", "io worker"}
+
+// pgBackground reports whether a postmaster child's command line is that
+// of a background process rather than a backend serving queries.
+func pgBackground(cmdline string) bool {
+	title, ok := strings.CutPrefix(strings.TrimRight(cmdline, "\x00 "), "postgres: ")
+	if !ok {
+		return false
+	}
+	for _, t := range pgBackgroundTitles {
+		if strings.HasPrefix(title, t) {
+			return true
+		}
+		if _, after, found := strings.Cut(title, ": "); found && strings.HasPrefix(after, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusKB reads a "Key:   N kB" line of /proc/pid/status.
@@ -132,22 +170,41 @@ func numCPU() int {
 }
 
 // cpuReading is, at one moment, the CPU time the API server and PostgreSQL
-// have used and the machine's busy and total time: one taken before a run
-// and since after it give what each used meanwhile.
-type cpuReading struct{ server, pg, busy, total float64 }
+// (all of it, and each of its query-serving backends) have used and the
+// machine's busy and total time: one taken before a run and since after it
+// give what each used meanwhile.
+type cpuReading struct {
+	server, pg  float64
+	pgClients   map[int]float64
+	busy, total float64
+}
 
 func (d *driver) readCPU() cpuReading {
 	busy, total := machineCPU()
-	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: treeCPU(d.opt.postmasterPID), busy: busy, total: total}
+	pg, clients := pgCPU(d.opt.postmasterPID)
+	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, total: total}
 }
 
-// since returns, from r until now, over wall seconds: the cores the server
-// and PostgreSQL used and the machine's busy share.
-func (r cpuReading) since(d *driver, wall float64) (server, pg, busy float64) {
-	now := d.readCPU()
-	server, pg = (now.server-r.server)/wall, (now.pg-r.pg)/wall
-	if now.total > r.total {
-		busy = (now.busy - r.busy) / (now.total - r.total)
+// cpuUse is what the server and PostgreSQL used over a run, in cores, and
+// the machine's busy share. pgBackground is the part of pg that no
+// query-serving backend used (autovacuum, checkpoints, WAL writing,
+// processes that exited).
+type cpuUse struct{ server, pg, pgBackground, busy float64 }
+
+// since returns what was used from r until now, over wall seconds.
+func (r cpuReading) since(d *driver, wall float64) cpuUse {
+	return r.to(d.readCPU(), wall)
+}
+
+func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
+	u := cpuUse{server: (now.server - r.server) / wall, pg: (now.pg - r.pg) / wall}
+	clients := 0.0
+	for pid, c := range now.pgClients {
+		clients += c - r.pgClients[pid] // a backend new since r counts from 0
 	}
-	return server, pg, busy
+	u.pgBackground = max(0, u.pg-clients/wall)
+	if now.total > r.total {
+		u.busy = (now.busy - r.busy) / (now.total - r.total)
+	}
+	return u
 }

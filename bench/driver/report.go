@@ -86,15 +86,26 @@ type mixParts struct {
 	MeasuredMS float64 `json:"measured_cpu_ms_per_request"`
 	AloneMS    float64 `json:"alone_cpu_ms_per_request"`
 	Covered    float64 `json:"covered_share"` // of the mix's requests, those whose scenario ran
+	// The same without PostgreSQL's background processes (autovacuum,
+	// checkpoints, WAL writing), whose work lands in whichever run it
+	// happens in.
+	MeasuredServingMS float64 `json:"measured_serving_cpu_ms_per_request"`
+	AloneServingMS    float64 `json:"alone_serving_cpu_ms_per_request"`
 }
 
 // cpuPerRequest is p's server and PostgreSQL CPU in ms per request.
 func (p phase) cpuPerRequest() float64 { return safeDiv((p.ServerCPU+p.PGCPU)*1000, p.RPS) }
 
+// servingCPUPerRequest is cpuPerRequest without PostgreSQL's background
+// processes: the server and the backends that ran its statements.
+func (p phase) servingCPUPerRequest() float64 {
+	return safeDiv((p.ServerCPU+p.PGCPU-p.PGBackgroundCPU)*1000, p.RPS)
+}
+
 // parts fills the mix's Parts and its operations' AloneMS from byName.
 func (s *scenarioReport) parts(byName map[string]*scenarioReport) {
 	var total, covered int
-	var sum float64
+	var sum, serving float64
 	for i := range s.Closed.Ops {
 		o := &s.Closed.Ops[i]
 		total += o.Requests
@@ -105,11 +116,13 @@ func (s *scenarioReport) parts(byName map[string]*scenarioReport) {
 		o.AloneMS = a.Closed.cpuPerRequest()
 		covered += o.Requests
 		sum += float64(o.Requests) * o.AloneMS
+		serving += float64(o.Requests) * a.Closed.servingCPUPerRequest()
 	}
 	if covered == 0 {
 		return
 	}
-	s.Parts = &mixParts{MeasuredMS: s.Closed.cpuPerRequest(), AloneMS: sum / float64(covered), Covered: float64(covered) / float64(total)}
+	s.Parts = &mixParts{MeasuredMS: s.Closed.cpuPerRequest(), AloneMS: sum / float64(covered), Covered: float64(covered) / float64(total),
+		MeasuredServingMS: s.Closed.servingCPUPerRequest(), AloneServingMS: serving / float64(covered)}
 }
 
 // drain is the fan-out backlog after one run and its drain.
@@ -122,33 +135,36 @@ type drain struct {
 
 // phase is one vegeta run and what the server and database did meanwhile.
 type phase struct {
-	Load             string         `json:"load"`
-	Offered          float64        `json:"offered_rps,omitempty"` // the open model's arrival rate
-	Requests         int            `json:"requests"`
-	Seconds          float64        `json:"seconds"`
-	RPS              float64        `json:"rps"`
-	P50              float64        `json:"p50_ms"`
-	P95              float64        `json:"p95_ms"`
-	P99              float64        `json:"p99_ms"`
-	Max              float64        `json:"max_ms"`
-	Mean             float64        `json:"mean_ms"`
-	Codes            map[string]int `json:"codes"`
-	Errors           int            `json:"errors"`
-	NotImplemented   int            `json:"not_implemented"`
-	ErrorSamples     []string       `json:"error_samples,omitempty"`
-	ServerCPU        float64        `json:"server_cpu_cores"`
-	PGCPU            float64        `json:"pg_cpu_cores"`
-	LoadGenCPU       float64        `json:"loadgen_cpu_cores"`
-	MachineBusy      float64        `json:"machine_busy"`
-	ServerRSSMiB     float64        `json:"server_rss_max_mib"`
-	ServerPeakRSSMiB float64        `json:"server_rss_peak_since_start_mib"`
-	StatementsPerReq float64        `json:"statements_per_request"`
-	BlocksHitPerReq  float64        `json:"shared_blocks_hit_per_request"`
-	BlocksReadPerReq float64        `json:"shared_blocks_read_per_request"`
-	DBTimePerReqMS   float64        `json:"db_exec_ms_per_request"`
-	TopStatements    []stmtStat     `json:"top_statements,omitempty"`
-	Ops              []opStat       `json:"ops,omitempty"`
-	Series           []point        `json:"series,omitempty"`
+	Load           string         `json:"load"`
+	Offered        float64        `json:"offered_rps,omitempty"` // the open model's arrival rate
+	Requests       int            `json:"requests"`
+	Seconds        float64        `json:"seconds"`
+	RPS            float64        `json:"rps"`
+	P50            float64        `json:"p50_ms"`
+	P95            float64        `json:"p95_ms"`
+	P99            float64        `json:"p99_ms"`
+	Max            float64        `json:"max_ms"`
+	Mean           float64        `json:"mean_ms"`
+	Codes          map[string]int `json:"codes"`
+	Errors         int            `json:"errors"`
+	NotImplemented int            `json:"not_implemented"`
+	ErrorSamples   []string       `json:"error_samples,omitempty"`
+	ServerCPU      float64        `json:"server_cpu_cores"`
+	PGCPU          float64        `json:"pg_cpu_cores"`
+	// PGBackgroundCPU is the part of PGCPU outside the backends that serve
+	// queries: autovacuum, checkpointer, WAL and background writers.
+	PGBackgroundCPU  float64    `json:"pg_background_cpu_cores"`
+	LoadGenCPU       float64    `json:"loadgen_cpu_cores"`
+	MachineBusy      float64    `json:"machine_busy"`
+	ServerRSSMiB     float64    `json:"server_rss_max_mib"`
+	ServerPeakRSSMiB float64    `json:"server_rss_peak_since_start_mib"`
+	StatementsPerReq float64    `json:"statements_per_request"`
+	BlocksHitPerReq  float64    `json:"shared_blocks_hit_per_request"`
+	BlocksReadPerReq float64    `json:"shared_blocks_read_per_request"`
+	DBTimePerReqMS   float64    `json:"db_exec_ms_per_request"`
+	TopStatements    []stmtStat `json:"top_statements,omitempty"`
+	Ops              []opStat   `json:"ops,omitempty"`
+	Series           []point    `json:"series,omitempty"`
 	// Maintenance is what PostgreSQL ran in the background meanwhile
 	// (autovacuum and autoanalyze by table, checkpoints).
 	Maintenance []string `json:"maintenance,omitempty"`
@@ -707,12 +723,12 @@ func (rep *report) markdown() string {
 			fmt.Fprintf(&b, "Fan-out after the %s run: %d posts waiting in feed_outbox, drained by the worker in %.1f s (%d timeline rows written meanwhile, %.0f rows/s); the next run started after it.\n\n",
 				d.After, d.Posts, d.Seconds, d.Rows, float64(d.Rows)/max(d.Seconds, 0.001))
 		}
-		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | vegeta CPU | machine busy | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
-		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | of which background | vegeta CPU | machine busy | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
+		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, p := range s.phases() {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s | %s | %s |\n",
 				p.Load, p.Requests, f0(p.RPS), f1(p.P50), f1(p.P95), f1(p.P99), f1(p.Max), codes(p.Codes),
-				f2(p.ServerCPU), f2(p.PGCPU), f2(p.LoadGenCPU), f0(p.MachineBusy*100), f0(p.ServerRSSMiB),
+				f2(p.ServerCPU), f2(p.PGCPU), f2(p.PGBackgroundCPU), f2(p.LoadGenCPU), f0(p.MachineBusy*100), f0(p.ServerRSSMiB),
 				f2(p.StatementsPerReq), f2(p.DBTimePerReqMS), f0(p.BlocksHitPerReq), f1(p.BlocksReadPerReq))
 		}
 		for _, p := range s.phases() {
@@ -739,6 +755,9 @@ func (rep *report) markdown() string {
 				fmt.Fprintf(&b, "\nCost: %s ms of CPU (server + PostgreSQL) per request, against %s ms for the same operations measured alone, "+
 					"weighted by their share (%.0f %% of the requests had their own scenario in this run): %.2f × the sum of its parts.\n",
 					f2(p.MeasuredMS), f2(p.AloneMS), p.Covered*100, safeDiv(p.MeasuredMS, p.AloneMS))
+				fmt.Fprintf(&b, "Without PostgreSQL's background processes (autovacuum, checkpointer, WAL and background writers: "+
+					"*of which background* above), whose work falls into whichever run it happens in: %s ms against %s ms, %.2f ×.\n",
+					f2(p.MeasuredServingMS), f2(p.AloneServingMS), safeDiv(p.MeasuredServingMS, p.AloneServingMS))
 			}
 		}
 		if len(s.Closed.TopStatements) > 0 {

@@ -76,7 +76,7 @@ func TestMixParts(t *testing.T) {
 	rep := &report{Scenarios: []scenarioReport{
 		alone("feed_home", 0.6, 0.9, 1500), // 1.0 ms/req
 		alone("post", 0.5, 0.5, 2000),      // 0.5 ms/req
-		{Name: "mix", Closed: phase{Requests: 100, RPS: 1000, ServerCPU: 0.6, PGCPU: 0.6, // 1.2 ms/req
+		{Name: "mix", Closed: phase{Requests: 100, RPS: 1000, ServerCPU: 0.6, PGCPU: 0.6, PGBackgroundCPU: 0.2, // 1.2 ms/req, 1.0 serving
 			Ops: []opStat{{Op: "feed_home", Requests: 60}, {Op: "post", Requests: 20}, {Op: "search", Requests: 20}}}},
 	}}
 	rep.finish()
@@ -97,7 +97,18 @@ func TestMixParts(t *testing.T) {
 	if m.Closed.Ops[2].AloneMS != 0 || m.Closed.Ops[1].AloneMS != 0.5 {
 		t.Errorf("ops: %+v", m.Closed.Ops)
 	}
-	if md := rep.markdown(); !strings.Contains(md, "1.37 × the sum of its parts") {
+	// The parts had no background: the same 0.875 ms serving.
+	if got := m.Parts.MeasuredServingMS; got < 0.9999 || got > 1.0001 {
+		t.Errorf("measured serving = %v, want 1.0", got)
+	}
+	if got := m.Parts.AloneServingMS; got < 0.8749 || got > 0.8751 {
+		t.Errorf("alone serving = %v, want 0.875", got)
+	}
+	md := rep.markdown()
+	if !strings.Contains(md, "1.37 × the sum of its parts") {
 		t.Errorf("markdown lacks the comparison:\n%s", md)
+	}
+	if !strings.Contains(md, "1.00 ms against 0.88 ms, 1.14 ×") {
+		t.Errorf("markdown lacks the comparison without background:\n%s", md)
 	}
 }

@@ -117,10 +117,10 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		p.LoadGenCPU = (tv(ru.Utime) + tv(ru.Stime)) / wall
 	}
-	srvCPU, pgCPU, busy := cpu0.since(d, wall)
-	p.MachineBusy = busy
+	use := cpu0.since(d, wall)
+	p.MachineBusy = use.busy
 	if withServer {
-		p.ServerCPU, p.PGCPU = srvCPU, pgCPU
+		p.ServerCPU, p.PGCPU = use.server, use.pg
 	}
 	if err := parseWrk(string(out), &p); err != nil {
 		return p, err
