@@ -145,16 +145,19 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	// lastUsedEvery (5 minutes, internal/auth), as a server that has been up a
 	// while finds them: the server then rewrites last_used_at in its
 	// steady-state trickle (about 27 tokens a second for 8,000 in use), with
-	// api_tokens' autovacuum and autoanalyze as often as that brings them.
-	// Every statement checks the token, so each of those invalidates every
-	// cached plan on every connection. Setting all tokens to now() before
-	// each scenario, as the driver did, put one such wave into every
-	// scenario's window: 0.065 ms of planning per request in the mix, 8 %
-	// of PostgreSQL's CPU. Only the active members' tokens (those the
-	// requests are sent for): the others stay idle, as the data set has them.
+	// api_token_uses' autovacuum and autoanalyze as often as that brings
+	// them. While last_used_at was in api_tokens, which every statement reads
+	// to check the token, each of those invalidated every cached plan on
+	// every connection. Setting all tokens to now() before each scenario, as
+	// the driver did, put one such wave into every scenario's window:
+	// 0.065 ms of planning per request in the mix, 8 % of PostgreSQL's CPU.
+	// Only the active members' tokens (those the requests are sent for): the
+	// others stay idle, as the data set has them.
 	signed := time.Now()
-	if _, err := d.db.ExecContext(ctx, `UPDATE api_tokens t SET last_used_at = now() - (t.id % 300) * interval '1 second'
-		WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = t.member_id)`); err != nil {
+	if _, err := d.db.ExecContext(ctx, `INSERT INTO api_token_uses (token_id, last_used_at)
+		SELECT t.id, now() - (t.id % 300) * interval '1 second' FROM api_tokens t
+		 WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = t.member_id)
+		ON CONFLICT (token_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at`); err != nil {
 		return nil, err
 	}
 	if failed := d.f.signIn(ctx, o.api); failed > 0 {

@@ -3,11 +3,14 @@ package auth
 import (
 	"context"
 	"crypto/sha256"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Recalling a token without a round trip
@@ -92,10 +95,10 @@ func (s *Store) Recall(tok string) (Principal, bool) {
 const touchEvery = time.Second
 
 // touches collects the last_used_at writes of recalled tokens. A goroutine
-// writes them in one statement every touchEvery while there are any, and
-// ends when there are none. Writes still pending when the process stops are
-// lost: last_used_at is coarse by design (lastUsedEvery), and at most
-// touchEvery of it goes.
+// writes them to api_token_uses in one statement every touchEvery while
+// there are any, and ends when there are none. Writes still pending when the
+// process stops are lost: last_used_at is coarse by design (lastUsedEvery),
+// and at most touchEvery of it goes.
 type touches struct {
 	mu      sync.Mutex
 	due     map[int64]time.Time // token id → when it was used
@@ -127,19 +130,46 @@ func (s *Store) touchLoop() {
 			return
 		}
 		s.touch.mu.Unlock()
-		ids, ats := make([]int64, 0, len(due)), make([]time.Time, 0, len(due))
-		for id, at := range due {
-			ids, ats = append(ids, id), append(ats, at)
-		}
 		// A failure (a read-only or unreachable database) leaves
 		// last_used_at as it was, as Authenticate does; reads go on.
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = s.db.ExecContext(ctx, `
-			UPDATE api_tokens t SET last_used_at = v.at
-			  FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, at)
-			 WHERE t.id = v.id AND (t.last_used_at IS NULL OR t.last_used_at < v.at)`, pq.Array(ids), pq.Array(ats))
+		_ = s.touchBatch(ctx, due)
 		cancel()
 	}
+}
+
+// touchBatchSQL records the uses of a batch of tokens ($1, used at $2), never
+// moving a token's last use back. Tokens deleted since they were recalled are
+// left out, so that one of them does not fail the whole batch.
+const touchBatchSQL = `
+	INSERT INTO api_token_uses AS u (token_id, last_used_at)
+	SELECT v.id, v.at FROM unnest($1::bigint[], $2::timestamptz[]) AS v(id, at)
+	 WHERE EXISTS (SELECT 1 FROM api_tokens t WHERE t.id = v.id)
+	ON CONFLICT (token_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
+	 WHERE u.last_used_at < EXCLUDED.last_used_at`
+
+// touchBatch writes due (token id → when it was used) in one statement.
+func (s *Store) touchBatch(ctx context.Context, due map[int64]time.Time) error {
+	// In id order (the plan keeps unnest's order): the batches of several
+	// servers then lock the rows they share in the same order rather than
+	// deadlock on them.
+	ids := make([]int64, 0, len(due))
+	for id := range due {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	ats := make([]time.Time, len(ids))
+	for i, id := range ids {
+		ats[i] = due[id]
+	}
+	_, err := s.db.ExecContext(ctx, touchBatchSQL, pq.Array(ids), pq.Array(ats))
+	if pg.ConstraintOf(err) == usesTokenFK {
+		// A token whose delete had not committed when the statement
+		// began passed the EXISTS filter. Once more: the filter now sees
+		// it gone.
+		_, err = s.db.ExecContext(ctx, touchBatchSQL, pq.Array(ids), pq.Array(ats))
+	}
+	return err
 }
 
 // Provisional reports whether p was recalled and nothing has confirmed it

@@ -77,7 +77,12 @@ func TestRecall(t *testing.T) {
 	}
 
 	// last_used_at is due to be written again: the token is still
-	// recalled, and the write follows in the background.
+	// recalled, and the write follows in the background, to api_token_uses
+	// alone (the api_tokens row keeps its version).
+	var version string
+	if err := db.GetContext(ctx, &version, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, tk.ID); err != nil {
+		t.Fatal(err)
+	}
 	clk.add(5*time.Minute + time.Second)
 	due := clk.now()
 	if _, ok := st.Recall(tok); !ok {
@@ -90,7 +95,7 @@ func TestRecall(t *testing.T) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		var used time.Time
-		if err := db.GetContext(ctx, &used, `SELECT last_used_at FROM api_tokens WHERE id = $1`, tk.ID); err != nil {
+		if err := db.GetContext(ctx, &used, `SELECT last_used_at FROM api_token_uses WHERE token_id = $1`, tk.ID); err != nil {
 			t.Fatal(err)
 		}
 		if d := used.Sub(due); d >= -time.Microsecond && d <= time.Microsecond {
@@ -100,6 +105,13 @@ func TestRecall(t *testing.T) {
 			t.Fatalf("last_used_at %v, want %v (the recall's touch)", used, due)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+	var after string
+	if err := db.GetContext(ctx, &after, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, tk.ID); err != nil {
+		t.Fatal(err)
+	}
+	if after != version {
+		t.Errorf("the touch changed the api_tokens row: version %s, then %s", version, after)
 	}
 
 	// Expired by now: never recalled.

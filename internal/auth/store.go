@@ -40,10 +40,16 @@ type Token struct {
 }
 
 // lastUsedEvery bounds how often a token's last_used_at is written: coarse on
-// purpose, so authentication is not a write per request.
+// purpose, so authentication is not a write per request. The time is kept in
+// api_token_uses, not api_tokens, which every hot statement reads: the vacuums
+// those writes bring would otherwise re-plan them all (migration 20).
 const lastUsedEvery = 5 * time.Minute
 
-// Store reads and writes api_tokens.
+// usesTokenFK is the foreign key of api_token_uses to api_tokens: a write of
+// last_used_at violates it when the token was deleted meanwhile.
+const usesTokenFK = "api_token_uses_token_id_fkey"
+
+// Store reads and writes api_tokens and their last uses (api_token_uses).
 type Store struct {
 	db     *sqlx.DB
 	prep   *pg.Prepared // the per-request lookup
@@ -70,9 +76,10 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	key := hashKey(tok)
 	const q = `
 		SELECT t.id, t.member_id, m.handle, t.scope, t.created_at, t.expires_at, t.revoked_at,
-		       t.last_used_at, (t.last_used_at IS NULL OR t.last_used_at < $2) AS stale
+		       u.last_used_at, (u.last_used_at IS NULL OR u.last_used_at < $2) AS stale
 		  FROM api_tokens t
 		  JOIN members m ON m.id = t.member_id
+		  LEFT JOIN api_token_uses u ON u.token_id = t.id
 		 WHERE t.token_hash = $1 AND m.suspended_at IS NULL`
 	var row struct {
 		ID        int64      `db:"id"`
@@ -106,9 +113,14 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	if !row.Stale {
 		touched = *row.LastUsed
 	} else {
-		const u = `UPDATE api_tokens SET last_used_at = $2 WHERE id = $1 AND (last_used_at IS NULL OR last_used_at < $3)`
+		const u = `
+			INSERT INTO api_token_uses AS u (token_id, last_used_at) VALUES ($1, $2)
+			ON CONFLICT (token_id) DO UPDATE SET last_used_at = EXCLUDED.last_used_at
+			 WHERE u.last_used_at < $3`
 		// On a read-only database last_used_at stays as it is: reads go on.
-		if _, err := s.db.ExecContext(ctx, u, row.ID, now, now.Add(-lastUsedEvery)); err != nil && !pg.IsReadOnly(err) {
+		// A token deleted since the lookup above has no use to record.
+		_, err := s.db.ExecContext(ctx, u, row.ID, now, now.Add(-lastUsedEvery))
+		if err != nil && !pg.IsReadOnly(err) && pg.ConstraintOf(err) != usesTokenFK {
 			return Principal{}, pg.Classify(ctx, fmt.Errorf("touch token: %w", err))
 		}
 	}
@@ -158,7 +170,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nt NewToken) (Token, stri
 		INSERT INTO api_tokens (member_id, name, scope, token_hash, display_prefix, expires_at)
 		SELECT m.id, $2, $3, $4, $5, $6 FROM members m WHERE lower(m.handle) = lower($1)
 		RETURNING id, member_id, (SELECT handle FROM members WHERE id = member_id) AS handle,
-		          name, scope, display_prefix, created_at, last_used_at, expires_at, revoked_at`
+		          name, scope, display_prefix, created_at, NULL::timestamptz AS last_used_at, expires_at, revoked_at`
 	var t Token
 	err := sqlx.GetContext(ctx, ex, &t, q, nt.Handle, nt.Name, nt.Scope, Hash(secret), DisplayPrefix(secret), nt.ExpiresAt)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -177,8 +189,9 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nt NewToken) (Token, stri
 func (s *Store) List(ctx context.Context, handle string) ([]Token, error) {
 	const q = `
 		SELECT t.id, t.member_id, m.handle, t.name, t.scope, t.display_prefix, t.created_at,
-		       t.last_used_at, t.expires_at, t.revoked_at
+		       u.last_used_at, t.expires_at, t.revoked_at
 		  FROM api_tokens t JOIN members m ON m.id = t.member_id
+		  LEFT JOIN api_token_uses u ON u.token_id = t.id
 		 WHERE lower(m.handle) = lower($1)
 		 ORDER BY t.created_at DESC, t.id DESC`
 	var exists bool
@@ -203,7 +216,8 @@ func (s *Store) Revoke(ctx context.Context, id int64) (Token, error) {
 		  FROM members m
 		 WHERE t.id = $1 AND m.id = t.member_id
 		RETURNING t.id, t.member_id, m.handle, t.name, t.scope, t.display_prefix, t.created_at,
-		          t.last_used_at, t.expires_at, t.revoked_at`
+		          (SELECT u.last_used_at FROM api_token_uses u WHERE u.token_id = t.id) AS last_used_at,
+		          t.expires_at, t.revoked_at`
 	var t Token
 	err := s.db.GetContext(ctx, &t, q, id, s.now())
 	if errors.Is(err, sql.ErrNoRows) {

@@ -39,13 +39,14 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 		"replies before their parent": `SELECT count(*) FROM comments c JOIN comments pc ON pc.id = c.parent_id WHERE c.created_at < pc.created_at
 			OR c.depth <> pc.depth + 1`,
 		"posts after their author's last use": `SELECT count(*) FROM posts p
-			WHERE p.created_at > (SELECT max(t.last_used_at) FROM api_tokens t WHERE t.member_id = p.author_id)`,
+			WHERE p.created_at > (SELECT max(u.last_used_at) FROM api_tokens t JOIN api_token_uses u ON u.token_id = t.id WHERE t.member_id = p.author_id)`,
+		"tokens without a last use": `SELECT count(*) FROM api_tokens t WHERE NOT EXISTS (SELECT 1 FROM api_token_uses u WHERE u.token_id = t.id)`,
 		"dormant timelines with rows or a horizon below infinity": `SELECT count(*) FROM timeline_dormant d
 			WHERE EXISTS (SELECT 1 FROM timeline t WHERE t.member_id = d.member_id)
 			   OR NOT EXISTS (SELECT 1 FROM timeline_horizons h WHERE h.member_id = d.member_id AND NOT isfinite(h.created_at))`,
 		"idle members not dormant": `SELECT count(*) FROM members m
 			WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
-			  AND (SELECT max(t.last_used_at) FROM api_tokens t WHERE t.member_id = m.id) < '2026-03-01 12:00:00+00'::timestamptz - interval '14 days'`,
+			  AND (SELECT max(u.last_used_at) FROM api_tokens t JOIN api_token_uses u ON u.token_id = t.id WHERE t.member_id = m.id) < '2026-03-01 12:00:00+00'::timestamptz - interval '14 days'`,
 		"posts in the future": `SELECT count(*) FROM posts WHERE created_at > '2026-03-01 12:00:00+00'`,
 		// post_tags is filled by the posts insert trigger during the COPY.
 		"post_tags out of step with posts.tags": `SELECT count(*) FROM (

@@ -245,14 +245,27 @@ func (g *gen) loadMembers(load loader) error {
 	if err != nil {
 		return err
 	}
-	// Two tokens per member, derived from the seed (Token).
-	cols = []string{"id", "member_id", "name", "scope", "token_hash", "display_prefix", "created_at", "last_used_at"}
-	return load("api_tokens", cols, func(w *rowWriter) error {
+	// Two tokens per member, derived from the seed (Token), both last used
+	// when their member last used the service.
+	cols = []string{"id", "member_id", "name", "scope", "token_hash", "display_prefix", "created_at"}
+	err = load("api_tokens", cols, func(w *rowWriter) error {
 		for id := 1; id <= g.n; id++ {
 			for i, s := range []auth.Scope{auth.ScopeRead, auth.ScopeWrite} {
 				tok := Token(g.cfg.Seed, int64(id), s)
 				w.int(int64(2*id - 1 + i)).int(int64(id)).str("synthetic " + string(s)).str(string(s)).
-					bytea(auth.Hash(tok)).str(auth.DisplayPrefix(tok)).ts(g.created[id]).ts(g.lastUsed[id])
+					bytea(auth.Hash(tok)).str(auth.DisplayPrefix(tok)).ts(g.created[id])
+				w.end()
+			}
+		}
+		return w.failed()
+	})
+	if err != nil {
+		return err
+	}
+	return load("api_token_uses", []string{"token_id", "last_used_at"}, func(w *rowWriter) error {
+		for id := 1; id <= g.n; id++ {
+			for i := range 2 {
+				w.int(int64(2*id - 1 + i)).ts(g.lastUsed[id])
 				w.end()
 			}
 		}

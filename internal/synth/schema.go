@@ -15,8 +15,8 @@ import (
 // that its index is built once at the end and it is vacuumed (index-only
 // scans need its visibility map).
 var loaded = []string{
-	"members", "api_tokens", "follows", "posts", "post_tags", "post_mentions", "post_media", "polls", "poll_options",
-	"poll_votes", "comments", "comment_mentions", "reactions", "conversations", "conversation_participants",
+	"members", "api_tokens", "api_token_uses", "follows", "posts", "post_tags", "post_mentions", "post_media", "polls",
+	"poll_options", "poll_votes", "comments", "comment_mentions", "reactions", "conversations", "conversation_participants",
 	"messages", "notifications", "listings", "listing_images", "jobs",
 }
 

@@ -47,7 +47,8 @@ var restSQL = restStatement("m.id = ANY ($1::bigint[])", "SELECT id FROM idle")
 // before $2 and has used no token since: whom Rest makes dormant.
 const idleMember = `m.created_at < $2
 	       AND NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
-	       AND NOT EXISTS (SELECT 1 FROM api_tokens t WHERE t.member_id = m.id AND t.last_used_at >= $2)`
+	       AND NOT EXISTS (SELECT 1 FROM api_tokens t JOIN api_token_uses u ON u.token_id = t.id
+	                        WHERE t.member_id = m.id AND u.last_used_at >= $2)`
 
 // restStatement is restSQL for the members that the condition among (on
 // members m) chooses, ending with final (on idle, the members made dormant).
