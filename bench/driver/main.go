@@ -181,7 +181,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 		}
 	}
 	for i, s := range scenarios {
-		if len(want) > 0 && !want[s.Name] {
+		if (len(want) > 0 || s.diagnostic) && !want[s.Name] {
 			continue
 		}
 		if s.Name == "feed_home_deep" && len(d.f.deep) == 0 {
@@ -437,10 +437,10 @@ func maintenanceDelta(before, after map[string]int64) []string {
 	return out
 }
 
-// warmupOf is how long scenario name warms up (see scenario: the mix
-// longer).
+// warmupOf is how long scenario name warms up (see scenario: the mix, and
+// its reads alone, longer).
 func (o *options) warmupOf(name string) time.Duration {
-	if name == "mix" && o.mixWarmup > 0 {
+	if (name == "mix" || name == "mix_reads") && o.mixWarmup > 0 {
 		return o.mixWarmup
 	}
 	return o.warmup

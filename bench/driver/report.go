@@ -415,8 +415,10 @@ func (rep *report) finish() {
 			rep.Failed = true
 		}
 	}
-	if m, ok := byName["mix"]; ok && m.Skipped == "" {
-		m.parts(byName)
+	for _, name := range []string{"mix", "mix_reads"} {
+		if m, ok := byName[name]; ok && m.Skipped == "" {
+			m.parts(byName)
+		}
 	}
 	// check judges scenario name's target; rate is its absolute req/s
 	// target (0: none), which measured is given and scaled reads too.

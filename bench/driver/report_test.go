@@ -112,3 +112,21 @@ func TestMixParts(t *testing.T) {
 		t.Errorf("markdown lacks the comparison without background:\n%s", md)
 	}
 }
+
+func TestMixReadsDrawsOnlyReads(t *testing.T) {
+	if mixReadWeight != 850 {
+		t.Errorf("the mix's reads weigh %d ‰, want 850", mixReadWeight)
+	}
+	seen := map[string]bool{}
+	for _, i := range mixReads {
+		seen[mixOps[i].op] = true
+	}
+	for _, s := range scenarios {
+		if s.Write && seen[s.Name] {
+			t.Errorf("mix_reads draws the write %s", s.Name)
+		}
+	}
+	if len(seen) != 11 {
+		t.Errorf("mix_reads draws %d operations, want the mix's 11 reads", len(seen))
+	}
+}

@@ -29,6 +29,8 @@ type scenario struct {
 	// p99 ≤ L ms", in the open model): when the closed run reaches it, the
 	// open run offers at least that rate, so its p99 is the target's.
 	openAt float64
+	// diagnostic scenarios run only when BENCH_ONLY names them.
+	diagnostic bool
 }
 
 func get(path, token string) target {
@@ -156,6 +158,11 @@ var scenarios = []scenario{
 				map[string]string{"body": text(r, 2+r.IntN(12))})
 		}},
 	{Name: "mix", Title: "realistic mix (85 % reads)", want: 0, gen: mixTarget},
+	// mix_reads (a diagnostic) runs right after the mix, on the data the
+	// writes left (last, so that every other scenario keeps its seed): its
+	// cost against its parts is what the variety of statements costs, and
+	// the mix's against it what the writes add.
+	{Name: "mix_reads", Title: "the realistic mix's reads alone (diagnostic)", want: 0, gen: mixReadsTarget, diagnostic: true},
 }
 
 // mixOps is the realistic mix: reads 85 %, writes 15 % (weights in ‰).
@@ -174,6 +181,13 @@ var mixOps = []struct {
 	{"send_message", 20, 201, nil},
 }
 
+// mixReads are the indexes in mixOps of the mix's reads, and
+// mixReadWeight the sum of their weights.
+var (
+	mixReads      []int
+	mixReadWeight int
+)
+
 func init() {
 	byName := map[string]scenario{}
 	for _, s := range scenarios {
@@ -182,6 +196,10 @@ func init() {
 	for i := range mixOps {
 		if mixOps[i].gen == nil {
 			mixOps[i].gen = byName[mixOps[i].op].gen
+		}
+		if !byName[mixOps[i].op].Write {
+			mixReads = append(mixReads, i)
+			mixReadWeight += mixOps[i].weight
 		}
 	}
 }
@@ -193,6 +211,18 @@ func mixTarget(r *rand.Rand, f *fixtures) target {
 			return o.gen(r, f)
 		}
 		n -= o.weight
+	}
+	return mixOps[0].gen(r, f)
+}
+
+// mixReadsTarget draws the mix's reads in the mix's proportions.
+func mixReadsTarget(r *rand.Rand, f *fixtures) target {
+	n := r.IntN(mixReadWeight)
+	for _, i := range mixReads {
+		if n < mixOps[i].weight {
+			return mixOps[i].gen(r, f)
+		}
+		n -= mixOps[i].weight
 	}
 	return mixOps[0].gen(r, f)
 }
