@@ -366,15 +366,27 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 			HitsPerCall: float64(a.hit-b.hit) / float64(dc),
 			Query:       oneLine(a.query, 240)})
 	}
-	sort.Slice(top, func(i, j int) bool { return top[i].CallsPerReq > top[j].CallsPerReq })
-	if len(top) > 8 {
-		top = top[:8]
-	}
-	p.TopStatements = top
+	p.TopStatements = topStatements(top, float64(hit)/req, total/req)
 	p.StatementsPerReq = float64(calls) / req
 	p.BlocksHitPerReq = float64(hit) / req
 	p.BlocksReadPerReq = float64(read) / req
 	p.DBTimePerReqMS = total / req
+}
+
+// topStatements keeps the 8 statements called most per request, and any
+// other that did at least 5 % of the blocks hit (hitsPerReq in all) or of the
+// execution time (msPerReq): a rare but heavy statement, such as a fan-out
+// batch, is where a run's extra cost hides. Most called first.
+func topStatements(all []stmtStat, hitsPerReq, msPerReq float64) []stmtStat {
+	sort.Slice(all, func(i, j int) bool { return all[i].CallsPerReq > all[j].CallsPerReq })
+	var top []stmtStat
+	for i, t := range all {
+		heavy := t.CallsPerReq*t.HitsPerCall >= 0.05*hitsPerReq || t.CallsPerReq*t.MeanMS >= 0.05*msPerReq
+		if i < 8 || heavy {
+			top = append(top, t)
+		}
+	}
+	return top
 }
 
 // finish computes the ratios to the ceilings and checks the issue's targets.
@@ -763,7 +775,7 @@ func (rep *report) markdown() string {
 			}
 		}
 		if len(s.Closed.TopStatements) > 0 {
-			b.WriteString("\n\nStatements (closed run):\n\n| calls/req | mean ms | plans/call | plan ms/call | blks hit/call | statement |\n|---:|---:|---:|---:|---:|---|\n")
+			b.WriteString("\n\nStatements (closed run: the 8 most called, and any other with 5 % or more of the blocks hit or of the execution time):\n\n| calls/req | mean ms | plans/call | plan ms/call | blks hit/call | statement |\n|---:|---:|---:|---:|---:|---|\n")
 			for _, t := range s.Closed.TopStatements {
 				fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | `%s` |\n", f2(t.CallsPerReq), f3(t.MeanMS), f2(t.PlansPerCall), f3(t.PlanMSPerCall), f1(t.HitsPerCall),
 					strings.ReplaceAll(t.Query, "|", "\\|"))

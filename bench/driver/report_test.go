@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -128,5 +129,21 @@ func TestMixReadsDrawsOnlyReads(t *testing.T) {
 	}
 	if len(seen) != 11 {
 		t.Errorf("mix_reads draws %d operations, want the mix's 11 reads", len(seen))
+	}
+}
+
+func TestTopStatementsKeepsTheHeavy(t *testing.T) {
+	var all []stmtStat
+	for i := range 12 {
+		all = append(all, stmtStat{Query: fmt.Sprint("light ", i), CallsPerReq: 0.1 + float64(i)/100, HitsPerCall: 10, MeanMS: 0.1})
+	}
+	// Called least, but 0.02 × 1,000 = 20 blocks a request: over 5 % of 200.
+	all = append(all, stmtStat{Query: "heavy", CallsPerReq: 0.02, HitsPerCall: 1000, MeanMS: 0.1})
+	top := topStatements(all, 200, 2)
+	if len(top) != 9 {
+		t.Fatalf("kept %d statements, want the 8 most called and the heavy one", len(top))
+	}
+	if top[0].Query != "light 11" || top[8].Query != "heavy" {
+		t.Errorf("order: first %q, last %q", top[0].Query, top[8].Query)
 	}
 }
