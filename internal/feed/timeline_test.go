@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -382,4 +383,57 @@ func TestTimelineDormant(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkAll(t, s, []int64{id["sleeper"]}, "followed while dormant", 20, 50)
+}
+
+// TestTimelineHorizonReadOnce checks that a page reads the member's horizon
+// once, whatever the number of candidate rows: looked up per row, it was
+// most of the buffers of a page of a member following members read on
+// fan-out (the benchmark's mix: 630 of 900).
+func TestTimelineHorizonReadOnce(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "reader", "friend", "celebrity", "star")
+	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id IN ($1, $2)`, id["celebrity"], id["star"])
+	fs := follows.NewStore(db)
+	for _, h := range []string{"friend", "celebrity", "star"} {
+		if _, _, err := fs.Toggle(ctx, id["reader"], h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
+		SELECT a, 'post ' || g, 'public', now() - g * interval '1 minute'
+		  FROM unnest(ARRAY[$1, $2]::bigint[]) a, generate_series(1, 40) g`, id["celebrity"], id["star"])
+	ps := posts.NewStore(db)
+	for range 30 {
+		if _, err := ps.Create(ctx, id["friend"], posts.NewPost{Body: "new"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	db.MustExec(`INSERT INTO timeline_horizons (member_id, created_at, post_id) VALUES ($1, '2000-01-01', 0)
+		ON CONFLICT (member_id) DO UPDATE SET created_at = EXCLUDED.created_at, post_id = 0`, id["reader"])
+	db.MustExec(`ANALYZE`)
+	for _, after := range []*cursor.Position{nil, {Time: time.Now().Add(-5 * time.Minute), ID: 1 << 40}} {
+		q, args := timeline.PageSQL(after, []any{id["reader"], 21})
+		var lines []string
+		if err := db.Select(&lines, "EXPLAIN (ANALYZE, TIMING off) "+q, args...); err != nil {
+			t.Fatal(err)
+		}
+		plan := strings.Join(lines, "\n")
+		scans := 0
+		for _, l := range lines {
+			if strings.Contains(l, "on timeline_horizons") {
+				scans++
+				if !strings.Contains(l, "loops=1)") && !strings.Contains(l, "never executed") {
+					t.Errorf("after %v: the horizon is read more than once:\n%s", after, plan)
+				}
+			}
+		}
+		if scans != 1 {
+			t.Errorf("after %v: %d scans of timeline_horizons in the plan, want 1:\n%s", after, scans, plan)
+		}
+	}
 }
