@@ -192,24 +192,7 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 			tx.MustExec(`DELETE FROM api_tokens WHERE id = $1`, b.ID)
 			done := make(chan error, 1)
 			go func() { done <- f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at, b.ID: at}) }()
-			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-				var waiting bool
-				if err := f.db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-					WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%api_token_uses%')`); err != nil {
-					t.Fatal(err)
-				}
-				if waiting {
-					break
-				}
-				select {
-				case err := <-done:
-					t.Fatalf("the batch ended (%v) before the delete committed", err)
-				default:
-				}
-				if time.Now().After(deadline) {
-					t.Fatal("the batch is not waiting for the delete")
-				}
-			}
+			f.waitForLock("the batch")
 			if err := tx.Commit(); err != nil {
 				t.Fatal(err)
 			}
@@ -271,19 +254,7 @@ func TestAuthenticateTokenDeletedMeanwhile(t *testing.T) {
 		p, err := f.st.Authenticate(ctx, tok)
 		done <- result{p, err}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var waiting bool
-		if err := f.db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%api_token_uses%')`); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Authenticate's write is not waiting for the delete")
-		}
-	}
+	f.waitForLock("Authenticate's write")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -293,5 +264,26 @@ func TestAuthenticateTokenDeletedMeanwhile(t *testing.T) {
 	}
 	if got := f.lastUsed(tk.ID); got != nil {
 		t.Errorf("deleted token last used %v", got)
+	}
+}
+
+// waitForLock waits (at most 10 s) until a statement on api_token_uses waits
+// for a lock: what, a write started on another goroutine, is then blocked by
+// the test's uncommitted delete (a write that ended without waiting fails
+// the test here).
+func (f *usesFixture) waitForLock(what string) {
+	f.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := f.db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%api_token_uses%')`); err != nil {
+			f.t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			f.t.Fatal(what + " is not waiting for the delete")
+		}
 	}
 }
