@@ -188,7 +188,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 			rep.Scenarios = append(rep.Scenarios, scenarioReport{Name: s.Name, Title: s.Title, Skipped: "no deep pages: " + d.f.deepNote})
 			continue
 		}
-		if s.Name == "mix" || s.Name == "mix_reads" {
+		if isMix(s.Name) {
 			d.refreshDeepPages(ctx)
 		}
 		sr, err := d.scenario(ctx, s, uint64(i+1))
@@ -449,8 +449,8 @@ func maintenanceDelta(before, after map[string]int64) []string {
 // (about 2,000 buffers and 16 ms, against 210 and 0.3 ms for one of the
 // timeline). With the first cursors, the mix's reads run after the mix
 // cost 1.95 × their parts: 4 % of their requests took that path, 83 of
-// their 303 buffers a request. Paging past the timeline's reach is measured where it belongs:
-// it is what a reader 400 posts deep gets.
+// their 303 buffers a request. Paging past the timeline's reach is
+// measured where it belongs: it is what a reader 400 posts deep gets.
 func (d *driver) refreshDeepPages(ctx context.Context) {
 	if len(d.f.deep) == 0 {
 		return
@@ -466,10 +466,14 @@ func (d *driver) refreshDeepPages(ctx context.Context) {
 	d.logf("deep feed pages: %d walked again (%s)", len(d.f.deep), time.Since(start).Round(time.Millisecond))
 }
 
+// isMix reports whether scenario name is the mix or its reads alone, which
+// warm up longer, read fresh deep pages and are compared with their parts.
+func isMix(name string) bool { return name == "mix" || name == "mix_reads" }
+
 // warmupOf is how long scenario name warms up (see scenario: the mix, and
 // its reads alone, longer).
 func (o *options) warmupOf(name string) time.Duration {
-	if (name == "mix" || name == "mix_reads") && o.mixWarmup > 0 {
+	if isMix(name) && o.mixWarmup > 0 {
 		return o.mixWarmup
 	}
 	return o.warmup

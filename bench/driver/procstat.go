@@ -108,11 +108,9 @@ func pgBackground(cmdline string) bool {
 	if !ok {
 		return false
 	}
+	_, named, clustered := strings.Cut(title, ": ") // after a cluster_name
 	for _, t := range pgBackgroundTitles {
-		if strings.HasPrefix(title, t) {
-			return true
-		}
-		if _, after, found := strings.Cut(title, ": "); found && strings.HasPrefix(after, t) {
+		if strings.HasPrefix(title, t) || clustered && strings.HasPrefix(named, t) {
 			return true
 		}
 	}

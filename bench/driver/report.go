@@ -427,8 +427,8 @@ func (rep *report) finish() {
 			rep.Failed = true
 		}
 	}
-	for _, name := range []string{"mix", "mix_reads"} {
-		if m, ok := byName[name]; ok && m.Skipped == "" {
+	for name, m := range byName {
+		if isMix(name) && m.Skipped == "" {
 			m.parts(byName)
 		}
 	}

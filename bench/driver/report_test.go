@@ -115,6 +115,9 @@ func TestMixParts(t *testing.T) {
 }
 
 func TestMixReadsDrawsOnlyReads(t *testing.T) {
+	if mixWeight != 1000 {
+		t.Errorf("the mix's operations weigh %d ‰, want 1000", mixWeight)
+	}
 	if mixReadWeight != 850 {
 		t.Errorf("the mix's reads weigh %d ‰, want 850", mixReadWeight)
 	}

@@ -181,11 +181,11 @@ var mixOps = []struct {
 	{"send_message", 20, 201, nil},
 }
 
-// mixReads are the indexes in mixOps of the mix's reads, and
-// mixReadWeight the sum of their weights.
+// mixAll and mixReads are the indexes in mixOps of all the mix's
+// operations and of its reads, with the sums of their weights.
 var (
-	mixReads      []int
-	mixReadWeight int
+	mixAll, mixReads         []int
+	mixWeight, mixReadWeight int
 )
 
 func init() {
@@ -197,6 +197,8 @@ func init() {
 		if mixOps[i].gen == nil {
 			mixOps[i].gen = byName[mixOps[i].op].gen
 		}
+		mixAll = append(mixAll, i)
+		mixWeight += mixOps[i].weight
 		if !byName[mixOps[i].op].Write {
 			mixReads = append(mixReads, i)
 			mixReadWeight += mixOps[i].weight
@@ -204,27 +206,24 @@ func init() {
 	}
 }
 
-func mixTarget(r *rand.Rand, f *fixtures) target {
-	n := r.IntN(1000)
-	for _, o := range mixOps {
-		if n < o.weight {
-			return o.gen(r, f)
-		}
-		n -= o.weight
-	}
-	return mixOps[0].gen(r, f)
-}
+func mixTarget(r *rand.Rand, f *fixtures) target { return drawMixOp(r, f, mixAll, mixWeight) }
 
 // mixReadsTarget draws the mix's reads in the mix's proportions.
 func mixReadsTarget(r *rand.Rand, f *fixtures) target {
-	n := r.IntN(mixReadWeight)
-	for _, i := range mixReads {
+	return drawMixOp(r, f, mixReads, mixReadWeight)
+}
+
+// drawMixOp draws one of the operations among (indexes in mixOps, whose
+// weights sum to weight) by weight, and a request of it.
+func drawMixOp(r *rand.Rand, f *fixtures, among []int, weight int) target {
+	n := r.IntN(weight)
+	for _, i := range among {
 		if n < mixOps[i].weight {
 			return mixOps[i].gen(r, f)
 		}
 		n -= mixOps[i].weight
 	}
-	return mixOps[0].gen(r, f)
+	return mixOps[among[0]].gen(r, f)
 }
 
 // classify names the operation of a request, for the mix's breakdown and
