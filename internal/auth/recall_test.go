@@ -79,10 +79,7 @@ func TestRecall(t *testing.T) {
 	// last_used_at is due to be written again: the token is still
 	// recalled, and the write follows in the background, to api_token_uses
 	// alone (the api_tokens row keeps its version).
-	var version string
-	if err := db.GetContext(ctx, &version, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, tk.ID); err != nil {
-		t.Fatal(err)
-	}
+	version := tokenRowVersion(t, db, tk.ID)
 	clk.add(5*time.Minute + time.Second)
 	due := clk.now()
 	if _, ok := st.Recall(tok); !ok {
@@ -106,11 +103,7 @@ func TestRecall(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-	var after string
-	if err := db.GetContext(ctx, &after, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, tk.ID); err != nil {
-		t.Fatal(err)
-	}
-	if after != version {
+	if after := tokenRowVersion(t, db, tk.ID); after != version {
 		t.Errorf("the touch changed the api_tokens row: version %s, then %s", version, after)
 	}
 

@@ -61,15 +61,36 @@ func (f *usesFixture) wantLastUsed(id int64, want time.Time) {
 	}
 }
 
-// version is the api_tokens row's xmin and ctid: any UPDATE of the row, HOT
-// or not, changes both (a row lock, as a foreign key check takes, neither).
-func (f *usesFixture) version(id int64) string {
-	f.t.Helper()
+// version is the api_tokens row's version (tokenRowVersion).
+func (f *usesFixture) version(id int64) string { return tokenRowVersion(f.t, f.db, id) }
+
+// tokenRowVersion is api_tokens row id's xmin and ctid: any UPDATE of the
+// row, HOT or not, changes both (a row lock, as a foreign key check takes,
+// neither).
+func tokenRowVersion(t *testing.T, db *sqlx.DB, id int64) string {
+	t.Helper()
 	var v string
-	if err := f.db.Get(&v, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, id); err != nil {
-		f.t.Fatal(err)
+	if err := db.Get(&v, `SELECT xmin::text || ' ' || ctid::text FROM api_tokens WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
 	}
 	return v
+}
+
+// touch records due (token id → when used) in one batch, as the recall's
+// background writer does.
+func (f *usesFixture) touch(due map[int64]time.Time) {
+	f.t.Helper()
+	if err := f.st.TouchBatch(context.Background(), due); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
+// wantNoUse fails the test if token id has a recorded use.
+func (f *usesFixture) wantNoUse(id int64) {
+	f.t.Helper()
+	if got := f.lastUsed(id); got != nil {
+		f.t.Errorf("token %d (deleted) last used %v", id, got)
+	}
 }
 
 // TestUsesLeaveTokensAlone: recording a token's use, by Authenticate or by a
@@ -105,9 +126,7 @@ func TestUsesLeaveTokensAlone(t *testing.T) {
 	f.wantLastUsed(tk.ID, second)
 
 	third := second.Add(6 * time.Minute)
-	if err := f.st.TouchBatch(ctx, map[int64]time.Time{tk.ID: third}); err != nil {
-		t.Fatal(err)
-	}
+	f.touch(map[int64]time.Time{tk.ID: third})
 	f.wantLastUsed(tk.ID, third)
 	if got := f.version(tk.ID); got != v {
 		t.Errorf("api_tokens row went from version %s to %s", v, got)
@@ -134,16 +153,11 @@ func TestUsesLeaveTokensAlone(t *testing.T) {
 func TestTouchBatchNeverBack(t *testing.T) {
 	t.Parallel()
 	f := newUsesFixture(t)
-	ctx := context.Background()
 	a, _ := f.token()
 	b, _ := f.token()
 	at := f.clk.now()
-	if err := f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at, b.ID: at}); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at.Add(-time.Minute), b.ID: at.Add(time.Minute)}); err != nil {
-		t.Fatal(err)
-	}
+	f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
+	f.touch(map[int64]time.Time{a.ID: at.Add(-time.Minute), b.ID: at.Add(time.Minute)})
 	f.wantLastUsed(a.ID, at)
 	f.wantLastUsed(b.ID, at.Add(time.Minute))
 }
@@ -161,13 +175,9 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 		b, _ := f.token()
 		f.db.MustExec(`DELETE FROM api_tokens WHERE id = $1`, b.ID)
 		at := f.clk.now()
-		if err := f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at, b.ID: at}); err != nil {
-			t.Fatal(err)
-		}
+		f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
 		f.wantLastUsed(a.ID, at)
-		if got := f.lastUsed(b.ID); got != nil {
-			t.Errorf("deleted token last used %v", got)
-		}
+		f.wantNoUse(b.ID)
 	})
 	for _, usedBefore := range []bool{false, true} {
 		name := "deleted meanwhile, never used"
@@ -181,9 +191,7 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 			b, _ := f.token()
 			at := f.clk.now()
 			if usedBefore {
-				if err := f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at.Add(-time.Hour), b.ID: at.Add(-time.Hour)}); err != nil {
-					t.Fatal(err)
-				}
+				f.touch(map[int64]time.Time{a.ID: at.Add(-time.Hour), b.ID: at.Add(-time.Hour)})
 			}
 			// The delete holds b's row until it commits: the batch, whose
 			// snapshot still has b, waits for it, then finds b gone.
@@ -200,9 +208,7 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 				t.Fatalf("TouchBatch: %v", err)
 			}
 			f.wantLastUsed(a.ID, at)
-			if got := f.lastUsed(b.ID); got != nil {
-				t.Errorf("deleted token last used %v", got)
-			}
+			f.wantNoUse(b.ID)
 		})
 	}
 }
@@ -212,17 +218,12 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 func TestUsesGoWithTheirToken(t *testing.T) {
 	t.Parallel()
 	f := newUsesFixture(t)
-	ctx := context.Background()
 	a, _ := f.token()
 	b, _ := f.token()
 	at := f.clk.now()
-	if err := f.st.TouchBatch(ctx, map[int64]time.Time{a.ID: at, b.ID: at}); err != nil {
-		t.Fatal(err)
-	}
+	f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
 	f.db.MustExec(`DELETE FROM api_tokens WHERE id = $1`, a.ID)
-	if got := f.lastUsed(a.ID); got != nil {
-		t.Errorf("deleted token still last used %v", got)
-	}
+	f.wantNoUse(a.ID)
 	f.wantLastUsed(b.ID, at)
 	f.db.MustExec(`DELETE FROM members WHERE handle = 'alice'`)
 	var n int
@@ -262,9 +263,7 @@ func TestAuthenticateTokenDeletedMeanwhile(t *testing.T) {
 	if r.err != nil || r.p.TokenID != tk.ID {
 		t.Fatalf("Authenticate = %+v, %v; want token %d", r.p, r.err, tk.ID)
 	}
-	if got := f.lastUsed(tk.ID); got != nil {
-		t.Errorf("deleted token last used %v", got)
-	}
+	f.wantNoUse(tk.ID)
 }
 
 // waitForLock waits (at most 10 s) until a statement on api_token_uses waits
