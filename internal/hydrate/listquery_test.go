@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/lib/pq"
-
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
 
@@ -55,7 +53,10 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 		{"static part", staticQuery, false, false},
 	} {
 		for _, n := range []int{1, 17} {
-			text := c.q.For(n)
+			text, _ := c.q.Query(make([]int64, n)) // one id: its own statement
+			if n > 1 && text != c.q.For(n) {
+				t.Fatalf("%s of %d ids: Query's statement is not For's", c.name, n)
+			}
 			st, err := conn.PreparexContext(ctx, text)
 			if err != nil {
 				t.Fatal(err)
@@ -65,13 +66,14 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 				for i := range ids {
 					ids[i] = int64(1 + (run*97+i*13)%2_000)
 				}
-				args := []any{pq.Array(ids)}
+				_, list := c.q.Query(ids)
+				args := []any{list}
 				if c.live {
 					var guard any // the token check's argument: none, or a token id
 					if c.guarded {
 						guard = int64(1 + run)
 					}
-					args = []any{int64(1 + run), pq.Array(ids), guard}
+					args = []any{int64(1 + run), list, guard}
 				}
 				rows, err := st.QueryxContext(ctx, args...)
 				if err != nil {

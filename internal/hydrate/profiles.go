@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
@@ -156,7 +155,8 @@ func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []
 	if len(ids) == 0 {
 		return out, nil
 	}
-	if err := sqlx.SelectContext(ctx, q, &out, profilesQuery.For(len(ids)), viewerID, pq.Array(ids)); err != nil {
+	query, list := profilesQuery.Query(ids)
+	if err := sqlx.SelectContext(ctx, q, &out, query, viewerID, list); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("hydrate profiles: %w", err))
 	}
 	return out, nil

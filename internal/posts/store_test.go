@@ -9,7 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/jmoiron/sqlx"
 
+	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/seed"
@@ -280,5 +282,93 @@ func TestVotePoll(t *testing.T) {
 	ms, err := seed.CheckCounters(ctx, db)
 	if err != nil || len(ms) > 0 {
 		t.Errorf("CheckCounters = %v, %v, want no mismatches", ms, err)
+	}
+}
+
+// TestReadBackPollAndMedia reads posts back as different viewers and checks
+// the poll (options in order with their votes, the viewer's own choices)
+// and the media (in the order written) against what was written, through
+// the single post's statement, a page of several posts and the static
+// parts' own statement.
+func TestReadBackPollAndMedia(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := pgtest.Members(t, db, "alice", "bob", "carol", "erin")
+	s := posts.NewStore(db)
+	poll, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "many",
+		Poll: &posts.NewPoll{Question: "which?", Options: []string{"c", "a", "b"}, Multiple: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	media := []posts.Media{
+		{Kind: "image", URL: "/media/2.png", Width: 2, Height: 2},
+		{Kind: "video", URL: "/media/1.mp4", PreviewURL: ptr("/media/1.png"), Width: 1, Height: 1, Alt: ptr("one")},
+		{Kind: "gif", URL: "/media/0.gif", Width: 3, Height: 3},
+	}
+	pics, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "pictures", Media: media})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "plain"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for voter, choices := range map[string][]int{"bob": {2, 0}, "carol": {2}} {
+		if err := posts.VotePollTx(ctx, db, poll.ID, ids[voter], choices, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	urls, warm := hydrate.URLs{}, hydrate.NewCache(100)
+	wantOptions := []gen.PollOption{{Index: 0, Title: "c", Votes: 1}, {Index: 1, Title: "a", Votes: 0}, {Index: 2, Title: "b", Votes: 2}}
+	wantMedia := []gen.Media{
+		{Kind: "image", URL: "/media/2.png", Width: 2, Height: 2},
+		{Kind: "video", URL: "/media/1.mp4", PreviewURL: ptr("/media/1.png"), Width: 1, Height: 1, Alt: ptr("one")},
+		{Kind: "gif", URL: "/media/0.gif", Width: 3, Height: 3},
+	}
+	for _, c := range []struct {
+		viewer  string
+		choices []int
+	}{{"bob", []int{0, 2}}, {"carol", []int{2}}, {"erin", []int{}}, {"alice", []int{}}} {
+		// Without a cache the statements read the static parts too; the
+		// cache, filled by the first round, leaves them the live parts.
+		for round, cache := range []*hydrate.Cache{nil, warm, warm} {
+			single, err := cache.Get(ctx, db, ids[c.viewer], poll.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			page, err := cache.Posts(ctx, db, ids[c.viewer], []int64{plain.ID, poll.ID, pics.ID})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(page) != 3 {
+				t.Fatalf("%s, round %d: a page of 3 posts read back %d", c.viewer, round, len(page))
+			}
+			for _, p := range []hydrate.Post{single, page[1]} {
+				got := urls.PostAPI(p).Poll
+				if got == nil {
+					t.Fatalf("%s: post %d has no poll", c.viewer, p.ID)
+				}
+				want := gen.PollViewer{Voted: len(c.choices) > 0, Choices: c.choices}
+				if diff := cmp.Diff(wantOptions, got.Options); diff != "" || got.Question != "which?" || !got.Multiple ||
+					got.VotesCount != 3 || got.VotersCount != 2 || !cmp.Equal(want, got.Viewer) {
+					t.Errorf("%s: poll = %+v (options diff %s), want options %+v, 3 votes by 2, viewer %+v", c.viewer, got, diff, wantOptions, want)
+				}
+			}
+			if got := urls.PostAPI(page[2]).Media; !cmp.Equal(wantMedia, got) {
+				t.Errorf("%s: media = %+v, want %+v", c.viewer, got, wantMedia)
+			}
+			for _, p := range []hydrate.Post{page[0], page[1]} {
+				if got := urls.PostAPI(p).Media; got == nil || len(got) != 0 {
+					t.Errorf("%s: post %d has media %#v, want none (an empty list)", c.viewer, p.ID, got)
+				}
+			}
+			if urls.PostAPI(page[0]).Poll != nil {
+				t.Errorf("%s: a plain post has a poll", c.viewer)
+			}
+		}
+	}
+	if hits, _ := warm.Stats(); hits == 0 {
+		t.Error("the cache was never used")
 	}
 }

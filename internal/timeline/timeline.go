@@ -184,6 +184,9 @@ func Unfollow(followee, unfollowed string) string {
 // timeline alone fills the page, posts read on fan-out that are older than
 // its last row cannot make the page: their index scans stop there (floor),
 // which halves the cost of a page for a member who follows celebrities.
+// floor is tl's row at offset $2-1, which exists only when tl is full: a
+// count of tl said the same through an aggregate, one of the dearest nodes
+// for PostgreSQL to set up at each execution.
 func PageSQL(after *cursor.Position, args []any) (string, []any) {
 	k := pageKey{after: after != nil, n: len(args)}
 	if after != nil {
@@ -225,7 +228,7 @@ func pageSQL(k pageKey) string {
 		     ORDER BY t.created_at DESC, t.post_id DESC
 		     LIMIT $2
 		), floor AS (
-		    SELECT created_at, id FROM tl WHERE (SELECT count(*) FROM tl) = $2 ORDER BY created_at, id LIMIT 1
+		    SELECT created_at, id FROM tl ORDER BY created_at DESC, id DESC OFFSET $2 - 1 LIMIT 1
 		)
 		SELECT x.id, x.created_at FROM (
 		    SELECT id, created_at FROM tl
