@@ -103,6 +103,11 @@ func TestConversationFlow(t *testing.T) {
 		t.Errorf("alice: unread_count %d, per conversation %d/%d, group participants %d", l.Meta.UnreadCount,
 			l.Data[0].UnreadCount, l.Data[1].UnreadCount, len(l.Data[0].Participants))
 	}
+	// The other participants by id (bob joined before carol, who started
+	// it), never alice herself.
+	if ps := l.Data[0].Participants; len(ps) == 2 && (ps[0].Handle != "bob" || ps[1].Handle != "carol" || ps[0].ID >= ps[1].ID) {
+		t.Errorf("alice's group participants = %+v, want bob then carol, by id", ps)
+	}
 	if u := unreadOnMe(t, env, a["alice"].read); u.Conversations != 2 || u.Notifications != 2 {
 		t.Errorf("/me unread = %+v, want 2 conversations, 2 notifications", u)
 	}

@@ -68,17 +68,20 @@ type MessageItem struct {
 
 // itemColumns is the select list of an Item over itemFrom, for the
 // participant $1: the other participants come as one JSON array (by id), so
-// a page of conversations is one statement.
+// a page of conversations is one statement. The array is an ARRAY(subquery)
+// in the primary key's order, not a json_agg: an aggregate with ORDER BY
+// sorts again for every row and is dear to set up (hydrate.liveColumns).
 const itemColumns = `
 	c.id, cp.unread_count, cp.last_activity_at AS updated_at,
 	lm.id AS "last.id", lm.sender_id AS "last.sender_id", s.handle AS "last.handle", s.name AS "last.name",
 	s.avatar_url AS "last.avatar_url", s.verified AS "last.verified", lm.body AS "last.body",
 	lm.created_at AS "last.created_at",
-	COALESCE((SELECT json_agg(json_build_object('id', om.id, 'handle', om.handle, 'name', om.name,
-	                                            'avatar_url', om.avatar_url, 'verified', om.verified) ORDER BY om.id)
-	            FROM conversation_participants op
-	            JOIN members om ON om.id = op.member_id
-	           WHERE op.conversation_id = c.id AND op.member_id <> $1), '[]') AS participants`
+	to_json(ARRAY(SELECT json_build_object('id', om.id, 'handle', om.handle, 'name', om.name,
+	                                       'avatar_url', om.avatar_url, 'verified', om.verified)
+	                FROM conversation_participants op
+	                JOIN members om ON om.id = op.member_id
+	               WHERE op.conversation_id = c.id AND op.member_id <> $1
+	               ORDER BY op.member_id)) AS participants`
 
 const itemFrom = `
 	  FROM conversation_participants cp
