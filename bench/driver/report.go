@@ -445,7 +445,11 @@ func (rep *report) finish() {
 			return
 		}
 		m, met := measured(s, rate)
-		rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: m, Met: met, Scaled: rep.scaled(rate, s)})
+		judged := s.Closed.RPS
+		if name == "create_post" {
+			judged, _ = s.withFanOut()
+		}
+		rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: m, Met: met, Scaled: rep.scaled(rate, judged)})
 	}
 	// atRate reports the p99 of a "≥ rate req/s with p99 ≤ limit ms"
 	// target: the open run's when it offered the rate (the issue's load is
@@ -491,16 +495,17 @@ func (rep *report) finish() {
 	check("search", "search ≥ 500 req/s, p99 ≤ 100 ms", 500, func(s *scenarioReport, rate float64) (string, bool) {
 		return atRate(s, rate, 100)
 	})
-	check("create_post", "create post ≥ 1,500 req/s", 1500, func(s *scenarioReport, rate float64) (string, bool) {
+	check("create_post", "create post ≥ 1,500 req/s including the fan-out", 1500, func(s *scenarioReport, rate float64) (string, bool) {
+		// The issue counts the fan-out the feed design needs: a post is
+		// done once it is in its followers' timelines, so the rate judged
+		// is the run's posts over the run plus the worker's drain of what
+		// it left in feed_outbox (what a sustained load would settle at).
+		done, d := s.withFanOut()
 		note := ""
-		for _, d := range s.FanOut {
-			if d.After == "closed" {
-				// Posts fully fanned out per second: the run plus the drain.
-				done := float64(s.Closed.Requests) / (s.Closed.Seconds + d.Seconds)
-				note = fmt.Sprintf(" (%.0f posts/s including the fan-out drain of %.1f s)", done, d.Seconds)
-			}
+		if d != nil {
+			note = fmt.Sprintf(", %.0f posts/s including the fan-out drain of %.1f s", done, d.Seconds)
 		}
-		return fmt.Sprintf("%.0f req/s%s", s.Closed.RPS, note), s.Closed.RPS >= rate
+		return fmt.Sprintf("%.0f req/s%s", s.Closed.RPS, note), done >= rate
 	})
 	check("create_post_celebrity", "post by a 5,000+-follower member p99 ≤ 50 ms (open model)", 0, func(s *scenarioReport, _ float64) (string, bool) {
 		p := s.Closed
@@ -531,17 +536,29 @@ func (rep *report) factorSources() string {
 
 // scaled is the Scaled of s's rate target, "" for a target without a rate
 // (0) or a run without ceilings.
-func (rep *report) scaled(rate float64, s *scenarioReport) string {
+func (rep *report) scaled(rate, measured float64) string {
 	f := rep.machineFactor()
 	if rate <= 0 || f <= 0 {
 		return ""
 	}
 	want := rate * f
 	met := "not reached"
-	if s.Closed.RPS >= want {
+	if measured >= want {
 		met = "reached"
 	}
-	return fmt.Sprintf("%s × %.2f = %s req/s: %s (%s)", humanInt(rate), f, humanInt(want), met, humanInt(s.Closed.RPS))
+	return fmt.Sprintf("%s × %.2f = %s req/s: %s (%s)", humanInt(rate), f, humanInt(want), met, humanInt(measured))
+}
+
+// withFanOut is the closed run's rate counting the fan-out of what it wrote:
+// its requests over its duration plus the worker's drain of the backlog it
+// left (the drain, nil when none was measured and the rate is the run's).
+func (s *scenarioReport) withFanOut() (float64, *drain) {
+	for i := range s.FanOut {
+		if d := &s.FanOut[i]; d.After == "closed" {
+			return float64(s.Closed.Requests) / (s.Closed.Seconds + d.Seconds), d
+		}
+	}
+	return s.Closed.RPS, nil
 }
 
 // humanInt writes v with thousands separators (2,500).

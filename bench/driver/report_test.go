@@ -25,18 +25,16 @@ func TestMachineFactorTakesTheStricterCeiling(t *testing.T) {
 
 func TestScaledRateTarget(t *testing.T) {
 	rep := &report{Scale: "default", PgbenchTPS: 25_000, HelloWrkRPS: 42_000}
-	s := &scenarioReport{Closed: phase{RPS: 1600}}
-	if got, want := rep.scaled(2500, s), "2,500 × 0.60 = 1,500 req/s: reached (1,600)"; got != want {
+	if got, want := rep.scaled(2500, 1600), "2,500 × 0.60 = 1,500 req/s: reached (1,600)"; got != want {
 		t.Fatalf("feed_home: %q, want %q", got, want)
 	}
-	s.Closed.RPS = 1499
-	if got := rep.scaled(2500, s); !strings.Contains(got, "not reached (1,499)") {
+	if got := rep.scaled(2500, 1499); !strings.Contains(got, "not reached (1,499)") {
 		t.Fatalf("feed_home below: %q", got)
 	}
-	if got := rep.scaled(0, s); got != "" {
+	if got := rep.scaled(0, 1600); got != "" {
 		t.Fatalf("a target without a rate (the single post's ratio): %q", got)
 	}
-	if got := (&report{}).scaled(2500, s); got != "" {
+	if got := (&report{}).scaled(2500, 1600); got != "" {
 		t.Fatalf("without ceilings: %q", got)
 	}
 }
@@ -60,6 +58,47 @@ func TestFinishKeepsMetApartFromScaled(t *testing.T) {
 		}
 	}
 	t.Fatal("no mix target")
+}
+
+// TestCreatePostCountsTheFanOut checks that create post is judged on the
+// posts written and fanned out per second (the run and the drain of the
+// backlog it left), not on the requests answered.
+func TestCreatePostCountsTheFanOut(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		fanOut []drain
+		met    bool
+		want   string
+	}{
+		{"drained slowly", []drain{{After: "closed", Seconds: 5}, {After: "open", Seconds: 1}}, false,
+			"1600 req/s, 1067 posts/s including the fan-out drain of 5.0 s"},
+		{"drained at once", []drain{{After: "closed", Seconds: 0.1}}, true,
+			"1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s"},
+		{"no drain measured", nil, true, "1600 req/s"},
+	} {
+		rep := &report{
+			Scale:     "default",
+			Ceilings:  []ceiling{{Pgbench: pgbenchResult{TPS: 50_000}}},
+			Scenarios: []scenarioReport{{Name: "create_post", Closed: phase{Requests: 16_000, Seconds: 10, RPS: 1600}, FanOut: c.fanOut}},
+		}
+		rep.finish()
+		found := false
+		for _, tc := range rep.Targets {
+			if !strings.HasPrefix(tc.Target, "create post") {
+				continue
+			}
+			found = true
+			if tc.Met != c.met || tc.Measured != c.want {
+				t.Errorf("%s: met %v, measured %q; want %v, %q", c.name, tc.Met, tc.Measured, c.met, c.want)
+			}
+			if reached := !strings.Contains(tc.Scaled, "not reached"); reached != c.met {
+				t.Errorf("%s: scaled %q disagrees with met %v (same rate, machine factor 1)", c.name, tc.Scaled, c.met)
+			}
+		}
+		if !found {
+			t.Fatalf("%s: no create post target", c.name)
+		}
+	}
 }
 
 func TestHumanInt(t *testing.T) {
