@@ -353,3 +353,38 @@ func TestFanOutSkipsRowsAlreadyThere(t *testing.T) {
 		t.Errorf("outbox holds %d posts (%v), want 0", pending, err)
 	}
 }
+
+// TestFanOutKeepsOneGenericPlan checks that the worker's fan-out runs as a
+// prepared statement that PostgreSQL plans once: with its batch size as a
+// parameter it was planned again on every call, a fifth of its cost.
+func TestFanOutKeepsOneGenericPlan(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	db.SetMaxOpenConns(1) // every call on the connection whose plans are read below
+	id := pgtest.Members(t, db, "reader", "author")
+	follow(t, db, id["reader"], id["author"])
+	publish(t, db, id["author"], 9, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	w := newWorker(db)
+	calls := 0
+	for {
+		n, err := w.fanOut(t.Context(), 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		calls++
+		if n == 0 {
+			break
+		}
+	}
+	if got := rows(t, db, id["reader"]); got != 9 {
+		t.Fatalf("reader's timeline holds %d rows, want 9", got)
+	}
+	conn, err := db.Connx(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if generic, custom := pgtest.Plans(t, conn, fanOutSQL(2)); custom != 0 || generic != int64(calls) {
+		t.Errorf("%d fan-outs: %d generic and %d custom plans, want every call on the generic plan", calls, generic, custom)
+	}
+}
