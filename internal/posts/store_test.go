@@ -288,8 +288,8 @@ func TestVotePoll(t *testing.T) {
 // TestReadBackPollAndMedia reads posts back as different viewers and checks
 // the poll (options in order with their votes, the viewer's own choices)
 // and the media (in the order written) against what was written, through
-// the single post's statement, a page of several posts and the static
-// parts' own statement.
+// the single post's statement and a list of several posts, each both with
+// the static parts read alongside (no cache) and without them (cached).
 func TestReadBackPollAndMedia(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
