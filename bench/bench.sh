@@ -80,15 +80,11 @@ PSQL=(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
 # shared_buffers: a quarter of the machine's memory (PostgreSQL's usual advice for a dedicated server; 6 GiB
 # on a 24 GiB machine), so the default data set (about 3 GB) stays in PostgreSQL's own cache, as a
 # long-running server's working set would; BENCH_SHARED_BUFFERS overrides it (e.g. 2GB).
-# commit_delay is the group commit the README recommends for production: a commit that finds 5 or more
-# other transactions running waits up to 100 µs for others to share its WAL flush (commits are still
-# durable when acknowledged); the mix ran 17-21 % faster with it.
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 SHARED_BUFFERS=${BENCH_SHARED_BUFFERS:-$(( mem_mb / 4 < 1024 ? 1024 : mem_mb / 4 ))MB}
 for kv in "shared_buffers = '$SHARED_BUFFERS'" "effective_cache_size = '$(( mem_mb * 3 / 4 ))MB'" "work_mem = '16MB'" \
           "maintenance_work_mem = '1GB'" "max_wal_size = '8GB'" "checkpoint_timeout = '15min'" "wal_level = 'minimal'" \
           "max_wal_senders = 0" "random_page_cost = 1.1" "effective_io_concurrency = 200" "track_io_timing = on" \
-          "commit_delay = 100" "commit_siblings = 5" \
           "shared_preload_libraries = 'pg_stat_statements'"; do
   "${PSQL[@]}" -d postgres -c "ALTER SYSTEM SET $kv"
 done
