@@ -69,7 +69,7 @@ func fanOutSQL(batch int) string {
 	q, _ := fanOutSQLs.LoadOrStore(batch, `
 		WITH claimed AS (
 		    DELETE FROM feed_outbox o
-		     WHERE o.post_id IN (SELECT post_id FROM feed_outbox ORDER BY post_id LIMIT `+strconv.Itoa(max(batch, 1))+` FOR UPDATE SKIP LOCKED)
+		     WHERE o.post_id IN (SELECT post_id FROM feed_outbox ORDER BY post_id LIMIT `+strconv.Itoa(batch)+` FOR UPDATE SKIP LOCKED)
 		    RETURNING o.post_id, o.author_id, o.created_at
 		), ins AS (
 		    INSERT INTO timeline (member_id, created_at, post_id, author_id)

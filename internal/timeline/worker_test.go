@@ -37,16 +37,21 @@ func follow(t *testing.T, db *sqlx.DB, follower, followee int64) {
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, follower, followee)
 }
 
-// drain fans out everything pending through w, as Run does.
-func drain(t *testing.T, w *Worker) {
+// drainBatch is how many posts drain's fan-outs take.
+const drainBatch = 7
+
+// drain fans out everything pending through w, as Run does, and returns
+// how many fan-outs it ran (the last one finding nothing).
+func drain(t *testing.T, w *Worker) (calls int) {
 	t.Helper()
 	for {
-		n, err := w.fanOut(context.Background(), 7)
+		n, err := w.fanOut(context.Background(), drainBatch)
 		if err != nil {
 			t.Fatal(err)
 		}
+		calls++
 		if n == 0 {
-			return
+			return calls
 		}
 	}
 }
@@ -364,18 +369,7 @@ func TestFanOutKeepsOneGenericPlan(t *testing.T) {
 	id := pgtest.Members(t, db, "reader", "author")
 	follow(t, db, id["reader"], id["author"])
 	publish(t, db, id["author"], 9, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	w := newWorker(db)
-	calls := 0
-	for {
-		n, err := w.fanOut(t.Context(), 2)
-		if err != nil {
-			t.Fatal(err)
-		}
-		calls++
-		if n == 0 {
-			break
-		}
-	}
+	calls := drain(t, newWorker(db))
 	if got := rows(t, db, id["reader"]); got != 9 {
 		t.Fatalf("reader's timeline holds %d rows, want 9", got)
 	}
@@ -384,7 +378,7 @@ func TestFanOutKeepsOneGenericPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if generic, custom := pgtest.Plans(t, conn, fanOutSQL(2)); custom != 0 || generic != int64(calls) {
+	if generic, custom := pgtest.Plans(t, conn, fanOutSQL(drainBatch)); custom != 0 || generic != int64(calls) {
 		t.Errorf("%d fan-outs: %d generic and %d custom plans, want every call on the generic plan", calls, generic, custom)
 	}
 }
