@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/timeline"
 )
@@ -40,6 +41,9 @@ type Config struct {
 	// PostCacheEntries bounds the in-process cache of posts' static parts
 	// (0: none).
 	PostCacheEntries int
+	// CoalesceSlots bounds the single-post statements in flight; reads
+	// that find them all busy share the next one (0: every read alone).
+	CoalesceSlots int
 	// SearchCacheTTL is how long search keeps what a text matched (0: not
 	// at all).
 	SearchCacheTTL time.Duration
@@ -73,6 +77,9 @@ const envDoc = `Environment:
                      instance keeps in memory for reads (default 50000, about 50 MB; 0 disables);
                      counters, reactions, polls, deletions and who may see a post are always read
                      live, so instances need no coordination
+  DB_COALESCE_SLOTS  single-post reads in flight at once (default 2); reads that arrive while all
+                     are busy wait and are answered together by one statement, each as if alone
+                     (the same visibility and token checks, row by row); 0: every read alone
   SEARCH_CACHE_TTL   how long each instance keeps what a search text matched (default 10s; 0
                      disables); who may see a post is decided per request and the items shown are
                      always read live, so nothing hidden or removed is shown, but a new match may
@@ -128,6 +135,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.PostCacheEntries = int(postCache)
+	slots, err := envInt(getenv, "DB_COALESCE_SLOTS", hydrate.DefaultGetSlots, 0, 10_000)
+	if err != nil {
+		return c, err
+	}
+	c.CoalesceSlots = int(slots)
 	rd, err := envInt(getenv, "RATE_LIMIT_READ", 120, 1, 1_000_000)
 	if err != nil {
 		return c, err

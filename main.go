@@ -166,6 +166,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none
+				CoalesceSlots:  cmp.Or(cfg.CoalesceSlots, -1),    // 0 here means every read alone
 				MaxActive:      cfg.MaxActive,
 				SearchCache:    cmp.Or(cfg.SearchCacheTTL, -1), // 0 here means none
 				Metrics:        reg,

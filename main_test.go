@@ -114,7 +114,7 @@ func TestSeedDemoAndCheck(t *testing.T) {
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
-	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 ||
+	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 || c.CoalesceSlots != 2 ||
 		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
@@ -122,7 +122,7 @@ func TestLoadConfig(t *testing.T) {
 		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"},
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
-		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"},
+		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},
 		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_DORMANT_AFTER": "2w"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {

@@ -104,7 +104,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	case cfg.PostCache > 0:
 		postCache = hydrate.NewCache(cfg.PostCache)
 	}
-	postStore, userStore := posts.NewStore(db).WithCache(postCache), users.NewStore(db).WithCache(postCache)
+	postStore, userStore := posts.NewStore(db).WithCache(postCache).WithCoalescing(cfg.CoalesceSlots), users.NewStore(db).WithCache(postCache)
 	if cfg.Views != nil {
 		postStore.WithViews(cfg.Views)
 	}

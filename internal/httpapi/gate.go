@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"strings"
+
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/internal/apperr"
@@ -28,11 +30,35 @@ func newGate(n int) gate {
 // middleware holds a place for the whole request. A request whose context
 // ends while it waits (its deadline, or the client gone) is answered 503, as
 // a request the database could not serve in time is.
-func (g gate) middleware(next echo.HandlerFunc) echo.HandlerFunc {
-	if g == nil {
-		return next
+//
+// The routes in own (method and the path Echo routes, "GET /api/v1/posts/:id")
+// pass without a place: their reads bound their own statements in flight
+// and coalesce those that wait (package coalesce), so holding a place while
+// waiting there would only keep the reads that could share a statement out
+// of it. With 8 places, the single post ran 5,043-5,228 req/s with about 3
+// reads a statement; ungated, 6,519-7,764 with 5-10.
+func (g gate) middleware(own ...string) echo.MiddlewareFunc {
+	skip := map[string]map[string]bool{}
+	for _, r := range own {
+		method, path, _ := strings.Cut(r, " ")
+		if skip[method] == nil {
+			skip[method] = map[string]bool{}
+		}
+		skip[method][path] = true
 	}
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		if g == nil {
+			return next
+		}
+		return g.wrap(next, skip)
+	}
+}
+
+func (g gate) wrap(next echo.HandlerFunc, skip map[string]map[string]bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if paths := skip[c.Request().Method]; paths != nil && paths[c.Path()] {
+			return next(c)
+		}
 		select {
 		case g <- struct{}{}:
 		default:

@@ -25,7 +25,7 @@ func TestGateAdmitsInArrivalOrder(t *testing.T) {
 		order []int
 	)
 	release := make(chan struct{})
-	handler := g.middleware(func(c echo.Context) error {
+	handler := g.middleware()(func(c echo.Context) error {
 		n := c.Get("n").(int)
 		mu.Lock()
 		order = append(order, n)
@@ -91,5 +91,33 @@ func TestGateNone(t *testing.T) {
 	t.Parallel()
 	if g := newGate(0); g != nil {
 		t.Fatalf("newGate(0) = %v, want nil", g)
+	}
+}
+
+// A route the gate is told bounds its own database use passes while every
+// place is taken; the same path with another method, and other paths, wait.
+func TestGateLetsOwnRoutesPass(t *testing.T) {
+	t.Parallel()
+	e := echo.New()
+	g := newGate(1)
+	g <- struct{}{} // every place taken
+	defer func() { <-g }()
+	handler := g.middleware("GET /api/v1/posts/:id")(func(echo.Context) error { return nil })
+	for _, c := range []struct {
+		method, path string
+		passes       bool
+	}{
+		{http.MethodGet, "/api/v1/posts/:id", true},
+		{http.MethodDelete, "/api/v1/posts/:id", false},
+		{http.MethodGet, "/api/v1/posts/:id/comments", false},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		ec := e.NewContext(httptest.NewRequest(c.method, "/", nil).WithContext(ctx), httptest.NewRecorder())
+		ec.SetPath(c.path)
+		err := handler(ec)
+		cancel()
+		if passed := err == nil; passed != c.passes {
+			t.Errorf("%s %s with the gate full: %v, want passing %v", c.method, c.path, err, c.passes)
+		}
 	}
 }

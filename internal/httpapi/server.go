@@ -52,6 +52,10 @@ type Config struct {
 	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
 	// number none.
 	PostCache int
+	// CoalesceSlots bounds the single-post statements in flight (reads that
+	// find them all busy share the next, hydrate.Getter): 0 means
+	// hydrate.DefaultGetSlots, a negative number no coalescing.
+	CoalesceSlots int
 	// SearchCache is how long search keeps what a text matched: 0 means
 	// search.DefaultMatchTTL, a negative duration none.
 	SearchCache time.Duration
@@ -144,7 +148,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	ref.Register(e)
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
-	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware, apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
+	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(http.MethodGet+" "+BasePath+"/posts/:id"), apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/lib/pq"
+
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
 
@@ -47,14 +49,16 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 		q       *ListQuery
 		live    bool
 		guarded bool
+		batch   bool // coalesced single posts: viewers, ids and checks are arrays
 	}{
-		{"live part", postsQuery, true, false}, {"live and static parts", postsStaticQuery, true, false},
-		{"guarded live part", postsQuery, true, true}, {"guarded live and static parts", postsStaticQuery, true, true},
-		{"static part", staticQuery, false, false},
+		{"live part", postsQuery, true, false, false}, {"live and static parts", postsStaticQuery, true, false, false},
+		{"guarded live part", postsQuery, true, true, false}, {"guarded live and static parts", postsStaticQuery, true, true, false},
+		{"static part", staticQuery, false, false, false},
+		{"batch of live parts", getBatchQuery, true, true, true}, {"batch of live and static parts", getBatchStaticQuery, true, true, true},
 	} {
 		for _, n := range []int{1, 17} {
 			text, _ := c.q.Query(make([]int64, n)) // one id: its own statement
-			if n > 1 && text != c.q.For(n) {
+			if (n > 1 || c.batch) && text != c.q.For(n) {
 				t.Fatalf("%s of %d ids: Query's statement is not For's", c.name, n)
 			}
 			st, err := conn.PreparexContext(ctx, text)
@@ -68,7 +72,14 @@ func TestListQueriesUseGenericPlans(t *testing.T) {
 				}
 				_, list := c.q.Query(ids)
 				args := []any{list}
-				if c.live {
+				switch {
+				case c.batch:
+					viewers, guards := make([]int64, n), make([]int64, n)
+					for i := range viewers {
+						viewers[i], guards[i] = int64(1+(run+i)%50), int64(run%2*(1+i))
+					}
+					args = []any{pq.Array(viewers), list, pq.Array(guards)}
+				case c.live:
 					var guard any // the token check's argument: none, or a token id
 					if c.guarded {
 						guard = int64(1 + run)

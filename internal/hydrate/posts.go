@@ -91,8 +91,9 @@ type poll struct {
 	Choices []int `json:"choices"`
 }
 
-// liveColumns selects the live part of a post from posts p and reactions r
-// (the viewer's, left-joined), for the viewer $1, in the order scanLive
+// liveColumnsOf selects the live part of a post from posts p and reactions r
+// (the viewer's, left-joined), for the viewer (a parameter or a column;
+// liveColumns: $1), in the order scanLive
 // reads them. Only poll posts look for a poll (a poll is attached exactly
 // when type is poll).
 //
@@ -101,7 +102,8 @@ type poll struct {
 // or not, and an aggregate is one of the dearest to set up. For a post that
 // is not a poll, the two json_agg cost the single post's statement about a
 // tenth of its PostgreSQL CPU (pgbench, prepared, default data set).
-const liveColumns = `
+func liveColumnsOf(viewer string) string {
+	return `
 	p.id, p.created_at, p.author_id, p.comment_count, p.share_count, p.view_count,
 	p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count,
 	r.type AS viewer_reaction,
@@ -112,8 +114,11 @@ const liveColumns = `
 	            'options', to_json(ARRAY(SELECT json_build_object('index', o.position, 'title', o.title, 'votes', o.votes)
 	                                       FROM poll_options o WHERE o.poll_id = pl.id ORDER BY o.position)),
 	            'choices', to_json(ARRAY(SELECT v.position
-	                                       FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $1 ORDER BY v.position)))
+	                                       FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = ` + viewer + ` ORDER BY v.position)))
 	   FROM polls pl WHERE pl.post_id = p.id) END AS poll`
+}
+
+var liveColumns = liveColumnsOf("$1")
 
 // staticColumns selects the static part of a post from posts p and members
 // m (the author), in the order staticScan reads them. Mentions of members
@@ -159,7 +164,8 @@ func (x *staticScan) finish() error {
 }
 
 // live is one row of liveColumns, then (when asked for) staticColumns,
-// then (pages) slots.
+// then (pages and batches) a last integer column: slots for a page, the
+// read's position (1-based) for a batch.
 type live struct {
 	Post
 	id        int64
@@ -169,7 +175,7 @@ type live struct {
 }
 
 // scanLive reads rows of liveColumns, followed by staticColumns when
-// withStatic and by a slots column when withSlots; n is how many rows to
+// withStatic and by a last integer column (live.slots) when withSlots; n is how many rows to
 // expect (a capacity hint). The rows are scanned in place into the result,
 // through one destination slice, rather than a copy and a slice per row.
 func scanLive(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic bool) ([]live, error) {
@@ -273,6 +279,21 @@ func fetchStatics(ctx context.Context, q sqlx.QueryerContext, ids []int64) (map[
 // row's (post ids reused: the database was reset under a running server) is
 // read again and replaced.
 func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, known map[int64]*Static) ([]Post, error) {
+	if err := c.fill(ctx, q, ls, known); err != nil {
+		return nil, err
+	}
+	ps := make([]Post, 0, len(ls))
+	for _, l := range ls {
+		if l.Static != nil {
+			ps = append(ps, l.Post)
+		}
+	}
+	return ps, nil
+}
+
+// fill is attach in place: a post deleted since its live part was read is
+// left without a static part.
+func (c *Cache) fill(ctx context.Context, q sqlx.QueryerContext, ls []live, known map[int64]*Static) error {
 	var need []int64
 	read := map[int64]*Static{}
 	for i := range ls {
@@ -289,7 +310,7 @@ func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, kn
 	if len(need) > 0 {
 		found, err := c.statics(ctx, q, need)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for i := range ls {
 			if ls[i].Static == nil {
@@ -307,7 +328,7 @@ func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, kn
 	if len(stale) > 0 {
 		fresh, err := fetchStatics(ctx, q, stale)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		c.put(fresh, true)
 		for i := range ls {
@@ -316,13 +337,7 @@ func (c *Cache) attach(ctx context.Context, q sqlx.QueryerContext, ls []live, kn
 			}
 		}
 	}
-	ps := make([]Post, 0, len(ls))
-	for _, l := range ls {
-		if l.Static != nil {
-			ps = append(ps, l.Post)
-		}
-	}
-	return ps, nil
+	return nil
 }
 
 // columns returns the select list of a post read for the viewer $1 (the
@@ -352,6 +367,7 @@ func columns(withStatic bool) (cols, join string) {
 // statement about a tenth of its PostgreSQL CPU.
 type ListQuery struct {
 	param   string
+	extra   string // more columns of page, over the subscript i (For only)
 	build   func(list string) string
 	classes sync.Map // size class → statement text
 	one     func() string
@@ -368,9 +384,10 @@ func NewListQuery(param string, build func(list string) string) *ListQuery {
 }
 
 // Query returns the statement for ids and the argument of its list
-// parameter: the id itself for a list of one, else the array.
+// parameter: the id itself for a list of one (unless the list has more
+// columns), else the array.
 func (q *ListQuery) Query(ids []int64) (string, any) {
-	if len(ids) == 1 {
+	if len(ids) == 1 && q.extra == "" {
 		return q.one(), ids[0]
 	}
 	return q.For(len(ids)), pq.Array(ids)
@@ -389,7 +406,7 @@ func (q *ListQuery) For(n int) string {
 	if class <= maxListClass {
 		limit = " LIMIT " + strconv.Itoa(class)
 	}
-	text := q.build("(SELECT (" + q.param + "::bigint[])[i] AS id, i AS ord FROM generate_subscripts(" + q.param +
+	text := q.build("(SELECT (" + q.param + "::bigint[])[i] AS id, i AS ord" + q.extra + " FROM generate_subscripts(" + q.param +
 		"::bigint[], 1) AS g(i)" + limit + ") AS page")
 	q.classes.Store(class, text)
 	return text

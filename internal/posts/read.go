@@ -1,7 +1,9 @@
 package posts
 
 import (
+	"cmp"
 	"context"
+	"math"
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 )
@@ -9,7 +11,7 @@ import (
 // Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
 func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	return s.posts.Get(ctx, s.prep, viewerID, id)
+	return s.get.Get(ctx, viewerID, id)
 }
 
 // View is Get for a fetch of the single post: a viewer other than the
@@ -17,7 +19,7 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, erro
 // batches (package views), never by the read itself; the post shows the
 // views this instance has counted and not yet written.
 func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
-	p, err := s.posts.Get(ctx, s.prep, viewerID, id)
+	p, err := s.get.Get(ctx, viewerID, id)
 	if err != nil {
 		return p, err
 	}
@@ -30,7 +32,28 @@ func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, err
 }
 
 // WithCache makes s keep the static parts of posts in c.
-func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
+func (s *Store) WithCache(c *hydrate.Cache) *Store {
+	s.cache = c
+	s.get = s.getter()
+	return s
+}
+
+// WithCoalescing sets how many single-post statements run at once before
+// reads wait to share one: 0 means hydrate.DefaultGetSlots, a negative
+// number never (every read alone).
+func (s *Store) WithCoalescing(slots int) *Store {
+	s.slots = slots
+	s.get = s.getter()
+	return s
+}
+
+func (s *Store) getter() *hydrate.Getter {
+	slots := cmp.Or(s.slots, hydrate.DefaultGetSlots)
+	if slots < 0 {
+		slots = math.MaxInt
+	}
+	return hydrate.NewGetter(s.cache, s.prep, slots, hydrate.DefaultGetBatch)
+}
 
 // Visible reports whether post id exists and viewerID may see it (nil) or
 // not (NotFound).

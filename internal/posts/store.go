@@ -30,13 +30,17 @@ type Store struct {
 	db    *sqlx.DB
 	prep  *pg.Prepared // the single-post read
 	views *views.Counter
-	posts *hydrate.Cache // read.go
+	get   *hydrate.Getter // read.go, over cache with slots
+	cache *hydrate.Cache
+	slots int
 }
 
 // NewStore returns a Store that counts views with a Counter of its own;
 // WithViews shares one.
 func NewStore(db *sqlx.DB) *Store {
-	return &Store{db: db, prep: pg.NewPrepared(db), views: views.New(db, slog.Default(), 0)}
+	s := &Store{db: db, prep: pg.NewPrepared(db), views: views.New(db, slog.Default(), 0)}
+	s.get = s.getter()
+	return s
 }
 
 // WithViews makes s count views with v.

@@ -1,0 +1,151 @@
+package hydrate
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/socialnet/socialapi/internal/apperr"
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/coalesce"
+	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
+)
+
+// Single-post reads, coalesced
+//
+// The single post is one primary-key read, and most of what it cost
+// PostgreSQL and the server was the round trip around it, not the read.
+// Getter therefore answers the single-post reads that queue for the
+// database under load (package coalesce) with one statement for all of
+// them: each row carries its reader, post and token check, so the rules are
+// those of Posts, row by row.
+
+// Coalescing defaults: DefaultGetSlots single-post statements in flight at
+// most (a quarter of the default pool, so other reads keep theirs), batches
+// of at most DefaultGetBatch reads.
+const (
+	DefaultGetSlots = 2
+	DefaultGetBatch = 64
+)
+
+// getKey is one single-post read: the post id as viewer sees it, under the
+// token check of guard (0: none, the principal is confirmed).
+type getKey struct{ viewer, id, guard int64 }
+
+// Getter reads single posts (Get), through a Cache, coalescing concurrent
+// reads.
+type Getter struct {
+	c     *Cache
+	q     sqlx.QueryerContext
+	group *coalesce.Group[getKey, Post]
+}
+
+// NewGetter returns a Getter over q and c (nil: no cache) with slots
+// statements in flight at most and batches of at most size reads.
+func NewGetter(c *Cache, q sqlx.QueryerContext, slots, size int) *Getter {
+	g := &Getter{c: c, q: q}
+	g.group = coalesce.New(slots, size, g.one, g.many)
+	return g
+}
+
+// Stats returns how many coalesced statements ran and how many reads they
+// answered.
+func (g *Getter) Stats() (statements, reads int64) { return g.group.Stats() }
+
+// Get returns post id as viewerID sees it; a post that does not exist or
+// that viewerID may not see is NotFound.
+func (g *Getter) Get(ctx context.Context, viewerID, id int64) (Post, error) {
+	key := getKey{viewer: viewerID, id: id}
+	if tok, ok := auth.Guard(ctx); ok {
+		key.guard = tok
+	}
+	p, err := g.group.Do(ctx, key)
+	if err != nil {
+		return Post{}, pg.Classify(ctx, fmt.Errorf("hydrate post: %w", err))
+	}
+	if p.Static == nil {
+		return Post{}, apperr.New(apperr.NotFound, "No such post.")
+	}
+	auth.Confirm(ctx)
+	return p, nil
+}
+
+// one reads a post alone, on the reader's context (which holds the token
+// check): a Post without Static when there is none to show.
+func (g *Getter) one(ctx context.Context, k getKey) (Post, error) {
+	ps, err := g.c.Posts(ctx, g.q, k.viewer, []int64{k.id})
+	if err != nil || len(ps) == 0 {
+		return Post{}, err
+	}
+	return ps[0], nil
+}
+
+// batchColumns are the columns of a batch's list beyond id and ord: each
+// read's viewer ($1) and token check ($3, 0 for none).
+const batchColumns = `, ($1::bigint[])[i] AS viewer, NULLIF(($3::bigint[])[i], 0) AS guard`
+
+// batchQuery reads the posts $2 for the viewers $1 under the token checks
+// $3 (arrays of one element per read), each row as Posts reads it for its
+// own viewer, followed by the read's position; the live part, and the
+// static part too when withStatic.
+func batchQuery(withStatic bool) *ListQuery {
+	cols, join := liveColumnsOf("page.viewer"), ""
+	if withStatic {
+		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
+	}
+	q := NewListQuery("$2", func(list string) string {
+		return `
+	SELECT ` + cols + `, page.ord
+	  FROM ` + list + `
+	  JOIN posts p ON p.id = page.id
+	  ` + join + `
+	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = page.viewer
+	 WHERE ` + visibility.Post("p", "page.viewer") + ` AND ` + auth.GuardSQL("page.guard")
+	})
+	q.extra = batchColumns
+	return q
+}
+
+var getBatchQuery, getBatchStaticQuery = batchQuery(false), batchQuery(true)
+
+// many reads a batch of posts in one statement: for each read, its post or
+// a Post without Static when there is none to show it.
+func (g *Getter) many(ctx context.Context, keys []getKey) ([]Post, error) {
+	viewers, ids, guards := make([]int64, len(keys)), make([]int64, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		viewers[i], ids[i], guards[i] = k.viewer, k.id, k.guard
+	}
+	known, missing := g.c.lookup(ids)
+	withStatic := len(missing) > 0
+	query := getBatchQuery.For(len(keys))
+	if withStatic {
+		query = getBatchStaticQuery.For(len(keys))
+	}
+	rows, err := g.q.QueryContext(ctx, query, pq.Array(viewers), pq.Array(ids), pq.Array(guards))
+	if err != nil {
+		return nil, err
+	}
+	ls, err := scanLive(rows, 0, len(keys), true, withStatic)
+	if err != nil {
+		return nil, err
+	}
+	for i := range ls {
+		if ls[i].slots < 1 || ls[i].slots > len(keys) {
+			return nil, fmt.Errorf("batch row for read %d of %d", ls[i].slots, len(keys))
+		}
+		ls[i].ViewerID = keys[ls[i].slots-1].viewer
+	}
+	if err := g.c.fill(ctx, g.q, ls, known); err != nil {
+		return nil, err
+	}
+	out := make([]Post, len(keys))
+	for _, l := range ls {
+		if l.Static != nil {
+			out[l.slots-1] = l.Post
+		}
+	}
+	return out, nil
+}
