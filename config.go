@@ -77,9 +77,11 @@ const envDoc = `Environment:
                      instance keeps in memory for reads (default 50000, about 50 MB; 0 disables);
                      counters, reactions, polls, deletions and who may see a post are always read
                      live, so instances need no coordination
-  DB_COALESCE_SLOTS  single-post reads in flight at once (default 2); reads that arrive while all
-                     are busy wait and are answered together by one statement, each as if alone
-                     (the same visibility and token checks, row by row); 0: every read alone
+  DB_COALESCE_SLOTS  statements of coalesced reads (single post, feed pages) in flight at once
+                     (default 2); reads that arrive while all are busy wait and those of one
+                     statement are answered together, each as if alone (its own arguments,
+                     visibility and token check, row by row); these routes take no
+                     MAX_ACTIVE_REQUESTS place; 0: every read alone
   SEARCH_CACHE_TTL   how long each instance keeps what a search text matched (default 10s; 0
                      disables); who may see a post is decided per request and the items shown are
                      always read live, so nothing hidden or removed is shown, but a new match may
@@ -135,7 +137,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.PostCacheEntries = int(postCache)
-	slots, err := envInt(getenv, "DB_COALESCE_SLOTS", hydrate.DefaultGetSlots, 0, 10_000)
+	slots, err := envInt(getenv, "DB_COALESCE_SLOTS", hydrate.DefaultCoalesceSlots, 0, 10_000)
 	if err != nil {
 		return c, err
 	}

@@ -1,13 +1,14 @@
-// Package coalesce answers concurrent reads of one kind with fewer database
-// round trips: while every slot is busy, the reads that arrive wait together
-// and go to the database as one statement when a slot frees.
+// Package coalesce answers concurrent reads with fewer database round
+// trips: while every slot of a Pool is busy, the reads that arrive wait, and
+// those of one kind (a Group) go to the database as one statement when a
+// slot frees.
 //
 // A round trip has a fixed price on both sides of the socket (the client's
 // and the backend's system calls, Bind/Execute, the executor's set-up, the
-// commit of the implicit transaction) that a single-row read pays in full:
-// for the single post it was most of what PostgreSQL spent on it. Under
-// load the reads that queue for the database anyway share that price; with
-// a free slot a read runs at once, alone, so an idle server answers as
+// commit of the implicit transaction) that a small read pays in full: for
+// the single post it was most of what PostgreSQL spent on it. Under load
+// the reads that queue for the database anyway share that price; with a
+// free slot a read runs at once, alone, so an idle server answers as
 // quickly as before.
 //
 // Each read still sees every write committed before it arrived: the
@@ -22,22 +23,76 @@ import (
 	"time"
 )
 
+// Pool bounds the statements in flight of the Groups that share it, and
+// gives a freed slot to the batch waiting longest, whatever its kind.
+type Pool struct {
+	mu      sync.Mutex
+	slots   int
+	busy    int      // slots in use
+	waiting []waiter // batches, in the order of their first read
+}
+
+// NewPool returns a Pool of slots statements in flight at most (at least
+// one).
+func NewPool(slots int) *Pool { return &Pool{slots: max(slots, 1)} }
+
+// waiter is a batch waiting for a slot.
+type waiter interface {
+	// run answers the batch, on the slot given to it.
+	run()
+	// taken tells the batch's Group that it no longer takes reads.
+	taken()
+}
+
+// release frees a slot, or hands it to the batch waiting longest.
+func (p *Pool) release() {
+	if w := p.handOn(); w != nil {
+		go p.serve(w)
+	}
+}
+
+// handOn takes the batch waiting longest for the caller's slot, or frees
+// the slot (nil) when none waits.
+func (p *Pool) handOn() waiter {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.waiting) == 0 {
+		p.busy--
+		return nil
+	}
+	w := p.waiting[0]
+	p.waiting[0] = nil
+	p.waiting = p.waiting[1:]
+	w.taken()
+	return w
+}
+
+// serve answers w, then the batches that wait after it, on its slot.
+func (p *Pool) serve(w waiter) {
+	for ; w != nil; w = p.handOn() {
+		w.run()
+	}
+}
+
 // Group coalesces the reads of one kind, keyed by K, answered by V.
 type Group[K, V any] struct {
+	pool *Pool
 	// one answers a read alone, on the caller's goroutine and context.
 	one func(ctx context.Context, key K) (V, error)
 	// many answers a batch of reads: one V per key, in the keys' order. Its
 	// context carries none of the readers' values (a key holds all a read
 	// needs) and ends at the latest of their deadlines.
 	many func(ctx context.Context, keys []K) ([]V, error)
+	max  int
 
-	slots, max int
-
-	mu      sync.Mutex
-	busy    int            // slots in use
-	waiting []*batch[K, V] // full batches first, the one filling last
+	filling *batch[K, V] // the batch taking reads (guarded by pool.mu)
 
 	batches, batched atomic.Int64
+}
+
+// New returns a Group over pool with batches of at most size reads.
+func New[K, V any](pool *Pool, size int, one func(context.Context, K) (V, error), many func(context.Context, []K) ([]V, error)) *Group[K, V] {
+	return &Group[K, V]{pool: pool, one: one, many: many, max: max(size, 1)}
 }
 
 // Stats returns how many batches ran and how many reads they answered.
@@ -45,13 +100,8 @@ func (g *Group[K, V]) Stats() (batches, reads int64) {
 	return g.batches.Load(), g.batched.Load()
 }
 
-// New returns a Group of slots statements in flight at most, batches of at
-// most size reads.
-func New[K, V any](slots, size int, one func(context.Context, K) (V, error), many func(context.Context, []K) ([]V, error)) *Group[K, V] {
-	return &Group[K, V]{one: one, many: many, slots: max(slots, 1), max: max(size, 1)}
-}
-
 type batch[K, V any] struct {
+	g    *Group[K, V]
 	keys []K
 	// deadline is the latest of the reads' deadlines; unbounded when one
 	// has none.
@@ -68,16 +118,17 @@ type batch[K, V any] struct {
 // ends while it waits returns the context's error; its batch still runs
 // for the others.
 func (g *Group[K, V]) Do(ctx context.Context, key K) (V, error) {
-	g.mu.Lock()
-	if g.busy < g.slots && len(g.waiting) == 0 {
-		g.busy++
-		g.mu.Unlock()
-		defer g.release()
+	p := g.pool
+	p.mu.Lock()
+	if p.busy < p.slots && len(p.waiting) == 0 {
+		p.busy++
+		p.mu.Unlock()
+		defer p.release()
 		return g.one(ctx, key)
 	}
 	b := g.join(ctx, key)
 	i := len(b.keys) - 1
-	g.mu.Unlock()
+	p.mu.Unlock()
 	select {
 	case <-b.done:
 		if b.err != nil {
@@ -92,14 +143,13 @@ func (g *Group[K, V]) Do(ctx context.Context, key K) (V, error) {
 }
 
 // join adds key to the batch that is filling, opening one when there is
-// none or it is full. g.mu is held.
+// none or it is full. pool.mu is held.
 func (g *Group[K, V]) join(ctx context.Context, key K) *batch[K, V] {
-	var b *batch[K, V]
-	if n := len(g.waiting); n > 0 && len(g.waiting[n-1].keys) < g.max {
-		b = g.waiting[n-1]
-	} else {
-		b = &batch[K, V]{keys: make([]K, 0, min(g.max, 16)), done: make(chan struct{})}
-		g.waiting = append(g.waiting, b)
+	b := g.filling
+	if b == nil || len(b.keys) >= g.max {
+		b = &batch[K, V]{g: g, keys: make([]K, 0, min(g.max, 16)), done: make(chan struct{})}
+		g.filling = b
+		g.pool.waiting = append(g.pool.waiting, b)
 	}
 	b.keys = append(b.keys, key)
 	if d, ok := ctx.Deadline(); !ok {
@@ -110,37 +160,15 @@ func (g *Group[K, V]) join(ctx context.Context, key K) *batch[K, V] {
 	return b
 }
 
-// release frees a slot, or hands it to the batch waiting longest.
-func (g *Group[K, V]) release() {
-	if b := g.handOn(); b != nil {
-		go g.run(b)
+// taken implements waiter. pool.mu is held.
+func (b *batch[K, V]) taken() {
+	if b.g.filling == b {
+		b.g.filling = nil
 	}
 }
 
-// handOn takes the batch waiting longest for the caller's slot, or frees
-// the slot (nil) when none waits.
-func (g *Group[K, V]) handOn() *batch[K, V] {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if len(g.waiting) == 0 {
-		g.busy--
-		return nil
-	}
-	b := g.waiting[0]
-	g.waiting[0] = nil
-	g.waiting = g.waiting[1:]
-	return b
-}
-
-// run answers b, then the batches that wait after it, on its slot.
-func (g *Group[K, V]) run(b *batch[K, V]) {
-	for ; b != nil; b = g.handOn() {
-		g.answer(b)
-	}
-}
-
-// answer runs b's statement and wakes its readers.
-func (g *Group[K, V]) answer(b *batch[K, V]) {
+// run implements waiter: it runs b's statement and wakes its readers.
+func (b *batch[K, V]) run() {
 	defer close(b.done)
 	ctx := context.Background()
 	if !b.unbounded {
@@ -148,6 +176,7 @@ func (g *Group[K, V]) answer(b *batch[K, V]) {
 		ctx, cancel = context.WithDeadline(ctx, b.deadline)
 		defer cancel()
 	}
+	g := b.g
 	g.batches.Add(1)
 	g.batched.Add(int64(len(b.keys)))
 	b.vals, b.err = g.many(ctx, b.keys)

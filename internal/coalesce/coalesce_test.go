@@ -3,6 +3,7 @@ package coalesce
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -24,7 +25,7 @@ type blocker struct {
 
 func newBlocker(size int) *blocker {
 	b := &blocker{started: make(chan int, 16), unblock: make(chan struct{})}
-	b.g = New(1, size, func(_ context.Context, k int) (int, error) {
+	b.g = New(NewPool(1), size, func(_ context.Context, k int) (int, error) {
 		b.started <- k
 		<-b.unblock
 		return -k, nil
@@ -50,11 +51,11 @@ func newBlocker(size int) *blocker {
 
 // waiting reports how many reads wait in g's batches.
 func (b *blocker) waiting() int {
-	b.g.mu.Lock()
-	defer b.g.mu.Unlock()
+	b.g.pool.mu.Lock()
+	defer b.g.pool.mu.Unlock()
 	n := 0
-	for _, w := range b.g.waiting {
-		n += len(w.keys)
+	for _, w := range b.g.pool.waiting {
+		n += len(w.(*batch[int, int]).keys)
 	}
 	return n
 }
@@ -108,8 +109,8 @@ func TestLoneReadRunsAlone(t *testing.T) {
 	if len(b.batches) != 0 {
 		t.Errorf("sequential reads were batched: %v", b.batches)
 	}
-	if b.g.busy != 0 {
-		t.Errorf("%d slots still busy", b.g.busy)
+	if b.g.pool.busy != 0 {
+		t.Errorf("%d slots still busy", b.g.pool.busy)
 	}
 }
 
@@ -146,9 +147,9 @@ func TestQueuedReadsShareStatements(t *testing.T) {
 func waitIdle(t *testing.T, g *Group[int, int]) {
 	t.Helper()
 	for start := time.Now(); ; time.Sleep(100 * time.Microsecond) {
-		g.mu.Lock()
-		busy := g.busy
-		g.mu.Unlock()
+		g.pool.mu.Lock()
+		busy := g.pool.busy
+		g.pool.mu.Unlock()
 		if busy == 0 {
 			return
 		}
@@ -235,4 +236,35 @@ func TestBatchErrorsAndDeadlines(t *testing.T) {
 			t.Error("a batch with a reader without deadline has one")
 		}
 	})
+}
+
+// TestPoolServesKindsInArrivalOrder: two kinds of reads share a pool of one
+// slot; a freed slot goes to the batch whose first read came first, and a
+// kind's later reads join its waiting batch.
+func TestPoolServesKindsInArrivalOrder(t *testing.T) {
+	a := newBlocker(8)
+	var mu sync.Mutex
+	var order []string
+	record := func(kind string, ks []int) ([]int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		order = append(order, fmt.Sprint(kind, ks))
+		return make([]int, len(ks)), nil
+	}
+	a.g.many = func(_ context.Context, ks []int) ([]int, error) { return record("a", ks) }
+	b := &blocker{g: New(a.g.pool, 8, func(context.Context, int) (int, error) { return 0, nil },
+		func(_ context.Context, ks []int) ([]int, error) { return record("b", ks) })}
+	go func() { _, _ = a.g.Do(context.Background(), 100) }()
+	<-a.started
+	ch := a.queue(t, context.Background(), 1)
+	ch2 := b.queue(t, context.Background(), 2)
+	ch3 := a.queue(t, context.Background(), 3)
+	close(a.unblock)
+	collect(t, ch, 1)
+	collect(t, ch2, 1)
+	collect(t, ch3, 1)
+	waitIdle(t, a.g)
+	if want := []string{"a[1 3]", "b[2]"}; !slices.Equal(order, want) {
+		t.Errorf("ran %v, want %v", order, want)
+	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/comments"
 	"github.com/socialnet/socialapi/internal/conversations"
 	"github.com/socialnet/socialapi/internal/feed"
@@ -104,7 +105,12 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	case cfg.PostCache > 0:
 		postCache = hydrate.NewCache(cfg.PostCache)
 	}
-	postStore, userStore := posts.NewStore(db).WithCache(postCache).WithCoalescing(cfg.CoalesceSlots), users.NewStore(db).WithCache(postCache)
+	var pool *coalesce.Pool // shared by every coalesced read
+	if cfg.CoalesceSlots >= 0 {
+		pool = coalesce.NewPool(cmp.Or(cfg.CoalesceSlots, hydrate.DefaultCoalesceSlots))
+		postCache.CoalescePages(pool)
+	}
+	postStore, userStore := posts.NewStore(db).WithCache(postCache).WithCoalescing(pool), users.NewStore(db).WithCache(postCache)
 	if cfg.Views != nil {
 		postStore.WithViews(cfg.Views)
 	}

@@ -148,9 +148,21 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	ref.Register(e)
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
-	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(http.MethodGet+" "+BasePath+"/posts/:id"), apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
+	var ungated []string
+	if cfg.CoalesceSlots >= 0 {
+		ungated = coalescedRoutes
+	}
+	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
 	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
 	return e, nil
+}
+
+// coalescedRoutes are the reads whose statements coalesce (hydrate.Getter
+// and Cache.Page with CoalesceSlots): the gate lets them pass (gate).
+var coalescedRoutes = []string{
+	http.MethodGet + " " + BasePath + "/posts/:id",
+	http.MethodGet + " " + BasePath + "/feed",
+	http.MethodGet + " " + BasePath + "/users/:handle/posts",
 }
 
 // requestTimeout bounds every request's context, so a slow or unreachable

@@ -3,6 +3,8 @@ package hydrate
 import (
 	"sync"
 	"sync/atomic"
+
+	"github.com/socialnet/socialapi/internal/coalesce"
 )
 
 // DefaultCacheEntries is how many posts' static parts a Cache keeps unless
@@ -35,6 +37,10 @@ type Cache struct {
 	half     int
 
 	hits, misses atomic.Int64
+
+	// pool and pages: coalesced page reads (pages.go).
+	pool  *coalesce.Pool
+	pages sync.Map // pageGroupKey → *coalesce.Group[pageRead, []live]
 }
 
 // NewCache returns a Cache of at most entries posts (at least 2).

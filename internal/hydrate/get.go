@@ -23,12 +23,13 @@ import (
 // them: each row carries its reader, post and token check, so the rules are
 // those of Posts, row by row.
 
-// Coalescing defaults: DefaultGetSlots single-post statements in flight at
-// most (a quarter of the default pool, so other reads keep theirs), batches
-// of at most DefaultGetBatch reads.
+// DefaultCoalesceSlots is how many coalesced statements (single posts and
+// pages together) are in flight at most unless told otherwise: as many as
+// the database's two cores in the benchmark; DefaultGetBatch bounds how
+// many single-post reads share one.
 const (
-	DefaultGetSlots = 2
-	DefaultGetBatch = 64
+	DefaultCoalesceSlots = 2
+	DefaultGetBatch      = 64
 )
 
 // getKey is one single-post read: the post id as viewer sees it, under the
@@ -43,17 +44,25 @@ type Getter struct {
 	group *coalesce.Group[getKey, Post]
 }
 
-// NewGetter returns a Getter over q and c (nil: no cache) with slots
-// statements in flight at most and batches of at most size reads.
-func NewGetter(c *Cache, q sqlx.QueryerContext, slots, size int) *Getter {
+// NewGetter returns a Getter over q and c (nil: no cache) whose statements
+// take slots of pool (nil: every read alone), in batches of at most size
+// reads.
+func NewGetter(c *Cache, q sqlx.QueryerContext, pool *coalesce.Pool, size int) *Getter {
 	g := &Getter{c: c, q: q}
-	g.group = coalesce.New(slots, size, g.one, g.many)
+	if pool != nil {
+		g.group = coalesce.New(pool, size, g.one, g.many)
+	}
 	return g
 }
 
 // Stats returns how many coalesced statements ran and how many reads they
 // answered.
-func (g *Getter) Stats() (statements, reads int64) { return g.group.Stats() }
+func (g *Getter) Stats() (statements, reads int64) {
+	if g.group == nil {
+		return 0, 0
+	}
+	return g.group.Stats()
+}
 
 // Get returns post id as viewerID sees it; a post that does not exist or
 // that viewerID may not see is NotFound.
@@ -62,7 +71,13 @@ func (g *Getter) Get(ctx context.Context, viewerID, id int64) (Post, error) {
 	if tok, ok := auth.Guard(ctx); ok {
 		key.guard = tok
 	}
-	p, err := g.group.Do(ctx, key)
+	var p Post
+	var err error
+	if g.group == nil {
+		p, err = g.one(ctx, key)
+	} else {
+		p, err = g.group.Do(ctx, key)
+	}
 	if err != nil {
 		return Post{}, pg.Classify(ctx, fmt.Errorf("hydrate post: %w", err))
 	}

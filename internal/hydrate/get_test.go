@@ -10,6 +10,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
@@ -47,7 +48,7 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 		if round >= 2 {
 			c = cache // misses, then hits
 		}
-		g := hydrate.NewGetter(c, db, 1, 64)
+		g := hydrate.NewGetter(c, db, coalesce.NewPool(1), 64)
 		keys := make([][3]int64, 0, 48)
 		for range 40 {
 			keys = append(keys, [3]int64{viewers[r.IntN(len(viewers))], ids[r.IntN(len(ids))], 0})
@@ -114,7 +115,7 @@ func TestBatchedGetChecksEachToken(t *testing.T) {
 		tokens[h] = tk.ID
 	}
 	db.MustExec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokens["revoked"])
-	got, err := hydrate.NewGetter(nil, db, 1, 64).Many(ctx, [][3]int64{
+	got, err := hydrate.NewGetter(nil, db, coalesce.NewPool(1), 64).Many(ctx, [][3]int64{
 		{id["kept"], p.ID, tokens["kept"]}, {id["revoked"], p.ID, tokens["revoked"]}, {id["revoked"], p.ID, 0},
 	})
 	if err != nil {
@@ -140,7 +141,7 @@ func TestConcurrentGetsMatchAlone(t *testing.T) {
 	if err := db.SelectContext(ctx, &viewers, `SELECT id FROM members ORDER BY id`); err != nil {
 		t.Fatal(err)
 	}
-	g := hydrate.NewGetter(hydrate.NewCache(1000), db, 1, 16)
+	g := hydrate.NewGetter(hydrate.NewCache(1000), db, coalesce.NewPool(1), 16)
 	var none *hydrate.Cache
 	r := rand.New(rand.NewPCG(5, 6))
 	type read struct{ viewer, id int64 }
@@ -185,5 +186,39 @@ func TestConcurrentGetsMatchAlone(t *testing.T) {
 		t.Logf("no read was coalesced (%d statements)", st)
 	} else {
 		t.Logf("%d reads coalesced into %d statements", batched, st)
+	}
+}
+
+// TestBatchedPagesCheckEachToken: in one coalesced page statement, the read
+// under a token that no longer counts gets no rows while the others get
+// theirs.
+func TestBatchedPagesCheckEachToken(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	id := pgtest.Members(t, db, "author", "kept", "revoked")
+	if _, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "public"}); err != nil {
+		t.Fatal(err)
+	}
+	st := auth.NewStore(db, time.Now)
+	tokens := map[string]int64{}
+	for _, h := range []string{"kept", "revoked"} {
+		tk, _, err := st.Create(ctx, auth.NewToken{Handle: h, Scope: auth.ScopeRead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[h] = tk.ID
+	}
+	db.MustExec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokens["revoked"])
+	const pageSQL = `SELECT p.id, p.created_at FROM posts p WHERE p.author_id <> $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $2`
+	for _, statics := range []hydrate.Statics{hydrate.FromCache, hydrate.WithPage} {
+		got, err := hydrate.PageBatch(ctx, db, statics, pageSQL,
+			[][]any{{id["kept"], 21}, {id["revoked"], 21}, {id["revoked"], 21}}, []int64{tokens["kept"], tokens["revoked"], 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{1, 0, 1}; !reflect.DeepEqual(got, want) {
+			t.Errorf("rows per read (valid token, revoked token, no check): %v, want %v", got, want)
+		}
 	}
 }

@@ -172,6 +172,7 @@ type live struct {
 	createdAt time.Time
 	authorID  int64
 	slots     int
+	ord       int // a coalesced page's row: which read it answers (1-based)
 }
 
 // scanLive reads rows of liveColumns, followed by staticColumns when
@@ -179,6 +180,12 @@ type live struct {
 // expect (a capacity hint). The rows are scanned in place into the result,
 // through one destination slice, rather than a copy and a slice per row.
 func scanLive(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic bool) ([]live, error) {
+	return scanRows(rows, viewerID, n, withSlots, withStatic, false)
+}
+
+// scanRows is scanLive, followed by one more integer column (live.ord)
+// when withOrd.
+func scanRows(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic, withOrd bool) ([]live, error) {
 	defer rows.Close()
 	out := make([]live, 0, n)
 	dest := make([]any, 0, 28)
@@ -196,6 +203,9 @@ func scanLive(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic bool)
 		}
 		if withSlots {
 			dest = append(dest, &l.slots)
+		}
+		if withOrd {
+			dest = append(dest, &l.ord)
 		}
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
@@ -522,12 +532,7 @@ func pageStatement(statics Statics, pageSQL string, guard int) string {
 // next is the position of the next page (nil: the page query chose no more
 // than perPage).
 func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
-	args = append(args[:len(args):len(args)], auth.GuardArg(ctx))
-	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, len(args)), args...)
-	if err != nil {
-		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
-	}
-	ls, err := scanLive(rows, viewerID, perPage+1, true, bool(statics))
+	ls, err := c.pageRows(ctx, q, viewerID, perPage, statics, pageSQL, args)
 	if err != nil {
 		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
 	}
@@ -554,6 +559,16 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 		next = &cursor.Position{Time: last.createdAt, ID: last.id}
 	}
 	return ps, next, true, nil
+}
+
+// pageRows runs the page statement alone for one page read.
+func pageRows(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) ([]live, error) {
+	args = append(args[:len(args):len(args)], auth.GuardArg(ctx))
+	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, len(args)), args...)
+	if err != nil {
+		return nil, err
+	}
+	return scanLive(rows, viewerID, perPage+1, true, bool(statics))
 }
 
 // Get returns post id as viewerID sees it, in one query (Posts); a post

@@ -1,10 +1,9 @@
 package posts
 
 import (
-	"cmp"
 	"context"
-	"math"
 
+	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
@@ -38,21 +37,16 @@ func (s *Store) WithCache(c *hydrate.Cache) *Store {
 	return s
 }
 
-// WithCoalescing sets how many single-post statements run at once before
-// reads wait to share one: 0 means hydrate.DefaultGetSlots, a negative
-// number never (every read alone).
-func (s *Store) WithCoalescing(slots int) *Store {
-	s.slots = slots
+// WithCoalescing makes single-post reads that find every slot of pool busy
+// wait and share a statement (nil: every read alone, the default).
+func (s *Store) WithCoalescing(pool *coalesce.Pool) *Store {
+	s.pool = pool
 	s.get = s.getter()
 	return s
 }
 
 func (s *Store) getter() *hydrate.Getter {
-	slots := cmp.Or(s.slots, hydrate.DefaultGetSlots)
-	if slots < 0 {
-		slots = math.MaxInt
-	}
-	return hydrate.NewGetter(s.cache, s.prep, slots, hydrate.DefaultGetBatch)
+	return hydrate.NewGetter(s.cache, s.prep, s.pool, hydrate.DefaultGetBatch)
 }
 
 // Visible reports whether post id exists and viewerID may see it (nil) or

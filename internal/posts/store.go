@@ -17,6 +17,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
@@ -32,7 +33,7 @@ type Store struct {
 	views *views.Counter
 	get   *hydrate.Getter // read.go, over cache with slots
 	cache *hydrate.Cache
-	slots int
+	pool  *coalesce.Pool
 }
 
 // NewStore returns a Store that counts views with a Counter of its own;
