@@ -167,9 +167,16 @@ func (b *batch[K, V]) taken() {
 	}
 }
 
-// run implements waiter: it runs b's statement and wakes its readers.
+// run implements waiter: it runs b's statement and wakes its readers. A
+// panic in many fails the batch's reads instead of the process (no request
+// goroutine is there to recover it).
 func (b *batch[K, V]) run() {
 	defer close(b.done)
+	defer func() {
+		if p := recover(); p != nil {
+			b.vals, b.err = nil, fmt.Errorf("coalesce: %v", p)
+		}
+	}()
 	ctx := context.Background()
 	if !b.unbounded {
 		var cancel context.CancelFunc

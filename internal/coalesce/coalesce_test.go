@@ -268,3 +268,20 @@ func TestPoolServesKindsInArrivalOrder(t *testing.T) {
 		t.Errorf("ran %v, want %v", order, want)
 	}
 }
+
+// TestBatchPanicFailsItsReads: a panic while answering a batch fails its
+// reads with an error and frees the slot.
+func TestBatchPanicFailsItsReads(t *testing.T) {
+	b := newBlocker(8)
+	b.g.many = func(context.Context, []int) ([]int, error) { panic("bug") }
+	go func() { _, _ = b.g.Do(context.Background(), 100) }()
+	<-b.started
+	ch := b.queue(t, context.Background(), 1, 2)
+	close(b.unblock)
+	for k, r := range collect(t, ch, 2) {
+		if r[1] != 1 {
+			t.Errorf("read %d: no error after a panic", k)
+		}
+	}
+	waitIdle(t, b.g)
+}
