@@ -165,32 +165,10 @@ func waitIdle(t *testing.T, g *Group[int, int]) {
 // batch still answers the others.
 func TestBatchErrorsAndDeadlines(t *testing.T) {
 	t.Run("error", func(t *testing.T) {
-		b := newBlocker(8)
-		b.fail = errors.New("database down")
-		go func() { _, _ = b.g.Do(context.Background(), 100) }()
-		<-b.started
-		ch := b.queue(t, context.Background(), 1, 2)
-		close(b.unblock)
-		for k, r := range collect(t, ch, 2) {
-			if r[1] != 1 {
-				t.Errorf("read %d: no error", k)
-			}
-		}
-		waitIdle(t, b.g)
+		expectBatchFails(t, func(b *blocker) { b.fail = errors.New("database down") })
 	})
 	t.Run("short answer", func(t *testing.T) {
-		b := newBlocker(8)
-		b.short = true
-		go func() { _, _ = b.g.Do(context.Background(), 100) }()
-		<-b.started
-		ch := b.queue(t, context.Background(), 1, 2)
-		close(b.unblock)
-		for k, r := range collect(t, ch, 2) {
-			if r[1] != 1 {
-				t.Errorf("read %d: no error for a short answer", k)
-			}
-		}
-		waitIdle(t, b.g)
+		expectBatchFails(t, func(b *blocker) { b.short = true })
 	})
 	t.Run("deadlines", func(t *testing.T) {
 		b := newBlocker(8)
@@ -272,15 +250,24 @@ func TestPoolServesKindsInArrivalOrder(t *testing.T) {
 // TestBatchPanicFailsItsReads: a panic while answering a batch fails its
 // reads with an error and frees the slot.
 func TestBatchPanicFailsItsReads(t *testing.T) {
+	expectBatchFails(t, func(b *blocker) {
+		b.g.many = func(context.Context, []int) ([]int, error) { panic("bug") }
+	})
+}
+
+// expectBatchFails queues two reads behind a lone one, on a blocker spoiled
+// by spoil, and checks that both fail and that the slot is freed.
+func expectBatchFails(t *testing.T, spoil func(*blocker)) {
+	t.Helper()
 	b := newBlocker(8)
-	b.g.many = func(context.Context, []int) ([]int, error) { panic("bug") }
+	spoil(b)
 	go func() { _, _ = b.g.Do(context.Background(), 100) }()
 	<-b.started
 	ch := b.queue(t, context.Background(), 1, 2)
 	close(b.unblock)
 	for k, r := range collect(t, ch, 2) {
 		if r[1] != 1 {
-			t.Errorf("read %d: no error after a panic", k)
+			t.Errorf("read %d: no error", k)
 		}
 	}
 	waitIdle(t, b.g)

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/coalesce"
@@ -105,16 +107,7 @@ func TestBatchedGetChecksEachToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := auth.NewStore(db, time.Now)
-	tokens := map[string]int64{}
-	for _, h := range []string{"kept", "revoked"} {
-		tk, _, err := st.Create(ctx, auth.NewToken{Handle: h, Scope: auth.ScopeRead})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokens[h] = tk.ID
-	}
-	db.MustExec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokens["revoked"])
+	tokens := keptAndRevoked(t, db)
 	got, err := hydrate.NewGetter(nil, db, coalesce.NewPool(1), 64).Many(ctx, [][3]int64{
 		{id["kept"], p.ID, tokens["kept"]}, {id["revoked"], p.ID, tokens["revoked"]}, {id["revoked"], p.ID, 0},
 	})
@@ -200,16 +193,7 @@ func TestBatchedPagesCheckEachToken(t *testing.T) {
 	if _, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "public"}); err != nil {
 		t.Fatal(err)
 	}
-	st := auth.NewStore(db, time.Now)
-	tokens := map[string]int64{}
-	for _, h := range []string{"kept", "revoked"} {
-		tk, _, err := st.Create(ctx, auth.NewToken{Handle: h, Scope: auth.ScopeRead})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokens[h] = tk.ID
-	}
-	db.MustExec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokens["revoked"])
+	tokens := keptAndRevoked(t, db)
 	const pageSQL = `SELECT p.id, p.created_at FROM posts p WHERE p.author_id <> $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $2`
 	for _, statics := range []hydrate.Statics{hydrate.FromCache, hydrate.WithPage} {
 		got, err := hydrate.PageBatch(ctx, db, statics, pageSQL,
@@ -221,4 +205,21 @@ func TestBatchedPagesCheckEachToken(t *testing.T) {
 			t.Errorf("rows per read (valid token, revoked token, no check): %v, want %v", got, want)
 		}
 	}
+}
+
+// keptAndRevoked gives members kept and revoked a token each and revokes
+// the second: their token ids, by handle.
+func keptAndRevoked(t *testing.T, db *sqlx.DB) map[string]int64 {
+	t.Helper()
+	st := auth.NewStore(db, time.Now)
+	tokens := map[string]int64{}
+	for _, h := range []string{"kept", "revoked"} {
+		tk, _, err := st.Create(context.Background(), auth.NewToken{Handle: h, Scope: auth.ScopeRead})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tokens[h] = tk.ID
+	}
+	db.MustExec(`UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, tokens["revoked"])
+	return tokens
 }
