@@ -41,8 +41,9 @@ type Config struct {
 	// PostCacheEntries bounds the in-process cache of posts' static parts
 	// (0: none).
 	PostCacheEntries int
-	// CoalesceSlots bounds the single-post statements in flight; reads
-	// that find them all busy share the next one (0: every read alone).
+	// CoalesceSlots bounds the coalesced statements in flight (single
+	// posts and feed pages); reads that find them all busy share the next
+	// one (0: every read alone).
 	CoalesceSlots int
 	// SearchCacheTTL is how long search keeps what a text matched (0: not
 	// at all).

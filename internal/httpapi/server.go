@@ -52,9 +52,10 @@ type Config struct {
 	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
 	// number none.
 	PostCache int
-	// CoalesceSlots bounds the single-post statements in flight (reads that
-	// find them all busy share the next, hydrate.Getter): 0 means
-	// hydrate.DefaultGetSlots, a negative number no coalescing.
+	// CoalesceSlots bounds the coalesced statements in flight, single posts
+	// and feed pages together (reads that find them all busy share the
+	// next: hydrate.Getter, Cache.CoalescePages): 0 means
+	// hydrate.DefaultCoalesceSlots, a negative number no coalescing.
 	CoalesceSlots int
 	// SearchCache is how long search keeps what a text matched: 0 means
 	// search.DefaultMatchTTL, a negative duration none.

@@ -127,7 +127,7 @@ func TestCacheNeverShowsWhatIsGone(t *testing.T) {
 	cache := hydrate.NewCache(100)
 	sees := func(who string) bool {
 		t.Helper()
-		_, err := cache.Get(ctx, db, id[who], p.ID)
+		_, err := hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, id[who], p.ID)
 		if err != nil && !apperr.Is(err, apperr.NotFound) {
 			t.Fatal(err)
 		}
@@ -214,7 +214,9 @@ func TestCacheReusedID(t *testing.T) {
 	}
 	cache := hydrate.NewCache(100)
 	for _, read := range []func() (hydrate.Post, error){
-		func() (hydrate.Post, error) { return cache.Get(ctx, db, ids[1], p.ID) },
+		func() (hydrate.Post, error) {
+			return hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, ids[1], p.ID)
+		},
 		func() (hydrate.Post, error) {
 			ps, err := cache.Posts(ctx, db, ids[1], []int64{p.ID})
 			if err != nil || len(ps) != 1 {

@@ -143,15 +143,15 @@ func (g *Getter) many(ctx context.Context, keys []getKey) ([]Post, error) {
 	if err != nil {
 		return nil, err
 	}
-	ls, err := scanLive(rows, 0, len(keys), true, withStatic)
+	ls, err := scanRows(rows, 0, len(keys), false, withStatic, true)
 	if err != nil {
 		return nil, err
 	}
 	for i := range ls {
-		if ls[i].slots < 1 || ls[i].slots > len(keys) {
-			return nil, fmt.Errorf("batch row for read %d of %d", ls[i].slots, len(keys))
+		if ls[i].ord < 1 || ls[i].ord > len(keys) {
+			return nil, fmt.Errorf("batch row for read %d of %d", ls[i].ord, len(keys))
 		}
-		ls[i].ViewerID = keys[ls[i].slots-1].viewer
+		ls[i].ViewerID = keys[ls[i].ord-1].viewer
 	}
 	if err := g.c.fill(ctx, g.q, ls, known); err != nil {
 		return nil, err
@@ -159,7 +159,7 @@ func (g *Getter) many(ctx context.Context, keys []getKey) ([]Post, error) {
 	out := make([]Post, len(keys))
 	for _, l := range ls {
 		if l.Static != nil {
-			out[l.slots-1] = l.Post
+			out[l.ord-1] = l.Post
 		}
 	}
 	return out, nil

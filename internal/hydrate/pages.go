@@ -69,7 +69,7 @@ func (c *Cache) pageRows(ctx context.Context, q sqlx.QueryerContext, viewerID in
 		types = argTypes(args)
 	}
 	if types == "" {
-		return pageRows(ctx, q, viewerID, perPage, statics, pageSQL, args)
+		return pageRowsAlone(ctx, q, viewerID, perPage, statics, pageSQL, args)
 	}
 	k := pageGroupKey{q: q, statics: statics, pageSQL: pageSQL, types: types}
 	g, ok := c.pages.Load(k)
@@ -105,7 +105,7 @@ func argTypes(args []any) string {
 
 func newPageGroup(k pageGroupKey, pool *coalesce.Pool) *coalesce.Group[pageRead, []live] {
 	one := func(ctx context.Context, r pageRead) ([]live, error) {
-		return pageRows(ctx, k.q, r.viewer, r.perPage, k.statics, k.pageSQL, r.args)
+		return pageRowsAlone(ctx, k.q, r.viewer, r.perPage, k.statics, k.pageSQL, r.args)
 	}
 	return coalesce.New(pool, DefaultPageBatch, one, func(ctx context.Context, reads []pageRead) ([][]live, error) {
 		return manyPages(ctx, k, reads)
@@ -198,10 +198,7 @@ var paramRE = regexp.MustCompile(`\$([0-9]+)`)
 // The list walks the arrays' subscripts under a LIMIT of the size class,
 // for the reason ListQuery does.
 func batchPageStatement(k pageGroupKey, n int) string {
-	class := 1
-	for class < n {
-		class *= 4
-	}
+	class := sizeClass(n)
 	bk := batchPageKey{k.statics, k.pageSQL, k.types, class}
 	if s, ok := batchPages.Load(bk); ok {
 		return s.(string)

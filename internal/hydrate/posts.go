@@ -164,19 +164,18 @@ func (x *staticScan) finish() error {
 }
 
 // live is one row of liveColumns, then (when asked for) staticColumns,
-// then (pages and batches) a last integer column: slots for a page, the
-// read's position (1-based) for a batch.
+// then (pages) slots, then (coalesced reads) ord.
 type live struct {
 	Post
 	id        int64
 	createdAt time.Time
 	authorID  int64
 	slots     int
-	ord       int // a coalesced page's row: which read it answers (1-based)
+	ord       int // a coalesced statement's row: which read it answers (1-based)
 }
 
 // scanLive reads rows of liveColumns, followed by staticColumns when
-// withStatic and by a last integer column (live.slots) when withSlots; n is how many rows to
+// withStatic and by a slots column when withSlots; n is how many rows to
 // expect (a capacity hint). The rows are scanned in place into the result,
 // through one destination slice, rather than a copy and a slice per row.
 func scanLive(rows *sql.Rows, viewerID int64, n int, withSlots, withStatic bool) ([]live, error) {
@@ -403,12 +402,19 @@ func (q *ListQuery) Query(ids []int64) (string, any) {
 	return q.For(len(ids)), pq.Array(ids)
 }
 
-// For returns the statement for a list of n ids.
-func (q *ListQuery) For(n int) string {
+// sizeClass is the size class of a list of n: the next power of 4, never
+// below n, up to the first past maxListClass.
+func sizeClass(n int) int {
 	class := 1
 	for class < n && class <= maxListClass {
 		class *= 4
 	}
+	return class
+}
+
+// For returns the statement for a list of n ids.
+func (q *ListQuery) For(n int) string {
+	class := sizeClass(n)
 	if text, ok := q.classes.Load(class); ok {
 		return text.(string)
 	}
@@ -561,27 +567,14 @@ func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64,
 	return ps, next, true, nil
 }
 
-// pageRows runs the page statement alone for one page read.
-func pageRows(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) ([]live, error) {
+// pageRowsAlone runs the page statement for one page read, alone.
+func pageRowsAlone(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) ([]live, error) {
 	args = append(args[:len(args):len(args)], auth.GuardArg(ctx))
 	rows, err := q.QueryContext(ctx, pageStatement(statics, pageSQL, len(args)), args...)
 	if err != nil {
 		return nil, err
 	}
 	return scanLive(rows, viewerID, perPage+1, true, bool(statics))
-}
-
-// Get returns post id as viewerID sees it, in one query (Posts); a post
-// that does not exist or that viewerID may not see is NotFound.
-func (c *Cache) Get(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) (Post, error) {
-	ps, err := c.Posts(ctx, q, viewerID, []int64{id})
-	if err != nil {
-		return Post{}, err
-	}
-	if len(ps) == 0 {
-		return Post{}, apperr.New(apperr.NotFound, "No such post.")
-	}
-	return ps[0], nil
 }
 
 // ReactionCounts renders the six per-type counters.

@@ -333,7 +333,7 @@ func TestReadBackPollAndMedia(t *testing.T) {
 		// Without a cache the statements read the static parts too; the
 		// cache, filled by the first round, leaves them the live parts.
 		for round, cache := range []*hydrate.Cache{nil, warm, warm} {
-			single, err := cache.Get(ctx, db, ids[c.viewer], poll.ID)
+			single, err := hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, ids[c.viewer], poll.ID)
 			if err != nil {
 				t.Fatal(err)
 			}
