@@ -13,6 +13,7 @@ import (
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/timeline"
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 // Config is read once, from the environment, in main.
@@ -48,6 +49,9 @@ type Config struct {
 	// SearchCacheTTL is how long search keeps what a text matched (0: not
 	// at all).
 	SearchCacheTTL time.Duration
+	// ViewsFlushEvery is how often the views counted in memory are added
+	// to the posts (views.Counter).
+	ViewsFlushEvery time.Duration
 	// DormantAfter is how long a member goes without using the service
 	// before the fan-out stops writing to their home timeline (0: never).
 	DormantAfter time.Duration
@@ -87,6 +91,10 @@ const envDoc = `Environment:
                      disables); who may see a post is decided per request and the items shown are
                      always read live, so nothing hidden or removed is shown, but a new match may
                      appear, and totals change, this much later
+  VIEWS_FLUSH_INTERVAL
+                     how often each instance adds the post views it counted in memory to the
+                     database (default 10s); the instance shows its own views at once, other
+                     instances up to this much later, and a crash loses at most this much
   TIMELINE_DORMANT_AFTER
                      how long a member may go without using any token before new posts stop being
                      written to their home timeline (default 336h, 14 days; 0: never); their next
@@ -165,6 +173,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	}
 	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
 		return c, fmt.Errorf("%w (or 0 for none)", err)
+	}
+	if c.ViewsFlushEvery, err = envDuration(getenv, "VIEWS_FLUSH_INTERVAL", views.DefaultFlushEvery); err != nil {
+		return c, err
 	}
 	if c.DormantAfter, err = envDurationOrOff(getenv, "TIMELINE_DORMANT_AFTER", timeline.DormantAfter); err != nil {
 		return c, fmt.Errorf("%w (or 0 for never)", err)

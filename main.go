@@ -149,7 +149,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			}
 			reg := prometheus.NewRegistry()
 			reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-			viewCounter := views.New(conn, log, time.Second)
+			viewCounter := views.New(conn, log, cfg.ViewsFlushEvery)
 			defer func() {
 				fctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()

@@ -115,7 +115,7 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
 	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 || c.CoalesceSlots != 2 ||
-		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
+		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.ViewsFlushEvery != 10*time.Second || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
@@ -124,6 +124,7 @@ func TestLoadConfig(t *testing.T) {
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},
 		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_DORMANT_AFTER": "2w"},
+		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
 			t.Errorf("loadConfig(%v) accepted", env)
@@ -138,6 +139,9 @@ func TestLoadConfig(t *testing.T) {
 		if c, err := loadConfig(func(k string) string { return map[string]string{"SEARCH_CACHE_TTL": v}[k] }); err != nil || c.SearchCacheTTL != want {
 			t.Errorf("SEARCH_CACHE_TTL=%s: %v, %v; want %v", v, c.SearchCacheTTL, err, want)
 		}
+	}
+	if c, err := loadConfig(func(k string) string { return map[string]string{"VIEWS_FLUSH_INTERVAL": "250ms"}[k] }); err != nil || c.ViewsFlushEvery != 250*time.Millisecond {
+		t.Errorf("VIEWS_FLUSH_INTERVAL=250ms: %v, %v", c.ViewsFlushEvery, err)
 	}
 	for _, tt := range []struct{ conns, cpus, want int64 }{{16, 2, 8}, {16, 8, 16}, {4, 2, 4}, {100, 1, 4}} {
 		if got := defaultActive(tt.conns, int(tt.cpus)); got != tt.want {

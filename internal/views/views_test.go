@@ -3,6 +3,8 @@ package views_test
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -77,5 +79,84 @@ func TestCounterFlushes(t *testing.T) {
 			t.Fatal("the timer never flushed")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestFlushInChunks flushes views of more posts than one statement
+// updates: every view lands once; when a later chunk fails, the chunks
+// written stay written and only the rest stays pending, to be written by
+// the next flush, so no view is counted twice or lost.
+func TestFlushInChunks(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	m, err := members.CreateTx(ctx, db, members.New{Handle: "chunked", Name: "chunked"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const posts = 2500 // three statements of views.flushChunk (1,000)
+	var ids []int64
+	if err := db.Select(&ids, `INSERT INTO posts (author_id, body) SELECT $1, 'p' || g FROM generate_series(1, $2) g RETURNING id`, m.ID, posts); err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(ids)
+	want := map[int64]int64{}
+	c := views.New(db, slog.New(slog.DiscardHandler), time.Hour)
+	for i, id := range ids {
+		for range i%3 + 1 {
+			c.Add(id)
+			want[id]++
+		}
+	}
+	// The second chunk meets a post whose update fails.
+	failing := ids[1500]
+	if _, err := db.Exec(`CREATE FUNCTION refuse_view() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN RAISE EXCEPTION 'refused'; END $$`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TRIGGER refuse_view BEFORE UPDATE ON posts FOR EACH ROW
+		WHEN (OLD.id = ` + strconv.FormatInt(failing, 10) + `) EXECUTE FUNCTION refuse_view()`); err != nil {
+		t.Fatal(err)
+	}
+	stored := func() map[int64]int64 {
+		var rows []struct {
+			ID int64 `db:"id"`
+			N  int64 `db:"view_count"`
+		}
+		if err := db.Select(&rows, `SELECT id, view_count FROM posts WHERE author_id = $1`, m.ID); err != nil {
+			t.Fatal(err)
+		}
+		got := map[int64]int64{}
+		for _, r := range rows {
+			got[r.ID] = r.N
+		}
+		return got
+	}
+	if err := c.Flush(ctx); err == nil {
+		t.Fatal("a flush through the failing post succeeded")
+	}
+	got := stored()
+	for i, id := range ids {
+		written := i < 1000 // the first chunk committed, the second and third did not run or rolled back
+		if (written && got[id] != want[id]) || (!written && got[id] != 0) {
+			t.Fatalf("after the failed flush, post %d (#%d) has %d views stored, want %d (written: %v)", id, i, got[id], want[id], written)
+		}
+		if unflushed := c.Unflushed(id); (written && unflushed != 0) || (!written && unflushed != want[id]) {
+			t.Fatalf("after the failed flush, post %d (#%d) has %d views unflushed", id, i, unflushed)
+		}
+	}
+	if _, err := db.Exec(`DROP TRIGGER refuse_view ON posts`); err != nil {
+		t.Fatal(err)
+	}
+	c.Add(ids[0])
+	want[ids[0]]++
+	if err := c.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	got = stored()
+	for i, id := range ids {
+		if got[id] != want[id] || c.Unflushed(id) != 0 {
+			t.Fatalf("after the second flush, post %d (#%d) has %d views stored (%d unflushed), want %d", id, i, got[id], c.Unflushed(id), want[id])
+		}
 	}
 }
