@@ -208,20 +208,19 @@ func (o *operation) checkContentType(r *http.Request) error {
 	return nil
 }
 
+// validateOptions are the options of every validation; kin-openapi only
+// reads them.
+var validateOptions = &openapi3filter.Options{
+	MultiError:              true,
+	KeepValidatedValue:      true,
+	AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc, // authenticated before this runs
+	SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
+}
+
 // validate runs kin-openapi's request validation (parameters and body) and
 // translates its errors into problem fields without echoing values.
 func (ct *contract) validate(ctx context.Context, r *http.Request, m routeMatch) error {
-	in := &openapi3filter.RequestValidationInput{
-		Request:    r,
-		PathParams: m.params,
-		Route:      m.route,
-		Options: &openapi3filter.Options{
-			MultiError:              true,
-			KeepValidatedValue:      true,
-			AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc, // authenticated before this runs
-			SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
-		},
-	}
+	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: m.params, Route: m.route, Options: validateOptions}
 	err := openapi3filter.ValidateRequest(ctx, in)
 	if err == nil {
 		return nil

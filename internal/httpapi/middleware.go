@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"regexp"
 	"runtime"
+	"time"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -45,28 +46,49 @@ func requestIDOf(c echo.Context) string {
 }
 
 // accessLog writes one structured line per request. It never logs headers
-// or query strings (tokens must not reach logs).
+// or query strings (tokens must not reach logs). An error is handed to the
+// error renderer first, so the line carries the status actually sent; the
+// error is then returned, as Echo's own logger does, for the middleware
+// above (the renderer ignores a response already committed).
+//
+// The line goes to the logger's handler directly: slog.Logger would look up
+// the caller's program counter for every line, which nothing here uses.
 func accessLog(log *slog.Logger) echo.MiddlewareFunc {
-	return middleware.RequestLoggerWithConfig(middleware.RequestLoggerConfig{
-		LogMethod: true, LogRoutePath: true, LogStatus: true, LogLatency: true, LogURIPath: true,
-		LogResponseSize: true, HandleError: true,
-		LogValuesFunc: func(c echo.Context, v middleware.RequestLoggerValues) error {
-			attrs := []slog.Attr{
-				slog.String("method", v.Method),
-				slog.String("path", v.URIPath),
-				slog.String("route", v.RoutePath),
-				slog.Int("status", v.Status),
-				slog.Float64("duration_ms", float64(v.Latency.Microseconds())/1000),
-				slog.Int64("bytes", v.ResponseSize),
+	h := log.Handler()
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			start := time.Now()
+			err := next(c)
+			if err != nil {
+				c.Error(err)
+			}
+			req, res := c.Request(), c.Response()
+			ctx := req.Context()
+			if !h.Enabled(ctx, slog.LevelInfo) {
+				return err
+			}
+			path := req.URL.Path
+			if path == "" {
+				path = "/"
+			}
+			end := time.Now()
+			r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
+			r.AddAttrs(
+				slog.String("method", req.Method),
+				slog.String("path", path),
+				slog.String("route", c.Path()),
+				slog.Int("status", res.Status),
+				slog.Float64("duration_ms", float64(end.Sub(start).Microseconds())/1000),
+				slog.Int64("bytes", res.Size),
 				slog.String("request_id", requestIDOf(c)),
-			}
+			)
 			if id, ok := c.Get(ctxMemberID).(int64); ok {
-				attrs = append(attrs, slog.Int64("member_id", id))
+				r.AddAttrs(slog.Int64("member_id", id))
 			}
-			log.LogAttrs(c.Request().Context(), slog.LevelInfo, "request", attrs...)
-			return nil
-		},
-	})
+			_ = h.Handle(ctx, r)
+			return err
+		}
+	}
 }
 
 // recoverPanics turns a panic into a 500 problem and logs it with its stack.

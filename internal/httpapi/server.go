@@ -189,13 +189,16 @@ func requestTimeout(d time.Duration) echo.MiddlewareFunc {
 // so rel="next" stays first.
 func securityHeaders(publicURL string) echo.MiddlewareFunc {
 	serviceDesc := "<" + publicURL + BasePath + `/openapi.yaml>; rel="service-desc"`
+	// The values are shared by every response, each a slice of one whose
+	// capacity is one too: Set replaces it and Add copies it, so none is
+	// ever written through (and the server copies the header when it sends it).
+	nosniff, private, vary := []string{"nosniff"}, []string{"private, no-store"}, []string{"Authorization"}
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			h := c.Response().Header()
-			h.Set("X-Content-Type-Options", "nosniff")
+			h["X-Content-Type-Options"] = nosniff[:1:1]
 			if strings.HasPrefix(c.Request().URL.Path, BasePath) {
-				h.Set("Cache-Control", "private, no-store")
-				h.Set("Vary", "Authorization")
+				h["Cache-Control"], h["Vary"] = private[:1:1], vary[:1:1]
 				c.Response().Before(func() { h.Add("Link", serviceDesc) })
 			}
 			return next(c)

@@ -193,7 +193,7 @@ func writeOK(w http.ResponseWriter, link *string, body func([]byte) ([]byte, err
 	}
 	b = append(b, '\n')
 	*bp = b
-	w.Header().Set("Content-Type", "application/json")
+	w.Header()["Content-Type"] = jsonContentType[:1:1]
 	if link != nil {
 		w.Header().Set("Link", *link)
 	}
@@ -201,3 +201,8 @@ func writeOK(w http.ResponseWriter, link *string, body func([]byte) ([]byte, err
 	_, err = w.Write(b)
 	return err
 }
+
+// jsonContentType is the Content-Type of every body written here, one
+// value shared by every response: a slice whose capacity is its length, so
+// Set replaces it and Add copies it.
+var jsonContentType = []string{"application/json"}
