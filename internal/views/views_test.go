@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/views"
 )
@@ -21,15 +20,12 @@ func TestCounterFlushes(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	m, err := members.CreateTx(ctx, db, members.New{Handle: "viewed", Name: "viewed"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	author := pgtest.Members(t, db, "viewed")["viewed"]
 	var a, b int64
-	if err := db.Get(&a, `INSERT INTO posts (author_id, body) VALUES ($1, 'a') RETURNING id`, m.ID); err != nil {
+	if err := db.Get(&a, `INSERT INTO posts (author_id, body) VALUES ($1, 'a') RETURNING id`, author); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.Get(&b, `INSERT INTO posts (author_id, body) VALUES ($1, 'b') RETURNING id`, m.ID); err != nil {
+	if err := db.Get(&b, `INSERT INTO posts (author_id, body) VALUES ($1, 'b') RETURNING id`, author); err != nil {
 		t.Fatal(err)
 	}
 	c := views.New(db, slog.New(slog.DiscardHandler), time.Hour)
@@ -90,13 +86,10 @@ func TestFlushInChunks(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	m, err := members.CreateTx(ctx, db, members.New{Handle: "chunked", Name: "chunked"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	author := pgtest.Members(t, db, "chunked")["chunked"]
 	const posts = 2500 // three statements of views.flushChunk (1,000)
 	var ids []int64
-	if err := db.Select(&ids, `INSERT INTO posts (author_id, body) SELECT $1, 'p' || g FROM generate_series(1, $2) g RETURNING id`, m.ID, posts); err != nil {
+	if err := db.Select(&ids, `INSERT INTO posts (author_id, body) SELECT $1, 'p' || g FROM generate_series(1, $2) g RETURNING id`, author, posts); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(ids)
@@ -123,7 +116,7 @@ func TestFlushInChunks(t *testing.T) {
 			ID int64 `db:"id"`
 			N  int64 `db:"view_count"`
 		}
-		if err := db.Select(&rows, `SELECT id, view_count FROM posts WHERE author_id = $1`, m.ID); err != nil {
+		if err := db.Select(&rows, `SELECT id, view_count FROM posts WHERE author_id = $1`, author); err != nil {
 			t.Fatal(err)
 		}
 		got := map[int64]int64{}
