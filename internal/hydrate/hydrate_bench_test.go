@@ -116,6 +116,29 @@ func BenchmarkPage(b *testing.B) {
 			}
 		}
 	})
+	// append-uncached is append for posts read once (not from a Cache),
+	// whose static members are rendered on every write, as a member's
+	// older posts are.
+	b.Run("append-uncached", func(b *testing.B) {
+		var none *hydrate.Cache
+		fresh, err := none.Posts(ctx, db, viewer, ids)
+		if err != nil {
+			b.Fatal(err)
+		}
+		page := hydrate.PostList{URLs: urls, Posts: fresh, Meta: meta}
+		rec := httptest.NewRecorder()
+		if err := page.VisitListFeedResponse(rec); err != nil {
+			b.Fatal(err)
+		}
+		b.SetBytes(int64(rec.Body.Len()))
+		b.ReportAllocs()
+		for b.Loop() {
+			rec.Body.Reset()
+			if err := page.VisitListFeedResponse(rec); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 	b.Run("all", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {

@@ -30,53 +30,117 @@ type rendered struct {
 	json   []byte // `"body":…,"visibility":…`: no braces, no trailing comma
 }
 
-// staticPost is the static members of gen.Post, as encoding/json writes
-// them.
-type staticPost struct {
-	Body       string          `json:"body"`
-	CreatedAt  apitime.Time    `json:"created_at"`
-	ID         int64           `json:"id"`
-	Link       *string         `json:"link"`
-	Media      []gen.Media     `json:"media"`
-	Mentions   []gen.Mention   `json:"mentions"`
-	Tags       []gen.Tag       `json:"tags"`
-	Type       gen.PostType    `json:"type"`
-	URL        string          `json:"url"`
-	User       gen.UserSummary `json:"user"`
-	Visibility gen.Visibility  `json:"visibility"`
+// appendStaticOnce appends s's static members rendered for u: the kept
+// rendering when s has one for u's base URL, else a fresh one, which is
+// kept (a copy) only on a Static found in a Cache (Static.reused).
+func (u URLs) appendStaticOnce(b []byte, s *Static) []byte {
+	if r := s.rendered.Load(); r != nil && r.public == u.Public {
+		return append(b, r.json...)
+	}
+	start := len(b)
+	b = u.appendStatic(b, s)
+	if s.reused.Load() {
+		s.rendered.Store(&rendered{public: u.Public, json: append([]byte(nil), b[start:]...)})
+	}
+	return b
 }
 
-// staticJSON returns s's static members rendered for u, from s when they
-// were rendered for u's base URL before; a rendering is kept only on a
-// Static found in a Cache (Static.reused).
-func (u URLs) staticJSON(s *Static) ([]byte, error) {
-	if r := s.rendered.Load(); r != nil && r.public == u.Public {
-		return r.json, nil
+// appendStatic appends s's static members of gen.Post (body, created_at,
+// id, link, media, mentions, tags, type, url, user, visibility: the
+// members, their order and their bytes encoding/json writes for the
+// gen.Post that PostAPI builds), without braces. Written by hand: on
+// posts read once (a member's older posts, which miss the Cache), encoding
+// them through gen types and reflection was a sixth of the server's CPU.
+func (u URLs) appendStatic(b []byte, s *Static) []byte {
+	b = append(b, `"body":`...)
+	b = appendJSONString(b, s.Body)
+	b = append(b, `,"created_at":"`...)
+	b = apitime.New(s.CreatedAt).AppendFormat(b, apitime.Layout)
+	b = append(b, `","id":`...)
+	b = strconv.AppendInt(b, s.ID, 10)
+	b = append(b, `,"link":`...)
+	b = appendJSONStringPtr(b, s.Link)
+	b = append(b, `,"media":[`...)
+	for i, m := range s.Media {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"alt":`...)
+		b = appendJSONStringPtr(b, m.Alt)
+		b = append(b, `,"height":`...)
+		b = strconv.AppendInt(b, int64(m.Height), 10)
+		b = append(b, `,"kind":`...)
+		b = appendJSONString(b, m.Kind)
+		b = append(b, `,"preview_url":`...)
+		b = u.appendMediaURL(b, m.PreviewURL)
+		b = append(b, `,"url":`...)
+		b = u.appendMediaURL(b, &m.URL)
+		b = append(b, `,"width":`...)
+		b = strconv.AppendInt(b, int64(m.Width), 10)
+		b = append(b, '}')
 	}
-	b, err := json.Marshal(staticPost{
-		Body: s.Body, CreatedAt: apitime.New(s.CreatedAt), ID: s.ID, Link: s.Link, Media: u.mediaAPI(s.Media),
-		Mentions: u.Mentions(s.Mentions), Tags: u.Tags(s.Tags), Type: gen.PostType(s.Type),
-		URL: u.Post(s.Author.Handle, s.ID), User: u.UserSummary(s.Author), Visibility: gen.Visibility(s.Visibility),
-	})
-	if err != nil {
-		return nil, err
+	b = append(b, `],"mentions":[`...)
+	for i, m := range s.Mentions {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"handle":`...)
+		b = appendJSONString(b, m.Handle)
+		b = append(b, `,"id":`...)
+		b = strconv.AppendInt(b, m.ID, 10)
+		b = append(b, `,"url":`...)
+		b = appendJSONParts(b, u.Public, "/@", m.Handle)
+		b = append(b, '}')
 	}
-	b = b[1 : len(b)-1]
-	if s.reused.Load() {
-		s.rendered.Store(&rendered{public: u.Public, json: b})
+	b = append(b, `],"tags":[`...)
+	for i, t := range s.Tags {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, `{"name":`...)
+		b = appendJSONString(b, t)
+		b = append(b, `,"url":`...)
+		b = appendJSONParts(b, u.Public, "/tags/", t)
+		b = append(b, '}')
 	}
-	return b, nil
+	b = append(b, `],"type":`...)
+	b = appendJSONString(b, s.Type)
+	b = append(b, `,"url":`...)
+	var id [20]byte
+	b = appendJSONParts(b, u.Public, "/@", s.Author.Handle, "/posts/", string(strconv.AppendInt(id[:0], s.ID, 10)))
+	a := s.Author
+	b = append(b, `,"user":{"avatar":`...)
+	b = u.appendMediaURL(b, a.AvatarURL)
+	b = append(b, `,"handle":`...)
+	b = appendJSONString(b, a.Handle)
+	b = append(b, `,"id":`...)
+	b = strconv.AppendInt(b, a.ID, 10)
+	b = append(b, `,"name":`...)
+	b = appendJSONString(b, a.Name)
+	b = append(b, `,"url":`...)
+	b = appendJSONParts(b, u.Public, "/@", a.Handle)
+	b = append(b, `,"verified":`...)
+	b = strconv.AppendBool(b, a.Verified)
+	b = append(b, `},"visibility":`...)
+	return appendJSONString(b, s.Visibility)
+}
+
+// appendMediaURL appends u.MediaPtr(path) as appendJSONStringPtr does.
+func (u URLs) appendMediaURL(b []byte, path *string) []byte {
+	switch {
+	case path == nil:
+		return append(b, "null"...)
+	case len(*path) > 0 && (*path)[0] == '/':
+		return appendJSONParts(b, u.Public, *path)
+	default:
+		return appendJSONString(b, *path)
+	}
 }
 
 // AppendPost appends p as the JSON object of gen.Post (what PostAPI
 // renders) to b.
 func (u URLs) AppendPost(b []byte, p Post) ([]byte, error) {
-	static, err := u.staticJSON(p.Static)
-	if err != nil {
-		return b, err
-	}
-	b = append(b, '{')
-	b = append(b, static...)
+	b = u.appendStaticOnce(append(b, '{'), p.Static)
 	b = append(b, `,"counts":{"comments":`...)
 	b = strconv.AppendInt(b, p.Comments, 10)
 	b = append(b, `,"reactions":`...)
