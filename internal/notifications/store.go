@@ -7,6 +7,7 @@ package notifications
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"strconv"
 	"strings"
@@ -95,8 +96,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 	q := `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
-		       a.id AS "actor.id", a.handle AS "actor.handle", a.name AS "actor.name",
-		       a.avatar_url AS "actor.avatar_url", a.verified AS "actor.verified",
+		       a.id, a.handle, a.name, a.avatar_url, a.verified,
 		       (` + unreadQuery + `) AS unread
 		  FROM notifications n
 		  JOIN members a ON a.id = n.actor_id
@@ -105,25 +105,41 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		 WHERE ` + strings.Join(where, " AND ") + `
 		 ORDER BY n.created_at DESC, n.id DESC
 		 LIMIT ` + arg(limit)
-	var rows []struct {
-		Item
-		Unread int `db:"unread"`
-	}
-	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, args...); err != nil {
+	rows, err := s.prep.QueryContext(ctx, q, args...)
+	if err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
 	}
-	if len(rows) > 0 {
-		auth.Confirm(ctx)
+	items, unread, err := scanItems(rows, limit)
+	if err != nil {
+		return nil, 0, pg.Classify(ctx, fmt.Errorf("list notifications: %w", err))
 	}
-	if len(rows) == 0 {
+	if len(items) == 0 {
 		unread, err := s.UnreadCount(ctx, recipientID)
 		return []Item{}, unread, err
 	}
-	items := make([]Item, len(rows))
-	for i, r := range rows {
-		items[i] = r.Item
+	auth.Confirm(ctx)
+	return items, unread, nil
+}
+
+// scanItems reads List's rows (at most limit, a capacity hint) and the
+// unread count they all carry, scanning each row in place: sqlx's mapping
+// of columns to struct fields by reflection was a quarter of the server's
+// CPU for a notification page.
+func scanItems(rows *sql.Rows, limit int) ([]Item, int, error) {
+	defer rows.Close()
+	items := make([]Item, 0, limit)
+	var unread int
+	for rows.Next() {
+		items = append(items, Item{})
+		it := &items[len(items)-1]
+		a := &it.Actor
+		if err := rows.Scan(&it.ID, &it.Type, &it.PostID, &it.PostAuthor, &it.CommentID, &it.ConversationID,
+			&it.MessageID, &it.Reaction, &it.Read, &it.CreatedAt,
+			&a.ID, &a.Handle, &a.Name, &a.AvatarURL, &a.Verified, &unread); err != nil {
+			return nil, 0, err
+		}
 	}
-	return items, rows[0].Unread, nil
+	return items, unread, rows.Err()
 }
 
 // unreadQuery counts the unread notifications of $1 that List would show.
