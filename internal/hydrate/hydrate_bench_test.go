@@ -99,10 +99,9 @@ func BenchmarkPage(b *testing.B) {
 			}
 		}
 	})
-	// append renders the page as the list operations write it: from each
-	// post's kept rendering of its static members (hydrate.PostList).
-	b.Run("append", func(b *testing.B) {
-		page := hydrate.PostList{URLs: urls, Posts: ps, Meta: meta}
+	// appendPage writes posts as the list operations do (hydrate.PostList).
+	appendPage := func(b *testing.B, posts []hydrate.Post) {
+		page := hydrate.PostList{URLs: urls, Posts: posts, Meta: meta}
 		rec := httptest.NewRecorder()
 		if err := page.VisitListFeedResponse(rec); err != nil {
 			b.Fatal(err)
@@ -115,29 +114,25 @@ func BenchmarkPage(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
+	}
+	// append: from each post's kept rendering of its static members, as
+	// for posts found in the cache (read again here, which marks them so).
+	b.Run("append", func(b *testing.B) {
+		cached, err := cache.Posts(ctx, db, viewer, ids)
+		if err != nil {
+			b.Fatal(err)
+		}
+		appendPage(b, cached)
 	})
-	// append-uncached is append for posts read once (not from a Cache),
-	// whose static members are rendered on every write, as a member's
-	// older posts are.
+	// append-uncached: posts read once (not from a Cache), whose static
+	// members are rendered on every write, as a member's older posts are.
 	b.Run("append-uncached", func(b *testing.B) {
 		var none *hydrate.Cache
 		fresh, err := none.Posts(ctx, db, viewer, ids)
 		if err != nil {
 			b.Fatal(err)
 		}
-		page := hydrate.PostList{URLs: urls, Posts: fresh, Meta: meta}
-		rec := httptest.NewRecorder()
-		if err := page.VisitListFeedResponse(rec); err != nil {
-			b.Fatal(err)
-		}
-		b.SetBytes(int64(rec.Body.Len()))
-		b.ReportAllocs()
-		for b.Loop() {
-			rec.Body.Reset()
-			if err := page.VisitListFeedResponse(rec); err != nil {
-				b.Fatal(err)
-			}
-		}
+		appendPage(b, fresh)
 	})
 	b.Run("all", func(b *testing.B) {
 		b.ReportAllocs()
