@@ -29,24 +29,32 @@ type URLs struct {
 	API    string // Public + the API's base path, e.g. https://social.example/api/v1
 }
 
+// The public pages' paths after the base URL (appendStatic writes them
+// too): a member's profile, a post under its author's, a hashtag.
+const profilePath, postsPath, tagPath = "/@", "/posts/", "/tags/"
+
 // Profile is the public page of a member.
-func (u URLs) Profile(handle string) string { return u.Public + "/@" + handle }
+func (u URLs) Profile(handle string) string { return u.Public + profilePath + handle }
 
 // Post is the public page of a post.
 func (u URLs) Post(authorHandle string, id int64) string {
-	return u.Public + "/@" + authorHandle + "/posts/" + strconv.FormatInt(id, 10)
+	return u.Profile(authorHandle) + postsPath + strconv.FormatInt(id, 10)
 }
 
 // Tag is the public page of a hashtag.
-func (u URLs) Tag(name string) string { return u.Public + "/tags/" + name }
+func (u URLs) Tag(name string) string { return u.Public + tagPath + name }
 
 // Media resolves a stored media path against the public base URL; stored
 // absolute URLs are returned as they are.
-func (u URLs) Media(path string) string {
+func (u URLs) Media(path string) string { return u.mediaBase(path) + path }
+
+// mediaBase is what Media puts before path: the public base URL for a
+// path, nothing for an absolute URL.
+func (u URLs) mediaBase(path string) string {
 	if len(path) > 0 && path[0] == '/' {
-		return u.Public + path
+		return u.Public
 	}
-	return path
+	return ""
 }
 
 // MediaPtr is Media for an optional path.

@@ -89,7 +89,7 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `,"id":`...)
 		b = strconv.AppendInt(b, m.ID, 10)
 		b = append(b, `,"url":`...)
-		b = appendJSONParts(b, u.Public, "/@", m.Handle)
+		b = appendJSONParts(b, u.Public, profilePath, m.Handle)
 		b = append(b, '}')
 	}
 	b = append(b, `],"tags":[`...)
@@ -100,14 +100,14 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, t)
 		b = append(b, `,"url":`...)
-		b = appendJSONParts(b, u.Public, "/tags/", t)
+		b = appendJSONParts(b, u.Public, tagPath, t)
 		b = append(b, '}')
 	}
 	b = append(b, `],"type":`...)
 	b = appendJSONString(b, s.Type)
 	b = append(b, `,"url":`...)
 	var id [20]byte
-	b = appendJSONParts(b, u.Public, "/@", s.Author.Handle, "/posts/", string(strconv.AppendInt(id[:0], s.ID, 10)))
+	b = appendJSONParts(b, u.Public, profilePath, s.Author.Handle, postsPath, string(strconv.AppendInt(id[:0], s.ID, 10)))
 	a := s.Author
 	b = append(b, `,"user":{"avatar":`...)
 	b = u.appendMediaURL(b, a.AvatarURL)
@@ -118,7 +118,7 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, a.Name)
 	b = append(b, `,"url":`...)
-	b = appendJSONParts(b, u.Public, "/@", a.Handle)
+	b = appendJSONParts(b, u.Public, profilePath, a.Handle)
 	b = append(b, `,"verified":`...)
 	b = strconv.AppendBool(b, a.Verified)
 	b = append(b, `},"visibility":`...)
@@ -127,14 +127,10 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 
 // appendMediaURL appends u.MediaPtr(path) as appendJSONStringPtr does.
 func (u URLs) appendMediaURL(b []byte, path *string) []byte {
-	switch {
-	case path == nil:
+	if path == nil {
 		return append(b, "null"...)
-	case len(*path) > 0 && (*path)[0] == '/':
-		return appendJSONParts(b, u.Public, *path)
-	default:
-		return appendJSONString(b, *path)
 	}
+	return appendJSONParts(b, u.mediaBase(*path), *path)
 }
 
 // AppendPost appends p as the JSON object of gen.Post (what PostAPI

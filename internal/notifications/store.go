@@ -29,26 +29,26 @@ type Filter struct {
 
 // Item is a notification as the list shows it.
 type Item struct {
-	ID             int64     `db:"id"`
-	Type           string    `db:"type"`
-	PostID         *int64    `db:"post_id"`
-	PostAuthor     *string   `db:"post_author"` // handle of the subject post's author
-	CommentID      *int64    `db:"comment_id"`
-	ConversationID *int64    `db:"conversation_id"`
-	MessageID      *int64    `db:"message_id"`
-	Reaction       *string   `db:"reaction"`
-	Read           bool      `db:"read"`
-	CreatedAt      time.Time `db:"created_at"`
-	Actor          Member    `db:"actor"`
+	ID             int64
+	Type           string
+	PostID         *int64
+	PostAuthor     *string // handle of the subject post's author
+	CommentID      *int64
+	ConversationID *int64
+	MessageID      *int64
+	Reaction       *string
+	Read           bool
+	CreatedAt      time.Time
+	Actor          Member
 }
 
 // Member is the short form of a member.
 type Member struct {
-	ID        int64   `db:"id"`
-	Handle    string  `db:"handle"`
-	Name      string  `db:"name"`
-	AvatarURL *string `db:"avatar_url"`
-	Verified  bool    `db:"verified"`
+	ID        int64
+	Handle    string
+	Name      string
+	AvatarURL *string
+	Verified  bool
 }
 
 // Store reads notifications and marks them read.
