@@ -3,7 +3,6 @@ package conversations
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
@@ -173,16 +172,8 @@ func (h *Handler) message(m MessageItem) gen.Message {
 }
 
 func (h *Handler) summary(m Member) gen.UserSummary {
-	var avatar *string
-	if m.AvatarURL != nil {
-		v := *m.AvatarURL
-		if strings.HasPrefix(v, "/") {
-			v = h.publicURL + v
-		}
-		avatar = &v
-	}
-	return gen.UserSummary{ID: m.ID, Handle: m.Handle, Name: m.Name, Avatar: avatar, Verified: m.Verified,
-		URL: h.publicURL + "/@" + m.Handle}
+	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
+		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }
 
 func deref(p *string) string {

@@ -41,13 +41,14 @@ func (h *Handler) GetMe(ctx context.Context, _ gen.GetMeRequestObject) (gen.GetM
 }
 
 func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me {
+	urls := hydrate.URLs{Public: h.publicURL}
 	return gen.Me{
 		ID:        a.ID,
 		Handle:    a.Handle,
 		Name:      a.Name,
-		Avatar:    hydrate.URLs{Public: h.publicURL}.MediaPtr(a.AvatarURL),
+		Avatar:    urls.MediaPtr(a.AvatarURL),
 		Verified:  a.Verified,
-		URL:       h.publicURL + "/@" + a.Handle,
+		URL:       urls.Profile(a.Handle),
 		Bio:       a.Bio,
 		CreatedAt: apitime.New(a.CreatedAt),
 		Counts:    gen.ProfileCounts{Followers: a.Followers, Following: a.Following, Posts: a.Posts},

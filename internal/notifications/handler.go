@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
-	"strings"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ListNotifications and MarkNotificationsRead.
@@ -116,32 +116,25 @@ func (h *Handler) toAPI(items []Item) []gen.Notification {
 // subjectURL is the public page of what a notification is about: the
 // conversation's message, the post (at the comment), or the actor's profile.
 func (h *Handler) subjectURL(it Item) string {
+	urls := hydrate.URLs{Public: h.publicURL}
 	switch {
 	case it.ConversationID != nil && it.MessageID != nil:
 		return fmt.Sprintf("%s/messages/%d#message-%d", h.publicURL, *it.ConversationID, *it.MessageID)
 	case it.ConversationID != nil:
 		return fmt.Sprintf("%s/messages/%d", h.publicURL, *it.ConversationID)
 	case it.PostID != nil && it.PostAuthor != nil:
-		u := fmt.Sprintf("%s/@%s/posts/%d", h.publicURL, *it.PostAuthor, *it.PostID)
+		u := urls.Post(*it.PostAuthor, *it.PostID)
 		if it.CommentID != nil {
 			u += fmt.Sprintf("#comment-%d", *it.CommentID)
 		}
 		return u
 	}
-	return h.publicURL + "/@" + it.Actor.Handle
+	return urls.Profile(it.Actor.Handle)
 }
 
 func (h *Handler) summary(m Member) gen.UserSummary {
-	var avatar *string
-	if m.AvatarURL != nil {
-		v := *m.AvatarURL
-		if strings.HasPrefix(v, "/") {
-			v = h.publicURL + v
-		}
-		avatar = &v
-	}
-	return gen.UserSummary{ID: m.ID, Handle: m.Handle, Name: m.Name, Avatar: avatar, Verified: m.Verified,
-		URL: h.publicURL + "/@" + m.Handle}
+	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
+		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }
 
 func deref(p *string) string {
