@@ -1,0 +1,1 @@
+CREATE INDEX posts_tags_idx ON posts USING gin (tags);
