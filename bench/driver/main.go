@@ -332,7 +332,7 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 	}
 	p := summarize(rs, judge, l)
 	p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
-	p.ServerCPU, p.PGCPU, p.PGBackgroundCPU, p.MachineBusy = use.server, use.pg, use.pgBackground, use.busy
+	p.ServerCPU, p.PGCPU, p.PGBackgroundCPU, p.MachineBusy, p.MachineSteal = use.server, use.pg, use.pgBackground, use.busy, use.steal
 	p.LoadGenCPU = genCPU / wall
 	p.ServerRSSMiB = maxRSS / 1024
 	p.ServerPeakRSSMiB = statusKB(o.serverPID, "VmHWM") / 1024

@@ -135,22 +135,39 @@ func statusKB(pid int, key string) float64 {
 	return 0
 }
 
-// machineCPU is the busy and total jiffies of all CPUs (/proc/stat).
-func machineCPU() (busy, total float64) {
+// machineCPU is the busy, stolen and total jiffies of all CPUs (/proc/stat).
+func machineCPU() (busy, steal, total float64) {
 	b, err := os.ReadFile("/proc/stat")
 	if err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
+	return parseCPULine(line)
+}
+
+// parseCPULine reads the "cpu" line of /proc/stat: user nice system idle
+// iowait irq softirq steal guest guest_nice, in jiffies. Busy is all but
+// idle and iowait (steal included: a stolen CPU is not free for us); guest
+// time is already counted in user and nice, so it is left out of the total.
+func parseCPULine(line string) (busy, steal, total float64) {
 	f := strings.Fields(line)
+	if len(f) < 2 || f[0] != "cpu" {
+		return 0, 0, 0
+	}
 	for i, v := range f[1:] {
+		if i >= 8 { // guest, guest_nice
+			break
+		}
 		x, _ := strconv.ParseFloat(v, 64)
 		total += x
 		if i != 3 && i != 4 { // idle, iowait
 			busy += x
 		}
+		if i == 7 {
+			steal = x
+		}
 	}
-	return busy, total
+	return busy, steal, total
 }
 
 func numCPU() int {
@@ -172,22 +189,23 @@ func numCPU() int {
 // machine's busy and total time: one taken before a run and since after it
 // give what each used meanwhile.
 type cpuReading struct {
-	server, pg  float64
-	pgClients   map[int]float64
-	busy, total float64
+	server, pg         float64
+	pgClients          map[int]float64
+	busy, steal, total float64
 }
 
 func (d *driver) readCPU() cpuReading {
-	busy, total := machineCPU()
+	busy, steal, total := machineCPU()
 	pg, clients := pgCPU(d.opt.postmasterPID)
-	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, total: total}
+	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, steal: steal, total: total}
 }
 
 // cpuUse is what the server and PostgreSQL used over a run, in cores, and
-// the machine's busy share. pgBackground is the part of pg that no
-// query-serving backend used (autovacuum, checkpoints, WAL writing,
-// processes that exited).
-type cpuUse struct{ server, pg, pgBackground, busy float64 }
+// the machine's busy share, of which steal is the share the hypervisor gave
+// to other guests (a run slowed by a neighbour shows it here).
+// pgBackground is the part of pg that no query-serving backend used
+// (autovacuum, checkpoints, WAL writing, processes that exited).
+type cpuUse struct{ server, pg, pgBackground, busy, steal float64 }
 
 // since returns what was used from r until now, over wall seconds.
 func (r cpuReading) since(d *driver, wall float64) cpuUse {
@@ -203,6 +221,7 @@ func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
 	u.pgBackground = max(0, u.pg-clients/wall)
 	if now.total > r.total {
 		u.busy = (now.busy - r.busy) / (now.total - r.total)
+		u.steal = (now.steal - r.steal) / (now.total - r.total)
 	}
 	return u
 }

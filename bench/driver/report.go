@@ -153,9 +153,12 @@ type phase struct {
 	PGCPU          float64        `json:"pg_cpu_cores"`
 	// PGBackgroundCPU is the part of PGCPU outside the backends that serve
 	// queries: autovacuum, checkpointer, WAL and background writers.
-	PGBackgroundCPU  float64    `json:"pg_background_cpu_cores"`
-	LoadGenCPU       float64    `json:"loadgen_cpu_cores"`
-	MachineBusy      float64    `json:"machine_busy"`
+	PGBackgroundCPU float64 `json:"pg_background_cpu_cores"`
+	LoadGenCPU      float64 `json:"loadgen_cpu_cores"`
+	MachineBusy     float64 `json:"machine_busy"`
+	// MachineSteal is the share of the machine's time the hypervisor gave
+	// to other guests (part of MachineBusy).
+	MachineSteal     float64    `json:"machine_steal"`
 	ServerRSSMiB     float64    `json:"server_rss_max_mib"`
 	ServerPeakRSSMiB float64    `json:"server_rss_peak_since_start_mib"`
 	StatementsPerReq float64    `json:"statements_per_request"`
@@ -754,12 +757,12 @@ func (rep *report) markdown() string {
 			fmt.Fprintf(&b, "Fan-out after the %s run: %d posts waiting in feed_outbox, drained by the worker in %.1f s (%d timeline rows written meanwhile, %.0f rows/s); the next run started after it.\n\n",
 				d.After, d.Posts, d.Seconds, d.Rows, float64(d.Rows)/max(d.Seconds, 0.001))
 		}
-		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | of which background | vegeta CPU | machine busy | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
+		b.WriteString("| run | requests | req/s | p50 | p95 | p99 | max | statuses | server CPU | PG CPU | of which background | vegeta CPU | machine busy (stolen) | RSS MiB | stmts/req | DB ms/req | blks hit/req | blks read/req |\n")
 		b.WriteString("|---|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 		for _, p := range s.phases() {
-			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s %% | %s | %s | %s | %s | %s |\n",
+			fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
 				p.Load, p.Requests, f0(p.RPS), f1(p.P50), f1(p.P95), f1(p.P99), f1(p.Max), codes(p.Codes),
-				f2(p.ServerCPU), f2(p.PGCPU), f2(p.PGBackgroundCPU), f2(p.LoadGenCPU), f0(p.MachineBusy*100), f0(p.ServerRSSMiB),
+				f2(p.ServerCPU), f2(p.PGCPU), f2(p.PGBackgroundCPU), f2(p.LoadGenCPU), busyShare(p.MachineBusy, p.MachineSteal), f0(p.ServerRSSMiB),
 				f2(p.StatementsPerReq), f2(p.DBTimePerReqMS), f0(p.BlocksHitPerReq), f1(p.BlocksReadPerReq))
 		}
 		for _, p := range s.phases() {
@@ -846,7 +849,7 @@ func (rep *report) wrkSection() string {
 		"against wrk's ceiling, read below with wrk too, the ratios are these, and a ratio target counts as met only when it holds against both. "+
 		"Closed runs, %d connections, 2 threads, each cycling through 20,000 requests drawn as the scenario draws them; non-2xx answers counted.\n\n",
 		f0(rep.HelloRPS), f0(rep.HelloWrkRPS), rep.Conns)
-	b.WriteString("| run | req/s | × Echo (wrk) | p50 ms | p99 ms | non-2xx | socket errors | server CPU (ms/req) | PG CPU (ms/req) | wrk CPU (ms/req) | machine busy |\n")
+	b.WriteString("| run | req/s | × Echo (wrk) | p50 ms | p99 ms | non-2xx | socket errors | server CPU (ms/req) | PG CPU (ms/req) | wrk CPU (ms/req) | machine busy (stolen) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	row := func(name string, w *wrkPhase, errText string) {
 		if w == nil {
@@ -859,8 +862,8 @@ func (rep *report) wrkSection() string {
 			}
 			return f2(cores / w.RPS * 1000)
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s %% |\n", name, f0(w.RPS), f3(safeDiv(w.RPS, rep.HelloWrkRPS)),
-			f1(w.P50), f1(w.P99), w.Non2xx, w.SocketErrs, per(w.ServerCPU), per(w.PGCPU), per(w.LoadGenCPU), f0(w.MachineBusy*100))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", name, f0(w.RPS), f3(safeDiv(w.RPS, rep.HelloWrkRPS)),
+			f1(w.P50), f1(w.P99), w.Non2xx, w.SocketErrs, per(w.ServerCPU), per(w.PGCPU), per(w.LoadGenCPU), busyShare(w.MachineBusy, w.MachineSteal))
 	}
 	for _, c := range rep.Ceilings {
 		if c.HelloWrk != nil || c.WrkError != "" {
@@ -873,4 +876,16 @@ func (rep *report) wrkSection() string {
 		}
 	}
 	return b.String()
+}
+
+// busyShare is the machine's busy share as a percentage, followed by the
+// share the hypervisor stole from it when that is 0.5 % or more ("97 %
+// (4 %)"): a run whose CPU figures are high because a neighbour took the
+// machine shows it here rather than as a cost of ours.
+func busyShare(busy, steal float64) string {
+	s := f0(busy*100) + " %"
+	if steal >= 0.005 {
+		s += " (" + f0(steal*100) + " %)"
+	}
+	return s
 }

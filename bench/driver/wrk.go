@@ -32,17 +32,18 @@ var wrkScenarios = map[string]bool{"feed_home": true, "discover": true, "post": 
 
 // wrkPhase is one wrk run and what the server and database did meanwhile.
 type wrkPhase struct {
-	Load        string  `json:"load"`
-	Requests    int     `json:"requests"`
-	RPS         float64 `json:"rps"`
-	P50         float64 `json:"p50_ms"`
-	P99         float64 `json:"p99_ms"`
-	Non2xx      int     `json:"non_2xx_3xx"`
-	SocketErrs  int     `json:"socket_errors"`
-	ServerCPU   float64 `json:"server_cpu_cores,omitempty"`
-	PGCPU       float64 `json:"pg_cpu_cores,omitempty"`
-	LoadGenCPU  float64 `json:"loadgen_cpu_cores"`
-	MachineBusy float64 `json:"machine_busy"`
+	Load         string  `json:"load"`
+	Requests     int     `json:"requests"`
+	RPS          float64 `json:"rps"`
+	P50          float64 `json:"p50_ms"`
+	P99          float64 `json:"p99_ms"`
+	Non2xx       int     `json:"non_2xx_3xx"`
+	SocketErrs   int     `json:"socket_errors"`
+	ServerCPU    float64 `json:"server_cpu_cores,omitempty"`
+	PGCPU        float64 `json:"pg_cpu_cores,omitempty"`
+	LoadGenCPU   float64 `json:"loadgen_cpu_cores"`
+	MachineBusy  float64 `json:"machine_busy"`
+	MachineSteal float64 `json:"machine_steal"`
 }
 
 // wrkScript gives every wrk thread the requests of a file of lines
@@ -118,7 +119,7 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 		p.LoadGenCPU = (tv(ru.Utime) + tv(ru.Stime)) / wall
 	}
 	use := cpu0.since(d, wall)
-	p.MachineBusy = use.busy
+	p.MachineBusy, p.MachineSteal = use.busy, use.steal
 	if withServer {
 		p.ServerCPU, p.PGCPU = use.server, use.pg
 	}
