@@ -654,7 +654,7 @@ func f3(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 func (rep *report) markdownTable() string {
 	var b strings.Builder
-	b.WriteString("| scenario | req/s (closed, c=" + strconv.Itoa(rep.Conns) + ") | × Echo | × pgbench -S | p50 ms | p99 ms | open req/s | open p50 | open p95 | open p99 | errors | 501 | server CPU (ms/req) | PG CPU (ms/req) | server RSS MiB | stmts/req | blks hit/req |\n")
+	b.WriteString("| scenario | req/s (closed, c=" + strconv.Itoa(rep.Conns) + ") | × Echo | × pgbench -S | p50 ms | p99 ms | open req/s | open p50 | open p95 | open p99 | errors | 501 | server CPU cores (ms/req) | PG CPU cores (ms/req) | server RSS MiB | stmts/req | blks hit/req |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	fmt.Fprintf(&b, "| *ceiling: bare Echo* | %s | 1 | %s | | | | | | | | | | | | | |\n", f0(rep.HelloRPS), f2(safeDiv(rep.HelloRPS, rep.PgbenchTPS)))
 	fmt.Fprintf(&b, "| *ceiling: pgbench -S (c=16)* | %s tps | %s | 1 | | | | | | | | | | | | | |\n", f0(rep.PgbenchTPS), f3(safeDiv(rep.PgbenchTPS, rep.HelloRPS)))
