@@ -2,6 +2,7 @@ package timeline
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -378,7 +379,39 @@ func TestFanOutKeepsOneGenericPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	if generic, custom := pgtest.Plans(t, conn, fanOutSQL(drainBatch)); custom != 0 || generic != int64(calls) {
+	if generic, custom := pgtest.Plans(t, conn, fanOutSQL(drainBatch, false)); custom != 0 || generic != int64(calls) {
 		t.Errorf("%d fan-outs: %d generic and %d custom plans, want every call on the generic plan", calls, generic, custom)
+	}
+}
+
+// TestNextBatch: the worker's batch grows while statements come back full
+// (a backlog), up to BurstFactor × Batch, falls back to Batch once one does
+// not, and halves on failure.
+func TestNextBatch(t *testing.T) {
+	t.Parallel()
+	failed := errors.New("statement timeout")
+	cases := []struct {
+		cur  int
+		n    int64
+		err  error
+		want int
+	}{
+		{20, 20, nil, 40},
+		{40, 40, nil, 80},
+		{80, 80, nil, 100},
+		{100, 100, nil, 100},
+		{100, 37, nil, 20},
+		{20, 3, nil, 20},
+		{20, 0, nil, 20},
+		{100, 0, failed, 50},
+		{1, 0, failed, 1},
+		{5, 5, nil, 10},
+		{5, 2, nil, 10},
+		{10, 1, nil, 20},
+	}
+	for _, c := range cases {
+		if got := nextBatch(c.cur, 20, c.n, c.err); got != c.want {
+			t.Errorf("nextBatch(%d, 20, %d, %v) = %d, want %d", c.cur, c.n, c.err, got, c.want)
+		}
 	}
 }
