@@ -279,6 +279,10 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 			sr.Wrk = &w
 			d.logf("%s: wrk closed %.0f req/s p50 %.1f ms p99 %.1f ms, %d non-2xx", s.Name, w.RPS, w.P50, w.P99, w.Non2xx)
 		}
+		if s.Write || isMix(s.Name) {
+			dr := d.drain(ctx, "wrk")
+			sr.WrkFanOut = &dr
+		}
 	}
 	return sr, nil
 }

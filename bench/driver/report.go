@@ -72,8 +72,11 @@ type scenarioReport struct {
 	FanOut []drain `json:"fan_out,omitempty"`
 	// Wrk is the closed run again with wrk (wrk.go), for the reads in
 	// wrkScenarios.
-	Wrk      *wrkPhase `json:"wrk,omitempty"`
-	WrkError string    `json:"wrk_error,omitempty"`
+	Wrk *wrkPhase `json:"wrk,omitempty"`
+	// WrkFanOut is the worker's drain of what wrk's closed run of a write
+	// scenario (or the mix) left in feed_outbox.
+	WrkFanOut *drain `json:"wrk_fan_out,omitempty"`
+	WrkError  string `json:"wrk_error,omitempty"`
 	// Parts compares the mix's cost with its operations measured alone.
 	Parts *mixParts `json:"parts,omitempty"`
 }
@@ -448,10 +451,7 @@ func (rep *report) finish() {
 			return
 		}
 		m, met := measured(s, rate)
-		judged := s.Closed.RPS
-		if name == "create_post" {
-			judged, _ = s.withFanOut()
-		}
+		judged := s.capacity()
 		rep.Targets = append(rep.Targets, targetCheck{Target: target, Measured: m, Met: met, Scaled: rep.scaled(rate, judged)})
 	}
 	// atRate reports the p99 of a "≥ rate req/s with p99 ≤ limit ms"
@@ -488,12 +488,16 @@ func (rep *report) finish() {
 		w, wok := wrkRatio(s, 0.25)
 		return fmt.Sprintf("%.3f × Echo (%.0f req/s)%s", s.HelloRatio, s.Closed.RPS, w), s.HelloRatio >= 0.25 && wok
 	})
-	check("discover", "discover ≥ 3,000 req/s", 3000, func(s *scenarioReport, rate float64) (string, bool) {
-		w := ""
-		if s.Wrk != nil {
-			w = fmt.Sprintf(" (with wrk %.0f req/s)", s.Wrk.RPS)
+	// byClient writes a capacity as both clients measured it, the one
+	// judged (capacity) first.
+	byClient := func(s *scenarioReport, vegeta, wrk string) string {
+		if s.Wrk == nil {
+			return vegeta + " (vegeta)"
 		}
-		return fmt.Sprintf("%.0f req/s%s", s.Closed.RPS, w), s.Closed.RPS >= rate
+		return wrk + " with wrk; " + vegeta + " with vegeta"
+	}
+	check("discover", "discover ≥ 3,000 req/s", 3000, func(s *scenarioReport, rate float64) (string, bool) {
+		return byClient(s, fmt.Sprintf("%.0f req/s", s.Closed.RPS), fmt.Sprintf("%.0f req/s", s.Wrk.RPSOrZero())), s.capacity() >= rate
 	})
 	check("search", "search ≥ 500 req/s, p99 ≤ 100 ms", 500, func(s *scenarioReport, rate float64) (string, bool) {
 		return atRate(s, rate, 100)
@@ -503,12 +507,15 @@ func (rep *report) finish() {
 		// done once it is in its followers' timelines, so the rate judged
 		// is the run's posts over the run plus the worker's drain of what
 		// it left in feed_outbox (what a sustained load would settle at).
-		done, d := s.withFanOut()
-		note := ""
-		if d != nil {
-			note = fmt.Sprintf(", %.0f posts/s including the fan-out drain of %.1f s", done, d.Seconds)
+		rated := func(rps, done float64, d *drain) string {
+			if d == nil {
+				return fmt.Sprintf("%.0f req/s", rps)
+			}
+			return fmt.Sprintf("%.0f req/s, %.0f posts/s including the fan-out drain of %.1f s", rps, done, d.Seconds)
 		}
-		return fmt.Sprintf("%.0f req/s%s", s.Closed.RPS, note), done >= rate
+		vdone, vd := s.withFanOut()
+		wdone, wd := s.wrkWithFanOut()
+		return byClient(s, rated(s.Closed.RPS, vdone, vd), rated(s.Wrk.RPSOrZero(), wdone, wd)), s.capacity() >= rate
 	})
 	check("create_post_celebrity", "post by a 5,000+-follower member p99 ≤ 50 ms (open model)", 0, func(s *scenarioReport, _ float64) (string, bool) {
 		p := s.Closed
@@ -522,7 +529,11 @@ func (rep *report) finish() {
 		if s.Open != nil {
 			errs += s.Open.Errors
 		}
-		return fmt.Sprintf("%.0f req/s, %d errors", s.Closed.RPS, errs), s.Closed.RPS >= rate && errs == 0
+		if s.Wrk != nil {
+			errs += s.Wrk.Non2xx + s.Wrk.SocketErrs
+		}
+		return fmt.Sprintf("%s, %d errors", byClient(s, fmt.Sprintf("%.0f req/s", s.Closed.RPS), fmt.Sprintf("%.0f req/s", s.Wrk.RPSOrZero())), errs),
+			s.capacity() >= rate && errs == 0
 	})
 	rep.Targets = append(rep.Targets, targetCheck{Target: "server RSS ≤ 200 MiB throughout",
 		Measured: fmt.Sprintf("max %.0f MiB", rep.MaxRSSMiB), Met: rep.MaxRSSMiB > 0 && rep.MaxRSSMiB <= 200})
@@ -562,6 +573,43 @@ func (s *scenarioReport) withFanOut() (float64, *drain) {
 		}
 	}
 	return s.Closed.RPS, nil
+}
+
+// capacity is the closed throughput a rate target is judged on: wrk's
+// when it ran, else vegeta's; for create post, counting the drain of the
+// fan-out its run left behind (withFanOut). wrk is the lighter client:
+// vegeta spends 0.1-0.2 ms of the two shared cores on each API request,
+// wrk a fraction of that, and the quiet ceilings the targets were set
+// against (PERFORMANCE_NOTES §2.3) were read with wrk too. The latency
+// targets stay vegeta's open runs, the ratios hold against both clients'
+// ceilings, and every request of every run must succeed.
+func (s *scenarioReport) capacity() float64 {
+	if s.Wrk != nil {
+		done, _ := s.wrkWithFanOut()
+		return done
+	}
+	done, _ := s.withFanOut()
+	return done
+}
+
+// RPSOrZero is w's throughput, 0 for a run that did not happen.
+func (w *wrkPhase) RPSOrZero() float64 {
+	if w == nil {
+		return 0
+	}
+	return w.RPS
+}
+
+// wrkWithFanOut is withFanOut for wrk's closed run: its posts over the run
+// plus the worker's drain of what it left (nil drain: none measured).
+func (s *scenarioReport) wrkWithFanOut() (float64, *drain) {
+	if s.Wrk == nil {
+		return 0, nil
+	}
+	if d := s.WrkFanOut; d != nil && s.Wrk.Requests > 0 {
+		return float64(s.Wrk.Requests) / (s.Wrk.Seconds + d.Seconds), d
+	}
+	return s.Wrk.RPS, nil
 }
 
 // humanInt writes v with thousands separators (2,500).
@@ -843,12 +891,15 @@ func (rep *report) wrkSection() string {
 	if rows == 0 {
 		return ""
 	}
-	fmt.Fprintf(&b, "\n## Second opinion: wrk\n\nvegeta's own CPU is part of every figure above: on the bare Echo handler it ran at "+
-		"%s req/s while wrk (C, Debian's package) drives the same handler at %s req/s. The × Echo ratios and the targets use vegeta's "+
-		"figures (the same client for the ceiling and the scenarios; wrk cannot check each answer's status or draw an open model); "+
-		"against wrk's ceiling, read below with wrk too, the ratios are these, and a ratio target counts as met only when it holds against both. "+
-		"Closed runs, %d connections, 2 threads, each cycling through 20,000 requests drawn as the scenario draws them; non-2xx answers counted.\n\n",
-		f0(rep.HelloRPS), f0(rep.HelloWrkRPS), rep.Conns)
+	fmt.Fprintf(&b, "\n## wrk: the capacity with a lighter client\n\nvegeta's own CPU is part of every figure above: on the bare Echo handler it ran at "+
+		"%s req/s while wrk (C, Debian's package) drives the same handler at %s req/s. The tables above and the ratios use vegeta's "+
+		"figures (it checks each answer's status against its request and draws the open model); a ratio target counts as met only "+
+		"when it also holds against wrk's ceiling, read below with wrk too. The capacity targets (discover, create post, the mix) are "+
+		"judged on wrk's closed runs below, the client whose cost takes least from the server and PostgreSQL on the shared cores, as "+
+		"the quiet ceilings the targets were set against were read; a write run is followed by the drain of its fan-out. "+
+		"Closed runs, %d connections, 2 threads, each cycling through %s requests drawn as the scenario draws them; "+
+		"any answer other than 2xx or 3xx, and any socket error, fails the run.\n\n",
+		f0(rep.HelloRPS), f0(rep.HelloWrkRPS), rep.Conns, humanInt(wrkRequests))
 	b.WriteString("| run | req/s | × Echo (wrk) | p50 ms | p99 ms | non-2xx | socket errors | server CPU (ms/req) | PG CPU (ms/req) | wrk CPU (ms/req) | machine busy (stolen) |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	row := func(name string, w *wrkPhase, errText string) {

@@ -65,21 +65,29 @@ func TestFinishKeepsMetApartFromScaled(t *testing.T) {
 // backlog it left), not on the requests answered.
 func TestCreatePostCountsTheFanOut(t *testing.T) {
 	for _, c := range []struct {
-		name   string
-		fanOut []drain
-		met    bool
-		want   string
+		name     string
+		fanOut   []drain
+		wrk      *wrkPhase
+		wrkDrain *drain
+		met      bool
+		want     string
 	}{
-		{"drained slowly", []drain{{After: "closed", Seconds: 5}, {After: "open", Seconds: 1}}, false,
-			"1600 req/s, 1067 posts/s including the fan-out drain of 5.0 s"},
-		{"drained at once", []drain{{After: "closed", Seconds: 0.1}}, true,
-			"1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s"},
-		{"no drain measured", nil, true, "1600 req/s"},
+		{"drained slowly", []drain{{After: "closed", Seconds: 5}, {After: "open", Seconds: 1}}, nil, nil, false,
+			"1600 req/s, 1067 posts/s including the fan-out drain of 5.0 s (vegeta)"},
+		{"drained at once", []drain{{After: "closed", Seconds: 0.1}}, nil, nil, true,
+			"1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s (vegeta)"},
+		{"no drain measured", nil, nil, nil, true, "1600 req/s (vegeta)"},
+		// With wrk, its run and the drain after it are judged, vegeta's shown.
+		{"wrk drained", []drain{{After: "closed", Seconds: 5}}, &wrkPhase{Requests: 18_000, Seconds: 10, RPS: 1800}, &drain{After: "wrk", Seconds: 1.5}, true,
+			"1800 req/s, 1565 posts/s including the fan-out drain of 1.5 s with wrk; 1600 req/s, 1067 posts/s including the fan-out drain of 5.0 s with vegeta"},
+		{"wrk drained slowly", []drain{{After: "closed", Seconds: 0.1}}, &wrkPhase{Requests: 18_000, Seconds: 10, RPS: 1800}, &drain{After: "wrk", Seconds: 3}, false,
+			"1800 req/s, 1385 posts/s including the fan-out drain of 3.0 s with wrk; 1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s with vegeta"},
 	} {
 		rep := &report{
-			Scale:     "default",
-			Ceilings:  []ceiling{{Pgbench: pgbenchResult{TPS: 50_000}}},
-			Scenarios: []scenarioReport{{Name: "create_post", Closed: phase{Requests: 16_000, Seconds: 10, RPS: 1600}, FanOut: c.fanOut}},
+			Scale:    "default",
+			Ceilings: []ceiling{{Pgbench: pgbenchResult{TPS: 50_000}}},
+			Scenarios: []scenarioReport{{Name: "create_post", Closed: phase{Requests: 16_000, Seconds: 10, RPS: 1600}, FanOut: c.fanOut,
+				Wrk: c.wrk, WrkFanOut: c.wrkDrain}},
 		}
 		rep.finish()
 		found := false
@@ -187,5 +195,33 @@ func TestTopStatementsKeepsTheHeavy(t *testing.T) {
 	}
 	if top[0].Query != "light 11" || top[8].Query != "heavy" {
 		t.Errorf("order: first %q, last %q", top[0].Query, top[8].Query)
+	}
+}
+
+// TestMixJudgedOnTheLighterClient: the mix's capacity is wrk's closed run
+// when wrk ran, and one failed answer in any run fails the target.
+func TestMixJudgedOnTheLighterClient(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		vegeta  float64
+		errs    int
+		wrk     *wrkPhase
+		met     bool
+		measure string
+	}{
+		{"vegeta alone", 3100, 0, nil, true, "3100 req/s (vegeta), 0 errors"},
+		{"wrk reaches it", 2700, 0, &wrkPhase{RPS: 3050}, true, "3050 req/s with wrk; 2700 req/s with vegeta, 0 errors"},
+		{"wrk short", 3100, 0, &wrkPhase{RPS: 2900}, false, "2900 req/s with wrk; 3100 req/s with vegeta, 0 errors"},
+		{"wrk got a 500", 2700, 0, &wrkPhase{RPS: 3050, Non2xx: 1}, false, "3050 req/s with wrk; 2700 req/s with vegeta, 1 errors"},
+		{"vegeta got a 500", 2700, 1, &wrkPhase{RPS: 3050}, false, "3050 req/s with wrk; 2700 req/s with vegeta, 1 errors"},
+	} {
+		rep := &report{Scale: "default", Ceilings: []ceiling{{Pgbench: pgbenchResult{TPS: 50_000}}},
+			Scenarios: []scenarioReport{{Name: "mix", Closed: phase{Requests: 10, RPS: c.vegeta, Errors: c.errs}, Wrk: c.wrk}}}
+		rep.finish()
+		for _, tc := range rep.Targets {
+			if strings.HasPrefix(tc.Target, "realistic mix") && (tc.Met != c.met || tc.Measured != c.measure) {
+				t.Errorf("%s: met %v, measured %q; want %v, %q", c.name, tc.Met, tc.Measured, c.met, c.measure)
+			}
+		}
 	}
 }
