@@ -236,10 +236,32 @@ func (r PostResponse) VisitGetPostResponse(w http.ResponseWriter) error {
 	})
 }
 
+// CreatedPost answers CreatePost (201, a gen.PostResponse body, the post's
+// Location) from the post's rendered parts, as PostResponse answers
+// GetPost: encoding/json was about 8 % of the server's CPU for a new post.
+type CreatedPost struct {
+	URLs URLs
+	Post Post
+}
+
+// VisitCreatePostResponse implements gen.CreatePostResponseObject.
+func (r CreatedPost) VisitCreatePostResponse(w http.ResponseWriter) error {
+	w.Header().Set("Location", r.URLs.APIPost(r.Post.ID))
+	return writeJSON(w, http.StatusCreated, nil, func(b []byte) ([]byte, error) {
+		b, err := r.URLs.AppendPost(append(b, `{"data":`...), r.Post)
+		return append(b, '}'), err
+	})
+}
+
 // writeOK answers 200 with the JSON body that body appends (to a pooled
 // buffer) and a newline, as json.Encoder ends what it encodes, with a Link
 // header when link is set.
 func writeOK(w http.ResponseWriter, link *string, body func([]byte) ([]byte, error)) error {
+	return writeJSON(w, http.StatusOK, link, body)
+}
+
+// writeJSON is writeOK with the status given.
+func writeJSON(w http.ResponseWriter, status int, link *string, body func([]byte) ([]byte, error)) error {
 	bp := pageBuffers.Get().(*[]byte)
 	defer func() {
 		if cap(*bp) <= 1<<20 {
@@ -257,7 +279,7 @@ func writeOK(w http.ResponseWriter, link *string, body func([]byte) ([]byte, err
 	if link != nil {
 		w.Header().Set("Link", *link)
 	}
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, err = w.Write(b)
 	return err
 }

@@ -2,6 +2,7 @@ package hydrate
 
 import (
 	"encoding/json"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -173,6 +174,42 @@ func TestPostResponseWritesPostResponse(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("post %d (-want +got):\n%s", p.ID, diff)
+		}
+	}
+}
+
+// TestCreatedPostWritesCreatePost201: a new post as CreatedPost writes it
+// has the status, headers and body (byte for byte) that the generated
+// gen.CreatePost201JSONResponse writes.
+func TestCreatedPostWritesCreatePost201(t *testing.T) {
+	for _, p := range renderCases() {
+		got := httptest.NewRecorder()
+		if err := (CreatedPost{URLs: renderURLs, Post: p}).VisitCreatePostResponse(got); err != nil {
+			t.Fatal(err)
+		}
+		want := httptest.NewRecorder()
+		ref := gen.CreatePost201JSONResponse{
+			Body:    gen.PostResponse{Data: renderURLs.PostAPI(p)},
+			Headers: gen.CreatePost201ResponseHeaders{Location: renderURLs.APIPost(p.ID)},
+		}
+		if err := ref.VisitCreatePostResponse(want); err != nil {
+			t.Fatal(err)
+		}
+		if got.Code != http.StatusCreated || got.Code != want.Code {
+			t.Errorf("post %d: status %d, want %d", p.ID, got.Code, want.Code)
+		}
+		if diff := cmp.Diff(want.Header(), got.Header()); diff != "" {
+			t.Errorf("post %d headers (-generated +CreatedPost):\n%s", p.ID, diff)
+		}
+		data := func(body []byte) map[string]string {
+			top := members(t, body)
+			if len(top) != 1 {
+				t.Fatalf("post %d: body members %v, want data alone", p.ID, top)
+			}
+			return members(t, []byte(top["data"]))
+		}
+		if diff := cmp.Diff(data(want.Body.Bytes()), data(got.Body.Bytes())); diff != "" {
+			t.Errorf("post %d body (-generated +CreatedPost):\n%s", p.ID, diff)
 		}
 	}
 }

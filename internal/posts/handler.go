@@ -40,10 +40,9 @@ func (h *Handler) CreatePost(ctx context.Context, req gen.CreatePostRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return gen.CreatePost201JSONResponse{
-		Body:    gen.PostResponse{Data: h.urls.PostAPI(p)},
-		Headers: gen.CreatePost201ResponseHeaders{Location: h.urls.APIPost(p.ID)},
-	}, nil
+	// Written from the post's rendered parts, as GetPost: the body and
+	// Location gen.CreatePost201JSONResponse would write.
+	return hydrate.CreatedPost{URLs: h.urls, Post: p}, nil
 }
 
 // readBack returns the created post as its author reads it: as the write
