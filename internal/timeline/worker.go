@@ -198,6 +198,9 @@ type Worker struct {
 	// counted wait for the next full trim, which starts the counts afresh.
 	Track int
 
+	// mu guards added and overflowed: the fan-out counts while the trim
+	// (Run's other goroutine) takes the counts that reached Slack.
+	mu sync.Mutex
 	// added is, for each member the fan-out wrote to, how many rows it
 	// wrote since the member's timeline was last cut.
 	added map[int64]int
@@ -208,28 +211,28 @@ type Worker struct {
 	overflowed bool
 }
 
-// Run works until ctx ends.
+// Run works until ctx ends: the fan-out in one loop, the trimming and the
+// resting of idle members in another, so that neither waits for the other.
+// A trim tick cuts up to thousands of timelines one statement each (3,846
+// in a default-scale benchmark run, 5.1 s of statements under load): run in
+// the fan-out's loop, it stopped the fan-out meanwhile, and a create-post
+// run that met it left 10,565 posts in the outbox, drained in 9.0 s,
+// against 3,832 in 1.2 s in a run that did not.
 func (w *Worker) Run(ctx context.Context) {
-	idle, batch, trimEvery, fullEvery := w.Idle, w.Batch, w.TrimEvery, w.FullTrimEvery
+	idle, batch := w.Idle, w.Batch
 	if idle <= 0 {
 		idle = 200 * time.Millisecond
 	}
 	if batch <= 0 {
 		batch = 20
 	}
-	if trimEvery <= 0 {
-		trimEvery = 5 * time.Minute
-	}
-	if fullEvery <= 0 {
-		fullEvery = 6 * time.Hour
-	}
-	nextTrim := time.Now().Add(trimEvery)
-	// Not at start: a server starts under load as often as not (a deploy,
-	// the benchmark), and without a worker nothing is fanned out, so what
-	// grew uncounted meanwhile is a follow's merge or a member's own posts.
-	nextFull := time.Now().Add(fullEvery)
-	dormantAfter, restEvery := cmp.Or(w.DormantAfter, DormantAfter), cmp.Or(w.RestEvery, time.Hour)
-	nextRest := time.Now().Add(restEvery)
+	var upkeep sync.WaitGroup
+	upkeep.Add(1)
+	go func() {
+		defer upkeep.Done()
+		w.upkeep(ctx)
+	}()
+	defer upkeep.Wait()
 	failing := false
 	cur := batch
 	for ctx.Err() == nil {
@@ -247,7 +250,39 @@ func (w *Worker) Run(ctx context.Context) {
 			w.Log.Info("timeline fan-out recovered")
 			failing = false
 		}
-		if now := time.Now(); !failing && now.After(nextTrim) {
+		if n > 0 && err == nil {
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(wait):
+		}
+	}
+}
+
+// upkeep trims every TrimEvery (in full every FullTrimEvery) and rests idle
+// members every RestEvery until ctx ends.
+func (w *Worker) upkeep(ctx context.Context) {
+	trimEvery, fullEvery := cmp.Or(w.TrimEvery, 5*time.Minute), cmp.Or(w.FullTrimEvery, 6*time.Hour)
+	dormantAfter, restEvery := cmp.Or(w.DormantAfter, DormantAfter), cmp.Or(w.RestEvery, time.Hour)
+	now := time.Now()
+	nextTrim := now.Add(trimEvery)
+	// Not at start: a server starts under load as often as not (a deploy,
+	// the benchmark), and without a worker nothing is fanned out, so what
+	// grew uncounted meanwhile is a follow's merge or a member's own posts.
+	nextFull := now.Add(fullEvery)
+	nextRest := now.Add(restEvery)
+	for {
+		next := nextTrim
+		if dormantAfter > 0 && nextRest.Before(next) {
+			next = nextRest
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(time.Until(next)):
+		}
+		if now := time.Now(); !now.Before(nextTrim) {
 			nextTrim = now.Add(trimEvery)
 			full := !now.Before(nextFull)
 			cut, err := w.trim(ctx, full)
@@ -259,7 +294,7 @@ func (w *Worker) Run(ctx context.Context) {
 				nextFull = now.Add(fullEvery)
 			}
 		}
-		if now := time.Now(); !failing && dormantAfter > 0 && now.After(nextRest) {
+		if now := time.Now(); dormantAfter > 0 && !now.Before(nextRest) {
 			nextRest = now.Add(restEvery)
 			n, err := Rest(ctx, w.DB, now.Add(-dormantAfter))
 			switch {
@@ -268,13 +303,6 @@ func (w *Worker) Run(ctx context.Context) {
 			case n > 0:
 				w.Log.Info("timelines made dormant", "members", n, "idle_for", dormantAfter.String())
 			}
-		}
-		if n > 0 && err == nil {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
 		}
 	}
 }
@@ -315,6 +343,8 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 	if track <= 0 {
 		track = 1 << 17
 	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if w.added == nil {
 		w.added = make(map[int64]int)
 	}
@@ -335,8 +365,8 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 
 // trim does one tick of the trimming: it cuts the timelines of the members
 // whose counts reached Slack back to Cap and, when full, then every timeline
-// over Cap+Slack (Trim), after which the counts start afresh. It reports how
-// many timelines it cut.
+// over Cap+Slack (Trim), the counts starting afresh as it starts. It
+// reports how many timelines it cut.
 //
 // A count says only what this worker added: the member's timeline may
 // have been shorter than Cap (trimSQL then does nothing) or have grown by
@@ -345,17 +375,38 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 // about Cap+2*Slack rows (up to Cap+Slack when counting starts, plus Slack)
 // and what one TrimEvery adds.
 func (w *Worker) trim(ctx context.Context, full bool) (int, error) {
-	cut := 0
+	// The members due are taken out of the counts before their cuts, so a
+	// member whose cut keeps failing does not stop every later tick (the
+	// full trim finds it if it is still long); the fan-out counts on
+	// meanwhile. A failed tick puts back the members it did not get to.
+	w.mu.Lock()
+	var due []int64
 	for m, n := range w.added {
-		if n < Slack {
-			continue
+		if n >= Slack {
+			due = append(due, m)
+			delete(w.added, m)
 		}
-		// Forgotten before the attempt: a member whose trim keeps failing
-		// must not stop every later tick; the full trim finds it if it is
-		// still long.
-		delete(w.added, m)
+	}
+	if full {
+		// Trim leaves every timeline at most Cap+Slack long, as at start:
+		// what the fan-out writes from now on is counted.
+		w.added, w.overflowed = nil, false
+	}
+	w.mu.Unlock()
+	cut := 0
+	for i, m := range due {
 		res, err := w.DB.ExecContext(ctx, trimSQL, m, Cap)
 		if err != nil {
+			if !full {
+				w.mu.Lock()
+				if w.added == nil {
+					w.added = make(map[int64]int)
+				}
+				for _, m := range due[i+1:] {
+					w.added[m] += Slack
+				}
+				w.mu.Unlock()
+			}
 			return cut, pg.Classify(ctx, fmt.Errorf("trim timeline: %w", err))
 		}
 		// No horizon is written for a timeline shorter than Cap.
@@ -367,11 +418,5 @@ func (w *Worker) trim(ctx context.Context, full bool) (int, error) {
 		return cut, nil
 	}
 	n, err := Trim(ctx, w.DB)
-	cut += n
-	if err != nil {
-		return cut, err
-	}
-	// Trim left every timeline at most Cap+Slack long: the same as at start.
-	w.added, w.overflowed = nil, false
-	return cut, nil
+	return cut + n, err
 }

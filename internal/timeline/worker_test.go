@@ -415,3 +415,54 @@ func TestNextBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerFansOutWhileTrimming: Run's trim does not hold up the fan-out.
+// Here the tick's cut of reader's timeline waits on a row another
+// transaction holds, and meanwhile another author's new posts still reach
+// their follower. With the trim in the fan-out's loop, a benchmark's tick
+// of 3,846 cuts stopped the fan-out for seconds.
+func TestWorkerFansOutWhileTrimming(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	id := pgtest.Members(t, db, "reader", "author", "reader2", "author2")
+	follow(t, db, id["reader"], id["author"])
+	follow(t, db, id["reader2"], id["author2"])
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	publish(t, db, id["author"], Cap+Slack+10, start)
+	w := newWorker(db)
+	drain(t, w) // reader is now due for a cut
+
+	tx := db.MustBegin()
+	defer tx.Rollback()
+	tx.MustExec(`SELECT 1 FROM timeline WHERE member_id = $1 AND author_id = $2
+		ORDER BY created_at, post_id LIMIT 1 FOR UPDATE`, id["reader"], id["author"])
+	w.Idle, w.TrimEvery = 10*time.Millisecond, 10*time.Millisecond
+	defer run(w)()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%edge AS%')`); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the trim never waited for the held row")
+		}
+	}
+	publish(t, db, id["author2"], 3, start.Add(time.Hour))
+	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader2"]) != 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("while a trim waited, reader2's timeline got %d of author2's 3 new posts", rows(t, db, id["reader2"]))
+		}
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader"]) != Cap; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after the row was let go, reader's timeline holds %d rows, want %d", rows(t, db, id["reader"]), Cap)
+		}
+	}
+}
