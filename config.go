@@ -55,6 +55,9 @@ type Config struct {
 	// DormantAfter is how long a member goes without using the service
 	// before the fan-out stops writing to their home timeline (0: never).
 	DormantAfter time.Duration
+	// FanOutHelpers is how many fan-out loops join the worker's own while
+	// the outbox has a backlog (0: none).
+	FanOutHelpers int
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -99,6 +102,9 @@ const envDoc = `Environment:
                      how long a member may go without using any token before new posts stop being
                      written to their home timeline (default 336h, 14 days; 0: never); their next
                      home feed read rebuilds it, in the same request
+  TIMELINE_FANOUT_HELPERS
+                     fan-out loops that join the timeline worker's own while new posts queue faster
+                     than one loop writes them (default 1; 0: none)
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -180,6 +186,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.DormantAfter, err = envDurationOrOff(getenv, "TIMELINE_DORMANT_AFTER", timeline.DormantAfter); err != nil {
 		return c, fmt.Errorf("%w (or 0 for never)", err)
 	}
+	helpers, err := envInt(getenv, "TIMELINE_FANOUT_HELPERS", 1, 0, 16)
+	if err != nil {
+		return c, err
+	}
+	c.FanOutHelpers = int(helpers)
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err
 	}

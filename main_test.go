@@ -115,7 +115,7 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
 	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 || c.CoalesceSlots != 2 ||
-		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.ViewsFlushEvery != 10*time.Second || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
+		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.ViewsFlushEvery != 10*time.Second || c.FanOutHelpers != 1 || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
@@ -123,7 +123,7 @@ func TestLoadConfig(t *testing.T) {
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},
-		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_DORMANT_AFTER": "2w"},
+		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_FANOUT_HELPERS": "-1"}, {"TIMELINE_FANOUT_HELPERS": "17"}, {"TIMELINE_DORMANT_AFTER": "2w"},
 		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {

@@ -466,3 +466,40 @@ func TestWorkerFansOutWhileTrimming(t *testing.T) {
 		}
 	}
 }
+
+// TestWorkerHelpsWithABacklog: a backlog of full bursts wakes the helper
+// loop, which fans out beside the main one, every post exactly once; a few
+// posts do not wake it.
+func TestWorkerHelpsWithABacklog(t *testing.T) {
+	t.Parallel()
+	db, id, start := readerOfAuthor(t)
+	w := newWorker(db)
+	w.Idle, w.Batch = 10*time.Millisecond, 2 // bursts of 10
+	publish(t, db, id["author"], 3, start)
+	stop := run(w)
+	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader"]) != 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("reader's timeline holds %d rows, want 3", rows(t, db, id["reader"]))
+		}
+	}
+	if h := w.helped.Load(); h != 0 {
+		t.Fatalf("the helper fanned out %d of 3 posts, want none (no backlog)", h)
+	}
+	stop()
+
+	const backlog = 600
+	publish(t, db, id["author"], backlog, start.Add(time.Hour))
+	defer run(w)()
+	for deadline := time.Now().Add(30 * time.Second); rows(t, db, id["reader"]) != 3+backlog; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("reader's timeline holds %d rows, want %d", rows(t, db, id["reader"]), 3+backlog)
+		}
+	}
+	var pending int
+	if err := db.Get(&pending, `SELECT count(*) FROM feed_outbox`); err != nil || pending != 0 {
+		t.Fatalf("outbox holds %d posts (%v), want 0", pending, err)
+	}
+	if h := w.helped.Load(); h == 0 || h >= backlog {
+		t.Errorf("the helper fanned out %d of a backlog of %d posts, want some and not all", h, backlog)
+	}
+}
