@@ -110,6 +110,26 @@ func readerOfAuthor(t *testing.T) (*sqlx.DB, map[string]int64, time.Time) {
 	return db, id, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 }
 
+// waitOnLock waits (at most 10 s, else fails with failure) until a
+// statement of the test's database whose text holds part waits for a lock.
+func waitOnLock(t *testing.T, db *sqlx.DB, part, failure string) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		var waiting bool
+		if err := db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%' || $1 || '%'
+			  AND pid <> pg_backend_pid())`, part); err != nil {
+			t.Fatal(err)
+		}
+		if waiting {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal(failure)
+		}
+	}
+}
+
 func newWorker(db *sqlx.DB) *Worker {
 	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
 }
@@ -331,20 +351,7 @@ func TestFanOutSkipsRowsAlreadyThere(t *testing.T) {
 		done <- result{n, err}
 	}()
 	// Commit once the fan-out is waiting on the merge's transaction.
-	for deadline := time.Now().Add(10 * time.Second); ; {
-		var waiting bool
-		if err := db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%claimed AS%')`); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the fan-out never waited for the merge's row")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	waitOnLock(t, db, "claimed AS", "the fan-out never waited for the merge's row")
 	if err := tx.Commit(); err != nil {
 		t.Fatal(err)
 	}
@@ -438,19 +445,7 @@ func TestWorkerFansOutWhileTrimming(t *testing.T) {
 		ORDER BY created_at, post_id LIMIT 1 FOR UPDATE`, id["reader"], id["author"])
 	w.Idle, w.TrimEvery = 10*time.Millisecond, 10*time.Millisecond
 	defer run(w)()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		var waiting bool
-		if err := db.Get(&waiting, `SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-			WHERE datname = current_database() AND wait_event_type = 'Lock' AND query LIKE '%edge AS%')`); err != nil {
-			t.Fatal(err)
-		}
-		if waiting {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the trim never waited for the held row")
-		}
-	}
+	waitOnLock(t, db, "edge AS", "the trim never waited for the held row")
 	publish(t, db, id["author2"], 3, start.Add(time.Hour))
 	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader2"]) != 3; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
