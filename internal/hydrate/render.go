@@ -230,10 +230,15 @@ type PostResponse struct {
 
 // VisitGetPostResponse implements gen.GetPostResponseObject.
 func (r PostResponse) VisitGetPostResponse(w http.ResponseWriter) error {
-	return writeOK(w, nil, func(b []byte) ([]byte, error) {
-		b, err := r.URLs.AppendPost(append(b, `{"data":`...), r.Post)
+	return writeOK(w, nil, postBody(r.URLs, r.Post))
+}
+
+// postBody appends the gen.PostResponse body of p: {"data": the post}.
+func postBody(u URLs, p Post) func([]byte) ([]byte, error) {
+	return func(b []byte) ([]byte, error) {
+		b, err := u.AppendPost(append(b, `{"data":`...), p)
 		return append(b, '}'), err
-	})
+	}
 }
 
 // CreatedPost answers CreatePost (201, a gen.PostResponse body, the post's
@@ -247,10 +252,7 @@ type CreatedPost struct {
 // VisitCreatePostResponse implements gen.CreatePostResponseObject.
 func (r CreatedPost) VisitCreatePostResponse(w http.ResponseWriter) error {
 	w.Header().Set("Location", r.URLs.APIPost(r.Post.ID))
-	return writeJSON(w, http.StatusCreated, nil, func(b []byte) ([]byte, error) {
-		b, err := r.URLs.AppendPost(append(b, `{"data":`...), r.Post)
-		return append(b, '}'), err
-	})
+	return writeJSON(w, http.StatusCreated, nil, postBody(r.URLs, r.Post))
 }
 
 // writeOK answers 200 with the JSON body that body appends (to a pooled
