@@ -426,11 +426,15 @@ func (w *Worker) trim(ctx context.Context, full bool) (int, error) {
 	// member whose cut keeps failing does not stop every later tick (the
 	// full trim finds it if it is still long); the fan-out counts on
 	// meanwhile. A failed tick puts back the members it did not get to.
+	type count struct {
+		member int64
+		rows   int
+	}
 	w.mu.Lock()
-	var due []int64
+	var due []count
 	for m, n := range w.added {
 		if n >= Slack {
-			due = append(due, m)
+			due = append(due, count{m, n})
 			delete(w.added, m)
 		}
 	}
@@ -441,16 +445,16 @@ func (w *Worker) trim(ctx context.Context, full bool) (int, error) {
 	}
 	w.mu.Unlock()
 	cut := 0
-	for i, m := range due {
-		res, err := w.DB.ExecContext(ctx, trimSQL, m, Cap)
+	for i, d := range due {
+		res, err := w.DB.ExecContext(ctx, trimSQL, d.member, Cap)
 		if err != nil {
 			if !full {
 				w.mu.Lock()
 				if w.added == nil {
 					w.added = make(map[int64]int)
 				}
-				for _, m := range due[i+1:] {
-					w.added[m] += Slack
+				for _, d := range due[i+1:] {
+					w.added[d.member] += d.rows
 				}
 				w.mu.Unlock()
 			}
