@@ -496,8 +496,12 @@ func (rep *report) finish() {
 		}
 		return wrk + " with wrk; " + vegeta + " with vegeta"
 	}
+	// closedRates is byClient of the two closed runs' rates.
+	closedRates := func(s *scenarioReport) string {
+		return byClient(s, fmt.Sprintf("%.0f req/s", s.Closed.RPS), fmt.Sprintf("%.0f req/s", s.Wrk.rpsOrZero()))
+	}
 	check("discover", "discover ≥ 3,000 req/s", 3000, func(s *scenarioReport, rate float64) (string, bool) {
-		return byClient(s, fmt.Sprintf("%.0f req/s", s.Closed.RPS), fmt.Sprintf("%.0f req/s", s.Wrk.RPSOrZero())), s.capacity() >= rate
+		return closedRates(s), s.capacity() >= rate
 	})
 	check("search", "search ≥ 500 req/s, p99 ≤ 100 ms", 500, func(s *scenarioReport, rate float64) (string, bool) {
 		return atRate(s, rate, 100)
@@ -515,7 +519,7 @@ func (rep *report) finish() {
 		}
 		vdone, vd := s.withFanOut()
 		wdone, wd := s.wrkWithFanOut()
-		return byClient(s, rated(s.Closed.RPS, vdone, vd), rated(s.Wrk.RPSOrZero(), wdone, wd)), s.capacity() >= rate
+		return byClient(s, rated(s.Closed.RPS, vdone, vd), rated(s.Wrk.rpsOrZero(), wdone, wd)), s.capacity() >= rate
 	})
 	check("create_post_celebrity", "post by a 5,000+-follower member p99 ≤ 50 ms (open model)", 0, func(s *scenarioReport, _ float64) (string, bool) {
 		p := s.Closed
@@ -532,8 +536,7 @@ func (rep *report) finish() {
 		if s.Wrk != nil {
 			errs += s.Wrk.Non2xx + s.Wrk.SocketErrs
 		}
-		return fmt.Sprintf("%s, %d errors", byClient(s, fmt.Sprintf("%.0f req/s", s.Closed.RPS), fmt.Sprintf("%.0f req/s", s.Wrk.RPSOrZero())), errs),
-			s.capacity() >= rate && errs == 0
+		return fmt.Sprintf("%s, %d errors", closedRates(s), errs), s.capacity() >= rate && errs == 0
 	})
 	rep.Targets = append(rep.Targets, targetCheck{Target: "server RSS ≤ 200 MiB throughout",
 		Measured: fmt.Sprintf("max %.0f MiB", rep.MaxRSSMiB), Met: rep.MaxRSSMiB > 0 && rep.MaxRSSMiB <= 200})
@@ -592,8 +595,8 @@ func (s *scenarioReport) capacity() float64 {
 	return done
 }
 
-// RPSOrZero is w's throughput, 0 for a run that did not happen.
-func (w *wrkPhase) RPSOrZero() float64 {
+// rpsOrZero is w's throughput, 0 for a run that did not happen.
+func (w *wrkPhase) rpsOrZero() float64 {
 	if w == nil {
 		return 0
 	}
