@@ -130,6 +130,21 @@ func waitOnLock(t *testing.T, db *sqlx.DB, part, failure string) {
 	}
 }
 
+// waitRows waits (at most within, else fails naming what) until member's
+// timeline holds want rows.
+func waitRows(t *testing.T, db *sqlx.DB, member int64, want int, within time.Duration, what string) {
+	t.Helper()
+	for deadline := time.Now().Add(within); ; time.Sleep(10 * time.Millisecond) {
+		got := rows(t, db, member)
+		if got == want {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s holds %d rows after %s, want %d", what, got, within, want)
+		}
+	}
+}
+
 func newWorker(db *sqlx.DB) *Worker {
 	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
 }
@@ -447,19 +462,11 @@ func TestWorkerFansOutWhileTrimming(t *testing.T) {
 	defer run(w)()
 	waitOnLock(t, db, "edge AS", "the trim never waited for the held row")
 	publish(t, db, id["author2"], 3, start.Add(time.Hour))
-	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader2"]) != 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("while a trim waited, reader2's timeline got %d of author2's 3 new posts", rows(t, db, id["reader2"]))
-		}
-	}
+	waitRows(t, db, id["reader2"], 3, 10*time.Second, "while a trim waited, reader2's timeline")
 	if err := tx.Rollback(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader"]) != Cap; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("after the row was let go, reader's timeline holds %d rows, want %d", rows(t, db, id["reader"]), Cap)
-		}
-	}
+	waitRows(t, db, id["reader"], Cap, 10*time.Second, "after the row was let go, reader's timeline")
 }
 
 // TestWorkerHelpsWithABacklog: a backlog of full bursts wakes the helper
@@ -472,11 +479,7 @@ func TestWorkerHelpsWithABacklog(t *testing.T) {
 	w.Idle, w.Batch = 10*time.Millisecond, 2 // bursts of 10
 	publish(t, db, id["author"], 3, start)
 	stop := run(w)
-	for deadline := time.Now().Add(10 * time.Second); rows(t, db, id["reader"]) != 3; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("reader's timeline holds %d rows, want 3", rows(t, db, id["reader"]))
-		}
-	}
+	waitRows(t, db, id["reader"], 3, 10*time.Second, "reader's timeline")
 	if h := w.helped.Load(); h != 0 {
 		t.Fatalf("the helper fanned out %d of 3 posts, want none (no backlog)", h)
 	}
@@ -485,11 +488,7 @@ func TestWorkerHelpsWithABacklog(t *testing.T) {
 	const backlog = 600
 	publish(t, db, id["author"], backlog, start.Add(time.Hour))
 	defer run(w)()
-	for deadline := time.Now().Add(30 * time.Second); rows(t, db, id["reader"]) != 3+backlog; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("reader's timeline holds %d rows, want %d", rows(t, db, id["reader"]), 3+backlog)
-		}
-	}
+	waitRows(t, db, id["reader"], 3+backlog, 30*time.Second, "reader's timeline")
 	var pending int
 	if err := db.Get(&pending, `SELECT count(*) FROM feed_outbox`); err != nil || pending != 0 {
 		t.Fatalf("outbox holds %d posts (%v), want 0", pending, err)
