@@ -301,7 +301,7 @@ func (d *driver) drain(ctx context.Context, after string) drain {
 	posts, rows0 := count()
 	r.Posts = posts
 	for posts > 0 && time.Since(start) < 10*time.Minute && ctx.Err() == nil {
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond)
 		posts, _ = count()
 	}
 	_, rows1 := count()

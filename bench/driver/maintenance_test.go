@@ -38,7 +38,7 @@ Transfer/sec:     10.32MB
 	if err := parseWrk(out, &p); err != nil {
 		t.Fatal(err)
 	}
-	if p.RPS != 67209.41 || p.Requests != 672426 || p.Non2xx != 12 || p.SocketErrs != 3 || p.P50 != 0.796 || p.P99 != 1200 {
+	if p.RPS != 67209.41 || p.Requests != 672426 || p.Non2xx != 12 || p.SocketErrs != 3 || p.P50 != 0.796 || p.P99 != 1200 || p.Running != 10 {
 		t.Fatalf("parsed %+v", p)
 	}
 	if err := parseWrk("unable to connect", &p); err == nil {

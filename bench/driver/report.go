@@ -604,13 +604,19 @@ func (w *wrkPhase) rpsOrZero() float64 {
 }
 
 // wrkWithFanOut is withFanOut for wrk's closed run: its posts over the run
-// plus the worker's drain of what it left (nil drain: none measured).
+// (wrk's running time: the process's wall time also holds the start,
+// when no request is sent yet) plus the worker's drain of what it left
+// (nil drain: none measured).
 func (s *scenarioReport) wrkWithFanOut() (float64, *drain) {
 	if s.Wrk == nil {
 		return 0, nil
 	}
 	if d := s.WrkFanOut; d != nil && s.Wrk.Requests > 0 {
-		return float64(s.Wrk.Requests) / (s.Wrk.Seconds + d.Seconds), d
+		run := s.Wrk.Running
+		if run <= 0 {
+			run = s.Wrk.Seconds
+		}
+		return float64(s.Wrk.Requests) / (run + d.Seconds), d
 	}
 	return s.Wrk.RPS, nil
 }

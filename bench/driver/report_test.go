@@ -80,6 +80,8 @@ func TestCreatePostCountsTheFanOut(t *testing.T) {
 		// With wrk, its run and the drain after it are judged, vegeta's shown.
 		{"wrk drained", []drain{{After: "closed", Seconds: 5}}, &wrkPhase{Requests: 18_000, Seconds: 10, RPS: 1800}, &drain{After: "wrk", Seconds: 1.5}, true,
 			"1800 req/s, 1565 posts/s including the fan-out drain of 1.5 s with wrk; 1600 req/s, 1067 posts/s including the fan-out drain of 5.0 s with vegeta"},
+		{"wrk's own running time", []drain{{After: "closed", Seconds: 0.1}}, &wrkPhase{Requests: 18_000, Seconds: 10.4, Running: 10, RPS: 1800}, &drain{After: "wrk", Seconds: 0.25}, true,
+			"1800 req/s, 1756 posts/s including the fan-out drain of 0.2 s with wrk; 1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s with vegeta"},
 		{"wrk drained slowly", []drain{{After: "closed", Seconds: 0.1}}, &wrkPhase{Requests: 18_000, Seconds: 10, RPS: 1800}, &drain{After: "wrk", Seconds: 3}, false,
 			"1800 req/s, 1385 posts/s including the fan-out drain of 3.0 s with wrk; 1600 req/s, 1584 posts/s including the fan-out drain of 0.1 s with vegeta"},
 	} {
