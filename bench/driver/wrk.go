@@ -34,9 +34,9 @@ var wrkScenarios = map[string]bool{"feed_home": true, "discover": true, "post": 
 
 // wrkPhase is one wrk run and what the server and database did meanwhile.
 type wrkPhase struct {
-	Load         string  `json:"load"`
-	Requests     int     `json:"requests"`
-	Seconds      float64 `json:"seconds"`
+	Load     string  `json:"load"`
+	Requests int     `json:"requests"`
+	Seconds  float64 `json:"seconds"`
 	// Running is wrk's own measure of the run: from its first request to
 	// its stop, without the start (each thread loads and formats its
 	// file of requests first, 0.3-0.4 s for bodies) and the exit that
