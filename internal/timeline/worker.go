@@ -205,6 +205,13 @@ type Worker struct {
 	// helped counts the posts the helpers fanned out (for tests).
 	helped atomic.Int64
 
+	// OutboxVacuumPosts is how many posts the worker fans out between two
+	// vacuums of feed_outbox (outbox.go; default DefaultOutboxVacuumPosts,
+	// negative: never, leaving it to autovacuum).
+	OutboxVacuumPosts int
+	vacuum            outboxVacuum
+	vacuumOnce        sync.Once
+
 	// mu guards added and overflowed: the fan-out counts while the trim
 	// (Run's other goroutine) takes the counts that reached Slack.
 	mu sync.Mutex
@@ -250,6 +257,7 @@ func (w *Worker) Run(ctx context.Context) {
 			w.help(ctx, burst, backlog)
 		}()
 	}
+	defer w.vacuum.wait()
 	defer others.Wait()
 	failing := false
 	cur := batch
@@ -386,6 +394,11 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
+	w.vacuumOnce.Do(func() { w.vacuum.every = int64(cmp.Or(w.OutboxVacuumPosts, DefaultOutboxVacuumPosts)) })
+	w.vacuum.fannedOut(ctx, n, func(ctx context.Context) error {
+		_, err := w.DB.ExecContext(ctx, vacuumOutboxSQL)
+		return err
+	}, func(err error) { w.Log.Warn("feed_outbox vacuum failed", "error", err.Error()) })
 	track := w.Track
 	if track <= 0 {
 		track = 1 << 17

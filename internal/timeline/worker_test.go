@@ -497,3 +497,85 @@ func TestWorkerHelpsWithABacklog(t *testing.T) {
 		t.Errorf("the helper fanned out %d of a backlog of %d posts, want some and not all", h, backlog)
 	}
 }
+
+// TestWorkerVacuumsTheOutbox: the worker vacuums feed_outbox itself once
+// it has fanned out OutboxVacuumPosts posts (outbox.go).
+func TestWorkerVacuumsTheOutbox(t *testing.T) {
+	t.Parallel()
+	db, id, start := readerOfAuthor(t)
+	vacuums := func() (n int) {
+		t.Helper()
+		if err := db.Get(&n, `SELECT vacuum_count FROM pg_stat_user_tables WHERE relname = 'feed_outbox'`); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := vacuums()
+	w := newWorker(db)
+	w.OutboxVacuumPosts = 30
+	publish(t, db, id["author"], 20, start)
+	drain(t, w)
+	w.vacuum.wait()
+	if n := w.vacuum.done.Load(); n != 0 {
+		t.Fatalf("%d vacuums after 20 posts, want none before 30", n)
+	}
+	publish(t, db, id["author"], 20, start.Add(time.Hour))
+	drain(t, w)
+	w.vacuum.wait()
+	if n := w.vacuum.done.Load(); n != 1 {
+		t.Fatalf("%d vacuums after 40 posts, want 1", n)
+	}
+	for deadline := time.Now().Add(5 * time.Second); vacuums() == before; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("feed_outbox was not vacuumed (pg_stat_user_tables.vacuum_count)")
+		}
+	}
+	if got := rows(t, db, id["reader"]); got != 40 {
+		t.Fatalf("reader's timeline holds %d rows, want 40", got)
+	}
+}
+
+// TestOutboxVacuumTurns: a vacuum starts once enough posts have gone, at
+// most one at a time and one a second, and never when turned off.
+func TestOutboxVacuumTurns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	release := make(chan struct{})
+	var runs int
+	run := func(context.Context) error { runs++; <-release; return nil }
+	fail := func(err error) { t.Errorf("vacuum failed: %v", err) }
+
+	v := &outboxVacuum{every: 10}
+	v.fannedOut(ctx, 9, run, fail)
+	if v.running.Load() {
+		t.Fatal("a vacuum started after 9 of 10 posts")
+	}
+	v.fannedOut(ctx, 1, run, fail)
+	if !v.running.Load() {
+		t.Fatal("no vacuum after 10 of 10 posts")
+	}
+	v.fannedOut(ctx, 50, run, fail) // one in flight, and within the gap
+	close(release)
+	v.wait()
+	if runs != 1 {
+		t.Fatalf("%d vacuums, want 1", runs)
+	}
+	v.fannedOut(ctx, 50, run, fail) // past the count, within the gap
+	v.wait()
+	if runs != 1 {
+		t.Fatalf("%d vacuums within a second of the last, want 1", runs)
+	}
+	v.last.Store(time.Now().Add(-outboxVacuumGap).UnixNano())
+	v.fannedOut(ctx, 1, run, fail)
+	v.wait()
+	if runs != 2 {
+		t.Fatalf("%d vacuums once the gap passed, want 2", runs)
+	}
+
+	off := &outboxVacuum{every: -1}
+	off.fannedOut(ctx, 1_000_000, run, fail)
+	off.wait()
+	if runs != 2 {
+		t.Fatalf("a vacuum ran with vacuums turned off")
+	}
+}
