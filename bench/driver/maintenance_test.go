@@ -45,3 +45,15 @@ Transfer/sec:     10.32MB
 		t.Fatal("no error for output without Requests/sec")
 	}
 }
+
+// TestWrkPerRequest: a CPU share read over wrk's wall time is divided by
+// the requests over that wall time, not by wrk's own (shorter) rate.
+func TestWrkPerRequest(t *testing.T) {
+	w := wrkPhase{Requests: 20_000, Seconds: 10.5, Running: 10, RPS: 2000}
+	if got := w.perRequest(1); got != "0.53" {
+		t.Fatalf("1 core over 10.5 s of 20,000 requests = %s ms a request, want 0.53", got)
+	}
+	if got := (&wrkPhase{}).perRequest(1); got != "" {
+		t.Fatalf("no requests: %q, want empty", got)
+	}
+}

@@ -909,21 +909,20 @@ func (rep *report) wrkSection() string {
 		"Closed runs, %d connections, 2 threads, each cycling through %s requests drawn as the scenario draws them; "+
 		"any answer other than 2xx or 3xx, and any socket error, fails the run.\n\n",
 		f0(rep.HelloRPS), f0(rep.HelloWrkRPS), rep.Conns, humanInt(wrkRequests))
-	b.WriteString("| run | req/s | × Echo (wrk) | p50 ms | p99 ms | non-2xx | socket errors | server CPU (ms/req) | PG CPU (ms/req) | wrk CPU (ms/req) | machine busy (stolen) |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString("| run | req/s | × Echo (wrk) | p50 ms | p99 ms | non-2xx | socket errors | server CPU (ms/req) | PG CPU (ms/req) | of which background | wrk CPU (ms/req) | machine busy (stolen) |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	var background []string
 	row := func(name string, w *wrkPhase, errText string) {
 		if w == nil {
-			fmt.Fprintf(&b, "| %s | failed: %s | | | | | | | | | |\n", name, oneLine(errText, 120))
+			fmt.Fprintf(&b, "| %s | failed: %s | | | | | | | | | | |\n", name, oneLine(errText, 120))
 			return
 		}
-		per := func(cores float64) string {
-			if cores == 0 || w.RPS == 0 {
-				return ""
-			}
-			return f2(cores / w.RPS * 1000)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s | %s |\n", name, f0(w.RPS), f3(safeDiv(w.RPS, rep.HelloWrkRPS)),
+			f1(w.P50), f1(w.P99), w.Non2xx, w.SocketErrs, w.perRequest(w.ServerCPU), w.perRequest(w.PGCPU), w.perRequest(w.PGBackgroundCPU),
+			w.perRequest(w.LoadGenCPU), busyShare(w.MachineBusy, w.MachineSteal))
+		if len(w.Maintenance) > 0 {
+			background = append(background, name+": "+strings.Join(w.Maintenance, ", "))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %d | %d | %s | %s | %s | %s |\n", name, f0(w.RPS), f3(safeDiv(w.RPS, rep.HelloWrkRPS)),
-			f1(w.P50), f1(w.P99), w.Non2xx, w.SocketErrs, per(w.ServerCPU), per(w.PGCPU), per(w.LoadGenCPU), busyShare(w.MachineBusy, w.MachineSteal))
 	}
 	for _, c := range rep.Ceilings {
 		if c.HelloWrk != nil || c.WrkError != "" {
@@ -935,7 +934,20 @@ func (rep *report) wrkSection() string {
 			row(s.Name, s.Wrk, s.WrkError)
 		}
 	}
+	if len(background) > 0 {
+		b.WriteString("\nPostgreSQL in the background of wrk's runs: " + strings.Join(background, "; ") + ".\n")
+	}
 	return b.String()
+}
+
+// perRequest is a CPU share measured over w's wall time (cores) in
+// milliseconds per request: the wall time holds wrk's start, when nothing
+// is sent, so cores over wrk's own rate would understate it.
+func (w *wrkPhase) perRequest(cores float64) string {
+	if cores == 0 || w.Requests == 0 || w.Seconds == 0 {
+		return ""
+	}
+	return f2(cores * w.Seconds / float64(w.Requests) * 1000)
 }
 
 // busyShare is the machine's busy share as a percentage, followed by the

@@ -41,17 +41,22 @@ type wrkPhase struct {
 	// its stop, without the start (each thread loads and formats its
 	// file of requests first, 0.3-0.4 s for bodies) and the exit that
 	// Seconds, the process's wall time, includes.
-	Running      float64 `json:"running_seconds,omitempty"`
-	RPS          float64 `json:"rps"`
-	P50          float64 `json:"p50_ms"`
-	P99          float64 `json:"p99_ms"`
-	Non2xx       int     `json:"non_2xx_3xx"`
-	SocketErrs   int     `json:"socket_errors"`
-	ServerCPU    float64 `json:"server_cpu_cores,omitempty"`
-	PGCPU        float64 `json:"pg_cpu_cores,omitempty"`
-	LoadGenCPU   float64 `json:"loadgen_cpu_cores"`
-	MachineBusy  float64 `json:"machine_busy"`
-	MachineSteal float64 `json:"machine_steal"`
+	Running    float64 `json:"running_seconds,omitempty"`
+	RPS        float64 `json:"rps"`
+	P50        float64 `json:"p50_ms"`
+	P99        float64 `json:"p99_ms"`
+	Non2xx     int     `json:"non_2xx_3xx"`
+	SocketErrs int     `json:"socket_errors"`
+	ServerCPU  float64 `json:"server_cpu_cores,omitempty"`
+	PGCPU      float64 `json:"pg_cpu_cores,omitempty"`
+	// PGBackgroundCPU is the part of PGCPU no backend serving queries
+	// used (autovacuum, checkpointer, writers), and Maintenance what
+	// PostgreSQL's maintenance ran meanwhile, as for vegeta's phases.
+	PGBackgroundCPU float64  `json:"pg_background_cpu_cores,omitempty"`
+	Maintenance     []string `json:"maintenance,omitempty"`
+	LoadGenCPU      float64  `json:"loadgen_cpu_cores"`
+	MachineBusy     float64  `json:"machine_busy"`
+	MachineSteal    float64  `json:"machine_steal"`
 }
 
 // wrkScript gives every wrk thread the requests of a file of lines
@@ -125,6 +130,10 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 	}
 	secs := max(1, int(o.closed.Seconds()))
 	p := wrkPhase{Load: fmt.Sprintf("closed, wrk, %d connections, %ds", o.conns, secs)}
+	var maint0 map[string]int64
+	if withServer {
+		maint0 = d.maintenance(ctx)
+	}
 	cpu0 := d.readCPU()
 	t0 := time.Now()
 	cmd := exec.CommandContext(ctx, o.wrk, "-t2", "-c"+strconv.Itoa(o.conns), "-d"+strconv.Itoa(secs)+"s", "--latency",
@@ -141,7 +150,8 @@ func (d *driver) wrkRun(ctx context.Context, base string, gen func(*rand.Rand) t
 	use := cpu0.since(d, wall)
 	p.MachineBusy, p.MachineSteal = use.busy, use.steal
 	if withServer {
-		p.ServerCPU, p.PGCPU = use.server, use.pg
+		p.ServerCPU, p.PGCPU, p.PGBackgroundCPU = use.server, use.pg, use.pgBackground
+		p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
 	}
 	if err := parseWrk(string(out), &p); err != nil {
 		return p, err
