@@ -36,7 +36,6 @@ const outboxVacuumGap = time.Second
 // once enough have gone, in a goroutine of its own, so that the fan-out
 // never waits for it.
 type outboxVacuum struct {
-	every   int64 // posts between vacuums; <= 0: never
 	claimed atomic.Int64
 	running atomic.Bool
 	last    atomic.Int64 // UnixNano of the last vacuum's start
@@ -47,12 +46,13 @@ type outboxVacuum struct {
 // wait waits for the vacuum in flight, if any.
 func (v *outboxVacuum) wait() { v.wg.Wait() }
 
-// fannedOut counts n posts fanned out and starts a vacuum (run) when due.
-func (v *outboxVacuum) fannedOut(ctx context.Context, n int64, run func(context.Context) error, failed func(error)) {
-	if v.every <= 0 || n <= 0 {
+// fannedOut counts n posts fanned out and starts a vacuum (run) once every
+// posts (<= 0: never) have gone since the last.
+func (v *outboxVacuum) fannedOut(ctx context.Context, n, every int64, run func(context.Context) error, failed func(error)) {
+	if every <= 0 || n <= 0 {
 		return
 	}
-	if v.claimed.Add(n) < v.every || time.Since(time.Unix(0, v.last.Load())) < outboxVacuumGap {
+	if v.claimed.Add(n) < every || time.Since(time.Unix(0, v.last.Load())) < outboxVacuumGap {
 		return
 	}
 	if !v.running.CompareAndSwap(false, true) {

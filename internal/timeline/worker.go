@@ -210,7 +210,6 @@ type Worker struct {
 	// negative: never, leaving it to autovacuum).
 	OutboxVacuumPosts int
 	vacuum            outboxVacuum
-	vacuumOnce        sync.Once
 
 	// mu guards added and overflowed: the fan-out counts while the trim
 	// (Run's other goroutine) takes the counts that reached Slack.
@@ -394,8 +393,7 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	w.vacuumOnce.Do(func() { w.vacuum.every = int64(cmp.Or(w.OutboxVacuumPosts, DefaultOutboxVacuumPosts)) })
-	w.vacuum.fannedOut(ctx, n, func(ctx context.Context) error {
+	w.vacuum.fannedOut(ctx, n, int64(cmp.Or(w.OutboxVacuumPosts, DefaultOutboxVacuumPosts)), func(ctx context.Context) error {
 		_, err := w.DB.ExecContext(ctx, vacuumOutboxSQL)
 		return err
 	}, func(err error) { w.Log.Warn("feed_outbox vacuum failed", "error", err.Error()) })

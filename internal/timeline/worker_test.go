@@ -545,35 +545,35 @@ func TestOutboxVacuumTurns(t *testing.T) {
 	run := func(context.Context) error { runs++; <-release; return nil }
 	fail := func(err error) { t.Errorf("vacuum failed: %v", err) }
 
-	v := &outboxVacuum{every: 10}
-	v.fannedOut(ctx, 9, run, fail)
+	v := &outboxVacuum{}
+	v.fannedOut(ctx, 9, 10, run, fail)
 	if v.running.Load() {
 		t.Fatal("a vacuum started after 9 of 10 posts")
 	}
-	v.fannedOut(ctx, 1, run, fail)
+	v.fannedOut(ctx, 1, 10, run, fail)
 	if !v.running.Load() {
 		t.Fatal("no vacuum after 10 of 10 posts")
 	}
-	v.fannedOut(ctx, 50, run, fail) // one in flight, and within the gap
+	v.fannedOut(ctx, 50, 10, run, fail) // one in flight, and within the gap
 	close(release)
 	v.wait()
 	if runs != 1 {
 		t.Fatalf("%d vacuums, want 1", runs)
 	}
-	v.fannedOut(ctx, 50, run, fail) // past the count, within the gap
+	v.fannedOut(ctx, 50, 10, run, fail) // past the count, within the gap
 	v.wait()
 	if runs != 1 {
 		t.Fatalf("%d vacuums within a second of the last, want 1", runs)
 	}
 	v.last.Store(time.Now().Add(-outboxVacuumGap).UnixNano())
-	v.fannedOut(ctx, 1, run, fail)
+	v.fannedOut(ctx, 1, 10, run, fail)
 	v.wait()
 	if runs != 2 {
 		t.Fatalf("%d vacuums once the gap passed, want 2", runs)
 	}
 
-	off := &outboxVacuum{every: -1}
-	off.fannedOut(ctx, 1_000_000, run, fail)
+	off := &outboxVacuum{}
+	off.fannedOut(ctx, 1_000_000, -1, run, fail)
 	off.wait()
 	if runs != 2 {
 		t.Fatalf("a vacuum ran with vacuums turned off")
