@@ -57,7 +57,7 @@ func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 var (
 	searchTerms = []string{"coffee", "today", "morning coffee", "sourdough", "garden", "axolotl", "zeppelin",
 		"#golang", "#travel", "#photography", "alice", "martin", "bike", "engineer", "sunset over the lake",
-		"kombucha", "chess", "marathon training", "vintage camera", "lisbon"}
+		"kombucha", "chess", "marathon training", "vintage camera", "lisbon", "bike or chess", "coffee -morning"}
 	reactionTypes = []string{"like", "love", "haha", "wow", "sad", "angry"}
 	bodyWords     = []string{"benchmark", "coffee", "today", "release", "garden", "walk", "music", "weekend", "train",
 		"friends", "sunset", "bread", "notes", "ideas", "quiet", "city"}

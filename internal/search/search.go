@@ -9,11 +9,14 @@
 // made only of hashtags matches posts carrying all those tags exactly
 // (post_tags, a side table the posts triggers keep in step with posts.tags).
 // Posts pass the visibility predicate in SQL. Of posts, listings and jobs,
-// only the MatchCap matches with the highest ids are ranked and counted; a
-// text whose every word must match finds them by walking the kind's
-// search_keys index (words bucketed by id, migration 16) from the highest
-// ids down. A Store made WithMatchCache keeps what a text matched for a few
-// seconds, for every caller, and filters it for each (cache.go).
+// only the MatchCap matches with the highest ids are ranked and counted. A
+// text finds them by walking the kind's search_keys index (words bucketed by
+// id, migration 16) from the highest ids down, by the lexemes every match
+// carries, or, for a text with "or", by those of which each match carries one
+// (tsqueryShape); a text that may match a row without any of its words
+// ("-tea") is read without that index. A Store made WithMatchCache keeps what
+// a text matched for a few seconds, for every caller, and filters it for each
+// (cache.go).
 package search
 
 import (

@@ -28,11 +28,8 @@ type Store struct {
 	// searched words are; the post windows are planned for their bounds
 	// each time.
 	prep *pg.Prepared
-	// window is how many post ids the first look for posts matching words
-	// through their GIN index covers (firstWindow; tests make it small).
-	window int64
-	// scan is how many of the newest post ids are looked through by the
-	// primary key before that (scanWindow; 0: none).
+	// scan is how many of the newest post ids the first window of
+	// postWindows reads (scanWindow; tests make it small).
 	scan  int64
 	posts *hydrate.Cache
 	// matches and postMatches keep what texts matched for a short time
@@ -47,7 +44,7 @@ type Store struct {
 
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store {
-	return &Store{db: db, prep: pg.NewPrepared(db), window: firstWindow, scan: scanWindow, candidates: postCandidates}
+	return &Store{db: db, prep: pg.NewPrepared(db), scan: scanWindow, candidates: postCandidates}
 }
 
 // WithCache makes s keep the static parts of the posts it shows in c.
@@ -111,12 +108,20 @@ type pageRow struct {
 	Total int        `db:"total"`
 }
 
-// words is a search text as the full-text kinds read it: its lexemes, and
-// whether every one of them must be in a match (no "or", no negation).
+// words is a search text as the full-text kinds read it: the lexemes a walk
+// looks up in the kind's search_keys index, and how (keys: keysAll, every
+// match carries all of them; keysAny, at least one). No keys: the text may
+// match a row without any of its lexemes ("-tea"), unless it has no lexeme
+// at all (none: a text of punctuation, which matches nothing).
 type words struct {
 	lexemes []string
-	all     bool
+	keys    string
+	none    bool
 }
+
+// walks says whether the matches of w are found by a walk of the kind's
+// search_keys index.
+func (w words) walks() bool { return w.keys != "" }
 
 // words reads the text of q as websearch_to_tsquery does.
 func (s *Store) words(ctx context.Context, q Query) (words, error) {
@@ -127,10 +132,25 @@ func (s *Store) words(ctx context.Context, q Query) (words, error) {
 	if err := sqlx.GetContext(ctx, s.prep, &tsq, `SELECT websearch_to_tsquery('simple', $1)::text`, q.Text); err != nil {
 		return words{}, pg.Classify(ctx, fmt.Errorf("search: read the text: %w", err))
 	}
-	lexemes, all := conjunction(tsq)
-	w := words{lexemes: lexemes, all: all}
+	w := wordsOf(tsqueryShape(tsq))
 	s.lexemes.put(q.Text, w)
 	return w, nil
+}
+
+// wordsOf is how the walks look up a query of the shape sh: by the lexemes
+// every match contains when there are any, else by those of which each
+// match contains one.
+func wordsOf(sh shape) words {
+	switch {
+	case sh.open:
+		return words{}
+	case len(sh.required) > 0:
+		return words{lexemes: sh.required, keys: keysAll}
+	case len(sh.some) > 0:
+		return words{lexemes: sh.some, keys: keysAny}
+	default:
+		return words{none: true}
+	}
 }
 
 // cachedHits is hits through the caches (cache.go), where they serve; the
@@ -154,19 +174,19 @@ func (s *Store) cachedHits(ctx context.Context, k Kind, viewerID int64, q Query,
 }
 
 // keepsPosts says whether s keeps the post matches of q (read as w) for
-// every caller: those of tags, and of words that every match carries (the
-// bucket walk). Texts with "or" or a negated word are rare and searched
-// each time.
+// every caller: those of tags, and of texts found by a bucket walk. Texts
+// that may match a post without any of their words ("-tea") are rare and
+// searched each time.
 func (s *Store) keepsPosts(q Query, w words) bool {
-	return s.postMatches != nil && (len(q.Tags) > 0 || (w.all && len(w.lexemes) > 0))
+	return s.postMatches != nil && (len(q.Tags) > 0 || w.walks())
 }
 
-// candidatesSQL selects the newest limit matches of the words $2 (with
-// every lexeme of $3), whoever may see them, newest first, with what the
-// visibility rule reads: the walk of posts without its visibility
-// condition ($1 and $4-$7 are unused).
-func candidatesSQL(limit int) string {
-	return walkMatches("posts", "p", "post_search_bucket", "created_at", "true", []string{"author_id", "visibility"}, limit) + `
+// candidatesSQL selects the newest limit matches of the words $2 (looked
+// up by the lexemes $3 as keys says), whoever may see them, newest first,
+// with what the visibility rule reads: the walk of posts without its
+// visibility condition ($1 and $4-$7 are unused).
+func candidatesSQL(keys string, limit int) string {
+	return walkMatches("posts", "p", "post_search_bucket", "created_at", "true", keys, []string{"author_id", "visibility"}, limit) + `
 	SELECT id, at, rank, author_id, visibility FROM hit ORDER BY id DESC`
 }
 
@@ -206,7 +226,7 @@ func (s *Store) readPosts(ctx context.Context, q Query, w words) (*postMatches, 
 	if len(q.Tags) > 0 {
 		err = sqlx.SelectContext(ctx, s.prep, &rows, tagCandidatesSQL(s.candidates), q.Tags[0], pq.Array(q.Tags[1:]))
 	} else {
-		err = sqlx.SelectContext(ctx, s.prep, &rows, candidatesSQL(s.candidates), nil, q.Text, pq.Array(w.lexemes), nil, nil, nil, nil)
+		err = sqlx.SelectContext(ctx, s.prep, &rows, candidatesSQL(w.keys, s.candidates), nil, q.Text, pq.Array(w.lexemes), nil, nil, nil, nil)
 	}
 	if err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
@@ -244,11 +264,11 @@ func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w wor
 	var query string
 	var args []any
 	switch {
-	case text && w.all && len(w.lexemes) == 0:
+	case text && w.none:
 		// No lexeme (a text of punctuation only): nothing matches.
 		return nil, 0, nil
-	case text && w.all:
-		query, args = walks[k], []any{viewerID, q.Text, pq.Array(w.lexemes), nil, nil, nil, limit}
+	case text && w.walks():
+		query, args = walks[walkOf{k, w.keys}], []any{viewerID, q.Text, pq.Array(w.lexemes), nil, nil, nil, limit}
 		if after != nil {
 			args[3], args[4], args[5] = after.Rank, after.Time, after.ID
 		}
@@ -276,51 +296,36 @@ func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w wor
 	return hits, total, nil
 }
 
-// firstWindow is how many post ids the first look for posts matching words
-// through their GIN index covers.
-const firstWindow = 20_000
-
-// scanWindow is how many of the newest post ids a search for words first
-// walks by the primary key, testing each row's words.
+// scanWindow is how many of the newest post ids a search for a text that
+// no walk serves first reads by the primary key, testing each row's words.
 const scanWindow = 2_000
 
-// denseShare: while at least 1 in denseShare of the ids looked through so far
-// matched, the next window is walked by the primary key too.
-const denseShare = 20
-
 // postWindow selects, for the viewer $1, up to $5 posts matching the words
-// $2 (the matches condition) with ids in ($3, $4], newest first, ranked.
-// Run planned for its bounds each time (s.db, not s.prep): a generic plan
-// cannot tell a window of a few thousand ids from the whole table.
-func postWindow(matches string) string {
-	return `
+// $2 with ids in ($3, $4], newest first, ranked, reading the window by
+// posts_pkey. Run planned for its bounds each time (s.db, not s.prep): a
+// generic plan cannot tell a window of a few thousand ids from the whole
+// table.
+var postWindow = `
 		SELECT w.id, w.at, ts_rank(w.search_tsv, websearch_to_tsquery('simple', $2))::float8 AS rank
 		  FROM (SELECT p.id, p.created_at AS at, p.search_tsv
 		          FROM posts p
-		         WHERE ` + matches + ` AND p.id > $3 AND p.id <= $4
+		         WHERE p.search_tsv @@ websearch_to_tsquery('simple', $2) AND p.id > $3 AND p.id <= $4
 		           AND ` + visibility.Post("p", "$1::bigint") + `
 		         ORDER BY p.id DESC
 		         LIMIT $5) w`
-}
-
-var (
-	// postWindowByIndex reads a window through the words' GIN index.
-	postWindowByIndex = postWindow(`p.search_tsv @@ websearch_to_tsquery('simple', $2)`)
-	// postWindowByKey walks a window by posts_pkey: IS TRUE keeps the
-	// words' test away from the GIN index.
-	postWindowByKey = postWindow(`(p.search_tsv @@ websearch_to_tsquery('simple', $2)) IS TRUE`)
-)
 
 // walk selects, from table (aliased alias, which where reads), the MatchCap
-// matches with the highest ids of the words $2 that contain every lexeme of
-// $3 and pass where, and returns them as pageQuery does: how many there
-// are, and up to $7 of them after the position ($4, $5, $6) (all null: from
-// the best), best first.
+// matches with the highest ids of the words $2 that pass where, and returns
+// them as pageQuery does: how many there are, and up to $7 of them after the
+// position ($4, $5, $6) (all null: from the best), best first. Every match
+// must contain each lexeme of $3 (keys keysAll), or one of them at least
+// (keysAny; Store.words says which holds of the words).
 //
 // The matches are found by walking the buckets of the table's search_keys
 // index (migration 16) from the highest id's down: per bucket, one look
 // into the index for the bucket's rows with those lexemes, tested against
-// the whole query ($2 may be a phrase) and where, highest id first. The
+// the whole query ($2 may be a phrase, have "or" or a negation) and where,
+// highest id first. The
 // nested loop runs the buckets in generate_series order and the LIMIT stops
 // it at the bucket that completes the cap, so the statement reads the
 // matches of the buckets it needs and no others (TestExplain checks the
@@ -337,13 +342,13 @@ var (
 // then sees nothing a generic one does not and is never estimated cheaper
 // by more than its planning, so the statement is not planned again on every
 // search (3 ms here).
-func walk(table, alias, bucket, at, where string) string {
-	return walkMatches(table, alias, bucket, at, where, nil, MatchCap) + hitsPage
+func walk(table, alias, bucket, at, where, keys string) string {
+	return walkMatches(table, alias, bucket, at, where, keys, nil, MatchCap) + hitsPage
 }
 
 // walkMatches is the walk of walk up to the materialized matches hit (id,
 // at, rank and the columns more of table), at most limit of them.
-func walkMatches(table, alias, bucket, at, where string, more []string, limit int) string {
+func walkMatches(table, alias, bucket, at, where, keys string, more []string, limit int) string {
 	r, cap := alias, strconv.Itoa(limit)
 	inner, outer := "", ""
 	for _, c := range more {
@@ -360,7 +365,7 @@ func walkMatches(table, alias, bucket, at, where string, more []string, limit in
 	     CROSS JOIN LATERAL (
 	         SELECT ` + r + `.id, ` + r + `.` + at + ` AS at, ts_rank(` + r + `.search_tsv, (SELECT q FROM a))::float8 AS rank` + inner + `
 	           FROM ` + table + ` ` + r + `
-	          WHERE search_keys(` + bucket + `(` + r + `.id), ` + r + `.search_tsv) @> search_keys(b.bucket, (SELECT words FROM a))
+	          WHERE search_keys(` + bucket + `(` + r + `.id), ` + r + `.search_tsv) ` + keys + ` search_keys(b.bucket, (SELECT words FROM a))
 	            AND (` + r + `.search_tsv @@ (SELECT q FROM a)) IS TRUE
 	            AND ` + where + `
 	          ORDER BY ` + r + `.id DESC
@@ -426,13 +431,24 @@ func peopleArgs(q Query, after *cursor.Position, limit int) []any {
 	return args
 }
 
+// walkOf names a walk: the kind it searches, and how it looks up its
+// lexemes (keysAll or keysAny).
+type walkOf struct {
+	kind Kind
+	keys string
+}
+
 // walks are the bucket walks of the full-text kinds, with the conditions of
 // sourceOf.
-var walks = map[Kind]string{
-	Posts:    walk("posts", "p", "post_search_bucket", "created_at", visibility.Post("p", "(SELECT viewer FROM a)")),
-	Listings: walk("listings", "l", "listing_search_bucket", "created_at", listingSeen("l")),
-	Jobs:     walk("jobs", "j", "job_search_bucket", "posted_at", jobs.Open),
-}
+var walks = func() map[walkOf]string {
+	m := make(map[walkOf]string)
+	for _, keys := range []string{keysAll, keysAny} {
+		m[walkOf{Posts, keys}] = walk("posts", "p", "post_search_bucket", "created_at", visibility.Post("p", "(SELECT viewer FROM a)"), keys)
+		m[walkOf{Listings, keys}] = walk("listings", "l", "listing_search_bucket", "created_at", listingSeen("l"), keys)
+		m[walkOf{Jobs, keys}] = walk("jobs", "j", "job_search_bucket", "posted_at", jobs.Open, keys)
+	}
+	return m
+}()
 
 // listingSeen is true for a listing (aliased l) that search shows, as the
 // market lists them: listings of suspended sellers are left out (an
@@ -442,88 +458,36 @@ func listingSeen(l string) string {
 	return "NOT EXISTS (SELECT 1 FROM members m WHERE m.id = " + l + ".seller_id AND m.suspended_at IS NOT NULL)"
 }
 
-// conjunction returns the lexemes of the tsquery text tsq (as PostgreSQL
-// prints a tsquery: quoted lexemes between operators) and whether every one
-// of them must be in a matching post: no "or" (|) and no negation (!).
-func conjunction(tsq string) ([]string, bool) {
-	var lexemes []string
-	for i := 0; i < len(tsq); i++ {
-		switch tsq[i] {
-		case '|', '!':
-			return nil, false
-		case '\'':
-			// A lexeme: '' is a quote within it, \ escapes the next byte.
-			var b strings.Builder
-			for i++; i < len(tsq); i++ {
-				c := tsq[i]
-				if c == '\\' && i+1 < len(tsq) {
-					i++
-					c = tsq[i]
-				} else if c == '\'' {
-					if i+1 < len(tsq) && tsq[i+1] == '\'' {
-						i++
-					} else {
-						break
-					}
-				}
-				b.WriteByte(c)
-			}
-			if !slices.Contains(lexemes, b.String()) {
-				lexemes = append(lexemes, b.String())
-			}
-		}
-	}
-	return lexemes, true
-}
-
-// postWindows is hits for posts matching a text with "or" or a negated
-// word, which has no word every match carries: the newest MatchCap matches
-// the caller may see are collected from consecutive windows of post ids,
-// newest first, each window asked only for the matches still missing
-// (PERFORMANCE_NOTES §6: recent first, then further back). A window is read
-// one of two ways. By the primary key, backwards, testing each row's words:
-// the cost is the window's length, and a common word fills the cap within a
-// few thousand ids. Through the words' GIN index, ANDed with the window's id
-// range: the cost is a bitmap of every match in the table (76 ms of a 95 ms
-// search for a word in half of a million posts, against 2 ms by the key),
-// worth it only for a rare word. The first window (scanWindow ids) goes by
-// the key; the next ones by the key while the matches met so far are dense
-// (1 in denseShare or more), else by the index. Each window is sized from
-// the density of matches met so far. Only the collected matches are ranked;
-// their order and the page are computed here, with the keyset of pageQuery.
+// postWindows is hits for posts matching a text that no walk serves, one
+// that may match a post without any of its words ("-tea", "coffee or -tea"):
+// the newest MatchCap matches the caller may see are collected from
+// consecutive windows of post ids, newest first, each read by the primary
+// key, testing each row's words, and asked only for the matches still
+// missing (PERFORMANCE_NOTES §6: recent first, then further back). Such a
+// text matches most posts (a negated word is rarely in most of them), so the
+// first window (scanWindow ids) usually fills the cap; each next one is
+// sized from the density of matches met so far, from twice to sixteen times
+// the last. Only the collected matches are ranked; their order and the page
+// are computed here, with the keyset of pageQuery.
 func (s *Store) postWindows(ctx context.Context, viewerID int64, q Query, after *cursor.Position, limit int) ([]hit, int, error) {
 	var top int64
 	if err := sqlx.GetContext(ctx, s.prep, &top, `SELECT COALESCE(max(id), 0) FROM posts`); err != nil {
 		return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 	}
 	var all []hit
-	hi, size, scanned := top, s.scan, int64(0)
-	dense := s.scan > 0
-	if !dense {
-		size = s.window
-	}
+	hi, size, scanned := top, max(s.scan, 1), int64(0)
 	for hi > 0 && len(all) < MatchCap {
 		lo := max(hi-size, 0)
-		query := postWindowByIndex
-		if dense {
-			query = postWindowByKey
-		}
 		var rows []hit
-		if err := sqlx.SelectContext(ctx, s.db, &rows, query, viewerID, q.Text, lo, hi, MatchCap-len(all)); err != nil {
+		if err := sqlx.SelectContext(ctx, s.db, &rows, postWindow, viewerID, q.Text, lo, hi, MatchCap-len(all)); err != nil {
 			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 		}
 		all = append(all, rows...)
 		scanned += hi - lo
 		hi = lo
-		wasDense := dense
-		dense = int64(len(all))*denseShare >= scanned
 		// Enough ids for the missing matches at the density met so far,
-		// with a margin; from twice to sixteen times the last window, and
-		// at least firstWindow for the first look through the index.
+		// with a margin.
 		size = min(max(2*size, int64(float64(MatchCap-len(all))*1.5*float64(scanned)/float64(max(len(all), 1)))), 16*size)
-		if wasDense && !dense {
-			size = max(size, s.window)
-		}
 	}
 	return page(all, after, limit)
 }
@@ -682,31 +646,26 @@ func (a *args) add(v any) string {
 // trigramName is the expression members_search_trgm_idx indexes.
 const trigramName = "lower(m.name || ' ' || m.handle)"
 
-// sourceOf returns how posts, listings or jobs (k) match q for viewerID,
-// adding its arguments to a. People are searched by peopleQuery.
+// sourceOf returns how posts (tags only: texts are walked or read by
+// windows), listings or jobs (k) match q for viewerID, adding its arguments
+// to a. People are searched by peopleQuery.
 func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
-	switch k {
-	case Posts:
-		if len(q.Tags) > 0 {
-			// Exact tags: no text relevance, so newest first. post_tags_tag_idx
-			// reads the first tag's posts newest first, index-only with the
-			// columns of the visibility rule; further tags are looked up by
-			// post (post_tags_pkey).
-			vis := visibility.Post("t", a.add(viewerID)+"::bigint")
-			where := tagged("t", a.add(q.Tags[0]), a.add(pq.Array(q.Tags[1:]))) + " AND " + vis
-			return source{from: "post_tags t", where: where,
-				id: "t.post_id", at: "t.created_at", rank: "0::float8", newest: "t.post_id DESC"}
-		}
-		vis := visibility.Post("p", a.add(viewerID)+"::bigint")
-		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
-		return source{from: "posts p", where: "p.search_tsv @@ " + tsq + " AND " + vis,
-			id: "p.id", at: "p.created_at", rank: "ts_rank(p.search_tsv, " + tsq + ")::float8", newest: "p.id DESC"}
-	case Listings:
+	switch {
+	case k == Posts && len(q.Tags) > 0:
+		// Exact tags: no text relevance, so newest first. post_tags_tag_idx
+		// reads the first tag's posts newest first, index-only with the
+		// columns of the visibility rule; further tags are looked up by
+		// post (post_tags_pkey).
+		vis := visibility.Post("t", a.add(viewerID)+"::bigint")
+		where := tagged("t", a.add(q.Tags[0]), a.add(pq.Array(q.Tags[1:]))) + " AND " + vis
+		return source{from: "post_tags t", where: where,
+			id: "t.post_id", at: "t.created_at", rank: "0::float8", newest: "t.post_id DESC"}
+	case k == Listings:
 		// Title matches weigh more than description matches (search_tsv).
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "listings l", where: "l.search_tsv @@ " + tsq + " AND " + listingSeen("l"),
 			id: "l.id", at: "l.created_at", rank: "ts_rank(l.search_tsv, " + tsq + ")::float8", newest: "l.id DESC"}
-	case Jobs: // open ones only, as the jobs list shows them
+	case k == Jobs: // open ones only, as the jobs list shows them
 		tsq := "websearch_to_tsquery('simple', " + a.add(q.Text) + ")"
 		return source{from: "jobs j", where: "j.search_tsv @@ " + tsq + " AND " + jobs.Open,
 			id: "j.id", at: "j.posted_at", rank: "ts_rank(j.search_tsv, " + tsq + ")::float8", newest: "j.id DESC"}
@@ -727,9 +686,9 @@ func tagged(t, first, rest string) string {
 //
 // The matches are collected first behind a MATERIALIZED fence: ranking needs
 // every candidate anyway. Posts, listings and jobs are capped at their
-// MatchCap matches with the highest ids; the texts whose every word must
-// match are searched by the bucket walks (walks) instead, and posts matching
-// other texts by Store.postWindows.
+// MatchCap matches with the highest ids; the texts a walk serves are
+// searched by the bucket walks (walks) instead, and posts matching other
+// texts by Store.postWindows.
 //
 // The statement always returns a row: the total, with a null id when the
 // page is empty.

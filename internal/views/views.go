@@ -44,8 +44,9 @@ type Counter struct {
 // DefaultFlushEvery is how often the service's Counter flushes unless
 // configured otherwise (VIEWS_FLUSH_INTERVAL). Each flush rewrites the row
 // of every post viewed since the last one, and a post's row is wide and
-// indexed (two GIN indexes for search, one for tags): when its page has no
-// room for the new version, the update is not HOT and enters every index.
+// indexed (a GIN index of its words for search, three B-trees): when its
+// page has no room for the new version, the update is not HOT and enters
+// every index.
 // On the benchmark's single post (20,000 posts read at 8,000-18,000 req/s)
 // a flush each second rewrote some 7,000 rows a second at about 180 ms of
 // PostgreSQL time; each 10 s, a post read many times is rewritten once:

@@ -1,0 +1,1 @@
+CREATE INDEX posts_search_tsv_idx ON posts USING gin (search_tsv);
