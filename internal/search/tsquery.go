@@ -71,25 +71,19 @@ func (p *tsqParser) peek(op string) bool {
 	return strings.HasPrefix(p.s[p.i:], op)
 }
 
-func (p *tsqParser) or() (shape, bool) {
-	sh, ok := p.and()
-	for ok && p.peek("|") {
-		p.i++
-		var b shape
-		if b, ok = p.and(); ok {
-			sh = shape{required: intersect(sh.required, b.required), some: union(sh.some, b.some), open: sh.open || b.open}
-		}
-	}
-	return sh, ok
-}
+func (p *tsqParser) or() (shape, bool) { return p.chain("|", p.and, either) }
 
-func (p *tsqParser) and() (shape, bool) {
-	sh, ok := p.phrase()
-	for ok && p.peek("&") {
-		p.i++
+func (p *tsqParser) and() (shape, bool) { return p.chain("&", p.phrase, both) }
+
+// chain reads next, then op and next again as long as op follows, joining
+// the shapes read.
+func (p *tsqParser) chain(op string, next func() (shape, bool), join func(a, b shape) shape) (shape, bool) {
+	sh, ok := next()
+	for ok && p.peek(op) {
+		p.i += len(op)
 		var b shape
-		if b, ok = p.phrase(); ok {
-			sh = both(sh, b)
+		if b, ok = next(); ok {
+			sh = join(sh, b)
 		}
 	}
 	return sh, ok
@@ -156,6 +150,11 @@ func (p *tsqParser) primary() (shape, bool) {
 		}
 	}
 	return shape{}, false
+}
+
+// either is the shape of a or b.
+func either(a, b shape) shape {
+	return shape{required: intersect(a.required, b.required), some: union(a.some, b.some), open: a.open || b.open}
 }
 
 // both is the shape of a and b.
