@@ -42,6 +42,7 @@ type report struct {
 
 type ceiling struct {
 	When         string        `json:"when"`
+	Quiet        quiet         `json:"quiet"`
 	Hello        phase         `json:"hello"`
 	Pgbench      pgbenchResult `json:"pgbench"`
 	PgbenchError string        `json:"pgbench_error,omitempty"`
@@ -767,7 +768,12 @@ func (rep *report) markdown() string {
 		"CPU in cores (%d available) from /proc, and in CPU milliseconds per request (the cost, which compares across machines better than req/s); *stmts/req* = pg_stat_statements calls in the benchmark database per request "+
 		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
 		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+
-		"ceilings measured in the same run (mean of before and after).\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+		"ceilings measured in the same run (mean of before and after), each once the machine is quiet (under 15 %% busy over half a "+
+		"second, waiting at most a minute: PostgreSQL vacuums after a write run).\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+	for _, c := range rep.Ceilings {
+		fmt.Fprintf(&b, "Ceilings %s: %s.\n", c.When, c.Quiet)
+	}
+	b.WriteString("\n")
 	b.WriteString(rep.markdownTable())
 	b.WriteString("\n## Targets (issue 8)\n\n")
 	if f := rep.machineFactor(); f > 0 {
