@@ -43,7 +43,7 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	c := ceiling{When: label, Quiet: q, Hello: h, Pgbench: pg, PgbenchError: errString(err)}
 	if o.wrk != "" {
-		w, err := d.wrkRun(ctx, o.hello, func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }, 4, false)
+		w, err := d.wrkRun(ctx, o.hello, gen, 4, false)
 		if err != nil {
 			c.WrkError = err.Error()
 			d.logf("ceiling (%s): wrk: %v", label, err)

@@ -325,11 +325,10 @@ var postWindow = `
 // index (migration 16) from the highest id's down: per bucket, one look
 // into the index for the bucket's rows with those lexemes, tested against
 // the whole query ($2 may be a phrase, have "or" or a negation) and where,
-// highest id first. The
-// nested loop runs the buckets in generate_series order and the LIMIT stops
-// it at the bucket that completes the cap, so the statement reads the
-// matches of the buckets it needs and no others (TestExplain checks the
-// shape). Each bucket's matches are ranked as they are read and sorted
+// highest id first. The nested loop runs the buckets in generate_series
+// order and the LIMIT stops it at the bucket that completes the cap, so the
+// statement reads the matches of the buckets it needs and no others
+// (TestExplain checks the shape). Each bucket's matches are ranked as they are read and sorted
 // narrow (id, time, rank), at most MatchCap of them: a bucket dense with a
 // word (9,909 candidates for "coffee" in the newest bucket of the benchmark's
 // posts) then costs a top-N sort of small rows, where carrying every row's
@@ -438,8 +437,9 @@ type walkOf struct {
 	keys string
 }
 
-// walks are the bucket walks of the full-text kinds, with the conditions of
-// sourceOf.
+// walks are the bucket walks of the full-text kinds, by either way of
+// looking up the lexemes: posts under the visibility rule, listings and jobs
+// under the conditions of sourceOf.
 var walks = func() map[walkOf]string {
 	m := make(map[walkOf]string)
 	for _, keys := range []string{keysAll, keysAny} {
