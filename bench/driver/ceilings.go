@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"database/sql"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,7 +23,13 @@ import (
 // protocol as lib/pq speaks it) against the same cluster.
 func (d *driver) ceilings(ctx context.Context, rep *report, label string) error {
 	o := d.opt
+	var st *settled
+	if label == "after" {
+		s := settle(ctx, d.db)
+		st = &s
+	}
 	q := waitQuiet(ctx, machineCPU, quietEvery, quietMax)
+	q.Settled = st
 	d.logf("ceiling (%s): %s", label, q)
 	gen := func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }
 	judge := func(_ string, code int) bool { return code == 200 }
@@ -66,9 +73,12 @@ const (
 
 // quiet is how the wait for a quiet machine before a ceiling went.
 type quiet struct {
-	Waited   float64 `json:"waited_s"`
-	Busy     float64 `json:"busy"` // share of the CPU busy over the last sample
-	TimedOut bool    `json:"timed_out,omitempty"`
+	// Settled is what settle vacuumed first (the ceilings after the
+	// scenarios), and how long it took.
+	Settled  *settled `json:"settled,omitempty"`
+	Waited   float64  `json:"waited_s"`
+	Busy     float64  `json:"busy"` // share of the CPU busy over the last sample
+	TimedOut bool     `json:"timed_out,omitempty"`
 }
 
 func (q quiet) String() string {
@@ -76,6 +86,66 @@ func (q quiet) String() string {
 	if q.TimedOut {
 		s = fmt.Sprintf("machine still %.0f %% busy after %.0f s; measured anyway", 100*q.Busy, q.Waited)
 	}
+	if q.Settled != nil {
+		s = q.Settled.String() + ", then " + s
+	}
+	return s
+}
+
+// settled is what settle did.
+type settled struct {
+	Tables []string `json:"tables"`
+	Took   float64  `json:"took_s"`
+	Error  string   `json:"error,omitempty"`
+}
+
+func (s settled) String() string {
+	if s.Error != "" {
+		return "vacuuming the tables the scenarios changed failed (" + s.Error + ")"
+	}
+	return fmt.Sprintf("%d tables the scenarios changed vacuumed and analysed in %.1f s", len(s.Tables), s.Took)
+}
+
+// settle vacuums and analyses every table of the benchmark database changed
+// since its last vacuum or analyse, before the ceilings measured after the
+// scenarios. Left to autovacuum, which wakes at most once a minute, that work
+// could start during the measurement, whatever waitQuiet saw just before it:
+// after write runs, vegeta's bare Echo read 25,626-35,000 req/s against about
+// 40,000 before, and pgbench -S up to 12 % lower. A table vacuumed and
+// analysed here is no longer due.
+func settle(ctx context.Context, db *sql.DB) settled {
+	start := time.Now()
+	var s settled
+	fail := func(err error) settled {
+		s.Error, s.Took = err.Error(), time.Since(start).Seconds()
+		return s
+	}
+	// Each backend adds its counts to these at most once a second while
+	// busy, so the last moments of a scenario may be missing from them, but
+	// not a table it wrote throughout.
+	rows, err := db.QueryContext(ctx, `SELECT format('%I.%I', schemaname, relname) FROM pg_stat_user_tables
+		 WHERE n_dead_tup > 0 OR n_ins_since_vacuum > 0 OR n_mod_since_analyze > 0 ORDER BY 1`)
+	if err != nil {
+		return fail(err)
+	}
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return fail(err)
+		}
+		s.Tables = append(s.Tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fail(err)
+	}
+	for _, t := range s.Tables {
+		if _, err := db.ExecContext(ctx, "VACUUM (ANALYZE) "+t); err != nil {
+			return fail(fmt.Errorf("%s: %w", t, err))
+		}
+	}
+	s.Took = time.Since(start).Seconds()
 	return s
 }
 
@@ -84,11 +154,9 @@ func (q quiet) String() string {
 // was busy over one interval, or max has passed, so that background work
 // still running after the last scenario (an autovacuum, a fan-out backlog)
 // does not lower the ceiling measured after it. It cannot keep out work that
-// starts during the measurement: in runs ending with create post, the after
-// ceilings were lower than the before ones by up to a third (vegeta
-// 25,626-35,000 req/s against about 40,000, pgbench -S 5-12 %), and in the
-// first run with this wait the machine was quiet at once and pgbench -S
-// still read 12 % lower after: autovacuum wakes at most once a minute.
+// starts during the measurement: in the first run with this wait the
+// machine was quiet at once and pgbench -S still read 12 % lower after, as
+// autovacuum wakes at most once a minute; settle does the vacuuming first.
 func waitQuiet(ctx context.Context, sample func() (busy, steal, total float64), interval, max time.Duration) quiet {
 	start := time.Now()
 	b0, _, t0 := sample()

@@ -769,7 +769,7 @@ func (rep *report) markdown() string {
 		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
 		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+
 		"ceilings measured in the same run (mean of before and after), each once the machine is quiet (under 15 %% busy over half a "+
-		"second, waiting at most a minute: PostgreSQL vacuums after a write run).\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+		"second, waiting at most a minute), the ceilings after the scenarios once the tables they changed are vacuumed and analysed, so that autovacuum does not start during them.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
 	for _, c := range rep.Ceilings {
 		fmt.Fprintf(&b, "Ceilings %s: %s.\n", c.When, c.Quiet)
 	}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/socialnet/socialapi/internal/pg/pgtest"
+)
+
+// TestSettle: settle vacuums and analyses the tables written since their
+// last vacuum, after which none is due.
+func TestSettle(t *testing.T) {
+	db := pgtest.New(t).DB
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`CREATE TABLE settle_probe (id int PRIMARY KEY, v text)`,
+		`INSERT INTO settle_probe SELECT g, 'x' FROM generate_series(1, 500) g`,
+		`DELETE FROM settle_probe WHERE id % 2 = 0`,
+		// The backend's counts reach pg_stat_user_tables before it answers.
+		`SELECT pg_stat_force_next_flush()`,
+	} {
+		if _, err := conn.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+	s := settle(ctx, db)
+	if s.Error != "" || !slices.Contains(s.Tables, "public.settle_probe") {
+		t.Fatalf("settle = %+v, want public.settle_probe vacuumed", s)
+	}
+	var vacuums, analyzes, dead int64
+	if err := db.QueryRowContext(ctx, `SELECT vacuum_count, analyze_count, n_dead_tup FROM pg_stat_user_tables WHERE relname = 'settle_probe'`).Scan(&vacuums, &analyzes, &dead); err != nil {
+		t.Fatal(err)
+	}
+	if vacuums != 1 || analyzes != 1 || dead != 0 {
+		t.Errorf("settle_probe: %d vacuums, %d analyses, %d dead rows; want 1, 1, 0", vacuums, analyzes, dead)
+	}
+	if again := settle(ctx, db); again.Error != "" || len(again.Tables) != 0 {
+		t.Errorf("second settle = %+v, want nothing left to vacuum", again)
+	}
+}
