@@ -101,15 +101,16 @@ type settled struct {
 
 func (s settled) String() string {
 	if s.Error != "" {
-		return "vacuuming the tables the scenarios changed failed (" + s.Error + ")"
+		return "vacuuming the changed tables failed (" + s.Error + ")"
 	}
-	return fmt.Sprintf("%d tables the scenarios changed vacuumed and analysed in %.1f s", len(s.Tables), s.Took)
+	return fmt.Sprintf("%d changed tables vacuumed and analysed in %.1f s", len(s.Tables), s.Took)
 }
 
 // settle vacuums and analyses every table of the benchmark database changed
-// since its last vacuum or analyse, before the ceilings measured after the
-// scenarios. Left to autovacuum, which wakes at most once a minute, that work
-// could start during the measurement, whatever waitQuiet saw just before it:
+// since its last vacuum or analyse, before each scenario and the ceilings
+// measured after them. Left to autovacuum, which wakes at most once a minute,
+// that work could start during the next measurement, whatever waitQuiet saw
+// just before it:
 // after write runs, vegeta's bare Echo read 25,626-35,000 req/s against about
 // 40,000 before, and pgbench -S up to 12 % lower. A table vacuumed and
 // analysed here is no longer due.

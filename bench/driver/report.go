@@ -80,6 +80,8 @@ type scenarioReport struct {
 	WrkError  string `json:"wrk_error,omitempty"`
 	// Parts compares the mix's cost with its operations measured alone.
 	Parts *mixParts `json:"parts,omitempty"`
+	// Settled is what settle vacuumed before the scenario.
+	Settled *settled `json:"settled,omitempty"`
 }
 
 // mixParts is the mix's CPU per request (server + PostgreSQL, closed run)
@@ -769,7 +771,7 @@ func (rep *report) markdown() string {
 		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
 		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+
 		"ceilings measured in the same run (mean of before and after), each once the machine is quiet (under 15 %% busy over half a "+
-		"second, waiting at most a minute), the ceilings after the scenarios once the tables they changed are vacuumed and analysed, so that autovacuum does not start during them.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+		"second, waiting at most a minute), the ceilings after the scenarios, like each scenario, once the tables the runs before changed are vacuumed and analysed, so that autovacuum does not start during them.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
 	for _, c := range rep.Ceilings {
 		fmt.Fprintf(&b, "Ceilings %s: %s.\n", c.When, c.Quiet)
 	}
@@ -813,6 +815,9 @@ func (rep *report) markdown() string {
 			continue
 		}
 		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
+		if st := s.Settled; st != nil && (len(st.Tables) > 0 || st.Error != "") {
+			fmt.Fprintf(&b, "Before it: %s.\n\n", st)
+		}
 		for _, d := range s.FanOut {
 			if d.Posts == 0 {
 				continue
