@@ -192,10 +192,9 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 			d.refreshDeepPages(ctx)
 		}
 		// Each scenario starts without the vacuuming the ones before it
-		// left due (as pgbench vacuums before it runs): after the eight
-		// reads that precede it, whose view counts rewrite posts rows,
-		// create post cost PostgreSQL 0.87-0.89 ms a post against 0.81-0.83
-		// alone. What a scenario's own writes leave is still its own.
+		// left due (as pgbench vacuums before it runs), so that autovacuum
+		// does not bill one scenario for another's writes. What a
+		// scenario's own writes leave is still its own.
 		st := settle(ctx, d.db)
 		if len(st.Tables) > 0 || st.Error != "" {
 			d.logf("%s: %s", s.Name, st)
