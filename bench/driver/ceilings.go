@@ -23,14 +23,14 @@ import (
 // protocol as lib/pq speaks it) against the same cluster.
 func (d *driver) ceilings(ctx context.Context, rep *report, label string) error {
 	o := d.opt
-	var st *settled
+	c := ceiling{When: label}
 	if label == "after" {
-		s := settle(ctx, d.db)
-		st = &s
+		st := settle(ctx, d.db)
+		c.Settled = &st
+		d.logf("ceiling (%s): %s", label, st)
 	}
-	q := waitQuiet(ctx, machineCPU, quietEvery, quietMax)
-	q.Settled = st
-	d.logf("ceiling (%s): %s", label, q)
+	c.Quiet = waitQuiet(ctx, machineCPU, quietEvery, quietMax)
+	d.logf("ceiling (%s): %s", label, c.Quiet)
 	gen := func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }
 	judge := func(_ string, code int) bool { return code == 200 }
 	if _, _, err := d.attack(ctx, o.hello, gen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, 1); err != nil {
@@ -48,7 +48,7 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	} else {
 		d.logf("ceiling (%s): pgbench -S %.0f tps, %.3f ms average", label, pg.TPS, pg.LatencyMS)
 	}
-	c := ceiling{When: label, Quiet: q, Hello: h, Pgbench: pg, PgbenchError: errString(err)}
+	c.Hello, c.Pgbench, c.PgbenchError = h, pg, errString(err)
 	if o.wrk != "" {
 		w, err := d.wrkRun(ctx, o.hello, gen, 4, false)
 		if err != nil {
@@ -73,21 +73,15 @@ const (
 
 // quiet is how the wait for a quiet machine before a ceiling went.
 type quiet struct {
-	// Settled is what settle vacuumed first (the ceilings after the
-	// scenarios), and how long it took.
-	Settled  *settled `json:"settled,omitempty"`
-	Waited   float64  `json:"waited_s"`
-	Busy     float64  `json:"busy"` // share of the CPU busy over the last sample
-	TimedOut bool     `json:"timed_out,omitempty"`
+	Waited   float64 `json:"waited_s"`
+	Busy     float64 `json:"busy"` // share of the CPU busy over the last sample
+	TimedOut bool    `json:"timed_out,omitempty"`
 }
 
 func (q quiet) String() string {
 	s := fmt.Sprintf("machine quiet (%.0f %% busy) after %.1f s", 100*q.Busy, q.Waited)
 	if q.TimedOut {
 		s = fmt.Sprintf("machine still %.0f %% busy after %.0f s; measured anyway", 100*q.Busy, q.Waited)
-	}
-	if q.Settled != nil {
-		s = q.Settled.String() + ", then " + s
 	}
 	return s
 }
@@ -103,17 +97,20 @@ func (s settled) String() string {
 	if s.Error != "" {
 		return "vacuuming the changed tables failed (" + s.Error + ")"
 	}
-	return fmt.Sprintf("%d changed tables vacuumed and analysed in %.1f s", len(s.Tables), s.Took)
+	tables := "tables"
+	if len(s.Tables) == 1 {
+		tables = "table"
+	}
+	return fmt.Sprintf("%d changed %s vacuumed and analysed in %.1f s", len(s.Tables), tables, s.Took)
 }
 
 // settle vacuums and analyses every table of the benchmark database changed
 // since its last vacuum or analyse, before each scenario and the ceilings
 // measured after them. Left to autovacuum, which wakes at most once a minute,
 // that work could start during the next measurement, whatever waitQuiet saw
-// just before it:
-// after write runs, vegeta's bare Echo read 25,626-35,000 req/s against about
-// 40,000 before, and pgbench -S up to 12 % lower. A table vacuumed and
-// analysed here is no longer due.
+// just before it: after write runs, vegeta's bare Echo read 25,626-35,000
+// req/s against about 40,000 before, and pgbench -S up to 12 % lower. A
+// table vacuumed and analysed here is no longer due.
 func settle(ctx context.Context, db *sql.DB) settled {
 	start := time.Now()
 	var s settled

@@ -41,7 +41,10 @@ type report struct {
 }
 
 type ceiling struct {
-	When         string        `json:"when"`
+	When string `json:"when"`
+	// Settled is what settle vacuumed first (the ceilings after the
+	// scenarios).
+	Settled      *settled      `json:"settled,omitempty"`
 	Quiet        quiet         `json:"quiet"`
 	Hello        phase         `json:"hello"`
 	Pgbench      pgbenchResult `json:"pgbench"`
@@ -773,7 +776,11 @@ func (rep *report) markdown() string {
 		"ceilings measured in the same run (mean of before and after), each once the machine is quiet (under 15 %% busy over half a "+
 		"second, waiting at most a minute), the ceilings after the scenarios, like each scenario, once the tables the runs before changed are vacuumed and analysed, so that autovacuum does not start during them.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
 	for _, c := range rep.Ceilings {
-		fmt.Fprintf(&b, "Ceilings %s: %s.\n", c.When, c.Quiet)
+		if c.Settled != nil {
+			fmt.Fprintf(&b, "Ceilings %s: %s, then %s.\n", c.When, c.Settled, c.Quiet)
+		} else {
+			fmt.Fprintf(&b, "Ceilings %s: %s.\n", c.When, c.Quiet)
+		}
 	}
 	b.WriteString("\n")
 	b.WriteString(rep.markdownTable())

@@ -43,4 +43,9 @@ func TestSettle(t *testing.T) {
 	if again := settle(ctx, db); again.Error != "" || len(again.Tables) != 0 {
 		t.Errorf("second settle = %+v, want nothing left to vacuum", again)
 	}
+	for n, want := range map[int]string{1: "1 changed table vacuumed and analysed in 0.2 s", 3: "3 changed tables vacuumed and analysed in 0.2 s"} {
+		if got := (settled{Tables: make([]string, n), Took: 0.2}).String(); got != want {
+			t.Errorf("String() = %q, want %q", got, want)
+		}
+	}
 }
