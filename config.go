@@ -58,6 +58,9 @@ type Config struct {
 	// FanOutHelpers is how many fan-out loops join the worker's own while
 	// the outbox has a backlog (0: none).
 	FanOutHelpers int
+	// TrimEvery is how often the timeline worker cuts the timelines its
+	// fan-out has grown past the cap (timeline.Worker.TrimEvery).
+	TrimEvery time.Duration
 }
 
 // envDoc documents every variable; `serve --help` prints it.
@@ -105,6 +108,9 @@ const envDoc = `Environment:
   TIMELINE_FANOUT_HELPERS
                      fan-out loops that join the timeline worker's own while new posts queue faster
                      than one loop writes them (default 1; 0: none)
+  TIMELINE_TRIM_INTERVAL
+                     how often the timeline worker cuts the home timelines its fan-out has grown
+                     past their cap back to it (default 5m)
   RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
   RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
   RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
@@ -191,6 +197,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.FanOutHelpers = int(helpers)
+	if c.TrimEvery, err = envDuration(getenv, "TIMELINE_TRIM_INTERVAL", timeline.DefaultTrimEvery); err != nil {
+		return c, err
+	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
 		return c, err
 	}

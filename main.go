@@ -163,7 +163,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			wctx, stopWorker := context.WithCancel(ctx)
 			defer stopWorker()
 			go (&timeline.Worker{DB: conn, Log: log, DormantAfter: cmp.Or(cfg.DormantAfter, -1), // 0 here means never
-				Helpers: cmp.Or(cfg.FanOutHelpers, -1)}).Run(wctx) // 0 here means none
+				Helpers: cmp.Or(cfg.FanOutHelpers, -1), TrimEvery: cfg.TrimEvery}).Run(wctx) // 0 here means none
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none

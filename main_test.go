@@ -115,7 +115,7 @@ func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
 	if err != nil || c.PublicURL != "http://localhost:9090" || c.BodyLimit != 64<<10 || c.ReadPerMinute != 120 || c.StatementTimeout != 5*time.Second || c.PostCacheEntries != 50_000 || c.CoalesceSlots != 2 ||
-		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.ViewsFlushEvery != 10*time.Second || c.FanOutHelpers != 1 || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
+		c.SearchCacheTTL != 10*time.Second || c.DormantAfter != 14*24*time.Hour || c.ViewsFlushEvery != 10*time.Second || c.FanOutHelpers != 1 || c.TrimEvery != 5*time.Minute || c.MaxActive != min(16, 4*runtime.GOMAXPROCS(0)) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
@@ -125,6 +125,7 @@ func TestLoadConfig(t *testing.T) {
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},
 		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_FANOUT_HELPERS": "-1"}, {"TIMELINE_FANOUT_HELPERS": "17"}, {"TIMELINE_DORMANT_AFTER": "2w"},
 		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
+		{"TIMELINE_TRIM_INTERVAL": "0"}, {"TIMELINE_TRIM_INTERVAL": "5"}, {"TIMELINE_TRIM_INTERVAL": "-1m"},
 	} {
 		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
 			t.Errorf("loadConfig(%v) accepted", env)
@@ -134,6 +135,9 @@ func TestLoadConfig(t *testing.T) {
 		if c, err := loadConfig(func(k string) string { return map[string]string{"DB_STATEMENT_TIMEOUT": v}[k] }); err != nil || c.StatementTimeout != want {
 			t.Errorf("DB_STATEMENT_TIMEOUT=%s: %v, %v; want %v", v, c.StatementTimeout, err, want)
 		}
+	}
+	if c, err := loadConfig(func(k string) string { return map[string]string{"TIMELINE_TRIM_INTERVAL": "5s"}[k] }); err != nil || c.TrimEvery != 5*time.Second {
+		t.Errorf("TIMELINE_TRIM_INTERVAL=5s: %v, %v", c.TrimEvery, err)
 	}
 	for v, want := range map[string]time.Duration{"0": 0, "2m": 2 * time.Minute} {
 		if c, err := loadConfig(func(k string) string { return map[string]string{"SEARCH_CACHE_TTL": v}[k] }); err != nil || c.SearchCacheTTL != want {

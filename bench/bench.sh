@@ -16,6 +16,7 @@
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running
 #   BENCH_HUGE_PAGES=0|1          PostgreSQL on huge pages, reserved when run as root (default 1; see below)
 #   BENCH_DB_PARAMS=k=v&...       extra DATABASE_URL parameters for the server (e.g. binary_parameters=yes)
+#   BENCH_TRIM_INTERVAL=5s        the API server's TIMELINE_TRIM_INTERVAL (default 5s: trims land in the write runs)
 #   BENCH_SERVER_ENV="K=v ..."    extra environment for the API server only (e.g. VIEWS_FLUSH_INTERVAL=1s DB_COALESCE_SLOTS=0)
 #   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18083 follow the API port)
 set -euo pipefail
@@ -176,7 +177,7 @@ fi
 DBURL=$(url "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
 env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
   RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR=off LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
-  ${BENCH_SERVER_ENV:-} "$BIN/socialapi" serve >"$OUT/server.log" 2>&1 &
+  TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
 "$BIN/hello" -addr "127.0.0.1:$HELLOPORT" >"$OUT/hello.log" 2>&1 &
 pids+=("$!")

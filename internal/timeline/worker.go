@@ -183,7 +183,7 @@ type Worker struct {
 	// twice as many, up to BurstFactor × Batch.
 	Batch int
 	// TrimEvery is how often the timelines the worker's fan-out has grown
-	// by Slack rows or more are trimmed (default 5 minutes).
+	// by Slack rows or more are trimmed (default DefaultTrimEvery).
 	TrimEvery time.Duration
 	// FullTrimEvery is how often the trim looks at every timeline instead
 	// (default 6 hours, the first one that long after start).
@@ -316,10 +316,13 @@ func (w *Worker) help(ctx context.Context, burst int, backlog <-chan struct{}) {
 	}
 }
 
+// DefaultTrimEvery is Worker.TrimEvery's default.
+const DefaultTrimEvery = 5 * time.Minute
+
 // upkeep trims every TrimEvery (in full every FullTrimEvery) and rests idle
 // members every RestEvery until ctx ends.
 func (w *Worker) upkeep(ctx context.Context) {
-	trimEvery, fullEvery := cmp.Or(w.TrimEvery, 5*time.Minute), cmp.Or(w.FullTrimEvery, 6*time.Hour)
+	trimEvery, fullEvery := cmp.Or(w.TrimEvery, DefaultTrimEvery), cmp.Or(w.FullTrimEvery, 6*time.Hour)
 	dormantAfter, restEvery := cmp.Or(w.DormantAfter, DormantAfter), cmp.Or(w.RestEvery, time.Hour)
 	now := time.Now()
 	nextTrim := now.Add(trimEvery)
