@@ -162,8 +162,9 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			// instance), and reads merge it meanwhile.
 			wctx, stopWorker := context.WithCancel(ctx)
 			defer stopWorker()
-			go (&timeline.Worker{DB: conn, Log: log, DormantAfter: cmp.Or(cfg.DormantAfter, -1), // 0 here means never
-				Helpers: cmp.Or(cfg.FanOutHelpers, -1), TrimEvery: cfg.TrimEvery}).Run(wctx) // 0 here means none
+			go (&timeline.Worker{DB: conn, Log: log, TrimEvery: cfg.TrimEvery,
+				DormantAfter: cmp.Or(cfg.DormantAfter, -1),             // 0 here means never
+				Helpers:      cmp.Or(cfg.FanOutHelpers, -1)}).Run(wctx) // 0 here means none
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none

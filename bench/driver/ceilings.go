@@ -93,6 +93,10 @@ type settled struct {
 	Error  string   `json:"error,omitempty"`
 }
 
+// did reports whether settle vacuumed anything or failed: whether it is
+// worth a line in the log and the report.
+func (s settled) did() bool { return len(s.Tables) > 0 || s.Error != "" }
+
 func (s settled) String() string {
 	if s.Error != "" {
 		return "vacuuming the changed tables failed (" + s.Error + ")"

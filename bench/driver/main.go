@@ -196,7 +196,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 		// does not bill one scenario for another's writes. What a
 		// scenario's own writes leave is still its own.
 		st := settle(ctx, d.db)
-		if len(st.Tables) > 0 || st.Error != "" {
+		if st.did() {
 			d.logf("%s: %s", s.Name, st)
 		}
 		sr, err := d.scenario(ctx, s, uint64(i+1))

@@ -822,7 +822,7 @@ func (rep *report) markdown() string {
 			continue
 		}
 		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
-		if st := s.Settled; st != nil && (len(st.Tables) > 0 || st.Error != "") {
+		if st := s.Settled; st != nil && st.did() {
 			fmt.Fprintf(&b, "Before it: %s.\n\n", st)
 		}
 		for _, d := range s.FanOut {

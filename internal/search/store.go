@@ -328,12 +328,13 @@ var postWindow = `
 // highest id first. The nested loop runs the buckets in generate_series
 // order and the LIMIT stops it at the bucket that completes the cap, so the
 // statement reads the matches of the buckets it needs and no others
-// (TestExplain checks the shape). Each bucket's matches are ranked as they are read and sorted
-// narrow (id, time, rank), at most MatchCap of them: a bucket dense with a
-// word (9,909 candidates for "coffee" in the newest bucket of the benchmark's
-// posts) then costs a top-N sort of small rows, where carrying every row's
-// search_tsv into one sort doubled the statement (17 → 11 ms). Every
-// statement takes the viewer $1 (the visibility rule of posts reads it).
+// (TestExplain checks the shape). Each bucket's matches are ranked as they
+// are read and sorted narrow (id, time, rank), at most MatchCap of them: a
+// bucket dense with a word (9,909 candidates for "coffee" in the newest
+// bucket of the benchmark's posts) then costs a top-N sort of small rows,
+// where carrying every row's search_tsv into one sort doubled the statement
+// (17 → 11 ms). Every statement takes the viewer $1 (the visibility rule of
+// posts reads it).
 //
 // Prepared, and written so that its generic plan is taken: the arguments
 // reach the plan only through a materialized CTE read by InitPlans, the
