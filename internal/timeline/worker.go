@@ -248,7 +248,7 @@ type Worker struct {
 	// wrote since the member's timeline was last cut.
 	added map[int64]int
 	// prep runs the fan-out and the trim as prepared statements (fanOutSQL,
-	// trimSQL), made once for every loop (prepared).
+	// trimSQL); made on first use (prepared) and shared by every loop.
 	prep     *pg.Prepared
 	prepOnce sync.Once
 	// overflowed is whether a member went uncounted because added held
