@@ -179,7 +179,7 @@ env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="htt
   RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR=off LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
   TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
-"$BIN/hello" -addr "127.0.0.1:$HELLOPORT" >"$OUT/hello.log" 2>&1 &
+"$BIN/hello" -addr "127.0.0.1:$HELLOPORT" -db "$(url "$PGBDB")" >"$OUT/hello.log" 2>&1 &
 pids+=("$!")
 PPROF_ARGS=()
 if [[ "$PPROF" == 1 ]]; then
@@ -189,7 +189,7 @@ if [[ "$PPROF" == 1 ]]; then
   PPROF_ARGS=(-pprof-api "http://127.0.0.1:$PPROFPORT" -pprof-debug "http://127.0.0.1:$DEBUGPORT" -pprof-server-pid "$PPROF_PID" -pprof-scenario "${BENCH_PPROF_SCENARIO:-feed_home}")
 fi
 for _ in $(seq 1 150); do
-  if curl -fsS "http://127.0.0.1:$APIPORT/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:$HELLOPORT/hello" >/dev/null 2>&1; then
+  if curl -fsS "http://127.0.0.1:$APIPORT/readyz" >/dev/null 2>&1 && curl -fsS "http://127.0.0.1:$HELLOPORT/read" >/dev/null 2>&1; then
     break
   fi
   kill -0 "$SERVER" 2>/dev/null || { tail -n 20 "$OUT/server.log" >&2; log "the API server exited"; exit 1; }

@@ -19,8 +19,9 @@ import (
 )
 
 // ceilings measures the machine: the bare Echo handler with the same load
-// generator and connections as the API, and pgbench -S (select-only, extended
-// protocol as lib/pq speaks it) against the same cluster.
+// generator and connections as the API, the same handler after one
+// PostgreSQL read (the one-read ceiling), and pgbench -S (select-only,
+// extended protocol as lib/pq speaks it) against the same cluster.
 func (d *driver) ceilings(ctx context.Context, rep *report, label string) error {
 	o := d.opt
 	c := ceiling{When: label}
@@ -42,6 +43,19 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	h.Series = nil
 	d.logf("ceiling (%s): bare Echo %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, h.RPS, h.P50, h.P99)
+	// The one-read ceiling: the same handler after one prepared
+	// primary-key read through lib/pq (bench/hello's GET /read).
+	rgen := func(*rand.Rand) target { return target{Method: "GET", URL: "/read"} }
+	if _, _, err := d.attack(ctx, o.hello, rgen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, 3); err != nil {
+		return fmt.Errorf("one-read warm-up: %w", err)
+	}
+	rd, err := d.measure(ctx, o.hello, rgen, judge, load{closedWorkers: o.conns, duration: o.closed}, 4)
+	if err != nil {
+		return fmt.Errorf("one read: %w", err)
+	}
+	rd.Series = nil
+	c.Read = &rd
+	d.logf("ceiling (%s): bare Echo and one PostgreSQL read %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, rd.RPS, rd.P50, rd.P99)
 	pg, err := d.pgbench(ctx)
 	if err != nil {
 		d.logf("ceiling (%s): pgbench: %v", label, err)
@@ -57,6 +71,13 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 		} else {
 			c.HelloWrk = &w
 			d.logf("ceiling (%s): bare Echo with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
+		}
+		if w, err := d.wrkRun(ctx, o.hello, rgen, 5, false); err != nil {
+			c.ReadWrkError = err.Error()
+			d.logf("ceiling (%s): wrk on one read: %v", label, err)
+		} else {
+			c.ReadWrk = &w
+			d.logf("ceiling (%s): bare Echo and one PostgreSQL read with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
 		}
 	}
 	rep.Ceilings = append(rep.Ceilings, c)

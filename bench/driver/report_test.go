@@ -227,3 +227,42 @@ func TestMixJudgedOnTheLighterClient(t *testing.T) {
 		}
 	}
 }
+
+// TestSinglePostAgainstTheOneReadCeiling checks that the one-read ceilings
+// (before and after, each client) are averaged and put the single post in
+// context, and that they never judge it: the target is the Echo ratio.
+func TestSinglePostAgainstTheOneReadCeiling(t *testing.T) {
+	rep := &report{
+		Scale: "default",
+		Ceilings: []ceiling{
+			{Hello: phase{RPS: 40_000}, HelloWrk: &wrkPhase{RPS: 110_000}, Read: &phase{RPS: 15_000}, ReadWrk: &wrkPhase{RPS: 28_000}},
+			{Hello: phase{RPS: 40_000}, HelloWrk: &wrkPhase{RPS: 110_000}, Read: &phase{RPS: 17_000}, ReadWrk: &wrkPhase{RPS: 28_600}},
+		},
+		Scenarios: []scenarioReport{{Name: "post", Closed: phase{Requests: 10, RPS: 11_200}, Wrk: &wrkPhase{RPS: 20_350}}},
+	}
+	rep.finish()
+	if rep.ReadRPS != 16_000 || rep.ReadWrkRPS != 28_300 {
+		t.Fatalf("one-read ceilings %v and %v, want the means 16,000 and 28,300", rep.ReadRPS, rep.ReadWrkRPS)
+	}
+	for _, tc := range rep.Targets {
+		if !strings.HasPrefix(tc.Target, "single post") {
+			continue
+		}
+		for _, want := range []string{"0.280 × Echo (11200 req/s)", "with wrk 20350 req/s, 0.185 × Echo",
+			"one-read ceiling 16000 req/s, 0.400 × Echo, of which the single post reaches 0.70",
+			"with wrk 28300 req/s, 0.257 × Echo, of which 0.72"} {
+			if !strings.Contains(tc.Measured, want) {
+				t.Fatalf("single post measured %q, want it to contain %q", tc.Measured, want)
+			}
+		}
+		if tc.Met {
+			t.Fatalf("0.185 × Echo with wrk met the 0.25 target: %+v", tc)
+		}
+		if md := rep.markdown(); !strings.Contains(md, "| *ceiling: bare Echo + one PostgreSQL read* | 16000 | 0.400 |") ||
+			!strings.Contains(md, "*bare Echo + one read ()*") {
+			t.Fatalf("markdown lacks the one-read ceiling:\n%s", md)
+		}
+		return
+	}
+	t.Fatal("no single post target")
+}
