@@ -32,28 +32,17 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	c.Quiet = waitQuiet(ctx, machineCPU, quietEvery, quietMax)
 	d.logf("ceiling (%s): %s", label, c.Quiet)
-	gen := func(*rand.Rand) target { return target{Method: "GET", URL: "/hello"} }
-	judge := func(_ string, code int) bool { return code == 200 }
-	if _, _, err := d.attack(ctx, o.hello, gen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, 1); err != nil {
-		return fmt.Errorf("hello warm-up: %w", err)
-	}
-	h, err := d.measure(ctx, o.hello, gen, judge, load{closedWorkers: o.conns, duration: o.closed}, 2)
+	h, err := d.bareRun(ctx, "/hello", 1)
 	if err != nil {
-		return fmt.Errorf("hello: %w", err)
+		return err
 	}
-	h.Series = nil
 	d.logf("ceiling (%s): bare Echo %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, h.RPS, h.P50, h.P99)
 	// The one-read ceiling: the same handler after one prepared
 	// primary-key read through lib/pq (bench/hello's GET /read).
-	rgen := func(*rand.Rand) target { return target{Method: "GET", URL: "/read"} }
-	if _, _, err := d.attack(ctx, o.hello, rgen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, 3); err != nil {
-		return fmt.Errorf("one-read warm-up: %w", err)
-	}
-	rd, err := d.measure(ctx, o.hello, rgen, judge, load{closedWorkers: o.conns, duration: o.closed}, 4)
+	rd, err := d.bareRun(ctx, "/read", 3)
 	if err != nil {
-		return fmt.Errorf("one read: %w", err)
+		return err
 	}
-	rd.Series = nil
 	c.Read = &rd
 	d.logf("ceiling (%s): bare Echo and one PostgreSQL read %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, rd.RPS, rd.P50, rd.P99)
 	pg, err := d.pgbench(ctx)
@@ -64,7 +53,7 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	c.Hello, c.Pgbench, c.PgbenchError = h, pg, errString(err)
 	if o.wrk != "" {
-		w, err := d.wrkRun(ctx, o.hello, gen, 4, false)
+		w, err := d.wrkRun(ctx, o.hello, route("/hello"), 4, false)
 		if err != nil {
 			c.WrkError = err.Error()
 			d.logf("ceiling (%s): wrk: %v", label, err)
@@ -72,7 +61,7 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 			c.HelloWrk = &w
 			d.logf("ceiling (%s): bare Echo with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
 		}
-		if w, err := d.wrkRun(ctx, o.hello, rgen, 5, false); err != nil {
+		if w, err := d.wrkRun(ctx, o.hello, route("/read"), 5, false); err != nil {
 			c.ReadWrkError = err.Error()
 			d.logf("ceiling (%s): wrk on one read: %v", label, err)
 		} else {
@@ -82,6 +71,29 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	rep.Ceilings = append(rep.Ceilings, c)
 	return nil
+}
+
+// route draws every request as GET path.
+func route(path string) func(*rand.Rand) target {
+	return func(*rand.Rand) target { return target{Method: "GET", URL: path} }
+}
+
+// bareRun measures bench/hello's path as a ceiling: a short closed warm-up
+// (seed), then a closed run with the scenarios' connections and duration
+// (seed+1), without its time series.
+func (d *driver) bareRun(ctx context.Context, path string, seed uint64) (phase, error) {
+	o := d.opt
+	gen := route(path)
+	if _, _, err := d.attack(ctx, o.hello, gen, load{closedWorkers: o.conns, duration: min(o.warmup, 2*time.Second)}, seed); err != nil {
+		return phase{}, fmt.Errorf("%s warm-up: %w", path, err)
+	}
+	judge := func(_ string, code int) bool { return code == 200 }
+	p, err := d.measure(ctx, o.hello, gen, judge, load{closedWorkers: o.conns, duration: o.closed}, seed+1)
+	if err != nil {
+		return phase{}, fmt.Errorf("%s: %w", path, err)
+	}
+	p.Series = nil
+	return p, nil
 }
 
 // The machine counts as quiet while under quietBusy of its CPU is busy over
