@@ -19,6 +19,10 @@ func TestExplain(t *testing.T) {
 	for i := range ids {
 		ids[i] = int64(99_000 - 37*i)
 	}
+	viewers := make([]int64, len(ids))
+	for i := range viewers {
+		viewers[i] = int64(1 + i%7)
+	}
 	for _, c := range []struct {
 		name, query string
 		args        []any
@@ -29,6 +33,11 @@ func TestExplain(t *testing.T) {
 		// key, evaluated once (an InitPlan) as a filter on the whole read.
 		{"guarded live part", postsQuery.For(len(ids)), []any{int64(1), pq.Array(ids), int64(1)}, []string{"posts_pkey", "api_tokens gt", "InitPlan", "One-Time Filter"}},
 		{"static part", staticQuery.For(len(ids)), []any{pq.Array(ids)}, []string{"posts_pkey", "members_pkey", "post_media_pkey"}},
+		// Coalesced single posts, each row with its own viewer: the
+		// viewer's reaction is one look by the whole key, not a walk over
+		// every reaction to the post (thousands for a popular one).
+		{"batched single posts", getBatchQuery.For(len(ids)), []any{pq.Array(viewers), pq.Array(ids), pq.Array(make([]int64, len(ids)))},
+			[]string{"posts_pkey", "reactions_pkey", "(member_id = page.viewer)"}},
 	} {
 		plan := pgtest.Explain(t, db, c.query, c.args...)
 		t.Logf("%s of 50 posts:\n%s", c.name, plan)
@@ -36,6 +45,9 @@ func TestExplain(t *testing.T) {
 			if !strings.Contains(plan, want) {
 				t.Errorf("%s: plan does not use %s", c.name, want)
 			}
+		}
+		if strings.Contains(plan, "Join Filter: (r.member_id") {
+			t.Errorf("%s finds the viewer's reaction among all of the post's:\n%s", c.name, plan)
 		}
 		if strings.Contains(plan, "Seq Scan on posts") || strings.Contains(plan, "Seq Scan on members") {
 			t.Errorf("%s scans a table sequentially:\n%s", c.name, plan)

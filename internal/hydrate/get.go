@@ -107,7 +107,7 @@ const batchColumns = `, ($1::bigint[])[i] AS viewer, NULLIF(($3::bigint[])[i], 0
 // own viewer, followed by the read's position; the live part, and the
 // static part too when withStatic.
 func batchQuery(withStatic bool) *ListQuery {
-	cols, join := liveColumnsOf("page.viewer"), ""
+	cols, join := liveColumnsOf("page.viewer", reactionOf("page.viewer")), ""
 	if withStatic {
 		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
 	}
@@ -117,7 +117,6 @@ func batchQuery(withStatic bool) *ListQuery {
 	  FROM ` + list + `
 	  JOIN posts p ON p.id = page.id
 	  ` + join + `
-	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = page.viewer
 	 WHERE ` + visibility.Post("p", "page.viewer") + ` AND ` + auth.GuardSQL("page.guard")
 	})
 	q.extra = batchColumns

@@ -41,10 +41,20 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 	if len(pollIDs) == 0 {
 		t.Fatal("no poll with votes in the data set")
 	}
+	var reactions []struct {
+		Member int64 `db:"member_id"`
+		Post   int64 `db:"post_id"`
+	}
+	if err := db.SelectContext(ctx, &reactions, `SELECT member_id, post_id FROM reactions ORDER BY post_id, member_id`); err != nil {
+		t.Fatal(err)
+	}
+	if len(reactions) == 0 {
+		t.Fatal("no reaction in the data set")
+	}
 	var none *hydrate.Cache
 	cache := hydrate.NewCache(1000)
 	r := rand.New(rand.NewPCG(3, 4))
-	shown, hidden, polls := 0, 0, 0
+	shown, hidden, polls, reacted := 0, 0, 0, 0
 	for round := range 4 {
 		c := none
 		if round >= 2 {
@@ -57,6 +67,10 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 		}
 		for range 4 {
 			keys = append(keys, [3]int64{viewers[r.IntN(len(viewers))], pollIDs[r.IntN(len(pollIDs))], 0})
+		}
+		for range 4 { // the reader's own reaction
+			x := reactions[r.IntN(len(reactions))]
+			keys = append(keys, [3]int64{x.Member, x.Post, 0})
 		}
 		keys = append(keys, keys[3], keys[7], [3]int64{viewers[0], ids[len(ids)-1] + 1000, 0})
 		got, err := g.Many(ctx, keys)
@@ -86,13 +100,16 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 			if got[i].Poll != nil {
 				polls++
 			}
+			if got[i].ViewerReaction != nil {
+				reacted++
+			}
 			if g, w := testURLs.PostAPI(got[i]), testURLs.PostAPI(want[0]); !reflect.DeepEqual(g, w) {
 				t.Errorf("round %d: viewer %d, post %d: batched read differs:\n got %+v\nwant %+v", round, k[0], k[1], g, w)
 			}
 		}
 	}
-	if shown == 0 || hidden < 4 || polls == 0 {
-		t.Errorf("the batches showed %d posts (%d polls) and hid %d: too few of one kind to tell", shown, polls, hidden)
+	if shown == 0 || hidden < 4 || polls == 0 || reacted == 0 {
+		t.Errorf("the batches showed %d posts (%d polls, %d with the reader's reaction) and hid %d: too few of one kind to tell", shown, polls, reacted, hidden)
 	}
 }
 
