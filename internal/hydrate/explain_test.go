@@ -1,6 +1,7 @@
 package hydrate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -38,6 +39,13 @@ func TestExplain(t *testing.T) {
 		// every reaction to the post (thousands for a popular one).
 		{"batched single posts", getBatchQuery.For(len(ids)), []any{pq.Array(viewers), pq.Array(ids), pq.Array(make([]int64, len(ids)))},
 			[]string{"posts_pkey", "reactions_pkey", "(member_id = page.viewer)"}},
+		// Coalesced pages (here each reader's own posts): each read's page
+		// statement runs LATERAL with its own reader, by whom the reaction
+		// is looked up too (the check below the cases).
+		{"batched pages", batchPageStatement(pageGroupKey{statics: FromCache, pageSQL: `SELECT p.id, p.created_at FROM posts p
+			WHERE p.author_id = $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $2`, types: "ii"}, len(viewers)),
+			[]any{pq.Array(viewers), pq.Array(slices.Repeat([]int64{21}, len(viewers))), pq.Array(make([]int64, len(viewers)))},
+			[]string{"posts_pkey", "reactions_pkey"}},
 	} {
 		plan := pgtest.Explain(t, db, c.query, c.args...)
 		t.Logf("%s of 50 posts:\n%s", c.name, plan)
