@@ -53,21 +53,8 @@ func (d *driver) ceilings(ctx context.Context, rep *report, label string) error 
 	}
 	c.Hello, c.Pgbench, c.PgbenchError = h, pg, errString(err)
 	if o.wrk != "" {
-		w, err := d.wrkRun(ctx, o.hello, route("/hello"), 4, false)
-		if err != nil {
-			c.WrkError = err.Error()
-			d.logf("ceiling (%s): wrk: %v", label, err)
-		} else {
-			c.HelloWrk = &w
-			d.logf("ceiling (%s): bare Echo with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
-		}
-		if w, err := d.wrkRun(ctx, o.hello, route("/read"), 5, false); err != nil {
-			c.ReadWrkError = err.Error()
-			d.logf("ceiling (%s): wrk on one read: %v", label, err)
-		} else {
-			c.ReadWrk = &w
-			d.logf("ceiling (%s): bare Echo and one PostgreSQL read with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, w.RPS, w.P50, w.P99)
-		}
+		c.HelloWrk, c.WrkError = d.bareWrk(ctx, label, "bare Echo", "/hello", 4)
+		c.ReadWrk, c.ReadWrkError = d.bareWrk(ctx, label, "bare Echo and one PostgreSQL read", "/read", 5)
 	}
 	rep.Ceilings = append(rep.Ceilings, c)
 	return nil
@@ -94,6 +81,19 @@ func (d *driver) bareRun(ctx context.Context, path string, seed uint64) (phase, 
 	}
 	p.Series = nil
 	return p, nil
+}
+
+// bareWrk is bareRun with wrk (no warm-up: bareRun's came first), logged
+// as name: the run, or nil and why it failed (a ceiling without wrk's
+// reading, not a failed benchmark).
+func (d *driver) bareWrk(ctx context.Context, label, name, path string, seed uint64) (*wrkPhase, string) {
+	w, err := d.wrkRun(ctx, d.opt.hello, route(path), seed, false)
+	if err != nil {
+		d.logf("ceiling (%s): wrk on the %s: %v", label, name, err)
+		return nil, err.Error()
+	}
+	d.logf("ceiling (%s): %s with wrk %.0f req/s, p50 %.2f ms, p99 %.2f ms", label, name, w.RPS, w.P50, w.P99)
+	return &w, ""
 }
 
 // The machine counts as quiet while under quietBusy of its CPU is busy over
