@@ -107,7 +107,7 @@ const batchColumns = `, ($1::bigint[])[i] AS viewer, NULLIF(($3::bigint[])[i], 0
 // own viewer, followed by the read's position; the live part, and the
 // static part too when withStatic.
 func batchQuery(withStatic bool) *ListQuery {
-	cols, join := liveColumnsOf("page.viewer", reactionOf("page.viewer")), ""
+	cols, join := liveColumnsOf("page.viewer"), ""
 	if withStatic {
 		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
 	}

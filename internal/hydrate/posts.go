@@ -92,21 +92,20 @@ type poll struct {
 }
 
 // liveColumnsOf selects the live part of a post from posts p, for the viewer
-// (a parameter or a column; liveColumns: $1) whose reaction is the
-// expression reaction (liveColumns: r.type, of reactions r left-joined by
-// the statement), in the order scanLive reads them. Only poll posts look
-// for a poll (a poll is attached exactly when type is poll).
+// (a parameter or a column; liveColumns: $1), in the order scanLive reads
+// them. Only poll posts look for a poll (a poll is attached exactly when
+// type is poll).
 //
 // Lists are built with ARRAY(subquery) in the order of an index, not with
 // json_agg: PostgreSQL sets up every node of a plan at each execution, run
 // or not, and an aggregate is one of the dearest to set up. For a post that
 // is not a poll, the two json_agg cost the single post's statement about a
 // tenth of its PostgreSQL CPU (pgbench, prepared, default data set).
-func liveColumnsOf(viewer, reaction string) string {
+func liveColumnsOf(viewer string) string {
 	return `
 	p.id, p.created_at, p.author_id, p.comment_count, p.share_count, p.view_count,
 	p.like_count, p.love_count, p.haha_count, p.wow_count, p.sad_count, p.angry_count,
-	` + reaction + ` AS viewer_reaction,
+	` + reactionOf(viewer) + ` AS viewer_reaction,
 	CASE WHEN p.type = 'poll' THEN (SELECT json_build_object(
 	            'id', pl.id, 'question', pl.question, 'multiple', pl.multiple,
 	            'votes_count', pl.votes_count, 'voters_count', pl.voters_count,
@@ -118,15 +117,16 @@ func liveColumnsOf(viewer, reaction string) string {
 	   FROM polls pl WHERE pl.post_id = p.id) END AS poll`
 }
 
-var liveColumns = liveColumnsOf("$1", "r.type")
+var liveColumns = liveColumnsOf("$1")
 
-// reactionOf is the reaction of viewer (a column) to post p, read by the
-// reactions' whole key. A statement whose viewer is a parameter left-joins
-// reactions instead, and PostgreSQL looks it up by the whole key too; with
-// the viewer a column of each row (a coalesced batch), the join's plan
-// looked up the post's reactions by post alone and kept the viewer's with
-// a filter: 300 a post and 2,200 buffers for a batch of eight holding three
-// popular posts, against 104 with this subquery.
+// reactionOf is the reaction of viewer (a parameter or a column) to post p,
+// read by the reactions' whole key. It was a left join once; with the viewer
+// a column of each row (a coalesced batch), that join's plan looked up the
+// post's reactions by post alone and kept the viewer's with a filter: 300 a
+// post and 2,200 buffers for a batch of eight holding three popular posts,
+// against 104 with this subquery. Statements whose viewer is a parameter
+// planned the join by the whole key, and use the subquery too, so that every
+// statement reads the reaction one way.
 func reactionOf(viewer string) string {
 	return `(SELECT r.type FROM reactions r WHERE r.post_id = p.id AND r.member_id = ` + viewer + `)`
 }
@@ -450,7 +450,6 @@ func byIDs(withStatic bool) *ListQuery {
 	  FROM ` + list + `
 	  JOIN posts p ON p.id = page.id
 	  ` + join + `
-	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE ` + visibility.Post("p", "$1") + ` AND ` + auth.GuardSQL("$3") + `
 	 ORDER BY page.ord`
 	})
@@ -512,7 +511,6 @@ func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	  FROM head
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
-	  LEFT JOIN reactions r ON r.post_id = p.id AND r.member_id = $1
 	 WHERE ` + visibility.Post("p", "$1") + ` AND ` + auth.GuardSQL(guard) + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 }
