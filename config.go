@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
 )
@@ -49,6 +50,13 @@ type Config struct {
 	// SearchCacheTTL is how long search keeps what a text matched (0: not
 	// at all).
 	SearchCacheTTL time.Duration
+	// SearchPerMember and SearchActive bound the searches in flight that
+	// read their matches from the database, one member's and all members'
+	// (0: no bound); SearchTimeout is how long one search may run (0: no
+	// budget of its own).
+	SearchPerMember int
+	SearchActive    int
+	SearchTimeout   time.Duration
 	// ViewsFlushEvery is how often the views counted in memory are added
 	// to the posts (views.Counter).
 	ViewsFlushEvery time.Duration
@@ -63,67 +71,70 @@ type Config struct {
 	TrimEvery time.Duration
 }
 
-// envDoc documents every variable; `serve --help` prints it.
-const envDoc = `Environment:
-  DATABASE_URL       PostgreSQL URL (required), e.g. postgres://user@127.0.0.1:5432/social?sslmode=disable
-  ADDR               listen address (default :8080)
-  PUBLIC_URL         absolute base URL of the service, used for every URL in bodies and headers
-                     (default http://localhost:<port of ADDR>); never derived from the Host header
-  LOG_FORMAT         json or text (default json)
-  LOG_LEVEL          debug, info, warn or error (default info)
-  BODY_LIMIT_BYTES   maximum request body size (default 65536)
-  REQUEST_TIMEOUT    budget of one request, database included (default 10s)
-  SHUTDOWN_TIMEOUT   how long SIGTERM waits for in-flight requests (default 20s)
-  DB_MAX_CONNS       connection pool size (default 16)
-  MAX_ACTIVE_REQUESTS
-                     API requests served at once (default: 4 per CPU, at most DB_MAX_CONNS; 0: no
-                     bound); the others
-                     wait their turn in arrival order, within REQUEST_TIMEOUT (then 503)
-  DB_STATEMENT_TIMEOUT
-                     statement_timeout of the server's database connections (default 5s; keep it
-                     below REQUEST_TIMEOUT): PostgreSQL stops a longer statement itself and the
-                     request answers 503; 0 keeps the database role's own setting; migrations,
-                     seed, check and generate are not bounded by it
-  POST_CACHE_ENTRIES how many posts' unchanging parts (body, author, media, tags, mentions) each
-                     instance keeps in memory for reads (default 50000, about 50 MB; 0 disables);
-                     counters, reactions, polls, deletions and who may see a post are always read
-                     live, so instances need no coordination
-  DB_COALESCE_SLOTS  statements of coalesced reads (single post, feed pages) in flight at once
-                     (default 2); reads that arrive while all are busy wait and those of one
-                     statement are answered together, each as if alone (its own arguments,
-                     visibility and token check, row by row); these routes take no
-                     MAX_ACTIVE_REQUESTS place; 0: every read alone
-  SEARCH_CACHE_TTL   how long each instance keeps what a search text matched (default 10s; 0
-                     disables); who may see a post is decided per request and the items shown are
-                     always read live, so nothing hidden or removed is shown, but a new match may
-                     appear, and totals change, this much later
-  VIEWS_FLUSH_INTERVAL
-                     how often each instance adds the post views it counted in memory to the
-                     database (default 10s); the instance shows its own views at once, other
-                     instances up to this much later, and a crash loses at most this much
-  TIMELINE_DORMANT_AFTER
-                     how long a member may go without using any token before new posts stop being
-                     written to their home timeline (default 336h, 14 days; 0: never); their next
-                     home feed read rebuilds it, in the same request
-  TIMELINE_FANOUT_HELPERS
-                     fan-out loops that join the timeline worker's own while new posts queue faster
-                     than one loop writes them (default 1; 0: none)
-  TIMELINE_TRIM_INTERVAL
-                     how often the timeline worker cuts the home timelines its fan-out has grown
-                     past their cap back to it (default 5m)
-  RATE_LIMIT_READ    read requests (GET) per member per minute (default 120)
-  RATE_LIMIT_WRITE   write requests (POST, DELETE) per member per minute (default 60)
-  RATE_LIMIT_WINDOW  the period those quotas refill over, evenly (default 1m)
-  METRICS_ADDR       operator listener for Prometheus metrics at /metrics (default 127.0.0.1:9091;
-                     "off" disables it); keep it off the public network
-  CORS_ORIGINS       comma-separated browser origins allowed to call the API cross-origin, e.g.
-                     https://app.example,https://studio.example, or * for any (default: none,
-                     no CORS headers)
-  TRUSTED_PROXIES    comma-separated CIDRs of reverse proxies whose X-Forwarded-For names the client
-                     (default: none; client addresses come from the connection)
-  REDIS_URL          redis://host:port/db shared by every instance for rate limits (default: none,
-                     limits are kept in process); if Redis fails the API keeps serving, limiting
-                     in process, and says so in /readyz`
+// envVar documents one environment variable of `serve`. envVars is the one
+// list: `serve --help` prints it and docs/configuration.md is generated from
+// it (TestConfigurationDoc holds the two, and loadConfig, to it).
+type envVar struct {
+	Name    string
+	Default string
+	Meaning string
+}
+
+var envVars = []envVar{
+	{"DATABASE_URL", "(required)", "PostgreSQL URL, e.g. `postgres://user@127.0.0.1:5432/social?sslmode=disable`"},
+	{"ADDR", "`:8080`", "listen address of the API"},
+	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, used for every URL in bodies and headers; never derived from the `Host` header"},
+	{"LOG_FORMAT", "`json`", "`json` or `text`"},
+	{"LOG_LEVEL", "`info`", "`debug`, `info`, `warn` or `error`; logs go to stderr, one line per request at `info`"},
+	{"BODY_LIMIT_BYTES", "`65536`", "maximum request body size; a larger body answers 413"},
+	{"REQUEST_TIMEOUT", "`10s`", "budget of one request, database included; past it the request answers 503"},
+	{"SHUTDOWN_TIMEOUT", "`20s`", "how long SIGTERM waits for in-flight requests"},
+	{"DB_MAX_CONNS", "`16`", "connection pool size; keep instances × this below PostgreSQL's `max_connections`"},
+	{"MAX_ACTIVE_REQUESTS", "4 per CPU, at most `DB_MAX_CONNS`", "API requests served at once; the others wait their turn, fairly between clients, within `REQUEST_TIMEOUT` (then 503); `0`: no bound"},
+	{"DB_STATEMENT_TIMEOUT", "`5s`", "`statement_timeout` of the server's database connections (keep it below `REQUEST_TIMEOUT`): PostgreSQL stops a longer statement and the request answers 503; `0` keeps the database role's own setting; migrations, `seed`, `check` and `generate` are not bounded by it"},
+	{"POST_CACHE_ENTRIES", "`50000`", "posts whose unchanging parts (body, author, media, tags, mentions) each instance keeps in memory for reads (about 50 MB at the default); counters, reactions, polls, deletions and who may see a post are always read live; `0` disables"},
+	{"DB_COALESCE_SLOTS", "`2`", "statements of coalesced reads (single post, feed pages) in flight at once; reads that arrive while all are busy are answered together, each as if alone; these routes take no `MAX_ACTIVE_REQUESTS` place; `0`: every read alone"},
+	{"SEARCH_CACHE_TTL", "`10s`", "how long each instance keeps what a search text matched; the items shown are always read live, but a new match may appear, and totals change, this much later; `0` disables"},
+	{"SEARCH_MAX_PER_MEMBER", "`2`", "searches of one member reading their matches from the database at once on each instance; one more answers 429 at once; searches served from kept matches are not counted; `0`: no bound"},
+	{"SEARCH_MAX_ACTIVE", "half of `MAX_ACTIVE_REQUESTS` (or of `DB_MAX_CONNS` when smaller), at least 1", "the same for all members' searches together, so other requests always find a place and a connection; `0`: no bound"},
+	{"SEARCH_TIMEOUT", "`2s`", "how long one search may run; a longer one is stopped and answers 503; `0`: only `REQUEST_TIMEOUT` and `DB_STATEMENT_TIMEOUT` bound it"},
+	{"VIEWS_FLUSH_INTERVAL", "`10s`", "how often each instance adds the post views it counted in memory to the database; other instances see a view up to this much later, and a crash loses at most this much"},
+	{"TIMELINE_DORMANT_AFTER", "`336h`", "how long a member may go without using any token before new posts stop being written to their home timeline; their next home read rebuilds it in the same request; `0`: never"},
+	{"TIMELINE_FANOUT_HELPERS", "`1`", "fan-out loops that join the timeline worker's own while new posts queue faster than one loop writes them; `0`: none"},
+	{"TIMELINE_TRIM_INTERVAL", "`5m`", "how often the timeline worker cuts the home timelines its fan-out has grown past their cap back to it"},
+	{"RATE_LIMIT_READ", "`120`", "read requests (GET, HEAD) per member per window"},
+	{"RATE_LIMIT_WRITE", "`60`", "write requests (POST, DELETE) per member per window"},
+	{"RATE_LIMIT_WINDOW", "`1m`", "the period those quotas refill over, evenly"},
+	{"REDIS_URL", "none: budgets kept in process", "`redis://host:port/db` shared by every instance for rate-limit budgets; if Redis fails the API keeps serving, limiting in process, and says so in `/readyz`"},
+	{"METRICS_ADDR", "`127.0.0.1:9091`", "operator listener for Prometheus metrics at `/metrics`; `off` disables it; keep it off the public network"},
+	{"CORS_ORIGINS", "none: no CORS headers", "comma-separated browser origins allowed to call the API cross-origin, e.g. `https://app.example`, or `*` for any"},
+	{"TRUSTED_PROXIES", "none: addresses from the connection", "comma-separated CIDRs of reverse proxies whose `X-Forwarded-For` names the client"},
+}
+
+// envDoc is envVars as `serve --help` prints them.
+var envDoc = func() string {
+	var b strings.Builder
+	b.WriteString("Environment (docs/configuration.md says more):\n")
+	for _, v := range envVars {
+		def := "(default " + strings.ReplaceAll(v.Default, "`", "") + ")"
+		if v.Default == "(required)" {
+			def = v.Default
+		}
+		fmt.Fprintf(&b, "  %-24s %s %s\n", v.Name, strings.ReplaceAll(v.Meaning, "`", ""), def)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}()
+
+// configurationTable is envVars as the Markdown table of
+// docs/configuration.md.
+func configurationTable() string {
+	var b strings.Builder
+	b.WriteString("| variable | default | meaning |\n|---|---|---|\n")
+	for _, v := range envVars {
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", v.Name, v.Default, v.Meaning)
+	}
+	return b.String()
+}
 
 func loadConfig(getenv func(string) string) (Config, error) {
 	c := Config{
@@ -163,6 +174,16 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.CoalesceSlots = int(slots)
+	perMember, err := envInt(getenv, "SEARCH_MAX_PER_MEMBER", search.DefaultPerMember, 0, 10_000)
+	if err != nil {
+		return c, err
+	}
+	c.SearchPerMember = int(perMember)
+	searches, err := envInt(getenv, "SEARCH_MAX_ACTIVE", int64(search.DefaultActive(c.MaxActive, c.DBMaxConns)), 0, 100_000)
+	if err != nil {
+		return c, err
+	}
+	c.SearchActive = int(searches)
 	rd, err := envInt(getenv, "RATE_LIMIT_READ", 120, 1, 1_000_000)
 	if err != nil {
 		return c, err
@@ -184,6 +205,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", getenv("DB_STATEMENT_TIMEOUT"))
 	}
 	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
+		return c, fmt.Errorf("%w (or 0 for none)", err)
+	}
+	if c.SearchTimeout, err = envDurationOrOff(getenv, "SEARCH_TIMEOUT", search.DefaultTimeout); err != nil {
 		return c, fmt.Errorf("%w (or 0 for none)", err)
 	}
 	if c.ViewsFlushEvery, err = envDuration(getenv, "VIEWS_FLUSH_INTERVAL", views.DefaultFlushEvery); err != nil {

@@ -179,6 +179,9 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				RedisURL:       cfg.RedisURL,
 				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
+				// 0 here means the default; the configuration's 0 (no bound) is -1.
+				SearchBounds: httpapi.SearchBounds{PerMember: cmp.Or(cfg.SearchPerMember, -1),
+					Active: cmp.Or(cfg.SearchActive, -1), Timeout: cmp.Or(cfg.SearchTimeout, -1)},
 			}, conn, log, specYAML)
 			if err != nil {
 				return err

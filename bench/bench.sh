@@ -18,6 +18,8 @@
 #   BENCH_DB_PARAMS=k=v&...       extra DATABASE_URL parameters for the server (e.g. binary_parameters=yes)
 #   BENCH_TRIM_INTERVAL=5s        the API server's TIMELINE_TRIM_INTERVAL (default 5s: trims land in the write runs)
 #   BENCH_SERVER_ENV="K=v ..."    extra environment for the API server only (e.g. VIEWS_FLUSH_INTERVAL=1s DB_COALESCE_SLOTS=0)
+#   BENCH_SERVER_BIN=path         serve the API from this prebuilt binary (e.g. the last commit's, for a paired A/B);
+#                                 the data set, ceilings and driver still come from this tree
 #   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18083 follow the API port)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +47,11 @@ t0=$SECONDS
 mkdir -p "$BIN" "$OUT"
 rm -rf "${OUT:?}"/*
 log "building"
+if [[ -n "${BENCH_SERVER_BIN:-}" ]]; then
+  cp "$BENCH_SERVER_BIN" "$BIN/socialapi.under-test"   # the API server measured (an A/B's other side)
+else
+  "$GO" build -o "$BIN/socialapi.under-test" .
+fi
 "$GO" build -o "$BIN/socialapi" .
 "$GO" build -o "$BIN/hello" ./bench/hello
 "$GO" build -o "$BIN/socialbench" ./bench/driver
@@ -177,7 +184,7 @@ fi
 DBURL=$(url "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
 env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
   RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR=off LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
-  TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi" serve >"$OUT/server.log" 2>&1 &
+  TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi.under-test" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
 "$BIN/hello" -addr "127.0.0.1:$HELLOPORT" -db "$(url "$PGBDB")" >"$OUT/hello.log" 2>&1 &
 pids+=("$!")

@@ -314,6 +314,24 @@ func (e RateLimitPolicyName) Valid() bool {
 	}
 }
 
+// Defines values for RateLimitProblemConcurrencyScope.
+const (
+	Member  RateLimitProblemConcurrencyScope = "member"
+	Service RateLimitProblemConcurrencyScope = "service"
+)
+
+// Valid indicates whether the value is a known member of the RateLimitProblemConcurrencyScope enum.
+func (e RateLimitProblemConcurrencyScope) Valid() bool {
+	switch e {
+	case Member:
+		return true
+	case Service:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReactionType.
 const (
 	Angry ReactionType = "angry"
@@ -1277,7 +1295,7 @@ type Money struct {
 
 // NewComment A comment or reply to add to a post.
 type NewComment struct {
-	// Body Text of the comment.
+	// Body Text of the comment. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Glad it works for you!
 	Body string `json:"body"`
@@ -1290,7 +1308,7 @@ type NewComment struct {
 
 // NewConversation A conversation to start, with its first message.
 type NewConversation struct {
-	// Body Text of the first message.
+	// Body Text of the first message. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Still up for the hike on Saturday?
 	Body string `json:"body"`
@@ -1303,7 +1321,7 @@ type NewConversation struct {
 
 // NewMessage A message to send.
 type NewMessage struct {
-	// Body Text of the message.
+	// Body Text of the message. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Yes! Meet at 7 at the trailhead.
 	Body string `json:"body"`
@@ -1311,12 +1329,29 @@ type NewMessage struct {
 
 // NewPost A post to publish.
 type NewPost struct {
-	// Body Text of the post; hashtags and @mentions are recognised.
+	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Trying the new #golang release today with @bob
 	Body string `json:"body"`
 
-	// Link Optional http(s) URL attached to the post; makes the post's `type` `link`.
+	// Link Optional http(s) URL attached to the post; makes the post's `type` `link`. It must be
+	// an absolute `http://` or `https://` URI (RFC 3986), else `422 validation_failed` at
+	// `/link` with `bad_format`:
+	// - the host is a DNS name (labels of 1 to 63 letters, digits and hyphens, neither
+	//   first nor last a hyphen; 253 characters at most, one trailing dot allowed), an IPv4
+	//   address or an IPv6 address in `[ ]` (no zone); no `user:password@` part;
+	// - a port, if given, is 1 to 65535;
+	// - no white space, control, format, private-use or unassigned characters anywhere
+	//   (bidi controls such as U+202E, zero-width characters), none of `` <>"{}|\^` ``, `[ ]` only around an IPv6
+	//   address, `%` only as `%XX`, `#` at most once.
+	//
+	// A link that is a URI is stored exactly as given. Internationalised links (RFC 3987
+	// IRIs) are accepted and stored as their URI: a host in Unicode becomes its IDNA ASCII
+	// form (UTS 46 lookup, lower-case `xn--` labels, so a look-alike host shows as what it
+	// is) and every other non-ASCII character is percent-encoded as UTF-8:
+	// `https://café.example/menü` is stored as `https://xn--caf-dma.example/men%C3%BC`. The
+	// stored form is at most `limits.link_max_length` characters, else `too_long`.
+	//
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
@@ -1522,7 +1557,7 @@ type Post struct {
 	// Example: 42
 	ID int64 `json:"id"`
 
-	// Link Attached http(s) URL; null when none.
+	// Link Attached http(s) URI, as stored (see `NewPost.link`); null when none.
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link"`
@@ -1581,7 +1616,14 @@ type PostCounts struct {
 	// Example: 0
 	Shares int `json:"shares"`
 
-	// Views Number of times members other than the author fetched the single post.
+	// Views Number of views: a member other than the author counts one when a fetch of the single
+	// post answers `200`, at most once per member and post an hour. A `304`, a `HEAD`, an
+	// error, the author's fetches and lists count none. Each server instance remembers the views it
+	// counted within the hour, so behind several instances a member's fetches may count once
+	// on each; an instance under a flood of distinct views may forget its oldest sooner. A
+	// view shows at once on the instance that counted it, and on the others within
+	// seconds (views are written in batches).
+	//
 	//
 	// Example: 120
 	Views int `json:"views"`
@@ -1676,20 +1718,30 @@ type ProblemCode string
 
 // ProblemField One field-level problem. Exactly one of `pointer` and `parameter` is set.
 type ProblemField struct {
-	// Code Machine-readable reason, e.g. `required`, `too_short`, `too_long`, `out_of_range`, `invalid_format`, `invalid_enum`, `unknown_property`.
+	// Code Machine-readable reason. For a body member (`pointer`): `required` (missing),
+	// `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
+	// problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
+	// values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
+	// `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
+	// that names no member), `invalid` (any other rule). For a parameter (`parameter`):
+	// `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
+	//
 	//
 	// Example: too_long
 	Code string `json:"code"`
 
-	// Detail Human-readable explanation.
+	// Detail Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
 	//
-	// Example: must be at most 5000 characters
+	// Example: Must be at most 5000 characters.
 	Detail string `json:"detail"`
 
 	// Parameter Name of the query or path parameter; null for a body problem.
 	Parameter *string `json:"parameter"`
 
-	// Pointer RFC 6901 JSON pointer into the request body (e.g. `/body`); null for a parameter problem.
+	// Pointer RFC 6901 JSON pointer to the member at fault (`~` written `~0`, `/` written `~1`): the
+	// missing member itself for `required` (`/body`), the undeclared one for `unknown_field`;
+	// `""` for the body as a whole. Null for a parameter problem.
+	//
 	//
 	// Example: /body
 	Pointer *string `json:"pointer"`
@@ -1821,6 +1873,20 @@ type RateLimitProblem struct {
 	// Example: rate_limited
 	Code ProblemCode `json:"code"`
 
+	// ConcurrencyLimit With `concurrency_scope`, how many requests of the operation may run at once in that scope.
+	//
+	// Example: 2
+	ConcurrencyLimit *int `json:"concurrency_limit,omitempty"`
+
+	// ConcurrencyScope Present only when the request was refused not for its budget but because too many
+	// requests of its operation were running already (search, see `searchAll`): the
+	// caller's own (`member`) or all members' together on the server (`service`). Such a
+	// refusal is immediate and counts as one request of the budget.
+	//
+	//
+	// Example: member
+	ConcurrencyScope *RateLimitProblemConcurrencyScope `json:"concurrency_scope,omitempty"`
+
 	// Detail Human-readable explanation of this occurrence.
 	//
 	// Example: The write rate limit of 60 requests per minute is exceeded. Retry in 12 seconds.
@@ -1839,7 +1905,9 @@ type RateLimitProblem struct {
 	// Example: 60
 	Limit int `json:"limit"`
 
-	// Policy The policy whose budget is used up.
+	// Policy The policy whose budget is used up; with `concurrency_scope`, the policy the operation
+	// counts against, whose budget may have requests left.
+	//
 	//
 	// Example: write
 	Policy RateLimitPolicyName `json:"policy"`
@@ -1869,6 +1937,14 @@ type RateLimitProblem struct {
 	// Example: http://localhost:8080/problems/rate_limited
 	Type string `json:"type"`
 }
+
+// RateLimitProblemConcurrencyScope Present only when the request was refused not for its budget but because too many
+// requests of its operation were running already (search, see `searchAll`): the
+// caller's own (`member`) or all members' together on the server (`service`). Such a
+// refusal is immediate and counts as one request of the budget.
+//
+// Example: member
+type RateLimitProblemConcurrencyScope string
 
 // RateLimitStatus The caller's current budget for one rate-limit policy.
 type RateLimitStatus struct {
@@ -2083,7 +2159,7 @@ type Tag struct {
 	// Example: golang
 	Name string `json:"name"`
 
-	// URL Public page of the tag.
+	// URL Public page of the tag, its name percent-encoded as UTF-8 (`…/tags/caf%C3%A9` for `café`).
 	//
 	// Example: http://localhost:8080/tags/golang
 	URL string `json:"url"`
@@ -2267,14 +2343,14 @@ type UnsupportedMediaType = Problem
 // GetIndexParams defines parameters for GetIndex.
 type GetIndexParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListConversationsParams defines parameters for ListConversations.
 type ListConversationsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2283,8 +2359,8 @@ type ListConversationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2301,7 +2377,7 @@ type CreateConversationParams struct {
 
 // ListConversationMessagesParams defines parameters for ListConversationMessages.
 type ListConversationMessagesParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2310,8 +2386,8 @@ type ListConversationMessagesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2342,7 +2418,7 @@ type ListFeedParams struct {
 	// Tab `home`: posts of the members the caller follows and the caller's own; `discover`: all public posts.
 	Tab *ListFeedParamsTab `form:"tab,omitempty" json:"tab,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2351,8 +2427,8 @@ type ListFeedParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2373,7 +2449,7 @@ type ListJobsParams struct {
 	// Country Only jobs located in this country (ISO 3166-1 alpha-2, upper case).
 	Country *Country `form:"country,omitempty" json:"country,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2382,8 +2458,8 @@ type ListJobsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2408,7 +2484,7 @@ type ListListingsParams struct {
 	// (only meaningful with `q`; `relevance` without `q` answers 400).
 	Sort *ListListingsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2417,8 +2493,8 @@ type ListListingsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2428,8 +2504,8 @@ type ListListingsParamsSort string
 // GetMeParams defines parameters for GetMe.
 type GetMeParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2441,7 +2517,7 @@ type ListNotificationsParams struct {
 	// Type Only notifications of this type.
 	Type *NotificationTypeFilter `form:"type,omitempty" json:"type,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2450,8 +2526,8 @@ type ListNotificationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2480,14 +2556,14 @@ type CreatePostParams struct {
 // GetPostParams defines parameters for GetPost.
 type GetPostParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListPostCommentsParams defines parameters for ListPostComments.
 type ListPostCommentsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2496,8 +2572,8 @@ type ListPostCommentsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2533,7 +2609,8 @@ type SearchAllParams struct {
 	Type *SearchTypeFilter `form:"type,omitempty" json:"type,omitempty"`
 
 	// PerPage Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
-	// kind), 20 with `type` (like any list). Out of range answers 400 (never clamped).
+	// kind), 20 with `type` (like any list). Out of range or empty (`per_page=`) answers 400
+	// (never clamped).
 	PerPage *SearchPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2542,16 +2619,16 @@ type SearchAllParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2568,7 +2645,7 @@ type ToggleFollowParams struct {
 
 // ListUserPostsParams defines parameters for ListUserPosts.
 type ListUserPostsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2577,8 +2654,8 @@ type ListUserPostsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -10657,8 +10734,20 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	return err
 }
 
+type SearchAll429ResponseHeaders struct {
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
 type SearchAll429ApplicationProblemPlusJSONResponse struct {
-	TooManyRequestsApplicationProblemPlusJSONResponse
+	Body    RateLimitProblem
+	Headers SearchAll429ResponseHeaders
 }
 
 func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllResponse(w http.ResponseWriter) error {
@@ -10732,8 +10821,20 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	return err
 }
 
+type SearchAll503ResponseHeaders struct {
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
 type SearchAll503ApplicationProblemPlusJSONResponse struct {
-	ServiceUnavailableApplicationProblemPlusJSONResponse
+	Body    Problem
+	Headers SearchAll503ResponseHeaders
 }
 
 func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllResponse(w http.ResponseWriter) error {
@@ -12605,422 +12706,494 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L37dts4tif8KjjqWavsaUmW5Etie2V1u1KpqlTnVonTdc4pZUyIhCTEFKAQlGV1rXxr/voe4HuIeYJ5",
-	"g3mTeZJvYW+ABElQohwnlaqj/qMrpkhcNjY2Nvblt39rhXI2l4KJVLXOfmtNGY1YAv98ckkn+r8RU2HC",
-	"5ymXonXWeiJSnq5ISidEjkk6ZSRh84QpJlKqX2mTsUxI8HTceSEF6zynaTgNzohKEykmZC8Ytv7v//xf",
-	"w1awT6QgiotJrFtQcpGETLWHYsnoNdkLfjkovBhzlaoueZqSSDJFhExJOKViwshyygSRIl7BWG44W5JQ",
-	"LkTKErIXwL9UVz9Vwf5Q4DeqTYRM2rrd4GDGgrbTSJDQlF3FfMZTFWBne+yGJSuSsA8LplKi5kxEiowW",
-	"0YSl+92haLVbKpyyGdXEYrd0No9Z66w1bH04/Pd/9UY/nob/7KvLweI/jpYXJ+yHh3zYarVbM3r7jIlJ",
-	"Om2dnRy1W+lqrj9SacLFpPXxY7v1NGKzuUyZSDuv2TymKxZVVyNIkwULcPzplCtNyrkUihGu7OLEdKWX",
-	"igrCaBJzlmRTWfJ0Cm8pOmMkyHoMV51/sFXQLc5MLGats19busfWu7YzU3jim8IzLq6rY379/WPycPDw",
-	"IYm5uFZd8sSQ1wx8ISKWkOCAzvnBTf8gICFNEs7UUATDRa93GP42X4xiHpIRVYy8ff3so31Vzpmgc95d",
-	"0VkMr7JzkrD40bClWHLDQ9bRAxm2ArIHtAqlSBMapvvnhAKHkTmdsKFIpzQlU6oIJYLd4lNCYyXtUIgZ",
-	"if71apGUOtNPh62gTfSeIGOeqLRLLqcMG9OTJlwNBR3B71LACsTUdL+GoaDPaZrOzw4OYhnSeCpVevaw",
-	"97BnKTBmLPrbnCVXuqVHg57+ZHASLhIlk0ds9VPv6XvJn7+/WL3gveXzVW/54vufly8v5fL5d3L5/LEy",
-	"/32qns6u+cv3P9+Of/bNrci+R4Nez7f6r2nKnumNVGUBTY2QxjFLvtEsO6NccDExe8rKlbmMebiybI0c",
-	"i1s7InRCuVAp2Xv65PJ7kvU0FCi/yJizOFIkSug43T8jwdBQD9vEOQ1b58kjfJwNwcw2Nc8VC6Xe7AuR",
-	"8hgGZYbIFRkvYrPwQXcoXqEI1MvJivycSr316CKdMpHykOrhm+msEx4JoxGMsN9/cJ4+GhRp3t9A8s4r",
-	"mKif8lrEdUDEIY05U0Ai0+UHM/kPC5lSQ5ClebbkIpJLYuiCP7bJsLVMeMru8O3nJN2HR/1B73z56KRX",
-	"HOEJPmxGUJYmq87FOGVJlZZvDHekkiwpT8mIjWWiRW6arLiYaPGpR8sTLbm1kPQOuD9ot2Zc8JkWr/kg",
-	"uEjZhCUwin/v5Atbs6N+1gTfYue07Q+KzFlCZlwsUtYld1uLVs3Ees7M+htn9tpuQs+RYccas3FKuBaZ",
-	"1DDv6ht7Ft/z6PsPtlqX10wxz7r8gidzdbRWhOCCtAlV5K3gt4TNZTi1m+Sep/TgweBkcHzSa8Rx2FTn",
-	"qUfreBrpLsdalQCOy9msnasTNzReMD2twPx2xaNAr908kaOYzchIRpypLtGsywhPUYtJ2FwmqT4NqH2z",
-	"Zjqtw/Fp2B+dsAF9EB2x3vjh6JiehoOoz47GJ/TByKOTfGy35jShM5YaJfcxTdlEJh5JaX8hKl5MuuRC",
-	"kIW4FnIp4AGhQi1ZoshRr6fHx/UnHxYsWbXaLUFnutfQtu0f/ohfM1U6SnHHZEJJjzZNWaIb/x+/0s6/",
-	"ep3Tzrvf+u2j3sf/5lW5HksRcT2D73nsFVovtZarlR0uJgq3EqpC+FntXOwLhcn8t4SNW2etvxzkl4gD",
-	"/FUdPMM+sgGZ4S1E6qM2DOu9HCmiNRvNy/nQ4BOy9/TNS3LYPznp9AmN51PaGbTJYq6lV0gV268fOXbp",
-	"X4TvnhRXYFBYgEFxAS46//nut0Ed5UHL8sxsTj8sGEEljIwTOSPBjKW0C9ojPg4yyZ2wGy4XClVB8q1c",
-	"iEjvdP0bzAtkyVDMExktQk2l9IxQMqPxWCYzFplu2kQmRAp9Fi0Ui1DRj/h4zBLUSTVvqLbLxEMRcHFD",
-	"Yx7ZMeER6yUpTtVP0bupmcVVOO4P1m2Ei85/4l646rz7q381nszmsVzNmEgvV3O2djMA15mrEFeEZV8S",
-	"3WwdW+WvXUHvTbdFcWAw1u8Ziy7pyHO7m8oZC87IXOqzz7DIjM1Ges3STIcmYxnHcqkI1cziqtZyKc5J",
-	"EHEVyhuWBGeExjEx1ydotG52KR0VZhSxMV3EaeuspYfUame3QfOn7aJ4MTQ/VlfnRyoi/YZPO8X5faPI",
-	"FF5qkxlNw6lmbapYhwvFhOIpv2HxiuwFFzEPWUDGXCtiAYW/clEwp+k0nxQ22Ewra0FTRa487DVjSi2g",
-	"D+sEtO88fbGYsYSHhJfO1dwyQvQUIjJCK4eeFtmjsIR6p1Mtv29YosACUzd9HjWb+tGg3dLShKaoFJwc",
-	"IRlQXzjt9R70T08Hx0cPjnqnp/2NKp5jVfgH80j+5/Sa6av2q5dvLomiY9BsQIcme2/ShM8ZUWxGtY6j",
-	"9vEiDXfqohWDkmu2IslCKH2Zh8+HomjfuGarNsrf7BHyGpqssodyzhIgJOynkYxWxoqCew46H4pMD9tT",
-	"KU0Xqk2CZ/rk4lIEbfhqH0cWeAw5ZwTsNjgbOzgzkaHIBbWdopXTwdFgoLnEEvTqmq2uUMYH52Q55THL",
-	"x5h9zRVRKY/joUgWQivYbRIc9U4rDXFxtVB6VP9gK0Vookc1T8ngiEzlQh8XakoT5ELURfVFgoqQdYfi",
-	"DUtuWEJYkshEkb3j29t9IF9wNDgNoC0hU6JSmbCoTRScaCsSUkFGeGPi9phy18s5gvBin3NzyVhVcxgd",
-	"j3vhCR2wzumoH3WOwoesQx+MDzuD6Gh0wh6Oe7QflhSA4+N1u/zfOv+P3t6D4+O6/T1+IQUDs6fvvGF6",
-	"v870NZFlhlSFXGmtc8GTSzoJiLHEkj2ZkOC/B/td8gtaKZmRiOYIWCSaVTRDumZYsgeGVH0A0YQrKfZR",
-	"NUdO0iwRHPaOyAuZkucy0jInCoD+cpESCvzbtueJbrtg+xR6g9Iou3fBMUqFPjrTlb3fZLrF4NQYwdYs",
-	"pmst/mR7ar83OPKbI0EjfSMTz0XtZRLlYtfqx2ckEGzJVBqQPXME7rdJME94yK6oCoPsD91YAGpXkLCY",
-	"3ehtEQzFHhiVZ4zqbTdexEYkfAjO3fcywgcfAlcn269XwZSehP+ExhE7Z3T2IBt39m89bDgVzFCK57f7",
-	"fpWcz+ntK/1ClZY/8slUswt83yZchPFC8Rv4J5lxIROyEDxVZC/UutF+iezfKMPV4apLni9UCrJjxMiI",
-	"xXJJghkXV9B0UKe+zOgtvuHnpeNer9e74yHnvy8/56KGFs/k8p5IUTdXS42aS/+9z/WF1DoKHnUblWvh",
-	"vKwya8E6xXorbbo8FhjgK5a8ohPm1bNGuMl5ymZo+dIXrTbpd7vHvS55uQDrcwKeJWcjkj2hTzwSxnQ2",
-	"Z1HtXdOa3v07c9BzNhcYx+waHG+2lP0MPVWm9H3CWCdltylRjCbhFKYy6PVIOKUJDfU1r26wH9bYJUpn",
-	"Yq+i+VbFwRvovwHtE6YWsbE7XnMRZdSH8w3dImfkOBeKui/w2WjVcE7GbKmbYTScDoVuYL9NBj0jWc27",
-	"Mb/WC4iWjv0tFrZW4HqXNpco2y0m0qpmSfFHohfVt5rkOVeKi4k+a/DAbWCK+tDw1jORMRWTO6/+OnFg",
-	"pqX1F71o4G5tw/aLSGG5uuQXs/Lc2BPtqlvOKaw+KJcJSxeJYBHqnNaowtFTTMOQzVMWkb31Z+pWkief",
-	"MMz/rdAaUY39F720bfQwL+DNkmDUc9BzZ1HdCuJnfu7D9TSLMpIyZhTNbb/I5Hoe03ArA8jSfkRoAhtm",
-	"xkRaN6zs5caE+0mOsmGhRdZepcAg+y2NjOlZ/xVKoS9O+p90Po8NvQ6MYfiv75WeRUYJaKBoxdJP1GI2",
-	"o3qnGRsdqttUyHTKEmInBPZq7DPC/Vpop92KWEp5bL2X2BJXju1NJmRJFeFKLVgEd0rqGN2gH01GvCO1",
-	"zn4td+X2kYU5gK6PC2NHmlmwXVPcXGoBk7TOxCKOP77Tq4WXs9ZZy3UPG0GA9vhmRnS84LbOjsBHxlOQ",
-	"FE9xzCQbgGE/v3/aLJg6KFFVL799ZBczX67nGWl/evPyBVxK1iwUfF9aJntxgVu8EQc4bt1iYTX8JAMr",
-	"2X3TTPe9NcVgei69HDZwiWYPKiKdM28N2fJmHNpljcy0+g2qd7pkTJA+SNjjnp+R5SK9kuMr22XWXF0r",
-	"JWZ2ztjfi51damy3PvmXINSaCcNX2Ap+4vHU5xacTMycEWpcATJBS2DWswlaGdEIvW9tAp65OaMpi+By",
-	"iltgKCIWxtaWo0/Y3Oa1F1QmFOy3hyKtF3r6WiYmCj2SjlB12jIn8j4MAuIo8g05dHaF84nm98Cc1k5U",
-	"mo0p8lHVvHYA75QjUNZ9kL9YE0TR6GP7fp3Hfl0j1Q/WecebtpR/VOetbt6S/sDjGd7QQP7uR+OeHMc8",
-	"vMPZ7kour93SlTcX5RA3rkjJYJhZRcmIaW16nsiQKcWiLoGgDxLTlCVf5IQ4dcRQPkgwCXNBcGoNZZGf",
-	"Mvchji6aRg3WElbvbb/FWe9yJDodazHGUzLmgqspU5+0/z+NV7+XyYhHERN3VETH7vf5+fwdixnGNxhZ",
-	"mTm8NCd5Duq8HYfDX9qIV7pIpzIBS3qkW2bI7bqtpsx7cNT/JP49zPn3e2eszVg2nx3qNmoxHvOQM5Fe",
-	"qVDOWZF4rxmNOhjtK6/BGk4ogdCu/Ajz6jqVZguKIlfOCSgYi/Qxij1k3I69wMdfRCocuspJPnxih99U",
-	"O6nM/H7UkwtwAbhroe8+EG3gWxQ42MtDcfQBdFkPxYyuiGKs6PwcLVI35JunbaIW4ZRQhTxfu5uGYi/I",
-	"GOwPq0z88ssvnQsnzssTKPAto4l1vz0aevh92Goj5zzKQiGDc2JCy+IVBu17Vqgu9uouHXq9CDtNyX/6",
-	"PNXXH0HjJ5rCn6YumZauYLEKapIgC8Fu5yxMWYRrSWQIDofIxuWl7jUkKsfo8SaHzCfe046L9zScDLGT",
-	"aSoGCzS4FwHoIZ4Wcm5HwX6XfAfUNiY+OZmwyKQ4FCnbJmiJtpbM7u7a8+fZzC9k+r1ciOiT9rGQ6dUY",
-	"WvEbuSD+15yY+izWJya831gPPD09/SSV5Sjfpy9s5423aD69+7OeGGpkxlR2yzFiygme0xoHxKYwrVmc",
-	"k5FMp1mYRIRnbgyxZtkIMcJstzv/PLvTxsDUJMwUQ2vwdusG4ZTSHZ3YnjMiJBi7zjEWFzlPzldDsZIL",
-	"MqU3rEveeMNqysqqzcdcNzl4x8m82zHkH5EhX9FVLGl0KeUzmkzYJ50ac2zrKpXyKobW1rlIZjbaht2G",
-	"jEXk5Pj48ISMVilTX+LS23cuvYYIJJWS2IE3O0mqU75ve7y1XkPr+jShggSYNNy1k9fvXM3o7RVQLyB7",
-	"QWVcu3PkT7Vt32CW8VtBbyiP6Sj+tJ27cNop7VmTzwxJ3mw2lwlNOIQWZF9YKzYX5DjLJvsCVzVnAxty",
-	"kOI8mm1h95v72rwRTSnkjHOFQRjhVLcPqTI3LNFbE4zUTt/6/uYapgMnHzRwyfqH28OlxNa1nzuv7nZ/",
-	"7e6/lPI5FSubqvpJWz8HoWCV2x4aVvUbBHO45Zic9HzpvJrR8RzPvVpckP5gC4Fgj/QYV/qk127NDdOh",
-	"We8O0gKyM64o8l5/4Jz/A8cVdiklmVGRAW+oxsKjQL3G0iNjiA1iJDMwmzh3zB3hqpJWDxoCGMQXc7IX",
-	"uKPayZWdXGkqV94KdPHxf7HoE0PiwE9TdKi9NTnNMnFiOvC9+pAh+3tBLtEwZEoZX5AbatVAyszYJ9md",
-	"+tU4HjvE7WJ48CtNdfjXFbudY8SsS7In+LCWSsVP11FpSrWAhve+KJEuofd8hM2IVJxXTqSE3cjrMpFe",
-	"48MNRLKfbiLSiIHXAV7+HSiVD3MbStmvNKUWogDUUKTVC0kuzBZHA1OWHlWmWrkZh25vmIgAEMKlHVVk",
-	"2Cq0fUaM5w4xWeA1C4fzRSnrODT1lLPg9C1uCAVS3I9X+4UkYcLA6ktjhZcBtxvjsaY5GERBcObRa0BY",
-	"/bbZL0OxFxQ2ULCvPzU8QuyP5u9gHxfwT++wThiNZ4+GLTrnw5bBMRPFNViyhIGj+px4v2oPRe6Fdoiv",
-	"28MY7BGNsnVwie6QuEluhLdzUtP3zte9lYpjgsT0nRsBBu+o6YRUoJcmjuXySrF4XBS138MPXEzISi4S",
-	"+L0qZT2NOIL2P+SC4BsGdwGaIloW0BDARhrI0YXSlACMgQNs5VPk6mCQy9XHlaGZCTQTq5656xUC3gby",
-	"X40pj8sn2LcyWqGhVkL2UJmi1c/XGaH1iW+2kwFy80ebgx0VO6xEmtOUzKRKyXGvkD1VDDgXizh2Qs1b",
-	"B5Bh8PEzGbfdVfpnRhCSEaTZAlVJeT8n3y8sjjtutgWAVo0hdCHvk+wFlQEEbQySkwKS2pMV5lUalCcu",
-	"hiLAtbOHp2VOk+rqopXYLUT2gion7qLB/3RyXy3mc5mkLHrOIk4hm+7TTOZZg1cz3aLF5imqyVkCAlXE",
-	"7UA3/EXcXMe5JHBoQGDIxAy5qRrsnfF9O7xMYomm2QgSMxUJHuMqdS4h5dbc+IMyPQNQon2D3Hm//kSb",
-	"OWM4RNWTs5nZwOWo4RB/wiBhvZPMmZCwOUQSZ4G85sUuYFXIOUtSjjoeHNLVOA12myHHOp/m6vvb+SQB",
-	"D08qJaYV/wWznfWDOJxSDmarMUW4XiquFfm7RYEq6fJtRJWD4dA4fjkGtWTdPjMUeYyfaRWjhDaImNWq",
-	"MgXdVwIJXFe0Hl8y+wAiv5YJT1MmivMf9AYnnd5hp3d02R+c9Y7Per2/9npnvV7LQYeIaMo6KYdrvgt7",
-	"0+ucvvvt6GMH/zHI/3Fp/3FW+cevf+28qzz8bz5iRmyeetByXjDAwCAxu2HxOemZ61wq5x145F3n3nr8",
-	"inaLe4J8zOoQY6y0bT3w4GZUG9RfcimUB9rKQLWZNyyoITMBQZi9b+68AgExUjZTm2T2c2xO921GQ5OE",
-	"gnCa04QJPJGqoJ0l3oItx2FDnBOtCjei77GHJvpjdHcXMtEdGumNvmFUAGZmeoQkgkK3XlCyaj8pnXjW",
-	"4UeqpoCzdC/kNyFWZdIvkrja8yvE2qNRlDBV3twIaaHn/Q0CPloos3FCJ/qF/eIO9qsCKKNsJs/gL6bx",
-	"zgN3Xy8S7tt4+hraXIa9VSx5Y+58VQl2mSUjdVuY1W9NKr8i9JzlAZdL7d5vt0xyN4zIrKOztTKBW5CG",
-	"SPR32cTk6D0L4SgrilvPfs+lLa0/aXCDqHVgJhFPWGi3kiqs12YkHZdEtq81s3nGlfdIxWzvsZ2Hqk4k",
-	"oimtQWE332TQPIiHI+NIq32I29V0Y9hT37M5ZgwH0IzR9ESf6y+qXPaKTrjAqygXyN6AWlsmJ8zY9LuG",
-	"pK8N9IQfqq2WMSw9tzr7a/ZMftL7plAz9jkVNeDuiEuKmavFQcdyIj3sM1IyXqRQSSEDn5ITeyQUxOMm",
-	"UQS6PVCACs7UQX9woJvqzsFGUxJGNYdGLpwQYcRzVOvJAyBmcUwX4YyRx7FcRF5R5xPPtrElGymess1z",
-	"VmcHBzScsU6o++naH7edXGmlYaZtXKB1Mi3H+PSKgYTf0JQVsEDdQPcUgDbnNEkJF1X28OtFTlMl5ei4",
-	"0YEcU5VezZhSBhSq2Y55bj7w7xgw7CUs1EeoadpdOTxhnYFPIRlCMLJisJdrFientKYRD/mceg8PPQS8",
-	"orjv4WFuSM0NUr1c4BneSHwWjlePfgEAQFdwDq47kQxFCgDBU5MOolvY5oxqtxbzqPbucclnLBMZNAWg",
-	"0jDlNzxd1V89+meHva/o6rFOa7PnapmhmolCXIWD441qmFdXcjmwtItKrFBYo2bSY7Mikb+7pTbhfFhQ",
-	"KbZQIhwp98maxFMxkrdbqxMZkLbIdlVxZqCnGyAvu9J30UHyNjcpIkXu+zRtxCVwjUridtdYLylBm1dm",
-	"8g+AfRs7COtdB6V0vIjjq2z/J6n9t63SpDeOiXVeARiZlhBqyuetdgvEcRG71G2usuufiAi8Pn5qX7x6",
-	"mieuV8k9Y+lUeg7LHy8vXxH80Z3XD08uW+3Wq5dv9H++e/LsyeWT4kjxhcoYsxF4782XLmjP08yw8HLO",
-	"hB5+JMNF1QQ2YekrxJio9AZQ4VVBSNMpRJhr8Y7gpREXE8x5MubwgMwTNua3xa6KiYW/8eijr9c8JvJq",
-	"nhlkm7FxHq4JH77QKlSVm19XYjKLaEd4q7RFcYpTALw9sGsaGIpmA3uDIAvVjQUROdBYFu1S06H1q3qY",
-	"sxNzwYh5o/j5Dyw1JtWNZ4xh4bZFiC/wWj4AO3ffQvkEAHrXXwNKoweqFL1+KtW8hHGvlKRyMolZdZON",
-	"raPea/IE7cvRb4RcZkUQ8hoJBfL4MRK3NYG8SuSYx7WKaYY9ga+ZWcJAAbqiKkzzeZqhbKJr/UGBv6NJ",
-	"w3hY66i73YlRWFb/zMeFtRWRpcAWp0fxqPaIIu9JPY8XuOTmNM4CMIoTnlJ1NZMJq+cm63YAHcjwUpdc",
-	"EDWViSkBmGMyMorilono3Baf5IqMYzqBtwqcN6ax8rKeUwDGc/VCrDWjfmZ1CM1Fh4+BytA1h1cShi64",
-	"8q21phzL7fP3cvni0leO5fny+b/3Gl3QTfnDZkaFbAptcs3Y3B4jMuF6YWOEjNt6emvLIRYwVreti9iA",
-	"QttaNDJ8Qx93M6L4vxgkDBSmuBVQ9KZr4qVMaeyotWbXIBz2XoFe4JfbrPbut0nCJjSJYmPgNsWFPsEU",
-	"6sBAZvu2uFsc3ivN2C9ZInZbpcV3+V+WRy9ePfUIS/erCqoxiIeo2pRg6VIm10VuhcAaUC/xJSVDrtcj",
-	"f7fqGzOaHB7P3t12iSMnCQOo2ZDpJRERS1hk65041U7JXnAQyVAFjbwL+s0GjgRmFGqPuQTLu2YaRpso",
-	"DHYYrRC9Mp0y4ajNjS6Jmf7uuSBqvVttc0OM2O0T+KZ6tP2TxgumHO74RhFoH/yymPC7ZVfP8KNqX/gD",
-	"YfpwC3NkTmDJWmvoC5qbYAzz5iv6BrnrBXKX/r3mniHonF+pKR0cn/gLGCQhVYxM2S158+NFZ3B8YvuE",
-	"3GZIR2URoSkJbGuLJA7aJJUkYikLtWKKGlCU86HFd4/kUsSSRg6eUDaF0/EgPGIPR336IDocn7BeeDwa",
-	"0NPoIXsw7oeHoyN6Eh2zwbg3Og0f0gfRCTseH4WHowHtRz12Oq4WWnaAzPWfJUsT7Yzf/XZy5LcVOXPz",
-	"bUKuKtevNmG3NExjiDQyVNqDSsIxF9d2e5YKOyKQvbdw8f4Wh59bDbnBDi5r+F6/V0312Mb7tnRp821f",
-	"fdx4Je0/8QeH212RpnXCrvm2TKZ+t9fttRoa4d1O89H45HCRISobKZMPftpaQeXKztrD64mVaY3FU/kQ",
-	"ey9HV6WSdWsbDH6So27pg6BA1nuy2GR8U+HIMmfoKWRw85sHn71aHrYUVwoTV6erUWKqos1kyrYbjqnQ",
-	"cpVVxlw/JFN8qJu9Xh6WYEvgmWt2hf+cSLiijylHfHeZ3G2AGHbImg0PXy6PDcz6sMxMRHhZVTKOthsP",
-	"Rv5dcxGtHwqEgnb1e+Vh8BlqhTc8YlJTiI+3G4Kr4DbYA251ma53B+Sh+5pEICiMPxcezuNVHsUA/0IT",
-	"/laDhriJzYN9JVXqHWTKbqH401Sm0iGePoGAr+J4u/HYudaN6bX5HQJZVWkwMRaXieUNqvdT2mq3lkBD",
-	"BeUtqJgkq+0GdMMVH/GYexX2Comyt1dlQmFhTDgr9bKadAH0qm4zovJ1Jl+/0lgrtPRyaHHneAWPZ7NX",
-	"5GXbfwbUnjnPMu22uZ5aPnXMXsixcGKjelWLQMIFl+DvhbAcU4uOi1JJI+eC3Nt4K9bMvvUAICJNf7m+",
-	"96OHm3o32/5uZDAf3wsZ7M36KqtJVW+IAF96YL/IArwn/KYUWTpo3u2Meu7hgHGlnDI9eafFgIPN/Uh1",
-	"R16Dpd5E4eMGFAYr1tbdq7zkEwk+BBuWedMY/AhU9SOB5YZxuGlYMAj48tziXGHFdguOeNQ/LIwMsMI2",
-	"lr7yGXoydiyxSs2KtmvlSv1Wq4oAz1rVkq5WSNZb461Rxnn6qXZ4tGP5DfCVrhrb3X+SnsrTF4Lo6wx5",
-	"L0fVUdP5PF75b8G/gKU2lZBWsyrGU/lkx5qgqoOQJowl6kAxwWXSmcgOExMuGASIbmt6DfOYucZBe/CB",
-	"n9x5lF05baaBldEQ1cksXvAYS5clC2FPU0VGbAoe80VC9O0eiinENNVT95oKyyXJG8+1XJO8MuUaz73H",
-	"2a6HAZnWan26ghyPoeyeVFq+5Gyiua7DRFT2jWII0VGn17/s9856m0OIyhzx5UKKfO76n+SoHD932Cx+",
-	"ztSU3iJ41n5RXUazO5EFCVdO2L9ewRXBe3BeEA6LAdsxNIudk2pjrorufUkVVqJXU/9aHzZf6y+3torG",
-	"xjPfMBgA368uBf6AxbnKYrJAlo0EN4mEPo6Dn0o2YRCm5AdJnuTC9M5RcRVJ5rdIan46OGxghMyrCTam",
-	"cLGc4BqWBxs4VySq+hDRDOQNxEPq5ueHsyPbheKHZeGb8UrZpJifnu5mKYjN+ii+n+RoU/CeJvY2MXuw",
-	"2e8Uqqc1hz9CrH+BRepUFh+HmAiutQbDCht52HrbqIavK36hLnLm9wxfWL68lMYpX3bO/3w7/vlPEb0w",
-	"ZizaNmhhM12+vpiFT/H++7a7MWX7ZOSMJtcsxeK2xmLmMVrRlE3kNqe86fGx/dCT3mt+wnxea7jbvofs",
-	"S18GsfnNsqyW4aX4TymjxgnFhj6NFLXBZf/4bND7qlKKt7uTVYl1ES801y5mZJzQGWuTfu+YTBK5mCuW",
-	"tolgS5KuEqa65BUPrzuLOWz4btMbgVnR8q2g3yznGDwhHpPOq6lMpXIn9SlpxhGnXsfS57mT6EERjqEV",
-	"84RvowQ+l4L5tt2FusYShDxk0K5icXy/Ka8Y80l0w/ZQQF76mAN+bLnL3+Bn3ksDI9hokVeNf67+NnBZ",
-	"vQm8ljQiI37N2uT4hISGzT/lNuBI1I3pMSCID/oP7pQdY5XyomKNPOOK13Yuywt6u9k9GTtkK9Uwu7gs",
-	"76vaj/kFraq1J40/puc7ruYxxQzHHCPJnh8FuxG/Zsp7TY0XkzWj0j+3iS3XZxw4ge0jMCF8xb5G/r5K",
-	"ywMdm2CldZRzT8AGxxiYKBSNC2p5Q4d56firUc+5mGy6WJll3OpyZb+52wXLajJ/hEtWUXZV4yRz0eUT",
-	"F2ZJ18QZVISdbyGdg6myilrp8yh7BmuwxISVFMZnKylqcWB8IuDpm5fksH9y0ukTGs+ntDMg5l0Syqgk",
-	"i79/XVKOLjr/WavaJGzineNreE70TklpyhoY3y8WNyyZCNZ5Pf0//1uwzkVsnNBbZS8DCbNh5STxccnz",
-	"Gk+JhX3TfIHQtXlRcY8D4oamNGl2ccN3CYj8cpawObttfnDzFHdsVB30u+/nd0ltH3FPJv73CWMdcAGO",
-	"uJwkdD6tOFAUKxnev6XhNRMRidgNizWJuuSxHI8Za5MfJNxCZ5qulGMeZwM3yXawRiYfpjGsUZ4W0vAW",
-	"YpboveTCc/s47vT7+vbRe/h1ZRVPqYh8athbwT8sGMGf23j8cgFx0Eqfx8Fv+NPHoKTf1cFQ+W4WiDpU",
-	"uVg0ulds1kjKlyQeMvKcJikX66NK1R1S+7wctUgSAC/Kw1CxEEPGYzb5C9T9FI7fbZAH3thvNuR42bah",
-	"owxZv1kvkAv4VIxlTScoAoE98vIS6Jru5kkeW1xj4P3aXfrWyZ2CeINNSr9Jb7PKTDOIogb2/xuW1JTh",
-	"c5P+siXA8owpFNqwnzYyXd5wtrxD2t8/8TNPmimLMUVmyucklW5q4h6Nl3SlSMAVgpgSPSiib737NUBJ",
-	"JhLZCJG2Pe4c8uDy4DlSurNkOElmjs4myPjG8mtxf/rP6/URDhl2qwN9/CkhDs/rUiuz9hvHNTg7ef3Q",
-	"841czfyBsJSrPGSw+Uz+mX/jySvJfkS1TPOMYEsIQ1KIvBtJe+KTimpiAhUrpKgO10+YiFOvdRTgRzFx",
-	"NU1pOAVsOBsdJZP6iyz1hZJdxFAKWSvrENlURtcBy6JHK30JTlGiFiLhikFtLkL1cs1ITK9ZEzVmyvhk",
-	"6hnSj/Acjlx+y+JSklrv5MEmOJRrLqJtuDni9B/6k/qQClSH3PljlDMYwZjexM2cFJSoGUoc8xnZo6ZS",
-	"KTQIBwnE/qr9ykpAXVzVXP81YHO9g/6V6e2OinBj/0uVTM3G5x9X1fHMI1+s3i/6cR27nPR6W6U1osgG",
-	"DrIdZpzahi1UXPLavfsPw4R+hsp3sXuzrgmdL3OdhzQWbdIrMEDTzOEtMXXp73hyBT43pl8v/hGe5wqc",
-	"bc+Tx98ayVFTTTgHl1zbZDNoyaYKUbNZ1ChKOLntLaKZrlDPOBkEV3UVMcCYCwi6Xoc0sxl61zRWCjoB",
-	"MbSYG2WWkSm/ZkQK8oamiySiq7/5TSv5UDYimtagMzUDKWt4E0UyLSGVrxwB9xVDXPnviGbNi/ryaSNy",
-	"KUgu/gxOlOVUAmmLnLQdtqpdpr0yX3wKxmqO5vUX88/O6Z32aZmnM2JmAKiNHBBm+TZZrHNoquYW6ww+",
-	"7k4W6wy47w9gsTZjXY+85cizT7vXrAU0zFi98eUGHJ6+sG0KBj9Yff2OR1ef1UBDTBlRdMZsC4D4H7GQ",
-	"z2hMkKf1ETGj72VCFoKX9cWj414XxF1Zsv11bzjsooTqtw8/7v/NK6Ww16sZF75wogsck+5fv4D9Z9If",
-	"TELhiuyx7qRLQk354rY+wtSNimxbr+zbdv3G/aNB/0HeddWm/+St16h/6BPSpWUv0MKSpuUMyMcSL9jS",
-	"gd2nEXrRaPzKWX0DRVOLyZ84MPyRc/m7NxD+H2JAG4FQOwXqwEou/q2YpZ8lMtkHfS9e2R2BznlKshpB",
-	"+cQNHIdmf7js7rFYMXI0GOxvBITP4pxOe70H/dPTwfHRg6Pe6Wl/q6gnoGftshaBX7dcWxcNVhKV0iQ1",
-	"FXv0HgKI53oxt3mdKw1sqffdYeXXgLPiTSITDRgTOTM4/Ht9TYGj03NSxGqlUcSi/VI2qFbF3aRP/+Xn",
-	"G2Ws+b5LijO1w8rESpKBdv7V65xegYzs+RW5Gb19iqM5OoXWzF/9TQmoRTDRdazmXBO24jKrdaWgwEX3",
-	"dnP4D6b+jTxnLCU0JQ/0/4GHMKE8nhos2+34Z4ttB1CJ2xICpEcqbcTcXQihmzgnU1uzgIqI/N0C4ROa",
-	"MJKwUE4ELwddti6TlQ1BEmyZlTdJWMyo0msT0RVu/L9X+PO4ydaLTYGekpo0R+oQrTvvqX0w27gGxHxS",
-	"M4CgdqoeBJCwTgLdcuDPDJvIbsRuDiIZHoCX88DMp6p/Fzjh6GFhi0Frfzs7OPC6He7bvvvLVJIZXRHF",
-	"WDbbLvkO7bPK0iSTIEFmgq6acINGpt91fGzz8bfkZSz/ZFP5pbFE1yoE22Wc2THV5JsV+17N2Tmc4TQs",
-	"wFoD0CK74XKh8rcN5rkdZE45gBwo0w1G7aWbk4fvk/5unn52vOGwPCp3mMrPdV8OKbgJYdO7cBUm6XFW",
-	"pyU5pQe0jhCyRLCI7JlHbVQE25B/LsxdK1eY9s/xZF1yxcCWvFFL2lwiZqO5p4xM7A7bHB7rx3W30jUb",
-	"jUM8JVM6nzNRGx799VVc8tHXZflKsmKvWfxAbZ2fy7zCT7Zods+2SZnrDM+tX05vSaDN65m44vDehRW6",
-	"8/Z0tySwT4P1E7FoKBu9JdbpvxEPd0pBIvrEQhNg0u1kucs3NST6ZUrrNkmYF43ZwsrnzukbRdQCBDfZ",
-	"w4JyGTtZu3wJyfIz11XyhixjTiCeBG4tJEdG+8yDDrCQcd03MhC6a7LJSlhA/dzGVFj48G72wsIx+/Wg",
-	"/RuM0xJltjUwVjaGZ+uaG01BndA30pFcFNHx7440Vd1rHtHijlW9ZjQy5R23VBp/mfJwWmKMVELeVVZ8",
-	"pMhei/lVKr1HxnP9UVrhM7jAAKfxCEtHAlYTkYKdEzoC/4HuTxFakrP+Q+zu9pu1C26IWGtbXqShxPh+",
-	"PVh9bytO00+t7azOvvHUY3hLHNIWVui69u9rtpAlEq0rdlPiNL2dLM4oQGuajZzKaumbwcbSNw0L7hQu",
-	"JMUBYfwFNrRNlcoyXD/SoQHU8SsZx15ZL+PYF9SjdbCog5mqgtz096uLgHnpa/SOGwmJbFrnADyPqJmS",
-	"sREmxLRbxQjhKRHshiXVVOVc5T657J3+8WBC9PKVVe+HzYqQLuKUz+N1CeKaoCwBu0Q4lVIxojQVaUzk",
-	"PDv7N6+bebmuJInBDueCyCTCy3AjTUBPHS1JPj0AziLvVVz3an8lVF1XjGJ0pCAnYk5Dpv7mN/9sGQ0q",
-	"47g2FLQQWphZXrMrOayBalLFC03W+oqvvykFc2+scqu/adANvGZC7GI/I/S3k1WgtWbLlbOLw6LF0ZVo",
-	"UgLCsNInW6U6qfeyJtf3pbBcaZHeUCsoFb/zQ8T/J0tkZ0QVi7S4LKSlyXnlPrVxUeqSMx3jr6dZYGEv",
-	"38p0fXFSXN0sgtzT9oPt1haolOdf4gDqVuSf2bZqukNsFSP/GoVTyb3Av4CL5vh85lYbyO7D4VQqVsiE",
-	"9hTHq26zX3uuA2jD2pZBSXVrjS/r1b79oeulBcFO2hlp/EtRc/27o1/XWvJXAL9NuSi6Kqyn4hNdE5+e",
-	"mSRV82rrSIumkWCgOTWBRUC739ceC6YpVVY6Gpbb9juELqye6TiEmpVWbe7r2Wgrm9VEuduxwe+5nvIZ",
-	"YBLuWBc+HxOGhycqJXQ+ZzShImSfp2q8uTU0V3/qsjQsdXWLZskXAirDGE8fVyTQPwaNsM0yeORtd781",
-	"2dZKAPuCInMtjcHFlE4ZT4hazGCU2GXXDkEF3e0KzH+udawpP7+dzVbv+Q1Yjx4Pmt7tW+BBVFtoZGn9",
-	"PevW3+UyoNJml4HEJIm5LvHul3M/N3Eju6ZqE4/qDC6rzo+ydV1N/iK8vK+ef3lrb1DwVcNa/n6txla5",
-	"X6cs23fatpi/qXfJKrCd6xXBTGCs6yx7CUORtMyR49xhZIgSlN2X63tWU5qsvxDgG2RPSLJMeMqwAlNu",
-	"+Wl+ldGLtbYrrdqo7BorjdJrcOdwv5ExS9EepUnAxST2sGp/sN39Myd/O1/2jDZ24HVMtslXAjJqGx8J",
-	"ZvTdyTcCivsfIZBaD3R9FLV/V25nzEZyeEWskaRNzdbZ4VebQ5VxofG+NCuh4YhX82Ll4HJOi/X3Yvew",
-	"qJVqVFxFLGYpa3TP1CcCvp7fYkpF63mqzN7cb5RH/Vl86Q4NqjE96+8RzRzpNRID4KIyinoZJ5GjmM08",
-	"0CvfPyanR8cPyBzfIBFLKY/hLEkXEO0wlokp9HV0ews35ePb26zol+/IithWCeq638f6oypVn9NwygXr",
-	"JIxGmi6EJQm4xMsx60KmV2O5EBFC6Ok5eJTdxYwKp63beUyNGLFyToYmVL3UPoZKgHWQRXrycpGEmFIl",
-	"ZEqgaz+0uR6w57z5nrM46sT6rmhpryp2HrsopoIF+FaN4WkR04SMdSPNi5gZWkPXPvnMhUq1il9TTtso",
-	"xxmcQ33V7NPTUz/+D9Yo8Me+aw1rzHPPlHm7TaDsHHhHqSLBv3eMg7fzNArOyYeFTBkE5muiJWwuE3C+",
-	"UEu84jgPx6dhf3TCBvRBdMR644ejY3oaDqI+Oxqf0AdeA46qQYaCsukGGUpzZD7wfGvkdonekYssenrq",
-	"6AZHvW2Mrli401S6duBpgFPwPjjmt/oqyxJ9GYxK1UhaLyzD+iabeo+XQmIzgleMM7tYsW8pmOlfv1s3",
-	"Bv99ym6Eg3w7bxmyYq4A1s6boeMZkeDweBsFVYErs+26RoY+NuKttCgpiJRZvbw6G4pgIfQZpakX6ltH",
-	"QPaOev02EZKECQOq0ljtt0nAxQ2NeXT1XkkBb/Xcp3Oa0BlLWWJ/GorsN0Sazb+BpxiWM6Y8xk4HA7c5",
-	"gNTAsUBT8PeV8V/Y58Q8TtiNvHYfc6EW4zEPORPpFVRdh98O9W9jmYx4FDERDIV9li0tvHakH2EN1Sv9",
-	"C4X6Vfjbsf5tIdRiPofCq1dYTQrNMXtH/WMY7ZyuYkn1LOQVVHuB36CrkArsTTdqMEzs5HP8EEOSU2ht",
-	"IegN5XAGB2TvGIeM9f9ofAWrCc97dipcM7TW1aGZ415/v6tXI2KzuUyZCFdX12x1xcXVQiFhTvfhDK28",
-	"krCFylbHVqp59fLNpYkOgN8JFUMRPM0/7fyDrQKynPKYOUkxthpOsjDVkMcQbhLxMdTZzV7oDoWjK5a4",
-	"EzZLzobOnxn/Oc8yhOMKwzkvWfCWAodlfxvWwk1a4imUA8hMWGwskw9V7oF4Ax/bgMW6xC6oPJX4pAAw",
-	"g0PyrqjnB1xHGELGSlkNSctDZgoO8xTVcHd+VVXcPca9t5ZxVbnokiemoKsW0PrKDqU7tQwBdnRkClcW",
-	"rs2v2G1Q0RJGlRRtAimNgRXOAUgQeQWo7vaPWIqJ/rdcpFdyfAXwKYEjmVD0u080rwYgFq6FXIorM8Jy",
-	"soFt3A+wvK12WGw7S8JLyUzfRI57vZ5T86rlz/wyG2ZtHWSAYtfbFYwb2UdOsRMKBlpXtdkMg47L7Ff9",
-	"T057fQK1vc1rhAtj5HMrapn81OBA/xHsFwaUDdOvcB0Ya9x2Nxs7aJd02YFtFrDmjB7zmK3NesuQ/L5a",
-	"cMbB7w3OCGDc8C7UZ4gg/TH5k+IwDjr93mX/wdnR8Z8Yh3EL7Bk/CuPgs6AwfitH5PGUia3Bu7fF8WsC",
-	"T3P/KH61oWifFcZvxNIlK0aKYKA4VznE5GeH71sjnhs6ROrkdF7ktkEYGr6MV1Vn/gU7/cNNPoOskSY9",
-	"Ov1k5WwKkUsb3SFgRFkfuJt1oQ+0HHuvZDRVjFWCI7bwSLjVhHMS2PGtWeANNvW6hd3SrG7O+hrLenZO",
-	"NDauF/aYB6R6yy1Ww7bR1Wi1Tr5UmKeUoLnRtL2GWT229bwT/+6o68WAgm6YCS9lvcqlcJd/k6AsCyll",
-	"L2cuN7p09a1rBsr7Ssbch4miedIB5Z3Da9X1g199fAF6MiRt6GGAyWvJRSSXbfi3V+RsdFPirbbO6mh+",
-	"NcC3phICV87YHTyIH55cttqtH59cfLdlzXlzmG+JfYxk1vcan+cOfgRNAOo4cEGC205O/Q7OoKS9QAIZ",
-	"gB1qsl4pFkpvLf5nWWViqIpmFoELYr4oVv3drrqTORyRCypDyResAQu+8GpJr8sseAZu9Sggez88uWwT",
-	"vYD7+nYYgAc8IHuvXr65bJPvnjx7cvlk3/X6mYQ7eK9oWLAouuW1z0dY5yl6VXQQ4RldMqNZy3fb5jox",
-	"MxU8nZZUEXYbMmZCE34XvxHZKw66lFJZMPt8Pl8SBjHozgguuRyTk569dGNs14wLfevkDtHIa5YmkPHS",
-	"H7hM/YluJ4P0jN6nKUvYV+dSanlBPZoLZEPLhYjs0eQRlSe9zZqZPULuUyhe5vtkOZWKGVx4vfJwwVvM",
-	"i5TBff1ZHGqf7i1LNIde0bHX5vQGWZakkiwpT8mIjSXgwqQQZn2eg1nd0HjBYHzA8p0L3WBQOkU3xhXd",
-	"0XOH/oCS6nz6pfx3JWkhJZlRscpkw2fw2m3lmysZxn8P91y2EfPz2GW7tUdwXZ2fQgBHaGo1mI04lpCl",
-	"e99aIgqlbTXDhM0oF179PusF80mpICNGZjRiJAH4cCGXxd76Dzb3pli63sKWS6vxIo4JnVAuNuUVDL4O",
-	"Q1uJPXNmsiR2CLCWqzYxlK30oTlpJNNphZW4D+x0u1oZZRavHjTf4koZmWO0S3PyOEomGFfxkPl8nRsl",
-	"1vZe0mU9oU4Fjba6EsW4+SYRrPoPRsMpiMA2+RdLZGfM49innFIx8dXKylsN4I0gb327qNQpndK1zesX",
-	"7tx6zK/Z2tb1C3Wtb4wbhti1ta3Lm9rWN5/hdG0efaBodGe6LOVybdtLubxj2xXBAuUfTJQfLDb2jvNr",
-	"G/5ax9h1CAX+wEOLDGLQ6myBHAIHJKEGa8B3CbvHZLVLzwDgCPpyAZhCLo23C2eesJm8oXdHMfpMST0O",
-	"pZJKfo+h2ZrgT2t6Lw9wMz/VW2rxd7zmZ+SsY5vtLLcllt4ATKVZ2Snw1NScW2AXz+wcjD7XdNJ8p1b4",
-	"p8Ivb2hMfacGPidJzRb8YuDNcKGpA65+O9f8N5ILEW1Ar3bdyXLORIeJcu7JaQ/+twHIejME2oyLuvE+",
-	"AyydJuMtemMajcxjCWAJl1soZ7jmr/Arj10UfsDQAgDN1oJgrAWALK7vilEPzEpGFndJHdjtbLy+nVIY",
-	"WtVOk49MId96B2i2z1QudMcR1X0uGbvWI5ICKsbA0N9VJuPbOBDyVT3qoLgcxIN1MwWSzzDnCbXZZlZQ",
-	"fOTrmNEknD5nvqQY/M0E6bBwKtsklSmNMXt8nqWk+IrHqKuZTNZBnAjMM5pjvSN0ydgCbOAcwe2V56Lq",
-	"vbLfzNks2G1q4/OqPld4nqHTsdsUBmH2NB/D5BBmB15JGEajl+Na2Oqnfz19L2+fvX+rns6u+cv3P6/G",
-	"Pzc5VWF4jcspZSNsk2vG5taaIROu6R/j8mw9er/JwxggFSz83z48wtz/4aLXG5zoaTwC0yT+jfR9VEuG",
-	"bWN55iy5mnvr3rzSPKL4vxgaB/e0mL7mItrMIceuBWuD96Pd+lBTaQG3AUQUAVhjyPhNObIGKeW1VMGW",
-	"2UJuQneX+JXP0J+GU4a6kiZCd/uMYtNDvVYJxMVps8g97Ggcw4+KLDVn2VdKCavGfL1dANyHPJ0144SM",
-	"eO1cohR3t7OZvIIeBliv8hkJl4Bapj5Vy8t60415Y1bgFzJa5Su3XYagI62rzf+8WU5vmy5YnNEG8mXz",
-	"Iv8AFsFAO+QQAENHbwt4Sjy0fi9HPvwFze5a5mk9i+h3GntqfpIjn4PG1nlf05dbPv5Tq7/PmfRifWWd",
-	"mSiabRxQGAXiA4fwhtFkXdm4GV/IzCfkuZZDWXHG7UwQZBRv4yLXc9plJitrY45K4m9dFFAT/iq1XOA0",
-	"rfeZ07bf7vV6RLAlU2k2hj18OmNUKEJTEjOqUny1mqJtj6F+r9fAelXHop7h2pd/t9HWcbhnrA6vu9Wu",
-	"PzE4bFbk75wOhgJm4tvSob8VHe5xE6zNd1auzHWV/yY9Vg/pirpySSe+YHIDHFXdVv4AWKiMTScQFSEX",
-	"KQn+ErQN+GtIS4mCa3SnpvAlZmSb1NuUTtRB1ttWfjwTDFOnaORVwv2kWFckvGIOaRLkjS0uqSLm9Rr/",
-	"U78huOaXC/TeCCaaT8+8WgIUjSRD5QJ/9k38pPnEfz9UUWXv/A11P3i9qvbB82wjaLp5YydK/GxzzAoR",
-	"zc7S+Ji8UJreE6hfqExfhNv12d1z/PQNYC/OixhmZaCC3ZqJzY+TAuzvuo79yOLN/URlCVLot10igJfe",
-	"DhhSTVCFZmm0WNcF4X41OT79O+b43HdiCCBYfVpqSP+zpIZc6IGR5zRJ+edPD7FU+NIJIo2wMrfKzfDt",
-	"nH8WYLqK4w4QUCs4MxgfOPZzEmTB/8GZi3xkHYv4pxMqk71/ToJ5wm9oyopfShGvChoaInm1C2kG5suS",
-	"dmbfrColioWLhKerN/pYMECgjCYsuVj4yqK/YomCil80DJlS5mA1Uh+jqLO9jYh4PCG2xhXZA2hHLU6I",
-	"YuA+2m8PRRZIdwHz5P8CGXZGvoVxkOGi1zsMoSP4Jwu6BA4pVYjv1fesBKWfSRBH+/ZQ7EG43quXby7h",
-	"OYZInGd2b93Efpc8oeE0bwOuQXi3haMNkcdZpDDjGw5RYDkYY05ZvT1aHz9C4CZqbwCVGoJywmYQCdui",
-	"c/53JUNOY8HSrl0mu8Nbb+An8oKlS5lck4tXT0nK6MzwZ90WzEirMOrWXTVIUIWYPd2YLXmJ3Qjspkue",
-	"APvq85XQMFVECjJiUxqP8zJ9WekpuUSU3aFAAiAfnOWVZ8aMRW28QLUdfDUjV1S7eAy2i6dyeygA9z6F",
-	"ul/ZjbTtXqUzi6I1F51bTFb4zaAdmQGAK7Q9FFl1GNwxBBxc5t82+whbFo46MBRD8Ze/EKjFiSB2Q9Eh",
-	"F3FsDoeY39jA2MCavIMuMbFk0GAWFzmSkeY5mjDIGh4KQvaCx1KkTKQdfVM7I3Q+jw1hDgC+Yv8co6/x",
-	"s8D93cQU/hXe6+phvaAz036gBL1mV/p+FHTJ0wifmgNFkRHTsx78j+ND+A5yOCwqD1wnDHoRHH1DMO0N",
-	"W2fkt263+/FjcE4orEv551+73e67NhmCDdB5H/pADotkuMCUfUyzh6In6KiZJwzqq5MLMuNK6Ts4hrFy",
-	"RQJ9sut+hTH8hTKOUYhoKuo3fn0XtE19AHwbaI8P5Iyn+lqjx3HJZ0yldDZHkrz+/jE5PDw81QLr7eVj",
-	"WyZcLGYs4SGR47FiqeGLUIpIDzPkSsso3XNQC/obkD0zmv/MBjZOTHTCvkMSCC8VNjkdisAYbUr3Olrw",
-	"OMWiFrBvWXLDQwYxIWLMJ4uERcj7IRlRBRoYTlNfC7X40V0iKEFyo1c0zflU7yg6590VncUB2dPdUYUJ",
-	"7b7XkB/betoxF9e21gaefDmTr0jwjIvrMyO7/+///F++/lCan5OExY+GLTOtjpZcw5ZeaN0LuEiZCFEV",
-	"IQmUTLfdcpgVjDOSoQrsTr3IUTiAO56Y4Zno7UCfFtlGzbAe2ySkSQKe0OYHEVzUFeFiKNCviUerrdap",
-	"FQgWaX7Gg1Kru/mZYk4vNyOl7JTFw2koLG4wnrTYmmp2wmJMeLaP1FQuBZEiZCgvCtA5ZyQ46vVJBWYH",
-	"tkTwyy+/dBzasowyCaPx7NFQH2zDFu71t4gvoSc3o7FWC6H6CJwS0EcRPOfc3L4j82sRQkfzCECb4IbL",
-	"X7BgOucYh7jNMNsoVB8Ni+AqdvwXdnVw4aD8JagQMjEaRK4swJgPiQ/IR48Ixlw7qHwU5a/1GOEfj4Z4",
-	"68axAYu/tOjC4ZSF12pYWDCEFiL/9//9/9wEGQjJh4fIfYAnBH/HUl4v5iBrcsxXBBfSvw9FDkkDsEgH",
-	"gLCjv5RLwRJI6ITW7OiewHFlN54P9Q42riBV9DxzOJA9i2AbmAyZgKDlYt/I56FQNZBRCJfVtiG6Nvpd",
-	"i7f6vA3QGbVikAyFB/1FtfVwAzyHAzj69K5eJhLM0OlURsgjyPWAP4IQREozx/FQ+DCacCaCBBf6SUCm",
-	"jEYssVTMQTotJeHETaGSbmC9mgHZ63e7x702MRVkyaB3TuQCIs8gQgpoTY56PXsGhTGdzVmEajIVQyHn",
-	"VN99A4N91SXPQPtdKEau2UqffviLrReC/kCEuD6zZnFEThoDuCuLlNX+hmKtqpepWW3H8yAi0PLOiYyj",
-	"YtNWleySi6HAQenpYdSSAV5BQQyOnHkio0Wob/LpOQBAaZWCp0h4jBgZ8xjsS5pIQxEc9XqkBAXW1Sth",
-	"lCoMbzaxkM5mwVa4mLSJkoQSQOnBM8vaFzULGBBcJqIzjKoItJ7Utd7oAOsaEWu3TMzaOTEb+IHjsw7a",
-	"Q+E8XCRG7aHFM9j+WDx09dNhyzIeYtjoA5WnlglfZwJEDTH80uZe4G1gD4rH5Bajb5Q9nAB3F7I+MHbf",
-	"bNx0KQkXEZvro1ykQ2Gj9+1trk36A38inxNh33aveO2azL+hKEbFn+cvAXeMKY8JLSgLsMgmNwdaCmMO",
-	"8gKLUJpbUlHcOup9pkFk0fydVyYVdQjhVMPW+YdH/UHvfPnopKf1ZCPYzz88OsGHsJ7Z5/o7XECM88fl",
-	"G7bOk0f4OMu0MAubmucmt5EsRMpjyCsxOksbBF82PPh/6NN9+tq2asCtir8plgZk763gt4TNZTi1iZT7",
-	"XfLyxphwgIZnekMNTkkxyRVP6UJWWvn2LeAWw1ObZQgKlj/POb+d2VKF+SrrsT9++fqNlZ/BQCvlgKur",
-	"dUC7WloCP7mkk4DsqRQkuhQWldreiVSbLBm9JtY0cE5uOFvqK6UNDNd0Opix4Bvl5qbYvBXgKzZOrWTm",
-	"6X6XvNH3TP0SDa8hk/vpuPNCCtYBF3swFKkkE5aS4LB3RF7IlDyXEdiqgswThncGfR3T7yi9q7S0wZs4",
-	"dt4l3yZyqbS+AEFeyP1DoZcpYvNYruDEpRg0p/vTNDMyQbW1ZiZBcIJA0Qz0TOJu0f8GwrUdjv/vFW76",
-	"7/C7s97t0uGLxMtQ+TSPzWO6YqB+EbRkZPfw3Bg3FKbqPlcoi2OtGRfscCamy9jo2vrnHOm41hY3FJlJ",
-	"zTSQG/NQ8hTbAVFuejKWuy65tJmYySJmZKJPTms0QeuIg3teMJJkAextV6qa14zRAy62BU8CuRCrdKoF",
-	"gSiFL2DgDMv0EWZw7GJ+zYiSWjHBKEBacIZpXQN0QDR5xTxkJujJ2KleJXKecJbSZLXBNpWyZKacjE6P",
-	"iQsNsQrtVf1ur9vDinNwXWydtQ67ve4hOhanYKU80P83Yd5UwXRhSG1wEpzfUcvFnvKQSBgGaoxvXz9T",
-	"eTqruX0OhVVMjRZsbpyoQtl89ZdzJi5ePc2VWJB0mk/e/HjRGRyftHPRqNrICp40trbRERaodUZwhjKR",
-	"6nNHH0lMRHBQI4vZv1A55HoDCy1G7SUZ2pqNWBSxqDJC0FZ4OhTGAGODGniK9iueaPFo7kDAL7i5UHXS",
-	"PIbMkUnup1HrTK/KU1MvLEOfU7UOyfyVg6djLf1A+IFn0p6rsOCDXs/aUxmWtitbyrBmpTF610Hzg22j",
-	"3gzaarcKS3211uYqQwUGeVwCnCMq+q0zAxuSkQaSzIu0SadOmn4BMvPKJsrbIGzj3c3+tH681ncwuxFe",
-	"lvRG+th2xqD1n+og0IoA0VeVYdhIDt9YbNi3HUz2dzaaV9YGC/KqOJY6eqwZx8FvPPp4R8L8wNJsGO/Q",
-	"a2IDt67YzB57AGuqAKxpEcdXWfhCktp/Wwtaq91K9QGVoLxDPFJ999WT0vuh9Q4iY640H4HlGpqV4koh",
-	"laarUWIqe88kumjMlecqtNoLfCLYsoU5h1f4z4mUkClOOVYQl4n7MSaBY2/65LjBoFcRYf6tkjGkLSCK",
-	"K4TbglNshiGxtqLBhI/1W+6h4tDm7jWood551lCzcgpZGlb2XfOsouxSxvHL9V4yi4Lh1oq50hrV1Yze",
-	"XsUAh9M6G0C4lh5k6fHRw2yudV/Ze/qVuZ7r587TGb3FWHKgU6WNY2gDbrTltvPM/uyr0QrKQp4cHx+e",
-	"fFzjT2plJ+uVmtLB8UnrrHU6HoRH7OGoTx9Eh+MT1guPRwN6Gj1kD8b98HB0RE+iYzYY90an4UP6IDph",
-	"x+Oj8HA0oP2ox07HTpvrRKbHDuzZ37h2GRgAJvVbQKcyIJOZps1WKUEcnfS0EDINnRTbMdIRr4dOU1au",
-	"edp659FTPhqHIN0U7wqSPwsfBzdhNbgLzuf8qT6RjCqum39iAup83ZjXDp6YQmHPTI2+de8+M5W9Mm19",
-	"0wf5i+5XnRwbrNHH9v2P7VblNrqpkeoHpVZeuwAPTVvKP6q0pli6XUv6A2wlu+M0aCB/FzjjsHdU91Gm",
-	"Fx28kKm9E+oej1BHWv/Nt3mJf/ikv/mTt4Ial4jpZ3C6+aNLKZ9TsbKYGvq74ybje2qQvsGKjF8dbv7q",
-	"DfqP3jqg4W58A4gTN7LBpLe90zt6jTZl6/79mmU1eKwQGcLax3broBKJ5r2kPMviC4oBac7dDQ29WhUh",
-	"XLQRKzthIdzV9TGPdsdEpUOxFyzmkQm8C0B64PEPVwlBAh65T/e7AFeO1XdFqgISM3rDFNgmnCA7a1h0",
-	"a88HGJHnG7o3lo4c9XoG6DrzAw2FY72WiTEu+24SWsV5XKDntleKVyx5pTURfQhseBUz+Zq8+TnuKb/+",
-	"BhFjx+1WTFV6ZTWorDBv603K45gs5ibklwGmNJGCvKHpIono6m+lKMAr054bAFxAkumfHRYCWvX7p3rL",
-	"iMhg65pgP7GI4zxyzmAh67cH2ZHpABGvO/4NjnAeBgZJlx/Xf2SZ6eD4L+afnVODCp/xMBDwi433Xbvl",
-	"bgoI4ct34AYyN5sqMJZN58oTYE2SaiElFaebp4Hi33kCpNaeSsNtrrO42w9q5HnUFgClNfHzBZmwU152",
-	"ystOeflSyovensX956gvlfjwdXoMXke9VZqSVBFa6KUezJllUXVa6kJ8aFHxGIo9lNKqbWyPEST0dLhQ",
-	"TCie8hsWr86rGMj4FRQunAiZWGe2PrrUUARQZgPgcbOSPkaydskvWk1hbi0XMGbiSI3t9RZNK/rnTio7",
-	"UrChKEzZog5SnmC03EKx6MxMGTrCgCuRGj9u5mrAukRckUGvNxRcqFTrS3JMBr0+WnQtkkFOJ5skTigJ",
-	"TPNBwfwPvpHHEAqSF58+I1Ac62hwSvYQLtU4YtvkqHfoLTzVJkf9Y/1/h/qdnlMWCyK/dGMDf0ksIavj",
-	"hpiJRR4IpBbgn9IKoFk/iN1yZ3qA3kueOSv1qYfVY497BZq0TRigVoakJLEUE4Lrvt8digsi2LLIpdb9",
-	"Mej1c8O8vmyb6Lvcq+XTRFGJcg/D7a3beaGjf7CVURxBvHwLGt42OuM2OmFJTQJ16F3j8/8FWxZmXWO1",
-	"KLCrZfbizmu5UflpsmAf78vC/6UV58FZv6I493s+zXmrVJZMYbXZFNBuprKWEjrWqq22hVxxNQTfUs/u",
-	"974yRbu3RtEuL0tTRftOuvAmM57nDCnKoyW154ZzWuLRAecGF4SnJQXa4yLfpJv5Ptmp139w9XqAeu9O",
-	"Uu4k5R9fUlakok0n84nFr0IgWk1xTRqsVSyzEJOiNtoeiuC3EVXsapHEH61XrHBHA993cA5qql0DCCOj",
-	"acOPs6UzGm1R+3KXsiGQV7GL4yagB7uz42s7O76YmaWJ4eP7rCYtfNHAMPNYinHMMS/3qN+gi1dYsPZS",
-	"ymdQrha+O24yn6wC7nN9CCHAWbt1NBg0+XieyFBvv1HMnkAO85/G9GTwIIu2J7AMlQxD21ufcnCJdeKs",
-	"gVMtE5gQml44Yeo9bG4iw1DsBblW08indlHbD8eYSt3RUOgRGVPEUe+oGI2pLwmeOEyvFw1G0L67L+25",
-	"peb2dowmPrI/kuNt52Hze9gyymg1LabXjEDgFqohEz3pf9uKIoeX/YeeC8HDP+N94GGNAw9Vr4L/rsVW",
-	"P/Wevpf8+fuL1QveWz5f9ZbP+z/fvvxO3j7/Ti6fP1ZL/O9TA4o6PXWxKrdT27LR/s1KjkeDMgbrXYbj",
-	"OBybXxSMFGriWXTxeXZOxZ1T8etyKjYc2/dyIf4LeCGLOtc3+Q323j2SkPBEMxsBLYRQAahCI+3vHj1o",
-	"vR7Zc2OdeBTAB0fgJVOLcFockkw8uiJ1PSr7d/fL1TvJyEXJIYaJQxkhITXtkzxkRrZ/sqOs3UglvQd3",
-	"2n8w9W/kOWOQA/uAGCTYNKE81lKp29rGa2ZnX2P1Emy5jWfsjvbephPbmXXXmHW3VWY2GTztFltS9Ue3",
-	"aZqpNDJnljgsv88f/GZzKHj0MeiSm/5QIDCgkxIMspumMIAVS88B/cWW6Cxc+j+PsTMfbb+3M3zuDJ/3",
-	"a/jcVnncWUr/uJZSBugcs0w5ulcbqa146deWn9PkWmUJ8ngKNbeQYrkSGmX2MXypPRTWU5fF6PnD1Exi",
-	"NU1LPj9T63zWJZfQn5BDYXQ5gDdwddVeXhq90MheUExT6HktskNRNcmSu1hkv8B1wadkz2hyXfStQtLb",
-	"F9Ovd9FauxiEP3sMQpsIuQRBt4u+2imSO0WyqEjudDqPTqf1qrIWZfLR767djRnKF6+rO0jp6NFUzlhA",
-	"9gyywL4DWo2lawrAzQXDqC2RWFbchghfKDOMtGoppHMCfUdchfKGJYHplcaxRaGFz7vkxae409u20BiL",
-	"DGBY7uYGtCgLzjcUF45PPNNZ2u4HcpEqHjECQIkE3OgjGhlfuaP79er85t8ztr2apT+6pKM/qbP8Mlnx",
-	"vC4S+QvWwSEJixlVjKQyoitcOaMs5DWfLdQVlLzI0K5AiQPQQAWKww1nSwXYDx/XKne9inJ3NDCIIqhO",
-	"qLODg4nsRuzmIJIhAqUfmHG2DC5K6+zXdxmACa6uX0/aqBV9fGdwTIy65at5jbXwe7Zqfc8WmD+0teAH",
-	"pmx7z5RY1yQwgiSD38oKD61F3nJKFH3MSxsYvJXNSqmB4Tka6LfVV64ta47BIYZUXCEEvDX/5eXS9bJ8",
-	"dHBiVnmBBDfigY4U5CzNacjU32r4t1fg376Pfw8frGHfSk0hYN++ZV/kID+DZmz2m6mzE2XJwW5JpLy3",
-	"E39vD9ut2SJOuVsCV87zbcABrQoK0hjwNk0aTX4JYDMPNNHMS30H4Q3olr92qLkPjnSjdFfo66zeVHJE",
-	"T+q9wwacNZZatmV5zD3TQf7gY6Mt17dbrme3XK9+y+X7Bii+WQjYXdP37JovEOnj3wdmbfONgKQob4Uc",
-	"JunT4ldefP/z8uWlXPoDRn6+xdrGDSNYtCq0TbRKo87vFK/ySqq0SbAK+Nf4jMUcixvtAlZ2ASu7LPgv",
-	"Fn/ibj/nEgZXqgYYPra465oo47wWDaC/7uUVBKP9Yigx2Qv0ebDu5jMURXSeD0EGxQkHKsDDzqlYmeI2",
-	"2XAwNb6IZA5fDoUxY/tjh2vuSZvih3+So+3jhaGQdJMLyy8WOPF7mEmTT55kQI6Xq/kW3wGSebNR/ZHu",
-	"Zvq9lXOg6qsPDWesE8ZyEdlSUwchTZgehWKCy6QzkR0mJlwwqGRlOE23G8uJ3KDn49ucqYP+4EC/353D",
-	"pcTq9eGMkce684Iy4x9XtXDVtwseYx5YshAWk0uREZtC+dpFQvR4oFZvTFPN21AgrYjuqZUaB9vTox0f",
-	"dXr9S7BGl7VjuJHlgREh6kjfsiTmwt4JEDjsCcQcTNwrRrbrixVUKx0pGpuajIg/DcLoydvXLagYfDXj",
-	"QmtZpz34HxSJtM8e2GdzlnAAWV0xmhSQlmGJyQ+SPMmXeJ3GpUXawSGga5rdqF9F6NL7hCRqrnL9JEdN",
-	"NK5CRfedurVTt3bq1hdTt7K95+hatkj4Jl0LS/1t0LZ89QA9elJVPQpCmrKJTFaBqfBi/yYqXkzInoNQ",
-	"Aw8cY/D+OZknPGS2cB4BoUsWguemdTOWbxRUowHZ3cXiTAbuSMkkDc5IgAphbqzXI9tkDy9ohW2oLRCy",
-	"K6rCgBzYv/QbAdmDP5xP99tQVixhMbuhImQB2cMiBRDnG3wIznFoj5w3suLqH4ICGbok0EcOdBFg2g8U",
-	"+aCCBPp8wh+GwvmmTagikWygcuoFW69zPsvrzn8mvfOxYYkm7z7n4pWeb6N36W3jd7P6Jc11WEOYNzJJ",
-	"/2x6rN2kTrWJb/k12BP1Lm2dtUbw50cIBUHCgUkccNL91tbBZf/4bFBQvEpxrvFixgVfzMg4gbIR/d4x",
-	"mSRyMVcshSsdSVcJU13yiofXncU8q8gLtuwHbcRUNzEXse7823jBSCJpRPR4ScyoQEgYQsmSgi1xyvhk",
-	"moJ6125dc6HZ3mKzzxN2w9nyan1ohFbDrUw86D846F+Z74zpfcuvzVdLHmmh3x/0APTaowU/W8miDvz9",
-	"a0cHbl0sblgyEazzevp//rdgnYt4jisG8gK4YYZG29bRca8LC4JPrHZ7hOjnJaUYjqg4/uJWVYTZb53l",
-	"GPtWx35tF7hNjk9IaPhnE+XhRDvoP/idtGojPZpo1tmBu1Osd4r1TrH+koq1T+91MclRd26iZbNG9ZJo",
-	"COIc7adQ9WfEYikmiqTyDAuyYQnvdlZztm0xv20pNFPZCD43cJ1YcVTrejEfs5Tr07USM2wL4Verp9UU",
-	"GXrOvpIKQ3fyiI+41KcSDa8ZXFpM3d4ueSzHY8ba5AcJNIIjkXIEU849mrmf7qw/eGjLm4CkeXCMtifV",
-	"OjsaeLzPx51+X+tDvYcleILtnPR50Q4YkI08d2t2JLn462sFKdHyqC6IY2DG8bFtoqDOCnU7nLbwzzVN",
-	"2SnhtkM+RcaHy9dVncez3QKuBS7wKpH9qhPdtSfigVwsj/TRBsUa3nKLA/SLBXfAT36n6AfX6WvmE12N",
-	"Vpka4XCHecLVlWLx2DjWt8lx2xhLaze0ESY7tWGnNuzUhi+lNvzA0uKxanZhoZJJE42hJJg21zGxHZbq",
-	"PZdcodtavTAWicYA1h2vrLIhBYP4IXgGSTqrOeuSF1Dg2pT0B3ufOxpCR3KRFmpeZtGtIRWmUCaWv9Y/",
-	"Zzk/M4jvzQpsQm4AWVMchcaxHWiJGgmb0CSKmQITonHZdjGpv+ykxV+389C+KKzaturRW2HQFja+6faz",
-	"nev1D+VPDVP5pe0MtgqdbvWBJ9UJh7AuIPa44sXs9U2BORseWwyHbBvlzagGxmmaF/jbIk70L+arzgNY",
-	"tt+bgIZY29NwUKVhr5aGti4hUhH1MUNEp2DiNtG2X0nxF3eXN7EUFUsS7/S+nd630/u+pLlIlE5/q/EV",
-	"n2+r/DVKKq9XASET6oykU6kYZoRQQXhEFnMoxS8io69BifnF/CqVV6AG7qWrOQ9B89ON88gBHmGlybqa",
-	"3BRgVZhAH6hWxfC7GZRoR5SjkYxWhKu8hojBG8n77xI9Lz0mrgjP0jjPS3ODJCmaJPyGDUUMnlGVUqum",
-	"ehLXp3JJZlSsSu2EUyomDua1a1PTQ6YpQQOIInuprSwvFlDjniqvLuq4qPd//wIxrDvpOuS1IFcSi/wQ",
-	"LlI2Ycl+XdJ7Qa+9l6z3T8GLstMA1epOpynMIRNm1VP1F0i+k3jzsKxk2BWYd5ZDOeBdJrEIVfdj0wTT",
-	"ssl5KuZ0f/yUCa83HRX3xJIlDC3g0S4de6du7ADNdzA9Xzilu6rHbK9UORndxilTp0i9WoxirqZM4cGY",
-	"FsEsuyTI3RYBMa4MpQ+JPMn7GzUUgfV4dKvujgBLzOnWv1Ek0JdUCIwLYi6uA1CQCLV/cUUm/EY/EdFQ",
-	"BCm71VpFOmXJkitG9m76Vm0CDxdZzDVf7nfJj1RNNZVAm/m7TVoECEmszDdioZwxEuiXAoQPCuxrQb2u",
-	"QvbAPbO/nc5C9vTCdaSIV8YriXiaAMcZPMaTsaN3wxkpH44AxdM/JHtw5soblgxFgD6vrr/8PoL39EhR",
-	"MXIgfshPb16+gCkMhmIrzM52FqqYL2ib6LUCbWqapvM9tU9koqeJX+afzBOtVKUrD/BnhhhwV9DPV5qd",
-	"v4JyeFvnpDfPEvenCzdHAwUSrYEC1eT//Dig95K0X0x67vmSnv/rpOw3yR/epex/xpT9rTJ3N90/QAgu",
-	"qUIkEzVl0R8Ym9UvUu6AhOow1A72dHc92l2Pdtcje1cxNxXnVoR3nMa3IUAtRbmGsr8s4b6D5wordY+r",
-	"lcChlXZe0dnqKZg1avWU+7J/OncJYq4SQ1GE8CQ+wH89yjbGK7AyppYJO7C9ju0WARN4IUBBv5Yr66NF",
-	"amFM9cRxNxbU+6PM3J4bDn1aPNL+jlq8z99+VF3HwvGKHUZd8kLioIqn7M4etztwvg54xD+t/Eaxelfx",
-	"3V4fSa6FHO51K5XRQKRFsr5odckF/u6XhGRPMTYU/8zU/f16fGZqG/IUzXOBAbXoXaREjocioWLCEHDQ",
-	"hf4j37M0BE+KkjOmp8Bixb5R2AEXYcLwYNHzCfBq2IX7blATn35ngdr+neLYd9B+O2i/nZ2goZ1gF960",
-	"C2/alaH7quPgt9Vu8vin/G56kB9pm0Pg7d0TErx9Go5irE0SNo85UzZMPQK0BK1wjGOaQrzOUEiDISHj",
-	"qC56nvoglKkDI/aEhlr7YjMS0iThTA1FMKcJxsYaGOWIzdNpQJQ0dTliDhPQl82EjQB+CXIBpxiDovUv",
-	"cBJmt1CtdEGUPWpdWtEyl1IQwzE7ry9evFVku5bLj+1a7GoWG13t7XyS0IhFJJUS+CBT11Ip43BKudDr",
-	"MaZaIb6cUnGtSHbM5nqLYcnWWf/jFrHlwDygyphgdb+WVdILGmgAoGlZTs1imt3g63tRme4W1/47YLo6",
-	"wMQ/xDQiPCVLmVwr2FYrufg3/2JuUq8feBazn8MCF8GG8+V44F+LOxL04devf/4+CA1G2DWJu7cHz04n",
-	"3emkO530ay+NbKKvwlyZyYuEmEd3rIZ8EUExZNMMhNfXq6GgkemzYoUqnasbatnptDQUxvUCYedw+/2i",
-	"9ZJhDjJx1cpyTWTiiUTfOr4KSOLSAZTirCSzpascD0U65WgarAuosi9/QkzV4ywD7w9SQLlWOXG1h23C",
-	"piwF1kROGTp//uCpneb1O2he22pLmwu94a5cUkVoFP2hA3zMXPzFl40Fw7BLbsY4+C3Pj8Viy6Rca3ko",
-	"GhRbttvufootW97Mh/lwF220c/7uiizvwpPu5N5+bDU1UTUCb1ayvUFKB+BnWheq9JrN5A0rpcJa7xQZ",
-	"J3JWr453CXzNxQSUcvONFsJDUfRrm1RReALuaq1gKqiaS/NkU8zzSJhaxCkI+MA2ekbEIo6D31+BXx+J",
-	"9DoHTriPiKQ7esQ/ybPtAdm4D39xc53I0vA1sEETpyZcSxHGj9Ax4jyznB+XUAFcc3m0C9nandq7kK0v",
-	"eabh8eI/XZzjLZdNm6O4/FakNywFbC19m6Vh+UBTXExiRyas83V2yRv0RhpI0NW8EP1K44TRaAXnU8NT",
-	"zQUrzYvW4jlnsuBxWBZIwUg1U4Y8k25/ZPvVjCsFMOJJlt2HmZzeIxUocinvJUfv8xuSbBSTPvu2MRRl",
-	"6kLN4ZarVJIo1sha9NlUhpMmKoODKbW90nD4xZSGqp6bqw24pXeoDTuVY2co2BkKvlalioaOo+xOetTH",
-	"dutAMZqE09oYsTfwM1NkzuQ8Zm2btmQx3UFdgeJl5BdbhgeO9DZJHI0nlXMyZktzr1fglmM0nJJrLiKy",
-	"54RTzVkCD/ehZSFNcNW5KaZfalsKBm9D1X2txGBsvVjBABFxCotM0iShK6yIBG60/S55TcU1VjvKiglh",
-	"L5FWCWZc6DmGQ5Fy1hkljF4rsueCwrrha4UymC+hYhEAIVU0Swhq0htwKGRitLoIfGuAhJXKlMYq6JJX",
-	"NXSGGeCisYjQmUQdlSek3+71ekNhRpiVl6qOYA/WUM8bY4wRiAwUSV+HoxVCj8ELur0VAhyBF2Lf4qPp",
-	"YSVAULMWWCEJ59cmShYm2IUhBO2hKDy1nZsYP/cnPZQAeqEpmWm1FOZL9vA/M0aF0j/FjKp0KODpvlbj",
-	"NaUAMe2GiXQBqGyhFIorfS6fIRcqliD8rkqBC64ZmytcQUpSdmvJGSHWLQLA9XtEsVCKSJE9HiHBlExS",
-	"cs1WWFz1HJxtZsc4AHB2bZZTCbC/M7oaCpMiN2sb+FwWwdcwPrOAUiBulln/fSArBZcKNAnRj3Q+ZzTJ",
-	"yhQMBRIQ/sYlRPWmXZ1GTFPWJb9MZcYq5oLEFaHxUu+fiIU80ourMte6UZmxRxwfxG6qqVbwOcLPEDpO",
-	"mJqeEWpz6AC8Ds4uk2RIh0It1JwJ3T6iwrQJJfkzrJ7zjbI8atze7+WIhLFU2KQpZatve6HebHpDaBrj",
-	"aPbgVkMx/khTayrjSEumrDBYLon0JNR+oQxtdn8ZCvTFBx8CPcYAhZRTiszIqbrqtb77Di7qBRRX2u62",
-	"g0zeuGwYvr4d+DF+84eJM/0Nq/iBhzkrP4JOaTjHECT5v2T1i/ss0oA/OnPAB1mJBhME+i6b2K+7XK1d",
-	"rtYfK1fLRMuWDRx16VrvPt5XyO1xu/XBXSc8x3PZ1nNFWy+XbP1st/U/2hWDBLPGlhQU9ussKEatMur8",
-	"Lnp3F727A8z+UsG4Zu9tupA7FgFzx2+QPqZltDr4DaXtx42V12iG3mjLq6H7Hr/Xur+5N5GQKtbhQjGB",
-	"uMnxqpvlouNdcChMDRLEKDEeEOV1zuQquempmEaPlyG4/MxpqlfqPE8AA9RHgJ+eAkwlV6aRmmT4twpK",
-	"z2+nkf+Ix9Xvpv0WE3xAZ7UVJTya6PFxQYk7cU6Qh35FdNDp9y77D86Ojr2K6L0nEn2qBto8iRrZeGPI",
-	"geH23cG3O/h2aStfeSo17lXnPIRTbvvj8ADFTD0O8qWcTGKmSCaOzsw/lYN0nKchm1MtO7bwXaz4sGJo",
-	"UBuKhXDamFW+tqEIupVilEEeW6BSmrLcIJid2Ta2ID+76TWMBbCtzov4W2AEDEM211/AxVwm1t41FJvg",
-	"iLfQCz5bgAP27oQ42AXBzJdMEdg31SCwstoVkh/Ok4DslXHcsmZ96kMKDPE9ss3nj2GwWse9qRGVc9Wf",
-	"QLzTL5orGMgMzWIUjEAw2zcLT0Cu2oUn7DSTXXhCMTxhFyngiRRAiYNBd0ai2Hu7oxMZJaNRzEBJLcqq",
-	"Q6xBmXEtBWiwMNd8qZjXR63/zwHSK5ZjHYoG9ViLPnmv+jEUPrvEZlOBHxoGf2sPxTboMG8VS8DX/xlt",
-	"DH9AeJg3C5FwxaByBVYDo9eM/GXKrzkYw33eoEHBG9Qf5O6gfuYOOuzXu4MOL3snZ0dVd1DPuoNQxbEO",
-	"n99aNNbfv0RcRuWOmGp+nsGg4Zjmk2naOuv3Th60W9dc6MXnM70k7dY8YXpsV+uUFvSJGF9K76B/ZT4y",
-	"zpFtPjWfLHkEqbsnvd7Hd5XE3Tv6nx7WhXH2Pf6nbCk3+p/Mm47/aT6VqWyg6GXz/j2wb7ZwKGnq1TqU",
-	"fP4k1EIL7qQWW/3Ue/pe8ufvL1YveG/5fNVbPu//vHzxXvaefyeXzx+rJf73qXo6u+Yv3/+8HP/ccl1Q",
-	"63NdUexnZP2blXKP+sNFrzc4wZE8uvM4ctdXfzvUwyZIM26pITyCdsa7nfFuZ7z72jFnint2ayNe434h",
-	"AhAPqJL+qmWhDfSB3Fx8t0u+Y/NYrhA4EZ45SDM0nf7/jF3NTsQgEH4VHmDjS5h40phoPHpg26kha6GB",
-	"Vk99d8N8AwXB1CPZ5ctmYPkG5ucLarOSMWk8Wv7zka6uOpB6e3m8O+EVHLvgvUSevzUG8iidcQHGv3Dr",
-	"Fgh+XRTZbUZkkOy4OCMdt4TmmF6ix9e+QOiBaR/xNfeds3lvZCuAP6bnh7LVzPRpLB3VTTDFaMIAF09f",
-	"C8CJaOxAinYDu/lx6VK5FTNrHORzXXCwZ1qgVwjNidSClC/3q59zlVgBe3iZLfR9LeOAhpnONj8tu60t",
-	"xBPuHPIqCyTdIS9Bwh+hhXlIj1YMkO5+cQyoEiPd/k6WsZFJl+m1omBn4bz50iupUs8+pL1gvJrjdfyD",
-	"avsUX+0ZSfsbrVznl2Pf5ZbkjzvznheynDLqpqm2AQfNe3uFw+168C78Iw3+wJOo+/6+/wQAAP//",
+	"7P3dlts2ti+KvwqWeveIajelklQfdlUNj+6KYydO+yt2udNrtbKLEAlJSFGAQpClUufvPfbV/wHOQ+wx",
+	"zv2+PHfrTdaTnIE5ARKkQIkqO+4kx33RKYskPiYmJibmx2/+3InkYikFE5nqnP/cmTMasxT+fHJFZ/q/",
+	"MVNRypcZl6Jz3nkiMp6tSUZnRE5JNmckZcuUKSYyql8JyFSmJHw27b2UgvVe0Cyah+dEZakUM9INx53/",
+	"+l//e9wJD4gURHExS3QLSuZpxFQwFitGb0g3/P6w8mLCVab65FlGYskUETIj0ZyKGSOrORNEimQNY7nl",
+	"bEUimYuMpaQbwl+qr39V4cFY4DcqIEKmgW43PFywMHAaCVOaseuEL3imQuysy25ZuiYp+ylnKiNqyUSs",
+	"yCSPZyw76I9FJ+ioaM4WVBOL3dHFMmGd886489PR3/85mHxzFv1tqK5G+b8fry5P2dcP+bjTCToLevec",
+	"iVk275yfHgedbL3UH6ks5WLWef8+6DyL2WIpMyay3hu2TOiaxZurEWZpzkIcfzbnSpNyKYVihCu7OAld",
+	"66WigjCaJpylxVRWPJvDW4ouGAmLHqN1769sHfarMxP5onP+j47usfND4MwUfvFN4TkXN5tjfvP0MXk4",
+	"eviQJFzcqD55YshrBp6LmKUkPKRLfng7PAxJRNOUMzUW4TgfDI6in5f5JOERmVDFyLs3z9/bV+WSCbrk",
+	"/TVdJPAquyApSx6NO4qltzxiPT2QcSckXaBVJEWW0ig7uCAUOIws6YyNRTanGZlTRSgR7A5/JTRR0g6F",
+	"mJHop9d5WutM/zruhAHRe4JMeaqyPrmaM2xMT5pwNRZ0As+lgBVIqOl+C0NBn/MsW54fHiYyoslcquz8",
+	"4eDhwFJgylj85yVLr3VLj0YD/cnoNMpTJdNHbP3t4NmPkr/48XL9kg9WL9aD1cun361eXcnVi6/k6sVj",
+	"Zf77TD1b3PBXP353N/3ON7cq+x6PBgPf6r+hGXuuN9ImC2hqRDRJWPqFZtkF5YKLmdlTVq4sZcKjtWVr",
+	"5Fjc2jGhM8qFykj32ZOrp6ToaSxQfpEpZ0msSJzSaXZwTsKxoR62iXMady7SR/hzMQQz28z8rlgk9WbP",
+	"RcYTGJQZIldkmidm4cP+WLxGEaiXk1X5OZN669E8mzOR8Yjq4ZvpbBMeKaMxjHA4fHCRPRpVaT7cQfLe",
+	"a5ion/JaxPVAxCGNOVNAItPlT2byP+Uyo4YgK/PbiotYroihCz4MyLizSnnG7vHtL0m6nx4NR4OL1aPT",
+	"QXWEp/hjO4KyLF33LqcZSzdp+dZwRybJivKMTNhUplrkZumai5kWn3q0PNWSWwtJ74CHo6Cz4IIvtHgt",
+	"B8FFxmYshVH8vVcubMOO+k4TfI+dE9gHiixZShZc5Bnrk/utRadhYgNnZsOdM3tjN6HnyLBjTdg0I1yL",
+	"TGqYd/2FPYs/8uiHD/ZalzdMMc+6fI8n8+ZorQjBBQkIVeSd4HeELWU0t5vkI0/pwYPR6ejkdNCK47Cp",
+	"3jOP1vEs1l1OtSoBHFeyWVCqE7c0yZmeVmieXfM41Gu3TOUkYQsykTFnqk806zLCM9BixiJlS5lm+jig",
+	"9tU+uSRRwjUdFnRNormUCr6YrPUhG+uXeaaIXAkSukMPCZ4H54TieMZCTslQ0+70WGuQ+vhnqSLTVC5I",
+	"eNn7D0J7/ySD3hnpk2tyTnqhXqdc6Y2j4EC/IFSsiczmLDVT7CZSzFgajAVbLLN1QGSKmhUV+FrRz4Fu",
+	"jM+ETHV7IkZisfSWpYQqxWdC6TXlsSarmVBARsdjkcgVSyOt8MzZHYn5jGeqWQQeTc+i4eSUjeiD+JgN",
+	"pg8nJ/QsGsVDdjw9pQ8mm+rnkmYZS/Xa/o9/XPb+g/b+Oeid9a/Pez/8PAxOj9//N49+915/ltIFy8yF",
+	"4THN2EymnlPHPiEqyWd9cilILm6EXi79A6FCrfQqHA8GmnW5/uSnnKXrTtARdKF7jWzb/hlP+A1TNbUE",
+	"pU8h4KuTxBnC9I4H3ukFncdSxFzP4ClPvAfAK31j0IojFzOFYgnVSvyscS72hcpk/lvKpp3zzh8OywvZ",
+	"IT5Vh8+xj2JAZni5yHzUhmH9KCeKaC1Ry4VyaPAJ6T57+4ocDU9Pe0NCk+Wc9kYByZf6JNBMdtA8cuzS",
+	"vwhfPamuwKiyAKMNLvvh51ET5UFj9cxsSX/KGUGF1mzaBctoHzRx/DksTsGU3XKZK1SryZcy1ztOwjOY",
+	"F8jlsVimMs4jTaVMy4kFTaYyXbDYdAP7WQp9roMcgK0d8+mUpajfa95QgcvEYxFycUsTHtsx4V71khSn",
+	"6qfo/VT26iqcDEfbNkKx2697P/zJvxpPFstErhdMZFfrJdu6GYDrzLWSK8KKL4lutomtyteuofe226I6",
+	"MBjrU8biKzrx3JTncsHCc7KUWo8wLLJgi4les6y4j5CpTBK5UoV4Lq4pciUuSBhzFclblobnhCYJMVdR",
+	"aLRpdhmdVGYUsynNk6xz3tFD6gTFzdr803ZRvWSbh5ur8w0VsX7Dp+nj/L5QZA4vBWRBs2iuWZsq1uNC",
+	"MaF4xm9Zsibd8DLhEQvJlGulNqTwr4M+eSkz/E4fs9mcjYXhH9Kl5OW75+X5RriIkjxmsb5yHQ8GxO6C",
+	"4pwIAyK0HkOOB8fOnljSbF4SDAfbTnvuwDCrHH80aMfwWvgfNQl/n97zMl+wlEeE1/Sf0oJF9BRirZeA",
+	"BKLZXBNJs4eWIlSfDbcsVWApO+iTV3mmeMzGYtjvnw0GD4ZnZ6OT4wfHg7OzYQBWLq0OoF4Gckj/lLG7",
+	"bIP0Wyg+FrtJzuN25D4eBR0tHWmGCuPpMZIedcmNKexS/x2L01+Z5yR7QW+YIpS8fvX2iig6Ba0X7lek",
+	"+zZL+VKrTwuq9V91gEYWsLdULVyU3LA1SXOhLgjFz8eiavu6YesAz5PiJ9w7aM4sfpRLlsLigXyYyHht",
+	"LGwoQ6BzrcIaHb2rMprlKiDhc30ScynCAL46wJGFHiPfOQGbHs7GDs5MZCzKg8dO0Z474fFopDnTEvT6",
+	"hq2v8cwKL8hqzhNWjrH4miuiMp4kY5HmQl++As1HZxsNcXGdKz2qv7K1IjTVo1pmZHRM5jLXx5+a0xQ5",
+	"H+8p+pJJRcT6Y/EWNVyWpjJVpHtyd3cA5AuPR2chtKXZWmVaLQ6IghN6TSIqyARv09weu+56ObyMSn7J",
+	"zTVDZsPhejIdRKd0xHpnk2HcO44esh59MD3qjeLjySl7OB3QYVRTaE5OtkmWf+v9Ty1SRicnTTJl+lIK",
+	"BiZx3/nJ9A5fyJQRVhjZzdXEWm7DJ1d0Zm81inRlSsL/roX092jBZkbCmyMtTzWrwJ3KMdGTLhjZ9YFK",
+	"U66kOMBrG3KSZonwaHAMcv+FjLWci0Ogv8wzQoF/gTt1uxWbOEpCGtsrbsJvGFyXvn5ydQ4GaH1Bsk8L",
+	"hWl0tm0tXUfCB5vah4PRsd9SDQr2W5l67vCv0riU9FbdPyehYCumspB0zYl+EJBwmfKIXVMVhcU/dGMh",
+	"SO8wZQm71bsiHIsu+BsWjOpdN80TIxF+Ci/c9wq6hz+Frop50KxRKj0Jv8KBI3ZUjuKHYtzF33rYcCiY",
+	"oVTVEff9TXK+oHev9QubtPyGz+aaY+D7ABUGxW/hT7LgQqYkF/rq2420qndQI/sXyjB1tO6TF7nKQHRM",
+	"GJmwRK5IuODiGpoOm7SxBb3DN/y8dDIYDAb3POP8ppQXXDTQ4rlcfSRSNM3VUqPBHvTR5/pSarUIT7qd",
+	"dwXhvKwKQ9K2e8Jel4P6WGCAr1n6ms6YV7Wb4CbnGVugUVTfGwMy7PdPBhdkNEAvG1ggZZ6B8qbfT8EN",
+	"KVMj3Lph4X8JD9wdS7qohkUJXSxZ3HjHtp/7t/Bo4OxCMLDaxTrZbW39DnramPvTlLEeaJWK0TSaw5xH",
+	"g4FjIGsa7E9b7DG1s3OwoZVvyo230H+LRUqZyhNju77hIjbLZM5BdK2dk5NSeuq+wO+nVcglmbKVbobR",
+	"aD4WuoGDAFYYRLB5tzi99IY72Hu9x6K+4I0S27vkpUjab5GRhg1LjQ/hCuFbZfKCK6WvecX0Wpjmfmp5",
+	"U5vJhIrZvblimzwx09L6j15McOUHsH9jUlnGPvnecAQ3tmrLDZajKlwBymnKsjwVxmIbWiMTxygEGkVs",
+	"mbGYdLcfynuJrnLCMP93QitVDb4FjAAIMHohhzdrklXPQc+dxU0riJ/5uQ/X0yzKRMqEUTQ/fi/Tm2VC",
+	"o70MQiv7EaEpbKQFE1nTsIqXWxPuWzkphoUWansVAwP1lzQ2vgH9r0gKffHSf9LlMjH0OjQ+hz/9qPQs",
+	"CkpAA3GO77FrvB3q31S+WFC91zqX5s5ojADZCk9e8BJghzFuVryiQwdBJ2YZ5Yl1zRqFGm6WhsXgbfLt",
+	"21cvzV2UK3L5+tm5Y8Eih7dc8QlP9K2BLpeMpgpvEtmc6ntBBGcq3sA65/8oxlJMqDoQrmzD/sa0hgL+",
+	"icmPLIL1K+wNnXORJ0nQWUotlNLOeccZW+f9D3qp8WaoH5m4BbCfGTGCnqJ2Xgy8XnfOj8F7yzOQMy8K",
+	"Ay7QTJOyVFL94RNmzdVhZW00/1TtuNX1fuyYoa2vx7Jw06IX5t7KshuDtiZ7MXiZkhVVhCuVsxhWnjpm",
+	"Z+jHv6amK7ePImgKbofIQnakzsqVxuhi9fRiNizalLH4Y63ZMxwzKQaw33KZz9wFs9u3XC4/X3y83VlZ",
+	"jU/A55Zmuu8PZ3CHDVyiWdVEq7yF9rOFbGUzDu1c00bpMoSDyXzXmpPhzjdhjl0U9x/4dE8GNVHkalb/",
+	"KpZ2KbLfGpVfwlHW7gh8ja3gJ57Yn9LuV4iac0KNQ0ymaLMuejZhcBMalyohLH1AwOm/ZDRjcTAWKL30",
+	"hohZlFhToD6hSpNpN9y0Th8EY5E1S0B9rRczhcEOjoR12jIK2QFYWCBEq9ydY2eLOJ9o5g8P+uTSvCvI",
+	"as6N/ohHGhzheubmGISzfCy64c/jTnmcjTvn4w66gMadYPNJym9pxsad93p0NAMtNGbLbA7Uqw4nKCyc",
+	"Y1G4bQzP6hGGuD1C0tWbg4TFyR0ardOJ3LVxlz4+Ma8dwjv1KL1tH5QvNgSatfrYvt8U1bStkc0PtkUQ",
+	"tW2p/Kgpoqd9S/oDT/TMjgbKd9+bsINpwqN76KiuPPba711JelkPA+aK1AznhXeATJi+FS5TGTGlWNwn",
+	"EBhHEpqx9JOce2eOYC0HCa4RLghOraV09VPmYwjYy7aR1Y2E1ULK73nRuxyJTqcgEjIy5YKrOVMftP8/",
+	"jFefynTC45iJe16opu73pdbxFUsYhoAZoe9IRDBX19WPsp2K2mGyAmiezWUKHqVYt8yQ23VbbZn38Hj4",
+	"Qfx7VPLvU2es7Vi2nB1qbCqfTnnEmciuVSSXrEq8N4zGPcyIkDfgFSKUQPhreRZ7NbiNZut3wvIoF4zF",
+	"+njEHgpux17g408iFY5cdascPrHDb6tvbcz84yhcl+ANc9dC3+ggisi3KKCh1IfiKDYYijIWC7omirFq",
+	"4MEkz9y0GJ4FROXRnFCFPN+4m7RWUzDYb1aZ+P7773uXTiysJwDoS0ZT64Z+NPbw+7gTIOc8KsLFwwti",
+	"wm+TNSY2eVaoIdy2c58Ove60z5qS//R5ppVjQZMnmsIfpi6Zlq5hsSpqkiC5YHdLFmUsxrUkMgLPW2xj",
+	"lzP3YhWjn6gMY+ZtDpkPvHmeVG+eOBliJ9NWDFZo8FEEoId4Wsi5HemL2FdAbWOqlrMZi00aWJWyNnjM",
+	"WuT7n689v5/N/FJmT2Uu4g/ax0Jm11NoxW+6gxwJc2Lqs1ifmPB+az3w7Ozsg1SW43KfvrSdt96i5fQ+",
+	"nj3IUKMwEbM7jtGKTlCs1jggRotpzeKCTCSkN2C4UIxnbgIxpMUIw4PPu/P3tTttLFhDUmE1xAxvt24w",
+	"Wi0l3IlxOydCgiXuAmPskfPkcj0Wa5mTOb1lffJ2W4gZCUeDQXiB+Q2ajSERfEOVtRnt26YO7zi5y5/Z",
+	"9bfIrq/pOpE0vpLyOU1n7IPOlCW2dZ1JeZ1Aa9vcQgsblMbuIsZicnpycnRKJuuMqU9xJR46V2JDBJJJ",
+	"SezA250zm1P+2P4Ha6SH1lP0LIcIu9C3k9fvXC/o3TVQLyTdcGNcn0+Z39W2fYs4De8EvaU8oZPkw3Zu",
+	"7rRT27MGEQJgMthiKVOacgigKb6wNm4uyEmRj/sJLnLOBjbkINV5tNvC7jcfa/PGNKOAusEVhhpFc90+",
+	"JMjdslRvTTBhO33r251rtg6djPrQJetvbg/XoAG2fu68+nn3N+7+KylfULG2yf4ftPVLGB+2cRdEs6t+",
+	"gyAKhpyS04EPEEEzOp7jpc+LCzIc7SEQ7JGe4EqfDoLO0jAdGv3uIS0gh+maIu8NR875P3IcZVdSkgUV",
+	"BXSRai08KtRrLT0KhtghRgrzs9Hhi6i2OjDJuki+z5ekG7qj+ixXPsuVtnLlnUAHIP8ni+/pp7ShGuDF",
+	"qbrb3hkkA5k6oSv4XnOYlH1ekUs0iphSxlPkhpe1kDIL9kFWqeFm3JId4n4xS/iVpjr8dc3ulhgX7pLs",
+	"Cf7YSKXqp9uoNKdaQMN7n5RIV9B7OcJ2RKrOqyRSym7lTZ1Ib/DHHUSyn+4i0oSBTwJe/hdQqhzmPpSy",
+	"X2lK5aICdVOl1UtJLs0WR/NTkUVYp1q9GYdub5mIAVLHpR1VZNyptH1OjF8PUa3gNQso9kkp67g79ZSL",
+	"FIw9bggVUnwcn/dLSaKUgU2YJgovA243xp9NSwiYiuAsg/SAsPpts1/GohtWNlB4oD81PELsQ/Pv8AAX",
+	"8Hfvzk4ZTRaPxh265OOOQYIU1TVYsZQZ7CLvV8FYlD5qh/i6PYw7n9C4WAeX6A6J22QAeTsnDX1/9oTv",
+	"peKYEDJ950aI1ntqOhEV6MNJErm6ViyZVkXtU3jAxYysZZ7C800p62nEEbT/LnOCbxi0FWgK0LtoBCb8",
+	"FnI0V5oSgP5xiK18iFwdjUq5+nhjaGYC7cSqZ+56hYC3gfzXU8qT+gn2pYzXaKiVkCNXp+jm59uM0PgK",
+	"KT/yx9eDGRX72wywz8hCqoycDDYSQbfl+kBWxS+V5eOu0t+KuZGCIO0WaJOUH+fk+54lSc/NMAHYvykE",
+	"NpR9km64MQAb/C0FQD+ka0w/Njh5XIyFjf7WZ2fMTHS9Ibs5UC3DmixxF7fIbivSDTe5E0K+Lst0ChPx",
+	"zhXYSTLUgRBxLnBQIKaaIfR88DBnd0ipcxIePQwRuyY8etgfhJAbEB71H7JhSLrhKpViBjBPIeDuCszp",
+	"nbC1NIhLJsHWRWiCcHmZZ9dyeg2Pw88x77+z80vly6VMMxa/YDGnkPv6Yab/osHrhW7RIotV1f0iX4Qq",
+	"4nagG/4k7rqTUqI5NCAwZGKG3Fad9874YzvuTEKQptkE0qgVCR/jKvWuIHHeWC7COj0hdWWxpKDLbwKQ",
+	"BZXUMMVjhoLNZuLoM0ixzEBvgsPw3dXT3kN9L/DP/XNmzO9KShScjGCjcrEwkqEedB3hI4yx1lvUHJAp",
+	"W0IgdgnMii+CTpPKJUszjkowaDGbYS7srgAndz4t7zfvlrMUXGCZlIgu8AcEPdA/JNGccrDrTSkiwlNx",
+	"o8hfLIBd7bITINgmDIcmyaspKG7bNrChyGP8TOtgNRBWLIugNqag+0ohke+aNkMYFx9A4JzRDarzHw1G",
+	"p73BUW9wfDUcnQ9OzgeDPw0G54NBx0GZiWnGehkHO4iLnjXonf3w8/H7Hv4xKv+4sn+cb/zxjz/1ftj4",
+	"8b/5iAlpdx5EEQZYOiRhtyy5IANz383ksgc/edd5sB0HJ+hwT4yUWR1irLm2rQce/J3NBvWXXArlQcgz",
+	"CJbmDYv1ykw8FWZsGqOAQGCdjC3UrsPgBTan+zajoWlKQThpAS7wqNvEha7xFmw5Dhvigui7Qiv6nnho",
+	"oj/GeIAKIIVDI73Rd4wKcBhNj5CDUenWi2242U9GZ551+IaqOcC1fRTymxi0OunzNNns+TVCkNI4Tpmq",
+	"b25EvNHz/gJxcC0i4jSlM/3CQXUH+3UMlFE2EWr0B9N474G7r/OU+zaevqe3l2HvFEvfmkvxpgS7KnK5",
+	"+h0E97A2p38ggqXlAZdL7d4POibjH0Zk1tHZWoXArUhDJPoPxcQwPbgDaZquuPXs91La0uaTBjeI2oZ1",
+	"FPOURXYrqcp67Ubkcklk+9oym+dceY9UhACY2nmozYnENKMNhT7MNwXEF+JqySTW+iTWR2m7Meyp79kc",
+	"C4YDaMdoeqIv9BebXPaazrjAuzoXyN5gQamTE2Zs+t1C0jcGgcaP+NjIGJaee539DXumPOl9U2gY+5KK",
+	"hvohCNeMib/VQSdyJj3sM1EyyTMo1lOA2MmZPRIq4nGXKALtHihABWfqcDg61E31l2DFqgmjhkOjFE4I",
+	"NOQ5qvXk4eZRHdNltGDkcSLz2CvqfOLZNrZiE8UztnvO6vzwkEYL1ot0P337cN/J1VYaZhrgAm2TaSU8",
+	"sVcMIKJBBcbYzRPIAK93SdOMcLHJHn69yGmqphydtDqQE6qy6wVTymDGtdsxL8wH/h0Dps+URVByAt90",
+	"Vw5PWGfgc8glEYysGezlhsUpKa1pxCO+pN7DQw8Bryjue3iYG1JzVUARHrQWn5Xj1aNfAA7YNZyD204k",
+	"Q5EKbvrcZNPoFvY5o4JOvowb7x5XfFGYAhOaAd5xlPFbnq2brx7D86PBr+jqsU1rs+dqnaHaiUJchcOT",
+	"nWqYV1dyObC2i2qsUFmjdtJjtyJRvrunNuF8WFEp9lAiHCn3wZrEMzGRd3urE0V9AVHsqurMQE83eH52",
+	"pe+jg5Rt7lJEqtz3YdqIS+AGlcTtrrVeUqv4sDGTvwL649QpPNF30I6neZJcF/s/zezfthCg3jgmGHwN",
+	"mIRaQqg5X3aCDojjKgay29zGrn8iYvDP+Kl9+fpZmfe/Se4Fy+bSc1h+c3X1muBDd15fP7nqBJ3Xr97q",
+	"/3z15PmTqyfVkeILG2MsRuC9N1+54E3PCsPCqyUTevixjPJNE9iMZa8RomOjN6g4sCkIaTaHEHwt3k0B",
+	"CVNooigCGZJlyqb8rtpVNS/zZx6/9/VaBo1eLwuDbDs2LuNZ4cOXWoXa5OY3G0GrVdQrk5Nm6q5VpwCw",
+	"m2DXNCge7Qb2FjEqNjcWhCxBY0U4UEOH1vHsYc5ewgUj5o3q51+zzJhUd54xhoUDW2iiwmvlAOzcfQvl",
+	"EwAYfvAGwFo9SMboAlWZ5iUMDKYkk7NZwjY32dRGMnhNnsbLUOg3Qq6K2jClY7JCHj9U6r4mkNepnPKk",
+	"UTEtoDvwNTNLGCggf2wK03KeZii76Np8UOBzNGkYd3MTdfc7MSrL6p/5tLK2IrYU2OP0qB7VHlHkPamX",
+	"SY5Lbk7jIkKlOuE5VdcLmbJmbrJuB9CBDC/1ySVRc5maKrMlUCejKG6ZiC9sfWOuyDShM3irwnlTmigv",
+	"6zl1sTxXL8TcM+pnUerWXHT4FKgMXXN4JWXo26vfWhuqVN29+FGuXl75qlS9WL34+6DVBd1U2G1nVCim",
+	"EJAbxpb2GJEp1wubIHTg3tPbWnG3ArW8b+ndFhTa16JRAF76uJsRxf/JIKOiMsW9cOR3XROvZEYTR601",
+	"uwZh9bsVeoFfbrfaexCQlM1oGifGwG1qrn2AKdTBBS32bXW3OLxXm7FfssTsbpMWX5X/sjx6+fqZR1i6",
+	"X22Am4N4iDebEixbyfSmyq0QeQTqJb6kZMT1epTvbvrGjCaHx7N3t13hyEnKAH84YnpJBEYimbJJTkFt",
+	"0g0PYxmpsJV3Qb/ZwpHAjELtMZdgBfFCwwiIwiiKyRrhTLM5E47a3OqSWOjvngui1rvVPjfEmN09gW82",
+	"j7a/0SRnyuGOLxSB9sEvixnRe3b1HD/a7AsfEKYPt6hEaAWWbLSGvqSlCcYwb7mib5G7XiJ36ecN9wxB",
+	"l/xazeno5NRfCKWsbvr2m8ve6OTU9gnJ31glNSY0I6FtLU+TMCCZJDHLWJRhiIiYsbjkQxuuFsuVSCSN",
+	"HTimYgpn01F0zB5OhvRBfDQ9ZYPoZDKiZ/FD9mA6jI4mx/Q0PmGj6WByFj2kD+JTdjI9jo4mIzqMB+xs",
+	"ullM1alnUK+tOuid0d70h5/9JVVLSjVsQq42rl8BYXc0ypI1FqgFKnWhWH3CxY3dnrXawVjnwlsb/2CP",
+	"w88tuN9iB9c1fK/fq6FAeet9W7u0+bavPm68kvZv+MDhdlekaZ2wb76tk2nYH/QHnZZGeLfTcjQ+OVxl",
+	"iI2NVMgHP22toHJlZ+Ph9cTKtNbiqX6I/Sgn17VKnlsbDL+Vk37tg7BC1o9ksSn4ZoMj65yhp1BUndg9",
+	"+OLV+rCluFaY2TtfT1JTXHEhM7bfcEylp+uiYPD2IZkiZv3i9fqwBFsBz9ywa/xzJuGKPqUcQf9ler8B",
+	"Yjwjazc8fLk+NjDrwzJjQe9O0FEyifcbD8b+3XARbx8KxJj29Xv1YfAFaoW3PGZSU4hP9xuCq+C22ANu",
+	"laq+dweUuQ0YcA3cj97eAFz66zKKAf5CE/5eg4a4id2DfS1V5h1kxu6giNxcZtIhnj6BgK+SZL/x2Lk2",
+	"jemNeQ4Rsqo2mARrTyXyFtX7Oe0EnRXQUEGVGypm6Xq/ARXI7rwNiUoc+DqhECwezsoEarorrLd3S/eT",
+	"DfXrTLl+tbFu0NLLodWd4xU8ns2+IS8D/xnQeOY8L7Tb9npq/dQxe6EEC0qM6rVZSxYuuASfV8JyIFoL",
+	"yu5VE12cC/Jg561YM/veA4CINP3l9t6PH+7q3Wz7+5HBfPxRyGBv1tdFybpmQwT40ov6aUXk+Izf1iJL",
+	"R+27XVDPPRxAwJRTravstBpwsLsfqe7Ja7DUuyh80oLCYMXau3tVVn4j4U/hjmXeNQY/RFfzSGC5YRxu",
+	"nhoMAr68sEBgExlzpiy25PHwqDIyAFPbWQHPZ+gp2LHGKg0rGjTKleattikCPGvVSLpGIdlsjbdGGefX",
+	"D7XDox3Lb4Df6Kq13f1b6SnIfymIvs6QH+Vkc9R0uUzW/lvw92CpzSTk66yr8VQ+2bElqOowoiljqTpU",
+	"THCZ9mayx8SMCwYBovuaXqMyZq510B584Cd3GWVXz8dpYWU0RHVSr3OeYAXDNBf2NFVkwubgMc9Tom/3",
+	"UIsioZmeutdUWDvb28+15rjfnHKD597jbNfDgFR0tT1dQU6nUH1TKi1fSjbRXNdjIq77RjGE6Lg3GF4N",
+	"B+eD3SFEdY74dCFFPnf9t3JSj587ahc/Z0rT7xE8a7/YXEazO5EFCVdO2L9ewTXBe3BZFxKzSe0Y2sXO",
+	"SbUzV0X3vqKKgMKt5v61Pmq/1p9ubRVNjGe+ZTAAvr+5FPgA02nrYrJClp0ENxmKPo6DRzWbMAhT8rUk",
+	"T0pheu+ouA1J5rdIan46PGphhCyLiramcLWq6BaWBxs4VyTe9CGiGcgbiIfULc8PZ0cGlRqodeFb8Erd",
+	"pFienu5mqYjN5ii+b+VkV/CeJvY+MXuw2e8Vqqc1h99CrH+FRZpUFh+HmAiurQbDDTbysPW+UQ2/rviF",
+	"psiZf2X4wurVlTRO+bpz/ru76Xe/i+iFKWPxvkELu+ny64tZ+BDvv2+7G1O2T0YuaHrDMqxxbSxmHqMV",
+	"zdhM7nPKmx4f2w896b3mEebzWsPd/j0UX/oyiM0zy7JahtfiP6WMWycUG/q0UtRGV8OT89HgV5VSvN+d",
+	"bJNYl0muuTZfkGlKFywgw8EJmaUyXyqWBUSwFcnWKVN98ppHN718CRu+3/ZGYFa0fisYtss5Bk+Ix6Tz",
+	"ei4zqdxJfUiaccyp17H0y9xJ9KAIx9CKZcr3UQJfSMF82+5S3WAFRx4xaFexJPm4Ka8GA0c3bA8F5KX3",
+	"JZLInrv8LX7mvTQwgo1WedX455pvA1ebN4E3ksZkwm9YQE5OSWTY/ENuA45E3ZkeA4L4cPjgXtkxVimv",
+	"KtbIM654DUpZXtHbze4p2KFYqZbZxXV5v6n9mCdoVW08afwxPV9xtUwoZjiWgFH2/KjYjfgNU95rapLP",
+	"toxKPw6IrXZoHDih7SM0IXzVvib+vmrLAx2bYKVtlHNPwBbHGJgoFE0qanlLh3nt+GtQz7mY7bpYmWXc",
+	"63Jlv7nfBctqMr+FS1ZVdm3GSZaiyycuzJJuiTPYEHa+hXQOpo1V1EqfR9kzYIw1JtxIYXy+lqIRB8Yn",
+	"Ap69fUWOhqenvSGhyXJOeyNi3iWRjGuy+OmbmnJ02fuPRtUmZTPvHN/A70TvlIxmrIXx/TK/ZelMsN6b",
+	"+X/+H8F6l4lxQu+VvQwkLIZVksTHJS8aPCUWA0/zBWL7lsXlPQ6IW5rRtN3FDd8lIPLrWcLm7Lb5we1T",
+	"3LFRdTjs/7i8T2r7hHsy8Z+mjPXABTjhcpbS5XzDgaJYzfD+JY1umIhJzG5ZoknUJ4/ldMpYQL6WcAtd",
+	"aLpSjnmcLdwk+8EamXyY1rBGZVpIy1uIWaIfJRee28dJbzjUt4/Bw19XVvGcitinhr0T/KecEXwc4PHL",
+	"BcRBK30ehz/jo/dhTb9rgqHy3SxeGFTGjUzvFveK3RpJ/ZLEI0Ze0DTjYntUqbpHap+Xo/I0BfCiMgwV",
+	"K1WoKiqlUfczOH73QR54a7/ZkeNl24aOitID7XqBXMBnYiobOkERCOxR1t9A13S/TPLY4xoD7zfu0ndO",
+	"7hTEG+xS+k16m1Vm2kEUtbD/37K0oYqhm/RXLAFWt8ygEon9tJXp8paz1T3S/v6Gn3nSTFmCKTJzviSZ",
+	"dFMTuzRZ0bUiIVeI6Er0oIi+9R40ACWZSGQjRAJ73DnkweXBc6R2ZylwkswcnU1Q8I3l1+r+9J/X2yMc",
+	"CiBbBxv6Q0IcXjSlVhbtt45rcHby9qGXG3kz8wfCUq7LkMH2M/lb+Y0nr6R4iGqZ5hnBVhCGpBCaOJb2",
+	"xCcbqokJVNwgxeZw/YSJOfVaRwHXFBNXs4xGc8CGs9FRMm2+yFJfKNllApWktbIOkU11dB2wLHq00leI",
+	"MaxykXLFoHgZoXq5FiShN6yNGjNnfDb3DOkb+B2OXH7HklqS2uD0wS44lBsu4n24Oeb0r/qT5pAKVIfc",
+	"+WOUMxjBmN7E7ZwUlKgFShzzGelSU+gVGoSDBGJ/1cHGSkBZYdVe/zVgc4PD4bXp7Z6KcGv/yyaZ2o3P",
+	"P65NxzOPfbF63+ufm9jldDDYK60RRTZwkO2w4NQAtlB1yRv37l8NE/oZqtzF7s26IXS+znUe0li0Sa/A",
+	"AE2zhLfE1KW/4MkV+tyYfr34G/i9VOBse548/s5ETtpqwiW45NYm20FLtlWI2s2iQVHCye1vES10hWbG",
+	"KSC4NlcRA4y5gKDrbUgzu6F3TWO1oBMQQ/nSKLOMzPkNI1KQtzTL05iu/+w3rZRD2Ylo2oDO1A6krOVN",
+	"FMm0glS+egTcrxjiyn9HNGte1ZfPWpFLQXLxL+BEWc0lkLbKSfthq9pl6tb54kMwVks0rz+YP3tn99qn",
+	"dZ4uiFkAoLZyQJjl22WxLqGp2lusC/i4e1msC+C+34DF2ox1O/KWI88+7F6zFdCwYPXWlxtwePrCtikY",
+	"/GD19TseXX3RAA0xZ0TRBbMtQCmBmEV8QROCPK2PiAX9UaYkF7yuLx6fDPog7uqS7U/d8biPEmoYHL0/",
+	"+LNXSmGv1wsufOFElzgm3b9+AfsvpD+YhKI16bL+rE8iTfnqtj7G1I0N2bZd2bft+o37x6Phg7LrTZv+",
+	"k3deo/6RT0jXlr1CC0uajjMgH0u8ZCsHdp/G6EWjyWtn9Q0UTSMmf+rA8MfO5e9DQPjJswzr7kcSDNGE",
+	"ZiRhVMG9lsBdNWFltgvpKsYIgNQh9vPBBWGJYiTMpLyGaLaacfTrBBBMIHxPgYqxlvm/VTP/i+Qo+8PQ",
+	"i4F2T/B0bmY4YU7amoX40FsKLtBdmMbxaHSwE2S+iJ06GwweDM/ORifHD44HZ2fDvSKpYI0aWaUKJrsn",
+	"v7gIs5KojKaZKZOk9yXARjeLzt28U23gF+egVvrpPbhpC4gs3ngKEYaxmwtTL6A71FQ9PrsgVUxZGscs",
+	"Pqhlreorg5uc6r+kfaGM18F3mXKmdrQxsZoEo71/Dnpn1yDLB36Fc0HvnuFojs+gNfOv4a5E2Sro6Tb2",
+	"da4ze3Gu1Q4zUDTjD7nh/OJc+e9M/Rt5wVimW36g/w+8oynlydzg+O7Hk3uIB4CJ3Je4IOUyaaMF70Nc",
+	"3cQFmdt6DVTE5C+2CAChKSMpi+RMcMXiX34BrtK1DekSbFWUi0mZ7kXzUEzXKPT+srGPTtqIiMQUPKqp",
+	"nUukONF3ka46ADOYa5AtCbUASG+nikQIAAAk1C2HJYUmbCyoINQa1kJzzQn1kR/aHLyQvHvzjHTfPH1M",
+	"js4enh4Ehj7HoxHZLItHaDYW4SH0ZAw/Expf41kWno9FD0WpZgotu8hXL99iTFM3oROWgOwDQXd6RBKm",
+	"hYwKTC07WPj5ejlnQgVEMK7F41gQczBoDTDRC03NSxdkdHLkZMzaAokBsAJsGb2SscwIhdT++CAgVJBn",
+	"r2+PdbPFHTI1v54WP3FBwn+QH0LSFZL8Uwp2cEGEJGGuWHq+pEqtZBr/JQQs8As9aa0x6dOQT9G4HejZ",
+	"4zxPTo5O4B0hyWrOM0bUkkYsQCAbmQQEqRdYLPderhgBdZcqxWeCxZVJivVqzlKmZ9Cd8JjbdhRReTTX",
+	"Gvy7P40GoycB+SdLZQ9sjk4DBwFaf+WUhKGpmGyLJf/8/v83Hv+PkIRhYOYP4ew0lTkWYtZEckgXkPCP",
+	"9h1Fwj/+/e/6wz+ERalKKSLWH4uxuISUenRyAF9opuOKqEymLHYBk9A3QJ4J40fQm0LvfGhAFYz6YCye",
+	"vXmmDkA+FEnkmoNMkxS2CE91T+eaZ4AlBXknuFbbyYRFcsEUqC7Pvnp5SS7fPn72bAx3S9J9d/WWHJ+S",
+	"RMqbfBkQAIboAR5WeCd6vZAgNwdESciVkzc9mmj9AbpRc7kC1/4K5puNBdcjFbFBfcKDX0jRg04dcaWv",
+	"3izVl5keE3qcMBGoqnY+FsWmjej0P//vImd2wcR//j+hQ069GPZVPdyITnvxgrof/PHx0R+/fBz2ydWc",
+	"jYX5DubOi42kJcpCX/lqWdShw06BI04TKWamDORmru9M9mN2exjL6BDiVg6NRN20qFTOt+OHFWUEWvvz",
+	"+eGh15H8sT12388lWdA10WeIlbd98hV63JSVyoWuFRZOxU2nXNjKmbftdLYIK3ue0Fgp0IKzSONbbLzi",
+	"7ZdDbMfUkEFc7Xu9ZBdwg6JRpVABQOeyWy5zVb5tqljYQZaUAxCZOt1g1F66OcgqPj3ZRV4pLgI4LI8R",
+	"JcrkL2UBjSgEfoDa4QIQmTT2RdMd1Skmow+CiKX6vOianwK82geAKCKM9ay8rh5coChaccXAO7jzjrq7",
+	"6NdOA34da94dtlGzt4/rfsXIdpr7eUbmdLlkojHh5ddXQ89HX5flN9LPB+0iwhort12VNduKRbN7NiB1",
+	"rjM8t305vUXedq9n6orDjy6sMECjq7slof013D4Ri2+10/9tw7h2IpzPKUhEn1hoAzW9nyx3+aaBRN9r",
+	"dca/SaKyDNgefht3Tl9oBRYEN+liidCCnayntYZN/AtXyvMmoWCWN54EbnU7R0b7HD4OVJwJxmrl8nHX",
+	"ZJffp4LjvI/zp/Lh/TxAlWP211O/xaBW1yizr8toY2N4tq6x01TUCa1IT2RerXdyf+zAzb3mES3uWNUb",
+	"RmNTsHdPpfH7OY/mNcbIJGTSFuWkquyVL68z6T0yXuiPsg0+A+MBcBqPsRgwXLL03f2C0Al4hHV/Sl/e",
+	"Wxxi97eeb11wQ8RGb2Ge6WskeN5oCnmH1Wn6qbWfH9E3nuaqDBKHtIdfsan9jzVbyPuLt5Uvq3Ga3k4W",
+	"ORrAks1GzuRmMbPRzmJmLUuoVS4k1QFhRB02tE/d4XoBFqRDC/D61zJJvLJeJokvTFPrYHEPsQcEuR0e",
+	"bC4CIo1s0TtuJaQma50DEJridkrGTuAn0+4m6hPPiGC3LN0EnyhV7tOrwdlvD/hJL19d9X7Yrqx0nmR8",
+	"mWyD/NAEZSnYJaK5lIoRpalIEyKXxdm/e93My01Fpkw1CC6ITGO8DLfSBPTU0Zbt0wPgLPJexXWv9imh",
+	"6qauX17RCVhqwXaq/uw3/+wZ3y+TpDG4vxIsXvioiis5rIFqU5cRnXv6iq+/qaXn7Kxbrr9p0Q28ZoKm",
+	"Ez8jDPeTVaC1FstVsovDotXR1WhSgzay0qdYpSap96oBveGVsFxpsTtRK6iVM/UX/fgPlsrehCoWa3FZ",
+	"STSWy4371M5FaUq3d1xanmaBhb18K7Pt5aZxdYucIE/bD/ZbW6BSmVGPA2hakb8V26rtDrF16fxrFM0l",
+	"90K5A9Kl4x1fWm2guA9Hc6lYBdvCU+50c5v9Y+C6ynesbR1mWrfW+rK+2bc/Gam2INhJUJDGvxQN1797",
+	"RupYX+K68KRWHLDW//qBztEPzzWVKmufaCpNqlyr2F7QnNoA3aDd79ce3fsaHFzxbtuaHyjbw1tWzyxd",
+	"0s8AQMJ4i8C1Hpq4AfARhQftimm39wXttKUtGvKa7NjheanH/ALAOHanNOXkKicpwAjGAmkZxoQJQanK",
+	"CF0uGU2piNiHjFM0aV9Lc6torx415eVZ6uoWzZLnAmqBmVgErkioH4at0CwLQPx9pYM16TZKCPsCuFWN",
+	"CwrdwioHV2eIXfbtEFSIqb105o3fMhLyE6zjFfVCgOxn09U7cwe6r8fDpqXBHghAmy20ssS2SNDar0zn",
+	"bn8bzbO5xCTx/S8LKmt3WUhNWrAbtNP/dO7pNm5m15RtMhCcwRm6W9nqZBdv2KyrBUXMtnFE4ubW3nEB",
+	"KA57D0RQedY3Oa+NYXSrMm3fCUwwrzIVjtkGUPN2RbEQGNs6K17CoE4tc+S0dCgZooR19+b2ntWcptsv",
+	"DPgGBC+tUp4xrLlXWobaX3X0Ym2/m+gXzsG/jD8ZtdhgjeKOsxWXIf9XS0JKpiyL5kW4NBezhI0FaGRY",
+	"aECRcDQYhEEllAiEuOkI6s3i+2Qu87RPLkl4NDjWn5DwmyeXX+m/xFiwNJVp4IzmC4W9M9R0E64yhSNE",
+	"CU2e0GiOhdtSwoXKtCAnKbN3ed0STBsiexA/AbMgzbGghwORQQbL3dpnbFuqIJczFNTEIYtDRGwspCCM",
+	"RvMLPb9iELmIwQQ0TaQE6R1DcnaUmQHpRqYynbEM4ppkEjOVESWlYJpAYwE5wiY8ydDURFoUfaD11cyK",
+	"Z4GBNS0jlpWZ61goFkkRK9LF3mnKgN8yBlfACYWZHdQigoaj/SwR5UYLyg1e7ALLok3iZJfXDE6jfbxl",
+	"mK1/Ly8ZXOF+C0lSeqDbM6T88nc/twaSw3uYmjOzrQOjUHMa86OLo9H44dqVx3IOUvPihori6AXbLSSu",
+	"WtB4flFxHbOEZayVxUHvdny9vM92q8kDEFYLUu+gFUbKLxJV4dBgM7pr+42xXUhFg8QAKMiCol7GSeUk",
+	"YQsPrNrTx+Ts+OQBWeIbJGYZ5QloDVkOcS9TmZpwzuO7OxCSJ3d3RUFPn3ISs73AZ3S/j/VHm1R9QaM5",
+	"F6yXMhpruhA45Dz5aEJm11OZixjhcfUcPNeafEGF09bdMqFGjFg5JyOThlZrH4NmwE7MYj15macRpksL",
+	"mRHo2l+2RA/Yo1k85SyJewm7ZYmlvdqw+NlFMdWpwMtuTJB5QlMy1Y20L1BqaA1d++SzPRp9aNhZocQU",
+	"UE0ufSysN156zs7O/Nh+WH/In4OmdekpL32U5u2AQElZ8JNTRcK/94yrv/csDi/IT7nMGCTIaaKlbClT",
+	"cMNRS7zqOI+mZ9FwcspG9EF8zAbTh5MTehaN4iE7np7SB15TnmpAffzm6uq1RX2EUOti4OXWKC1Ug2MX",
+	"NfzszNENjgf7mN+xKLfCC6ADPQecgjf/Kb9jMSiRoR5YLSb3pWVY32Qz7/FSAS1BYKppYSGt9q11X+xf",
+	"v9s0Bv/N2W6Ew3I77xm8ZC571uJfIN8akeDweICCqsKVxXbdIkMfG/FWW5QMRMqiWV6dj0WYC31GaepF",
+	"+n4Zku7xYBgQIUmUMqAqTdRBQEIuICXl+kclBbw1cH9d0pQuWMZS+2gsimeIIl9+40lt6R6PRm5zAJeF",
+	"Y4Gm4N/XxpNlfyfm55Tdyhv3Zy5UPp3yiDORXatILhk8O9LPpjKd8DhmIhwL+1uxtPDasf4J66Nf6ycm",
+	"gQWenehnuVD5cglF1a+xUiQa3rrHwxMY7ZKuE0n1LOQ1VHKDZ9BVRAX2phs1+GR28iU2mCHJGbSWC3pL",
+	"OZzBIeme4JCxti9NrmE14feBnQrXDK11dWjmZDDU14CQx2yxlBkT0fr6hq2vubjOFRLmDBMkNl5JWa6K",
+	"1bFV6F6/entl4kTgOVz0wmflp72/snVIVnOeMCc51Va6S3OhAiJTOMMpifkUaugXL5gbi9EVa9wJm6Vk",
+	"Q+efBf85vxXVCzYYznnJArNVOKz4t2Et3KQ1nkI5gMyEhUQL+bDJPRB54mMb8F3U2AWVpxqfVMDjcEje",
+	"FfU8wHWEIRSsVNSHtjxkpuAwT1UNd+e3qYq7x7j31jLdVC765InJPbJJUVCWW8sQYEdHpnBloVj9it0O",
+	"FS1lVEnRJ0+B5yYyXltTRrfo8+CchFZsh6S74EpxMTM78EbIlbiGOUBiWkZiFiU0LdG8UaHRWzDOlwmw",
+	"q36TLlhMshWPAO4H5gnSG4xSY+FoUxmU/6xIWd3aKpVihgLGbO9SHulxGNKBiQUfjHUTOVMoIG2mZeDk",
+	"CZFupRYmQk1gKh4oXvpLmWfXcnoN0HChJoKTa0i6xt1m9vGCZhXhze70O5S8fPe8TFdCyQmEhIeYHT0W",
+	"IEk0nbRCaZbFaU2/K2zaVpon7MAuY8EeehELVjk4L0+e0BmUOYTqwywH5RxhWhazJdpby1/r2VWWnP5q",
+	"GPuq+0Fhvinr+2IAHuhveWKsQyjASBfDt6jNEwXTmiWLghufTeioajkvLG6Cse2dDAaDWulTX2a9Ea6b",
+	"1kgHMx9K8uhBgMmz+Mgpemf2nqMG7y6Hg9vTf008PRsMybdvX70k5rVqXhgBeuVJRrrh/wwLAof/c6CX",
+	"+ND9Zaj3P2xJs/FtEzzTwhdG74qH8FDPRO9Q3V0uCnEAuqZ+uSo0LsYiHHfGnbDIdAJKAObLai4T1icv",
+	"SyqVrG1JVeO9Q+M62O9ybmnprmihcxqWbVAzpzxhW8EOCqDpXy12+OhfjR0OtWLgXWNDn/MbDO/7HcKE",
+	"j3rDwdXwwfnxye8YJnwPaEQ/SPjoFwEJ/1JOyOM5E3vXltkXZroNeuLHB5lujKv9RVGmJyxbsWrYG2a9",
+	"cFUioP/i6NJbxHNL722TnMarBktVm5hafBmtLc78K66mh7scnEUjbXp0+imqLVbCMHf6bsEOuD0LoehC",
+	"H2glNHTN7q8Y24j02sOpVhLaJYEd35YF3uEWalrYPT1D5qxvcA4V50Rr/1Blj3lqqOy5xRrYNr6erLfJ",
+	"lw3mqWWb7/TObGFWj3uo7MS/O5p6MZj1O2bCayn8ciXc5d8lKOtCSln7gsuNLl1961rUjHgtE+6D7NM8",
+	"6dSMWMJrm+sHT318AdYgZS+1YLVdcRHLVeCEIvT38m5bw0yT4dw8LTzwE1OmtRy7AwP29ZOrTtD55snl",
+	"VxU0sAbrdenRsIf5nqU5kMz6uuVzPsND0AQgSpQLEt71Sur3cAY17QWyYQGLW5P12kQUeConFsYCKNpr",
+	"FoELYr6otHq6X/FRczgiF2wMpVywFiz40qslvamzIJh5qL7Dff3kKiB6AQ8AlQnCdULSff3q7VVAvnry",
+	"/MnVkwPXcW2yh+G9qm3MFnmor305wiZn5+uqjxPP6Jol2DpvApu4ycxU8HRaUUXYXcSYiaP6l7g+Sbc6",
+	"6JrVoWK5RKQKi6153SABvgeEK/dFtOQHZC5XZEHF2pqMnbQFlqLvVB/TaS6KQBuIDqIZgSYacxiHDaAa",
+	"1RH4FpGBLxCSAIsLq7V4rwBJYAqXCnTMglXBVNEhkzwjEwYYJCSTEmY2Fu7UIJyomNqKpUzPTYBLMdFr",
+	"sSZdxWgazQOIRwzxH5dJUhg1KkdFN0ThGQLf0ySxStYXJJMzPGdMlICJxOqG+g8esfCgT94C1JUe4jRX",
+	"NIFQhwVctTMG57WJOKMYdGbJYNYIZ1218mP3gM0MvVQ3V/H0I1jZWjnVMW5PsyxBwSGn5HRQchscP1zk",
+	"GRSZLrYeecOyFJJAhyNXNH6g/92Us0E3/Jyl7FfnW+94kfbaH+uGlhhg13Tgng526/dWEfmYR+tVKW1X",
+	"c6ksA+uVhx2dLy8MGJ9PVFVktSOgTOyiInRG9TIE1ca1+JrTW1byXMKmWd0IiAfRLxLE8OERCqneDNd0",
+	"6rXdvjXBi5kkK8q1/JtKwJrMIMnpogTyBVcGjA92V+9yCqb4qtq3M2r3ntES6IOt3fXOPlXMRE0wmaOh",
+	"YIlfIFJir3iImjPyXxESUez5UoF02W6rzthUN7USNBeZ2ndmW+qTW378aw3Kv32vMilbUC68F9KiF4wn",
+	"poJMGFnQmJEUyjEJuar2NnywuzfFsu0m4VIwTvMkQcm2K6tv9OuwDNfYs2QmS2KHAFu5ahdD2cqJmpMm",
+	"MptvsBL3FY/Yr/ZgncU3z7QvcaWMzDHXIXNMObci8AbgIfPLdW5uXbb32uXLE15auYJtrkQ1K61Nfoj+",
+	"B6PRHESgQW6d8iTx3aaomPlqD5ethvBGWLa+X87HnM7p1ub1C/duPeE3bGvr+oWm1ndm5UC88NbW5W1j",
+	"67vPcLoVxSZUNL43XVZytbXtlVzds+0NwQLl9ExkNSw29o7zCwx/bWPsJnwgf7C3xeUyaNW24CiBA5JQ",
+	"g/Tjsxp8xFTxK88A4Aj6dEHvQq6MexZnnrKFvKX3xxD8hVJmHUqlG9mzhmZbAu6tr6g+wN381OxawOdo",
+	"lyrI2cQ2+7kaaiy9AxaysCxgwdy2/ocKu3hm5yDkura+9jt1g382+OUtTajv1MDfSdqwBT9ZMRy40DQV",
+	"Anq31Pw3ARTy7dWA3PgHuWSix0Q9s/NsAP/bURhoNwDpgoum8T4HJLs24626D1uNzGN0YCmXeyhnuOav",
+	"8SuPIR8eYCzMAi0EKZtCXFN1fdeMekDOCrK4S+qUMSrG69splaFtmoTKkSnkW+8AzfaZy1x3HFPd54qx",
+	"Gz0iKaACJwz9h43J+DaO39wKxbyNKbdQIPkCM4pRm21ntseffB2DAfUF8yUi4jMT7MaiuQxIJjOaYEbr",
+	"skgD9BXjVNcLmW4DGBMY57jE+rHoQ7QFrcGbh9urRHrQe+WgXXSEYHeZjYneDBKA3wtsWHaXwSDMnuZT",
+	"k4marPXfeowMM4DqgVhs/e0/n/0o757/+E49W9zwVz9+t55+1+ZUheG1Lk9bjDAgN4wtrTVDplzTP8Hl",
+	"2Xv0fpOHsXWiVf3PPz1C5J1xPhiMTvU0HoEVFP+N9H3USIZ9g8+WLL1eeuuIvtY8ovg/Gdohu1pM33AR",
+	"7+aQE9eCNdjl//ipoXIdbgMIgQMHR8T4bT0UDCnltVTBltlDbkJ3V/iVzzOFmdyWCP398TpMD81a5Q3m",
+	"k+u3WOwedjRJ4KFC34x9pQYHYSzl+0Vs/lSCRRScUBAvKCVKdXc7m8kr6GGAzSqfkXApqGXqQ7W8ojfd",
+	"mDfICp6Qybpcuf2ysh1pvdn8d7vl9L4p2tUZ7SBfMS/yV2ARjAxFDoGsfXTsgFPGQ+sf5cSHbqTZHYL2",
+	"l0wQ/U5rp9C3cuLzBZlK89v6sq+07uo5fuCFQ2LSi7RZdGY8kvv4ujBsyQe95I37KrqygV6+GK8PwBao",
+	"x17jjINCEBQUD3CRmzntqpCVjUFyNfG3LWytDX/VWq5wmtb7zGk7DAaDARFsxVRWjKGLvy4YFaqsEAY/",
+	"bgKg2GNoOBi0sF41sahnuPblf9lomzjcM1aH10uT/AdHMy6q/F3SwVDATHxfOgz3osNH3ARbMSaUK3Nd",
+	"5b9Nj5uH9Ia6ckVnvuwHA9u4ua38Edtai8joDPzFMs9I+IfQ1LciEa0lZ2/RndqCg2V0FkDwCBSBa6pt",
+	"Rbrhf/2v/32Y0Zk6jOj0j4+P/nh5hmkqIdS6ClvVeoDvizHv5Q00MWBN6gpc956JqWwgKNwGQQcuYFqd",
+	"mIWaUaVNbgO2uKKKmNcbvFjDlgDZny6/YScgeDk982oNFDyWDFUUfOyb+Gn7if/rkMGLQK2WGiS8vqk8",
+	"wu/FdtJ06/siMGr8bLODK4H8ztL4mPwdwNI3ea3waWk9r0Dm+6z3ZQ2UHYBszosYxmLg/t1K9u0PpQp0",
+	"/7aO/dVB2nub6hKk0m9QI4CX3g5gYUNoBlTkA7t3U+z5rya1bXjP1LaPnQ8FKJMflhE1/EUyoi71wMgL",
+	"mmb8l8+KslT41HlRrfCu90pJ8u2cv1WgNKvjDhH0Mjw36Ew49gsSFjkv4bmLTWjdkwU4oA24Kd6/IKEp",
+	"zVr9UopkXdHzEG0zqGTXmC9rOp59c1MpUSzKU56t3+pjwYB5M5qy9DLP5l6TuIK6wTSKmFLmYDVS36Zx",
+	"2zRiYbFvTZ1K0gX4ZS1OiGLghDoIxqIIx7uEefJ/ggw7J1/COEzNWOgIC8eGfQKHlKqEtZeBhqb2qbGS",
+	"j0UXgv5ev3p7Bb9joMVFYT3XTRwYFMYy5BhhGhHlQB+IUD2ExQoDEuEQBZaDMZaU1duj8/49RJqi9gZw",
+	"5xEoJ2wBobsduuR/UTLiNBEss1VSLYued97CI/KSZSuZ3kBSfMbowvBn0xYsSKswTNhdNUgXh8g/3ZhF",
+	"wcRuBHbTJ0+AffX5SmgE6JlkwuY0mZZFyYvykXKFSPljgQRAPjgvq8dNGYsDvIYFDgaqkSsqqB6DQfVU",
+	"DsYCatdkULuzuNcG7oW8sEtao9OFxVWHZwanzgwAHKrBWBQV3nDHYNVj87dNusOWhaMOjMVY/OEPblXv",
+	"seiRyyQxh0PCb20kb2gN5+EFoQS4MoXAIoipMA+xzHNRMFolVM0t1IwaC0LCo8GQvJC3LCavWbqgWnFL",
+	"1rYA9nMZmQ2i7zC2P0Tig1ILumt01RiYC67IDVtmeq8RG3fqYMxwKfrExM/p6eu3inDQiYz1JqEpQ9CB",
+	"bvhYikxfqvTt9JzQJSJ/cCkOEcDjAlMk4BuYjfuKCaX8E7wK1YARMh29/Zr2+vIWRnOaKpaF0C/e12FY",
+	"+srY41piKJ7xW5asSTe8dNrXY7wg5vNHcNkDj4D+/eACoz9SqElbAsfCW1Bm2kLBHg9PSAPiUV+vPW6V",
+	"itDByOKiBQCExerRZ8PhAHMSMLw3mrPoRgU2CBeS4hmNgfdg+fWbuu1u+OSKzsKAFCTHrCQTY+2E0Znv",
+	"L0j4bNp7KQXrgaUvhLqSilBEqj3AOWoVFJAY+uQSeVMtGUQml4FxJq4RSkyb4fTxXYOBp/ckXqip0M2W",
+	"dLDJGysBpLo0rFjCO3BFsNY6BHgTmWd6k2AFTIrBz+eECmMkxmDobmhdAY9C4OIwo5NH4YGzZIMB8QBz",
+	"SWFrYNsBBqYKlJ6WqZsMA7UbwK5F181nSbhgxcmNbxjUvyJ9BEuDm+BgkklyNCJ/5V/29Wif03SGteZw",
+	"J9nUGNzQx0fDovdvsO2n2PaVlPhtCOdjxu6yw2VCuTBAOFQ3XkBGyiiHKrtBMdJICoHnrKY6ltk6d5Jc",
+	"vlB4KiR0zVLS/Vp+ofR5cKhPGOAWJqYyteWTkdcsyBXIelWNrrcx7TLXAjuoCRkYluZa3TI0hi+JGNNP",
+	"TOwuotYZ5C2EIgF0YyHh9IKg9TQXyiQVoRDBGSzoGngc6rOTfKmX4aFeBTJha2mIgtPo8swUO53k0ylL",
+	"ATe4R14CKI9eo1AJesOutcQJ++RZjL8afVyRCdOHxuh/nBzBd5D5aeEowRpjYDvh5jAG/8q4c05+7vf7",
+	"79/D6aC3UP3xP/r9/g8BGYMjxnnfkTp2mVmMHAh1H9FbvsScLL2vLaILbh+uSKgvRuFFubEimSTIG5pk",
+	"+o1//BDazYFvo7CAH+SCZxmLYRxXfMFURhdLJAlUyD86OoNq91ePkakpEfmCpTwicjrV8haP1UgvwjJl",
+	"EVf6BIOd3Fj3JLSIP+F/FAObpiZE7MAhCcT4C4u0A3UwzWVU9zrJeZKVsEIm3woC88SUz/KUxag6RGRC",
+	"FVxgYdOWbVtoIsOlugPy7s0zFO9HZw9PD86xnD+o6CZlsURwKsvt65s1bFmazYliMyij3WykNAZNa5M0",
+	"pfJ9pssDI2vRNV1oajheaCcE7J4Szb7QyrTwtbBJZJFjrWUo0GNN4iDfBSOA2Z+wcj6a0YDkcmrzAHnG",
+	"sGYa6aLcfSc47Njwe/3s+q1+FsJRbls5J0L2JimjNwFhi0Df+RAxhkcYwwBExEJsQSmJtZCH14hi+u9M",
+	"pqj4AzuLjcEq0tUTS2UCn+NF1X2sIMdPYTD0isd6iaBT2ygAv6QKT9+VTGPzC/4wWWfMFOaAuqXAejzm",
+	"xPSqLuxx0+MzIVM6SUAQQti1071u6xsqZnlSPHr3p+Hw5GkA/z0d6P8eDU+PoYd3f3r69HJwQW5pyqnd",
+	"zIrpnS21QvDuT6OHgwGZaGUT7vOIYTZJqLhxT8/RiHggKjUj42lbYKoBByIQVIDHv5EnmkOgsqJligyr",
+	"N+vNsrEYhIOmYyr7UGVRqdB277JRUS0BJM+cK6QnjTIEyEu1lgxjMpqwviPQJe+v6SIBIDVoH3RX32sG",
+	"dA6PJHFjK4Ai85Za8JqEz7m4OTe3UUfzdvvD++kFSVnyaGwzO3v6LjbuaNmLmjWAP0ZoXCEp0xcH2y3P",
+	"7CY/jGWkQnv3uKwcpGPxxAzPnLuhVhfLq4ClWUAimqYQIdb+ag2uB0W4GAv3EmEVlx9ZpM8BLWvg6j+n",
+	"7i3ZqI9uank9WA2v22NhqxWh7QBbU+1sBpgrVxxtai5XAnKe8QivwLiea9VwSDYgX1H1+v7773sObVlB",
+	"mZTRZPForK/q4w4ev+8Q3AzkJU20/AA9D+690EcVyPXC+BNi87QK56p5BGA28QwsX7DArheYn7HPMAO8",
+	"eD0aV4E+7fgv7ergwml9DI0iMjU2kVJJhjEfER+obCETGgdVjqL+tR4j/PFojH4EHBuw+Ctb0wjvR+PK",
+	"giHMLfmv////5eYoQ6oi/IjcB9i28O9Eypt8CRKyrDSDQLf6+ViUwg4geg8B7VV/KVdaxs/5ElvTjF6F",
+	"9kO5JmSp7kVUYOZqlwoS8jgcC5lniseMDPt9rSL2hprIoLELq0JC3RC0RobwqHBeaxFoBLV+qYooORYW",
+	"NzKDlzMJkyX58lxLj133IUEXRRak/dXqVseDY7sYT+AGb+WMD3Ae5JQgm8D1Rj3Fcm2geZic7NDihRr9",
+	"aCxUA1ozIlUH9kJqkyC1NG9O34WzP9Dn+lh4gFeVvmiQEE0TISjfem0BatSAoOCWwE0Oa+4Q82QsfPDI",
+	"RtMj4aX+JbRXw64xWVk7wGrOUtRkv35yhXoctqAFIRgemcgwI7YYIQAXwlmw0gzHFY71vAbmOlkDvxTI",
+	"kAW261iA3tcG2vGclNCOgMXowtBO0LdwgYYZzFYNxwKUYL0ScJR5cDy7oYXdRLjWc6NkB6WhOyDGWt0P",
+	"YaOZpR4Lq8froyfK4PAGkwBa5C0TF3ouYM1C6R6tdMdsmc0DuNG4mwAO+ouxKHdgQZNC/dBcFfOZnmk3",
+	"PHoYgpmShEcP+wNNG5Yo1qQr2Z1T1kSxuwfueRm90cewtWKEpDvs908GgdUJyWiAvjFrE7lAw8gUUyX0",
+	"sqCaBXQ/HgyCscBdGyV0sWQx2rw1jZb0p1zvIQR/7ZPnYMnOFSM3bK2vYvjE1u/FCEHUXM9toAziV2su",
+	"mTIWK2vJHYutZtvCZBo4sUgiBovtha0OVDZtzcJQKQgHpaeHeQwG1BRVEBC5y1TGeQRFgi4AhhtlJe5B",
+	"vCRMeQKqvCbSWFSWvyDHaz1AUGYw4dFkRznHBLYCtgklNZeDaxS0NRsroKWBKTnFRHyOt59QX9r7Nj41",
+	"NNqwjUHA+GvqRnHjB04UK4AOlz/mqbmD06r2aR9W1U3967hTyCCQA3pP8Mzy5pvi6FRjTMiy2dgGGBqK",
+	"OU/dclFGLYPqR7CR0TJoZHi2kmByXmolVmRjYfN5rWcmIMORH0XEybkNXHdN0AA7MhbVPNmL8qUCI3jD",
+	"3uQY5JawVTgcHXGcMqWMx6OqaMTlAVfozkV+b++1QVMaQ4LFuHPx06PhaHCxeqRvZYVKc/HTo1P8Edaz",
+	"+Fx/hwuImb+4fOPORfoIfy5yr83CZuZ3W/cqFxlPINPcaOsBnIHF8OD/oU/31ze2VQMxXn0GVvbuO8Hv",
+	"CFtKKEQGnR30yStrJgUanusNNTojVZwm1E8rOBV1TxrqK6DUYMKzvlr4obrIWwPpA3kNYFKjsYEJiaTC",
+	"vP4UE5cZZjEveJJwM+YArpWgI4AQQY9kAZ1kLNMmEhkjSthdVotPTmjGkiqSUnek2Ufveb0rArMlzZ4w",
+	"idSFQTWiSxqBGKkCDR2cw4wW4Hyxvh4PRU2nwSZpz8nQLOEm7IqpjuugIDluqxhKkNOk3DK6lcev3ry1",
+	"ZxQUv8NSUfoqaVlfazbggyBdlYGmJIWpnleovyogK0ZviPWZXkBtOFuozjjUwsMFC79Qrs/CwgLAJi0c",
+	"AXqJDjQfgCeITGh0A8huVb/GWGSSzFgGfg3yUmbkhYzBiR8WgYaoJoHLx6GAnp3j7jAG4NLZAUBUIJpW",
+	"Jh7BUapHg4E+iHWfXQcpCg6Fwr2zkunNQZ98mcqV0hcayM5BITUW6HRYJnINOjLFbCfdu14N63sI9NVR",
+	"wvkGcl/vc+v1039bt1Cxj//7xqb/7/Dc2ZZBTV3GZSlKWGhRsEzomsH9kKDzuHB9lvEPY4ElwCEgw1h1",
+	"MlkJfTDJOCYsItCPy7JgjeEPY1GohaaBMn7CODQq7ZS4Y0WwBHoCYBEAO36mFRzrp0aHtOHdDb90kXkc",
+	"uIefec34mdFz5gZvkUuxhlsYLqwTd44SpdjohJmiD8BjSuqrBF7DaCX+UGuKcEnFKIOER8xkq5jQgNep",
+	"XKacZTRd7wgHyFi6UA4UjyeqAGNfFIYIDPuD/kC/b+xZnfPOUX/QP8JYzjkEhhzq/5sxL8ZLlhtSG0RG",
+	"5zlew7GnMpcNhoGS/t2b56rEITLmsbGwV0lzTTcmMVR0LabZqyUT+rZRXDtBamo+efvNZW90chqUJxha",
+	"bsfCgz8SGFUux3siQtrDnWwstObARAz6FLKY/Req9lxvYKFPO2vFg7YWExbrE6g+QlAqeabPKXDa2Gh0",
+	"nqETnqfgsUUjDfCLcWCiL4EmCTJHccA+izvnelWeiZjduTj3qjEGtHzl8NlUy1UQqxAMatUfWPDRYGBD",
+	"WJiAZa+7+yGsxcYZNdWxBONrc+RJJ+hUlvp6a5iLjBTEQOES4Bzxat45NwClBWkAHaxKm2zuQLlV6stc",
+	"WzA1mz1rAmqLf9rQyc5XMLsJs3fdzvvAGYNWUzcHgWZOSJvZGIYNwfeNxebr2sEU/y5G89qGvYC8qo6l",
+	"iR5bxnH4M4/f35MwX7OsGMYPGKhmM26u2cIeexBIoQAWOk+S6yJiPM3s39bE3wk6mT6gUpR3WLxHzflS",
+	"T0rvh84PkNJwrfkIgoWgWSmuFVJpvp6kEP2XsoXEqDhzM70utAL4RLBVB8FirvHPmZQA8UU51I6QMnU/",
+	"xtgN7E2fHLeYrShiBE5SMoF8c4wbgTxJiENcYC6jLf8541P9lnuoOLSB489Btijr0cKPy2Rdlr6Gv+Du",
+	"rRvUC1A21K72aIGfUXzXHg6iuDtz/HJ7YKJFSnRLaF9rXe16Qe+usUpP53wEeTZ6kLWfjx8Wc236ylpZ",
+	"ro1xRf/u/Lqgd5gEDHTaaOME2gDDQ73tEpKt+GqyzvSkT09Ojk7fbwnh6xQn67Wa09HJaee8czYdRcfs",
+	"4WRIH8RH01M2iE4mI3oWP2QPpsPoaHJMT+MTNpoOJmfRQ/ogPmUn0+PoaDKiw3jAzqZOm9tEpsdR5dnf",
+	"uHYFihuisVno6Dr0s5mmhRmogSmfDrQQMg2dVtsx0hFv8U5TVq552vrBo6e8NzGYdFeiIkj+Iu8XIjM3",
+	"82ngfC5/1SeSUcV1809MJpSvG/PaIbzzPuhodX3Xu/COi6C264PyRferXolC3upj+/77oLNhNNjVyOYH",
+	"tVbeuMh8bVsqP9poTbFsv5b0B9hKccdp0UD5LnDG0eC46aNCLzp8KTN729Q9HqOOtP2bL2ls+sJPhrs/",
+	"eSeo8dmafkZnuz+6kvIFFWsLhqi/O2kzvmemLB74ffCro91fvUUH9zunwp4bUg7ixA0mN7gkP+gdvUWb",
+	"CjoZnSkEScZ0dI+xqMByfx90DjeSf7yXlOdFSHc1B8i5u6GZXqsihIsAq4WlLIK7uj7m0TycqmwsumG+",
+	"jE2uUwjSA4//wFa1i91fD/rgVMl4xJdUZCokCaO3TIHVw8lrsvZfTBZCMKvQoktvDt2bvkSOBwNTVKtw",
+	"VI+F43uQqfEB+G4SWsV5XKHnvleK1yx9rTURfQjseBUhWNq8+UvcU/7xMyTpnASdhKrs2mpQ5z93oNTY",
+	"eedtxpOE5MuigNlc38ekIG9plqcxXf+5lnh1bdpzcy4rEKDD86NKDqF+/0xvGRGbKj4mv0rkSVImK5mq",
+	"S/rtUXFkOiWPth3/pmJRmXkDaDnvt39kmenw5A/mz96ZKYtX8DAQ8JON94eg424KyJoqd+AOMrebKjCW",
+	"xeEokYsMulAFSwinW+L34L9L5BqtPdWG215ncbefFlo+tQXK35jE54pM+Ky8fFZePisvn0p50duzuv8c",
+	"9WUjJXebHoPXUW9J8zRT6MYoWmsuG8WKRCaswztZ1xSPseiilFaBzazxpNVcbFZbwq+g9MVMyNSGHOij",
+	"S42FiS+myql/bSRrn0BdE+YWPgZjpvWngb30zoTMSMF6mexJwcaiMmULF095ihH2eZHNYDrCiFCRGXd7",
+	"4WowqQTgwBkLLlSm9SU5JaPBEC26FoKupJNF9yKUhKb5sGL+B9/IY5PLw4UNoIBK8sejM9LFkhrGXx6Q",
+	"48GRt0p7QI6HJ/r/jvQ7A6eGPESs6MZG/vrxQm6OG6Kc8jJSUeXg7dIKoFk/CC51Z3qITmZe+JTBRQmZ",
+	"USeDCk0CjEEJMHxYN59JSRIpZnb9D/pjcUkEW1W5tXSgDUsDvb50m8j90rvl00hRmXIPxf2t3GV18L+y",
+	"tVEgQcx8CZrePrrjPrphTV0CteiH1nrAS7aqzLrBelFhW8v01R3YcROiszRn7z+Wpf9TK9Cj8+GGAj0c",
+	"+DTovVAECsXVJrJDu4XqWsul36q+2hZKBdYQfE99ezj4lSncgy0Kd31Z2irc99KJd5nzPGdJVR5heSpI",
+	"wStPTTxC4PzggvCspkh7XOW7dDTfJ5/V7N+4mj1C/fezpPwsKX/7knJDKlokD59Y/FUIRKspbkEgsopl",
+	"EWpS1UaDsQh/nlDFrvM0eW+9Y5W7GvjAQwx5t2sAgWo0a/lxsXRGo61qX+5StkRirnZx0gZv7vPZ8Ws7",
+	"Oz6ZuaWNAeSpTCc8jpnAL1oYaB5LMU04QiIdD1t08ZquE0njKykBxQC/O2kznwJ744U+hBChOugcj0Zt",
+	"Pl6mMtLbb5KwJwAf9bsxQRlA/6oNCixENQPR/laoEtdvmzhr4VwrBCZkElROmGZPm5t3MhbdsNRqWvnW",
+	"Lhv7MXgluqOx0CMypojjwXE1KlNfEjzxmF5vGowguL9P7YWl5v52jDa+st+SA+6zp83vaSsog+gmN4xA",
+	"ABeqITM96X/biyJHV8OHngvBw9/jfeBhgyMPVa+KH6/D1t8Onv0o+YsfL9cv+WD1Yj1YvRh+d/fqK3n3",
+	"4iu5evFYrfC/z0xVi/mZW2xgP7WtGO2fCzyjUb2Ixn2G4zge218UjBRq42F0oVE/Oxc/Oxd/Xc7FlmN7",
+	"KnPx/wFvZFXn+qK8wX50zySkUdHCRkAroVQAyNRK+/uInrTBgHTdmCceh/DBMXjLAGKn6lNMPboidT0q",
+	"B/f3zzU5y4j1lZHL0i82FphR69hcLBriBzjKjIj/YH9Z0Eoz/QhetX9n6t/IC8Ygc/kBMRU9ACtTC6d+",
+	"Zx/nmZ19g/FLsNU+DrJ7mn3bTuyzdXeLdXdfnWaX3dNusRVVv3XTpplKK6tmjcPKa/3hzzalgsfvwz65",
+	"HY4FQrO7yJ4CL8h6AGuWXQBaFZbW56xy9/9lbJ7laIeDz/bPz/bPj2v/3FeH/Gww/e0aTBkAOCwK5eij",
+	"mkpBaT7/uUFpfkHTG1Xky+Mp1N5QimUnaVyYyfClYCwKyF8bsuePWjN51jSruf6M7rnokyvoT8ixsODH",
+	"BivaAUEoVNVKI92wmrUw8Bpmx2LTMkvuY5j9BLcGn5K9oOlN1cUKOXCfTL/+HLT1ORTh9x6KEBAhVyDo",
+	"PgdhfVYkPyuSVUXys07n0eleAOZ2Vdsw6en31+6mDOWL1+MNJSjmcsFC0jVAAwdO2SAsQVopnVOxj9pS",
+	"93XFbYz4o7JAttssaXuB5S9iriJ5y9LQ9EqTxALZw+d98vJDvOqBLRhdFKoovd2IQmYgFcfi0nGNO7Cy",
+	"rnu8BMQ9GSDI6ITGxmXu6H6DJvf5U8b2V7P0R1d08jv1mV+la17WtyV/wEqkJGUJo4qRTMZ0jStnlIWo",
+	"KLVoka+g6GABfgVKHMDaKVAcbjlbKYCCeL9VuRtsKHfHIwMwguqEOj88nMl+zG4PYxlhqapDM86OgUnp",
+	"nP/jhwLPBFfXryft1Ire/2BgTYy6VUCblPNH6BI9R8A1OR8g9guQAwBPdEdK3+MGiHlyrklgBEmBxlWU",
+	"ft0KxOUUiX1fFpcz8Cu7lVKDynM80m+rX7m2rDkGhxhRcY1FuKz5r8CxgWV578DGrMsSdW7gA50oSGGC",
+	"Igx/buDfQYV/hz7+PXqwhX03qroC+w4t+yIH+Rm0YLOfTaXTuMgVdovSlr2d+nt7GHQWeZJx2OamAbks",
+	"twEU9cKSoAbLTZNGk18C9swDTTTz0tABfAO6la8dae6DI90o3Rv0dVZvLjmCKQ1+wAacNZZathVpzQPT",
+	"QfnD+1Zbbmi33MBuuUHzliv3DVB8txCwu2bo2TWfIODHvw/M2pYbAUlR3wolatKHhbG8fPrd6tWVXPnj",
+	"Rr67m363RyCLVoX2CVpp1fm9wlZeS5W1iVkB/xpfsIRjednPcSuf41Y+J8V/sjAUd/s5lzC4UrWA9PlR",
+	"TnYFG5fVQAEMtlvWcI8PqhHFpBvq82DbzWcsqmA9P4UFMiccqIAWu6RibcqLFsPBTPkq/jx8ORbGjO0P",
+	"IW64J+0KI/5WTvYPG/4uZ2krK/P3FkfxKcykzSdPClzHq/Vyj+8Af77dqH5LdzP93to5UPXVh0YL1osS",
+	"mce22O9hRFOmR6GY4DLtzWSPiRkXDGoJG07T7SZyJnfo+fg2Z+pwODrU7/eXcCmxen20YOSx7ryizPjH",
+	"tVk6+MucJ5gOlubCQnQpMmFzLmIi85To8eh76DKhmeZtKFFdBfvUSo0D9enRjo97g+EVWKPr2jHcyMrA",
+	"iAh1pC9ZmnBh7wSII/YEYg5m7hWj2PWuGu7pSNHEVMW3uOqd886Td2/05ZTeXS+40FrW2QD+B2X67W8P",
+	"7G9LlnLAXF0zmlaAl2GJydeSPCmXeJvGpUXa4RGAbZrdqF9FJNOPiVDUXuX6Vk7aaFyFQP6sbn1Wtz6r",
+	"W59U3Sr2nqNrwT9b6FpYbH2HtuWryO7RkzbVozCiGZvJdB2aujz230Ql+QyKplnAGvjBMQYfXJBlyiNm",
+	"a+8SELokF7w0rZuxfKHGRU2MPhaTM+hHSqZZeE5CVAhLY70e2S57eEUrDKDUQMSuqYpCcmj/pd8ISRf+",
+	"4XyKtbTClCXsloqIhaSLNQugfl74U3iBQ3vkvGFrV2iqumTok1AfOdBFiNk/tnh5qM8nfDAWzjdQnDOW",
+	"LVROvWDbdc7nZrl/Ob3zsWGJNu++4OK1nm+rd+ld63eLQintdVhDmLcyzX5veqzdpE7xiS/5DdgT9S7t",
+	"nHcm8M/3EAqChAOTOMCm+62to6vhyfmoonjV4lyTfMEFzxdkmkIVieHghMxSmS8Vy+BKR7J1ylSfvObR",
+	"TS9fws2vb23ZDwKEWDcxF4nu/MskZySVNCZ6vCRhVCAyDKFkRcGWOGd8Ns9AvQs6N1xotrdQ7cuU3XK2",
+	"ut4eGqHVcCsTD4cPDofX5jtjet/za/MV1CAG9wtgYHu04OdrWdWBn75xdODOZX7L0plgvTfz//w/gvUu",
+	"kyWuGMgL4IYFGm07xyeDPiwI/mK122MEQ68pxXBEJcknt6oi6n7nvITctzr2G7vAATk5JZHhn12UhxPt",
+	"cPjgX6RVG+nRRrMuDtzPivVnxfqzYv0pFWuf3utClKPu3EbLZq3KJ9EIxDnaT6EI0IQlUswUyeQ5ltFL",
+	"5ZQnLChqZAcWAtzWXDOFjuBzg96JFZK1rpfwKcu4Pl03YoZNLS5PmbaGmkMv2K+k4NC9POITLvWpRKMb",
+	"BpcWU2e8Tx7L6ZSxgHwtgUZwJFKO2MqlR7P0050PRw9ttROQNA9O0PakOufHI4/3+aQ3HGp9aPCwhlKw",
+	"n5O+rOEBA7KR524Jj7QUf/8ve9fa3LaxZP/KrO4HU7U0TcrP0HVr1+Vs7k1qbSd+bGprkRJGwFCECc4g",
+	"GFAMK6X/vtWPAQYk+AAtW9INviQWH0NgZtBzuvv06REApBzs0TYSxxlfx3WfWVDjWhsPbyz6c8dQ7pbo",
+	"saN9Shsfna/zbRnP/gnuWtwFjSBytJlE9+OJdCDXuyVdO1Is7y2/V8Co3n8H8+RHsR/8pC/fT3x+sSph",
+	"hLc7+JXEnluVTjix3qbGbS+X1j3QbEw62NDBhg42fCvY8A9V1I9VfgprjU0OQQxrhml/WxP3g2tdutdS",
+	"oW2jXsRFkilqd6crBzaMVsgfwtewSGeVqYF4i13JEx2li1hhvM+/GiEvzKKotcAs2a2R1Nw3k5qWw9tl",
+	"zc8c+b1lv02sDRA7eqXINHUXujYbubqUeZwqiyFETtkOqLZ/PUlL77bL0L6trVpbePRJs+jC3k/6v9Mu",
+	"9Xqv8qlRYb51nME1pYNRnzeUOtEl7CLEPt3IYg5H3G/O0WPrdMg+gzeGBpw0rfr9teCJ/o2/9fA5Lttt",
+	"TyBPVvs5PNucw+HWOXRtCmkWCY/xJHr9E9uwbe9ILxj/KT8kUlTvUNzhvg73dbjvW4aL9Nrp7xBf/fW2",
+	"4O+govLtEBArocaimBqrqCJEapHEYpFhz38dM17DjvOL7Lww5wgDe8UqSyJEfjB4EnvCI2rtZn0kN0VZ",
+	"FaUpBwpQjL43x47t1C39wsQrkVhqKQIfY72R6vcHAu4LrimxIinLOF+u3RsWSck8T65UoFPMjNpCOpja",
+	"ULg+NUsxl3q1Nk40lfrSk772Y2pwybIQFACx3P1fzpXQC2x5L20jFvVS1Ke33y9GDS4H3vQ6rStDPX9E",
+	"ogt1qfLTbUXvNVx7I1XvX6IX5W4DodVRpyneQ2nMNk/VX7H4zpDn4bYSb1fcvPNKyoF8mdwpVN1MTBND",
+	"y1zzVK/pvv6SG94dOqo/E0uVK4qAx105dgc3Ol3zTqbnG5d0b+KY9qDKq+jmpMw2IPXz4iJN7FRZOhiL",
+	"uqblQIRV2iIUnMqwcEhURd4PbKBDl/EYbKY7Quo4B6M/sCIEJxWJcWGa6FmIAElI91dixWVyBa/oONBh",
+	"of4AVFFMVb5MrBK9q5GDTZjhEosM9uXpQPxT2inMEqKZ/3RFiyghSY36LlRk5kqE8KGQ5INC97FwO1YR",
+	"PUzPnLbDLKIHC/fQ6HTFWUmS1URVzvA1nYwP4WkYi/XDEaV4Ro9FD89cc6XyQIeU8xo0d+Mn8Z6hqAMj",
+	"T+JH/PTh3Vu8hbNAHyPd2S8Zi9W69qtVA6wYaKcmqoV08n3Tosh69lR8ev8jjJrYcuBqxCwH6FWs6vKg",
+	"peRSoGlfHqcN+jPs+jvQPK916frhxeTNVcWHi4biFO1QDIXp//pyoTdS21+vjR421Ub/dSr7Dykz7ir7",
+	"v2Jlf6sC331uChrBpbQkeGKnKr7HEq7NJuUIwVRvQ3XqqJ0X1XlRnRflXBp2aDzniVyhg50mFDclu0a2",
+	"f93CfY+vW+rvPdnsH46j9Kv+zw6nUHGpwyk3FSb1XA7BHkeg60qfoqk9AFxln2gNal16i9kJ7lcn7hHB",
+	"SHmNxwAfK1XAxMWicGqncOP0NNbw/ZMyKl/FF5tQPM39kSi+KS3/ZHMda8cr/WA8EG8NXVT9lO3Cdt2B",
+	"czdUFP9l7TeZ1WPNd3834RyMHD3rzipTHAlMMjhaA/GK3m+2hKJnlQr0/5Rw/3S7jLN0AzW02PP1A8H0",
+	"LgphJoHOpb5UpEvoKwSKH1QRYcLFmrmCW1CpVQ8s/YDjfwnwWPACRUivDdDnDU/HgZaFmMOHjY6UyOCm",
+	"FOXx8L4xviKmZpH3RVmzKaQIz4bDkPQ+8J/CTs2SA4SUJayEsd3Jh1dB/cSbKfRHG/P+LVHtO/XBTn2w",
+	"i1EcGKPoGFgdA6trmHenqfptkVVF0ar84kfVkbafpe/8XqxBb0JXVqm+yFWWJso6Jn2Mgg4AdiapLJBS",
+	"FGjDMhcmjbcR/GWTyrP0lM7+S0aA/NRcRDLPE2UDHWYyJ/ouKz3HKiumobCGW4ekCd4AOLq5ukCFKCxX",
+	"nBJNBrAf5jFLDxgAHxYCEOLj5Bf8jWY4VS+3t1luRb4Hu/zarUXXXZmx2qfsMpexikVhDO6DEq4VxqTR",
+	"VAJAtWIiAYx/nEo9s6I8ZivcwlvyZDy6bkF/x82DUIb59M0oaw0XHIAAEGm5nVrSrn1++I1ApuOo97cg",
+	"O+tpJ/8jlbFICrE0+cziY7Uyi39rXsx98Pp5w2KOKuXiuh5ytRzPm9fiyAl9cffx5+2ISLCxO6Q0wB08",
+	"HSbtMGmHSe96E2cmiEUVmKn6mPBLR/ZtfhVj22YeBisAtsNQRGRwVqwI0vnYEGynN1KgOe2DzHj0fr9p",
+	"Z2e8B5P7sHK9e7NoIMsfSwHDmfGnA7GxY30F2s0vTkpC0cktpK5yLb6A1vW6rBW8J62et2IUH0S0YW65",
+	"GdhB3uJ5/vr8rQ6A3QIAawua9reko6dyKa2QcXyvOUZ8L81tojmQwdulimY8+rOq5KW20GK9K3SgD2gL",
+	"7R67m2kL7fZmdZkvOsJTl3/u2kF3DKmjMuyvHVDTm7Hg/Vi7kSf1CNNNu9hS79XcXKm1ol2XpBKT3My3",
+	"o/KBwG8n+hKxOX+Hqg7qqXUuasVXMGMOANNif19ZlcVSRUqu7CIt0MCHbtCx0Is0DW8fx+8mQ72vJB5u",
+	"ghR1ZGL8ixLcDXIgN5E2PhwTuTl8j9vgkNwmeqckOCjkhBSpVbUfl9irHHZ53LHGulO7Y419yzONjpfm",
+	"08U73irbtJ9I1hxM+qAKVAEDb1ZG6weaTfRl6tmEXSnPgfhASUkWL11lNQKuTHMl4xWeTweear6satVe",
+	"l845rteny3KSD2zVuGF6ad3ucxhrnliLgud5WWFINaeNRyrOyEdzI2WCXz+Q5MhMcPa1CRSVcGHL4VZB",
+	"KiOsOiha9NUgw7NDIIOnftUeNDz+ZqBhE+dWsIEe6U5fooMcXaCgCxTcVVAlIy9fdhSOuu6fPLJK5tF0",
+	"K1XsA76trMiUyVLVd5VTTn0e4Qq2WRO/uoZBeKT3Re4hnsJkYqKW7NdbzM4pGU3FLNGx6Hmsqkzl+OIp",
+	"jqwNc6xectv/tbGNVvjpPhIL4kATvV+v8AJJG4vaYco8lyvq3YTZtNOBeC/1jPoylW2P6FdigATzRMM9",
+	"RoEuEvXwIldyZkXPl6/1WWy1hp3vkKePkk0byBK5TfAABtrkjOpizK2hZldhCpnacCB+3jLPeAe0aCoW",
+	"cm4Ioya5GPWHw2Gg+QrLRlibV9DDNYT7JqoxSaYhkGz6wYsViaThB2C8FUkxYRbi1Cm5wWXlOKG8FtTL",
+	"ie6vL6yp3eAALyHsB7r2qvtxpvr5b8GlhPgrrl4C71f06H9zJbWFt1IlbRFofPUUYDzMFGq7XSldLFA/",
+	"LjLaJhbO5THtQqtyEgq2Be6CmVKZpRWUolB/uOmMSZWXpOpGQ2FVZHRsRS+JacKsyQsxUytqA/sSk238",
+	"xHhSdW5tllODAsVzuQo0V+nN+yz0q2L8Nl4fL6DRpPDF63+K0yoxpYJDIglSZpmSedlQIdA0gfg3LSHB",
+	"m/7mbaSyUAPx69SUW4UdpMQKmS7h+YlVlMSwuLbMsDNkpl+k60MKp50CwE9IKEfISa7sdCykK+NDmT08",
+	"u7jOUQbaLmymNIxPNTB9IUX1GvX5eWDdHuW092dzIaLUWBqSm+6CtxfBwwYPBMwxXU0PvRpJNKQIC2vS",
+	"GCxT2cKsskRwE/a01jC39F8CTbWR4e8haq2QkfKaprGd2tZnF724V7yOIsLnEWwZz6VLloUwdSE7cwNR",
+	"fmGJj5zbRvBQgIM2U1khejLQuGOpLIrtREL811Tawq32qcgXmtsVs9APNRYBA5UrNS4ftDO4HBlopylE",
+	"rqF1J0O+0PBRLF9Cn3rtaaKNIdOUF9U+EIW5VGiVcecXcqboOqRA/wJ+D6tyZSYjlLNxbF+y5TxLfOe0",
+	"vNjjAGyau66BN8H43UkCe1yb6jZhin5fqIWKxyIpSn89BD+6amcBrqu7P26Y914V+erhK3AYxmLE1ioy",
+	"ZdO/su43pFtGsnBo6eQPT72VhAcNJnACe+rMrc1LrviVBS1SavSlQpqyLUyWsXEtr/fp8LFYVHgibLhM",
+	"3KaxKmSSCitXVLA2hnM0X+Fzn+Nm1TLPzZKObNhEvRyAiFiaPLauEjnQO5x2uq1X2MusnctOlvrgLn30",
+	"8XZa4/Sde8OZ/pOaZiJNouz2Q8wKBGOkSf6XbDZzkz1R6E3vHuiFsiMKE5p/K2/s/7q6w67u8H7VHTLz",
+	"ez1Kt6308Lfrm6KPP+2f/O6vE4HRyrYNfdM2rCzbqHzaRtduxbBY8uBwIBn7XWFA9g3YJ+2Y6B0T/a7q",
+	"029BDlluLlI1//cGBBGZGPtNeCgWj58KonIvtbP6q65ZGeFW5HgCZjwZn/yvWXh5ryslzioXANwV9Udh",
+	"604HwMoU4S0s90vPn/BdhkrxAJNk4D1qMRL4PKo8NzljHudOnIxPHPmOY1f9WpO5OvG8zOgg9fTk8eS7",
+	"aHTxTJ3J5/ETNZy8uHgqv4vO4pF6Mnkmn1/g54t8dY7JADRDrtHrk7PvvB6vslCCmhKqPyKlYpxePlia",
+	"TTYvln1UW5PDsxtu2/9M42zLa5ROWs13BNdhAR7yIkMYj8z4ygOBZYM10WY59uRjA+0nOpvWe4cjysvu",
+	"/Rx6hdIGGgXv606ktOCBobPjNkavyaOycgW/mkTTfqDDjf0cloL6p243UVqn5gs5N4scmHtHBvFuZe/X",
+	"vY92R8DWI+CLwv1HG2fPZfcN7cfq2SyMmTnnH8NT8CCdWYyx+OEDt9c3HPmkGIsGF57ao7UwsG2NqDOa",
+	"T4ePK6PJmQ9Rv+/DjKb/ncOFMXabSvCyL8BPA+OoARtPYXycoyuVp0ZiqXvdXOZSb66IMyiBXl8Z0Qv9",
+	"yAwJ9lRxGLZlu4xVoMugkKzFsyhIzWa2KgnSSmFJFe0AuMymQE6gYRvUAjmdHfyL28H25YHsQe3LDXrJ",
+	"SbYoBwhagKdtH/1JPvP13nbVskI+3JOamMT0fXjEOYUjImnVw0RbpanZTLoalKpclJYKNAt3kWIjk7Fs",
+	"I0+syg7wL9VFxSgvQ1rpsoAD5GUlSYFS+aj1NUVt/8TyIFvkuT5ZhOTt4qr/pKDDrcUw65IDGHl0bfga",
+	"4olPn9ZCcc+8OMCL5nDi2cPR8OPo+fjJ08Zw4o1LG3xpHLHN6QXbeC/7mXd7F77owhddIf0dF3eiZ9U7",
+	"D/GUa38cPiIzs715zEdzeZkqK0pzNOZ/Ws+/r4SR+FQrjy36LLXJWynK7Qd6ob0x5hvfdsECGKVOeK5o",
+	"zuAYqIqbUJ7ZjuZcnd1yhteCSr8v62rEyEeIIpXBNzC9YnKXeg/0vh4uLXDBV+Na0697bGu3IFSEXwKB",
+	"U26hR+2oz2n68TwJRW9d1boctgk+FLghfqBt8/Xp1A513BiM2DhXmyWNOnxxOMCgzXAYXZoNAj++JVOa",
+	"dlXHlO6QSceUrjOlO9JyA2mZLA7V/7BFcX67h4kYZBxEX16DRWVLvR26l36kgAIW7OYbqxrpsvAfT1a8",
+	"L3wScKDrGpcVEXgrPbgRfgS6KS6xP1TQLFZJ7/UD3Uav8pNVOdKOv2KM4R4KVn5Y6DyxCmPCzKKcKfG3",
+	"aTJLkNLQxOk5q3F6RmcVqWdUknoej7aTeh5/HD4bP9kk9QwdqYcgjqPt/HkiU/j+O1Kpt/4VS9jPc7xo",
+	"PKaTy2lxMh4Nnz3vn8wSDYufzGFJ+idZruDazneBFmK2MCNm+Gh0zl9iikubr/JXlkmMKkLPhsPr3zY0",
+	"hI5kEb3YVlE2amARlUu5l0XEn/RYRNnUFOYAoFfe922ocbagBcHsbaUFNbGCCIXWSEEnavXT8MfPJnnz",
+	"+dXqbTJcvlkNl29GvyzffjbDN9+b5ZvXdkn//9H+OJ8l7z7/spz8cuITiXbL7pDZL6f1P5yV+/soWAyH",
+	"Z8/oSv5+9HVUBKZROx32Q7Qv/f6sdAR1wbsueNcF7+66Cmb9mW0dxDv4d5EoQwfUGn4FW+jo2igTRJ8d",
+	"iO9VlpoVSbnja572pSymViw0F28lOTVAQ5MuMP396f1/D/acK2R26dxzh+d6x7XyL2fjuN6hj7Uc1CW5",
+	"L5RezCkzqHScmYQ1gPmYw+MFEN9mBEJGeOxzHciyLCycKV0bYMvXy0BZkcxVmmhVCS3QVMSJjQjiyQtv",
+	"wIlSccOQ3MkOYT4snVN+wJMV/ijtOo9De2ZzoA/UnZsbz7GSUrMQUylY4Q1boczNoV/Xm9qRhL/RG5dW",
+	"wtbNId6Qz8FRWRpJNhxePBI9CJvD/OCCVjiA8/3gby4J8iecvb89y1hrt+59vd6GvWHh8uRKFkpERsNT",
+	"xr3ceS8kuZiDO36p6vPjfbRpkmQ+UwVVFbnct78l8e2G773LlMbqNTOZ1OcAk+ZNewXT7TLKjT2gIrca",
+	"j7Pu179d/38AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

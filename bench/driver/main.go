@@ -199,7 +199,12 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 		if st.did() {
 			d.logf("%s: %s", s.Name, st)
 		}
-		sr, err := d.scenario(ctx, s, uint64(i+1))
+		var sr scenarioReport
+		if s.Name == floodName {
+			sr, err = d.searchFlood(ctx, s)
+		} else {
+			sr, err = d.scenario(ctx, s, uint64(i+1))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", s.Name, err)
 		}

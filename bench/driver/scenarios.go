@@ -163,6 +163,9 @@ var scenarios = []scenario{
 	// cost against its parts is what the variety of statements costs, and
 	// the mix's against it what the writes add.
 	{Name: "mix_reads", Title: "the realistic mix's reads alone (diagnostic)", want: 0, gen: mixReadsTarget, diagnostic: true},
+	// The search flood runs its own loads (flood.go), last, so that every
+	// other scenario keeps its seed.
+	{Name: floodName, Title: "search flood + bystander: 4 members × 120 searches in flight (closed), another member's /me (open)"},
 }
 
 // mixOps is the realistic mix: reads 85 %, writes 15 % (weights in ‰).

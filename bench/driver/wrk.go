@@ -23,7 +23,7 @@ import (
 // handler at 64-108k, and in the mix it used 0.25 of the two cores. wrk
 // costs a fraction of that, so its closed runs show what the server does
 // with the machine; the quiet ceilings the targets were set against
-// (PERFORMANCE_NOTES §2.3) were read with it too. The capacity targets
+// (docs/performance.md) were read with it too. The capacity targets
 // (discover, create post counting its fan-out, the mix) are judged on
 // wrk's closed runs when it ran; vegeta keeps the per-request status
 // checks and the open model the latency targets are read from. wrk counts

@@ -59,6 +59,11 @@ type Options struct {
 	Metrics *prometheus.Registry
 	// CORSOrigins are the browser origins allowed cross-origin.
 	CORSOrigins []string
+	// SearchBounds bound searches as the server's configuration does.
+	SearchBounds httpapi.SearchBounds
+	// SearchCache is how long search keeps what a text matched (0: the
+	// server's default).
+	SearchCache time.Duration
 }
 
 // New starts an API over a fresh database.
@@ -81,7 +86,7 @@ func NewWith(t testing.TB, o Options) *Env {
 	// A gate as the server has (MAX_ACTIVE_REQUESTS), so every API test
 	// passes through it.
 	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins, Views: counter,
-		MaxActive: 8}
+		MaxActive: 8, SearchBounds: o.SearchBounds, SearchCache: o.SearchCache}
 	if o.RateWindow > 0 {
 		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
 	}
@@ -264,7 +269,8 @@ func loadSpec() (*openapi3.T, routers.Router, error) {
 // Check validates a response against the spec: an API operation's response
 // by its documented status, headers and schema; anything else under /api/v1
 // (unknown path, wrong method) must be a problem document. It also enforces
-// the conventions JSON Schema cannot: absolute URLs and X-Request-Id.
+// the conventions JSON Schema cannot: absolute URLs and X-Request-Id. A HEAD
+// is checked as its GET, headers and status, and must have no body.
 func Check(req Request, resp *Response) error {
 	s, rt, err := loadSpec()
 	if err != nil {
@@ -285,12 +291,22 @@ func Check(req Request, resp *Response) error {
 			return err
 		}
 	}
-	vreq := httptest.NewRequest(req.Method, req.Path, nil)
+	method, head := req.Method, req.Method == http.MethodHead
+	if head {
+		if len(resp.Body) > 0 {
+			return fmt.Errorf("HEAD answered with a body of %d bytes", len(resp.Body))
+		}
+		method = http.MethodGet
+	}
+	vreq := httptest.NewRequest(method, req.Path, nil)
 	route, params, err := rt.FindRoute(vreq)
 	if err != nil {
 		// Not an operation: only a problem document may answer.
 		if resp.Status < 400 {
 			return fmt.Errorf("status %d for a request that matches no operation", resp.Status)
+		}
+		if head {
+			return nil
 		}
 		problem := s.Components.Schemas["Problem"].Value
 		var v any
@@ -305,7 +321,7 @@ func Check(req Request, resp *Response) error {
 		Status:  resp.Status,
 		Header:  resp.Header,
 		Body:    io.NopCloser(bytes.NewReader(resp.Body)),
-		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true},
+		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: head},
 	})
 }
 

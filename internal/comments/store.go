@@ -134,6 +134,13 @@ var createSQL = `
 	  JOIN members pa ON pa.id = post.author_id`
 
 func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, nc NewComment) (Comment, error) {
+	if !richtext.HasContent(nc.Body) {
+		// A hidden or missing post answers 404 before a blank body 422.
+		if err := hydrate.Visible(ctx, q, authorID, postID); err != nil {
+			return Comment{}, err
+		}
+		return Comment{}, apperr.Field("/body", "too_short", "body must contain at least one visible character")
+	}
 	parsed := richtext.Parse(nc.Body)
 	handles := parsed.Mentions
 	if handles == nil {

@@ -183,8 +183,12 @@ func (s *Store) UnreadCount(ctx context.Context, memberID int64) (int, error) {
 // Participant reports nil when memberID takes part in conversation id, else
 // NotFound.
 func (s *Store) Participant(ctx context.Context, memberID, id int64) error {
+	return participant(ctx, s.prep, memberID, id)
+}
+
+func participant(ctx context.Context, q sqlx.QueryerContext, memberID, id int64) error {
 	var ok bool
-	if err := sqlx.GetContext(ctx, s.prep, &ok, `SELECT `+participates("$2"), id, memberID); err != nil {
+	if err := sqlx.GetContext(ctx, q, &ok, `SELECT `+participates("$2"), id, memberID); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find participant: %w", err))
 	}
 	if !ok {

@@ -19,6 +19,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/richtext"
 )
 
 // MaxParticipants bounds a conversation, the creator included.
@@ -213,6 +214,13 @@ var sendSQL = `
 
 // send runs sendSQL.
 func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID int64, body string, createdAt *time.Time, guard any) (MessageItem, error) {
+	if !richtext.HasContent(body) {
+		// Not taking part answers 404 before a blank body 422.
+		if err := participant(ctx, q, senderID, conversationID); err != nil {
+			return MessageItem{}, err
+		}
+		return MessageItem{}, apperr.Field("/body", "too_short", "body must contain at least one visible character")
+	}
 	var m MessageItem
 	err := sqlx.GetContext(ctx, q, &m, sendSQL, conversationID, senderID, body, createdAt, guard)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -400,6 +400,10 @@ func TestFaultStatementTimeout(t *testing.T) {
 	env := serverEnv(c.URL("social", appName))
 	env["REQUEST_TIMEOUT"] = "10s"
 	env["DB_STATEMENT_TIMEOUT"] = stmtTimeout.String()
+	// The four searches come from one member at once: this test is about
+	// statement_timeout, so the search concurrency caps (which would answer
+	// two of them 429) are off.
+	env["SEARCH_MAX_PER_MEMBER"], env["SEARCH_MAX_ACTIVE"] = "0", "0"
 	s := startServer(t, env)
 	s.waitStatus("/readyz", 200, 10*time.Second)
 	get := func(path string) (*http.Response, []byte, time.Duration) {

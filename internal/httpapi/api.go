@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"time"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
@@ -19,6 +20,7 @@ import (
 	"github.com/socialnet/socialapi/internal/feed"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/inflight"
 	"github.com/socialnet/socialapi/internal/jobs"
 	"github.com/socialnet/socialapi/internal/market"
 	"github.com/socialnet/socialapi/internal/me"
@@ -115,6 +117,8 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		postStore.WithViews(cfg.Views)
 	}
 	convStore := conversations.NewStore(db)
+	searchH := search.NewHandler(search.NewStore(db).WithCache(postCache).WithMatchCache(cmp.Or(cfg.SearchCache, search.DefaultMatchTTL)), urls).
+		WithBounds(searchLimiters(cfg, db))
 	api := &API{
 		metaHandler:          mh,
 		meHandler:            me.NewHandler(me.NewStore(db), cfg.PublicURL, lim),
@@ -128,7 +132,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
 		usersHandler:         users.NewHandler(userStore, urls),
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
-		searchHandler:        search.NewHandler(search.NewStore(db).WithCache(postCache).WithMatchCache(cmp.Or(cfg.SearchCache, search.DefaultMatchTTL)), urls),
+		searchHandler:        searchH,
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{
@@ -147,6 +151,19 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		"markConversationRead":      idProbe(convStore.Participant),
 	}
 	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, Probes: probes, SpecYAML: specYAML, Limits: lim})
+}
+
+// searchLimiters are the bounds of searches cfg.SearchBounds sets (see
+// search.Handler.WithBounds); searches count against the read policy.
+func searchLimiters(cfg Config, db *sqlx.DB) (walks *inflight.Limiter, timeout time.Duration) {
+	b := cfg.SearchBounds
+	active := b.Active
+	if active == 0 {
+		active = search.DefaultActive(cfg.MaxActive, db.Stats().MaxOpenConnections)
+	}
+	walks = inflight.New(inflight.Config{What: "searches of texts not searched lately", PerMember: cmp.Or(b.PerMember, search.DefaultPerMember),
+		Total: active, Policy: string(ratelimit.Read), Quota: cfg.RateLimits.Read})
+	return walks, cmp.Or(b.Timeout, search.DefaultTimeout)
 }
 
 // postProbe answers NotFound for a request about a post (path parameter id)

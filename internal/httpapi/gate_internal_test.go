@@ -49,7 +49,7 @@ func TestGateAdmitsInArrivalOrder(t *testing.T) {
 	settle := func() { time.Sleep(20 * time.Millisecond) }
 
 	first := run(0, context.Background())
-	for len(g) == 0 {
+	for g.inUse() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -81,8 +81,8 @@ func TestGateAdmitsInArrivalOrder(t *testing.T) {
 			t.Fatalf("ran %v, want %v (arrival order)", order, want)
 		}
 	}
-	if len(g) != 0 {
-		t.Errorf("%d places still taken after every request ended", len(g))
+	if n := g.inUse(); n != 0 {
+		t.Errorf("%d places still taken after every request ended", n)
 	}
 }
 
@@ -100,8 +100,8 @@ func TestGateLetsOwnRoutesPass(t *testing.T) {
 	t.Parallel()
 	e := echo.New()
 	g := newGate(1)
-	g <- struct{}{} // every place taken
-	defer func() { <-g }()
+	g.acquire(0, nil) // every place taken
+	defer g.release()
 	handler := g.middleware("GET /api/v1/posts/:id")(func(echo.Context) error { return nil })
 	for _, c := range []struct {
 		method, path string
@@ -120,4 +120,81 @@ func TestGateLetsOwnRoutesPass(t *testing.T) {
 			t.Errorf("%s %s with the gate full: %v, want passing %v", c.method, c.path, err, c.passes)
 		}
 	}
+}
+
+// One client's many waiting requests do not keep another's out: a freed
+// place goes to the next client in turn, each client's own requests in
+// arrival order.
+func TestGateIsFairBetweenClients(t *testing.T) {
+	t.Parallel()
+	g := newGate(1)
+	const flood, other = 1, 2
+	if !g.acquire(flood, nil) {
+		t.Fatal("first place refused")
+	}
+	var (
+		mu    sync.Mutex
+		order []string
+		wg    sync.WaitGroup
+	)
+	wait := func(name string, client uint64) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if !g.acquire(client, nil) {
+				t.Errorf("%s refused", name)
+				return
+			}
+			mu.Lock()
+			order = append(order, name)
+			mu.Unlock()
+			g.release()
+		}()
+		// Let it join its line before the next one comes.
+		for deadline := time.Now().Add(10 * time.Second); ; {
+			g.mu.Lock()
+			n := 0
+			for _, l := range g.lines {
+				n += len(l)
+			}
+			g.mu.Unlock()
+			if n > 0 && waitingFor(g, name, client) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s never queued", name)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	for i := range 5 {
+		wait("flood"+string(rune('0'+i)), flood)
+	}
+	wait("other", other)
+	g.release()
+	wg.Wait()
+	want := []string{"flood0", "other", "flood1", "flood2", "flood3", "flood4"}
+	if len(order) != len(want) {
+		t.Fatalf("admitted %v, want %v", order, want)
+	}
+	for i := range want {
+		if order[i] != want[i] {
+			t.Fatalf("admitted %v, want %v (the other client next, then the flood in order)", order, want)
+		}
+	}
+	if n := g.inUse(); n != 0 {
+		t.Errorf("%d places still taken", n)
+	}
+}
+
+// waitingFor reports whether client's line holds as many requests as names
+// of it were queued so far (name's index + 1 for the flood, 1 otherwise).
+func waitingFor(g *gate, name string, client uint64) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	want := 1
+	if len(name) == len("flood0") && name[:5] == "flood" {
+		want = int(name[5]-'0') + 1
+	}
+	return len(g.lines[client]) == want
 }

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/url"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -25,9 +25,7 @@ func checkText(r *http.Request) error {
 			}
 		}
 	}
-	if p, err := url.PathUnescape(r.URL.EscapedPath()); err != nil || !utf8.ValidString(p) || strings.ContainsRune(p, 0) {
-		return apperr.New(apperr.NotFound, "No such path.")
-	}
+	// The path's parameters were checked with the route (checkPathText: 400).
 	body, err := readBody(r)
 	if err != nil || body == nil {
 		return err
@@ -63,18 +61,102 @@ func checkOneValue(r *http.Request) error {
 }
 
 // readBody reads r's body and puts it back for the next reader; nil when
-// there is none.
+// there is none. A body the validator left its value on keeps it, so the
+// handler binds exactly what was validated (gen's strict wrappers) instead
+// of decoding the bytes again.
 func readBody(r *http.Request) ([]byte, error) {
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, nil
 	}
 	body, err := io.ReadAll(r.Body)
 	r.Body.Close()
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	next := io.NopCloser(bytes.NewReader(body))
+	if vb, ok := r.Body.(validated); ok {
+		next = keptValue{next, vb.ValidatedValue()}
+	}
+	r.Body = next
 	if err != nil {
 		return nil, classify(err)
 	}
 	return body, nil
+}
+
+// validated is a body that carries the value the validator decoded from it
+// (openapi3filter.Options.KeepValidatedValue).
+type validated interface{ ValidatedValue() any }
+
+// keptValue is a body put back by readBody with its validated value.
+type keptValue struct {
+	io.ReadCloser
+	value any
+}
+
+func (b keptValue) ValidatedValue() any { return b.value }
+
+// duplicateMember returns the JSON pointer of the first member that an
+// object in body names twice, at any depth; "" when there is none or body
+// is not JSON (the validator reports that). Decoders keep one of the two
+// values without a word, so `{"visibility":"public","visibility":"private"}`
+// would be read as private by one and may be read as public by another.
+// One pass over the tokens, each object's names in a set while it is open.
+func duplicateMember(body []byte) string {
+	type frame struct {
+		names map[string]struct{} // nil: an array
+		seg   string              // the current member or index, escaped
+		next  int                 // an array's next index
+		value bool                // an object awaits its member's value
+	}
+	var stack []frame
+	pointer := func(last string) string {
+		var b strings.Builder
+		for _, f := range stack[:len(stack)-1] {
+			b.WriteString("/" + f.seg)
+		}
+		return b.String() + "/" + last
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		if n := len(stack); n > 0 {
+			top := &stack[n-1]
+			if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
+				stack = stack[:n-1]
+				if len(stack) == 0 {
+					return ""
+				}
+				stack[len(stack)-1].value = false
+				continue
+			}
+			switch {
+			case top.names != nil && !top.value:
+				name := tok.(string) // the decoder allows only a name here
+				if _, dup := top.names[name]; dup {
+					return pointer(escapePointer(name))
+				}
+				top.names[name] = struct{}{}
+				top.seg, top.value = escapePointer(name), true
+				continue
+			case top.names == nil:
+				top.seg = strconv.Itoa(top.next)
+				top.next++
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, frame{names: map[string]struct{}{}})
+		case json.Delim('['):
+			stack = append(stack, frame{})
+		default: // a scalar
+			if len(stack) == 0 {
+				return ""
+			}
+			stack[len(stack)-1].value = false
+		}
+	}
 }
 
 // findNUL returns the JSON pointer of the first string (or key) holding a NUL.

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -12,10 +14,46 @@ import (
 
 // metrics are the service's Prometheus series. They are served by the
 // operator listener (METRICS_ADDR), never on the public API port.
+//
+// Every label takes its values from a closed set, so no client can add
+// series: method is one of seven methods or "other", route a
+// registered route template or "unmatched", status the number sent.
 type metrics struct {
 	requests    *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	rateLimited *prometheus.CounterVec
+
+	routesOnce sync.Once
+	routes     map[string]bool // the registered route templates
+}
+
+// methodLabel is the method's name for the methods counted by name, and
+// "other" for any other.
+func methodLabel(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete, http.MethodOptions:
+		return method
+	}
+	return "other"
+}
+
+// routeLabel is the route template the request matched, or "unmatched".
+// Echo's path for an unrouted request is empty or a group's not-found
+// route ("/api/v1/*"), which is not a registered template. The templates
+// are read on the first request, when every route is registered.
+func (m *metrics) routeLabel(c echo.Context) string {
+	m.routesOnce.Do(func() {
+		m.routes = map[string]bool{}
+		for _, r := range c.Echo().Routes() {
+			if r.Method != echo.RouteNotFound {
+				m.routes[r.Path] = true
+			}
+		}
+	})
+	if p := c.Path(); m.routes[p] {
+		return p
+	}
+	return "unmatched"
 }
 
 func newMetrics(reg prometheus.Registerer, db *sqlx.DB) (*metrics, error) {
@@ -51,11 +89,7 @@ func (m *metrics) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := next(c); err != nil {
 			c.Error(err)
 		}
-		route := c.Path()
-		if route == "" {
-			route = "unmatched"
-		}
-		method := c.Request().Method
+		route, method := m.routeLabel(c), methodLabel(c.Request().Method)
 		m.requests.WithLabelValues(route, method, strconv.Itoa(c.Response().Status)).Inc()
 		m.duration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		return nil

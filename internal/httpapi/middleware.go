@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"runtime"
 	"time"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
@@ -20,9 +21,34 @@ const (
 	ctxMemberID     = "member_id"
 )
 
-// clientRequestID is what we accept from a client's X-Request-Id; anything
-// else is replaced, so logs cannot be forged through it.
-var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,128}$`)
+// clientRequestID is what we accept from a client's X-Request-Id (as
+// openapi.yaml states): at most 64 characters of a safe alphabet. Anything
+// else is replaced by an id of our own, so logs cannot be forged or
+// inflated through it.
+var clientRequestID = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+// What a client chooses is cut to these lengths in log lines (bytes, before
+// the log format escapes them; docs/operations.md), so one request cannot
+// write a large line. Both log formats escape control characters, so a
+// value cannot start a line of its own.
+const (
+	logMethodMax = 16   // a method
+	logPathMax   = 256  // a path
+	logTextMax   = 1024 // an error's text or a panic's value, which may quote input
+)
+
+// clip cuts s to at most n bytes, at a character boundary, and marks a cut
+// with a trailing "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := n
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
 
 // requestID gives every request an id, echoed in X-Request-Id and problem
 // bodies and logged with the request.
@@ -74,8 +100,8 @@ func accessLog(log *slog.Logger) echo.MiddlewareFunc {
 			end := time.Now()
 			r := slog.NewRecord(end, slog.LevelInfo, "request", 0)
 			r.AddAttrs(
-				slog.String("method", req.Method),
-				slog.String("path", path),
+				slog.String("method", clip(req.Method, logMethodMax)),
+				slog.String("path", clip(path, logPathMax)),
 				slog.String("route", c.Path()),
 				slog.Int("status", res.Status),
 				slog.Float64("duration_ms", float64(end.Sub(start).Microseconds())/1000),
@@ -103,7 +129,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 					buf := make([]byte, 8<<10)
 					buf = buf[:runtime.Stack(buf, false)]
 					log.Error("panic", slog.String("request_id", requestIDOf(c)),
-						slog.String("panic", fmt.Sprint(r)), slog.String("stack", string(buf)))
+						slog.String("panic", clip(fmt.Sprint(r), logTextMax)), slog.String("stack", string(buf)))
 					err = fmt.Errorf("panic: %v", r)
 				}
 			}()
@@ -119,7 +145,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 func cors(origins []string) echo.MiddlewareFunc {
 	return middleware.CORSWithConfig(middleware.CORSConfig{
 		AllowOrigins: origins,
-		AllowMethods: []string{http.MethodGet, http.MethodPost, http.MethodDelete},
+		AllowMethods: []string{http.MethodGet, http.MethodHead, http.MethodPost, http.MethodDelete},
 		AllowHeaders: []string{echo.HeaderAuthorization, echo.HeaderContentType, "Idempotency-Key", "If-None-Match", headerRequestID},
 		ExposeHeaders: []string{"Link", echo.HeaderLocation, "RateLimit", "RateLimit-Policy", "X-RateLimit-Limit",
 			"X-RateLimit-Remaining", "X-RateLimit-Reset", echo.HeaderRetryAfter, headerRequestID, "ETag",

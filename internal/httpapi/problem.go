@@ -128,6 +128,9 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 	}
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")
+	// Known now: sent as is instead of chunked, and the same on a HEAD,
+	// which sends no body (headWithoutBody).
+	h.Set("Content-Length", strconv.Itoa(len(b)))
 	w.WriteHeader(spec.status)
 	_, err = w.Write(b)
 	return err

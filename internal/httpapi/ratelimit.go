@@ -51,21 +51,6 @@ func (l *limits) take(ctx context.Context, h http.Header, method string, memberI
 	return nil
 }
 
-// check is take without spending: it sets the headers and rejects the
-// request when the budget is empty (conditional GETs pay later, see etag.go).
-func (l *limits) check(ctx context.Context, h http.Header, method string, memberID int64) error {
-	res, err := l.lim.Peek(ctx, ratelimit.PolicyOf(method), ratelimit.MemberKey(memberID))
-	if err != nil {
-		l.log.Warn("rate limiter unavailable: serving without limit", slog.String("error", err.Error()))
-		return nil
-	}
-	l.headers(h, res)
-	if res.RetryAfter > 0 { // a peek is never Limited; an empty budget has a RetryAfter
-		return l.reject(res)
-	}
-	return nil
-}
-
 // headers sets the rate-limit headers of res: RateLimit-Policy and RateLimit
 // (the IETF draft's), and the X-RateLimit-* trio. It runs on every
 // request, so it stores the values under their canonical

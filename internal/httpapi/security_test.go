@@ -18,8 +18,10 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 )
 
-// The security tests of the catalogue in RELIABILITY_NOTES.md (BOLA, VIS,
-// ENUM, MASS, HOST, SSRF, SCOPE); each test or subtest names its id.
+// The security tests, by family: object-level authorisation (BOLA),
+// visibility (VIS), enumeration (ENUM), mass assignment (MASS), host header
+// (HOST), server-side requests (SSRF) and scopes (SCOPE); each test or
+// subtest names its family and number.
 
 // world is the catalogue's fixture: bob posts publicly, to followers and
 // privately; alice follows bob and talks with him; carol is a stranger; dave
@@ -96,7 +98,8 @@ func (w *world) counts(t *testing.T) string {
 }
 
 // sameAnswer requires two responses to be identical but for their request
-// ids, their paths (in instance) and the rate-limit budget they spent.
+// ids, their paths (in instance, and so Content-Length) and the rate-limit
+// budget they spent.
 func sameAnswer(t *testing.T, hiddenPath string, hidden *apitest.Response, nonePath string, none *apitest.Response) {
 	t.Helper()
 	if hidden.Status != none.Status {
@@ -108,7 +111,8 @@ func sameAnswer(t *testing.T, hiddenPath string, hidden *apitest.Response, noneP
 		var hs []string
 		for k, vs := range r.Header {
 			switch k {
-			case "X-Request-Id", "Ratelimit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset":
+			case "X-Request-Id", "Ratelimit", "X-Ratelimit-Remaining", "X-Ratelimit-Reset",
+				"Content-Length": // the body's, compared above with its path normalised
 				continue
 			}
 			hs = append(hs, k+": "+strings.Join(vs, ", "))
@@ -126,11 +130,11 @@ func sameAnswer(t *testing.T, hiddenPath string, hidden *apitest.Response, noneP
 	}
 }
 
-// TestBOLAGrid: every endpoint that takes an id or a handle answers a
+// TestHiddenObjectsAnswerAsMissing: every endpoint that takes an id or a handle answers a
 // caller who may not see the object exactly as if it did not exist (same
 // status, headers and body), and changes nothing (BOLA-01/02/05/06, VIS-03,
 // ENUM-01/02).
-func TestBOLAGrid(t *testing.T) {
+func TestHiddenObjectsAnswerAsMissing(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	post := func(id int64, rest string) string { return fmt.Sprintf("/api/v1/posts/%d%s", id, rest) }
@@ -179,8 +183,8 @@ func TestBOLAGrid(t *testing.T) {
 	w.must(t, "GET", post(w.pPub, ""), w.aliceRW, "", 200)
 }
 
-// TestENUM03: 404s spend the read budget, so scraping ids costs quota.
-func TestENUM03(t *testing.T) {
+// TestNotFoundSpendsReadBudget: 404s spend the read budget, so scraping ids costs quota.
+func TestNotFoundSpendsReadBudget(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
 	env.Member("alice")
@@ -194,9 +198,9 @@ func TestENUM03(t *testing.T) {
 	}
 }
 
-// TestMASS: request bodies are closed: fields the server owns are refused
+// TestServerOwnedFieldsRefused: request bodies are closed: fields the server owns are refused
 // (422), never applied, in every write body (MASS-01..05).
-func TestMASS(t *testing.T) {
+func TestServerOwnedFieldsRefused(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	before := w.counts(t)
@@ -221,21 +225,14 @@ func TestMASS(t *testing.T) {
 	if after := w.counts(t); after != before {
 		t.Errorf("rows changed by refused requests: %s → %s", before, after)
 	}
-	t.Run("MASS-05 duplicate keys: the last wins, in the validator and the handler alike", func(t *testing.T) {
-		resp := w.must(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"x","visibility":"private","visibility":"public"}`, 201)
-		var p struct {
-			Data struct {
-				ID         int64  `json:"id"`
-				Visibility string `json:"visibility"`
-			} `json:"data"`
+	t.Run("MASS-05 duplicate keys are refused: no reader picks its own value", func(t *testing.T) {
+		before := w.counts(t)
+		resp := w.must(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"x","visibility":"private","visibility":"public"}`, 400)
+		if p := resp.Problem(t); p.Code != "invalid_json" || len(p.Errors) != 1 || p.Errors[0].Pointer == nil || *p.Errors[0].Pointer != "/visibility" {
+			t.Errorf("problem %s, want invalid_json at /visibility", resp.Body)
 		}
-		resp.JSON(t, &p)
-		var stored string
-		if err := w.env.DB.Get(&stored, `SELECT visibility FROM posts WHERE id = $1`, p.Data.ID); err != nil {
-			t.Fatal(err)
-		}
-		if p.Data.Visibility != "public" || stored != "public" {
-			t.Errorf("visibility answered %q, stored %q; want public (the last value)", p.Data.Visibility, stored)
+		if after := w.counts(t); after != before {
+			t.Errorf("rows changed by a refused request: %s → %s", before, after)
 		}
 	})
 }
@@ -265,8 +262,8 @@ func noForeignURL(t *testing.T, resp *apitest.Response, hosts ...string) {
 	}
 }
 
-// TestHOST: absolute URLs come from PUBLIC_URL only (HOST-01..06).
-func TestHOST(t *testing.T) {
+// TestURLsComeFromPublicURLOnly: absolute URLs come from PUBLIC_URL only (HOST-01..06).
+func TestURLsComeFromPublicURLOnly(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	canonical := func(t *testing.T, resp *apitest.Response) int64 {
@@ -348,9 +345,9 @@ func TestHOST(t *testing.T) {
 	})
 }
 
-// TestSSRF01: link accepts only absolute http(s) URLs without credentials,
+// TestLinkAcceptsOnlyHTTPURLs: link accepts only absolute http(s) URLs without credentials,
 // within 2,048 characters.
-func TestSSRF01(t *testing.T) {
+func TestLinkAcceptsOnlyHTTPURLs(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	before := w.counts(t)
@@ -369,10 +366,10 @@ func TestSSRF01(t *testing.T) {
 	}
 }
 
-// TestSSRF02: the server never fetches a post's link: a canary on
+// TestLinkIsNeverFetched: the server never fetches a post's link: a canary on
 // 127.0.0.1 gets no request while the post is created, read, listed and
 // searched; the link is stored as given.
-func TestSSRF02(t *testing.T) {
+func TestLinkIsNeverFetched(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int64
 	canary := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { hits.Add(1) }))
@@ -392,8 +389,8 @@ func TestSSRF02(t *testing.T) {
 	}
 }
 
-// TestSCOPE03: method overrides are ignored: a GET stays a GET.
-func TestSCOPE03(t *testing.T) {
+// TestMethodOverrideIgnored: method overrides are ignored: a GET stays a GET.
+func TestMethodOverrideIgnored(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	id := w.id(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"keep me"}`)
@@ -415,9 +412,9 @@ func TestSCOPE03(t *testing.T) {
 	w.must(t, "GET", path, w.aliceRW, "", 200)
 }
 
-// TestSCOPE04: PUT, PATCH and TRACE on every path are 405 with Allow;
+// TestUnsupportedMethodsAnswer405: PUT, PATCH and TRACE on every path are 405 with Allow;
 // HEAD and OPTIONS change nothing and never fail with a 5xx.
-func TestSCOPE04(t *testing.T) {
+func TestUnsupportedMethodsAnswer405(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t, apitest.Options{})
 	paths := map[string]string{ // path → its methods
@@ -437,7 +434,7 @@ func TestSCOPE04(t *testing.T) {
 			resp := w.env.Do(t, apitest.Request{Method: m, Path: path, Token: w.aliceRW})
 			got := strings.Split(resp.Header.Get("Allow"), ", ")
 			slices.Sort(got)
-			if resp.Status != 405 || strings.Join(got, ", ") != allow {
+			if resp.Status != 405 || strings.Join(got, ", ") != strings.Replace(allow, "GET", "GET, HEAD", 1) {
 				t.Errorf("%s %s: %d Allow %q, want 405 Allow %q", m, path, resp.Status, resp.Header.Get("Allow"), allow)
 			}
 		}

@@ -60,6 +60,20 @@ type Config struct {
 	// SearchCache is how long search keeps what a text matched: 0 means
 	// search.DefaultMatchTTL, a negative duration none.
 	SearchCache time.Duration
+	// SearchBounds bound the searches in flight and how long each runs.
+	SearchBounds SearchBounds
+}
+
+// SearchBounds bound searches, the reads whose cost can reach tens of
+// milliseconds. PerMember and Active bound the searches in flight that read
+// their matches from the database, one member's and all members' (a search
+// that finds no place answers 429):
+// 0 means search.DefaultPerMember and search.DefaultActive, a negative
+// number no bound. Timeout is how long one search may run (then 503): 0
+// means search.DefaultTimeout, a negative duration none of its own.
+type SearchBounds struct {
+	PerMember, Active int
+	Timeout           time.Duration
 }
 
 // ipExtractor takes client addresses from the connection, never from
@@ -106,7 +120,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	e.HTTPErrorHandler = errorHandler(d.Log, cfg.PublicURL, newOutageLog(nil))
 	e.IPExtractor = ipExtractor(cfg.TrustedProxies)
 
-	mws := []echo.MiddlewareFunc{requestID, accessLog(d.Log)}
+	mws := []echo.MiddlewareFunc{headWithoutBody, requestID, accessLog(d.Log)}
 	if cfg.Metrics != nil {
 		m, err := newMetrics(cfg.Metrics, d.DB)
 		if err != nil {
@@ -120,11 +134,21 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 		mws = append(mws, cors(cfg.CORSOrigins)) // after securityHeaders: it adds Vary: Origin
 	}
 	e.Use(mws...)
-	e.GET("/healthz", func(c echo.Context) error {
+	root := withHead{e}
+	root.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	e.GET("/readyz", readyz(d.DB, d.Limits.lim))
-	e.GET(BasePath+"/openapi.yaml", func(c echo.Context) error {
+	root.GET("/readyz", readyz(d.DB, d.Limits.lim))
+	// The API's root is /api/v1/ (the index); without the slash it is a
+	// redirect, answered before authentication as it reveals nothing.
+	root.GET(BasePath, func(c echo.Context) error {
+		to := cfg.PublicURL + BasePath + "/"
+		if q := c.Request().URL.RawQuery; q != "" {
+			to += "?" + q
+		}
+		return c.Redirect(http.StatusMovedPermanently, to)
+	})
+	root.GET(BasePath+"/openapi.yaml", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, "application/yaml", d.SpecYAML)
 	})
 	published, err := gen.GetSpec() // a fresh copy: the contract rewrote its servers
@@ -135,7 +159,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.GET(BasePath+"/openapi.json", func(c echo.Context) error {
+	root.GET(BasePath+"/openapi.json", func(c echo.Context) error {
 		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, specJSON)
 	})
 	docSpec, err := gen.GetSpec()
@@ -154,9 +178,40 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 		ungated = coalescedRoutes
 	}
 	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
-	gen.RegisterHandlers(g, gen.NewStrictHandler(d.API, nil))
+	gen.RegisterHandlers(withHead{g}, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }
+
+// withHead registers every GET route for HEAD too: a HEAD runs the GET's
+// handler, edge checks included (contract.match), and headWithoutBody
+// drops the body, so it answers with the GET's status and headers.
+type withHead struct{ gen.EchoRouter }
+
+func (w withHead) GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route {
+	w.EchoRouter.HEAD(path, h, m...)
+	return w.EchoRouter.GET(path, h, m...)
+}
+
+// headWithoutBody sends no body in answer to a HEAD, whatever writes one
+// (the GET's handler, the error renderer). net/http drops it as well; this
+// holds for any server and recorder.
+func headWithoutBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if c.Request().Method == http.MethodHead {
+			res := c.Response()
+			res.Writer = bodyless{res.Writer}
+		}
+		return next(c)
+	}
+}
+
+// bodyless is a ResponseWriter that discards the body.
+type bodyless struct{ http.ResponseWriter }
+
+func (w bodyless) Write(b []byte) (int, error) { return len(b), nil }
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w bodyless) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // coalescedRoutes are the reads whose statements coalesce (hydrate.Getter
 // and Cache.Page with CoalesceSlots): the gate lets them pass (gate).
@@ -227,19 +282,33 @@ func readyz(db *sqlx.DB, lim *ratelimit.Limiter) echo.HandlerFunc {
 	}
 }
 
-// Serve runs h on addr until ctx is cancelled, then stops accepting
-// connections and drains in-flight requests for up to drain.
-func Serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, drain time.Duration) error {
-	srv := &http.Server{
+// maxHeaderBytes bounds a request's line and header fields together
+// (openapi.yaml, Conventions). net/http enforces it while reading the
+// request, with up to 8 KiB of read buffers beyond it (4 KiB of slop, and
+// on a kept-alive connection the 4 KiB it buffered while waiting), and
+// answers a larger one itself: 431 as text/plain, then closes the
+// connection. No handler runs, so that answer cannot be a problem document.
+const maxHeaderBytes = 32 << 10
+
+// newServer is the HTTP server of h on addr, with the timeouts and limits
+// the contract documents.
+func newServer(log *slog.Logger, addr string, h http.Handler) *http.Server {
+	return &http.Server{
 		Addr:              addr,
 		Handler:           h,
 		ReadHeaderTimeout: 5 * time.Second,
 		ReadTimeout:       15 * time.Second,
 		WriteTimeout:      30 * time.Second,
 		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    32 << 10,
+		MaxHeaderBytes:    maxHeaderBytes,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+}
+
+// Serve runs h on addr until ctx is cancelled, then stops accepting
+// connections and drains in-flight requests for up to drain.
+func Serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, drain time.Duration) error {
+	srv := newServer(log, addr, h)
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)

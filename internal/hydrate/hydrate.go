@@ -13,6 +13,7 @@ package hydrate
 import (
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"strconv"
 	"time"
 
@@ -41,8 +42,10 @@ func (u URLs) Post(authorHandle string, id int64) string {
 	return u.Profile(authorHandle) + postsPath + strconv.FormatInt(id, 10)
 }
 
-// Tag is the public page of a hashtag.
-func (u URLs) Tag(name string) string { return u.Public + tagPath + name }
+// Tag is the public page of a hashtag. A tag may have any letter (#café), so
+// its name is percent-encoded as a path segment; handles are ASCII letters,
+// digits and '_' (members_handle_check), which a URI path carries as they are.
+func (u URLs) Tag(name string) string { return u.Public + tagPath + url.PathEscape(name) }
 
 // Media resolves a stored media path against the public base URL; stored
 // absolute URLs are returned as they are.

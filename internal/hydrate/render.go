@@ -3,6 +3,7 @@ package hydrate
 import (
 	"encoding/json"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 
@@ -100,7 +101,7 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, t)
 		b = append(b, `,"url":`...)
-		b = appendJSONParts(b, u.Public, tagPath, t)
+		b = appendJSONParts(b, u.Public, tagPath, url.PathEscape(t)) // as URLs.Tag
 		b = append(b, '}')
 	}
 	b = append(b, `],"type":`...)

@@ -14,16 +14,18 @@ func (s *Store) Get(ctx context.Context, viewerID, id int64) (hydrate.Post, erro
 }
 
 // View is Get for a fetch of the single post: a viewer other than the
-// author adds one to its views. Views are counted in memory and written in
-// batches (package views), never by the read itself; the post shows the
-// views this instance has counted and not yet written.
+// author adds one to its views, at most once per views.Window and only once
+// the 200 that shows it is sent (views.Counter.View). Views are counted in
+// memory and written in batches (package views), never by the read itself;
+// the post shows the views this instance has counted and not yet written,
+// and this read's own view when it counts.
 func (s *Store) View(ctx context.Context, viewerID, id int64) (hydrate.Post, error) {
 	p, err := s.get.Get(ctx, viewerID, id)
 	if err != nil {
 		return p, err
 	}
 	if p.Author.ID != viewerID {
-		p.Views += s.views.Add(id)
+		p.Views += s.views.View(ctx, viewerID, id)
 	} else {
 		p.Views += s.views.Unflushed(id)
 	}

@@ -1,5 +1,5 @@
 // Package richtext finds the #hashtags and @mentions in the text of posts and
-// comments.
+// comments, and tells whether a text has anything to show (HasContent).
 //
 // A hashtag is '#' followed by 1 to 100 letters, digits or underscores
 // (Unicode letters and digits: #café, #東京) and not preceded by a word
@@ -94,4 +94,29 @@ func isHandleRune(r rune) bool {
 // and '_'.
 func isWord(r rune) bool {
 	return r == '_' || unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.IsMark(r)
+}
+
+// HasContent reports whether text has at least one visible character: one
+// that is not white space (Unicode White_Space: spaces of every width,
+// no-break spaces, line and paragraph separators), a control or format
+// character (zero-width spaces and joiners, word joiner, byte order mark,
+// bidi controls, soft hyphen), a default-ignorable filler (the Hangul
+// fillers U+115F, U+1160, U+3164, U+FFA0, the combining grapheme joiner)
+// or variation selector, or U+2800 BRAILLE PATTERN BLANK. A text of only
+// these shows as nothing, so it says nothing.
+func HasContent(text string) bool {
+	for _, r := range text {
+		if !invisible(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// invisible is the rune test of HasContent. Prepended concatenation marks
+// (U+0600 ARABIC NUMBER SIGN) are format characters that do show.
+func invisible(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r) || r == '\u2800' ||
+		unicode.In(r, unicode.Cf, unicode.Other_Default_Ignorable_Code_Point, unicode.Variation_Selector) &&
+			!unicode.Is(unicode.Prepended_Concatenation_Mark, r)
 }

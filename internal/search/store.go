@@ -215,6 +215,9 @@ func (s *Store) keptPosts(ctx context.Context, q Query, w words) (*postMatches, 
 
 // readPosts reads the post matches keptPosts keeps.
 func (s *Store) readPosts(ctx context.Context, q Query, w words) (*postMatches, error) {
+	if err := takePlace(ctx); err != nil {
+		return nil, err
+	}
 	var rows []struct {
 		ID         int64     `db:"id"`
 		At         time.Time `db:"at"`
@@ -261,12 +264,16 @@ func (s *Store) keptPostHits(ctx context.Context, m *postMatches, followees []in
 // Store.words.
 func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
 	text := k == Listings || k == Jobs || (k == Posts && len(q.Tags) == 0)
+	if text && w.none {
+		// No lexeme (a text of punctuation only): nothing matches.
+		return nil, 0, nil
+	}
+	if err := takePlace(ctx); err != nil {
+		return nil, 0, err
+	}
 	var query string
 	var args []any
 	switch {
-	case text && w.none:
-		// No lexeme (a text of punctuation only): nothing matches.
-		return nil, 0, nil
 	case text && w.walks():
 		query, args = walks[walkOf{k, w.keys}], []any{viewerID, q.Text, pq.Array(w.lexemes), nil, nil, nil, limit}
 		if after != nil {
@@ -464,7 +471,7 @@ func listingSeen(l string) string {
 // the newest MatchCap matches the caller may see are collected from
 // consecutive windows of post ids, newest first, each read by the primary
 // key, testing each row's words, and asked only for the matches still
-// missing (PERFORMANCE_NOTES §6: recent first, then further back). Such a
+// missing (recent first, then further back). Such a
 // text matches most posts (a negated word is rarely in most of them), so the
 // first window (scanWindow ids) usually fills the cap; each next one is
 // sized from the density of matches met so far, from twice to sixteen times

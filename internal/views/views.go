@@ -1,11 +1,13 @@
 // Package views counts post views in memory and adds them to
 // posts.view_count in one batched UPDATE every interval, so that reading a
-// post puts no write on the read path (PERFORMANCE_NOTES §8.1 item 9).
+// post puts no write on the read path (docs/performance.md).
 //
 // Views are a statistic, not an acknowledged write: a crash loses at most
 // one interval's worth, a graceful stop flushes them, and another instance
 // sees a view once it is flushed (at most one interval later). The instance
-// that counted a view shows it at once (Add and Unflushed).
+// that counted a view shows it at once (View, Add and Unflushed). A view
+// counts at most once per viewer and post within Window, and only once its
+// 200 answer is sent (once.go).
 package views
 
 import (
@@ -37,6 +39,7 @@ type Counter struct {
 	pending  map[int64]int64 // counted, not yet sent
 	inflight map[int64]int64 // sent, not yet committed
 	dropped  int64
+	seen     *seen // the viewers and posts counted within Window
 	timer    *time.Timer
 	closed   bool
 }
@@ -58,14 +61,21 @@ func New(db *sqlx.DB, log *slog.Logger, every time.Duration) *Counter {
 	if every <= 0 {
 		every = time.Second
 	}
-	return &Counter{db: db, log: log, every: every, pending: map[int64]int64{}, inflight: map[int64]int64{}}
+	return &Counter{db: db, log: log, every: every, pending: map[int64]int64{}, inflight: map[int64]int64{},
+		seen: newSeen(Window, maxRemembered)}
 }
 
-// Add counts one view of post id and returns how many of its views are not
-// yet in the database, this one included.
+// Add counts one view of post id, whoever the viewer, and returns how many
+// of its views are not yet in the database, this one included. Reads count
+// through View.
 func (c *Counter) Add(id int64) int64 {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.add(id)
+}
+
+// add is Add with c.mu held.
+func (c *Counter) add(id int64) int64 {
 	if _, ok := c.pending[id]; !ok && len(c.pending) >= maxPending {
 		c.dropped++
 		return c.inflight[id]

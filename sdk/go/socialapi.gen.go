@@ -308,6 +308,24 @@ func (e RateLimitPolicyName) Valid() bool {
 	}
 }
 
+// Defines values for RateLimitProblemConcurrencyScope.
+const (
+	Member  RateLimitProblemConcurrencyScope = "member"
+	Service RateLimitProblemConcurrencyScope = "service"
+)
+
+// Valid indicates whether the value is a known member of the RateLimitProblemConcurrencyScope enum.
+func (e RateLimitProblemConcurrencyScope) Valid() bool {
+	switch e {
+	case Member:
+		return true
+	case Service:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReactionType.
 const (
 	Angry ReactionType = "angry"
@@ -1271,7 +1289,7 @@ type Money struct {
 
 // NewComment A comment or reply to add to a post.
 type NewComment struct {
-	// Body Text of the comment.
+	// Body Text of the comment. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Glad it works for you!
 	Body string `json:"body"`
@@ -1284,7 +1302,7 @@ type NewComment struct {
 
 // NewConversation A conversation to start, with its first message.
 type NewConversation struct {
-	// Body Text of the first message.
+	// Body Text of the first message. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Still up for the hike on Saturday?
 	Body string `json:"body"`
@@ -1297,7 +1315,7 @@ type NewConversation struct {
 
 // NewMessage A message to send.
 type NewMessage struct {
-	// Body Text of the message.
+	// Body Text of the message. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Yes! Meet at 7 at the trailhead.
 	Body string `json:"body"`
@@ -1305,12 +1323,29 @@ type NewMessage struct {
 
 // NewPost A post to publish.
 type NewPost struct {
-	// Body Text of the post; hashtags and @mentions are recognised.
+	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
 	//
 	// Example: Trying the new #golang release today with @bob
 	Body string `json:"body"`
 
-	// Link Optional http(s) URL attached to the post; makes the post's `type` `link`.
+	// Link Optional http(s) URL attached to the post; makes the post's `type` `link`. It must be
+	// an absolute `http://` or `https://` URI (RFC 3986), else `422 validation_failed` at
+	// `/link` with `bad_format`:
+	// - the host is a DNS name (labels of 1 to 63 letters, digits and hyphens, neither
+	//   first nor last a hyphen; 253 characters at most, one trailing dot allowed), an IPv4
+	//   address or an IPv6 address in `[ ]` (no zone); no `user:password@` part;
+	// - a port, if given, is 1 to 65535;
+	// - no white space, control, format, private-use or unassigned characters anywhere
+	//   (bidi controls such as U+202E, zero-width characters), none of `` <>"{}|\^` ``, `[ ]` only around an IPv6
+	//   address, `%` only as `%XX`, `#` at most once.
+	//
+	// A link that is a URI is stored exactly as given. Internationalised links (RFC 3987
+	// IRIs) are accepted and stored as their URI: a host in Unicode becomes its IDNA ASCII
+	// form (UTS 46 lookup, lower-case `xn--` labels, so a look-alike host shows as what it
+	// is) and every other non-ASCII character is percent-encoded as UTF-8:
+	// `https://café.example/menü` is stored as `https://xn--caf-dma.example/men%C3%BC`. The
+	// stored form is at most `limits.link_max_length` characters, else `too_long`.
+	//
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
@@ -1516,7 +1551,7 @@ type Post struct {
 	// Example: 42
 	ID int64 `json:"id"`
 
-	// Link Attached http(s) URL; null when none.
+	// Link Attached http(s) URI, as stored (see `NewPost.link`); null when none.
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link"`
@@ -1575,7 +1610,14 @@ type PostCounts struct {
 	// Example: 0
 	Shares int `json:"shares"`
 
-	// Views Number of times members other than the author fetched the single post.
+	// Views Number of views: a member other than the author counts one when a fetch of the single
+	// post answers `200`, at most once per member and post an hour. A `304`, a `HEAD`, an
+	// error, the author's fetches and lists count none. Each server instance remembers the views it
+	// counted within the hour, so behind several instances a member's fetches may count once
+	// on each; an instance under a flood of distinct views may forget its oldest sooner. A
+	// view shows at once on the instance that counted it, and on the others within
+	// seconds (views are written in batches).
+	//
 	//
 	// Example: 120
 	Views int `json:"views"`
@@ -1670,20 +1712,30 @@ type ProblemCode string
 
 // ProblemField One field-level problem. Exactly one of `pointer` and `parameter` is set.
 type ProblemField struct {
-	// Code Machine-readable reason, e.g. `required`, `too_short`, `too_long`, `out_of_range`, `invalid_format`, `invalid_enum`, `unknown_property`.
+	// Code Machine-readable reason. For a body member (`pointer`): `required` (missing),
+	// `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
+	// problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
+	// values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
+	// `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
+	// that names no member), `invalid` (any other rule). For a parameter (`parameter`):
+	// `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
+	//
 	//
 	// Example: too_long
 	Code string `json:"code"`
 
-	// Detail Human-readable explanation.
+	// Detail Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
 	//
-	// Example: must be at most 5000 characters
+	// Example: Must be at most 5000 characters.
 	Detail string `json:"detail"`
 
 	// Parameter Name of the query or path parameter; null for a body problem.
 	Parameter *string `json:"parameter"`
 
-	// Pointer RFC 6901 JSON pointer into the request body (e.g. `/body`); null for a parameter problem.
+	// Pointer RFC 6901 JSON pointer to the member at fault (`~` written `~0`, `/` written `~1`): the
+	// missing member itself for `required` (`/body`), the undeclared one for `unknown_field`;
+	// `""` for the body as a whole. Null for a parameter problem.
+	//
 	//
 	// Example: /body
 	Pointer *string `json:"pointer"`
@@ -1815,6 +1867,20 @@ type RateLimitProblem struct {
 	// Example: rate_limited
 	Code ProblemCode `json:"code"`
 
+	// ConcurrencyLimit With `concurrency_scope`, how many requests of the operation may run at once in that scope.
+	//
+	// Example: 2
+	ConcurrencyLimit *int `json:"concurrency_limit,omitempty"`
+
+	// ConcurrencyScope Present only when the request was refused not for its budget but because too many
+	// requests of its operation were running already (search, see `searchAll`): the
+	// caller's own (`member`) or all members' together on the server (`service`). Such a
+	// refusal is immediate and counts as one request of the budget.
+	//
+	//
+	// Example: member
+	ConcurrencyScope *RateLimitProblemConcurrencyScope `json:"concurrency_scope,omitempty"`
+
 	// Detail Human-readable explanation of this occurrence.
 	//
 	// Example: The write rate limit of 60 requests per minute is exceeded. Retry in 12 seconds.
@@ -1833,7 +1899,9 @@ type RateLimitProblem struct {
 	// Example: 60
 	Limit int `json:"limit"`
 
-	// Policy The policy whose budget is used up.
+	// Policy The policy whose budget is used up; with `concurrency_scope`, the policy the operation
+	// counts against, whose budget may have requests left.
+	//
 	//
 	// Example: write
 	Policy RateLimitPolicyName `json:"policy"`
@@ -1863,6 +1931,14 @@ type RateLimitProblem struct {
 	// Example: http://localhost:8080/problems/rate_limited
 	Type string `json:"type"`
 }
+
+// RateLimitProblemConcurrencyScope Present only when the request was refused not for its budget but because too many
+// requests of its operation were running already (search, see `searchAll`): the
+// caller's own (`member`) or all members' together on the server (`service`). Such a
+// refusal is immediate and counts as one request of the budget.
+//
+// Example: member
+type RateLimitProblemConcurrencyScope string
 
 // RateLimitStatus The caller's current budget for one rate-limit policy.
 type RateLimitStatus struct {
@@ -2077,7 +2153,7 @@ type Tag struct {
 	// Example: golang
 	Name string `json:"name"`
 
-	// URL Public page of the tag.
+	// URL Public page of the tag, its name percent-encoded as UTF-8 (`…/tags/caf%C3%A9` for `café`).
 	//
 	// Example: http://localhost:8080/tags/golang
 	URL string `json:"url"`
@@ -2261,14 +2337,14 @@ type UnsupportedMediaType = Problem
 // GetIndexParams defines parameters for GetIndex.
 type GetIndexParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListConversationsParams defines parameters for ListConversations.
 type ListConversationsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2277,8 +2353,8 @@ type ListConversationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2295,7 +2371,7 @@ type CreateConversationParams struct {
 
 // ListConversationMessagesParams defines parameters for ListConversationMessages.
 type ListConversationMessagesParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2304,8 +2380,8 @@ type ListConversationMessagesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2336,7 +2412,7 @@ type ListFeedParams struct {
 	// Tab `home`: posts of the members the caller follows and the caller's own; `discover`: all public posts.
 	Tab *ListFeedParamsTab `form:"tab,omitempty" json:"tab,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2345,8 +2421,8 @@ type ListFeedParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2367,7 +2443,7 @@ type ListJobsParams struct {
 	// Country Only jobs located in this country (ISO 3166-1 alpha-2, upper case).
 	Country *Country `form:"country,omitempty" json:"country,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2376,8 +2452,8 @@ type ListJobsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2402,7 +2478,7 @@ type ListListingsParams struct {
 	// (only meaningful with `q`; `relevance` without `q` answers 400).
 	Sort *ListListingsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2411,8 +2487,8 @@ type ListListingsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2422,8 +2498,8 @@ type ListListingsParamsSort string
 // GetMeParams defines parameters for GetMe.
 type GetMeParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2435,7 +2511,7 @@ type ListNotificationsParams struct {
 	// Type Only notifications of this type.
 	Type *NotificationTypeFilter `form:"type,omitempty" json:"type,omitempty"`
 
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2444,8 +2520,8 @@ type ListNotificationsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2474,14 +2550,14 @@ type CreatePostParams struct {
 // GetPostParams defines parameters for GetPost.
 type GetPostParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // ListPostCommentsParams defines parameters for ListPostComments.
 type ListPostCommentsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2490,8 +2566,8 @@ type ListPostCommentsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2527,7 +2603,8 @@ type SearchAllParams struct {
 	Type *SearchTypeFilter `form:"type,omitempty" json:"type,omitempty"`
 
 	// PerPage Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
-	// kind), 20 with `type` (like any list). Out of range answers 400 (never clamped).
+	// kind), 20 with `type` (like any list). Out of range or empty (`per_page=`) answers 400
+	// (never clamped).
 	PerPage *SearchPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2536,16 +2613,16 @@ type SearchAllParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2562,7 +2639,7 @@ type ToggleFollowParams struct {
 
 // ListUserPostsParams defines parameters for ListUserPosts.
 type ListUserPostsParams struct {
-	// PerPage Number of items per page, 1..50. Out of range answers 400 (never clamped).
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2571,8 +2648,8 @@ type ListUserPostsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-	// representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-	// request spends no read budget. Only an empty budget answers 429 first.
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
@@ -2699,7 +2776,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 	// `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-	// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+	// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+	// `body`).
 	// A new conversation answers 201 with its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type.
@@ -2717,7 +2795,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 	// `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-	// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+	// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+	// `body`).
 	// A new conversation answers 201 with its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -2741,8 +2820,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-	// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-	// the message and its API URL in `Location`.
+	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+	// with the message and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2755,8 +2834,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-	// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-	// the message and its API URL in `Location`.
+	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+	// with the message and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2868,8 +2947,9 @@ type ClientInterface interface {
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-	// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-	// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+	// post and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2886,8 +2966,9 @@ type ClientInterface interface {
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-	// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-	// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+	// post and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2909,7 +2990,9 @@ type ClientInterface interface {
 	//
 	// Returns one post with its media and poll. A post the caller may not see (see
 	// Visibility) answers 404 exactly like a post that does not exist. A malformed or out of
-	// range `id` answers 400. Fetching someone else's post increments its `counts.views`.
+	// range `id` answers 400. Fetching someone else's post counts a view (see `counts.views`):
+	// at most once per member and post an hour, only with a `200`; the `200` shows the count
+	// with the caller's view in it.
 	//
 	// Corresponds with GET /posts/{id} (the `GetPost` operationId).
 	GetPost(ctx context.Context, id ID, params *GetPostParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2931,8 +3014,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-	// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-	// this post). Answers 201 with the comment and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -2946,8 +3029,8 @@ type ClientInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-	// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-	// this post). Answers 201 with the comment and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3013,6 +3096,16 @@ type ClientInterface interface {
 	// suspended member, a suspended seller's listing, or a job closed or expired since is
 	// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
 	// empty `q`, a `cursor` without `type`, or a malformed parameter.
+	//
+	// A search costs one request of the `read` budget. A search whose matches are not kept (a
+	// text not searched in the last seconds) runs only when a place is free: at most 2 of a
+	// member's such searches run at once on a server instance, and all members' together may
+	// take only a share of its capacity, so that other requests are never slowed by searches.
+	// A search that finds no place is not queued: it answers `429 rate_limited` at once with
+	// `Retry-After: 1` and `concurrency_scope` (`member` or `service`). A search may run for
+	// 2 seconds; one that runs longer is stopped and answers `503 unavailable` with
+	// `Retry-After`, a detail saying so: retry later, or narrow the text (rarer words, or one
+	// `type`).
 	//
 	// Corresponds with GET /search (the `SearchAll` operationId).
 	SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3102,7 +3195,8 @@ func (c *Client) ListConversations(ctx context.Context, params *ListConversation
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 // `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+// `body`).
 // A new conversation answers 201 with its API URL in `Location`.
 //
 // Takes any type of body and a specified content type.
@@ -3130,7 +3224,8 @@ func (c *Client) CreateConversationWithBody(ctx context.Context, params *CreateC
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 // `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+// `body`).
 // A new conversation answers 201 with its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type.
@@ -3174,8 +3269,8 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ID, params *Li
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-// the message and its API URL in `Location`.
+// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+// with the message and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3198,8 +3293,8 @@ func (c *Client) CreateConversationMessageWithBody(ctx context.Context, id ID, p
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-// the message and its API URL in `Location`.
+// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+// with the message and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3401,8 +3496,9 @@ func (c *Client) MarkNotificationsRead(ctx context.Context, params *MarkNotifica
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+// post and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3429,8 +3525,9 @@ func (c *Client) CreatePostWithBody(ctx context.Context, params *CreatePostParam
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+// post and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3472,7 +3569,9 @@ func (c *Client) DeletePost(ctx context.Context, id ID, reqEditors ...RequestEdi
 //
 // Returns one post with its media and poll. A post the caller may not see (see
 // Visibility) answers 404 exactly like a post that does not exist. A malformed or out of
-// range `id` answers 400. Fetching someone else's post increments its `counts.views`.
+// range `id` answers 400. Fetching someone else's post counts a view (see `counts.views`):
+// at most once per member and post an hour, only with a `200`; the `200` shows the count
+// with the caller's view in it.
 //
 // Corresponds with GET /posts/{id} (the `GetPost` operationId).
 func (c *Client) GetPost(ctx context.Context, id ID, params *GetPostParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3514,8 +3613,8 @@ func (c *Client) ListPostComments(ctx context.Context, id ID, params *ListPostCo
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-// this post). Answers 201 with the comment and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3539,8 +3638,8 @@ func (c *Client) CreatePostCommentWithBody(ctx context.Context, id ID, params *C
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-// this post). Answers 201 with the comment and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3646,6 +3745,16 @@ func (c *Client) ReactToPost(ctx context.Context, id ID, params *ReactToPostPara
 // suspended member, a suspended seller's listing, or a job closed or expired since is
 // never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
 // empty `q`, a `cursor` without `type`, or a malformed parameter.
+//
+// A search costs one request of the `read` budget. A search whose matches are not kept (a
+// text not searched in the last seconds) runs only when a place is free: at most 2 of a
+// member's such searches run at once on a server instance, and all members' together may
+// take only a share of its capacity, so that other requests are never slowed by searches.
+// A search that finds no place is not queued: it answers `429 rate_limited` at once with
+// `Retry-After: 1` and `concurrency_scope` (`member` or `service`). A search may run for
+// 2 seconds; one that runs longer is stopped and answers `503 unavailable` with
+// `Retry-After`, a detail saying so: retry later, or narrow the text (rarer words, or one
+// `type`).
 //
 // Corresponds with GET /search (the `SearchAll` operationId).
 func (c *Client) SearchAll(ctx context.Context, params *SearchAllParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5427,7 +5536,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 	// `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-	// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+	// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+	// `body`).
 	// A new conversation answers 201 with its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5445,7 +5555,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 	// `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-	// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+	// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+	// `body`).
 	// A new conversation answers 201 with its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5471,8 +5582,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-	// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-	// the message and its API URL in `Location`.
+	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+	// with the message and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5485,8 +5596,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-	// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-	// the message and its API URL in `Location`.
+	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+	// with the message and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5610,8 +5721,9 @@ type ClientWithResponsesInterface interface {
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-	// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-	// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+	// post and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5628,8 +5740,9 @@ type ClientWithResponsesInterface interface {
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-	// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-	// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+	// post and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5653,7 +5766,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Returns one post with its media and poll. A post the caller may not see (see
 	// Visibility) answers 404 exactly like a post that does not exist. A malformed or out of
-	// range `id` answers 400. Fetching someone else's post increments its `counts.views`.
+	// range `id` answers 400. Fetching someone else's post counts a view (see `counts.views`):
+	// at most once per member and post an hour, only with a `200`; the `200` shows the count
+	// with the caller's view in it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5679,8 +5794,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-	// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-	// this post). Answers 201 with the comment and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5694,8 +5809,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-	// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-	// this post). Answers 201 with the comment and its API URL in `Location`.
+	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5763,6 +5878,16 @@ type ClientWithResponsesInterface interface {
 	// suspended member, a suspended seller's listing, or a job closed or expired since is
 	// never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
 	// empty `q`, a `cursor` without `type`, or a malformed parameter.
+	//
+	// A search costs one request of the `read` budget. A search whose matches are not kept (a
+	// text not searched in the last seconds) runs only when a place is free: at most 2 of a
+	// member's such searches run at once on a server instance, and all members' together may
+	// take only a share of its capacity, so that other requests are never slowed by searches.
+	// A search that finds no place is not queued: it answers `429 rate_limited` at once with
+	// `Retry-After: 1` and `concurrency_scope` (`member` or `service`). A search may run for
+	// 2 seconds; one that runs longer is stopped and answers `503 unavailable` with
+	// `Retry-After`, a detail saying so: retry later, or narrow the text (rarer words, or one
+	// `type`).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9913,11 +10038,11 @@ type SearchAllResponse struct {
 	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
 	ApplicationProblemJSON401 *Unauthorized
 	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
-	ApplicationProblemJSON429 *TooManyRequests
+	ApplicationProblemJSON429 *RateLimitProblem
 	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
 	ApplicationProblemJSON500 *InternalError
 	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
-	ApplicationProblemJSON503 *ServiceUnavailable
+	ApplicationProblemJSON503 *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *SearchAllResponse200Headers
 	// Headers304 the parsed response headers for an HTTP 304 response
@@ -9950,7 +10075,7 @@ func (r SearchAllResponse) GetApplicationProblemJSON401() *Unauthorized {
 }
 
 // GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
-func (r SearchAllResponse) GetApplicationProblemJSON429() *TooManyRequests {
+func (r SearchAllResponse) GetApplicationProblemJSON429() *RateLimitProblem {
 	return r.ApplicationProblemJSON429
 }
 
@@ -9960,7 +10085,7 @@ func (r SearchAllResponse) GetApplicationProblemJSON500() *InternalError {
 }
 
 // GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
-func (r SearchAllResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+func (r SearchAllResponse) GetApplicationProblemJSON503() *Problem {
 	return r.ApplicationProblemJSON503
 }
 
@@ -10658,7 +10783,8 @@ func (c *ClientWithResponses) ListConversationsWithResponse(ctx context.Context,
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 // `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+// `body`).
 // A new conversation answers 201 with its API URL in `Location`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10682,7 +10808,8 @@ func (c *ClientWithResponses) CreateConversationWithBodyWithResponse(ctx context
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
 // `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-// handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+// handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+// `body`).
 // A new conversation answers 201 with its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10720,8 +10847,8 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-// the message and its API URL in `Location`.
+// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+// with the message and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10740,8 +10867,8 @@ func (c *ClientWithResponses) CreateConversationMessageWithBodyWithResponse(ctx 
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-// `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-// the message and its API URL in `Location`.
+// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+// with the message and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10919,8 +11046,9 @@ func (c *ClientWithResponses) MarkNotificationsReadWithResponse(ctx context.Cont
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+// post and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10943,8 +11071,9 @@ func (c *ClientWithResponses) CreatePostWithBodyWithResponse(ctx context.Context
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-// `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-// too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+// post and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10980,7 +11109,9 @@ func (c *ClientWithResponses) DeletePostWithResponse(ctx context.Context, id ID,
 //
 // Returns one post with its media and poll. A post the caller may not see (see
 // Visibility) answers 404 exactly like a post that does not exist. A malformed or out of
-// range `id` answers 400. Fetching someone else's post increments its `counts.views`.
+// range `id` answers 400. Fetching someone else's post counts a view (see `counts.views`):
+// at most once per member and post an hour, only with a `200`; the `200` shows the count
+// with the caller's view in it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -11018,8 +11149,8 @@ func (c *ClientWithResponses) ListPostCommentsWithResponse(ctx context.Context, 
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-// this post). Answers 201 with the comment and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11039,8 +11170,8 @@ func (c *ClientWithResponses) CreatePostCommentWithBodyWithResponse(ctx context.
 //
 // Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
 // `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-// `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-// this post). Answers 201 with the comment and its API URL in `Location`.
+// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11132,6 +11263,16 @@ func (c *ClientWithResponses) ReactToPostWithResponse(ctx context.Context, id ID
 // suspended member, a suspended seller's listing, or a job closed or expired since is
 // never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
 // empty `q`, a `cursor` without `type`, or a malformed parameter.
+//
+// A search costs one request of the `read` budget. A search whose matches are not kept (a
+// text not searched in the last seconds) runs only when a place is free: at most 2 of a
+// member's such searches run at once on a server instance, and all members' together may
+// take only a share of its capacity, so that other requests are never slowed by searches.
+// A search that finds no place is not queued: it answers `429 rate_limited` at once with
+// `Retry-After: 1` and `concurrency_scope` (`member` or `service`). A search may run for
+// 2 seconds; one that runs longer is stopped and answers `503 unavailable` with
+// `Retry-After`, a detail saying so: retry later, or narrow the text (rarer words, or one
+// `type`).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -22026,7 +22167,7 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.ApplicationProblemJSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest TooManyRequests
+		var dest RateLimitProblem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -22040,7 +22181,7 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.ApplicationProblemJSON500 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
-		var dest ServiceUnavailable
+		var dest Problem
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

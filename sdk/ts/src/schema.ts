@@ -91,8 +91,9 @@ export interface paths {
          *     Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
          *     token), 415 (no `Content-Type: application/json`), 413 (body over
          *     `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
-         *     `validation_failed` (empty or too long `body`, unknown visibility, link not http(s) or
-         *     too long, unknown property). Answers 201 with the post and its API URL in `Location`.
+         *     `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
+         *     is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
+         *     post and its API URL in `Location`.
          */
         post: operations["createPost"];
         delete?: never;
@@ -112,7 +113,9 @@ export interface paths {
          * Get a post
          * @description Returns one post with its media and poll. A post the caller may not see (see
          *     Visibility) answers 404 exactly like a post that does not exist. A malformed or out of
-         *     range `id` answers 400. Fetching someone else's post increments its `counts.views`.
+         *     range `id` answers 400. Fetching someone else's post counts a view (see `counts.views`):
+         *     at most once per member and post an hour, only with a `200`; the `200` shows the count
+         *     with the caller's view in it.
          */
         get: operations["getPost"];
         put?: never;
@@ -188,8 +191,8 @@ export interface paths {
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
          *     `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
-         *     `validation_failed` (empty or too long `body`, or a `parent_id` that is not a comment of
-         *     this post). Answers 201 with the comment and its API URL in `Location`.
+         *     `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
+         *     comment of this post). Answers 201 with the comment and its API URL in `Location`.
          */
         post: operations["createPostComment"];
         delete?: never;
@@ -347,7 +350,8 @@ export interface paths {
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
          *     `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-         *     handle at `/participants/<i>`, more than 50 participants, empty or too long `body`).
+         *     handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
+         *     `body`).
          *     A new conversation answers 201 with its API URL in `Location`.
          */
         post: operations["createConversation"];
@@ -379,8 +383,8 @@ export interface paths {
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
          *     `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-         *     `invalid_json`, 422 `validation_failed` (empty or too long `body`). Answers 201 with
-         *     the message and its API URL in `Location`.
+         *     `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
+         *     with the message and its API URL in `Location`.
          */
         post: operations["createConversationMessage"];
         delete?: never;
@@ -487,6 +491,16 @@ export interface paths {
          *     suspended member, a suspended seller's listing, or a job closed or expired since is
          *     never shown (such a page can hold fewer than `per_page` items). 400 for a missing or
          *     empty `q`, a `cursor` without `type`, or a malformed parameter.
+         *
+         *     A search costs one request of the `read` budget. A search whose matches are not kept (a
+         *     text not searched in the last seconds) runs only when a place is free: at most 2 of a
+         *     member's such searches run at once on a server instance, and all members' together may
+         *     take only a share of its capacity, so that other requests are never slowed by searches.
+         *     A search that finds no place is not queued: it answers `429 rate_limited` at once with
+         *     `Retry-After: 1` and `concurrency_scope` (`member` or `service`). A search may run for
+         *     2 seconds; one that runs longer is stopped and answers `503 unavailable` with
+         *     `Retry-After`, a detail saying so: retry later, or narrow the text (rarer words, or one
+         *     `type`).
          */
         get: operations["searchAll"];
         put?: never;
@@ -582,7 +596,7 @@ export interface components {
         /** @description A post to publish. */
         NewPost: {
             /**
-             * @description Text of the post; hashtags and @mentions are recognised.
+             * @description Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
              * @example Trying the new #golang release today with @bob
              */
             body: string;
@@ -593,7 +607,23 @@ export interface components {
             visibility?: components["schemas"]["Visibility"];
             /**
              * Format: uri
-             * @description Optional http(s) URL attached to the post; makes the post's `type` `link`.
+             * @description Optional http(s) URL attached to the post; makes the post's `type` `link`. It must be
+             *     an absolute `http://` or `https://` URI (RFC 3986), else `422 validation_failed` at
+             *     `/link` with `bad_format`:
+             *     - the host is a DNS name (labels of 1 to 63 letters, digits and hyphens, neither
+             *       first nor last a hyphen; 253 characters at most, one trailing dot allowed), an IPv4
+             *       address or an IPv6 address in `[ ]` (no zone); no `user:password@` part;
+             *     - a port, if given, is 1 to 65535;
+             *     - no white space, control, format, private-use or unassigned characters anywhere
+             *       (bidi controls such as U+202E, zero-width characters), none of `` <>"{}|\^` ``, `[ ]` only around an IPv6
+             *       address, `%` only as `%XX`, `#` at most once.
+             *
+             *     A link that is a URI is stored exactly as given. Internationalised links (RFC 3987
+             *     IRIs) are accepted and stored as their URI: a host in Unicode becomes its IDNA ASCII
+             *     form (UTS 46 lookup, lower-case `xn--` labels, so a look-alike host shows as what it
+             *     is) and every other non-ASCII character is percent-encoded as UTF-8:
+             *     `https://café.example/menü` is stored as `https://xn--caf-dma.example/men%C3%BC`. The
+             *     stored form is at most `limits.link_max_length` characters, else `too_long`.
              * @example https://go.dev/doc/devel/release
              */
             link?: string;
@@ -609,7 +639,7 @@ export interface components {
         /** @description A comment or reply to add to a post. */
         NewComment: {
             /**
-             * @description Text of the comment.
+             * @description Text of the comment. It must contain at least one visible character (see Conventions); else `too_short`.
              * @example Glad it works for you!
              */
             body: string;
@@ -623,7 +653,7 @@ export interface components {
         /** @description A message to send. */
         NewMessage: {
             /**
-             * @description Text of the message.
+             * @description Text of the message. It must contain at least one visible character (see Conventions); else `too_short`.
              * @example Yes! Meet at 7 at the trailhead.
              */
             body: string;
@@ -647,7 +677,7 @@ export interface components {
              */
             participants: string[];
             /**
-             * @description Text of the first message.
+             * @description Text of the first message. It must contain at least one visible character (see Conventions); else `too_short`.
              * @example Still up for the hike on Saturday?
              */
             body: string;
@@ -964,7 +994,13 @@ export interface components {
              */
             shares: number;
             /**
-             * @description Number of times members other than the author fetched the single post.
+             * @description Number of views: a member other than the author counts one when a fetch of the single
+             *     post answers `200`, at most once per member and post an hour. A `304`, a `HEAD`, an
+             *     error, the author's fetches and lists count none. Each server instance remembers the views it
+             *     counted within the hour, so behind several instances a member's fetches may count once
+             *     on each; an instance under a flood of distinct views may forget its oldest sooner. A
+             *     view shows at once on the instance that counted it, and on the others within
+             *     seconds (views are written in batches).
              * @example 120
              */
             views: number;
@@ -1011,7 +1047,7 @@ export interface components {
             name: string;
             /**
              * Format: uri
-             * @description Public page of the tag.
+             * @description Public page of the tag, its name percent-encoded as UTF-8 (`…/tags/caf%C3%A9` for `café`).
              * @example http://localhost:8080/tags/golang
              */
             url: string;
@@ -1169,7 +1205,7 @@ export interface components {
             url: string;
             /**
              * Format: uri
-             * @description Attached http(s) URL; null when none.
+             * @description Attached http(s) URI, as stored (see `NewPost.link`); null when none.
              * @example https://go.dev/doc/devel/release
              */
             link: string | null;
@@ -2082,7 +2118,9 @@ export interface components {
         /** @description One field-level problem. Exactly one of `pointer` and `parameter` is set. */
         ProblemField: {
             /**
-             * @description RFC 6901 JSON pointer into the request body (e.g. `/body`); null for a parameter problem.
+             * @description RFC 6901 JSON pointer to the member at fault (`~` written `~0`, `/` written `~1`): the
+             *     missing member itself for `required` (`/body`), the undeclared one for `unknown_field`;
+             *     `""` for the body as a whole. Null for a parameter problem.
              * @example /body
              */
             pointer: string | null;
@@ -2092,13 +2130,19 @@ export interface components {
              */
             parameter: string | null;
             /**
-             * @description Machine-readable reason, e.g. `required`, `too_short`, `too_long`, `out_of_range`, `invalid_format`, `invalid_enum`, `unknown_property`.
+             * @description Machine-readable reason. For a body member (`pointer`): `required` (missing),
+             *     `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
+             *     problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
+             *     values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
+             *     `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
+             *     that names no member), `invalid` (any other rule). For a parameter (`parameter`):
+             *     `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
              * @example too_long
              */
             code: string;
             /**
-             * @description Human-readable explanation.
-             * @example must be at most 5000 characters
+             * @description Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
+             * @example Must be at most 5000 characters.
              */
             detail: string;
         };
@@ -2184,7 +2228,8 @@ export interface components {
             /** @description Field-level problems; always empty here. */
             errors: components["schemas"]["ProblemField"][];
             /**
-             * @description The policy whose budget is used up.
+             * @description The policy whose budget is used up; with `concurrency_scope`, the policy the operation
+             *     counts against, whose budget may have requests left.
              * @example write
              */
             policy: components["schemas"]["RateLimitPolicyName"];
@@ -2198,12 +2243,26 @@ export interface components {
              * @example 12
              */
             retry_after: number;
+            /**
+             * @description Present only when the request was refused not for its budget but because too many
+             *     requests of its operation were running already (search, see `searchAll`): the
+             *     caller's own (`member`) or all members' together on the server (`service`). Such a
+             *     refusal is immediate and counts as one request of the budget.
+             * @example member
+             * @enum {string}
+             */
+            concurrency_scope?: "member" | "service";
+            /**
+             * @description With `concurrency_scope`, how many requests of the operation may run at once in that scope.
+             * @example 2
+             */
+            concurrency_limit?: number;
         };
     };
     responses: {
         /**
          * @description The representation still matches the `If-None-Match` entity tag: no body; reuse the copy
-         *     you have. Spends no read budget.
+         *     you have. Spends the read budget like a `200`; counts no view.
          */
         NotModified: {
             headers: {
@@ -2246,10 +2305,12 @@ export interface components {
             };
         };
         /**
-         * @description The request is malformed: a query or path parameter has a bad value, is repeated, or is not
-         *     declared by the operation (`invalid_parameter`),
+         * @description The request is malformed: a query or path parameter has a bad or empty value, is repeated,
+         *     or is not declared by the operation (`invalid_parameter`),
          *     the cursor is malformed or belongs to another query (`invalid_cursor`), or the body is not
-         *     valid JSON (`invalid_json`).
+         *     valid JSON (`invalid_json`). A body in which one object names a member twice
+         *     (`{"visibility":"public","visibility":"private"}`), at any depth, is `invalid_json`, with the
+         *     member's pointer in `errors` (code `duplicate`).
          */
         BadRequest: {
             headers: {
@@ -2368,7 +2429,11 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The request has a body but its `Content-Type` is not `application/json` (`unsupported_media_type`). */
+        /**
+         * @description The request has a body but its `Content-Type` is not `application/json` (compared
+         *     case-insensitively, parameters aside), or names a charset other than UTF-8
+         *     (`unsupported_media_type`).
+         */
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2398,7 +2463,9 @@ export interface components {
         };
         /**
          * @description Well-formed JSON that fails validation (`validation_failed`, with one entry per problem in
-         *     `errors`), or a follow of the caller's own account (`cannot_follow_self`).
+         *     `errors`, ordered by pointer), or a follow of the caller's own account (`cannot_follow_self`).
+         *     An integer member is written as digits, without a fraction or an exponent: `38`, not `38.0`
+         *     or `3.8e1` (`wrong_type`); a number beyond the range of the member is `out_of_range`.
          */
         UnprocessableEntity: {
             headers: {
@@ -2508,8 +2575,8 @@ export interface components {
     parameters: {
         /**
          * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-         *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-         *     request spends no read budget. Only an empty budget answers 429 first.
+         *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+         *     request spends the read budget like any GET: an empty budget answers 429.
          */
         IfNoneMatch: string;
         /**
@@ -2521,11 +2588,18 @@ export interface components {
          *     Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
          */
         IdempotencyKey: string;
-        /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+        /**
+         * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+         *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+         *     never 404.
+         */
         Id: number;
-        /** @description The member's handle, matched case-insensitively (`Alice` finds `alice`). */
+        /**
+         * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+         *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+         */
         Handle: string;
-        /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+        /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
         PerPage: number;
         /**
          * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2564,7 +2638,8 @@ export interface components {
         SearchQuery: string;
         /**
          * @description Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
-         *     kind), 20 with `type` (like any list). Out of range answers 400 (never clamped).
+         *     kind), 20 with `type` (like any list). Out of range or empty (`per_page=`) answers 400
+         *     (never clamped).
          */
         SearchPerPage: number;
         /**
@@ -2583,7 +2658,13 @@ export interface components {
         ETag: string;
         /** @description `true` when this response is the replay of an earlier request with the same `Idempotency-Key`. */
         "Idempotent-Replayed": "true";
-        /** @description Identifier of this request, the same value as `request_id` in problem bodies. Quote it when reporting a problem. */
+        /**
+         * @description Identifier of this request, the same value as `request_id` in problem bodies. Quote it when
+         *     reporting a problem. A client may choose it by sending its own `X-Request-Id` header: a value
+         *     of 1 to 64 characters from `A-Z a-z 0-9 . _ : -` is used as sent; any other value (longer,
+         *     empty, or with another character) is ignored and the server assigns an id of its own, 24
+         *     lowercase hex digits.
+         */
         "X-Request-Id": string;
         /**
          * @description RFC 8288 links. Every response under `/api/v1/` carries
@@ -2622,8 +2703,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2791,8 +2872,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -2879,7 +2960,7 @@ export interface operations {
             query?: {
                 /** @description `home`: posts of the members the caller follows and the caller's own; `discover`: all public posts. */
                 tab?: components["parameters"]["FeedTab"];
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -2891,8 +2972,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -3175,13 +3256,17 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3273,7 +3358,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3318,7 +3407,11 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3391,7 +3484,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3447,7 +3544,7 @@ export interface operations {
     listPostComments: {
         parameters: {
             query?: {
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -3459,13 +3556,17 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3580,7 +3681,11 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -3666,13 +3771,16 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The member's handle, matched case-insensitively (`Alice` finds `alice`). */
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
                 handle: components["parameters"]["Handle"];
             };
             cookie?: never;
@@ -3732,7 +3840,7 @@ export interface operations {
     listUserPosts: {
         parameters: {
             query?: {
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -3744,13 +3852,16 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description The member's handle, matched case-insensitively (`Alice` finds `alice`). */
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
                 handle: components["parameters"]["Handle"];
             };
             cookie?: never;
@@ -3863,7 +3974,10 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description The member's handle, matched case-insensitively (`Alice` finds `alice`). */
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
                 handle: components["parameters"]["Handle"];
             };
             cookie?: never;
@@ -3932,7 +4046,7 @@ export interface operations {
                 unread?: components["parameters"]["Unread"];
                 /** @description Only notifications of this type. */
                 type?: components["parameters"]["NotificationTypeFilter"];
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -3944,8 +4058,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4099,7 +4213,7 @@ export interface operations {
     listConversations: {
         parameters: {
             query?: {
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -4111,8 +4225,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4347,7 +4461,7 @@ export interface operations {
     listConversationMessages: {
         parameters: {
             query?: {
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -4359,13 +4473,17 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4455,7 +4573,11 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4542,7 +4664,11 @@ export interface operations {
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
             };
             path: {
-                /** @description Numeric identifier of the resource named by the path (a post or a conversation). */
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
                 id: components["parameters"]["Id"];
             };
             cookie?: never;
@@ -4630,7 +4756,7 @@ export interface operations {
                  *     (only meaningful with `q`; `relevance` without `q` answers 400).
                  */
                 sort?: components["parameters"]["ListingSort"];
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -4642,8 +4768,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4741,7 +4867,7 @@ export interface operations {
                 employment_type?: components["parameters"]["EmploymentTypeFilter"];
                 /** @description Only jobs located in this country (ISO 3166-1 alpha-2, upper case). */
                 country?: components["parameters"]["Country"];
-                /** @description Number of items per page, 1..50. Out of range answers 400 (never clamped). */
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
@@ -4753,8 +4879,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4839,7 +4965,8 @@ export interface operations {
                 type?: components["parameters"]["SearchTypeFilter"];
                 /**
                  * @description Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
-                 *     kind), 20 with `type` (like any list). Out of range answers 400 (never clamped).
+                 *     kind), 20 with `type` (like any list). Out of range or empty (`per_page=`) answers 400
+                 *     (never clamped).
                  */
                 per_page?: components["parameters"]["SearchPerPage"];
                 /**
@@ -4852,8 +4979,8 @@ export interface operations {
             header?: {
                 /**
                  * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
-                 *     representation (weak comparison), the answer is `304 Not Modified` without a body, and the
-                 *     request spends no read budget. Only an empty budget answers 429 first.
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
                  */
                 "If-None-Match"?: components["parameters"]["IfNoneMatch"];
             };
@@ -4978,9 +5105,80 @@ export interface operations {
             304: components["responses"]["NotModified"];
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
-            429: components["responses"]["TooManyRequests"];
+            /**
+             * @description The member's `read` budget is used up, or the search may not run now: the member
+             *     already has 2 searches of texts whose matches are not kept running, or the server as
+             *     many such searches as it runs at once (`concurrency_scope` says which,
+             *     `concurrency_limit` how many). Retry after `Retry-After` seconds.
+             */
+            429: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/rate_limited",
+                     *       "title": "Rate limit exceeded",
+                     *       "status": 429,
+                     *       "detail": "You already have 2 searches of texts not searched lately running; at most 2 run at once per member. Retry in 1 s.",
+                     *       "instance": "/api/v1/search",
+                     *       "code": "rate_limited",
+                     *       "request_id": "3f9c1b6e2a7d4e0f8b5a9c2d1e4f6a7b",
+                     *       "errors": [],
+                     *       "policy": "read",
+                     *       "limit": 120,
+                     *       "retry_after": 1,
+                     *       "concurrency_scope": "member",
+                     *       "concurrency_limit": 2
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["RateLimitProblem"];
+                };
+            };
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
+            /**
+             * @description The database is unreachable or overloaded, or the search ran longer than the 2 seconds
+             *     a search may run (`unavailable`; the detail says which). Retry after `Retry-After`
+             *     seconds; a search that keeps running too long needs a narrower text (rarer words, or
+             *     one `type`).
+             */
+            503: {
+                headers: {
+                    "Retry-After": components["headers"]["Retry-After"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "http://localhost:8080/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The search took longer than the 2s a search may run. Retry later, or narrow it: rarer words, or one type.",
+                     *       "instance": "/api/v1/search",
+                     *       "code": "unavailable",
+                     *       "request_id": "3f9c1b6e2a7d4e0f8b5a9c2d1e4f6a7b",
+                     *       "errors": []
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
 }
