@@ -36,7 +36,7 @@ func TestSpecValid(t *testing.T) {
 
 var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search|mark)[A-Z][A-Za-z]*$`)
 
-// TestOperationConventions checks what API_DESIGN.md asks of every
+// TestOperationConventions checks what docs/design.md asks of every
 // operation: a verbNoun operationId, tag, summary, description, a scoped
 // security requirement, a rate-limit policy matching the method, and the
 // statuses every operation can return.

@@ -10,7 +10,7 @@ CREATE TABLE posts (
     -- Hashtags found in body: lower case, without '#', in order of first appearance, no duplicates.
     tags          text[]      NOT NULL DEFAULT '{}',
     created_at    timestamptz NOT NULL DEFAULT now(),
-    -- Denormalised counters (PERFORMANCE_NOTES 8.1 §9); fillfactor 90 keeps their updates HOT.
+    -- Denormalised counters, so reads never count rows; fillfactor 90 keeps their updates HOT.
     comment_count integer     NOT NULL DEFAULT 0,
     share_count   integer     NOT NULL DEFAULT 0,
     view_count    bigint      NOT NULL DEFAULT 0,

@@ -1,4 +1,4 @@
--- Idempotency-Key replay store (RELIABILITY_NOTES A6, RACE-04): the first request inserts its
+-- Idempotency-Key replay store (two concurrent requests with one key: one runs, one gets 409): the first request inserts its
 -- row with status NULL (ON CONFLICT DO NOTHING decides the race), then records the response.
 CREATE TABLE idempotency_keys (
     member_id        bigint      NOT NULL,

@@ -1,4 +1,4 @@
--- Home timelines fanned out on write (PERFORMANCE_NOTES §8.1, design c), kept capped per member.
+-- Home timelines fanned out on write (internal/timeline/DESIGN.md), kept capped per member.
 --
 -- timeline holds, for each member, the newest posts of their home feed: their own posts (written
 -- with the post) and their followees' public and followers-only posts (written by the fan-out

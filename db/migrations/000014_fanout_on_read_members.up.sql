@@ -1,5 +1,5 @@
--- Members with many followers are not fanned out on write (PERFORMANCE_NOTES §8.1 item 6, the
--- "celebrity" hybrid): once a member reaches 5,000 followers their new posts skip feed_outbox and
+-- Members with many followers are not fanned out on write (the "celebrity"
+-- hybrid of internal/timeline/DESIGN.md): once a member reaches 5,000 followers their new posts skip feed_outbox and
 -- home reads merge them from posts, by a LATERAL per such followee. The flag never goes back, so a
 -- post is always found by one of the two paths (reads drop the duplicates of posts fanned out
 -- before the flag was set).

@@ -14,7 +14,7 @@ import (
 // Code is one value of the API's closed error-code enum.
 type Code string
 
-// The codes of API_DESIGN.md. Keep in sync with Problem.code in openapi.yaml.
+// The closed set of problem codes (docs/design.md, Errors). Keep in sync with Problem.code in openapi.yaml.
 const (
 	Unauthenticated      Code = "unauthenticated"
 	InvalidJSON          Code = "invalid_json"

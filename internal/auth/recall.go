@@ -16,7 +16,7 @@ import (
 // Recalling a token without a round trip
 //
 // A token's member, scope and expiry never change; whether it still counts
-// does (revocation by the operator CLI, a suspended member), and API_DESIGN
+// does (revocation by the operator CLI, a suspended member), and the contract
 // allows no grace for that: a revoked token fails from the next request on.
 // So the store remembers the principals of tokens it authenticated
 // (Recall), and a request that recalls one is only provisional: the hot

@@ -91,7 +91,7 @@ func (s *Store) hydrated(ctx context.Context, viewerID int64, perPage int, q str
 }
 
 // homePage is fan-out on read with a LATERAL top-N per author
-// (PERFORMANCE_NOTES §4.1 b), the ground truth the timeline is an index of:
+// (internal/timeline/DESIGN.md), the ground truth the timeline is an index of:
 // for the viewer and each followee, at most perPage+1 visible posts from a
 // backward index-only scan of posts_author_id_created_at_id_idx, then a
 // merge of those. Its cost is

@@ -88,8 +88,8 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 
 // writeSQL is the follow write: $1 the follower, $2 the followee's handle,
 // $3 whether to toggle (else only follow), $4 the time (NULL: now), $5
-// timeline.Cap, $6 timeline.FanOutOnReadFollowers. RELIABILITY_NOTES A6, in
-// one statement:
+// timeline.Cap, $6 timeline.FanOutOnReadFollowers. Race-free under
+// concurrent toggles, in one statement:
 //
 //   - both members' rows are locked first, in id order (so that writes of
 //     pairs that share a member cannot deadlock, and both directions of a

@@ -16,7 +16,7 @@ import (
 
 // The edge recalls the principals of tokens it authenticated, and the hot
 // reads check the token inside their own statement (auth/recall.go). These
-// tests hold that to API_DESIGN's rule: a revoked token (or a suspended
+// tests hold that to the contract's rule: a revoked token (or a suspended
 // member's) fails from the very next request, on every kind of read: those
 // whose statement carries the check, those whose statement finds nothing,
 // errors, conditional GETs, and routes without a guarded statement.

@@ -15,7 +15,7 @@ const DefaultCacheEntries = 50_000
 // Cache keeps the static part of posts (Static) in process, keyed by post
 // id, so that a page reads only what changes (counters, the viewer's
 // reaction, polls) and whether the viewer may see each post, and renders the
-// rest from memory (PERFORMANCE_NOTES §4.5 and §8.1 item 7).
+// rest from memory.
 //
 // It is safe across instances and without invalidation because a Static
 // never changes once its post is committed: v1 has no post edit, media,

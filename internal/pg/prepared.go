@@ -16,8 +16,7 @@ const maxPrepared = 256
 // per text (and, by database/sql, once per pooled connection that runs
 // them). lib/pq otherwise sends every statement unnamed, so PostgreSQL parses
 // and plans it on every execution: for the feed's one-statement page, planning
-// cost as much as executing (PERFORMANCE_NOTES §8.1 item 10 measured +25-30 %
-// on feed queries). It is a sqlx.QueryerContext, for the read paths.
+// cost as much as executing (docs/performance-journal.md). It is a sqlx.QueryerContext, for the read paths.
 type Prepared struct {
 	db    *sqlx.DB
 	mu    sync.RWMutex

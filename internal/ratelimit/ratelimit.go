@@ -17,7 +17,7 @@ import (
 // Policy names a budget.
 type Policy string
 
-// The two policies of API_DESIGN.md.
+// The two policies (docs/design.md, Rate limits).
 const (
 	Read  Policy = "read"  // GET, HEAD
 	Write Policy = "write" // POST, DELETE
@@ -44,7 +44,7 @@ type Quotas struct {
 	Window time.Duration
 }
 
-// DefaultQuotas are the limits of SERVICE_V1.md §8.
+// DefaultQuotas are the contract's published limits (openapi.yaml, Rate limits).
 var DefaultQuotas = Quotas{Read: 120, Write: 60, Window: DefaultWindow}
 
 // WindowOrDefault returns the refill period.

@@ -85,7 +85,7 @@ const returningCounts = `p.like_count, p.love_count, p.haha_count, p.wow_count, 
 const maxAttempts = 10
 
 // setSQL is Set's statement: $1 the post, $2 the member, $3 the type, $4
-// the time (NULL: now). RELIABILITY_NOTES A6, in one statement:
+// the time (NULL: now). Race-free under concurrent writes, in one statement:
 //
 //   - the post row is locked first (FOR NO KEY UPDATE), which serialises
 //     every reaction write on the post and returns the post's latest

@@ -1,5 +1,5 @@
 // Package timeline keeps the home timelines fanned out on write
-// (PERFORMANCE_NOTES §8.1, design c): one row per (member, post) for the
+// (DESIGN.md): one row per (member, post) for the
 // newest posts of each member's home feed, capped per member.
 //
 // The ground truth of a home feed is fan-out on read (the viewer's own posts
