@@ -306,10 +306,10 @@ func envInt(getenv func(string) string, name string, def, lo, hi int64) (int64, 
 }
 
 // defaultActive is MAX_ACTIVE_REQUESTS's default: four requests per CPU,
-// at most one per pool connection. More only queue inside the database:
-// on 2 CPUs, 8 places against 16 kept throughput (feed 1,934 against 1,765
-// req/s, the mix 1,110 against 1,123) and cut the p99 (feed 60 against
-// 86 ms, the mix 111 against 128 ms) at 64 connections.
+// at most one per pool connection. More only queue inside the database,
+// where a freed connection goes to a random waiter: fewer places keep the
+// throughput and cut the tail latency (docs/performance-journal.md,
+// "Request gate").
 func defaultActive(maxConns int64, cpus int) int64 {
 	return min(maxConns, int64(4*cpus))
 }

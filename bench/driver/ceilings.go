@@ -145,9 +145,9 @@ func (s settled) String() string {
 // since its last vacuum or analyse, before each scenario and the ceilings
 // measured after them. Left to autovacuum, which wakes at most once a minute,
 // that work could start during the next measurement, whatever waitQuiet saw
-// just before it: after write runs, vegeta's bare Echo read 25,626-35,000
-// req/s against about 40,000 before, and pgbench -S up to 12 % lower. A
-// table vacuumed and analysed here is no longer due.
+// just before it, and lower the ceilings read after write runs
+// (docs/performance-journal.md, "Tables settled before each measurement").
+// A table vacuumed and analysed here is no longer due.
 func settle(ctx context.Context, db *sql.DB) settled {
 	start := time.Now()
 	var s settled
@@ -189,9 +189,9 @@ func settle(ctx context.Context, db *sql.DB) settled {
 // was busy over one interval, or max has passed, so that background work
 // still running after the last scenario (an autovacuum, a fan-out backlog)
 // does not lower the ceiling measured after it. It cannot keep out work that
-// starts during the measurement: in the first run with this wait the
-// machine was quiet at once and pgbench -S still read 12 % lower after, as
-// autovacuum wakes at most once a minute; settle does the vacuuming first.
+// starts during the measurement, such as an autovacuum that wakes once the
+// machine looked quiet (docs/performance-journal.md, "Tables settled before
+// each measurement"); settle does the vacuuming first.
 func waitQuiet(ctx context.Context, sample func() (busy, steal, total float64), interval, max time.Duration) quiet {
 	start := time.Now()
 	b0, _, t0 := sample()
@@ -289,7 +289,7 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 	// pprofserve starts as cold as the server did: its clients sign in and
 	// it warms up as long as the scenario does on the server, or the profile
 	// shows first authentications and custom plans the figures never had
-	// (the mix's profile spent 7 % of its CPU in full authentications).
+	// (docs/performance-journal.md, "Profiles warmed up as the scenario").
 	if failed := d.f.signIn(ctx, o.pprofAPI); failed > 0 {
 		return nil, fmt.Errorf("profile sign-in: %d GET /me failed", failed)
 	}

@@ -144,13 +144,13 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	// Tokens in use were used lately, at times spread over the last
 	// lastUsedEvery (5 minutes, internal/auth), as a server that has been up a
 	// while finds them: the server then rewrites last_used_at in its
-	// steady-state trickle (about 27 tokens a second for 8,000 in use), with
-	// api_token_uses' autovacuum and autoanalyze as often as that brings
-	// them. While last_used_at was in api_tokens, which every statement reads
-	// to check the token, each of those invalidated every cached plan on
-	// every connection. Setting all tokens to now() before each scenario, as
-	// the driver did, put one such wave into every scenario's window:
-	// 0.065 ms of planning per request in the mix, 8 % of PostgreSQL's CPU.
+	// steady-state trickle, with api_token_uses' autovacuum and autoanalyze
+	// as often as that brings them. While last_used_at was in api_tokens,
+	// which every statement reads to check the token, each of those
+	// invalidated every cached plan on every connection. Setting all tokens
+	// to now() before each scenario put one such wave of re-planning into
+	// every scenario's window (docs/performance-journal.md, "Token last use
+	// in its own table").
 	// Only the active members' tokens (those the requests are sent for): the
 	// others stay idle, as the data set has them.
 	signed := time.Now()
@@ -247,10 +247,10 @@ func (d *driver) scenario(ctx context.Context, s scenario, seed uint64) (scenari
 	// The mix warms up longer: PostgreSQL plans each prepared statement anew
 	// on its first five executions on each connection before it settles on
 	// a generic plan, and the mix runs some thirty statements over the
-	// pool's 16 connections, where one scenario runs one or two. After 3 s
-	// it was still planning (0.1-0.4 plans per call on several statements)
-	// and cost PostgreSQL 1.27 ms a request; after 25 s, 0.94 ms, the steady
-	// state of a server that has been up a while.
+	// pool's 16 connections, where one scenario runs one or two. After the
+	// default warm-up it is still planning and costs PostgreSQL noticeably
+	// more a request than in the steady state of a server that has been up a
+	// while (docs/performance-journal.md, "The mix's warm-up").
 	warmup := o.warmupOf(s.Name)
 	d.logf("%s: warm-up (%s)", s.Name, warmup)
 	if _, _, err := d.attack(ctx, o.api, gen, load{closedWorkers: o.conns, duration: warmup}, seed+1000); err != nil {
@@ -463,12 +463,12 @@ func maintenanceDelta(before, after map[string]int64) []string {
 // taken before minutes of writes. The write scenarios fan out hundreds of
 // posts to every active member's timeline, whose trim (timeline.Cap, 400)
 // then raises the member's horizon past cursors taken at the start, and
-// such a page is read from posts by fan-out on read over every followee
-// (about 2,000 buffers and 16 ms, against 210 and 0.3 ms for one of the
-// timeline). With the first cursors, the mix's reads run after the mix
-// cost 1.95 × their parts: 4 % of their requests took that path, 83 of
-// their 303 buffers a request. Paging past the timeline's reach is
-// measured where it belongs: it is what a reader 400 posts deep gets.
+// such a page is read from posts by fan-out on read over every followee,
+// many times dearer than a page of the timeline; with the first cursors the
+// mix's deep reads would measure that path instead of the one a reader
+// takes (docs/performance-journal.md, "Deep pages refreshed before the
+// mix"). Paging past the timeline's reach is measured where it belongs: it
+// is what a reader 400 posts deep gets.
 func (d *driver) refreshDeepPages(ctx context.Context) {
 	if len(d.f.deep) == 0 {
 		return

@@ -624,14 +624,14 @@ func (s *scenarioReport) withFanOut() (float64, *drain) {
 	return s.Closed.RPS, nil
 }
 
-// capacity is the closed throughput a rate target is judged on: wrk's
-// when it ran, else vegeta's; for create post, counting the drain of the
-// fan-out its run left behind (withFanOut). wrk is the lighter client:
-// vegeta spends 0.1-0.2 ms of the two shared cores on each API request,
-// wrk a fraction of that, and the quiet ceilings the targets were set
-// against (docs/performance.md) were read with wrk too. The latency
-// targets stay vegeta's open runs, the ratios hold against both clients'
-// ceilings, and every request of every run must succeed.
+// capacity is the closed throughput a rate target is judged on: wrk's when it
+// ran, else vegeta's; for create post, counting the drain of the fan-out its
+// run left behind (withFanOut). wrk is the lighter client: vegeta spends
+// several times wrk's CPU on each API request, on the cores it shares with the
+// server (wrk.go), and the quiet ceilings the targets were set against
+// (docs/performance.md) were read with wrk too. The latency targets stay
+// vegeta's open runs, the ratios hold against both clients' ceilings, and every
+// request of every run must succeed.
 func (s *scenarioReport) capacity() float64 {
 	if s.Wrk != nil {
 		done, _ := s.wrkWithFanOut()

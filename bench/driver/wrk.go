@@ -15,19 +15,18 @@ import (
 	"time"
 )
 
-// Capacity from wrk (the C load generator, Debian's package). vegeta,
-// which drives every scenario, spends 0.05 ms of CPU on a bare Echo request
-// and 0.1-0.26 ms on an API request, on the same two cores as the server and
-// PostgreSQL: it caps the bare-Echo ceiling (the denominator of every
-// "× Echo") at 32-37k req/s on this machine, where wrk drives the same
-// handler at 64-108k, and in the mix it used 0.25 of the two cores. wrk
-// costs a fraction of that, so its closed runs show what the server does
-// with the machine; the quiet ceilings the targets were set against
-// (docs/performance.md) were read with it too. The capacity targets
-// (discover, create post counting its fan-out, the mix) are judged on
-// wrk's closed runs when it ran; vegeta keeps the per-request status
-// checks and the open model the latency targets are read from. wrk counts
-// answers other than 2xx/3xx and socket errors, and any fails the run.
+// Capacity from wrk (the C load generator, Debian's package). vegeta, which
+// drives every scenario, spends CPU on every request on the same two cores as
+// the server and PostgreSQL: enough to cap the bare-Echo ceiling (the
+// denominator of every "× Echo") well below what wrk drives, and to take a
+// large share of the cores in the mix (docs/performance-journal.md, "wrk beside
+// vegeta"). wrk costs a fraction of that, so its closed runs show what the
+// server does with the machine; the quiet ceilings the targets were set against
+// (docs/performance.md) were read with it too. The capacity targets (discover,
+// create post counting its fan-out, the mix) are judged on wrk's closed runs
+// when it ran; vegeta keeps the per-request status checks and the open model
+// the latency targets are read from. wrk counts answers other than 2xx/3xx and
+// socket errors, and any fails the run.
 
 // wrkScenarios are the scenarios wrk runs too: those of the targets.
 var wrkScenarios = map[string]bool{"feed_home": true, "discover": true, "post": true, "create_post": true, "mix": true}
@@ -39,8 +38,8 @@ type wrkPhase struct {
 	Seconds  float64 `json:"seconds"`
 	// Running is wrk's own measure of the run: from its first request to
 	// its stop, without the start (each thread loads and formats its
-	// file of requests first, 0.3-0.4 s for bodies) and the exit that
-	// Seconds, the process's wall time, includes.
+	// file of requests first, which takes a while with bodies) and the exit
+	// that Seconds, the process's wall time, includes.
 	Running    float64 `json:"running_seconds,omitempty"`
 	RPS        float64 `json:"rps"`
 	P50        float64 `json:"p50_ms"`

@@ -1,8 +1,7 @@
--- The fan-out writes about 150 timeline rows per post (issue 8), and each row's foreign key to
--- members cost a check of its own: a lookup and a FOR KEY SHARE lock on the follower's members
--- row, which dirties that row's page. Measured on the benchmark data set (14,540 rows in one
--- statement): 6.7-9.2 µs a row with the key, 3.6-4.8 without, and the fan-out was a tenth of the
--- database time of the realistic mix.
+-- The fan-out writes a timeline row per follower of each post (issue 8), and each row's foreign key
+-- to members cost a check of its own: a lookup and a FOR KEY SHARE lock on the follower's members
+-- row, which dirties that row's page. The check about doubled the cost of a row, in the statement
+-- that writes the most rows (docs/performance-journal.md, "Timeline without the member key").
 --
 -- Members are never deleted by the API; the key's one duty was ON DELETE CASCADE. A statement
 -- trigger keeps that duty: deleting members deletes their timelines (their horizons keep a key of

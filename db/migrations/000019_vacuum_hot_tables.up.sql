@@ -4,10 +4,9 @@
 -- timeline rows at the default data set. Until then the newest rows, which every feed reads first,
 -- sit on pages that are not all-visible, and each index-only scan fetches their heap tuples.
 --
--- Measured on the benchmark data set after its write scenarios: the fan-out-on-read branch of a
--- home page (a member following 14 fan-out-on-read members, 231 candidate posts) read 244 buffers
--- with 221 heap fetches in 1.8 ms; after a VACUUM of posts (0.8 s) 87 buffers, 27 heap fetches,
--- 0.8 ms. In the realistic mix the home page statement went from 358 to 278 buffers per call.
+-- After the benchmark's write scenarios, a home page read several times the buffers it reads once
+-- posts is vacuumed, most of them heap fetches of the newest posts (docs/performance-journal.md,
+-- "Insert-heavy tables vacuumed early").
 --
 -- At 1 % (plus the default threshold of 1,000 rows) autovacuum visits these tables about once a
 -- minute under write load (autovacuum_naptime bounds it); an insert-only vacuum scans only the

@@ -1,12 +1,13 @@
 -- A token's last use moves out of api_tokens into a table of its own. Every hot statement reads
 -- api_tokens: Authenticate, and the token check that recalled requests carry inside their own
 -- statement (auth.GuardSQL). The server also rewrites last_used_at of the tokens in use, each at
--- most every 5 minutes: about 27 rows a second for the benchmark's 8,000 tokens. That churn made
--- autovacuum and autoanalyze visit api_tokens about every 75 s, and each visit invalidates the
--- cached plan of every statement that reads the table, so every connection planned all of its hot
--- statements again at once. Here the writes go to api_token_uses, which only Authenticate, the
--- token listing and the dormant-member check read: its vacuum re-plans those alone, and api_tokens
--- changes only when a token is created, revoked or deleted.
+-- most every 5 minutes, a steady churn for a service's many tokens. That churn made autovacuum and
+-- autoanalyze visit api_tokens often (docs/performance-journal.md, "Token last use in its own
+-- table"), and each visit invalidates the cached plan of every statement that reads the table, so
+-- every connection planned all of its hot statements again at once. Here the writes go to
+-- api_token_uses, which only Authenticate, the token listing and the dormant-member check read: its
+-- vacuum re-plans those alone, and api_tokens changes only when a token is created, revoked or
+-- deleted.
 --
 -- A token never used has no row. fillfactor 70 leaves room on each page for the next version of
 -- its rows: nothing indexes last_used_at, so an update that fits on its page is HOT (no index

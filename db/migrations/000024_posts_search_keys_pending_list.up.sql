@@ -4,12 +4,9 @@
 -- sorted batches, the keys of the newest bucket ('61:coffee', '61:today', ...) that many posts share
 -- are written once per batch. The insert that fills the list merges it, and vacuum does too.
 --
--- Measured on the benchmark's data set, alternating the setting on the same copy (make bench,
--- create post then search, wrk): create post 1,741 and 1,795 posts/s at 0.81 and 0.78 ms of
--- PostgreSQL CPU per post with the list, 1,672 and 1,630 at 0.85 and 0.87 without; cached search
--- unchanged (2,337 and 2,231 req/s against 2,309 and 2,222). What it costs: every look into the
--- index reads the list through, and a walk looks once per bucket it visits. With 30 inserts of a
--- 40-word post to each search (pgbench), inserts took 0.44 ms against 0.52-0.53, a walk for a rare
--- word (every bucket visited) 1.2 ms against 0.7, for a common one 3.4 ms against 2.7-5.5. Listings
--- and jobs, written rarely, keep theirs off.
+-- Posts are written often, so the batched merge makes creating a post cheaper and leaves cached
+-- search as it was. What it costs: every look into the index reads the list through, and a walk
+-- looks once per bucket it visits, so a walk that visits many buckets is dearer
+-- (docs/performance-journal.md, "Pending list for posts_search_keys_idx"). Listings and jobs,
+-- written rarely, keep theirs off.
 ALTER INDEX posts_search_keys_idx SET (fastupdate = on, gin_pending_list_limit = 64);

@@ -124,8 +124,8 @@ func homePage(viewerID int64, after *cursor.Position, perPage int) (string, []an
 // written into the text (a number we computed, one prepared statement per
 // page size): with LIMIT $2, PostgreSQL costs the generic plan for an
 // unknown limit, finds it dearer than a plan for 21 rows and plans the
-// statement again on every execution (pg_stat_statements' plans/call was
-// 1.00 in the benchmark, now 0).
+// statement again on every execution (docs/performance-journal.md, "Limits
+// written into the text").
 func discoverPage(viewerID int64, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1}
 	keyset := ""

@@ -388,7 +388,7 @@ func TestTimelineDormant(t *testing.T) {
 // TestTimelineHorizonReadOnce checks that a page reads the member's horizon
 // once, whatever the number of candidate rows: looked up per row, it was
 // most of the buffers of a page of a member following members read on
-// fan-out (the benchmark's mix: 630 of 900).
+// fan-out (docs/performance-journal.md, "Horizon read once per statement").
 func TestTimelineHorizonReadOnce(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)

@@ -58,8 +58,8 @@ type contract struct {
 	// byEcho is each operation's route by method and the path Echo
 	// registered its handler under ("/api/v1/posts/:id"): Echo has already
 	// chosen the operation that will answer, so match reads it from there
-	// instead of matching the path against every route's pattern again
-	// (gorillamux: about 5 % of the server's CPU on a single post).
+	// instead of matching the path against every route's pattern again,
+	// which is a visible share of a cheap request's CPU.
 	byEcho map[string]map[string]*routers.Route
 }
 

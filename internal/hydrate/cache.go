@@ -9,7 +9,8 @@ import (
 
 // DefaultCacheEntries is how many posts' static parts a Cache keeps unless
 // told otherwise: about the newest posts of every member at the default
-// benchmark scale, some 40-60 MB.
+// benchmark scale (its memory: docs/performance-journal.md, "Post cache
+// size").
 const DefaultCacheEntries = 50_000
 
 // Cache keeps the static part of posts (Static) in process, keyed by post

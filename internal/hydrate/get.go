@@ -25,8 +25,9 @@ import (
 
 // DefaultCoalesceSlots is how many coalesced statements (single posts and
 // pages together) are in flight at most unless told otherwise: as many as
-// the database's two cores in the benchmark; DefaultGetBatch bounds how
-// many single-post reads share one.
+// the database's two cores in the benchmark (docs/performance-journal.md,
+// "Coalesced reads"); DefaultGetBatch bounds how many single-post reads
+// share one.
 const (
 	DefaultCoalesceSlots = 2
 	DefaultGetBatch      = 64

@@ -32,7 +32,8 @@ func TestListQueryNeverCuts(t *testing.T) {
 
 // TestListQueriesUseGenericPlans checks that PostgreSQL settles prepared
 // list statements on their generic plan instead of planning every execution
-// (with unnest($2::bigint[]) it never did: the bench showed plans/call 1.00),
+// (with unnest($2::bigint[]) it never did: docs/performance-journal.md,
+// "List statements by size class"),
 // and that a list longer than its class's smallest member is read whole.
 func TestListQueriesUseGenericPlans(t *testing.T) {
 	t.Parallel()

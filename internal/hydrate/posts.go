@@ -98,9 +98,9 @@ type poll struct {
 //
 // Lists are built with ARRAY(subquery) in the order of an index, not with
 // json_agg: PostgreSQL sets up every node of a plan at each execution, run
-// or not, and an aggregate is one of the dearest to set up. For a post that
-// is not a poll, the two json_agg cost the single post's statement about a
-// tenth of its PostgreSQL CPU (pgbench, prepared, default data set).
+// or not, and an aggregate is one of the dearest to set up, a cost every
+// post pays, poll or not (docs/performance-journal.md, "Lists without
+// json_agg").
 func liveColumnsOf(viewer string) string {
 	return `
 	p.id, p.created_at, p.author_id, p.comment_count, p.share_count, p.view_count,
@@ -122,11 +122,11 @@ var liveColumns = liveColumnsOf("$1")
 // reactionOf is the reaction of viewer (a parameter or a column) to post p,
 // read by the reactions' whole key. It was a left join once; with the viewer
 // a column of each row (a coalesced batch), that join's plan looked up the
-// post's reactions by post alone and kept the viewer's with a filter: 300 a
-// post and 2,200 buffers for a batch of eight holding three popular posts,
-// against 104 with this subquery. Statements whose viewer is a parameter
-// planned the join by the whole key, and use the subquery too, so that every
-// statement reads the reaction one way.
+// post's reactions by post alone and kept the viewer's with a filter, which
+// reads every reaction of a popular post (docs/performance-journal.md,
+// "Viewer's reaction by the whole key"). Statements whose viewer is a
+// parameter planned the join by the whole key, and use the subquery too, so
+// that every statement reads the reaction one way.
 func reactionOf(viewer string) string {
 	return `(SELECT r.type FROM reactions r WHERE r.post_id = p.id AND r.member_id = ` + viewer + `)`
 }
@@ -375,8 +375,8 @@ func columns(withStatic bool) (cols, join string) {
 // known array exactly but guesses 100 elements for a parameter, so a
 // prepared statement's generic plan always looked dearer than a custom plan
 // for the 1 or 20 ids at hand and every execution was planned again
-// (pg_stat_statements' plans/call was 1.00 in the benchmark). The list here
-// walks the array's subscripts under a LIMIT of the size class (the next
+// (docs/performance-journal.md, "List statements by size class"). The list
+// here walks the array's subscripts under a LIMIT of the size class (the next
 // power of 4, never below the list's length): custom and generic plans are
 // then sized alike, close to the truth, and the statement settles on its
 // generic plan. Lists longer than maxListClass get the bare subscripts.

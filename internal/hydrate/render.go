@@ -196,8 +196,8 @@ func (l PostList) VisitListFeedResponse(w http.ResponseWriter) error { return l.
 // VisitListUserPostsResponse implements gen.ListUserPostsResponseObject.
 func (l PostList) VisitListUserPostsResponse(w http.ResponseWriter) error { return l.write(w) }
 
-// pageBuffers keeps page buffers between requests (a page of 20 posts is
-// about 16 KB).
+// pageBuffers keeps page buffers between requests; a buffer starts large
+// enough for a page of 20 typical posts, so most pages never grow it.
 var pageBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 32<<10); return &b }}
 
 func (l PostList) write(w http.ResponseWriter) error {
@@ -244,7 +244,8 @@ func postBody(u URLs, p Post) func([]byte) ([]byte, error) {
 
 // CreatedPost answers CreatePost (201, a gen.PostResponse body, the post's
 // Location) from the post's rendered parts, as PostResponse answers
-// GetPost: encoding/json was about 8 % of the server's CPU for a new post.
+// GetPost: encoding/json costs a visible share of the server's CPU for a new
+// post (docs/performance-journal.md, "Rendering pages by hand").
 type CreatedPost struct {
 	URLs URLs
 	Post Post

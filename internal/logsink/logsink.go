@@ -1,7 +1,8 @@
 // Package logsink buffers a server's log output. The server logs a line per
-// request, and a write(2) per line cost about 5 % of a single-post request's
-// CPU on the benchmark machine (bench/README.md); lines are now written in
-// batches, at most Every apart, and at once for warnings and errors.
+// request, and a write(2) per line is a visible share of a small request's
+// CPU (docs/performance-journal.md, "Batched access log"), so lines are
+// written in batches, at most Every apart, and at once for warnings and
+// errors.
 package logsink
 
 import (

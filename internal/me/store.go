@@ -34,9 +34,9 @@ type Account struct {
 
 // Store reads accounts.
 type Store struct {
-	// prep runs getSQL prepared: PostgreSQL planned it on every call
-	// otherwise, 1.8 ms of planning for 0.4 ms of execution (the benchmark's
-	// GET /me of every token).
+	// prep runs getSQL prepared: PostgreSQL plans it on every call
+	// otherwise, and its planning costs several times its execution
+	// (docs/performance-journal.md, "GET /me prepared").
 	prep *pg.Prepared
 }
 

@@ -177,10 +177,8 @@ func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.P
 // them read it and the others wait for that read, rather than every one of
 // them walk the index at once. And entries kept at the same moment (a
 // server's first seconds) would expire at the same moment, every ttl, all
-// together: each entry's life is shortened by up to a fifth, at random.
-// In the benchmark's open run (696 searches a second over 20 texts), the
-// second in which the texts expired together had a p50 of 80 ms and a p99
-// of 260 ms, against 2 ms and 15-47 ms in the others.
+// together: each entry's life is shortened by up to a fifth, at random
+// (docs/performance-journal.md, "Search cache").
 type ttlCache[K comparable, V any] struct {
 	ttl time.Duration
 	max int

@@ -337,18 +337,19 @@ var postWindow = `
 // statement reads the matches of the buckets it needs and no others
 // (TestExplain checks the shape). Each bucket's matches are ranked as they
 // are read and sorted narrow (id, time, rank), at most MatchCap of them: a
-// bucket dense with a word (9,909 candidates for "coffee" in the newest
-// bucket of the benchmark's posts) then costs a top-N sort of small rows,
-// where carrying every row's search_tsv into one sort doubled the statement
-// (17 → 11 ms). Every statement takes the viewer $1 (the visibility rule of
-// posts reads it).
+// bucket dense with a word then costs a top-N sort of small rows, where
+// carrying every row's search_tsv into one sort made the statement far
+// dearer (docs/performance-journal.md, "Search: narrow sort per bucket").
+// Every statement takes the viewer $1 (the visibility rule of posts reads
+// it).
 //
 // Prepared, and written so that its generic plan is taken: the arguments
 // reach the plan only through a materialized CTE read by InitPlans, the
 // highest bucket through a subquery, the cap as a constant. A custom plan
 // then sees nothing a generic one does not and is never estimated cheaper
 // by more than its planning, so the statement is not planned again on every
-// search (3 ms here).
+// search: planning the walk is itself dear (journal, "Search statements on
+// their generic plan").
 func walk(table, alias, bucket, at, where, keys string) string {
 	return walkMatches(table, alias, bucket, at, where, keys, nil, MatchCap) + hitsPage
 }
@@ -405,11 +406,11 @@ const hitsPage = `
 // characters, too short for the trigram index to serve). A handle equal to
 // the name ranks first, then handles starting with it ($3, the prefix
 // pattern), then by similarity (at most 1). It returns them as walk does
-// (keyset $4-$6, limit $7). Its arguments reach
-// the plan through a materialized CTE read by InitPlans, as in walk: with
-// the name in sight of the planner, PostgreSQL planned every people search
-// anew (pg_stat_statements: 0.9 plans per call, 1.5 ms of planning for
-// 0.9 ms of execution in the benchmark).
+// (keyset $4-$6, limit $7). Its arguments reach the plan through a
+// materialized CTE read by InitPlans, as in walk: with the name in sight of
+// the planner, PostgreSQL plans nearly every people search anew, and the
+// planning costs more than the execution (docs/performance-journal.md,
+// "People search on its generic plan").
 var peopleQuery = `
 	WITH a AS MATERIALIZED (
 	    SELECT $1::text AS name, $2::text AS contains, $3::text AS prefix,
@@ -805,14 +806,14 @@ type side struct {
 // statement cost PostgreSQL about as much as reading five listings. So they
 // are one statement, the UNION ALL of one row of the followees and the rows
 // of the listings and of the jobs, in one row type: the columns of one kind
-// hold zero values (or nulls) in the rows of the others. Measured over the
-// benchmark's texts (five listings and five jobs at most), PostgreSQL CPU
-// and server CPU per search: three statements 170 and 229 µs, this one 135
-// and 108 µs; the listings and jobs built as JSON in one row 180 and 185
-// µs (json_build_object and json_agg cost PostgreSQL more than the round
-// trips they saved). The rows are scanned in place through one destination
-// slice, as hydrate scans posts, rather than by sqlx's reflection over some
-// forty columns a row.
+// hold zero values (or nulls) in the rows of the others. One statement costs
+// both PostgreSQL and the server less than three; building the listings and
+// jobs as JSON in one row does not, since json_build_object and json_agg
+// cost PostgreSQL more than the round trips they save
+// (docs/performance-journal.md, "Search side panel in one statement").
+// The rows are scanned in place through one destination slice, as hydrate
+// scans posts, rather than by sqlx's reflection over some forty columns a
+// row.
 
 // sideRow is a row of side's statement: kind 'f' (the followees), 'l' (a
 // listing: l, and the columns every kind shares) or 'j' (a job: j, and

@@ -13,14 +13,12 @@ import (
 // (the pending posts of the reader's followees), and on its few live rows
 // the planner chose a sequential scan, which visits every page the table
 // has, dead rows and all. Autovacuum looks at a table at most once a
-// minute (autovacuum_naptime), by which time the benchmark's create-post
-// run had deleted some 90,000 rows: a page read 128 more buffers with
-// 20,000 dead outbox rows (128 pages) than with none (209 → 337, the
-// default data set, EXPLAIN), and the mix after that run read 1.6 × the
-// buffers per home page of the mix on a fresh copy. So the worker vacuums
-// the outbox itself every OutboxVacuumPosts posts it fans out, at most once
-// a second: the table stays a few pages long, and a vacuum of it takes a
-// millisecond or two.
+// minute (autovacuum_naptime), by which time a burst of posts has left
+// enough dead rows to make every home page read markedly more buffers
+// (docs/performance-journal.md, "Outbox vacuumed by the worker"). So the
+// worker vacuums the outbox itself every OutboxVacuumPosts posts it fans
+// out, at most once a second: the table stays a few pages long, and a
+// vacuum of it is cheap.
 
 // DefaultOutboxVacuumPosts is how many posts the worker fans out between
 // two vacuums of the outbox unless told otherwise: about 9 pages of dead
@@ -75,8 +73,8 @@ func (v *outboxVacuum) fannedOut(ctx context.Context, n, every int64, run func(c
 // (autovacuum) holds it. Without giving the table's empty tail back to the
 // operating system (TRUNCATE false): that takes a lock that excludes every
 // reader and writer of the table, which a vacuum tries for up to 5 s while
-// home pages keep reading it (205 ms a vacuum on average in the benchmark's
-// create-post run with the tail given back); the space stays the table's
+// home pages keep reading it, and makes each vacuum far slower (journal,
+// "Outbox vacuumed by the worker"); the space stays the table's
 // for the rows to come, and autovacuum still gives it back. A role that may
 // not vacuum the table gets a warning from PostgreSQL, not an error, and the
 // vacuum does nothing.

@@ -57,8 +57,9 @@ const FanOutOnReadFollowers = 5000
 // read once per statement. atOrAboveHorizon tests against it rather than
 // against timeline_horizons itself: the planner, expecting a handful of
 // candidate rows, looked the horizon up again for each (an index scan of 3
-// buffers), and a page of a member who follows 14 fan-out-on-read members
-// read 630 of its 900 buffers there (auto_explain in the benchmark's mix).
+// buffers), and for a member who follows many fan-out-on-read members those
+// lookups became most of the page's reads (docs/performance-journal.md,
+// "Horizon read once per statement").
 const horizonCTE = `horizon AS MATERIALIZED (
 		    SELECT h.created_at, h.post_id FROM timeline_horizons h WHERE h.member_id = $1
 		)`

@@ -17,26 +17,23 @@ import (
 )
 
 // FanOut moves at most batch posts from the outbox to their authors'
-// followers' timelines (but not to dormant ones: see DormantAfter) in one statement (so in one transaction: the outbox
-// rows go exactly when the timeline rows come), and reports how many posts
-// it took and, for each timeline row it wrote, the row's member (the
-// Worker's trimming counts them). Concurrent workers (other instances) skip
-// each other's posts.
+// followers' timelines (but not to dormant ones: see DormantAfter) in one
+// statement, so in one transaction: the outbox rows go exactly when the
+// timeline rows come. It reports how many posts it took and, for each
+// timeline row it wrote, the row's member (the Worker's trimming counts
+// them). Concurrent workers (other instances) skip each other's posts.
 //
-// A row the timeline already holds (a follow's merge or a wake's rebuild
-// took the post while it waited in the outbox) is rare: the outbox holds
-// the last moments' posts, and only a follow or a wake within them can
-// have taken one. So the statement first runs without looking for such
-// rows, and a row already there makes it fail on the primary key, undoing
-// it whole; it then runs again with an anti-join on the key that leaves
-// those rows out (guarded), which also sees a merge that committed the same
-// row meanwhile. The look cost about a fifth of the fan-out: 800 posts
-// (about 64,000 rows) into the benchmark's timeline in batches of 20 took
-// 260-290 ms without it against 333-340 ms with it. Not ON CONFLICT DO
-// NOTHING: a speculative insertion checks the key, inserts, then confirms,
-// and cost PostgreSQL about 12 % more CPU than the anti-join (0.51-0.54
-// against 0.45-0.48 ms a post). Within a caller's transaction, which a
-// failure would abort, the guarded statement runs at once.
+// The statement first runs without looking for rows the timeline already
+// holds, and runs again guarded (an anti-join on the key) only when one
+// makes it fail on the primary key, undoing it whole: such a row is rare
+// (only a follow's merge or a wake's rebuild within the outbox's last
+// moments takes a post early), while the look is a large share of the
+// fan-out's cost. The guard also sees a merge that committed the same row
+// meanwhile. It is an anti-join rather than ON CONFLICT DO NOTHING, whose
+// speculative insertion (check, insert, confirm) costs more CPU
+// (docs/performance-journal.md, "Fan-out without the duplicate check").
+// Within a caller's transaction, which a failure would abort, the guarded
+// statement runs at once.
 func FanOut(ctx context.Context, ex sqlx.QueryerContext, batch int) (posts int64, members []int64, err error) {
 	var r struct {
 		Posts   int64         `db:"posts"`
@@ -68,25 +65,21 @@ type fanOutKey struct {
 // rows the timelines already hold. The batch is written into the text
 // rather than passed as a parameter: a statement without parameters keeps
 // one generic plan where it is prepared (the Worker's pg.Prepared), while
-// with LIMIT $1 PostgreSQL planned it on every call, 1.2 ms against 5.5 ms
-// of execution for a batch of 20 in the benchmark's mix (pg_stat_statements:
-// plans = calls).
+// with LIMIT $1 PostgreSQL plans it on every call, at a cost that rivals
+// the execution's (docs/performance-journal.md, "Fan-out statement with
+// its batch in the text").
 //
 // The rows go in in the timeline's key order: a member who follows several
 // of the batch's authors gets their rows one after the other, on the same
 // leaf of the key's index, and neighbouring members on neighbouring leaves,
 // instead of jumping across the index row by row (and a member's rows of a
 // batch lie side by side in the heap, where the trim later deletes them).
-// In the benchmark's closed create-post run (create post alone, old and new
-// alternating twice, 2026-11-27) that took PostgreSQL's CPU from 0.94-0.95
-// to 0.86-0.87 ms a post, wrk's posts a second (counting the drain) from
-// 1,527-1,547 to 1,615-1,656 and vegeta's from 1,398-1,413 to 1,495-1,500:
-// sorting about 70 rows a post costs less than it saves.
+// Sorting the rows costs less than it saves (journal, "Fan-out in the
+// timeline's key order").
 //
-// It returns one member id per row written, counted by the caller: that
-// made the statement 2-4 % slower, grouping them here into two arrays
-// (member, count) about 12 % (batches of 20 posts, ~2,900 rows each, into a
-// 4M-row timeline).
+// It returns one member id per row written, counted by the caller, rather
+// than grouping them here into (member, count) arrays: the grouping costs
+// the statement more than the ids do (journal, "Fan-out's member ids").
 func fanOutSQL(batch int, guarded bool) string {
 	k := fanOutKey{batch, guarded}
 	if q, ok := fanOutSQLs.Load(k); ok {
@@ -163,9 +156,9 @@ func Trim(ctx context.Context, db *sqlx.DB) (int, error) {
 // member's horizon to the oldest kept, and returns 1 if it wrote or raised
 // the horizon (0 for a timeline shorter than Cap). Cap is written into the
 // text, so that the statement has one generic plan where it is prepared
-// (the Worker's pg.Prepared): with OFFSET $2 it was sent unnamed and
-// planned on every cut, 0.12-0.22 ms against 0.66-1.2 ms of execution under
-// the benchmark's create-post and mix loads (pg_stat_statements).
+// (the Worker's pg.Prepared): with OFFSET $2 it would be sent unnamed and
+// planned on every cut, a planning cost that is a sizeable share of the
+// cut's execution (docs/performance-journal.md, "Trim's cut prepared").
 var trimSQL = `
 	WITH edge AS (
 	    SELECT created_at, post_id FROM timeline WHERE member_id = $1
@@ -195,8 +188,9 @@ func cut(ctx context.Context, q sqlx.QueryerContext, member int64) (bool, error)
 // fan-out and the trim, so one Worker runs once at a time.
 //
 // Trimming looking at every timeline (Trim) is a GROUP BY over the whole
-// timeline table: on the benchmark's 4M rows, about 10 s of database work,
-// which landed on whatever load ran at the time. So the worker counts the
+// timeline table, seconds of database work at the benchmark's scale that
+// land on whatever load runs at the time (docs/performance-journal.md,
+// "Trim of the grown timelines only"). So the worker counts the
 // rows its fan-out writes to each member since it last cut that member's
 // timeline, and every TrimEvery cuts only the timelines that got Slack rows
 // or more: one index range and a delete each. Growth the worker does not see
@@ -258,11 +252,10 @@ type Worker struct {
 
 // Run works until ctx ends: the fan-out in one loop, the trimming and the
 // resting of idle members in another, so that neither waits for the other.
-// A trim tick cuts up to thousands of timelines one statement each (3,846
-// in a default-scale benchmark run, 5.1 s of statements under load): run in
-// the fan-out's loop, it stopped the fan-out meanwhile, and a create-post
-// run that met it left 10,565 posts in the outbox, drained in 9.0 s,
-// against 3,832 in 1.2 s in a run that did not.
+// A trim tick may cut thousands of timelines, one statement each, for
+// seconds: in the fan-out's loop it would stop the fan-out meanwhile and
+// leave a backlog in the outbox (docs/performance-journal.md, "Trim beside
+// the fan-out").
 func (w *Worker) Run(ctx context.Context) {
 	idle, batch := w.Idle, w.Batch
 	if idle <= 0 {
@@ -325,10 +318,9 @@ func (w *Worker) Run(ctx context.Context) {
 // backlog: woken (backlog) when the main loop's statement of burst posts
 // came back full, it fans out burst posts a statement until one comes back
 // short or fails, then waits for the next wake. One loop drains a backlog on
-// one core, which the benchmark's create-post run left idle for the 1.1-1.2 s
-// of its drain; the posts a steady load brings (the mix: about 70 a second)
-// never fill a burst, so the helper stays asleep there, and the fan-out's
-// statements stay few and full.
+// one core and leaves the other idle (docs/performance-journal.md, "Fan-out
+// helper"); the posts a steady load brings never fill a burst, so the helper
+// stays asleep there, and the fan-out's statements stay few and full.
 func (w *Worker) help(ctx context.Context, burst int, backlog <-chan struct{}) {
 	for {
 		select {
@@ -399,9 +391,7 @@ func (w *Worker) upkeep(ctx context.Context) {
 // BurstFactor bounds the Worker's batch while the outbox has a backlog:
 // Batch × BurstFactor posts a statement. A statement's fixed costs (the
 // dormant members' hash, the plan's set-up, the commit) are then shared by
-// more posts: 800 posts fanned out in batches of 80-200 took 237-280 ms
-// against 262-290 ms in batches of 20 (the benchmark's timeline, one
-// connection, two rounds).
+// more posts (docs/performance-journal.md, "Fan-out burst batches").
 const BurstFactor = 5
 
 // nextBatch is the Worker's batch after a fan-out of cur posts that took n

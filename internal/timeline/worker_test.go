@@ -442,7 +442,8 @@ func TestNextBatch(t *testing.T) {
 // Here the tick's cut of reader's timeline waits on a row another
 // transaction holds, and meanwhile another author's new posts still reach
 // their follower. With the trim in the fan-out's loop, a benchmark's tick
-// of 3,846 cuts stopped the fan-out for seconds.
+// stopped the fan-out for seconds (docs/performance-journal.md, "Trim
+// beside the fan-out").
 func TestWorkerFansOutWhileTrimming(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)

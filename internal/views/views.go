@@ -49,11 +49,8 @@ type Counter struct {
 // of every post viewed since the last one, and a post's row is wide and
 // indexed (a GIN index of its words for search, three B-trees): when its
 // page has no room for the new version, the update is not HOT and enters
-// every index.
-// On the benchmark's single post (20,000 posts read at 8,000-18,000 req/s)
-// a flush each second rewrote some 7,000 rows a second at about 180 ms of
-// PostgreSQL time; each 10 s, a post read many times is rewritten once:
-// 7,298-8,002 -> 9,952 req/s (wrk: 11,797 -> 18,503).
+// every index. The longer the interval, the more views of a post one
+// rewrite carries (docs/performance-journal.md, "Views flushed every 10 s").
 const DefaultFlushEvery = 10 * time.Second
 
 // New returns a Counter that flushes every interval (1 s when zero).
@@ -166,8 +163,10 @@ func (c *Counter) Flush(ctx context.Context) error {
 	return nil
 }
 
-// flushChunk is how many posts one statement of a flush updates: about
-// 10-25 ms of PostgreSQL time on the benchmark's data set.
+// flushChunk is how many posts one statement of a flush updates: short
+// statements, so that a failed one leaves only its own views pending and
+// none holds its rows' locks for long (docs/performance-journal.md, "Views
+// flushed every 10 s").
 const flushChunk = 1000
 
 // Close flushes what is pending and stops scheduling flushes.
