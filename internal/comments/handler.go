@@ -26,11 +26,7 @@ func (h *Handler) ListPostComments(ctx context.Context, req gen.ListPostComments
 	me, _ := auth.FromContext(ctx)
 	self := h.urls.APIPost(req.ID) + "/comments"
 	fp := cursor.Fingerprint("posts/"+strconv.FormatInt(req.ID, 10)+"/comments", nil)
-	var c string
-	if req.Params.Cursor != nil {
-		c = *req.Params.Cursor
-	}
-	after, err := cursor.Decode(fp, c)
+	after, err := cursor.Decode(fp, cursor.Deref(req.Params.Cursor))
 	if err != nil {
 		// A hidden or missing post answers 404 before a bad cursor answers 400.
 		if verr := h.store.PostVisible(ctx, me.MemberID, req.ID); verr != nil {

@@ -38,23 +38,15 @@ func (h *Handler) ListConversations(ctx context.Context, req gen.ListConversatio
 	if err != nil {
 		return nil, err
 	}
-	fp := cursor.Fingerprint("conversations", nil)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	var unread int
+	r := cursor.Request{Scope: "conversations", Self: h.publicURL + "/api/v1/conversations", PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
+	items, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) (items []Item, err error) {
+		items, unread, err = h.store.List(ctx, me, after, limit)
+		return items, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := cursor.PerPage(req.Params.PerPage)
-	items, unread, err := h.store.List(ctx, me, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	var next *cursor.Position
-	if len(items) > per {
-		items = items[:per]
-		p := items[per-1].Position()
-		next = &p
-	}
-	page := cursor.NewPage(per, h.publicURL+"/api/v1/conversations", nil, fp, next)
 	data := make([]gen.Conversation, len(items))
 	for i, it := range items {
 		data[i] = h.conversation(it)
@@ -73,23 +65,13 @@ func (h *Handler) ListConversationMessages(ctx context.Context, req gen.ListConv
 		return nil, err
 	}
 	self := fmt.Sprintf("%s/api/v1/conversations/%d/messages", h.publicURL, req.ID)
-	fp := cursor.Fingerprint(self, nil)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	r := cursor.Request{Scope: self, Self: self, PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
+	msgs, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) ([]MessageItem, error) {
+		return h.store.Messages(ctx, me, req.ID, after, limit)
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := cursor.PerPage(req.Params.PerPage)
-	msgs, err := h.store.Messages(ctx, me, req.ID, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	var next *cursor.Position
-	if len(msgs) > per {
-		msgs = msgs[:per]
-		p := msgs[per-1].Position()
-		next = &p
-	}
-	page := cursor.NewPage(per, self, nil, fp, next)
 	data := make([]gen.Message, len(msgs))
 	for i, m := range msgs {
 		data[i] = h.message(m)
@@ -174,11 +156,4 @@ func (h *Handler) message(m MessageItem) gen.Message {
 func (h *Handler) summary(m Member) gen.UserSummary {
 	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

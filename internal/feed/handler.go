@@ -29,11 +29,7 @@ func (h *Handler) ListFeed(ctx context.Context, req gen.ListFeedRequestObject) (
 	}
 	// The fingerprint names the effective tab, so ?tab=home and no tab share cursors.
 	fp := cursor.Fingerprint("feed", url.Values{"tab": {string(tab)}})
-	var c string
-	if req.Params.Cursor != nil {
-		c = *req.Params.Cursor
-	}
-	after, err := cursor.Decode(fp, c)
+	after, err := cursor.Decode(fp, cursor.Deref(req.Params.Cursor))
 	if err != nil {
 		return nil, err
 	}

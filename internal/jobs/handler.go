@@ -26,25 +26,15 @@ func NewHandler(s *Store, publicURL string) *Handler {
 // ListJobs implements gen.StrictServerInterface.
 func (h *Handler) ListJobs(ctx context.Context, req gen.ListJobsRequestObject) (gen.ListJobsResponseObject, error) {
 	f, query := filterOf(req.Params)
-	fp := cursor.Fingerprint("jobs", query)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	r := cursor.Request{Scope: "jobs", Self: h.publicURL + "/api/v1/jobs", Query: query, PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
+	items, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) ([]Item, error) {
+		return h.store.List(ctx, f, after, limit)
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := cursor.PerPage(req.Params.PerPage)
-	items, err := h.store.List(ctx, f, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	var next *cursor.Position
-	if len(items) > per {
-		items = items[:per]
-		p := items[per-1].Position()
-		next = &p
-	}
-	page := cursor.NewPage(per, h.publicURL+"/api/v1/jobs", query, fp, next)
 	return gen.ListJobs200JSONResponse{
-		Body:    gen.JobList{Data: h.ToAPI(items), Meta: hydrate.ListMeta(page)},
+		Body:    gen.JobList{Data: ToAPI(hydrate.URLs{Public: h.publicURL}, items), Meta: hydrate.ListMeta(page)},
 		Headers: gen.ListJobs200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -52,7 +42,8 @@ func (h *Handler) ListJobs(ctx context.Context, req gen.ListJobsRequestObject) (
 // filterOf turns the request parameters into a Filter and the query values
 // the cursor is bound to.
 func filterOf(p gen.ListJobsParams) (Filter, url.Values) {
-	f := Filter{Q: deref(p.Q), Workplace: deref(p.Workplace), EmploymentType: deref(p.EmploymentType), Country: deref(p.Country)}
+	f := Filter{Q: cursor.Deref(p.Q), Workplace: cursor.Deref(p.Workplace), EmploymentType: cursor.Deref(p.EmploymentType),
+		Country: cursor.Deref(p.Country)}
 	v := url.Values{}
 	for k, s := range map[string]string{"q": f.Q, "workplace": f.Workplace, "employment_type": f.EmploymentType, "country": f.Country} {
 		if s != "" {
@@ -62,21 +53,21 @@ func filterOf(p gen.ListJobsParams) (Filter, url.Values) {
 	return f, v
 }
 
-// ToAPI converts jobs to their API form.
-func (h *Handler) ToAPI(items []Item) []gen.Job {
+// ToAPI converts jobs to their API form (the jobs list's and search's).
+func ToAPI(urls hydrate.URLs, items []Item) []gen.Job {
 	out := make([]gen.Job, len(items))
 	for i, it := range items {
 		j := gen.Job{
 			ID:             it.ID,
 			Title:          it.Title,
-			Company:        gen.Company{Name: it.CompanyName, Logo: hydrate.URLs{Public: h.publicURL}.MediaPtr(it.CompanyLogoURL), URL: it.CompanyURL},
+			Company:        gen.Company{Name: it.CompanyName, Logo: urls.MediaPtr(it.CompanyLogoURL), URL: it.CompanyURL},
 			Workplace:      gen.JobWorkplace(it.Workplace),
 			EmploymentType: gen.EmploymentType(it.EmploymentType),
 			Description:    it.Description,
 			ApplyURL:       it.ApplyURL,
 			PostedAt:       apitime.New(it.PostedAt),
 			ExpiresAt:      apitime.Ptr(it.ExpiresAt),
-			URL:            h.publicURL + "/jobs/" + strconv.FormatInt(it.ID, 10),
+			URL:            urls.Public + "/jobs/" + strconv.FormatInt(it.ID, 10),
 		}
 		// A location needs a country and a city (the schema requires both);
 		// a job without them is located nowhere in particular (remote).
@@ -90,11 +81,4 @@ func (h *Handler) ToAPI(items []Item) []gen.Job {
 		out[i] = j
 	}
 	return out
-}
-
-func deref[T ~string](p *T) string {
-	if p == nil {
-		return ""
-	}
-	return string(*p)
 }

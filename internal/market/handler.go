@@ -26,20 +26,15 @@ func NewHandler(s *Store, publicURL string) *Handler {
 // ListListings implements gen.StrictServerInterface.
 func (h *Handler) ListListings(ctx context.Context, req gen.ListListingsRequestObject) (gen.ListListingsResponseObject, error) {
 	f, query := filterOf(req.Params)
-	fp := cursor.Fingerprint("market", query)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	r := cursor.Request{Scope: "market", Self: h.publicURL + "/api/v1/market", Query: query, PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
+	items, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) ([]Item, error) {
+		return h.store.List(ctx, f, after, limit)
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := cursor.PerPage(req.Params.PerPage)
-	items, err := h.store.List(ctx, f, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	items, next := trim(items, per)
-	page := cursor.NewPage(per, h.publicURL+"/api/v1/market", query, fp, next)
 	return gen.ListListings200JSONResponse{
-		Body:    gen.ListingList{Data: h.ToAPI(items), Meta: hydrate.ListMeta(page)},
+		Body:    gen.ListingList{Data: ToAPI(hydrate.URLs{Public: h.publicURL}, items), Meta: hydrate.ListMeta(page)},
 		Headers: gen.ListListings200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -47,7 +42,7 @@ func (h *Handler) ListListings(ctx context.Context, req gen.ListListingsRequestO
 // filterOf turns the request parameters into a Filter and the query values
 // the cursor is bound to.
 func filterOf(p gen.ListListingsParams) (Filter, url.Values) {
-	f := Filter{Q: deref(p.Q), Category: deref(p.Category), MinPrice: p.MinPrice, MaxPrice: p.MaxPrice, Sort: SortNewest}
+	f := Filter{Q: cursor.Deref(p.Q), Category: cursor.Deref(p.Category), MinPrice: p.MinPrice, MaxPrice: p.MaxPrice, Sort: SortNewest}
 	if p.Condition != nil {
 		f.Condition = string(*p.Condition)
 	}
@@ -75,20 +70,8 @@ func filterOf(p gen.ListListingsParams) (Filter, url.Values) {
 	return f, v
 }
 
-// trim cuts a page fetched with one extra row to per rows and returns the
-// position of its last row when there are more.
-func trim(items []Item, per int) ([]Item, *cursor.Position) {
-	if len(items) <= per {
-		return items, nil
-	}
-	items = items[:per]
-	p := items[per-1].Position()
-	return items, &p
-}
-
-// ToAPI converts listings to their API form.
-func (h *Handler) ToAPI(items []Item) []gen.Listing {
-	urls := hydrate.URLs{Public: h.publicURL}
+// ToAPI converts listings to their API form (the market's and search's).
+func ToAPI(urls hydrate.URLs, items []Item) []gen.Listing {
 	out := make([]gen.Listing, len(items))
 	for i, it := range items {
 		images := make([]gen.Media, len(it.Images))
@@ -104,19 +87,11 @@ func (h *Handler) ToAPI(items []Item) []gen.Listing {
 			Category:    gen.ListingCategory{Slug: it.CategorySlug, Name: it.CategoryName},
 			Location:    gen.Location{City: it.City, Region: it.Region, Country: it.Country},
 			Images:      images,
-			Seller: urls.UserSummary(hydrate.Author{ID: it.Seller.ID, Handle: it.Seller.Handle, Name: it.Seller.Name,
-				AvatarURL: it.Seller.AvatarURL, Verified: it.Seller.Verified}),
-			Status:    gen.ListingStatus(it.Status),
-			CreatedAt: apitime.New(it.CreatedAt),
-			URL:       h.publicURL + "/market/" + strconv.FormatInt(it.ID, 10),
+			Seller:      urls.UserSummary(it.Seller),
+			Status:      gen.ListingStatus(it.Status),
+			CreatedAt:   apitime.New(it.CreatedAt),
+			URL:         urls.Public + "/market/" + strconv.FormatInt(it.ID, 10),
 		}
 	}
 	return out
-}
-
-func deref[T ~string](p *T) string {
-	if p == nil {
-		return ""
-	}
-	return string(*p)
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
@@ -53,31 +54,22 @@ func paramError(name, detail string) error {
 
 // Item is a listing as lists show it, with its seller and images.
 type Item struct {
-	ID           int64     `db:"id"`
-	Title        string    `db:"title"`
-	Description  string    `db:"description"`
-	PriceMinor   int64     `db:"price_minor"`
-	Currency     string    `db:"currency"`
-	Condition    string    `db:"condition"`
-	CategorySlug string    `db:"category_slug"`
-	CategoryName string    `db:"category_name"`
-	City         string    `db:"city"`
-	Region       *string   `db:"region"`
-	Country      string    `db:"country"`
-	Status       string    `db:"status"`
-	CreatedAt    time.Time `db:"created_at"`
-	Rank         float64   `db:"rank"` // text relevance; 0 without q
-	Seller       Seller    `db:"seller"`
-	Images       []Image   `db:"-"`
-}
-
-// Seller is the member who sells an item.
-type Seller struct {
-	ID        int64   `db:"id"`
-	Handle    string  `db:"handle"`
-	Name      string  `db:"name"`
-	AvatarURL *string `db:"avatar_url"`
-	Verified  bool    `db:"verified"`
+	ID           int64          `db:"id"`
+	Title        string         `db:"title"`
+	Description  string         `db:"description"`
+	PriceMinor   int64          `db:"price_minor"`
+	Currency     string         `db:"currency"`
+	Condition    string         `db:"condition"`
+	CategorySlug string         `db:"category_slug"`
+	CategoryName string         `db:"category_name"`
+	City         string         `db:"city"`
+	Region       *string        `db:"region"`
+	Country      string         `db:"country"`
+	Status       string         `db:"status"`
+	CreatedAt    time.Time      `db:"created_at"`
+	Rank         float64        `db:"rank"`   // text relevance; 0 without q
+	Seller       hydrate.Author `db:"seller"` // the member who sells it
+	Images       []Image        `db:"-"`
 }
 
 // Position is the keyset position of it in a list ordered by sort.
@@ -91,8 +83,8 @@ func itemColumns(rank string) string {
 	return `l.id, l.title, l.description, l.price_minor, l.currency, l.condition,
 	        c.slug AS category_slug, c.name AS category_name, l.city, l.region, l.country, l.status,
 	        l.created_at, ` + rank + ` AS rank,
-	        m.id AS "seller.id", m.handle AS "seller.handle", m.name AS "seller.name",
-	        m.avatar_url AS "seller.avatar_url", m.verified AS "seller.verified"`
+	        m.id AS "seller.author_id", m.handle AS "seller.author_handle", m.name AS "seller.author_name",
+	        m.avatar_url AS "seller.author_avatar_url", m.verified AS "seller.author_verified"`
 }
 
 // Rank is the relevance of listing l to the tsquery expression query:

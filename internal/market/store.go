@@ -20,10 +20,10 @@ const MaxImages = 10
 
 // Image is one picture of a listing.
 type Image struct {
-	URL    string
-	Width  int
-	Height int
-	Alt    *string
+	URL    string  `json:"url"`
+	Width  int     `json:"width"`
+	Height int     `json:"height"`
+	Alt    *string `json:"alt"`
 }
 
 // NewListing describes a listing to publish.

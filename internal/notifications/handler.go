@@ -33,22 +33,16 @@ func (h *Handler) ListNotifications(ctx context.Context, req gen.ListNotificatio
 		return nil, apperr.New(apperr.Unauthenticated, "Authentication required.")
 	}
 	f, query := filterOf(req.Params)
-	fp := cursor.Fingerprint("notifications", query)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	var unread int
+	r := cursor.Request{Scope: "notifications", Self: h.publicURL + "/api/v1/notifications", Query: query,
+		PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
+	items, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) (items []Item, err error) {
+		items, unread, err = h.store.List(ctx, p.MemberID, f, after, limit)
+		return items, err
+	})
 	if err != nil {
 		return nil, err
 	}
-	per := cursor.PerPage(req.Params.PerPage)
-	items, unread, err := h.store.List(ctx, p.MemberID, f, after, per+1)
-	if err != nil {
-		return nil, err
-	}
-	var next *cursor.Position
-	if len(items) > per {
-		items = items[:per]
-		next = &cursor.Position{Time: items[per-1].CreatedAt, ID: items[per-1].ID}
-	}
-	page := cursor.NewPage(per, h.publicURL+"/api/v1/notifications", query, fp, next)
 	return gen.ListNotifications200JSONResponse{
 		Body: gen.NotificationList{Data: h.toAPI(items), Meta: gen.InboxListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
 			NextCursor: page.NextCursor, NextURL: page.NextURL, UnreadCount: unread}},
@@ -135,11 +129,4 @@ func (h *Handler) subjectURL(it Item) string {
 func (h *Handler) summary(m Member) gen.UserSummary {
 	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
-}
-
-func deref(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

@@ -42,6 +42,9 @@ type Item struct {
 	Actor          Member
 }
 
+// Position is the keyset position of it in its recipient's list.
+func (it Item) Position() cursor.Position { return cursor.Position{Time: it.CreatedAt, ID: it.ID} }
+
 // Member is the short form of a member.
 type Member struct {
 	ID        int64

@@ -5,16 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"strconv"
 	"time"
 
 	"github.com/socialnet/socialapi/gen"
-	"github.com/socialnet/socialapi/internal/apitime"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/inflight"
+	"github.com/socialnet/socialapi/internal/jobs"
+	"github.com/socialnet/socialapi/internal/market"
 )
 
 // TopPerPage is how many matches of each kind a search without a kind
@@ -91,7 +91,7 @@ func (h *Handler) SearchAll(ctx context.Context, req gen.SearchAllRequestObject)
 		kind, perPage = Kind(*p.Type), cursor.PerPage(p.PerPage)
 		query.Set("type", string(kind))
 		fp = cursor.Fingerprint("search", query)
-		if after, err = cursor.Decode(fp, deref(p.Cursor)); err != nil {
+		if after, err = cursor.Decode(fp, cursor.Deref(p.Cursor)); err != nil {
 			return nil, err
 		}
 	} else if p.Cursor != nil {
@@ -141,69 +141,11 @@ func (h *Handler) toAPI(res Result) gen.SearchResults {
 	out := gen.SearchResults{
 		People:   make([]gen.Profile, len(res.People)),
 		Posts:    h.urls.PostsAPI(res.Posts),
-		Listings: make([]gen.Listing, len(res.Listings)),
-		Jobs:     make([]gen.Job, len(res.Jobs)),
+		Listings: market.ToAPI(h.urls, res.Listings),
+		Jobs:     jobs.ToAPI(h.urls, res.Jobs),
 	}
 	for i, p := range res.People {
 		out.People[i] = h.urls.ProfileAPI(p)
 	}
-	for i, l := range res.Listings {
-		out.Listings[i] = h.listingAPI(l)
-	}
-	for i, j := range res.Jobs {
-		out.Jobs[i] = h.jobAPI(j)
-	}
 	return out
-}
-
-func (h *Handler) listingAPI(l Listing) gen.Listing {
-	images := make([]gen.Media, len(l.Images))
-	for i, im := range l.Images {
-		images[i] = gen.Media{Kind: "image", URL: h.urls.Media(im.URL), Width: im.Width, Height: im.Height, Alt: im.Alt}
-	}
-	return gen.Listing{
-		ID:          l.ID,
-		Title:       l.Title,
-		Description: l.Description,
-		Price:       hydrate.Money(l.PriceMinor, l.Currency),
-		Condition:   gen.ListingCondition(l.Condition),
-		Category:    gen.ListingCategory{Slug: l.CategorySlug, Name: l.CategoryName},
-		Location:    gen.Location{City: l.City, Region: l.Region, Country: l.Country},
-		Images:      images,
-		Seller:      h.urls.UserSummary(l.Seller),
-		Status:      gen.ListingStatus(l.Status),
-		CreatedAt:   apitime.New(l.CreatedAt),
-		URL:         h.urls.Public + "/market/" + strconv.FormatInt(l.ID, 10),
-	}
-}
-
-func (h *Handler) jobAPI(it Job) gen.Job {
-	j := gen.Job{
-		ID:             it.ID,
-		Title:          it.Title,
-		Company:        gen.Company{Name: it.CompanyName, Logo: h.urls.MediaPtr(it.CompanyLogoURL), URL: it.CompanyURL},
-		Workplace:      gen.JobWorkplace(it.Workplace),
-		EmploymentType: gen.EmploymentType(it.EmploymentType),
-		Description:    it.Description,
-		ApplyURL:       it.ApplyURL,
-		PostedAt:       apitime.New(it.PostedAt),
-		ExpiresAt:      apitime.Ptr(it.ExpiresAt),
-		URL:            h.urls.Public + "/jobs/" + strconv.FormatInt(it.ID, 10),
-	}
-	// As the jobs list: a location needs a city and a country.
-	if it.City != nil && it.Country != nil {
-		j.Location = &gen.Location{City: *it.City, Region: it.Region, Country: *it.Country}
-	}
-	if it.SalaryMinMinor != nil && it.SalaryCurrency != nil && it.SalaryPeriod != nil {
-		j.Salary = &gen.Salary{MinMinor: *it.SalaryMinMinor, MaxMinor: it.SalaryMaxMinor,
-			Currency: *it.SalaryCurrency, Period: gen.SalaryPeriod(*it.SalaryPeriod)}
-	}
-	return j
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }

@@ -34,7 +34,7 @@ func (h *Handler) GetUser(ctx context.Context, req gen.GetUserRequestObject) (ge
 func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsRequestObject) (gen.ListUserPostsResponseObject, error) {
 	me, _ := auth.FromContext(ctx)
 	fp := cursor.Fingerprint("users/"+strings.ToLower(req.Handle)+"/posts", nil)
-	after, err := cursor.Decode(fp, deref(req.Params.Cursor))
+	after, err := cursor.Decode(fp, cursor.Deref(req.Params.Cursor))
 	if err != nil {
 		// An unknown member answers 404 before a bad cursor answers 400.
 		if xerr := h.store.Exists(ctx, req.Handle); xerr != nil {
@@ -51,11 +51,4 @@ func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsReques
 	// The page is written from the posts' rendered parts (hydrate.PostList),
 	// the body gen.PostList would encode to.
 	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: hydrate.ListMeta(page), Link: page.Link()}, nil
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
 }
