@@ -12,63 +12,43 @@ import (
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
 )
 
-// Config is read once, from the environment, in main.
+// Config is read once, from the environment, by loadConfig: the one place
+// defaults are resolved. Every value is final; envVars documents each.
 type Config struct {
-	DatabaseURL     string
-	Addr            string
-	PublicURL       string
-	LogFormat       string // json or text
-	LogLevel        slog.Level
-	BodyLimit       int64
-	RequestTimeout  time.Duration
-	ShutdownTimeout time.Duration
-	DBMaxConns      int
-	// MaxActive bounds the API requests served at once (0: no bound).
-	MaxActive int
-	// StatementTimeout is the serving pool's statement_timeout; 0 keeps the
-	// role's or database's setting.
-	StatementTimeout time.Duration
+	DatabaseURL      string
+	Addr             string
+	PublicURL        string
+	LogFormat        string // json or text
+	LogLevel         slog.Level
+	BodyLimit        int64
+	RequestTimeout   time.Duration
+	ShutdownTimeout  time.Duration
+	DBMaxConns       int
+	MaxActive        int           // 0: no bound
+	StatementTimeout time.Duration // 0: the role's setting
 	ReadPerMinute    int
 	WritePerMinute   int
-	RedisURL         string
-	MetricsAddr      string
+	RedisURL         string // empty: budgets in process
+	MetricsAddr      string // "off": no metrics listener
 	RateWindow       time.Duration
 	TrustedProxies   []*net.IPNet
 	CORSOrigins      []string
-	// PostCacheEntries bounds the in-process cache of posts' static parts
-	// (0: none).
-	PostCacheEntries int
-	// CoalesceSlots bounds the coalesced statements in flight (single
-	// posts and feed pages); reads that find them all busy share the next
-	// one (0: every read alone).
-	CoalesceSlots int
-	// SearchCacheTTL is how long search keeps what a text matched (0: not
-	// at all).
-	SearchCacheTTL time.Duration
-	// SearchPerMember and SearchActive bound the searches in flight that
-	// read their matches from the database, one member's and all members'
-	// (0: no bound); SearchTimeout is how long one search may run (0: no
-	// budget of its own).
-	SearchPerMember int
-	SearchActive    int
-	SearchTimeout   time.Duration
-	// ViewsFlushEvery is how often the views counted in memory are added
-	// to the posts (views.Counter).
-	ViewsFlushEvery time.Duration
-	// DormantAfter is how long a member goes without using the service
-	// before the fan-out stops writing to their home timeline (0: never).
-	DormantAfter time.Duration
-	// FanOutHelpers is how many fan-out loops join the worker's own while
-	// the outbox has a backlog (0: none).
-	FanOutHelpers int
-	// TrimEvery is how often the timeline worker cuts the timelines its
-	// fan-out has grown past the cap (timeline.Worker.TrimEvery).
-	TrimEvery time.Duration
+	PostCacheEntries int           // 0: no cache
+	CoalesceSlots    int           // 0: every read alone
+	SearchCacheTTL   time.Duration // 0: matches not kept
+	SearchPerMember  int           // 0: no bound
+	SearchActive     int           // 0: no bound
+	SearchTimeout    time.Duration // 0: no budget of its own
+	ViewsFlushEvery  time.Duration
+	DormantAfter     time.Duration // 0: never
+	FanOutHelpers    int           // 0: none
+	TrimEvery        time.Duration
 }
 
 // envVar documents one environment variable of `serve`. envVars is the one
@@ -164,7 +144,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.MaxActive = int(active)
-	postCache, err := envInt(getenv, "POST_CACHE_ENTRIES", 50_000, 0, 10_000_000)
+	postCache, err := envInt(getenv, "POST_CACHE_ENTRIES", hydrate.DefaultCacheEntries, 0, 10_000_000)
 	if err != nil {
 		return c, err
 	}
@@ -184,11 +164,11 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.SearchActive = int(searches)
-	rd, err := envInt(getenv, "RATE_LIMIT_READ", 120, 1, 1_000_000)
+	rd, err := envInt(getenv, "RATE_LIMIT_READ", int64(ratelimit.DefaultQuotas.Read), 1, 1_000_000)
 	if err != nil {
 		return c, err
 	}
-	wr, err := envInt(getenv, "RATE_LIMIT_WRITE", 60, 1, 1_000_000)
+	wr, err := envInt(getenv, "RATE_LIMIT_WRITE", int64(ratelimit.DefaultQuotas.Write), 1, 1_000_000)
 	if err != nil {
 		return c, err
 	}
@@ -204,7 +184,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	} else if c.StatementTimeout != 0 && c.StatementTimeout < time.Millisecond {
 		return c, fmt.Errorf("DB_STATEMENT_TIMEOUT must be at least 1ms (or 0 for the role's setting), got %q", getenv("DB_STATEMENT_TIMEOUT"))
 	}
-	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", 10*time.Second); err != nil {
+	if c.SearchCacheTTL, err = envDurationOrOff(getenv, "SEARCH_CACHE_TTL", search.DefaultMatchTTL); err != nil {
 		return c, fmt.Errorf("%w (or 0 for none)", err)
 	}
 	if c.SearchTimeout, err = envDurationOrOff(getenv, "SEARCH_TIMEOUT", search.DefaultTimeout); err != nil {
@@ -216,7 +196,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.DormantAfter, err = envDurationOrOff(getenv, "TIMELINE_DORMANT_AFTER", timeline.DormantAfter); err != nil {
 		return c, fmt.Errorf("%w (or 0 for never)", err)
 	}
-	helpers, err := envInt(getenv, "TIMELINE_FANOUT_HELPERS", 1, 0, 16)
+	helpers, err := envInt(getenv, "TIMELINE_FANOUT_HELPERS", timeline.DefaultHelpers, 0, 16)
 	if err != nil {
 		return c, err
 	}
@@ -224,7 +204,7 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.TrimEvery, err = envDuration(getenv, "TIMELINE_TRIM_INTERVAL", timeline.DefaultTrimEvery); err != nil {
 		return c, err
 	}
-	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", time.Minute); err != nil {
+	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", ratelimit.DefaultWindow); err != nil {
 		return c, err
 	}
 	for _, cidr := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {

@@ -3,7 +3,6 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -162,15 +161,15 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			// instance), and reads merge it meanwhile.
 			wctx, stopWorker := context.WithCancel(ctx)
 			defer stopWorker()
-			go (&timeline.Worker{DB: conn, Log: log, TrimEvery: cfg.TrimEvery,
-				DormantAfter: cmp.Or(cfg.DormantAfter, -1),             // 0 here means never
-				Helpers:      cmp.Or(cfg.FanOutHelpers, -1)}).Run(wctx) // 0 here means none
+			worker := timeline.NewWorker(conn, log)
+			worker.TrimEvery, worker.DormantAfter, worker.Helpers = cfg.TrimEvery, cfg.DormantAfter, cfg.FanOutHelpers
+			go worker.Run(wctx)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
-				PostCache:      cmp.Or(cfg.PostCacheEntries, -1), // 0 here means none
-				CoalesceSlots:  cmp.Or(cfg.CoalesceSlots, -1),    // 0 here means every read alone
+				PostCache:      cfg.PostCacheEntries,
+				CoalesceSlots:  cfg.CoalesceSlots,
 				MaxActive:      cfg.MaxActive,
-				SearchCache:    cmp.Or(cfg.SearchCacheTTL, -1), // 0 here means none
+				SearchCache:    cfg.SearchCacheTTL,
 				Metrics:        reg,
 				PublicURL:      cfg.PublicURL,
 				BodyLimit:      cfg.BodyLimit,
@@ -179,9 +178,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				RedisURL:       cfg.RedisURL,
 				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
-				// 0 here means the default; the configuration's 0 (no bound) is -1.
-				SearchBounds: httpapi.SearchBounds{PerMember: cmp.Or(cfg.SearchPerMember, -1),
-					Active: cmp.Or(cfg.SearchActive, -1), Timeout: cmp.Or(cfg.SearchTimeout, -1)},
+				SearchBounds:   httpapi.SearchBounds{PerMember: cfg.SearchPerMember, Active: cfg.SearchActive, Timeout: cfg.SearchTimeout},
 			}, conn, log, specYAML)
 			if err != nil {
 				return err

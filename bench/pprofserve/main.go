@@ -21,7 +21,8 @@ import (
 	"github.com/socialnet/socialapi/internal/httpapi"
 	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/pg"
-	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/search"
+	"github.com/socialnet/socialapi/internal/views"
 )
 
 func main() {
@@ -54,13 +55,14 @@ func run(addr, debug, specPath string, log *slog.Logger) error {
 		return err
 	}
 	defer conn.Close()
-	h, err := httpapi.New(httpapi.Config{
-		PublicURL:      "http://" + addr,
-		BodyLimit:      64 << 10,
-		RequestTimeout: 10 * time.Second,
-		MaxActive:      min(pg.DefaultPool.MaxOpen, 4*runtime.GOMAXPROCS(0)), // as serve's default (MAX_ACTIVE_REQUESTS)
-		RateLimits:     ratelimit.Quotas{Read: envInt("RATE_LIMIT_READ", 120), Write: envInt("RATE_LIMIT_WRITE", 60), Window: time.Minute},
-	}, conn, log, specYAML)
+	counter := views.New(conn, log, views.DefaultFlushEvery)
+	defer func() { _ = counter.Close(context.Background()) }()
+	cfg := httpapi.DefaultConfig()
+	cfg.PublicURL, cfg.BodyLimit, cfg.RequestTimeout, cfg.Views = "http://"+addr, 64<<10, 10*time.Second, counter
+	cfg.MaxActive = min(pg.DefaultPool.MaxOpen, 4*runtime.GOMAXPROCS(0)) // as serve's default (MAX_ACTIVE_REQUESTS)
+	cfg.SearchBounds.Active = search.DefaultActive(cfg.MaxActive, pg.DefaultPool.MaxOpen)
+	cfg.RateLimits.Read, cfg.RateLimits.Write = envInt("RATE_LIMIT_READ", cfg.RateLimits.Read), envInt("RATE_LIMIT_WRITE", cfg.RateLimits.Write)
+	h, err := httpapi.New(cfg, conn, log, specYAML)
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ import (
 	"github.com/socialnet/socialapi/internal/httpapi"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
-	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/views"
 )
 
@@ -59,11 +59,9 @@ type Options struct {
 	Metrics *prometheus.Registry
 	// CORSOrigins are the browser origins allowed cross-origin.
 	CORSOrigins []string
-	// SearchBounds bound searches as the server's configuration does.
-	SearchBounds httpapi.SearchBounds
-	// SearchCache is how long search keeps what a text matched (0: the
-	// server's default).
-	SearchCache time.Duration
+	// Configure, when set, changes the server's configuration (NewWith's)
+	// before the server is built.
+	Configure func(*httpapi.Config)
 }
 
 // New starts an API over a fresh database.
@@ -83,12 +81,17 @@ func NewWith(t testing.TB, o Options) *Env {
 	// closes (cleanups run last-registered first).
 	counter := views.New(conn, log, 0)
 	t.Cleanup(func() { _ = counter.Close(context.Background()) })
-	// A gate as the server has (MAX_ACTIVE_REQUESTS), so every API test
-	// passes through it.
-	cfg := httpapi.Config{PublicURL: PublicURL, BodyLimit: 64 << 10, Metrics: o.Metrics, CORSOrigins: o.CORSOrigins, Views: counter,
-		MaxActive: 8, SearchBounds: o.SearchBounds, SearchCache: o.SearchCache}
+	// serve's defaults, with a gate as the server has (MAX_ACTIVE_REQUESTS)
+	// so that every API test passes through it, and no request timeout.
+	cfg := httpapi.DefaultConfig()
+	cfg.PublicURL, cfg.BodyLimit, cfg.MaxActive, cfg.Views = PublicURL, 64<<10, 8, counter
+	cfg.SearchBounds.Active = search.DefaultActive(cfg.MaxActive, conn.Stats().MaxOpenConnections)
+	cfg.Metrics, cfg.CORSOrigins = o.Metrics, o.CORSOrigins
 	if o.RateWindow > 0 {
-		cfg.RateLimits = ratelimit.Quotas{Read: 120, Write: 60, Window: o.RateWindow}
+		cfg.RateLimits.Window = o.RateWindow
+	}
+	if o.Configure != nil {
+		o.Configure(&cfg)
 	}
 	e, err := httpapi.New(cfg, conn, log, SpecYAML(t))
 	if err != nil {
@@ -327,6 +330,16 @@ func Check(req Request, resp *Response) error {
 
 // checkURLs requires every URL-valued field (url, *_url, avatar, logo) to be
 // absolute, under the public base URL unless it points at external media.
+// notURIChar reports whether r may not appear unescaped in a URI (RFC 3986:
+// unreserved, reserved and "%" only).
+func notURIChar(r rune) bool {
+	switch {
+	case 'a' <= r && r <= 'z', 'A' <= r && r <= 'Z', '0' <= r && r <= '9':
+		return false
+	}
+	return !strings.ContainsRune("-._~:/?#[]@!$&'()*+,;=%", r)
+}
+
 func checkURLs(v any, key string) error {
 	switch x := v.(type) {
 	case map[string]any:
@@ -346,6 +359,9 @@ func checkURLs(v any, key string) error {
 			u, err := url.Parse(x)
 			if err != nil || !u.IsAbs() || u.Host == "" {
 				return fmt.Errorf("field %q = %q is not an absolute URL", key, x)
+			}
+			if i := strings.IndexFunc(x, notURIChar); i >= 0 {
+				return fmt.Errorf("field %q = %q is not a URI: %q is not allowed unescaped (RFC 3986)", key, x, x[i:i+1])
 			}
 		}
 	}

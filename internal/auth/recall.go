@@ -60,9 +60,18 @@ func (c *recallCache) drop(key [sha256.Size]byte) {
 	}
 }
 
-// pending is the confirmation state of a recalled principal, shared by the
-// copies of it a request passes around.
-type pending struct{ confirmed atomic.Bool }
+// Pending is the confirmation a recalled principal awaits. Recall makes one
+// per call, and the copies of the principal a request passes around (the one
+// in its context included) share it: a guarded statement that returned rows
+// (Confirm), or the edge once it authenticated the token in full, confirms
+// the principal for the whole request.
+type Pending struct{ confirmed atomic.Bool }
+
+// Confirm records that the token counted.
+func (pe *Pending) Confirm() { pe.confirmed.Store(true) }
+
+// Confirmed reports whether Confirm was called.
+func (pe *Pending) Confirmed() bool { return pe.confirmed.Load() }
 
 // Recall returns the principal of a token Authenticate accepted before,
 // without asking the database, as a provisional principal (Provisional is
@@ -87,7 +96,7 @@ func (s *Store) Recall(tok string) (Principal, bool) {
 		s.touchLater(r.p.TokenID, now)
 	}
 	p := r.p
-	p.pending = &pending{}
+	p.pending = &Pending{}
 	return p, true
 }
 
@@ -174,14 +183,11 @@ func (s *Store) touchBatch(ctx context.Context, due map[int64]time.Time) error {
 
 // Provisional reports whether p was recalled and nothing has confirmed it
 // yet: the request must not be answered before Authenticate does.
-func (p Principal) Provisional() bool { return p.pending != nil && !p.pending.confirmed.Load() }
+func (p Principal) Provisional() bool { return p.pending != nil && !p.pending.Confirmed() }
 
-// confirm marks a recalled principal confirmed (a no-op for others).
-func (p Principal) confirm() {
-	if p.pending != nil {
-		p.pending.confirmed.Store(true)
-	}
-}
+// Pending returns the confirmation a recalled p awaits, or nil when p was
+// authenticated in full.
+func (p Principal) Pending() *Pending { return p.pending }
 
 // Guard returns the token id a statement of ctx's request must check when
 // the request acts for a provisional principal (GuardArg).
@@ -207,8 +213,8 @@ func counts(param string) string {
 // returned rows, so the token counted when the statement ran (a no-op for a
 // principal that is not provisional).
 func Confirm(ctx context.Context) {
-	if p, ok := FromContext(ctx); ok {
-		p.confirm()
+	if p, ok := FromContext(ctx); ok && p.pending != nil {
+		p.pending.Confirm()
 	}
 }
 

@@ -22,7 +22,7 @@ type Principal struct {
 	TokenCreatedAt time.Time
 	TokenExpiresAt *time.Time
 
-	pending *pending // set on recalled principals (recall.go)
+	pending *Pending // set on recalled principals (recall.go)
 }
 
 // Token is a stored token as operators see it (never the secret).

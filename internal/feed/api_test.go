@@ -50,7 +50,7 @@ func (w *world) post(t *testing.T, author, vis, body string, at time.Time) int64
 	if !at.IsZero() {
 		np.CreatedAt = &at
 	}
-	p, err := posts.NewStore(w.env.DB).Create(context.Background(), w.ids[author], np)
+	p, err := posts.NewStore(w.env.DB, nil).Create(context.Background(), w.ids[author], np)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestTimelineEqualsFanOutOnRead(t *testing.T) {
 		}
 		ids[i] = m.ID
 	}
-	ps, fs, s := posts.NewStore(db), follows.NewStore(db), NewStore(db).WithCache(hydrate.NewCache(16)) // a small cache: evictions too
+	ps, fs, s := posts.NewStore(db, nil), follows.NewStore(db), NewStore(db).WithCache(hydrate.NewCache(16)) // a small cache: evictions too
 	var live []struct{ id, author int64 }
 	vis := []string{"public", "followers", "private"}
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -194,7 +194,7 @@ func TestTimelineHorizon(t *testing.T) {
 	checkAll(t, s, []int64{reader, prolific, quiet}, "rebuilt", 20, 50)
 
 	// New posts push the timeline past Cap+Slack; trimming raises the horizon.
-	ps := posts.NewStore(db)
+	ps := posts.NewStore(db, nil)
 	for i := 0; i < timeline.Slack+10; i++ {
 		if _, err := ps.Create(ctx, prolific, posts.NewPost{Body: "new"}); err != nil {
 			t.Fatal(err)
@@ -236,7 +236,7 @@ func TestTimelineCelebrityBelowTimeline(t *testing.T) {
 	ctx := context.Background()
 	id := pgtest.Members(t, db, "reader", "friend", "celebrity")
 	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, id["celebrity"])
-	ps, fs := posts.NewStore(db), follows.NewStore(db)
+	ps, fs := posts.NewStore(db, nil), follows.NewStore(db)
 	old := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 5 {
 		at := old.Add(time.Duration(i) * time.Hour)
@@ -275,7 +275,7 @@ func TestTimelineDormant(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	id := pgtest.Members(t, db, "sleeper", "busy", "author")
-	fs, ps, s := follows.NewStore(db), posts.NewStore(db), NewStore(db)
+	fs, ps, s := follows.NewStore(db), posts.NewStore(db, nil), NewStore(db)
 	for _, m := range []string{"sleeper", "busy"} {
 		if _, _, err := fs.Toggle(ctx, id[m], "author"); err != nil {
 			t.Fatal(err)
@@ -404,7 +404,7 @@ func TestTimelineHorizonReadOnce(t *testing.T) {
 	db.MustExec(`INSERT INTO posts (author_id, body, visibility, created_at)
 		SELECT a, 'post ' || g, 'public', now() - g * interval '1 minute'
 		  FROM unnest(ARRAY[$1, $2]::bigint[]) a, generate_series(1, 40) g`, id["celebrity"], id["star"])
-	ps := posts.NewStore(db)
+	ps := posts.NewStore(db, nil)
 	for range 30 {
 		if _, err := ps.Create(ctx, id["friend"], posts.NewPost{Body: "new"}); err != nil {
 			t.Fatal(err)

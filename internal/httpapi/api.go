@@ -1,9 +1,9 @@
 package httpapi
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strconv"
@@ -71,6 +71,20 @@ type API struct {
 
 var _ gen.StrictServerInterface = (*API)(nil)
 
+// DefaultConfig is serve's defaults of the edge's tunables: the contract's
+// rate limits, the post cache, coalescing and search's cache and bounds.
+// SearchBounds.Active, whose default depends on MaxActive and the
+// connection pool (search.DefaultActive), is the caller's to set.
+func DefaultConfig() Config {
+	return Config{
+		RateLimits:    ratelimit.DefaultQuotas,
+		PostCache:     hydrate.DefaultCacheEntries,
+		CoalesceSlots: hydrate.DefaultCoalesceSlots,
+		SearchCache:   search.DefaultMatchTTL,
+		SearchBounds:  SearchBounds{PerMember: search.DefaultPerMember, Timeout: search.DefaultTimeout},
+	}
+}
+
 // New builds the whole HTTP service: the API under /api/v1, the raw contract,
 // and the health checks.
 func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo, error) {
@@ -78,8 +92,8 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	if err != nil {
 		return nil, err
 	}
-	if cfg.RateLimits.Read == 0 && cfg.RateLimits.Write == 0 {
-		cfg.RateLimits.Read, cfg.RateLimits.Write = ratelimit.DefaultQuotas.Read, ratelimit.DefaultQuotas.Write
+	if cfg.Views == nil {
+		return nil, errors.New("httpapi: Config.Views is required")
 	}
 	var rl *ratelimit.Limiter
 	if cfg.RedisURL != "" {
@@ -94,31 +108,25 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	}
 	lim := newLimits(rl, log)
 	mh, err := meta.NewHandler(spec, meta.Config{PublicURL: cfg.PublicURL, BasePath: BasePath, BodyLimit: cfg.BodyLimit,
-		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write, Window: cfg.RateLimits.WindowOrDefault(),
+		ReadPerMinute: cfg.RateLimits.Read, WritePerMinute: cfg.RateLimits.Write, Window: cfg.RateLimits.Window,
 		SpecSHA256: fmt.Sprintf("%x", sha256.Sum256(specYAML))})
 	if err != nil {
 		return nil, err
 	}
 	urls := hydrate.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
 	var postCache *hydrate.Cache
-	switch {
-	case cfg.PostCache == 0:
-		postCache = hydrate.NewCache(hydrate.DefaultCacheEntries)
-	case cfg.PostCache > 0:
+	if cfg.PostCache > 0 {
 		postCache = hydrate.NewCache(cfg.PostCache)
 	}
 	var pool *coalesce.Pool // shared by every coalesced read
-	if cfg.CoalesceSlots >= 0 {
-		pool = coalesce.NewPool(cmp.Or(cfg.CoalesceSlots, hydrate.DefaultCoalesceSlots))
+	if cfg.CoalesceSlots > 0 {
+		pool = coalesce.NewPool(cfg.CoalesceSlots)
 		postCache.CoalescePages(pool)
 	}
-	postStore, userStore := posts.NewStore(db).WithCache(postCache).WithCoalescing(pool), users.NewStore(db).WithCache(postCache)
-	if cfg.Views != nil {
-		postStore.WithViews(cfg.Views)
-	}
+	postStore, userStore := posts.NewStore(db, cfg.Views).WithCache(postCache).WithCoalescing(pool), users.NewStore(db).WithCache(postCache)
 	convStore := conversations.NewStore(db)
-	searchH := search.NewHandler(search.NewStore(db).WithCache(postCache).WithMatchCache(cmp.Or(cfg.SearchCache, search.DefaultMatchTTL)), urls).
-		WithBounds(searchLimiters(cfg, db))
+	searchH := search.NewHandler(search.NewStore(db).WithCache(postCache).WithMatchCache(cfg.SearchCache), urls).
+		WithBounds(searchLimiters(cfg))
 	api := &API{
 		metaHandler:          mh,
 		meHandler:            me.NewHandler(me.NewStore(db), cfg.PublicURL, lim),
@@ -155,15 +163,11 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 
 // searchLimiters are the bounds of searches cfg.SearchBounds sets (see
 // search.Handler.WithBounds); searches count against the read policy.
-func searchLimiters(cfg Config, db *sqlx.DB) (walks *inflight.Limiter, timeout time.Duration) {
+func searchLimiters(cfg Config) (walks *inflight.Limiter, timeout time.Duration) {
 	b := cfg.SearchBounds
-	active := b.Active
-	if active == 0 {
-		active = search.DefaultActive(cfg.MaxActive, db.Stats().MaxOpenConnections)
-	}
-	walks = inflight.New(inflight.Config{What: "searches of texts not searched lately", PerMember: cmp.Or(b.PerMember, search.DefaultPerMember),
-		Total: active, Policy: string(ratelimit.Read), Quota: cfg.RateLimits.Read})
-	return walks, cmp.Or(b.Timeout, search.DefaultTimeout)
+	walks = inflight.New(inflight.Config{What: "searches of texts not searched lately", PerMember: b.PerMember,
+		Total: b.Active, Policy: string(ratelimit.Read), Quota: cfg.RateLimits.Read})
+	return walks, b.Timeout
 }
 
 // postProbe answers NotFound for a request about a post (path parameter id)

@@ -21,72 +21,97 @@ type Authenticator interface {
 	Recall(token string) (auth.Principal, bool)
 }
 
-// apiEdge is the middleware in front of every /api/v1 request. It applies the
-// checks in the contract's order (docs/design.md): authenticate (401; failures are
-// limited per client address) → rate limit (429) → scope (403)
-// → route (404/405) → request validation (400/413/415/422, unless the named
-// resource does not exist or is hidden: 404; a malformed path parameter
-// names no resource, so it is a 400). GET answers get an ETag and
+// edge is the middleware in front of every /api/v1 request (serve). It
+// applies the checks in the contract's order (docs/design.md): authenticate
+// (401; failures are limited per client address) → rate limit (429) → scope
+// (403) → route (404/405) → request validation (400/413/415/422, unless the
+// named resource does not exist or is hidden: 404; a malformed path
+// parameter names no resource, so it is a 400). GET answers get an ETag and
 // may be 304 (etag.go); a conditional GET spends the read budget like any.
-func apiEdge(ct *contract, authn Authenticator, lim *limits, idem *idempotent, tags *etags, bodyLimit int64) echo.MiddlewareFunc {
-	return func(next echo.HandlerFunc) echo.HandlerFunc {
-		return func(c echo.Context) error {
-			r := c.Request()
-			m := ct.match(c)
+type edge struct {
+	contract  *contract
+	authn     Authenticator
+	limits    *limits
+	idem      *idempotent
+	tags      *etags
+	bodyLimit int64
+}
 
-			// A GET, and a write whose statement checks the token itself,
-			// may act for a recalled principal (auth/recall.go); it is
-			// confirmed in full before anything is answered, unless a
-			// guarded statement confirmed it meanwhile.
-			tok, p, err := authenticate(r, authn, recallable(r, m))
-			if err != nil {
-				return failed(c, lim, err)
-			}
-			c.Set(ctxMemberID, p.MemberID)
-			ctx := auth.WithPrincipal(r.Context(), p)
-			r = r.WithContext(ctx)
-			c.SetRequest(r)
-			var confirmed bool
-			var cerr error
-			confirm := func() error { // at most once
-				if !confirmed && p.Provisional() {
-					if _, err := authn.Authenticate(ctx, tok); err != nil {
-						cerr = failed(c, lim, err)
-					} else {
-						auth.Confirm(ctx)
-					}
-				}
-				confirmed = true
-				return cerr
-			}
-			err = edgeChecks(c, ct, m, p, lim, idem, tags, bodyLimit, next, confirm)
-			if p.Provisional() { // still: confirm failed, or never ran
-				if cerr := confirm(); cerr != nil {
-					// Nothing was sent: drop what the checks set for a
-					// member the request turned out not to act for.
-					h := c.Response().Header()
-					lim.clear(h)
-					h.Del("ETag")
-					h.Del(echo.HeaderAllow)
-					return cerr
-				}
-			}
-			return err
+// serve is the edge as Echo middleware.
+func (e *edge) serve(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		m := e.contract.match(c)
+		// A GET, and a write whose statement checks the token itself, may
+		// act for a recalled principal (auth/recall.go); it is confirmed in
+		// full before anything is answered, unless a guarded statement
+		// confirmed it meanwhile.
+		tok, p, err := e.authenticate(c.Request(), recallable(c.Request(), m))
+		if err != nil {
+			return e.failed(c, err)
 		}
+		c.Set(ctxMemberID, p.MemberID)
+		c.SetRequest(c.Request().WithContext(auth.WithPrincipal(c.Request().Context(), p)))
+		pc := pendingConfirmation{edge: e, c: c, ctx: c.Request().Context(), tok: tok, pending: p.Pending()}
+		err = e.check(c, next, m, p, &pc)
+		if cerr := pc.confirm(); cerr != nil {
+			// Nothing was sent: drop what the checks set for a member the
+			// request turned out not to act for.
+			h := c.Response().Header()
+			e.limits.clear(h)
+			h.Del("ETag")
+			h.Del(echo.HeaderAllow)
+			return cerr
+		}
+		return err
 	}
 }
 
+// pendingConfirmation is what a request owes before it answers for a
+// recalled principal: the token, to authenticate in full, and the
+// principal's confirmation (auth.Pending), which a guarded statement may
+// settle first. For a principal authenticated in full it owes nothing.
+type pendingConfirmation struct {
+	edge    *edge
+	c       echo.Context
+	ctx     context.Context // the request's, carrying the principal
+	tok     string
+	pending *auth.Pending // nil: authenticated in full
+
+	ran bool  // confirm ran
+	err error // its answer
+}
+
+// confirm authenticates the token in full unless the principal is
+// confirmed already; it runs at most once and then repeats its answer,
+// so a refused token spends the failure budget once.
+func (pc *pendingConfirmation) confirm() error {
+	if pc.ran {
+		return pc.err
+	}
+	pc.ran = true
+	if pc.pending == nil || pc.pending.Confirmed() {
+		return nil
+	}
+	if _, err := pc.edge.authn.Authenticate(pc.ctx, pc.tok); err != nil {
+		pc.err = pc.edge.failed(pc.c, err)
+		return pc.err
+	}
+	pc.pending.Confirm()
+	return nil
+}
+
 // guardedWrites are the writes whose one write statement checks the token
-// of a provisional principal (auth.GuardSQL) before it writes
-// anything: a token that no longer counts writes nothing, and the edge then
-// answers 401. Any other write authenticates in full first.
+// of a provisional principal (auth.GuardSQL) before it writes anything: a
+// token that no longer counts writes nothing, and the edge then answers 401.
+// Any other write authenticates in full first. guarded_internal_test.go
+// names the statements and holds this list to them.
 var guardedWrites = map[string]bool{
-	"createPost":                true, // posts.createSQL
-	"reactToPost":               true, // reactions.setSQL
-	"deletePostReaction":        true, // reactions.removeSQL
-	"createPostComment":         true, // comments.createSQL
-	"toggleFollow":              true, // follows.writeSQL
-	"createConversationMessage": true, // conversations.sendSQL
+	"createPost":                true,
+	"reactToPost":               true,
+	"deletePostReaction":        true,
+	"createPostComment":         true,
+	"toggleFollow":              true,
+	"createConversationMessage": true,
 }
 
 // recallable reports whether r may act for a recalled principal: every GET
@@ -100,31 +125,71 @@ func recallable(r *http.Request, m routeMatch) bool {
 	return m.err == nil && m.op != nil && guardedWrites[m.op.id] && r.Header.Get(headerIdempotencyKey) == ""
 }
 
+// authenticate reads the one accepted credential: an Authorization header
+// with the Bearer scheme. Tokens anywhere else (query, cookie) do not count.
+// With recall, a token the store recalls gives a provisional principal
+// (auth.Principal.Provisional) without a database round trip.
+func (e *edge) authenticate(r *http.Request, recall bool) (string, auth.Principal, error) {
+	values := r.Header.Values(echo.HeaderAuthorization)
+	if len(values) == 0 {
+		return "", auth.Principal{}, apperr.New(apperr.Unauthenticated, "This request needs an Authorization: Bearer <token> header.")
+	}
+	if len(values) > 1 {
+		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "Send exactly one Authorization header.")
+	}
+	scheme, tok, ok := strings.Cut(values[0], " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "The Authorization header must use the Bearer scheme.")
+	}
+	if recall {
+		if p, ok := e.authn.Recall(tok); ok {
+			return tok, p, nil
+		}
+	}
+	p, err := e.authn.Authenticate(r.Context(), tok)
+	return tok, p, err
+}
+
 // failed answers a request whose authentication failed: its error, after
 // spending the client address's budget for failed authentications (429 when
 // exhausted). A failure to reach the token store is not the client's.
-func failed(c echo.Context, lim *limits, err error) error {
+func (e *edge) failed(c echo.Context, err error) error {
 	if apperr.Is(err, apperr.Unavailable) || apperr.Is(err, apperr.Internal) {
 		return err
 	}
-	if lerr := lim.takeAddress(c.Request().Context(), c.RealIP()); lerr != nil {
+	if lerr := e.limits.takeAddress(c.Request().Context(), c.RealIP()); lerr != nil {
 		return lerr
 	}
 	return err
 }
 
-// edgeChecks is the part of apiEdge after authentication: rate limit, scope,
-// route, request validation, then the handler (through idempotency for POST,
-// conditional GET for GET). confirm runs before a GET's answer is written.
-func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, lim *limits, idem *idempotent, tags *etags, bodyLimit int64, next echo.HandlerFunc, confirm func() error) error {
+// check is the part of the edge after authentication: rate limit, route
+// and scope, request validation, then the handler: through idempotency for
+// a POST with a key, through conditional GET (which confirms a recalled
+// principal before writing the answer) for a GET.
+func (e *edge) check(c echo.Context, next echo.HandlerFunc, m routeMatch, p auth.Principal, pending *pendingConfirmation) error {
 	r := c.Request()
-	ctx := r.Context()
-	h := c.Response().Header()
-	var err error
-	if err := lim.take(ctx, h, r.Method, p.MemberID); err != nil {
+	if err := e.limits.take(r.Context(), c.Response().Header(), r.Method, p.MemberID); err != nil {
 		return err
 	}
+	if err := checkScope(c, m, p); err != nil {
+		return err
+	}
+	key, hash, err := e.validate(r, m, p)
+	switch {
+	case err != nil:
+		return err
+	case key != "":
+		return e.idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
+	case r.Method == http.MethodGet || r.Method == http.MethodHead:
+		return e.tags.serve(c, next, m.op.id, pending)
+	}
+	return next(c)
+}
 
+// checkScope answers a request that matched no operation (404, or 405 with
+// the Allow header), and one whose token lacks the operation's scope (403).
+func checkScope(c echo.Context, m routeMatch, p auth.Principal) error {
 	if m.err != nil {
 		if m.allow != "" {
 			c.Response().Header().Set(echo.HeaderAllow, m.allow)
@@ -134,43 +199,44 @@ func edgeChecks(c echo.Context, ct *contract, m routeMatch, p auth.Principal, li
 	if !p.Scope.Allows(m.op.scope) {
 		return apperr.New(apperr.InsufficientScope, "This operation needs a token with the write scope.")
 	}
-	if err := checkRequest(r, m, bodyLimit); err != nil {
-		return err
+	return nil
+}
+
+// validate holds r to the contract, and returns its Idempotency-Key (a
+// POST's, "" when it has none) with the request's fingerprint. An invalid
+// request whose operation names a resource is 404 when the probe finds it
+// missing or hidden from p.
+func (e *edge) validate(r *http.Request, m routeMatch, p auth.Principal) (key string, hash []byte, err error) {
+	if err := checkRequest(r, m, e.bodyLimit); err != nil {
+		return "", nil, err
 	}
 	if err := checkText(r); err != nil {
-		return err
+		return "", nil, err
 	}
-	var key string
-	var hash []byte
 	if r.Method == http.MethodPost {
 		if key, err = readKey(r); err != nil {
-			return err
+			return "", nil, err
 		}
 		if key != "" {
 			if hash, err = fingerprint(r); err != nil {
-				return classify(err)
+				return "", nil, classify(err)
 			}
 		}
 	}
-	err = ct.validate(ctx, r, m)
+	ctx := r.Context()
+	err = e.contract.validate(ctx, r, m)
 	if err == nil && m.op.hasBody {
 		err = checkOneValue(r)
 	}
 	if err != nil {
-		if probe := ct.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) && !namesPathParam(err, m.params) {
+		if probe := e.contract.probes[m.op.id]; probe != nil && !apperr.Is(err, apperr.PayloadTooLarge) && !namesPathParam(err, m.params) {
 			if perr := probe(ctx, p, m.params); perr != nil {
-				return perr
+				return "", nil, perr
 			}
 		}
-		return err
+		return "", nil, err
 	}
-	if key != "" {
-		return idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
-	}
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		return tags.serve(c, next, m.op.id, confirm)
-	}
-	return next(c)
+	return key, hash, nil
 }
 
 // checkRequest applies the checks kin-openapi does not: path parameters
@@ -199,31 +265,6 @@ func checkRequest(r *http.Request, m routeMatch, bodyLimit int64) error {
 		r.Body = http.MaxBytesReader(nil, r.Body, bodyLimit)
 	}
 	return nil
-}
-
-// authenticate reads the one accepted credential: an Authorization header
-// with the Bearer scheme. Tokens anywhere else (query, cookie) do not count.
-// With recall, a token the store recalls gives a provisional principal
-// (auth.Principal.Provisional) without a database round trip.
-func authenticate(r *http.Request, authn Authenticator, recall bool) (string, auth.Principal, error) {
-	values := r.Header.Values(echo.HeaderAuthorization)
-	if len(values) == 0 {
-		return "", auth.Principal{}, apperr.New(apperr.Unauthenticated, "This request needs an Authorization: Bearer <token> header.")
-	}
-	if len(values) > 1 {
-		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "Send exactly one Authorization header.")
-	}
-	scheme, tok, ok := strings.Cut(values[0], " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
-		return "", auth.Principal{}, apperr.New(apperr.InvalidToken, "The Authorization header must use the Bearer scheme.")
-	}
-	if recall {
-		if p, ok := authn.Recall(tok); ok {
-			return tok, p, nil
-		}
-	}
-	p, err := authn.Authenticate(r.Context(), tok)
-	return tok, p, err
 }
 
 // errorHandler is Echo's one error renderer: every error becomes a problem

@@ -76,11 +76,11 @@ func hasProperty(s *openapi3.Schema, name string) bool {
 	return false
 }
 
-// serve runs next with its response buffered, then confirm (a recalled
-// principal must be confirmed before any answer). A 200 gets an ETag; when it
-// matches If-None-Match the answer is 304 without a body. The views next
-// found count only when the 200 of a GET (with its body) is sent.
-func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, confirm func() error) error {
+// serve runs next with its response buffered, then settles pending (a
+// recalled principal must be confirmed before any answer). A 200 gets an
+// ETag; when it matches If-None-Match the answer is 304 without a body. The
+// views next found count only when the 200 of a GET (with its body) is sent.
+func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, pending *pendingConfirmation) error {
 	orig := c.Response()
 	buf := buffers.Get().(*bufferWriter)
 	defer buf.release()
@@ -89,7 +89,7 @@ func (t *etags) serve(c echo.Context, next echo.HandlerFunc, opID string, confir
 	c.SetRequest(c.Request().WithContext(seen))
 	err := next(c)
 	c.SetResponse(orig)
-	if cerr := confirm(); cerr != nil {
+	if cerr := pending.confirm(); cerr != nil {
 		return cerr
 	}
 	if err != nil {

@@ -26,51 +26,29 @@ import (
 	"github.com/socialnet/socialapi/internal/views"
 )
 
-// Config is the part of the service configuration the edge needs.
+// Config is the part of the service configuration the edge needs. Every
+// value is final (DefaultConfig has serve's defaults).
 type Config struct {
 	PublicURL      string // absolute base for every URL in a body or header
 	RateLimits     ratelimit.Quotas
-	RedisURL       string        // shared rate-limit store; empty: in process
-	BodyLimit      int64         // maximum request body, bytes
-	RequestTimeout time.Duration // budget of one request, database included
-	// Metrics, when set, receives the service's Prometheus collectors.
-	Metrics *prometheus.Registry
-	// CORSOrigins are the browser origins allowed to call the API ("*":
-	// any); none: no CORS headers.
-	CORSOrigins []string
-	// TrustedProxies are the networks whose X-Forwarded-For is believed when
-	// finding a client's address (used to limit failed authentication).
-	TrustedProxies []*net.IPNet
-	// Views batches post views; nil: a Counter of the service's own, never
-	// flushed on shutdown.
-	Views *views.Counter
-	// MaxActive bounds the API requests served at once (the others wait
-	// their turn, gate); 0: no bound. The server sets the connection pool's
-	// size.
-	MaxActive int
-	// PostCache bounds the in-process cache of posts' static parts
-	// (hydrate.Cache): 0 caches hydrate.DefaultCacheEntries, a negative
-	// number none.
-	PostCache int
-	// CoalesceSlots bounds the coalesced statements in flight, single posts
-	// and feed pages together (reads that find them all busy share the
-	// next: hydrate.Getter, Cache.CoalescePages): 0 means
-	// hydrate.DefaultCoalesceSlots, a negative number no coalescing.
-	CoalesceSlots int
-	// SearchCache is how long search keeps what a text matched: 0 means
-	// search.DefaultMatchTTL, a negative duration none.
-	SearchCache time.Duration
-	// SearchBounds bound the searches in flight and how long each runs.
-	SearchBounds SearchBounds
+	RedisURL       string               // shared rate-limit store; empty: in process
+	BodyLimit      int64                // maximum request body, bytes
+	RequestTimeout time.Duration        // budget of one request, database included; 0: none
+	Metrics        *prometheus.Registry // receives the Prometheus collectors; nil: none
+	CORSOrigins    []string             // browser origins allowed cross-origin ("*": any); none: no CORS headers
+	TrustedProxies []*net.IPNet         // networks whose X-Forwarded-For names the client
+	Views          *views.Counter       // counts post views (required)
+	MaxActive      int                  // API requests served at once (gate); 0: no bound
+	PostCache      int                  // posts whose static parts are kept (hydrate.Cache); 0: none
+	CoalesceSlots  int                  // coalesced statements in flight (hydrate.Getter, Cache.CoalescePages); 0: no coalescing
+	SearchCache    time.Duration        // how long search keeps what a text matched; 0: not at all
+	SearchBounds   SearchBounds
 }
 
 // SearchBounds bound searches, the reads whose cost can reach tens of
-// milliseconds. PerMember and Active bound the searches in flight that read
-// their matches from the database, one member's and all members' (a search
-// that finds no place answers 429):
-// 0 means search.DefaultPerMember and search.DefaultActive, a negative
-// number no bound. Timeout is how long one search may run (then 503): 0
-// means search.DefaultTimeout, a negative duration none of its own.
+// milliseconds: PerMember and Active the searches in flight that read their
+// matches from the database, one member's and all members' (one more
+// answers 429), Timeout how long one search may run (then 503); 0: no bound.
 type SearchBounds struct {
 	PerMember, Active int
 	Timeout           time.Duration
@@ -174,10 +152,11 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
 	var ungated []string
-	if cfg.CoalesceSlots >= 0 {
+	if cfg.CoalesceSlots > 0 {
 		ungated = coalescedRoutes
 	}
-	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge(ct, d.Auth, d.Limits, idem, newETags(spec), cfg.BodyLimit))
+	apiEdge := &edge{contract: ct, authn: d.Auth, limits: d.Limits, idem: idem, tags: newETags(spec), bodyLimit: cfg.BodyLimit}
+	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge.serve)
 	gen.RegisterHandlers(withHead{g}, gen.NewStrictHandler(d.API, nil))
 	return e, nil
 }

@@ -32,7 +32,7 @@ func TestCachedEqualsUncached(t *testing.T) {
 	if err := db.GetContext(ctx, &author, `SELECT id FROM members ORDER BY id DESC LIMIT 1`); err != nil {
 		t.Fatal(err)
 	}
-	ps := posts.NewStore(db)
+	ps := posts.NewStore(db, nil)
 	for _, body := range []string{"hi @" + handles[0] + " and @" + handles[1], "@" + handles[2] + " #go", "no one"} {
 		if _, err := ps.Create(ctx, author, posts.NewPost{Body: body}); err != nil {
 			t.Fatal(err)
@@ -120,7 +120,7 @@ func TestCacheNeverShowsWhatIsGone(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := "followers"
-	p, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "for followers", Visibility: &v})
+	p, err := posts.NewStore(db, nil).Create(ctx, id["author"], posts.NewPost{Body: "for followers", Visibility: &v})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestCacheNeverShowsWhatIsGone(t *testing.T) {
 	if sees("follower") {
 		t.Error("an ex-follower still sees a cached followers-only post")
 	}
-	if err := posts.NewStore(db).Delete(ctx, id["author"], p.ID); err != nil {
+	if err := posts.NewStore(db, nil).Delete(ctx, id["author"], p.ID); err != nil {
 		t.Fatal(err)
 	}
 	if sees("author") {
@@ -171,7 +171,7 @@ func TestCacheBounded(t *testing.T) {
 	writer := pgtest.Members(t, db, "writer")["writer"]
 	var ids []int64
 	for range 50 {
-		p, err := posts.NewStore(db).Create(ctx, writer, posts.NewPost{Body: "x"})
+		p, err := posts.NewStore(db, nil).Create(ctx, writer, posts.NewPost{Body: "x"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +208,7 @@ func TestCacheReusedID(t *testing.T) {
 	ctx := context.Background()
 	id := pgtest.Members(t, db, "first", "second")
 	ids := []int64{id["first"], id["second"]}
-	p, err := posts.NewStore(db).Create(ctx, ids[0], posts.NewPost{Body: "old body"})
+	p, err := posts.NewStore(db, nil).Create(ctx, ids[0], posts.NewPost{Body: "old body"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,7 @@ func TestBatchedGetChecksEachToken(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	id := pgtest.Members(t, db, "author", "kept", "revoked")
-	p, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "public"})
+	p, err := posts.NewStore(db, nil).Create(ctx, id["author"], posts.NewPost{Body: "public"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +207,7 @@ func TestBatchedPagesCheckEachToken(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	id := pgtest.Members(t, db, "author", "kept", "revoked")
-	if _, err := posts.NewStore(db).Create(ctx, id["author"], posts.NewPost{Body: "public"}); err != nil {
+	if _, err := posts.NewStore(db, nil).Create(ctx, id["author"], posts.NewPost{Body: "public"}); err != nil {
 		t.Fatal(err)
 	}
 	tokens := keptAndRevoked(t, db)

@@ -49,7 +49,7 @@ func newFixture(t *testing.T) fixture {
 	f := fixture{env: env, alice: env.Member("alice"), bob: env.Member("bob")}
 	env.Member("carol")
 	f.read, f.write = env.Token("alice", auth.ScopeRead), env.Token("alice", auth.ScopeWrite)
-	ps, db := posts.NewStore(env.DB), env.DB
+	ps, db := posts.NewStore(env.DB, nil), env.DB
 	mine := must[posts.Post](t)(ps.Create(ctx, f.alice, posts.NewPost{Body: "Hello world", Visibility: vis("public")}))
 	if _, _, err := follows.NewStore(db).Toggle(ctx, f.bob, "alice"); err != nil {
 		t.Fatal(err)

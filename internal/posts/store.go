@@ -8,7 +8,6 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"log/slog"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -35,16 +34,13 @@ type Store struct {
 	pool  *coalesce.Pool
 }
 
-// NewStore returns a Store that counts views with a Counter of its own;
-// WithViews shares one.
-func NewStore(db *sqlx.DB) *Store {
-	s := &Store{db: db, prep: pg.NewPrepared(db), views: views.New(db, slog.Default(), 0)}
+// NewStore returns a Store whose single-post reads (View) count views with
+// counted; a Store that never serves View (a fixture's) may pass nil.
+func NewStore(db *sqlx.DB, counted *views.Counter) *Store {
+	s := &Store{db: db, prep: pg.NewPrepared(db), views: counted}
 	s.get = s.getter()
 	return s
 }
-
-// WithViews makes s count views with v.
-func (s *Store) WithViews(v *views.Counter) *Store { s.views = v; return s }
 
 // Create publishes a post by authorID. A post without media and poll is
 // one statement, so it needs no transaction.

@@ -43,7 +43,7 @@ func TestCreate(t *testing.T) {
 	ids := pgtest.Members(t, db, "alice", "bob", "carol", "dave")
 	db.MustExec(`UPDATE members SET default_visibility = 'followers' WHERE handle = 'carol'`)
 	db.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'dave'`)
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	at := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	img := posts.Media{Kind: "image", URL: "https://cdn.example/a.jpg", Width: 10, Height: 10}
 	vid := posts.Media{Kind: "video", URL: "https://cdn.example/a.mp4", Width: 10, Height: 10}
@@ -103,7 +103,7 @@ func TestCreateInvalid(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ids := pgtest.Members(t, db, "alice")
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	img := posts.Media{Kind: "image", URL: "https://cdn.example/a.jpg", Width: 10, Height: 10}
 	tests := []struct {
 		name      string
@@ -137,7 +137,7 @@ func TestCreateMentionNotifications(t *testing.T) {
 	ctx := context.Background()
 	ids := pgtest.Members(t, db, "author", "fan", "stranger")
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids["fan"], ids["author"])
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	tests := []struct {
 		visibility string
 		want       []string // who gets a mention notification
@@ -170,7 +170,7 @@ func TestDelete(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	ids := pgtest.Members(t, db, "alice", "bob", "carol")
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	pub, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "hello @bob", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestVotePoll(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	ids := pgtest.Members(t, db, "alice", "bob", "carol", "erin")
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	at := time.Date(2026, 8, 1, 12, 0, 0, 0, time.UTC)
 	single, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "one", CreatedAt: &at,
 		Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b", "c"}, ExpiresAt: ptr(at.Add(time.Hour))}})
@@ -295,7 +295,7 @@ func TestReadBackPollAndMedia(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	ids := pgtest.Members(t, db, "alice", "bob", "carol", "erin")
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	poll, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "many",
 		Poll: &posts.NewPoll{Question: "which?", Options: []string{"c", "a", "b"}, Multiple: true}})
 	if err != nil {

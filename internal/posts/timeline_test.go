@@ -22,7 +22,7 @@ func TestCreateAndDeleteTimelineRows(t *testing.T) {
 	ids := pgtest.Members(t, db, "alice", "bob", "celeb")
 	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids["bob"], ids["alice"])
 	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, ids["celeb"])
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	tests := []struct {
 		name       string
 		author     string
@@ -77,7 +77,7 @@ func TestDeleteConcurrent(t *testing.T) {
 	db := pgtest.New(t)
 	ctx := context.Background()
 	ids := pgtest.Members(t, db, "alice")
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	for round := range 10 {
 		p, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "twice"})
 		if err != nil {
@@ -118,7 +118,7 @@ func TestDeletingMembersDeletesTheirTimelines(t *testing.T) {
 	for _, f := range []string{"bob", "carol", "dave"} {
 		db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2)`, ids[f], ids["alice"])
 	}
-	s := posts.NewStore(db)
+	s := posts.NewStore(db, nil)
 	for range 3 {
 		if _, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "hello"}); err != nil {
 			t.Fatal(err)

@@ -12,12 +12,16 @@ import (
 	"github.com/socialnet/socialapi/internal/httpapi"
 )
 
-// boundsWorld is a world whose server bounds searches as b says.
-func boundsWorld(t *testing.T, b httpapi.SearchBounds, handles ...string) *world {
+// boundsWorld is a world whose server's search bounds are serve's defaults
+// as bound changes them.
+func boundsWorld(t *testing.T, bound func(*httpapi.SearchBounds), handles ...string) *world {
 	t.Helper()
 	// Matches are kept an hour, so that a test's repeated text finds them
 	// kept however slowly the machine runs it.
-	w := &world{env: apitest.NewWith(t, apitest.Options{SearchBounds: b, SearchCache: time.Hour}), ids: map[string]int64{}, toks: map[string]string{}}
+	w := &world{env: apitest.NewWith(t, apitest.Options{Configure: func(c *httpapi.Config) {
+		bound(&c.SearchBounds)
+		c.SearchCache = time.Hour
+	}}), ids: map[string]int64{}, toks: map[string]string{}}
 	for _, h := range handles {
 		w.ids[h] = w.env.Member(h)
 		w.toks[h] = w.env.Token(h, auth.ScopeRead)
@@ -115,7 +119,7 @@ func refusedSearch(t *testing.T, r *apitest.Response, scope string, limit int) {
 // A member's third search while two run answers 429 at once; another
 // member's search runs; when one of the two ends, the member searches again.
 func TestSearchBoundPerMember(t *testing.T) {
-	w := boundsWorld(t, httpapi.SearchBounds{PerMember: 2, Active: 10, Timeout: time.Minute}, "alice", "bob")
+	w := boundsWorld(t, func(b *httpapi.SearchBounds) { b.PerMember, b.Active, b.Timeout = 2, 10, time.Minute }, "alice", "bob")
 	release := hold(t, w, "posts")
 	a1, a2 := w.searchLater("alice", "coffee"), w.searchLater("alice", "tea")
 	waitBlocked(t, w, 2)
@@ -137,7 +141,7 @@ func TestSearchBoundPerMember(t *testing.T) {
 // search answers 429 (scope service), and searches run again once the
 // running ones end.
 func TestSearchBoundActive(t *testing.T) {
-	w := boundsWorld(t, httpapi.SearchBounds{PerMember: 2, Active: 3, Timeout: time.Minute}, "alice", "bob", "carol")
+	w := boundsWorld(t, func(b *httpapi.SearchBounds) { b.PerMember, b.Active, b.Timeout = 2, 3, time.Minute }, "alice", "bob", "carol")
 	release := hold(t, w, "posts")
 	held := []pending{w.searchLater("alice", "coffee"), w.searchLater("alice", "tea"), w.searchLater("bob", "garden")}
 	waitBlocked(t, w, 3)
@@ -156,7 +160,7 @@ func TestSearchBoundActive(t *testing.T) {
 // The default bound of all members' searches is half the places of the
 // request gate (apitest's 8, below its pool of 16): 4.
 func TestSearchBoundActiveDefault(t *testing.T) {
-	w := boundsWorld(t, httpapi.SearchBounds{Timeout: time.Minute}, "alice", "bob", "carol")
+	w := boundsWorld(t, func(b *httpapi.SearchBounds) { b.Timeout = time.Minute }, "alice", "bob", "carol")
 	release := hold(t, w, "posts")
 	var held []pending
 	for _, h := range []string{"alice", "bob"} {
@@ -173,7 +177,7 @@ func TestSearchBoundActiveDefault(t *testing.T) {
 // A search that runs past its own timeout is stopped and answers 503
 // unavailable with Retry-After and a detail that says so, not a 500.
 func TestSearchTimeout(t *testing.T) {
-	w := boundsWorld(t, httpapi.SearchBounds{Timeout: 50 * time.Millisecond}, "alice")
+	w := boundsWorld(t, func(b *httpapi.SearchBounds) { b.Timeout = 50 * time.Millisecond }, "alice")
 	hold(t, w, "posts") // held until the test ends: the search can only time out
 	r := w.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/search?q=coffee", Token: w.toks["alice"]})
 	if r.Status != 503 || r.Header.Get("Retry-After") == "" {
@@ -187,7 +191,7 @@ func TestSearchTimeout(t *testing.T) {
 // A search whose matches are kept takes no place: it runs while every place
 // is taken, where a text not searched lately answers 429.
 func TestSearchBoundKeptMatchesFree(t *testing.T) {
-	w := boundsWorld(t, httpapi.SearchBounds{PerMember: 1, Active: 1, Timeout: time.Minute}, "alice", "bob")
+	w := boundsWorld(t, func(b *httpapi.SearchBounds) { b.PerMember, b.Active, b.Timeout = 1, 1, time.Minute }, "alice", "bob")
 	const kept = "/api/v1/search?q=alice&type=people"
 	if r := w.env.Do(t, apitest.Request{Method: "GET", Path: kept, Token: w.toks["alice"]}); r.Status != 200 {
 		t.Fatalf("first search: %d %s", r.Status, r.Body)

@@ -1,7 +1,6 @@
 package timeline
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"log/slog"
@@ -196,6 +195,9 @@ func cut(ctx context.Context, q sqlx.QueryerContext, member int64) (bool, error)
 // or more: one index range and a delete each. Growth the worker does not see
 // (other instances' fan-out, follows merging a followee's posts, a member's
 // own posts) waits for the full trim, every FullTrimEvery.
+//
+// Every field is final (NewWorker sets the defaults): Idle, Batch, the
+// intervals but DormantAfter, and Track must be positive.
 type Worker struct {
 	DB  *sqlx.DB
 	Log *slog.Logger
@@ -207,31 +209,25 @@ type Worker struct {
 	// twice as many, up to BurstFactor × Batch.
 	Batch int
 	// TrimEvery is how often the timelines the worker's fan-out has grown
-	// by Slack rows or more are trimmed (default DefaultTrimEvery).
-	TrimEvery time.Duration
-	// FullTrimEvery is how often the trim looks at every timeline instead
-	// (default 6 hours, the first one that long after start).
-	FullTrimEvery time.Duration
+	// by Slack rows or more are trimmed; FullTrimEvery how often the trim
+	// looks at every timeline instead (the first that long after start).
+	TrimEvery, FullTrimEvery time.Duration
 	// DormantAfter is how long a member may go without using a token
-	// before Rest makes their timeline dormant (default DormantAfter;
-	// negative: never). Rest runs every RestEvery (default 1 hour, the
-	// first that long after start).
-	DormantAfter time.Duration
-	RestEvery    time.Duration
-	// Track is how many members the worker counts rows for at most
-	// (default 1<<17, about 4.5 MiB). Once it is reached, members not yet
-	// counted wait for the next full trim, which starts the counts afresh.
+	// before Rest makes their timeline dormant (0: never); Rest runs every
+	// RestEvery (the first that long after start).
+	DormantAfter, RestEvery time.Duration
+	// Track is how many members the worker counts rows for at most. Once
+	// it is reached, members not yet counted wait for the next full trim,
+	// which starts the counts afresh.
 	Track int
-
 	// Helpers is how many fan-out loops join the main one while the outbox
-	// has a backlog (default 1, negative: none; see help).
+	// has a backlog (0: none; see help).
 	Helpers int
 	// helped counts the posts the helpers fanned out (for tests).
 	helped atomic.Int64
 
 	// OutboxVacuumPosts is how many posts the worker fans out between two
-	// vacuums of feed_outbox (outbox.go; default DefaultOutboxVacuumPosts,
-	// negative: never, leaving it to autovacuum).
+	// vacuums of feed_outbox (outbox.go; 0: never, leaving it to autovacuum).
 	OutboxVacuumPosts int
 	vacuum            outboxVacuum
 
@@ -258,12 +254,6 @@ type Worker struct {
 // the fan-out").
 func (w *Worker) Run(ctx context.Context) {
 	idle, batch := w.Idle, w.Batch
-	if idle <= 0 {
-		idle = 200 * time.Millisecond
-	}
-	if batch <= 0 {
-		batch = 20
-	}
 	var others sync.WaitGroup
 	others.Add(1)
 	go func() {
@@ -272,7 +262,7 @@ func (w *Worker) Run(ctx context.Context) {
 	}()
 	burst := batch * BurstFactor
 	backlog := make(chan struct{}, 1)
-	for range max(0, cmp.Or(w.Helpers, 1)) {
+	for range w.Helpers {
 		others.Add(1)
 		go func() {
 			defer others.Done()
@@ -338,14 +328,27 @@ func (w *Worker) help(ctx context.Context, burst int, backlog <-chan struct{}) {
 	}
 }
 
-// DefaultTrimEvery is Worker.TrimEvery's default.
-const DefaultTrimEvery = 5 * time.Minute
+// Defaults of the Worker's tunables (NewWorker); DormantAfter is the
+// default of Worker.DormantAfter, DefaultOutboxVacuumPosts of
+// OutboxVacuumPosts.
+const (
+	DefaultTrimEvery = 5 * time.Minute
+	DefaultHelpers   = 1
+)
+
+// NewWorker returns a Worker on db with every tunable at its default.
+func NewWorker(db *sqlx.DB, log *slog.Logger) *Worker {
+	return &Worker{DB: db, Log: log, Idle: 200 * time.Millisecond, Batch: 20,
+		TrimEvery: DefaultTrimEvery, FullTrimEvery: 6 * time.Hour, DormantAfter: DormantAfter, RestEvery: time.Hour,
+		Track:   1 << 17, // about 4.5 MiB of counts
+		Helpers: DefaultHelpers, OutboxVacuumPosts: DefaultOutboxVacuumPosts}
+}
 
 // upkeep trims every TrimEvery (in full every FullTrimEvery) and rests idle
 // members every RestEvery until ctx ends.
 func (w *Worker) upkeep(ctx context.Context) {
-	trimEvery, fullEvery := cmp.Or(w.TrimEvery, DefaultTrimEvery), cmp.Or(w.FullTrimEvery, 6*time.Hour)
-	dormantAfter, restEvery := cmp.Or(w.DormantAfter, DormantAfter), cmp.Or(w.RestEvery, time.Hour)
+	trimEvery, fullEvery := w.TrimEvery, w.FullTrimEvery
+	dormantAfter, restEvery := w.DormantAfter, w.RestEvery
 	now := time.Now()
 	nextTrim := now.Add(trimEvery)
 	// Not at start: a server starts under load as often as not (a deploy,
@@ -422,14 +425,11 @@ func (w *Worker) fanOut(ctx context.Context, batch int) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	w.vacuum.fannedOut(ctx, n, int64(cmp.Or(w.OutboxVacuumPosts, DefaultOutboxVacuumPosts)), func(ctx context.Context) error {
+	w.vacuum.fannedOut(ctx, n, int64(w.OutboxVacuumPosts), func(ctx context.Context) error {
 		_, err := w.DB.ExecContext(ctx, vacuumOutboxSQL)
 		return err
 	}, func(err error) { w.Log.Warn("feed_outbox vacuum failed", "error", err.Error()) })
 	track := w.Track
-	if track <= 0 {
-		track = 1 << 17
-	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.added == nil {

@@ -146,7 +146,7 @@ func waitRows(t *testing.T, db *sqlx.DB, member int64, want int, within time.Dur
 }
 
 func newWorker(db *sqlx.DB) *Worker {
-	return &Worker{DB: db, Log: slog.New(slog.DiscardHandler)}
+	return NewWorker(db, slog.New(slog.DiscardHandler))
 }
 
 // TestWorkerTrimsWhatItFannedOut: the trim tick cuts, without looking at
