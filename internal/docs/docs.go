@@ -84,8 +84,14 @@ func New(spec *openapi3.T, apiURL, specURL string) (*Handler, error) {
 	return h, nil
 }
 
+// Router is where Register adds its routes: an *echo.Echo, or a router
+// that also answers HEAD for each GET.
+type Router interface {
+	GET(path string, h echo.HandlerFunc, m ...echo.MiddlewareFunc) *echo.Route
+}
+
 // Register adds the page and its scripts to e.
-func (h *Handler) Register(e *echo.Echo) {
+func (h *Handler) Register(e Router) {
 	e.GET(Path, func(c echo.Context) error {
 		hd := c.Response().Header()
 		hd.Set("Content-Security-Policy", csp)

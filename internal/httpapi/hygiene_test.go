@@ -330,7 +330,7 @@ func TestHygieneRedirectsToIndex(t *testing.T) {
 
 func TestHygieneHeadOutsideTheAPI(t *testing.T) {
 	env := apitest.New(t)
-	for _, path := range []string{"/healthz", "/readyz", "/api/v1/openapi.yaml", "/api/v1/openapi.json"} {
+	for _, path := range []string{"/healthz", "/readyz", "/api/v1/openapi.yaml", "/api/v1/openapi.json", "/docs", "/docs/init.js"} {
 		get := env.Send(apitest.Request{Method: "GET", Path: path})
 		head := env.Send(apitest.Request{Method: "HEAD", Path: path})
 		if get.Status != http.StatusOK || head.Status != http.StatusOK || len(head.Body) != 0 {

@@ -148,7 +148,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	ref.Register(e)
+	ref.Register(root) // HEAD too, as every GET route
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
 	var ungated []string
