@@ -122,22 +122,24 @@ func SpecYAML(t testing.TB) []byte {
 	return b
 }
 
-// Member creates a member and returns its id.
-func (env *Env) Member(handle string) int64 {
-	env.T.Helper()
+// Member creates a member and returns its id; a failure fails t, the
+// test (or subtest) that asked.
+func (env *Env) Member(t testing.TB, handle string) int64 {
+	t.Helper()
 	m, err := members.NewStore(env.DB).Create(context.Background(), members.New{Handle: handle, Name: strings.ToUpper(handle[:1]) + handle[1:]})
 	if err != nil {
-		env.T.Fatalf("apitest: create member %s: %v", handle, err)
+		t.Fatalf("apitest: create member %s: %v", handle, err)
 	}
 	return m.ID
 }
 
-// Token creates a token for handle and returns its value.
-func (env *Env) Token(handle string, scope auth.Scope) string {
-	env.T.Helper()
+// Token creates a token for handle and returns its value; a failure fails
+// t, the test (or subtest) that asked.
+func (env *Env) Token(t testing.TB, handle string, scope auth.Scope) string {
+	t.Helper()
 	_, secret, err := auth.NewStore(env.DB, nil).Create(context.Background(), auth.NewToken{Handle: handle, Scope: scope})
 	if err != nil {
-		env.T.Fatalf("apitest: create token for %s: %v", handle, err)
+		t.Fatalf("apitest: create token for %s: %v", handle, err)
 	}
 	return secret
 }

@@ -36,9 +36,9 @@ func comment(t *testing.T, env *apitest.Env, tok string, postID int64, body stri
 func TestCommentsAPI(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	alice, bob := env.Token("alice", auth.ScopeWrite), env.Token("bob", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	alice, bob := env.Token(t, "alice", auth.ScopeWrite), env.Token(t, "bob", auth.ScopeWrite)
 	postID := createPost(t, env, alice, `{"body":"hello"}`)
 	otherID := createPost(t, env, alice, `{"body":"other"}`)
 	hiddenID := createPost(t, env, alice, `{"body":"secret","visibility":"private"}`)
@@ -111,16 +111,16 @@ func TestCommentsAPI(t *testing.T) {
 func TestConcurrentComments(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	alice := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	alice := env.Token(t, "alice", auth.ScopeWrite)
 	postID := createPost(t, env, alice, `{"body":"busy"}`)
 	_, parent := comment(t, env, alice, postID, `{"body":"parent"}`)
 	const n = 20
 	var wg sync.WaitGroup
 	for i := range n {
 		h := fmt.Sprintf("m%d", i)
-		env.Member(h)
-		tok := env.Token(h, auth.ScopeWrite)
+		env.Member(t, h)
+		tok := env.Token(t, h, auth.ScopeWrite)
 		wg.Go(func() {
 			body := fmt.Sprintf(`{"body":"reply %d","parent_id":%d}`, i, parent.ID)
 			if resp := env.Send(apitest.Request{Method: "POST", Path: fmt.Sprintf("/api/v1/posts/%d/comments", postID), Token: tok, Body: body}); resp.Status != 201 {
@@ -148,13 +148,13 @@ func TestConcurrentComments(t *testing.T) {
 func TestCreatedCommentReadsBack(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("Alice")
-	env.Member("Bob")
-	env.Member("carol")
-	env.Member("sus")
+	env.Member(t, "Alice")
+	env.Member(t, "Bob")
+	env.Member(t, "carol")
+	env.Member(t, "sus")
 	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
 	env.DB.MustExec(`UPDATE members SET name = 'Bob "B" <b>', avatar_url = '/media/avatars/b.png', verified = true WHERE handle = 'Bob'`)
-	alice, bob := env.Token("Alice", auth.ScopeWrite), env.Token("Bob", auth.ScopeWrite)
+	alice, bob := env.Token(t, "Alice", auth.ScopeWrite), env.Token(t, "Bob", auth.ScopeWrite)
 	postID := createPost(t, env, alice, `{"body":"hello","visibility":"followers"}`)
 	env.DB.MustExec(`INSERT INTO follows (follower_id, followee_id) SELECT b.id, a.id FROM members a, members b WHERE a.handle = 'Alice' AND b.handle = 'Bob'`)
 	_, parent := comment(t, env, alice, postID, `{"body":"parent"}`)

@@ -22,8 +22,8 @@ func newActors(t *testing.T, env *apitest.Env, handles ...string) map[string]act
 	t.Helper()
 	out := map[string]actor{}
 	for _, h := range handles {
-		env.Member(h)
-		out[h] = actor{env.Token(h, auth.ScopeRead), env.Token(h, auth.ScopeWrite)}
+		env.Member(t, h)
+		out[h] = actor{env.Token(t, h, auth.ScopeRead), env.Token(t, h, auth.ScopeWrite)}
 	}
 	return out
 }

@@ -30,8 +30,8 @@ type world struct {
 func newWorld(t *testing.T, handles ...string) *world {
 	w := &world{env: apitest.New(t), ids: map[string]int64{}, toks: map[string]string{}}
 	for _, h := range handles {
-		w.ids[h] = w.env.Member(h)
-		w.toks[h] = w.env.Token(h, auth.ScopeRead)
+		w.ids[h] = w.env.Member(t, h)
+		w.toks[h] = w.env.Token(t, h, auth.ScopeRead)
 	}
 	return w
 }

@@ -25,11 +25,11 @@ func toggle(t *testing.T, env *apitest.Env, tok, handle string) gen.FollowResult
 func TestToggleFollowAPI(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	env.Member("sus")
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	env.Member(t, "sus")
 	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
-	alice, bob := env.Token("alice", auth.ScopeWrite), env.Token("bob", auth.ScopeWrite)
+	alice, bob := env.Token(t, "alice", auth.ScopeWrite), env.Token(t, "bob", auth.ScopeWrite)
 
 	toggle(t, env, bob, "alice") // bob follows alice first
 	got := toggle(t, env, alice, "BoB")
@@ -75,9 +75,9 @@ func TestToggleFollowAPI(t *testing.T) {
 func TestConcurrentToggles(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	const n = 10
 	var (
 		wg        sync.WaitGroup

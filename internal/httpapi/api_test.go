@@ -19,15 +19,15 @@ import (
 func TestAuthMatrix(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	write := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	write := env.Token(t, "alice", auth.ScopeWrite)
 	// The last character is part of the checksum: change it (to 'x', or 'y'
 	// when it already is 'x', one token in 62).
 	badChecksum := write[:len(write)-1] + "x"
 	if strings.HasSuffix(write, "x") {
 		badChecksum = write[:len(write)-1] + "y"
 	}
-	read := env.Token("alice", auth.ScopeRead)
+	read := env.Token(t, "alice", auth.ScopeRead)
 
 	store := auth.NewStore(env.DB, nil)
 	past := time.Now().Add(-time.Hour)
@@ -135,8 +135,8 @@ func TestAuthMatrix(t *testing.T) {
 func TestTokensHashedAtRest(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	var n int
 	if err := env.DB.Get(&n, `SELECT count(*) FROM api_tokens WHERE encode(token_hash, 'escape') LIKE '%' || $1 || '%' OR display_prefix = $2`, tok[4:20], tok); err != nil {
 		t.Fatal(err)
@@ -155,8 +155,8 @@ func TestTokensHashedAtRest(t *testing.T) {
 func TestIndexListsEveryOperation(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/", Token: tok})
 	if resp.Status != 200 {
 		t.Fatalf("status = %d: %s", resp.Status, resp.Body)
@@ -205,10 +205,10 @@ func TestIndexListsEveryOperation(t *testing.T) {
 func TestMe(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	id := env.Member("alice")
-	env.Member("bob")
+	id := env.Member(t, "alice")
+	env.Member(t, "bob")
 	for _, scope := range []auth.Scope{auth.ScopeRead, auth.ScopeWrite} {
-		tok := env.Token("alice", scope)
+		tok := env.Token(t, "alice", scope)
 		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok})
 		if resp.Status != 200 {
 			t.Fatalf("status = %d: %s", resp.Status, resp.Body)
@@ -238,8 +238,8 @@ func TestMe(t *testing.T) {
 func TestEdgeErrors(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	tests := []struct {
 		name   string
 		req    apitest.Request
@@ -295,8 +295,8 @@ func TestEdgeErrors(t *testing.T) {
 func TestFieldPointers(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok,
 		Body: `{"body":"","visibility":"friends","secret":"hunter2"}`})
 	if resp.Status != 422 {
@@ -320,8 +320,8 @@ func TestFieldPointers(t *testing.T) {
 func TestAnyHostName(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	for _, host := range []string{"api-a.test", "API-B.TEST:8443", "127.0.0.1:9", "evil.example"} {
 		h := http.Header{"X-Forwarded-Host": {"evil.example"}, "X-Forwarded-Proto": {"http"}}
 		req := apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok, Header: h}
@@ -394,8 +394,8 @@ func TestSpecServed(t *testing.T) {
 func TestHostileInput(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	tests := []struct {
 		name   string
 		req    apitest.Request

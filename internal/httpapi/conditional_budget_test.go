@@ -16,8 +16,8 @@ import (
 func TestConditionalGetSpendsReadBudget(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour}) // no refill while counting
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	// "*" matches any current representation: every answer with budget
 	// left is a 304, and no unconditional read is needed to learn a tag.
 	cond := apitest.Request{Method: "GET", Path: "/api/v1/feed", Token: tok, Header: http.Header{"If-None-Match": {"*"}}}

@@ -20,8 +20,8 @@ import (
 func TestIndexDescribesContract(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	var idx gen.IndexResponse
 	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/", Token: tok}).JSON(t, &idx)
 
@@ -42,9 +42,9 @@ func TestIndexDescribesContract(t *testing.T) {
 func TestServiceDescLink(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	for range 3 {
 		env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok, Body: `{"body":"hello","visibility":"public"}`})
 	}
@@ -74,9 +74,9 @@ func TestServiceDescLink(t *testing.T) {
 func TestConditionalGet(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
-	env.Member("alice")
-	env.Member("bob")
-	alice, bob := env.Token("alice", auth.ScopeWrite), env.Token("bob", auth.ScopeRead)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	alice, bob := env.Token(t, "alice", auth.ScopeWrite), env.Token(t, "bob", auth.ScopeRead)
 	var post gen.PostResponse
 	env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: alice, Body: `{"body":"etag me","visibility":"public"}`}).JSON(t, &post)
 	postPath := fmt.Sprintf("/api/v1/posts/%d", post.Data.ID)
@@ -156,8 +156,8 @@ func remaining(t *testing.T, v string) int {
 func TestConditionalGetWithEmptyBudget(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	tag := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok}).Header.Get("ETag")
 	cond := apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok, Header: http.Header{"If-None-Match": {tag}}}
 	for i := 0; ; i++ {
@@ -192,14 +192,14 @@ func TestCORS(t *testing.T) {
 		"Access-Control-Request-Headers": {"authorization, content-type, idempotency-key"}}}
 
 	off := apitest.New(t)
-	off.Member("alice")
+	off.Member(t, "alice")
 	if resp := off.Send(preflight); resp.Header.Get("Access-Control-Allow-Origin") != "" {
 		t.Errorf("CORS without CORS_ORIGINS: %v", resp.Header)
 	}
 
 	env := apitest.NewWith(t, apitest.Options{CORSOrigins: []string{origin}})
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	resp := env.Send(preflight)
 	if resp.Status != http.StatusNoContent || resp.Header.Get("Access-Control-Allow-Origin") != origin ||
 		!strings.Contains(resp.Header.Get("Access-Control-Allow-Methods"), "POST") ||

@@ -18,9 +18,9 @@ import (
 // database's round trip. Rate limits refill within a millisecond.
 func BenchmarkGetPost(b *testing.B) {
 	env := apitest.NewWith(b, apitest.Options{RateWindow: time.Millisecond})
-	env.Member("author")
-	env.Member("reader")
-	write, read := env.Token("author", auth.ScopeWrite), env.Token("reader", auth.ScopeRead)
+	env.Member(b, "author")
+	env.Member(b, "reader")
+	write, read := env.Token(b, "author", auth.ScopeWrite), env.Token(b, "reader", auth.ScopeRead)
 	created := env.Do(b, apitest.Request{Method: http.MethodPost, Path: "/api/v1/posts", Token: write, Body: `{"body":"hello #bench","visibility":"public"}`})
 	var post struct {
 		Data struct {

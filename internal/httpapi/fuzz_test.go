@@ -21,9 +21,9 @@ import (
 // is never throttled.
 func fuzzEnv(f *testing.F) (*apitest.Env, string) {
 	env := apitest.NewWith(f, apitest.Options{RateWindow: time.Millisecond})
-	env.Member("alice")
-	env.Member("bob")
-	return env, env.Token("alice", auth.ScopeWrite)
+	env.Member(f, "alice")
+	env.Member(f, "bob")
+	return env, env.Token(f, "alice", auth.ScopeWrite)
 }
 
 // checkFuzzed fails on a response that the spec does not document or that

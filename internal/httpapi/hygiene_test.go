@@ -30,9 +30,9 @@ type hygiene struct {
 func newHygiene(t *testing.T) *hygiene {
 	t.Helper()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	h := &hygiene{env: env, alice: env.Token("alice", auth.ScopeWrite), bob: env.Token("bob", auth.ScopeWrite)}
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	h := &hygiene{env: env, alice: env.Token(t, "alice", auth.ScopeWrite), bob: env.Token(t, "bob", auth.ScopeWrite)}
 	h.post = h.created(t, "/api/v1/posts", `{"body":"hello","visibility":"public"}`)
 	h.thread = h.created(t, "/api/v1/conversations", `{"participants":["alice"],"body":"hi"}`)
 	return h

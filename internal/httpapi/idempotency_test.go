@@ -24,9 +24,9 @@ func countPosts(t *testing.T, env *apitest.Env) int {
 func TestIdempotencyKeyReplays(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	req := apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok, Body: `{"body":"hello #once"}`, Header: keyed("k-1")}
 
 	first := env.Do(t, req)
@@ -58,7 +58,7 @@ func TestIdempotencyKeyReplays(t *testing.T) {
 		t.Errorf("key reused on another operation: %d %s", resp.Status, resp.Body)
 	}
 	// Keys are per member: bob may use the same key.
-	bobTok := env.Token("bob", auth.ScopeWrite)
+	bobTok := env.Token(t, "bob", auth.ScopeWrite)
 	bobReq := req
 	bobReq.Token = bobTok
 	if resp := env.Do(t, bobReq); resp.Status != 201 || resp.Header.Get("Idempotent-Replayed") != "" {
@@ -84,8 +84,8 @@ func TestIdempotencyKeyReplays(t *testing.T) {
 func TestIdempotencyKeyConcurrent(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	const n = 10
 	var wg sync.WaitGroup
 	statuses := make([]int, n)

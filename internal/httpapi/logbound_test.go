@@ -20,8 +20,8 @@ import (
 func TestLogLinesAreBounded(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	method := strings.Repeat("M", 12<<10)
 	path := "/api/v1/" + strings.Repeat("p", 12<<10)
 	for _, req := range []apitest.Request{

@@ -19,8 +19,8 @@ func TestMetrics(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
 	env := apitest.NewWith(t, apitest.Options{Metrics: reg, RateWindow: time.Hour})
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	for range 122 {
 		env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok})
 	}
@@ -69,8 +69,8 @@ func TestMetricsCardinalityIsBounded(t *testing.T) {
 	t.Parallel()
 	reg := prometheus.NewRegistry()
 	env := apitest.NewWith(t, apitest.Options{Metrics: reg, RateWindow: time.Hour})
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	series := func() int {
 		t.Helper()
 		mfs, err := reg.Gather()

@@ -15,11 +15,11 @@ var rateLimitHeader = regexp.MustCompile(`^"(read|write)";r=([0-9]+);t=([0-9]+)$
 func TestReadRateLimit(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour}) // no refill while counting
-	env.Member("alice")
-	env.Member("bob")
-	a1 := env.Token("alice", auth.ScopeRead)
-	a2 := env.Token("alice", auth.ScopeWrite) // same member, same budget
-	bob := env.Token("bob", auth.ScopeRead)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	a1 := env.Token(t, "alice", auth.ScopeRead)
+	a2 := env.Token(t, "alice", auth.ScopeWrite) // same member, same budget
+	bob := env.Token(t, "bob", auth.ScopeRead)
 
 	ok, limited := 0, 0
 	lastRemaining := 1 << 30
@@ -91,9 +91,9 @@ func TestReadRateLimit(t *testing.T) {
 func TestWriteRateLimitSpendsNothingWhenLimited(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
-	env.Member("alice")
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	counts := map[int]int{}
 	for range 70 {
 		resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/bob/follow", Token: tok})
@@ -125,8 +125,8 @@ func TestWriteRateLimitSpendsNothingWhenLimited(t *testing.T) {
 func TestFailedAuthLimitedPerAddress(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
-	env.Member("bob")
-	bob := env.Token("bob", auth.ScopeRead)
+	env.Member(t, "bob")
+	bob := env.Token(t, "bob", auth.ScopeRead)
 	statuses := map[int]int{}
 	for i := range 130 {
 		bad, _ := auth.Generate(auth.ScopeRead)
@@ -149,8 +149,8 @@ func TestFailedAuthLimitedPerAddress(t *testing.T) {
 func TestRateLimitRefills(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	// A slow machine refills while this loop runs, so count until the first 429.
 	var last *apitest.Response
 	for range 400 {

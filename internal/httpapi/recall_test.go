@@ -31,9 +31,9 @@ type recallFixture struct {
 
 func newRecallFixture(t *testing.T) recallFixture {
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	alice, bob := env.Token("alice", auth.ScopeWrite), env.Token("bob", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	alice, bob := env.Token(t, "alice", auth.ScopeWrite), env.Token(t, "bob", auth.ScopeWrite)
 	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: alice, Body: `{"body":"recalled","visibility":"public"}`})
 	if resp.Status != http.StatusCreated {
 		t.Fatalf("create post: %d %s", resp.Status, resp.Body)
@@ -159,7 +159,7 @@ func TestRecalledTokenConditional(t *testing.T) {
 func TestRecalledTokenBeforeRateLimit(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: 3600e9})
-	env.Member("alice")
+	env.Member(t, "alice")
 	store := auth.NewStore(env.DB, nil)
 	tok, id := token(t, store, "alice")
 	for {

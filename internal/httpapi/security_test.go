@@ -40,10 +40,10 @@ func newWorld(t *testing.T, o apitest.Options) *world {
 	t.Helper()
 	env := apitest.NewWith(t, o)
 	for _, h := range []string{"alice", "bob", "carol", "dave"} {
-		env.Member(h)
+		env.Member(t, h)
 	}
-	w := &world{env: env, aliceRW: env.Token("alice", auth.ScopeWrite), aliceRO: env.Token("alice", auth.ScopeRead),
-		bobRW: env.Token("bob", auth.ScopeWrite), carolRW: env.Token("carol", auth.ScopeWrite)}
+	w := &world{env: env, aliceRW: env.Token(t, "alice", auth.ScopeWrite), aliceRO: env.Token(t, "alice", auth.ScopeRead),
+		bobRW: env.Token(t, "bob", auth.ScopeWrite), carolRW: env.Token(t, "carol", auth.ScopeWrite)}
 	w.must(t, "POST", "/api/v1/users/bob/follow", w.aliceRW, "", 200)
 	w.pPub = w.id(t, "POST", "/api/v1/posts", w.bobRW, `{"body":"pub canary-pub-1","visibility":"public"}`)
 	w.pFol = w.id(t, "POST", "/api/v1/posts", w.bobRW, `{"body":"fol canary-fol-2","visibility":"followers"}`)
@@ -187,8 +187,8 @@ func TestHiddenObjectsAnswerAsMissing(t *testing.T) {
 func TestNotFoundSpendsReadBudget(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Hour})
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	counts := map[int]int{}
 	for n := range 130 {
 		counts[env.Do(t, apitest.Request{Method: "GET", Path: fmt.Sprintf("/api/v1/posts/%d", 1000+n), Token: tok}).Status]++

@@ -23,9 +23,9 @@ var validatorWords = []string{"json.Number", "float64", "allOf", "oneOf", "schem
 func TestStrictInput(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	do := func(path, body string) *apitest.Response {
 		return env.Do(t, apitest.Request{Method: "POST", Path: path, Token: tok, Body: body})
 	}

@@ -105,8 +105,8 @@ func sameTiming(t *testing.T, kinds []timed, ds [][]time.Duration, a, b int, onl
 func TestTokenFailuresIndistinguishableByTime(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Millisecond}) // no 429 for the failed attempts
-	env.Member("alice")
-	revoked, expired := env.Token("alice", auth.ScopeRead), env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	revoked, expired := env.Token(t, "alice", auth.ScopeRead), env.Token(t, "alice", auth.ScopeRead)
 	if _, err := env.DB.Exec(`UPDATE api_tokens SET revoked_at = now() WHERE token_hash = $1`, auth.Hash(revoked)); err != nil {
 		t.Fatal(err)
 	}

@@ -18,8 +18,8 @@ import (
 func TestListJobs(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	s := jobs.NewStore(env.DB)
 	now := time.Now().UTC().Truncate(time.Second)
 	ago := func(d int) *time.Time { v := now.Add(-time.Duration(d) * time.Hour); return &v }

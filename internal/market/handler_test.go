@@ -19,8 +19,8 @@ import (
 // and returns their ids in creation order.
 func marketFixture(t *testing.T, env *apitest.Env) []int64 {
 	t.Helper()
-	bob := env.Member("bob")
-	carol := env.Member("carol")
+	bob := env.Member(t, "bob")
+	carol := env.Member(t, "carol")
 	s := market.NewStore(env.DB)
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	at := func(h int) *time.Time { v := t0.Add(time.Duration(h) * time.Hour); return &v }
@@ -58,8 +58,8 @@ func TestListListings(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	ids := marketFixture(t, env)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeRead)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
 	l := func(n ...int) []int64 {
 		out := []int64{}
 		for _, i := range n {
@@ -108,7 +108,7 @@ func TestListingRendering(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	ids := marketFixture(t, env)
-	tok := env.Token("bob", auth.ScopeRead)
+	tok := env.Token(t, "bob", auth.ScopeRead)
 	resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/market?per_page=50", Token: tok})
 	var got gen.ListingList
 	resp.JSON(t, &got)
@@ -147,7 +147,7 @@ func TestListListingsErrors(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	marketFixture(t, env)
-	tok := env.Token("bob", auth.ScopeRead)
+	tok := env.Token(t, "bob", auth.ScopeRead)
 	first := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/market?sort=price_asc&per_page=2", Token: tok})
 	var page gen.ListingList
 	first.JSON(t, &page)

@@ -46,9 +46,9 @@ func newFixture(t *testing.T) fixture {
 	t.Helper()
 	env := apitest.New(t)
 	ctx := context.Background()
-	f := fixture{env: env, alice: env.Member("alice"), bob: env.Member("bob")}
-	env.Member("carol")
-	f.read, f.write = env.Token("alice", auth.ScopeRead), env.Token("alice", auth.ScopeWrite)
+	f := fixture{env: env, alice: env.Member(t, "alice"), bob: env.Member(t, "bob")}
+	env.Member(t, "carol")
+	f.read, f.write = env.Token(t, "alice", auth.ScopeRead), env.Token(t, "alice", auth.ScopeWrite)
 	ps, db := posts.NewStore(env.DB, nil), env.DB
 	mine := must[posts.Post](t)(ps.Create(ctx, f.alice, posts.NewPost{Body: "Hello world", Visibility: vis("public")}))
 	if _, _, err := follows.NewStore(db).Toggle(ctx, f.bob, "alice"); err != nil {

@@ -60,8 +60,8 @@ func TestVisibilityTable(t *testing.T) {
 	ids := map[string]int64{}
 	toks := map[string]string{}
 	for _, h := range []string{"alice", "bob", "carol"} {
-		ids[h] = env.Member(h)
-		toks[h] = env.Token(h, auth.ScopeWrite)
+		ids[h] = env.Member(t, h)
+		toks[h] = env.Token(t, h, auth.ScopeWrite)
 	}
 	follow(t, env, ids["bob"], "alice") // bob follows alice; carol is a stranger
 	postIDs := map[string]int64{}
@@ -149,8 +149,8 @@ func TestCreatePost(t *testing.T) {
 		members.New{Handle: "alice", Name: "Alice", DefaultVisibility: "followers"}); err != nil {
 		t.Fatal(err)
 	}
-	env.Member("bob")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "bob")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 
 	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: tok,
 		Body: `{"body":"Hi #Go and #go @BOB @nobody","link":"https://example.org/a?b=c#d"}`})
@@ -207,10 +207,10 @@ func TestCreatePost(t *testing.T) {
 func TestViewsGrowOnlyForOthers(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	alice, bob := env.Token("alice", auth.ScopeRead), env.Token("bob", auth.ScopeRead)
-	p := post(t, env, env.Token("alice", auth.ScopeWrite), `{"body":"look"}`)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	alice, bob := env.Token(t, "alice", auth.ScopeRead), env.Token(t, "bob", auth.ScopeRead)
+	p := post(t, env, env.Token(t, "alice", auth.ScopeWrite), `{"body":"look"}`)
 	path := fmt.Sprintf("/api/v1/posts/%d", p.ID)
 	views := func(tok string) int {
 		var r gen.PostResponse
@@ -235,14 +235,14 @@ func TestViewsGrowOnlyForOthers(t *testing.T) {
 func TestConcurrentReactions(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	p := post(t, env, env.Token("alice", auth.ScopeWrite), `{"body":"react"}`)
+	env.Member(t, "alice")
+	p := post(t, env, env.Token(t, "alice", auth.ScopeWrite), `{"body":"react"}`)
 	const n = 20
 	toks := make([]string, n)
 	for i := range toks {
 		h := fmt.Sprintf("m%d", i)
-		env.Member(h)
-		toks[i] = env.Token(h, auth.ScopeWrite)
+		env.Member(t, h)
+		toks[i] = env.Token(t, h, auth.ScopeWrite)
 	}
 	types := []string{"like", "love", "haha", "wow", "sad", "angry"}
 	path := fmt.Sprintf("/api/v1/posts/%d/react", p.ID)
@@ -297,11 +297,11 @@ func TestCreatedPostReadsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	env.DB.MustExec(`UPDATE members SET avatar_url = '/media/avatars/a.png', verified = true WHERE handle = 'Alice'`)
-	env.Member("Bob")
-	env.Member("carol")
-	env.Member("sus")
+	env.Member(t, "Bob")
+	env.Member(t, "carol")
+	env.Member(t, "sus")
 	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
-	tok := env.Token("Alice", auth.ScopeWrite)
+	tok := env.Token(t, "Alice", auth.ScopeWrite)
 	for _, body := range []string{
 		`{"body":"plain"}`,
 		`{"body":"@carol then @BOB, @sus, @nobody, @alice and @carol again #Go #go #tea","visibility":"public"}`,

@@ -69,33 +69,35 @@ func TestCreate(t *testing.T) {
 		{"explicit type", "alice", posts.NewPost{Body: "text with a link", Type: "text", Link: ptr("https://go.dev")}, "text", "public", []string{}, []string{}},
 	}
 	for _, tt := range tests {
-		p, err := s.Create(ctx, ids[tt.author], tt.in)
-		if err != nil {
-			t.Fatalf("%s: Create: %v", tt.name, err)
-		}
-		wantIDs := []int64{}
-		for _, h := range tt.wantMentions {
-			wantIDs = append(wantIDs, ids[h])
-		}
-		got := struct {
-			Type, Visibility string
-			Tags             []string
-			Mentions         []int64
-		}{p.Type, p.Visibility, p.Tags, p.MentionIDs}
-		want := struct {
-			Type, Visibility string
-			Tags             []string
-			Mentions         []int64
-		}{tt.wantType, tt.wantVisibility, tt.wantTags, wantIDs}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: Create (-want +got):\n%s", tt.name, diff)
-		}
-		if tt.in.CreatedAt != nil && !p.CreatedAt.Equal(*tt.in.CreatedAt) {
-			t.Errorf("%s: created_at = %v, want %v", tt.name, p.CreatedAt, *tt.in.CreatedAt)
-		}
-		if n := count(t, db, `SELECT count(*) FROM post_media WHERE post_id = $1`, p.ID); n != len(tt.in.Media) {
-			t.Errorf("%s: %d media stored, want %d", tt.name, n, len(tt.in.Media))
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := s.Create(ctx, ids[tt.author], tt.in)
+			if err != nil {
+				t.Fatalf("%s: Create: %v", tt.name, err)
+			}
+			wantIDs := []int64{}
+			for _, h := range tt.wantMentions {
+				wantIDs = append(wantIDs, ids[h])
+			}
+			got := struct {
+				Type, Visibility string
+				Tags             []string
+				Mentions         []int64
+			}{p.Type, p.Visibility, p.Tags, p.MentionIDs}
+			want := struct {
+				Type, Visibility string
+				Tags             []string
+				Mentions         []int64
+			}{tt.wantType, tt.wantVisibility, tt.wantTags, wantIDs}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: Create (-want +got):\n%s", tt.name, diff)
+			}
+			if tt.in.CreatedAt != nil && !p.CreatedAt.Equal(*tt.in.CreatedAt) {
+				t.Errorf("%s: created_at = %v, want %v", tt.name, p.CreatedAt, *tt.in.CreatedAt)
+			}
+			if n := count(t, db, `SELECT count(*) FROM post_media WHERE post_id = $1`, p.ID); n != len(tt.in.Media) {
+				t.Errorf("%s: %d media stored, want %d", tt.name, n, len(tt.in.Media))
+			}
+		})
 	}
 }
 
@@ -121,10 +123,12 @@ func TestCreateInvalid(t *testing.T) {
 		{"empty option", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", ""}}}, "/poll/options"},
 	}
 	for _, tt := range tests {
-		_, err := s.Create(context.Background(), ids["alice"], tt.in)
-		if !apperr.Is(err, apperr.ValidationFailed) || fieldOf(err) != tt.wantField {
-			t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Create(context.Background(), ids["alice"], tt.in)
+			if !apperr.Is(err, apperr.ValidationFailed) || fieldOf(err) != tt.wantField {
+				t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
+			}
+		})
 	}
 	if n := count(t, db, `SELECT count(*) FROM posts`); n != 0 {
 		t.Errorf("%d posts stored after failures, want 0", n)
@@ -147,21 +151,23 @@ func TestCreateMentionNotifications(t *testing.T) {
 		{"private", []string{}},
 	}
 	for _, tt := range tests {
-		p, err := s.Create(ctx, ids["author"], posts.NewPost{Body: "hi @fan @stranger @author", Visibility: ptr(tt.visibility)})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.visibility, err)
-		}
-		got := []string{}
-		const q = `
-			SELECT m.handle FROM notifications n JOIN members m ON m.id = n.recipient_id
-			 WHERE n.post_id = $1 AND n.type = 'mention' AND n.actor_id = $2 AND n.created_at = $3
-			 ORDER BY m.handle`
-		if err := db.Select(&got, q, p.ID, ids["author"], p.CreatedAt); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("%s post: mention notifications (-want +got):\n%s", tt.visibility, diff)
-		}
+		t.Run(tt.visibility, func(t *testing.T) {
+			p, err := s.Create(ctx, ids["author"], posts.NewPost{Body: "hi @fan @stranger @author", Visibility: ptr(tt.visibility)})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.visibility, err)
+			}
+			got := []string{}
+			const q = `
+				SELECT m.handle FROM notifications n JOIN members m ON m.id = n.recipient_id
+				 WHERE n.post_id = $1 AND n.type = 'mention' AND n.actor_id = $2 AND n.created_at = $3
+				 ORDER BY m.handle`
+			if err := db.Select(&got, q, p.ID, ids["author"], p.CreatedAt); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s post: mention notifications (-want +got):\n%s", tt.visibility, diff)
+			}
+		})
 	}
 }
 
@@ -204,10 +210,12 @@ func TestDelete(t *testing.T) {
 		{"already deleted", "alice", pub.ID, apperr.NotFound},
 	}
 	for _, tt := range tests {
-		err := s.Delete(ctx, ids[tt.actor], tt.post)
-		if tt.wantCode == "" && err != nil || tt.wantCode != "" && !apperr.Is(err, tt.wantCode) {
-			t.Errorf("%s: Delete = %v, want %q", tt.name, err, tt.wantCode)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			err := s.Delete(ctx, ids[tt.actor], tt.post)
+			if tt.wantCode == "" && err != nil || tt.wantCode != "" && !apperr.Is(err, tt.wantCode) {
+				t.Errorf("%s: Delete = %v, want %q", tt.name, err, tt.wantCode)
+			}
+		})
 	}
 	for _, table := range []string{"comments", "reactions", "notifications", "post_mentions", "polls", "poll_options", "poll_votes"} {
 		if n := count(t, db, `SELECT count(*) FROM `+table); n != 0 {
@@ -258,10 +266,12 @@ func TestVotePoll(t *testing.T) {
 		{"invisible post", private.ID, "bob", []int{0}, nil, apperr.NotFound},
 	}
 	for _, tt := range tests {
-		err := posts.VotePollTx(ctx, db, tt.post, ids[tt.voter], tt.choices, tt.at)
-		if tt.wantCode == "" && err != nil || tt.wantCode != "" && !apperr.Is(err, tt.wantCode) {
-			t.Errorf("%s: VotePollTx = %v, want %q", tt.name, err, tt.wantCode)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			err := posts.VotePollTx(ctx, db, tt.post, ids[tt.voter], tt.choices, tt.at)
+			if tt.wantCode == "" && err != nil || tt.wantCode != "" && !apperr.Is(err, tt.wantCode) {
+				t.Errorf("%s: VotePollTx = %v, want %q", tt.name, err, tt.wantCode)
+			}
+		})
 	}
 	type poll struct {
 		Votes  int `db:"votes_count"`

@@ -18,11 +18,11 @@ func TestViewsCountOncePerViewer(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	for _, h := range []string{"alice", "bob", "carol", "dave"} {
-		env.Member(h)
+		env.Member(t, h)
 	}
-	alice := env.Token("alice", auth.ScopeRead)
-	bob, carol, dave := env.Token("bob", auth.ScopeRead), env.Token("carol", auth.ScopeRead), env.Token("dave", auth.ScopeRead)
-	p := post(t, env, env.Token("alice", auth.ScopeWrite), `{"body":"look"}`)
+	alice := env.Token(t, "alice", auth.ScopeRead)
+	bob, carol, dave := env.Token(t, "bob", auth.ScopeRead), env.Token(t, "carol", auth.ScopeRead), env.Token(t, "dave", auth.ScopeRead)
+	p := post(t, env, env.Token(t, "alice", auth.ScopeWrite), `{"body":"look"}`)
 	path := fmt.Sprintf("/api/v1/posts/%d", p.ID)
 	get := func(tok, inm string) *apitest.Response {
 		t.Helper()

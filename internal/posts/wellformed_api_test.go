@@ -56,8 +56,8 @@ func isURI(s string) bool {
 func TestLinkIsURI(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 
 	rejected := map[string]string{
 		"space":             "https://example.com/a b",
@@ -131,8 +131,8 @@ func TestLinkIsURI(t *testing.T) {
 func TestTagURLsAreURIs(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	want := []gen.Tag{
 		{Name: "café", URL: apitest.PublicURL + "/tags/caf%C3%A9"},
 		{Name: "東京", URL: apitest.PublicURL + "/tags/%E6%9D%B1%E4%BA%AC"},
@@ -187,10 +187,10 @@ var blankBodies = map[string]string{
 func TestBlankBodies(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
-	env.Member("alice")
-	env.Member("bob")
-	env.Member("carol")
-	tok := env.Token("alice", auth.ScopeWrite)
+	env.Member(t, "alice")
+	env.Member(t, "bob")
+	env.Member(t, "carol")
+	tok := env.Token(t, "alice", auth.ScopeWrite)
 	target := post(t, env, tok, `{"body":"the post"}`)
 	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/conversations", Token: tok,
 		Body: `{"participants":["bob"],"body":"hello"}`})
@@ -232,8 +232,8 @@ func TestBlankBodies(t *testing.T) {
 
 	// Lookup comes before validation: a blank body about a post the caller
 	// cannot see or a conversation it is not part of answers 404.
-	hidden := post(t, env, env.Token("bob", auth.ScopeWrite), `{"body":"mine","visibility":"private"}`)
-	outsider := env.Token("carol", auth.ScopeWrite)
+	hidden := post(t, env, env.Token(t, "bob", auth.ScopeWrite), `{"body":"mine","visibility":"private"}`)
+	outsider := env.Token(t, "carol", auth.ScopeWrite)
 	for name, req := range map[string]apitest.Request{
 		"comment on a hidden post":          {Path: fmt.Sprintf("/api/v1/posts/%d/comments", hidden.ID), Token: tok},
 		"comment on a missing post":         {Path: "/api/v1/posts/999999/comments", Token: tok},

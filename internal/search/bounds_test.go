@@ -23,8 +23,8 @@ func boundsWorld(t *testing.T, bound func(*httpapi.SearchBounds), handles ...str
 		c.SearchCache = time.Hour
 	}}), ids: map[string]int64{}, toks: map[string]string{}}
 	for _, h := range handles {
-		w.ids[h] = w.env.Member(h)
-		w.toks[h] = w.env.Token(h, auth.ScopeRead)
+		w.ids[h] = w.env.Member(t, h)
+		w.toks[h] = w.env.Token(t, h, auth.ScopeRead)
 	}
 	w.post(t, handles[0], "public", "coffee and tea", time.Time{})
 	return w

@@ -22,9 +22,9 @@ func toggle(t *testing.T, env *apitest.Env, followerID int64, handle string) {
 func threeMembers(t *testing.T) (*apitest.Env, int64) {
 	t.Helper()
 	env := apitest.New(t)
-	env.Member("alice")
-	bob := env.Member("bob")
-	env.Member("sus")
+	env.Member(t, "alice")
+	bob := env.Member(t, "bob")
+	env.Member(t, "sus")
 	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE handle = 'sus'`)
 	return env, bob
 }
@@ -32,7 +32,7 @@ func threeMembers(t *testing.T) (*apitest.Env, int64) {
 func TestGetUser(t *testing.T) {
 	t.Parallel()
 	env, bob := threeMembers(t)
-	alice := env.Token("alice", auth.ScopeRead)
+	alice := env.Token(t, "alice", auth.ScopeRead)
 	toggle(t, env, bob, "alice")
 
 	var p gen.ProfileResponse
@@ -57,7 +57,7 @@ func TestUserPostsEmptyAndUnknown(t *testing.T) {
 	t.Parallel()
 	env, bob := threeMembers(t)
 	env.DB.MustExec(`INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'only me', 'private')`, bob)
-	alice := env.Token("alice", auth.ScopeRead)
+	alice := env.Token(t, "alice", auth.ScopeRead)
 	var l gen.PostList
 	env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/bob/posts", Token: alice}).JSON(t, &l)
 	if len(l.Data) != 0 || l.Meta.HasMore || l.Meta.NextCursor != nil {
