@@ -82,8 +82,18 @@ case "$cmd" in
     if as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
       exit 0
     fi
-    as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null \
-      || { tail -n 30 "$dir/server.log" >&2; die "could not start PostgreSQL (see $dir/server.log)"; }
+    # The port lies in the kernel's ephemeral range, so a client socket of some other process may
+    # hold it for a moment: a bind failure is retried a few times before giving up.
+    for try in 1 2 3 4 5 6; do
+      logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
+      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
+        exit 0
+      fi
+      tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
+      echo "localpg: port $port busy, retrying" >&2
+      sleep 2
+    done
+    tail -n 30 "$dir/server.log" >&2; die "could not start PostgreSQL (see $dir/server.log)"
     ;;
   stop)
     dir=${1:?DIR}
