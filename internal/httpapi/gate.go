@@ -26,11 +26,11 @@ import (
 // within one place's turn of each busy client. Requests of clients that send
 // one at a time are admitted in arrival order.
 type gate struct {
-	mu    sync.Mutex
-	free  int                      // places not taken
-	taken int                      // places taken (for tests)
-	lines map[uint64][]*gateWaiter // waiting requests by client, oldest first
-	ring  []uint64                 // clients with waiting requests, next to serve first
+	mu     sync.Mutex
+	places int                      // places in all
+	free   int                      // places not taken
+	lines  map[uint64][]*gateWaiter // waiting requests by client, oldest first
+	ring   []uint64                 // clients with waiting requests, next to serve first
 }
 
 // gateWaiter is one waiting request; ready is closed when it is given a
@@ -45,7 +45,7 @@ func newGate(n int) *gate {
 	if n <= 0 {
 		return nil
 	}
-	return &gate{free: n, lines: map[uint64][]*gateWaiter{}}
+	return &gate{places: n, free: n, lines: map[uint64][]*gateWaiter{}}
 }
 
 // clientKey names the client of a request for the gate's lines: its
@@ -61,7 +61,6 @@ func (g *gate) acquire(client uint64, done <-chan struct{}) bool {
 	g.mu.Lock()
 	if g.free > 0 && len(g.ring) == 0 {
 		g.free--
-		g.taken++
 		g.mu.Unlock()
 		return true
 	}
@@ -113,7 +112,6 @@ func (g *gate) release() {
 }
 
 func (g *gate) releaseLocked() {
-	g.taken--
 	if len(g.ring) == 0 {
 		g.free++
 		return
@@ -130,8 +128,7 @@ func (g *gate) releaseLocked() {
 		g.lines[client] = line
 		g.ring = append(g.ring, client) // its turn again after the others'
 	}
-	w.granted = true
-	g.taken++
+	w.granted = true // the place passes from the releaser to w
 	close(w.ready)
 }
 
@@ -178,5 +175,5 @@ func (g *gate) wrap(next echo.HandlerFunc, skip map[string]map[string]bool) echo
 func (g *gate) inUse() int {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	return g.taken
+	return g.places - g.free
 }

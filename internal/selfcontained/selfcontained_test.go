@@ -13,8 +13,9 @@ import (
 	"testing"
 )
 
-// outsideNames are documents that exist beside the repository, never in it:
-// naming one sends a reader to a file a clone does not have.
+// outsideNames are the planning documents kept beside the repository, never
+// in it (docs/design.md, "Where these rules came from"): naming one sends a
+// reader to a file a clone does not have.
 var outsideNames = regexp.MustCompile(`\b(API_DESIGN|PERFORMANCE_NOTES|RELIABILITY_NOTES|STACK_GUIDE|HOUSE_STYLE|SERVICE_V1)(\.md)?\b|\.\./shared\b`)
 
 // relativePath finds relative paths that climb ("../x", "../../x/y").
