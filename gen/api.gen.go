@@ -223,7 +223,11 @@ func (e PostType) Valid() bool {
 
 // Defines values for ProblemCode.
 const (
+	ProblemCodeAccountSuspended     ProblemCode = "account_suspended"
+	ProblemCodeCannotBlockSelf      ProblemCode = "cannot_block_self"
 	ProblemCodeCannotFollowSelf     ProblemCode = "cannot_follow_self"
+	ProblemCodeCannotMessage        ProblemCode = "cannot_message"
+	ProblemCodeCannotMuteSelf       ProblemCode = "cannot_mute_self"
 	ProblemCodeForbidden            ProblemCode = "forbidden"
 	ProblemCodeIdempotencyKeyInUse  ProblemCode = "idempotency_key_in_use"
 	ProblemCodeIdempotencyKeyReused ProblemCode = "idempotency_key_reused"
@@ -233,6 +237,7 @@ const (
 	ProblemCodeInvalidJSON          ProblemCode = "invalid_json"
 	ProblemCodeInvalidParameter     ProblemCode = "invalid_parameter"
 	ProblemCodeInvalidToken         ProblemCode = "invalid_token"
+	ProblemCodeMemberBlocked        ProblemCode = "member_blocked"
 	ProblemCodeMethodNotAllowed     ProblemCode = "method_not_allowed"
 	ProblemCodeNotFound             ProblemCode = "not_found"
 	ProblemCodeNotImplemented       ProblemCode = "not_implemented"
@@ -249,7 +254,15 @@ const (
 // Valid indicates whether the value is a known member of the ProblemCode enum.
 func (e ProblemCode) Valid() bool {
 	switch e {
+	case ProblemCodeAccountSuspended:
+		return true
+	case ProblemCodeCannotBlockSelf:
+		return true
 	case ProblemCodeCannotFollowSelf:
+		return true
+	case ProblemCodeCannotMessage:
+		return true
+	case ProblemCodeCannotMuteSelf:
 		return true
 	case ProblemCodeForbidden:
 		return true
@@ -268,6 +281,8 @@ func (e ProblemCode) Valid() bool {
 	case ProblemCodeInvalidParameter:
 		return true
 	case ProblemCodeInvalidToken:
+		return true
+	case ProblemCodeMemberBlocked:
 		return true
 	case ProblemCodeMethodNotAllowed:
 		return true
@@ -1710,6 +1725,11 @@ type Problem struct {
 // (403), `not_found` (404), `method_not_allowed` (405), `unsupported_media_type` (415),
 // `payload_too_large` (413), `cannot_follow_self` (422), `rate_limited` (429),
 // `unavailable` (503), `internal_error` (500), `not_implemented` (501).
+// `account_suspended` (401) answers every token of a suspended member;
+// `cannot_block_self` and `cannot_mute_self` (422) a block or mute of the caller's own
+// account; `member_blocked` (422) a follow of a member the caller blocks;
+// `cannot_message` (403) a message a block or a suspension stops (see Blocks, mutes and
+// suspension).
 // `idempotency_key_in_use` (409) and `idempotency_key_reused` (422) answer POSTs that reuse an
 // `Idempotency-Key` while its first request runs, or for a different request.
 //
@@ -1814,14 +1834,31 @@ type ProfileCounts struct {
 	Posts int `json:"posts"`
 }
 
+// ProfileList A page of profiles.
+type ProfileList struct {
+	// Data The profiles of this page.
+	Data []Profile `json:"data"`
+
+	// Meta Pagination.
+	Meta ListMeta `json:"meta"`
+}
+
 // ProfileResponse One profile.
 type ProfileResponse struct {
 	// Data The profile.
 	Data Profile `json:"data"`
 }
 
-// ProfileViewer Relationship between the caller and this member.
+// ProfileViewer Relationship between the caller and this member. It says what the caller did (follow,
+// block, mute) and whether the member follows the caller. It never says whether the member
+// blocks or mutes the caller: a member who blocks the caller is invisible to the caller
+// (404), so such a field could only ever be false, and a mute is silent by design.
 type ProfileViewer struct {
+	// Blocking Whether the caller blocks this member.
+	//
+	// Example: false
+	Blocking bool `json:"blocking"`
+
 	// FollowedBy Whether this member follows the caller.
 	//
 	// Example: true
@@ -1836,6 +1873,11 @@ type ProfileViewer struct {
 	//
 	// Example: false
 	IsSelf bool `json:"is_self"`
+
+	// Muting Whether the caller mutes this member.
+	//
+	// Example: false
+	Muting bool `json:"muting"`
 }
 
 // RateLimitPolicy One rate-limit policy.
@@ -2030,6 +2072,12 @@ type ReactionResultResponse struct {
 //
 // Example: love
 type ReactionType string
+
+// RelationshipResponse The caller's relationship with a member, after a block, unblock, mute or unmute.
+type RelationshipResponse struct {
+	// Data The relationship, as a profile's `viewer` object shows it.
+	Data ProfileViewer `json:"data"`
+}
 
 // Salary Salary range.
 type Salary struct {
@@ -2509,6 +2557,38 @@ type GetMeParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// ListBlocksParams defines parameters for ListBlocks.
+type ListBlocksParams struct {
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
+	// produced it: a malformed cursor, or one reused with different filters, answers 400
+	// `invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
+// ListMutesParams defines parameters for ListMutes.
+type ListMutesParams struct {
+	// PerPage Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped).
+	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
+
+	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
+	// produced it: a malformed cursor, or one reused with different filters, answers 400
+	// `invalid_cursor`.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+	// representation (weak comparison), the answer is `304 Not Modified` without a body. The
+	// request spends the read budget like any GET: an empty budget answers 429.
+	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
+}
+
 // ListNotificationsParams defines parameters for ListNotifications.
 type ListNotificationsParams struct {
 	// Unread When `true`, only unread notifications are listed.
@@ -2632,8 +2712,30 @@ type GetUserParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// BlockUserParams defines parameters for BlockUser.
+type BlockUserParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ToggleFollowParams defines parameters for ToggleFollow.
 type ToggleFollowParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// MuteUserParams defines parameters for MuteUser.
+type MuteUserParams struct {
 	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
 	// with the same key, from the same member, for the same operation and body replays the first
 	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
@@ -2709,6 +2811,12 @@ type ServerInterface interface {
 	// GetMe Get the caller's account
 	// (GET /me)
 	GetMe(ctx echo.Context, params GetMeParams) error
+	// ListBlocks List the members the caller blocks
+	// (GET /me/blocks)
+	ListBlocks(ctx echo.Context, params ListBlocksParams) error
+	// ListMutes List the members the caller mutes
+	// (GET /me/mutes)
+	ListMutes(ctx echo.Context, params ListMutesParams) error
 	// ListNotifications List notifications
 	// (GET /notifications)
 	ListNotifications(ctx echo.Context, params ListNotificationsParams) error
@@ -2742,9 +2850,21 @@ type ServerInterface interface {
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx echo.Context, handle Handle, params GetUserParams) error
+	// UnblockUser Unblock a member
+	// (DELETE /users/{handle}/block)
+	UnblockUser(ctx echo.Context, handle Handle) error
+	// BlockUser Block a member
+	// (POST /users/{handle}/block)
+	BlockUser(ctx echo.Context, handle Handle, params BlockUserParams) error
 	// ToggleFollow Follow or unfollow a member
 	// (POST /users/{handle}/follow)
 	ToggleFollow(ctx echo.Context, handle Handle, params ToggleFollowParams) error
+	// UnmuteUser Unmute a member
+	// (DELETE /users/{handle}/mute)
+	UnmuteUser(ctx echo.Context, handle Handle) error
+	// MuteUser Mute a member
+	// (POST /users/{handle}/mute)
+	MuteUser(ctx echo.Context, handle Handle, params MuteUserParams) error
 	// ListUserPosts List a member's posts
 	// (GET /users/{handle}/posts)
 	ListUserPosts(ctx echo.Context, handle Handle, params ListUserPostsParams) error
@@ -3208,6 +3328,90 @@ func (w *ServerInterfaceWrapper) GetMe(ctx echo.Context) error {
 	return err
 }
 
+// ListBlocks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBlocks(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListBlocksParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBlocks(ctx, params)
+	return err
+}
+
+// ListMutes converts echo context to params.
+func (w *ServerInterfaceWrapper) ListMutes(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListMutesParams
+	// ------------- Optional query parameter "per_page" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch IfNoneMatch
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListMutes(ctx, params)
+	return err
+}
+
 // ListNotifications converts echo context to params.
 func (w *ServerInterfaceWrapper) ListNotifications(ctx echo.Context) error {
 	var err error
@@ -3603,6 +3807,58 @@ func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
 	return err
 }
 
+// UnblockUser converts echo context to params.
+func (w *ServerInterfaceWrapper) UnblockUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "handle" -------------
+	var handle Handle
+
+	err = runtime.BindStyledParameterWithOptions("simple", "handle", ctx.Param("handle"), &handle, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnblockUser(ctx, handle)
+	return err
+}
+
+// BlockUser converts echo context to params.
+func (w *ServerInterfaceWrapper) BlockUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "handle" -------------
+	var handle Handle
+
+	err = runtime.BindStyledParameterWithOptions("simple", "handle", ctx.Param("handle"), &handle, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BlockUserParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BlockUser(ctx, handle, params)
+	return err
+}
+
 // ToggleFollow converts echo context to params.
 func (w *ServerInterfaceWrapper) ToggleFollow(ctx echo.Context) error {
 	var err error
@@ -3636,6 +3892,58 @@ func (w *ServerInterfaceWrapper) ToggleFollow(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ToggleFollow(ctx, handle, params)
+	return err
+}
+
+// UnmuteUser converts echo context to params.
+func (w *ServerInterfaceWrapper) UnmuteUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "handle" -------------
+	var handle Handle
+
+	err = runtime.BindStyledParameterWithOptions("simple", "handle", ctx.Param("handle"), &handle, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnmuteUser(ctx, handle)
+	return err
+}
+
+// MuteUser converts echo context to params.
+func (w *ServerInterfaceWrapper) MuteUser(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "handle" -------------
+	var handle Handle
+
+	err = runtime.BindStyledParameterWithOptions("simple", "handle", ctx.Param("handle"), &handle, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter handle: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MuteUserParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MuteUser(ctx, handle, params)
 	return err
 }
 
@@ -3737,6 +4045,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 
 	router.GET(options.BaseURL+"/", wrapper.GetIndex, options.OperationMiddlewares["getIndex"]...)
 	router.GET(options.BaseURL+"/me", wrapper.GetMe, options.OperationMiddlewares["getMe"]...)
+	router.GET(options.BaseURL+"/me/blocks", wrapper.ListBlocks, options.OperationMiddlewares["listBlocks"]...)
+	router.GET(options.BaseURL+"/me/mutes", wrapper.ListMutes, options.OperationMiddlewares["listMutes"]...)
 	router.GET(options.BaseURL+"/feed", wrapper.ListFeed, options.OperationMiddlewares["listFeed"]...)
 	router.POST(options.BaseURL+"/posts", wrapper.CreatePost, options.OperationMiddlewares["createPost"]...)
 	router.DELETE(options.BaseURL+"/posts/:id", wrapper.DeletePost, options.OperationMiddlewares["deletePost"]...)
@@ -3748,6 +4058,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/users/:handle", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
 	router.GET(options.BaseURL+"/users/:handle/posts", wrapper.ListUserPosts, options.OperationMiddlewares["listUserPosts"]...)
 	router.POST(options.BaseURL+"/users/:handle/follow", wrapper.ToggleFollow, options.OperationMiddlewares["toggleFollow"]...)
+	router.DELETE(options.BaseURL+"/users/:handle/block", wrapper.UnblockUser, options.OperationMiddlewares["unblockUser"]...)
+	router.POST(options.BaseURL+"/users/:handle/block", wrapper.BlockUser, options.OperationMiddlewares["blockUser"]...)
+	router.DELETE(options.BaseURL+"/users/:handle/mute", wrapper.UnmuteUser, options.OperationMiddlewares["unmuteUser"]...)
+	router.POST(options.BaseURL+"/users/:handle/mute", wrapper.MuteUser, options.OperationMiddlewares["muteUser"]...)
 	router.GET(options.BaseURL+"/notifications", wrapper.ListNotifications, options.OperationMiddlewares["listNotifications"]...)
 	router.POST(options.BaseURL+"/notifications/read", wrapper.MarkNotificationsRead, options.OperationMiddlewares["markNotificationsRead"]...)
 	router.GET(options.BaseURL+"/conversations", wrapper.ListConversations, options.OperationMiddlewares["listConversations"]...)
@@ -7220,6 +7534,564 @@ type GetMe503ApplicationProblemPlusJSONResponse struct {
 }
 
 func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocksRequestObject struct {
+	Params ListBlocksParams
+}
+
+type ListBlocksResponseObject interface {
+	VisitListBlocksResponse(w http.ResponseWriter) error
+}
+
+type ListBlocks200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type ListBlocks200JSONResponse struct {
+	Body    ProfileList
+	Headers ListBlocks200ResponseHeaders
+}
+
+func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocks304Response = NotModifiedResponse
+
+func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type ListBlocks400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocks401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocks429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocks500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBlocks503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutesRequestObject struct {
+	Params ListMutesParams
+}
+
+type ListMutesResponseObject interface {
+	VisitListMutesResponse(w http.ResponseWriter) error
+}
+
+type ListMutes200ResponseHeaders struct {
+	ETag                *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type ListMutes200JSONResponse struct {
+	Body    ProfileList
+	Headers ListMutes200ResponseHeaders
+}
+
+func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutes304Response = NotModifiedResponse
+
+func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type ListMutes400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutes401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutes429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutes500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMutes503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -11188,6 +12060,712 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	return err
 }
 
+type UnblockUserRequestObject struct {
+	Handle Handle `json:"handle"`
+}
+
+type UnblockUserResponseObject interface {
+	VisitUnblockUserResponse(w http.ResponseWriter) error
+}
+
+type UnblockUser200ResponseHeaders struct {
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type UnblockUser200JSONResponse struct {
+	Body    RelationshipResponse
+	Headers UnblockUser200ResponseHeaders
+}
+
+func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnblockUser503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUserRequestObject struct {
+	Handle Handle `json:"handle"`
+	Params BlockUserParams
+}
+
+type BlockUserResponseObject interface {
+	VisitBlockUserResponse(w http.ResponseWriter) error
+}
+
+type BlockUser200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type BlockUser200JSONResponse struct {
+	Body    RelationshipResponse
+	Headers BlockUser200ResponseHeaders
+}
+
+func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser409ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BlockUser503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ToggleFollowRequestObject struct {
 	Handle Handle `json:"handle"`
 	Params ToggleFollowParams
@@ -11573,6 +13151,712 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 	return err
 }
 
+type UnmuteUserRequestObject struct {
+	Handle Handle `json:"handle"`
+}
+
+type UnmuteUserResponseObject interface {
+	VisitUnmuteUserResponse(w http.ResponseWriter) error
+}
+
+type UnmuteUser200ResponseHeaders struct {
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type UnmuteUser200JSONResponse struct {
+	Body    RelationshipResponse
+	Headers UnmuteUser200ResponseHeaders
+}
+
+func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmuteUser503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUserRequestObject struct {
+	Handle Handle `json:"handle"`
+	Params MuteUserParams
+}
+
+type MuteUserResponseObject interface {
+	VisitMuteUserResponse(w http.ResponseWriter) error
+}
+
+type MuteUser200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type MuteUser200JSONResponse struct {
+	Body    RelationshipResponse
+	Headers MuteUser200ResponseHeaders
+}
+
+func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser409ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MuteUser503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListUserPostsRequestObject struct {
 	Handle Handle `json:"handle"`
 	Params ListUserPostsParams
@@ -11922,6 +14206,12 @@ type StrictServerInterface interface {
 	// GetMe Get the caller's account
 	// (GET /me)
 	GetMe(ctx context.Context, request GetMeRequestObject) (GetMeResponseObject, error)
+	// ListBlocks List the members the caller blocks
+	// (GET /me/blocks)
+	ListBlocks(ctx context.Context, request ListBlocksRequestObject) (ListBlocksResponseObject, error)
+	// ListMutes List the members the caller mutes
+	// (GET /me/mutes)
+	ListMutes(ctx context.Context, request ListMutesRequestObject) (ListMutesResponseObject, error)
 	// ListNotifications List notifications
 	// (GET /notifications)
 	ListNotifications(ctx context.Context, request ListNotificationsRequestObject) (ListNotificationsResponseObject, error)
@@ -11955,9 +14245,21 @@ type StrictServerInterface interface {
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx context.Context, request GetUserRequestObject) (GetUserResponseObject, error)
+	// UnblockUser Unblock a member
+	// (DELETE /users/{handle}/block)
+	UnblockUser(ctx context.Context, request UnblockUserRequestObject) (UnblockUserResponseObject, error)
+	// BlockUser Block a member
+	// (POST /users/{handle}/block)
+	BlockUser(ctx context.Context, request BlockUserRequestObject) (BlockUserResponseObject, error)
 	// ToggleFollow Follow or unfollow a member
 	// (POST /users/{handle}/follow)
 	ToggleFollow(ctx context.Context, request ToggleFollowRequestObject) (ToggleFollowResponseObject, error)
+	// UnmuteUser Unmute a member
+	// (DELETE /users/{handle}/mute)
+	UnmuteUser(ctx context.Context, request UnmuteUserRequestObject) (UnmuteUserResponseObject, error)
+	// MuteUser Mute a member
+	// (POST /users/{handle}/mute)
+	MuteUser(ctx context.Context, request MuteUserRequestObject) (MuteUserResponseObject, error)
 	// ListUserPosts List a member's posts
 	// (GET /users/{handle}/posts)
 	ListUserPosts(ctx context.Context, request ListUserPostsRequestObject) (ListUserPostsResponseObject, error)
@@ -12268,6 +14570,56 @@ func (sh *strictHandler) GetMe(ctx echo.Context, params GetMeParams) error {
 		return err
 	} else if validResponse, ok := response.(GetMeResponseObject); ok {
 		return validResponse.VisitGetMeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBlocks operation middleware
+func (sh *strictHandler) ListBlocks(ctx echo.Context, params ListBlocksParams) error {
+	var request ListBlocksRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBlocks(ctx.Request().Context(), request.(ListBlocksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBlocks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBlocksResponseObject); ok {
+		return validResponse.VisitListBlocksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListMutes operation middleware
+func (sh *strictHandler) ListMutes(ctx echo.Context, params ListMutesParams) error {
+	var request ListMutesRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListMutes(ctx.Request().Context(), request.(ListMutesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListMutes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListMutesResponseObject); ok {
+		return validResponse.VisitListMutesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -12649,6 +15001,57 @@ func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle, params GetUser
 	return nil
 }
 
+// UnblockUser operation middleware
+func (sh *strictHandler) UnblockUser(ctx echo.Context, handle Handle) error {
+	var request UnblockUserRequestObject
+
+	request.Handle = handle
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnblockUser(ctx.Request().Context(), request.(UnblockUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnblockUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnblockUserResponseObject); ok {
+		return validResponse.VisitUnblockUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BlockUser operation middleware
+func (sh *strictHandler) BlockUser(ctx echo.Context, handle Handle, params BlockUserParams) error {
+	var request BlockUserRequestObject
+
+	request.Handle = handle
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BlockUser(ctx.Request().Context(), request.(BlockUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BlockUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BlockUserResponseObject); ok {
+		return validResponse.VisitBlockUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ToggleFollow operation middleware
 func (sh *strictHandler) ToggleFollow(ctx echo.Context, handle Handle, params ToggleFollowParams) error {
 	var request ToggleFollowRequestObject
@@ -12669,6 +15072,57 @@ func (sh *strictHandler) ToggleFollow(ctx echo.Context, handle Handle, params To
 		return err
 	} else if validResponse, ok := response.(ToggleFollowResponseObject); ok {
 		return validResponse.VisitToggleFollowResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnmuteUser operation middleware
+func (sh *strictHandler) UnmuteUser(ctx echo.Context, handle Handle) error {
+	var request UnmuteUserRequestObject
+
+	request.Handle = handle
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnmuteUser(ctx.Request().Context(), request.(UnmuteUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnmuteUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnmuteUserResponseObject); ok {
+		return validResponse.VisitUnmuteUserResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MuteUser operation middleware
+func (sh *strictHandler) MuteUser(ctx echo.Context, handle Handle, params MuteUserParams) error {
+	var request MuteUserRequestObject
+
+	request.Handle = handle
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MuteUser(ctx.Request().Context(), request.(MuteUserRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MuteUser")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MuteUserResponseObject); ok {
+		return validResponse.VisitMuteUserResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -12706,494 +15160,535 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3dlts2ti+KvwqWeveIajelklQfdlUNj+6KYydO+yt2udNrtbKLEAlJSFGAQpClUufvPfbV/wHOQ+wx",
-	"zv2+PHfrTdaTnIE5ARKkQIkqO+4kx33RKYskPiYmJibmx2/+3InkYikFE5nqnP/cmTMasxT+fHJFZ/q/",
-	"MVNRypcZl6Jz3nkiMp6tSUZnRE5JNmckZcuUKSYyql8JyFSmJHw27b2UgvVe0Cyah+dEZakUM9INx53/",
-	"+l//e9wJD4gURHExS3QLSuZpxFQwFitGb0g3/P6w8mLCVab65FlGYskUETIj0ZyKGSOrORNEimQNY7nl",
-	"bEUimYuMpaQbwl+qr39V4cFY4DcqIEKmgW43PFywMHAaCVOaseuEL3imQuysy25ZuiYp+ylnKiNqyUSs",
-	"yCSPZyw76I9FJ+ioaM4WVBOL3dHFMmGd886489PR3/85mHxzFv1tqK5G+b8fry5P2dcP+bjTCToLevec",
-	"iVk275yfHgedbL3UH6ks5WLWef8+6DyL2WIpMyay3hu2TOiaxZurEWZpzkIcfzbnSpNyKYVihCu7OAld",
-	"66WigjCaJpylxVRWPJvDW4ouGAmLHqN1769sHfarMxP5onP+j47usfND4MwUfvFN4TkXN5tjfvP0MXk4",
-	"eviQJFzcqD55YshrBp6LmKUkPKRLfng7PAxJRNOUMzUW4TgfDI6in5f5JOERmVDFyLs3z9/bV+WSCbrk",
-	"/TVdJPAquyApSx6NO4qltzxiPT2QcSckXaBVJEWW0ig7uCAUOIws6YyNRTanGZlTRSgR7A5/JTRR0g6F",
-	"mJHop9d5WutM/zruhAHRe4JMeaqyPrmaM2xMT5pwNRZ0As+lgBVIqOl+C0NBn/MsW54fHiYyoslcquz8",
-	"4eDhwFJgylj85yVLr3VLj0YD/cnoNMpTJdNHbP3t4NmPkr/48XL9kg9WL9aD1cun361eXcnVi6/k6sVj",
-	"Zf77TD1b3PBXP353N/3ON7cq+x6PBgPf6r+hGXuuN9ImC2hqRDRJWPqFZtkF5YKLmdlTVq4sZcKjtWVr",
-	"5Fjc2jGhM8qFykj32ZOrp6ToaSxQfpEpZ0msSJzSaXZwTsKxoR62iXMady7SR/hzMQQz28z8rlgk9WbP",
-	"RcYTGJQZIldkmidm4cP+WLxGEaiXk1X5OZN669E8mzOR8Yjq4ZvpbBMeKaMxjHA4fHCRPRpVaT7cQfLe",
-	"a5ion/JaxPVAxCGNOVNAItPlT2byP+Uyo4YgK/PbiotYroihCz4MyLizSnnG7vHtL0m6nx4NR4OL1aPT",
-	"QXWEp/hjO4KyLF33LqcZSzdp+dZwRybJivKMTNhUplrkZumai5kWn3q0PNWSWwtJ74CHo6Cz4IIvtHgt",
-	"B8FFxmYshVH8vVcubMOO+k4TfI+dE9gHiixZShZc5Bnrk/utRadhYgNnZsOdM3tjN6HnyLBjTdg0I1yL",
-	"TGqYd/2FPYs/8uiHD/ZalzdMMc+6fI8n8+ZorQjBBQkIVeSd4HeELWU0t5vkI0/pwYPR6ejkdNCK47Cp",
-	"3jOP1vEs1l1OtSoBHFeyWVCqE7c0yZmeVmieXfM41Gu3TOUkYQsykTFnqk806zLCM9BixiJlS5lm+jig",
-	"9tU+uSRRwjUdFnRNormUCr6YrPUhG+uXeaaIXAkSukMPCZ4H54TieMZCTslQ0+70WGuQ+vhnqSLTVC5I",
-	"eNn7D0J7/ySD3hnpk2tyTnqhXqdc6Y2j4EC/IFSsiczmLDVT7CZSzFgajAVbLLN1QGSKmhUV+FrRz4Fu",
-	"jM+ETHV7IkZisfSWpYQqxWdC6TXlsSarmVBARsdjkcgVSyOt8MzZHYn5jGeqWQQeTc+i4eSUjeiD+JgN",
-	"pg8nJ/QsGsVDdjw9pQ8mm+rnkmYZS/Xa/o9/XPb+g/b+Oeid9a/Pez/8PAxOj9//N49+915/ltIFy8yF",
-	"4THN2EymnlPHPiEqyWd9cilILm6EXi79A6FCrfQqHA8GmnW5/uSnnKXrTtARdKF7jWzb/hlP+A1TNbUE",
-	"pU8h4KuTxBnC9I4H3ukFncdSxFzP4ClPvAfAK31j0IojFzOFYgnVSvyscS72hcpk/lvKpp3zzh8OywvZ",
-	"IT5Vh8+xj2JAZni5yHzUhmH9KCeKaC1Ry4VyaPAJ6T57+4ocDU9Pe0NCk+Wc9kYByZf6JNBMdtA8cuzS",
-	"vwhfPamuwKiyAKMNLvvh51ET5UFj9cxsSX/KGUGF1mzaBctoHzRx/DksTsGU3XKZK1SryZcy1ztOwjOY",
-	"F8jlsVimMs4jTaVMy4kFTaYyXbDYdAP7WQp9roMcgK0d8+mUpajfa95QgcvEYxFycUsTHtsx4V71khSn",
-	"6qfo/VT26iqcDEfbNkKx2697P/zJvxpPFstErhdMZFfrJdu6GYDrzLWSK8KKL4lutomtyteuofe226I6",
-	"MBjrU8biKzrx3JTncsHCc7KUWo8wLLJgi4les6y4j5CpTBK5UoV4Lq4pciUuSBhzFclblobnhCYJMVdR",
-	"aLRpdhmdVGYUsynNk6xz3tFD6gTFzdr803ZRvWSbh5ur8w0VsX7Dp+nj/L5QZA4vBWRBs2iuWZsq1uNC",
-	"MaF4xm9Zsibd8DLhEQvJlGulNqTwr4M+eSkz/E4fs9mcjYXhH9Kl5OW75+X5RriIkjxmsb5yHQ8GxO6C",
-	"4pwIAyK0HkOOB8fOnljSbF4SDAfbTnvuwDCrHH80aMfwWvgfNQl/n97zMl+wlEeE1/Sf0oJF9BRirZeA",
-	"BKLZXBNJs4eWIlSfDbcsVWApO+iTV3mmeMzGYtjvnw0GD4ZnZ6OT4wfHg7OzYQBWLq0OoF4Gckj/lLG7",
-	"bIP0Wyg+FrtJzuN25D4eBR0tHWmGCuPpMZIedcmNKexS/x2L01+Z5yR7QW+YIpS8fvX2iig6Ba0X7lek",
-	"+zZL+VKrTwuq9V91gEYWsLdULVyU3LA1SXOhLgjFz8eiavu6YesAz5PiJ9w7aM4sfpRLlsLigXyYyHht",
-	"LGwoQ6BzrcIaHb2rMprlKiDhc30ScynCAL46wJGFHiPfOQGbHs7GDs5MZCzKg8dO0Z474fFopDnTEvT6",
-	"hq2v8cwKL8hqzhNWjrH4miuiMp4kY5HmQl++As1HZxsNcXGdKz2qv7K1IjTVo1pmZHRM5jLXx5+a0xQ5",
-	"H+8p+pJJRcT6Y/EWNVyWpjJVpHtyd3cA5AuPR2chtKXZWmVaLQ6IghN6TSIqyARv09weu+56ObyMSn7J",
-	"zTVDZsPhejIdRKd0xHpnk2HcO44esh59MD3qjeLjySl7OB3QYVRTaE5OtkmWf+v9Ty1SRicnTTJl+lIK",
-	"BiZx3/nJ9A5fyJQRVhjZzdXEWm7DJ1d0Zm81inRlSsL/roX092jBZkbCmyMtTzWrwJ3KMdGTLhjZ9YFK",
-	"U66kOMBrG3KSZonwaHAMcv+FjLWci0Ogv8wzQoF/gTt1uxWbOEpCGtsrbsJvGFyXvn5ydQ4GaH1Bsk8L",
-	"hWl0tm0tXUfCB5vah4PRsd9SDQr2W5l67vCv0riU9FbdPyehYCumspB0zYl+EJBwmfKIXVMVhcU/dGMh",
-	"SO8wZQm71bsiHIsu+BsWjOpdN80TIxF+Ci/c9wq6hz+Frop50KxRKj0Jv8KBI3ZUjuKHYtzF33rYcCiY",
-	"oVTVEff9TXK+oHev9QubtPyGz+aaY+D7ABUGxW/hT7LgQqYkF/rq2420qndQI/sXyjB1tO6TF7nKQHRM",
-	"GJmwRK5IuODiGpoOm7SxBb3DN/y8dDIYDAb3POP8ppQXXDTQ4rlcfSRSNM3VUqPBHvTR5/pSarUIT7qd",
-	"dwXhvKwKQ9K2e8Jel4P6WGCAr1n6ms6YV7Wb4CbnGVugUVTfGwMy7PdPBhdkNEAvG1ggZZ6B8qbfT8EN",
-	"KVMj3Lph4X8JD9wdS7qohkUJXSxZ3HjHtp/7t/Bo4OxCMLDaxTrZbW39DnramPvTlLEeaJWK0TSaw5xH",
-	"g4FjIGsa7E9b7DG1s3OwoZVvyo230H+LRUqZyhNju77hIjbLZM5BdK2dk5NSeuq+wO+nVcglmbKVbobR",
-	"aD4WuoGDAFYYRLB5tzi99IY72Hu9x6K+4I0S27vkpUjab5GRhg1LjQ/hCuFbZfKCK6WvecX0Wpjmfmp5",
-	"U5vJhIrZvblimzwx09L6j15McOUHsH9jUlnGPvnecAQ3tmrLDZajKlwBymnKsjwVxmIbWiMTxygEGkVs",
-	"mbGYdLcfynuJrnLCMP93QitVDb4FjAAIMHohhzdrklXPQc+dxU0riJ/5uQ/X0yzKRMqEUTQ/fi/Tm2VC",
-	"o70MQiv7EaEpbKQFE1nTsIqXWxPuWzkphoUWansVAwP1lzQ2vgH9r0gKffHSf9LlMjH0OjQ+hz/9qPQs",
-	"CkpAA3GO77FrvB3q31S+WFC91zqX5s5ojADZCk9e8BJghzFuVryiQwdBJ2YZ5Yl1zRqFGm6WhsXgbfLt",
-	"21cvzV2UK3L5+tm5Y8Eih7dc8QlP9K2BLpeMpgpvEtmc6ntBBGcq3sA65/8oxlJMqDoQrmzD/sa0hgL+",
-	"icmPLIL1K+wNnXORJ0nQWUotlNLOeccZW+f9D3qp8WaoH5m4BbCfGTGCnqJ2Xgy8XnfOj8F7yzOQMy8K",
-	"Ay7QTJOyVFL94RNmzdVhZW00/1TtuNX1fuyYoa2vx7Jw06IX5t7KshuDtiZ7MXiZkhVVhCuVsxhWnjpm",
-	"Z+jHv6amK7ePImgKbofIQnakzsqVxuhi9fRiNizalLH4Y63ZMxwzKQaw33KZz9wFs9u3XC4/X3y83VlZ",
-	"jU/A55Zmuu8PZ3CHDVyiWdVEq7yF9rOFbGUzDu1c00bpMoSDyXzXmpPhzjdhjl0U9x/4dE8GNVHkalb/",
-	"KpZ2KbLfGpVfwlHW7gh8ja3gJ57Yn9LuV4iac0KNQ0ymaLMuejZhcBMalyohLH1AwOm/ZDRjcTAWKL30",
-	"hohZlFhToD6hSpNpN9y0Th8EY5E1S0B9rRczhcEOjoR12jIK2QFYWCBEq9ydY2eLOJ9o5g8P+uTSvCvI",
-	"as6N/ohHGhzheubmGISzfCy64c/jTnmcjTvn4w66gMadYPNJym9pxsad93p0NAMtNGbLbA7Uqw4nKCyc",
-	"Y1G4bQzP6hGGuD1C0tWbg4TFyR0ardOJ3LVxlz4+Ma8dwjv1KL1tH5QvNgSatfrYvt8U1bStkc0PtkUQ",
-	"tW2p/Kgpoqd9S/oDT/TMjgbKd9+bsINpwqN76KiuPPba711JelkPA+aK1AznhXeATJi+FS5TGTGlWNwn",
-	"EBhHEpqx9JOce2eOYC0HCa4RLghOraV09VPmYwjYy7aR1Y2E1ULK73nRuxyJTqcgEjIy5YKrOVMftP8/",
-	"jFefynTC45iJe16opu73pdbxFUsYhoAZoe9IRDBX19WPsp2K2mGyAmiezWUKHqVYt8yQ23VbbZn38Hj4",
-	"Qfx7VPLvU2es7Vi2nB1qbCqfTnnEmciuVSSXrEq8N4zGPcyIkDfgFSKUQPhreRZ7NbiNZut3wvIoF4zF",
-	"+njEHgpux17g408iFY5cdascPrHDb6tvbcz84yhcl+ANc9dC3+ggisi3KKCh1IfiKDYYijIWC7omirFq",
-	"4MEkz9y0GJ4FROXRnFCFPN+4m7RWUzDYb1aZ+P7773uXTiysJwDoS0ZT64Z+NPbw+7gTIOc8KsLFwwti",
-	"wm+TNSY2eVaoIdy2c58Ove60z5qS//R5ppVjQZMnmsIfpi6Zlq5hsSpqkiC5YHdLFmUsxrUkMgLPW2xj",
-	"lzP3YhWjn6gMY+ZtDpkPvHmeVG+eOBliJ9NWDFZo8FEEoId4Wsi5HemL2FdAbWOqlrMZi00aWJWyNnjM",
-	"WuT7n689v5/N/FJmT2Uu4g/ax0Jm11NoxW+6gxwJc2Lqs1ifmPB+az3w7Ozsg1SW43KfvrSdt96i5fQ+",
-	"nj3IUKMwEbM7jtGKTlCs1jggRotpzeKCTCSkN2C4UIxnbgIxpMUIw4PPu/P3tTttLFhDUmE1xAxvt24w",
-	"Wi0l3IlxOydCgiXuAmPskfPkcj0Wa5mTOb1lffJ2W4gZCUeDQXiB+Q2ajSERfEOVtRnt26YO7zi5y5/Z",
-	"9bfIrq/pOpE0vpLyOU1n7IPOlCW2dZ1JeZ1Aa9vcQgsblMbuIsZicnpycnRKJuuMqU9xJR46V2JDBJJJ",
-	"SezA250zm1P+2P4Ha6SH1lP0LIcIu9C3k9fvXC/o3TVQLyTdcGNcn0+Z39W2fYs4De8EvaU8oZPkw3Zu",
-	"7rRT27MGEQJgMthiKVOacgigKb6wNm4uyEmRj/sJLnLOBjbkINV5tNvC7jcfa/PGNKOAusEVhhpFc90+",
-	"JMjdslRvTTBhO33r251rtg6djPrQJetvbg/XoAG2fu68+nn3N+7+KylfULG2yf4ftPVLGB+2cRdEs6t+",
-	"gyAKhpyS04EPEEEzOp7jpc+LCzIc7SEQ7JGe4EqfDoLO0jAdGv3uIS0gh+maIu8NR875P3IcZVdSkgUV",
-	"BXSRai08KtRrLT0KhtghRgrzs9Hhi6i2OjDJuki+z5ekG7qj+ixXPsuVtnLlnUAHIP8ni+/pp7ShGuDF",
-	"qbrb3hkkA5k6oSv4XnOYlH1ekUs0iphSxlPkhpe1kDIL9kFWqeFm3JId4n4xS/iVpjr8dc3ulhgX7pLs",
-	"Cf7YSKXqp9uoNKdaQMN7n5RIV9B7OcJ2RKrOqyRSym7lTZ1Ib/DHHUSyn+4i0oSBTwJe/hdQqhzmPpSy",
-	"X2lK5aICdVOl1UtJLs0WR/NTkUVYp1q9GYdub5mIAVLHpR1VZNyptH1OjF8PUa3gNQso9kkp67g79ZSL",
-	"FIw9bggVUnwcn/dLSaKUgU2YJgovA243xp9NSwiYiuAsg/SAsPpts1/GohtWNlB4oD81PELsQ/Pv8AAX",
-	"8Hfvzk4ZTRaPxh265OOOQYIU1TVYsZQZ7CLvV8FYlD5qh/i6PYw7n9C4WAeX6A6J22QAeTsnDX1/9oTv",
-	"peKYEDJ950aI1ntqOhEV6MNJErm6ViyZVkXtU3jAxYysZZ7C800p62nEEbT/LnOCbxi0FWgK0LtoBCb8",
-	"FnI0V5oSgP5xiK18iFwdjUq5+nhjaGYC7cSqZ+56hYC3gfzXU8qT+gn2pYzXaKiVkCNXp+jm59uM0PgK",
-	"KT/yx9eDGRX72wywz8hCqoycDDYSQbfl+kBWxS+V5eOu0t+KuZGCIO0WaJOUH+fk+54lSc/NMAHYvykE",
-	"NpR9km64MQAb/C0FQD+ka0w/Njh5XIyFjf7WZ2fMTHS9Ibs5UC3DmixxF7fIbivSDTe5E0K+Lst0ChPx",
-	"zhXYSTLUgRBxLnBQIKaaIfR88DBnd0ipcxIePQwRuyY8etgfhJAbEB71H7JhSLrhKpViBjBPIeDuCszp",
-	"nbC1NIhLJsHWRWiCcHmZZ9dyeg2Pw88x77+z80vly6VMMxa/YDGnkPv6Yab/osHrhW7RIotV1f0iX4Qq",
-	"4nagG/4k7rqTUqI5NCAwZGKG3Fad9874YzvuTEKQptkE0qgVCR/jKvWuIHHeWC7COj0hdWWxpKDLbwKQ",
-	"BZXUMMVjhoLNZuLoM0ixzEBvgsPw3dXT3kN9L/DP/XNmzO9KShScjGCjcrEwkqEedB3hI4yx1lvUHJAp",
-	"W0IgdgnMii+CTpPKJUszjkowaDGbYS7srgAndz4t7zfvlrMUXGCZlIgu8AcEPdA/JNGccrDrTSkiwlNx",
-	"o8hfLIBd7bITINgmDIcmyaspKG7bNrChyGP8TOtgNRBWLIugNqag+0ohke+aNkMYFx9A4JzRDarzHw1G",
-	"p73BUW9wfDUcnQ9OzgeDPw0G54NBx0GZiWnGehkHO4iLnjXonf3w8/H7Hv4xKv+4sn+cb/zxjz/1ftj4",
-	"8b/5iAlpdx5EEQZYOiRhtyy5IANz383ksgc/edd5sB0HJ+hwT4yUWR1irLm2rQce/J3NBvWXXArlQcgz",
-	"CJbmDYv1ykw8FWZsGqOAQGCdjC3UrsPgBTan+zajoWlKQThpAS7wqNvEha7xFmw5Dhvigui7Qiv6nnho",
-	"oj/GeIAKIIVDI73Rd4wKcBhNj5CDUenWi2242U9GZ551+IaqOcC1fRTymxi0OunzNNns+TVCkNI4Tpmq",
-	"b25EvNHz/gJxcC0i4jSlM/3CQXUH+3UMlFE2EWr0B9N474G7r/OU+zaevqe3l2HvFEvfmkvxpgS7KnK5",
-	"+h0E97A2p38ggqXlAZdL7d4POibjH0Zk1tHZWoXArUhDJPoPxcQwPbgDaZquuPXs91La0uaTBjeI2oZ1",
-	"FPOURXYrqcp67Ubkcklk+9oym+dceY9UhACY2nmozYnENKMNhT7MNwXEF+JqySTW+iTWR2m7Meyp79kc",
-	"C4YDaMdoeqIv9BebXPaazrjAuzoXyN5gQamTE2Zs+t1C0jcGgcaP+NjIGJaee539DXumPOl9U2gY+5KK",
-	"hvohCNeMib/VQSdyJj3sM1EyyTMo1lOA2MmZPRIq4nGXKALtHihABWfqcDg61E31l2DFqgmjhkOjFE4I",
-	"NOQ5qvXk4eZRHdNltGDkcSLz2CvqfOLZNrZiE8UztnvO6vzwkEYL1ot0P337cN/J1VYaZhrgAm2TaSU8",
-	"sVcMIKJBBcbYzRPIAK93SdOMcLHJHn69yGmqphydtDqQE6qy6wVTymDGtdsxL8wH/h0Dps+URVByAt90",
-	"Vw5PWGfgc8glEYysGezlhsUpKa1pxCO+pN7DQw8Bryjue3iYG1JzVUARHrQWn5Xj1aNfAA7YNZyD204k",
-	"Q5EKbvrcZNPoFvY5o4JOvowb7x5XfFGYAhOaAd5xlPFbnq2brx7D86PBr+jqsU1rs+dqnaHaiUJchcOT",
-	"nWqYV1dyObC2i2qsUFmjdtJjtyJRvrunNuF8WFEp9lAiHCn3wZrEMzGRd3urE0V9AVHsqurMQE83eH52",
-	"pe+jg5Rt7lJEqtz3YdqIS+AGlcTtrrVeUqv4sDGTvwL649QpPNF30I6neZJcF/s/zezfthCg3jgmGHwN",
-	"mIRaQqg5X3aCDojjKgay29zGrn8iYvDP+Kl9+fpZmfe/Se4Fy+bSc1h+c3X1muBDd15fP7nqBJ3Xr97q",
-	"/3z15PmTqyfVkeILG2MsRuC9N1+54E3PCsPCqyUTevixjPJNE9iMZa8RomOjN6g4sCkIaTaHEHwt3k0B",
-	"CVNooigCGZJlyqb8rtpVNS/zZx6/9/VaBo1eLwuDbDs2LuNZ4cOXWoXa5OY3G0GrVdQrk5Nm6q5VpwCw",
-	"m2DXNCge7Qb2FjEqNjcWhCxBY0U4UEOH1vHsYc5ewgUj5o3q51+zzJhUd54xhoUDW2iiwmvlAOzcfQvl",
-	"EwAYfvAGwFo9SMboAlWZ5iUMDKYkk7NZwjY32dRGMnhNnsbLUOg3Qq6K2jClY7JCHj9U6r4mkNepnPKk",
-	"UTEtoDvwNTNLGCggf2wK03KeZii76Np8UOBzNGkYd3MTdfc7MSrL6p/5tLK2IrYU2OP0qB7VHlHkPamX",
-	"SY5Lbk7jIkKlOuE5VdcLmbJmbrJuB9CBDC/1ySVRc5maKrMlUCejKG6ZiC9sfWOuyDShM3irwnlTmigv",
-	"6zl1sTxXL8TcM+pnUerWXHT4FKgMXXN4JWXo26vfWhuqVN29+FGuXl75qlS9WL34+6DVBd1U2G1nVCim",
-	"EJAbxpb2GJEp1wubIHTg3tPbWnG3ArW8b+ndFhTa16JRAF76uJsRxf/JIKOiMsW9cOR3XROvZEYTR601",
-	"uwZh9bsVeoFfbrfaexCQlM1oGifGwG1qrn2AKdTBBS32bXW3OLxXm7FfssTsbpMWX5X/sjx6+fqZR1i6",
-	"X22Am4N4iDebEixbyfSmyq0QeQTqJb6kZMT1epTvbvrGjCaHx7N3t13hyEnKAH84YnpJBEYimbJJTkFt",
-	"0g0PYxmpsJV3Qb/ZwpHAjELtMZdgBfFCwwiIwiiKyRrhTLM5E47a3OqSWOjvngui1rvVPjfEmN09gW82",
-	"j7a/0SRnyuGOLxSB9sEvixnRe3b1HD/a7AsfEKYPt6hEaAWWbLSGvqSlCcYwb7mib5G7XiJ36ecN9wxB",
-	"l/xazeno5NRfCKWsbvr2m8ve6OTU9gnJ31glNSY0I6FtLU+TMCCZJDHLWJRhiIiYsbjkQxuuFsuVSCSN",
-	"HTimYgpn01F0zB5OhvRBfDQ9ZYPoZDKiZ/FD9mA6jI4mx/Q0PmGj6WByFj2kD+JTdjI9jo4mIzqMB+xs",
-	"ullM1alnUK+tOuid0d70h5/9JVVLSjVsQq42rl8BYXc0ypI1FqgFKnWhWH3CxY3dnrXawVjnwlsb/2CP",
-	"w88tuN9iB9c1fK/fq6FAeet9W7u0+bavPm68kvZv+MDhdlekaZ2wb76tk2nYH/QHnZZGeLfTcjQ+OVxl",
-	"iI2NVMgHP22toHJlZ+Ph9cTKtNbiqX6I/Sgn17VKnlsbDL+Vk37tg7BC1o9ksSn4ZoMj65yhp1BUndg9",
-	"+OLV+rCluFaY2TtfT1JTXHEhM7bfcEylp+uiYPD2IZkiZv3i9fqwBFsBz9ywa/xzJuGKPqUcQf9ler8B",
-	"Yjwjazc8fLk+NjDrwzJjQe9O0FEyifcbD8b+3XARbx8KxJj29Xv1YfAFaoW3PGZSU4hP9xuCq+C22ANu",
-	"laq+dweUuQ0YcA3cj97eAFz66zKKAf5CE/5eg4a4id2DfS1V5h1kxu6giNxcZtIhnj6BgK+SZL/x2Lk2",
-	"jemNeQ4Rsqo2mARrTyXyFtX7Oe0EnRXQUEGVGypm6Xq/ARXI7rwNiUoc+DqhECwezsoEarorrLd3S/eT",
-	"DfXrTLl+tbFu0NLLodWd4xU8ns2+IS8D/xnQeOY8L7Tb9npq/dQxe6EEC0qM6rVZSxYuuASfV8JyIFoL",
-	"yu5VE12cC/Jg561YM/veA4CINP3l9t6PH+7q3Wz7+5HBfPxRyGBv1tdFybpmQwT40ov6aUXk+Izf1iJL",
-	"R+27XVDPPRxAwJRTravstBpwsLsfqe7Ja7DUuyh80oLCYMXau3tVVn4j4U/hjmXeNQY/RFfzSGC5YRxu",
-	"nhoMAr68sEBgExlzpiy25PHwqDIyAFPbWQHPZ+gp2LHGKg0rGjTKleattikCPGvVSLpGIdlsjbdGGefX",
-	"D7XDox3Lb4Df6Kq13f1b6SnIfymIvs6QH+Vkc9R0uUzW/lvw92CpzSTk66yr8VQ+2bElqOowoiljqTpU",
-	"THCZ9mayx8SMCwYBovuaXqMyZq510B584Cd3GWVXz8dpYWU0RHVSr3OeYAXDNBf2NFVkwubgMc9Tom/3",
-	"UIsioZmeutdUWDvb28+15rjfnHKD597jbNfDgFR0tT1dQU6nUH1TKi1fSjbRXNdjIq77RjGE6Lg3GF4N",
-	"B+eD3SFEdY74dCFFPnf9t3JSj587ahc/Z0rT7xE8a7/YXEazO5EFCVdO2L9ewTXBe3BZFxKzSe0Y2sXO",
-	"SbUzV0X3vqKKgMKt5v61Pmq/1p9ubRVNjGe+ZTAAvr+5FPgA02nrYrJClp0ENxmKPo6DRzWbMAhT8rUk",
-	"T0pheu+ouA1J5rdIan46PGphhCyLiramcLWq6BaWBxs4VyTe9CGiGcgbiIfULc8PZ0cGlRqodeFb8Erd",
-	"pFienu5mqYjN5ii+b+VkV/CeJvY+MXuw2e8Vqqc1h99CrH+FRZpUFh+HmAiurQbDDTbysPW+UQ2/rviF",
-	"psiZf2X4wurVlTRO+bpz/ru76Xe/i+iFKWPxvkELu+ny64tZ+BDvv2+7G1O2T0YuaHrDMqxxbSxmHqMV",
-	"zdhM7nPKmx4f2w896b3mEebzWsPd/j0UX/oyiM0zy7JahtfiP6WMWycUG/q0UtRGV8OT89HgV5VSvN+d",
-	"bJNYl0muuTZfkGlKFywgw8EJmaUyXyqWBUSwFcnWKVN98ppHN718CRu+3/ZGYFa0fisYtss5Bk+Ix6Tz",
-	"ei4zqdxJfUiaccyp17H0y9xJ9KAIx9CKZcr3UQJfSMF82+5S3WAFRx4xaFexJPm4Ka8GA0c3bA8F5KX3",
-	"JZLInrv8LX7mvTQwgo1WedX455pvA1ebN4E3ksZkwm9YQE5OSWTY/ENuA45E3ZkeA4L4cPjgXtkxVimv",
-	"KtbIM654DUpZXtHbze4p2KFYqZbZxXV5v6n9mCdoVW08afwxPV9xtUwoZjiWgFH2/KjYjfgNU95rapLP",
-	"toxKPw6IrXZoHDih7SM0IXzVvib+vmrLAx2bYKVtlHNPwBbHGJgoFE0qanlLh3nt+GtQz7mY7bpYmWXc",
-	"63Jlv7nfBctqMr+FS1ZVdm3GSZaiyycuzJJuiTPYEHa+hXQOpo1V1EqfR9kzYIw1JtxIYXy+lqIRB8Yn",
-	"Ap69fUWOhqenvSGhyXJOeyNi3iWRjGuy+OmbmnJ02fuPRtUmZTPvHN/A70TvlIxmrIXx/TK/ZelMsN6b",
-	"+X/+H8F6l4lxQu+VvQwkLIZVksTHJS8aPCUWA0/zBWL7lsXlPQ6IW5rRtN3FDd8lIPLrWcLm7Lb5we1T",
-	"3LFRdTjs/7i8T2r7hHsy8Z+mjPXABTjhcpbS5XzDgaJYzfD+JY1umIhJzG5ZoknUJ4/ldMpYQL6WcAtd",
-	"aLpSjnmcLdwk+8EamXyY1rBGZVpIy1uIWaIfJRee28dJbzjUt4/Bw19XVvGcitinhr0T/KecEXwc4PHL",
-	"BcRBK30ehz/jo/dhTb9rgqHy3SxeGFTGjUzvFveK3RpJ/ZLEI0Ze0DTjYntUqbpHap+Xo/I0BfCiMgwV",
-	"K1WoKiqlUfczOH73QR54a7/ZkeNl24aOitID7XqBXMBnYiobOkERCOxR1t9A13S/TPLY4xoD7zfu0ndO",
-	"7hTEG+xS+k16m1Vm2kEUtbD/37K0oYqhm/RXLAFWt8ygEon9tJXp8paz1T3S/v6Gn3nSTFmCKTJzviSZ",
-	"dFMTuzRZ0bUiIVeI6Er0oIi+9R40ACWZSGQjRAJ73DnkweXBc6R2ZylwkswcnU1Q8I3l1+r+9J/X2yMc",
-	"CiBbBxv6Q0IcXjSlVhbtt45rcHby9qGXG3kz8wfCUq7LkMH2M/lb+Y0nr6R4iGqZ5hnBVhCGpBCaOJb2",
-	"xCcbqokJVNwgxeZw/YSJOfVaRwHXFBNXs4xGc8CGs9FRMm2+yFJfKNllApWktbIOkU11dB2wLHq00leI",
-	"MaxykXLFoHgZoXq5FiShN6yNGjNnfDb3DOkb+B2OXH7HklqS2uD0wS44lBsu4n24Oeb0r/qT5pAKVIfc",
-	"+WOUMxjBmN7E7ZwUlKgFShzzGelSU+gVGoSDBGJ/1cHGSkBZYdVe/zVgc4PD4bXp7Z6KcGv/yyaZ2o3P",
-	"P65NxzOPfbF63+ufm9jldDDYK60RRTZwkO2w4NQAtlB1yRv37l8NE/oZqtzF7s26IXS+znUe0li0Sa/A",
-	"AE2zhLfE1KW/4MkV+tyYfr34G/i9VOBse548/s5ETtpqwiW45NYm20FLtlWI2s2iQVHCye1vES10hWbG",
-	"KSC4NlcRA4y5gKDrbUgzu6F3TWO1oBMQQ/nSKLOMzPkNI1KQtzTL05iu/+w3rZRD2Ylo2oDO1A6krOVN",
-	"FMm0glS+egTcrxjiyn9HNGte1ZfPWpFLQXLxL+BEWc0lkLbKSfthq9pl6tb54kMwVks0rz+YP3tn99qn",
-	"dZ4uiFkAoLZyQJjl22WxLqGp2lusC/i4e1msC+C+34DF2ox1O/KWI88+7F6zFdCwYPXWlxtwePrCtikY",
-	"/GD19TseXX3RAA0xZ0TRBbMtQCmBmEV8QROCPK2PiAX9UaYkF7yuLx6fDPog7uqS7U/d8biPEmoYHL0/",
-	"+LNXSmGv1wsufOFElzgm3b9+AfsvpD+YhKI16bL+rE8iTfnqtj7G1I0N2bZd2bft+o37x6Phg7LrTZv+",
-	"k3deo/6RT0jXlr1CC0uajjMgH0u8ZCsHdp/G6EWjyWtn9Q0UTSMmf+rA8MfO5e9DQPjJswzr7kcSDNGE",
-	"ZiRhVMG9lsBdNWFltgvpKsYIgNQh9vPBBWGJYiTMpLyGaLaacfTrBBBMIHxPgYqxlvm/VTP/i+Qo+8PQ",
-	"i4F2T/B0bmY4YU7amoX40FsKLtBdmMbxaHSwE2S+iJ06GwweDM/ORifHD44HZ2fDvSKpYI0aWaUKJrsn",
-	"v7gIs5KojKaZKZOk9yXARjeLzt28U23gF+egVvrpPbhpC4gs3ngKEYaxmwtTL6A71FQ9PrsgVUxZGscs",
-	"Pqhlreorg5uc6r+kfaGM18F3mXKmdrQxsZoEo71/Dnpn1yDLB36Fc0HvnuFojs+gNfOv4a5E2Sro6Tb2",
-	"da4ze3Gu1Q4zUDTjD7nh/OJc+e9M/Rt5wVimW36g/w+8oynlydzg+O7Hk3uIB4CJ3Je4IOUyaaMF70Nc",
-	"3cQFmdt6DVTE5C+2CAChKSMpi+RMcMXiX34BrtK1DekSbFWUi0mZ7kXzUEzXKPT+srGPTtqIiMQUPKqp",
-	"nUukONF3ka46ADOYa5AtCbUASG+nikQIAAAk1C2HJYUmbCyoINQa1kJzzQn1kR/aHLyQvHvzjHTfPH1M",
-	"js4enh4Ehj7HoxHZLItHaDYW4SH0ZAw/Expf41kWno9FD0WpZgotu8hXL99iTFM3oROWgOwDQXd6RBKm",
-	"hYwKTC07WPj5ejlnQgVEMK7F41gQczBoDTDRC03NSxdkdHLkZMzaAokBsAJsGb2SscwIhdT++CAgVJBn",
-	"r2+PdbPFHTI1v54WP3FBwn+QH0LSFZL8Uwp2cEGEJGGuWHq+pEqtZBr/JQQs8As9aa0x6dOQT9G4HejZ",
-	"4zxPTo5O4B0hyWrOM0bUkkYsQCAbmQQEqRdYLPderhgBdZcqxWeCxZVJivVqzlKmZ9Cd8JjbdhRReTTX",
-	"Gvy7P40GoycB+SdLZQ9sjk4DBwFaf+WUhKGpmGyLJf/8/v83Hv+PkIRhYOYP4ew0lTkWYtZEckgXkPCP",
-	"9h1Fwj/+/e/6wz+ERalKKSLWH4uxuISUenRyAF9opuOKqEymLHYBk9A3QJ4J40fQm0LvfGhAFYz6YCye",
-	"vXmmDkA+FEnkmoNMkxS2CE91T+eaZ4AlBXknuFbbyYRFcsEUqC7Pvnp5SS7fPn72bAx3S9J9d/WWHJ+S",
-	"RMqbfBkQAIboAR5WeCd6vZAgNwdESciVkzc9mmj9AbpRc7kC1/4K5puNBdcjFbFBfcKDX0jRg04dcaWv",
-	"3izVl5keE3qcMBGoqnY+FsWmjej0P//vImd2wcR//j+hQ069GPZVPdyITnvxgrof/PHx0R+/fBz2ydWc",
-	"jYX5DubOi42kJcpCX/lqWdShw06BI04TKWamDORmru9M9mN2exjL6BDiVg6NRN20qFTOt+OHFWUEWvvz",
-	"+eGh15H8sT12388lWdA10WeIlbd98hV63JSVyoWuFRZOxU2nXNjKmbftdLYIK3ue0Fgp0IKzSONbbLzi",
-	"7ZdDbMfUkEFc7Xu9ZBdwg6JRpVABQOeyWy5zVb5tqljYQZaUAxCZOt1g1F66OcgqPj3ZRV4pLgI4LI8R",
-	"JcrkL2UBjSgEfoDa4QIQmTT2RdMd1Skmow+CiKX6vOianwK82geAKCKM9ay8rh5coChaccXAO7jzjrq7",
-	"6NdOA34da94dtlGzt4/rfsXIdpr7eUbmdLlkojHh5ddXQ89HX5flN9LPB+0iwhort12VNduKRbN7NiB1",
-	"rjM8t305vUXedq9n6orDjy6sMECjq7slof013D4Ri2+10/9tw7h2IpzPKUhEn1hoAzW9nyx3+aaBRN9r",
-	"dca/SaKyDNgefht3Tl9oBRYEN+liidCCnayntYZN/AtXyvMmoWCWN54EbnU7R0b7HD4OVJwJxmrl8nHX",
-	"ZJffp4LjvI/zp/Lh/TxAlWP211O/xaBW1yizr8toY2N4tq6x01TUCa1IT2RerXdyf+zAzb3mES3uWNUb",
-	"RmNTsHdPpfH7OY/mNcbIJGTSFuWkquyVL68z6T0yXuiPsg0+A+MBcBqPsRgwXLL03f2C0Al4hHV/Sl/e",
-	"Wxxi97eeb11wQ8RGb2Ge6WskeN5oCnmH1Wn6qbWfH9E3nuaqDBKHtIdfsan9jzVbyPuLt5Uvq3Ga3k4W",
-	"ORrAks1GzuRmMbPRzmJmLUuoVS4k1QFhRB02tE/d4XoBFqRDC/D61zJJvLJeJokvTFPrYHEPsQcEuR0e",
-	"bC4CIo1s0TtuJaQma50DEJridkrGTuAn0+4m6hPPiGC3LN0EnyhV7tOrwdlvD/hJL19d9X7Yrqx0nmR8",
-	"mWyD/NAEZSnYJaK5lIoRpalIEyKXxdm/e93My01Fpkw1CC6ITGO8DLfSBPTU0Zbt0wPgLPJexXWv9imh",
-	"6qauX17RCVhqwXaq/uw3/+wZ3y+TpDG4vxIsXvioiis5rIFqU5cRnXv6iq+/qaXn7Kxbrr9p0Q28ZoKm",
-	"Ez8jDPeTVaC1FstVsovDotXR1WhSgzay0qdYpSap96oBveGVsFxpsTtRK6iVM/UX/fgPlsrehCoWa3FZ",
-	"STSWy4371M5FaUq3d1xanmaBhb18K7Pt5aZxdYucIE/bD/ZbW6BSmVGPA2hakb8V26rtDrF16fxrFM0l",
-	"90K5A9Kl4x1fWm2guA9Hc6lYBdvCU+50c5v9Y+C6ynesbR1mWrfW+rK+2bc/Gam2INhJUJDGvxQN1797",
-	"RupYX+K68KRWHLDW//qBztEPzzWVKmufaCpNqlyr2F7QnNoA3aDd79ce3fsaHFzxbtuaHyjbw1tWzyxd",
-	"0s8AQMJ4i8C1Hpq4AfARhQftimm39wXttKUtGvKa7NjheanH/ALAOHanNOXkKicpwAjGAmkZxoQJQanK",
-	"CF0uGU2piNiHjFM0aV9Lc6torx415eVZ6uoWzZLnAmqBmVgErkioH4at0CwLQPx9pYM16TZKCPsCuFWN",
-	"CwrdwioHV2eIXfbtEFSIqb105o3fMhLyE6zjFfVCgOxn09U7cwe6r8fDpqXBHghAmy20ssS2SNDar0zn",
-	"bn8bzbO5xCTx/S8LKmt3WUhNWrAbtNP/dO7pNm5m15RtMhCcwRm6W9nqZBdv2KyrBUXMtnFE4ubW3nEB",
-	"KA57D0RQedY3Oa+NYXSrMm3fCUwwrzIVjtkGUPN2RbEQGNs6K17CoE4tc+S0dCgZooR19+b2ntWcptsv",
-	"DPgGBC+tUp4xrLlXWobaX3X0Ym2/m+gXzsG/jD8ZtdhgjeKOsxWXIf9XS0JKpiyL5kW4NBezhI0FaGRY",
-	"aECRcDQYhEEllAiEuOkI6s3i+2Qu87RPLkl4NDjWn5DwmyeXX+m/xFiwNJVp4IzmC4W9M9R0E64yhSNE",
-	"CU2e0GiOhdtSwoXKtCAnKbN3ed0STBsiexA/AbMgzbGghwORQQbL3dpnbFuqIJczFNTEIYtDRGwspCCM",
-	"RvMLPb9iELmIwQQ0TaQE6R1DcnaUmQHpRqYynbEM4ppkEjOVESWlYJpAYwE5wiY8ydDURFoUfaD11cyK",
-	"Z4GBNS0jlpWZ61goFkkRK9LF3mnKgN8yBlfACYWZHdQigoaj/SwR5UYLyg1e7ALLok3iZJfXDE6jfbxl",
-	"mK1/Ly8ZXOF+C0lSeqDbM6T88nc/twaSw3uYmjOzrQOjUHMa86OLo9H44dqVx3IOUvPihori6AXbLSSu",
-	"WtB4flFxHbOEZayVxUHvdny9vM92q8kDEFYLUu+gFUbKLxJV4dBgM7pr+42xXUhFg8QAKMiCol7GSeUk",
-	"YQsPrNrTx+Ts+OQBWeIbJGYZ5QloDVkOcS9TmZpwzuO7OxCSJ3d3RUFPn3ISs73AZ3S/j/VHm1R9QaM5",
-	"F6yXMhpruhA45Dz5aEJm11OZixjhcfUcPNeafEGF09bdMqFGjFg5JyOThlZrH4NmwE7MYj15macRpksL",
-	"mRHo2l+2RA/Yo1k85SyJewm7ZYmlvdqw+NlFMdWpwMtuTJB5QlMy1Y20L1BqaA1d++SzPRp9aNhZocQU",
-	"UE0ufSysN156zs7O/Nh+WH/In4OmdekpL32U5u2AQElZ8JNTRcK/94yrv/csDi/IT7nMGCTIaaKlbClT",
-	"cMNRS7zqOI+mZ9FwcspG9EF8zAbTh5MTehaN4iE7np7SB15TnmpAffzm6uq1RX2EUOti4OXWKC1Ug2MX",
-	"NfzszNENjgf7mN+xKLfCC6ADPQecgjf/Kb9jMSiRoR5YLSb3pWVY32Qz7/FSAS1BYKppYSGt9q11X+xf",
-	"v9s0Bv/N2W6Ew3I77xm8ZC571uJfIN8akeDweICCqsKVxXbdIkMfG/FWW5QMRMqiWV6dj0WYC31GaepF",
-	"+n4Zku7xYBgQIUmUMqAqTdRBQEIuICXl+kclBbw1cH9d0pQuWMZS+2gsimeIIl9+40lt6R6PRm5zAJeF",
-	"Y4Gm4N/XxpNlfyfm55Tdyhv3Zy5UPp3yiDORXatILhk8O9LPpjKd8DhmIhwL+1uxtPDasf4J66Nf6ycm",
-	"gQWenehnuVD5cglF1a+xUiQa3rrHwxMY7ZKuE0n1LOQ1VHKDZ9BVRAX2phs1+GR28iU2mCHJGbSWC3pL",
-	"OZzBIeme4JCxti9NrmE14feBnQrXDK11dWjmZDDU14CQx2yxlBkT0fr6hq2vubjOFRLmDBMkNl5JWa6K",
-	"1bFV6F6/entl4kTgOVz0wmflp72/snVIVnOeMCc51Va6S3OhAiJTOMMpifkUaugXL5gbi9EVa9wJm6Vk",
-	"Q+efBf85vxXVCzYYznnJArNVOKz4t2Et3KQ1nkI5gMyEhUQL+bDJPRB54mMb8F3U2AWVpxqfVMDjcEje",
-	"FfU8wHWEIRSsVNSHtjxkpuAwT1UNd+e3qYq7x7j31jLdVC765InJPbJJUVCWW8sQYEdHpnBloVj9it0O",
-	"FS1lVEnRJ0+B5yYyXltTRrfo8+CchFZsh6S74EpxMTM78EbIlbiGOUBiWkZiFiU0LdG8UaHRWzDOlwmw",
-	"q36TLlhMshWPAO4H5gnSG4xSY+FoUxmU/6xIWd3aKpVihgLGbO9SHulxGNKBiQUfjHUTOVMoIG2mZeDk",
-	"CZFupRYmQk1gKh4oXvpLmWfXcnoN0HChJoKTa0i6xt1m9vGCZhXhze70O5S8fPe8TFdCyQmEhIeYHT0W",
-	"IEk0nbRCaZbFaU2/K2zaVpon7MAuY8EeehELVjk4L0+e0BmUOYTqwywH5RxhWhazJdpby1/r2VWWnP5q",
-	"GPuq+0Fhvinr+2IAHuhveWKsQyjASBfDt6jNEwXTmiWLghufTeioajkvLG6Cse2dDAaDWulTX2a9Ea6b",
-	"1kgHMx9K8uhBgMmz+Mgpemf2nqMG7y6Hg9vTf008PRsMybdvX70k5rVqXhgBeuVJRrrh/wwLAof/c6CX",
-	"+ND9Zaj3P2xJs/FtEzzTwhdG74qH8FDPRO9Q3V0uCnEAuqZ+uSo0LsYiHHfGnbDIdAJKAObLai4T1icv",
-	"SyqVrG1JVeO9Q+M62O9ybmnprmihcxqWbVAzpzxhW8EOCqDpXy12+OhfjR0OtWLgXWNDn/MbDO/7HcKE",
-	"j3rDwdXwwfnxye8YJnwPaEQ/SPjoFwEJ/1JOyOM5E3vXltkXZroNeuLHB5lujKv9RVGmJyxbsWrYG2a9",
-	"cFUioP/i6NJbxHNL722TnMarBktVm5hafBmtLc78K66mh7scnEUjbXp0+imqLVbCMHf6bsEOuD0LoehC",
-	"H2glNHTN7q8Y24j02sOpVhLaJYEd35YF3uEWalrYPT1D5qxvcA4V50Rr/1Blj3lqqOy5xRrYNr6erLfJ",
-	"lw3mqWWb7/TObGFWj3uo7MS/O5p6MZj1O2bCayn8ciXc5d8lKOtCSln7gsuNLl1961rUjHgtE+6D7NM8",
-	"6dSMWMJrm+sHT318AdYgZS+1YLVdcRHLVeCEIvT38m5bw0yT4dw8LTzwE1OmtRy7AwP29ZOrTtD55snl",
-	"VxU0sAbrdenRsIf5nqU5kMz6uuVzPsND0AQgSpQLEt71Sur3cAY17QWyYQGLW5P12kQUeConFsYCKNpr",
-	"FoELYr6otHq6X/FRczgiF2wMpVywFiz40qslvamzIJh5qL7Dff3kKiB6AQ8AlQnCdULSff3q7VVAvnry",
-	"/MnVkwPXcW2yh+G9qm3MFnmor305wiZn5+uqjxPP6Jol2DpvApu4ycxU8HRaUUXYXcSYiaP6l7g+Sbc6",
-	"6JrVoWK5RKQKi6153SABvgeEK/dFtOQHZC5XZEHF2pqMnbQFlqLvVB/TaS6KQBuIDqIZgSYacxiHDaAa",
-	"1RH4FpGBLxCSAIsLq7V4rwBJYAqXCnTMglXBVNEhkzwjEwYYJCSTEmY2Fu7UIJyomNqKpUzPTYBLMdFr",
-	"sSZdxWgazQOIRwzxH5dJUhg1KkdFN0ThGQLf0ySxStYXJJMzPGdMlICJxOqG+g8esfCgT94C1JUe4jRX",
-	"NIFQhwVctTMG57WJOKMYdGbJYNYIZ1218mP3gM0MvVQ3V/H0I1jZWjnVMW5PsyxBwSGn5HRQchscP1zk",
-	"GRSZLrYeecOyFJJAhyNXNH6g/92Us0E3/Jyl7FfnW+94kfbaH+uGlhhg13Tgng526/dWEfmYR+tVKW1X",
-	"c6ksA+uVhx2dLy8MGJ9PVFVktSOgTOyiInRG9TIE1ca1+JrTW1byXMKmWd0IiAfRLxLE8OERCqneDNd0",
-	"6rXdvjXBi5kkK8q1/JtKwJrMIMnpogTyBVcGjA92V+9yCqb4qtq3M2r3ntES6IOt3fXOPlXMRE0wmaOh",
-	"YIlfIFJir3iImjPyXxESUez5UoF02W6rzthUN7USNBeZ2ndmW+qTW378aw3Kv32vMilbUC68F9KiF4wn",
-	"poJMGFnQmJEUyjEJuar2NnywuzfFsu0m4VIwTvMkQcm2K6tv9OuwDNfYs2QmS2KHAFu5ahdD2cqJmpMm",
-	"MptvsBL3FY/Yr/ZgncU3z7QvcaWMzDHXIXNMObci8AbgIfPLdW5uXbb32uXLE15auYJtrkQ1K61Nfoj+",
-	"B6PRHESgQW6d8iTx3aaomPlqD5ethvBGWLa+X87HnM7p1ub1C/duPeE3bGvr+oWm1ndm5UC88NbW5W1j",
-	"67vPcLoVxSZUNL43XVZytbXtlVzds+0NwQLl9ExkNSw29o7zCwx/bWPsJnwgf7C3xeUyaNW24CiBA5JQ",
-	"g/Tjsxp8xFTxK88A4Aj6dEHvQq6MexZnnrKFvKX3xxD8hVJmHUqlG9mzhmZbAu6tr6g+wN381OxawOdo",
-	"lyrI2cQ2+7kaaiy9AxaysCxgwdy2/ocKu3hm5yDkura+9jt1g382+OUtTajv1MDfSdqwBT9ZMRy40DQV",
-	"Anq31Pw3ARTy7dWA3PgHuWSix0Q9s/NsAP/bURhoNwDpgoum8T4HJLs24626D1uNzGN0YCmXeyhnuOav",
-	"8SuPIR8eYCzMAi0EKZtCXFN1fdeMekDOCrK4S+qUMSrG69splaFtmoTKkSnkW+8AzfaZy1x3HFPd54qx",
-	"Gz0iKaACJwz9h43J+DaO39wKxbyNKbdQIPkCM4pRm21ntseffB2DAfUF8yUi4jMT7MaiuQxIJjOaYEbr",
-	"skgD9BXjVNcLmW4DGBMY57jE+rHoQ7QFrcGbh9urRHrQe+WgXXSEYHeZjYneDBKA3wtsWHaXwSDMnuZT",
-	"k4marPXfeowMM4DqgVhs/e0/n/0o757/+E49W9zwVz9+t55+1+ZUheG1Lk9bjDAgN4wtrTVDplzTP8Hl",
-	"2Xv0fpOHsXWiVf3PPz1C5J1xPhiMTvU0HoEVFP+N9H3USIZ9g8+WLL1eeuuIvtY8ovg/Gdohu1pM33AR",
-	"7+aQE9eCNdjl//ipoXIdbgMIgQMHR8T4bT0UDCnltVTBltlDbkJ3V/iVzzOFmdyWCP398TpMD81a5Q3m",
-	"k+u3WOwedjRJ4KFC34x9pQYHYSzl+0Vs/lSCRRScUBAvKCVKdXc7m8kr6GGAzSqfkXApqGXqQ7W8ojfd",
-	"mDfICp6Qybpcuf2ysh1pvdn8d7vl9L4p2tUZ7SBfMS/yV2ARjAxFDoGsfXTsgFPGQ+sf5cSHbqTZHYL2",
-	"l0wQ/U5rp9C3cuLzBZlK89v6sq+07uo5fuCFQ2LSi7RZdGY8kvv4ujBsyQe95I37KrqygV6+GK8PwBao",
-	"x17jjINCEBQUD3CRmzntqpCVjUFyNfG3LWytDX/VWq5wmtb7zGk7DAaDARFsxVRWjKGLvy4YFaqsEAY/",
-	"bgKg2GNoOBi0sF41sahnuPblf9lomzjcM1aH10uT/AdHMy6q/F3SwVDATHxfOgz3osNH3ARbMSaUK3Nd",
-	"5b9Nj5uH9Ia6ckVnvuwHA9u4ua38Edtai8joDPzFMs9I+IfQ1LciEa0lZ2/RndqCg2V0FkDwCBSBa6pt",
-	"Rbrhf/2v/32Y0Zk6jOj0j4+P/nh5hmkqIdS6ClvVeoDvizHv5Q00MWBN6gpc956JqWwgKNwGQQcuYFqd",
-	"mIWaUaVNbgO2uKKKmNcbvFjDlgDZny6/YScgeDk982oNFDyWDFUUfOyb+Gn7if/rkMGLQK2WGiS8vqk8",
-	"wu/FdtJ06/siMGr8bLODK4H8ztL4mPwdwNI3ea3waWk9r0Dm+6z3ZQ2UHYBszosYxmLg/t1K9u0PpQp0",
-	"/7aO/dVB2nub6hKk0m9QI4CX3g5gYUNoBlTkA7t3U+z5rya1bXjP1LaPnQ8FKJMflhE1/EUyoi71wMgL",
-	"mmb8l8+KslT41HlRrfCu90pJ8u2cv1WgNKvjDhH0Mjw36Ew49gsSFjkv4bmLTWjdkwU4oA24Kd6/IKEp",
-	"zVr9UopkXdHzEG0zqGTXmC9rOp59c1MpUSzKU56t3+pjwYB5M5qy9DLP5l6TuIK6wTSKmFLmYDVS36Zx",
-	"2zRiYbFvTZ1K0gX4ZS1OiGLghDoIxqIIx7uEefJ/ggw7J1/COEzNWOgIC8eGfQKHlKqEtZeBhqb2qbGS",
-	"j0UXgv5ev3p7Bb9joMVFYT3XTRwYFMYy5BhhGhHlQB+IUD2ExQoDEuEQBZaDMZaU1duj8/49RJqi9gZw",
-	"5xEoJ2wBobsduuR/UTLiNBEss1VSLYued97CI/KSZSuZ3kBSfMbowvBn0xYsSKswTNhdNUgXh8g/3ZhF",
-	"wcRuBHbTJ0+AffX5SmgE6JlkwuY0mZZFyYvykXKFSPljgQRAPjgvq8dNGYsDvIYFDgaqkSsqqB6DQfVU",
-	"DsYCatdkULuzuNcG7oW8sEtao9OFxVWHZwanzgwAHKrBWBQV3nDHYNVj87dNusOWhaMOjMVY/OEPblXv",
-	"seiRyyQxh0PCb20kb2gN5+EFoQS4MoXAIoipMA+xzHNRMFolVM0t1IwaC0LCo8GQvJC3LCavWbqgWnFL",
-	"1rYA9nMZmQ2i7zC2P0Tig1ILumt01RiYC67IDVtmeq8RG3fqYMxwKfrExM/p6eu3inDQiYz1JqEpQ9CB",
-	"bvhYikxfqvTt9JzQJSJ/cCkOEcDjAlMk4BuYjfuKCaX8E7wK1YARMh29/Zr2+vIWRnOaKpaF0C/e12FY",
-	"+srY41piKJ7xW5asSTe8dNrXY7wg5vNHcNkDj4D+/eACoz9SqElbAsfCW1Bm2kLBHg9PSAPiUV+vPW6V",
-	"itDByOKiBQCExerRZ8PhAHMSMLw3mrPoRgU2CBeS4hmNgfdg+fWbuu1u+OSKzsKAFCTHrCQTY+2E0Znv",
-	"L0j4bNp7KQXrgaUvhLqSilBEqj3AOWoVFJAY+uQSeVMtGUQml4FxJq4RSkyb4fTxXYOBp/ckXqip0M2W",
-	"dLDJGysBpLo0rFjCO3BFsNY6BHgTmWd6k2AFTIrBz+eECmMkxmDobmhdAY9C4OIwo5NH4YGzZIMB8QBz",
-	"SWFrYNsBBqYKlJ6WqZsMA7UbwK5F181nSbhgxcmNbxjUvyJ9BEuDm+BgkklyNCJ/5V/29Wif03SGteZw",
-	"J9nUGNzQx0fDovdvsO2n2PaVlPhtCOdjxu6yw2VCuTBAOFQ3XkBGyiiHKrtBMdJICoHnrKY6ltk6d5Jc",
-	"vlB4KiR0zVLS/Vp+ofR5cKhPGOAWJqYyteWTkdcsyBXIelWNrrcx7TLXAjuoCRkYluZa3TI0hi+JGNNP",
-	"TOwuotYZ5C2EIgF0YyHh9IKg9TQXyiQVoRDBGSzoGngc6rOTfKmX4aFeBTJha2mIgtPo8swUO53k0ylL",
-	"ATe4R14CKI9eo1AJesOutcQJ++RZjL8afVyRCdOHxuh/nBzBd5D5aeEowRpjYDvh5jAG/8q4c05+7vf7",
-	"79/D6aC3UP3xP/r9/g8BGYMjxnnfkTp2mVmMHAh1H9FbvsScLL2vLaILbh+uSKgvRuFFubEimSTIG5pk",
-	"+o1//BDazYFvo7CAH+SCZxmLYRxXfMFURhdLJAlUyD86OoNq91ePkakpEfmCpTwicjrV8haP1UgvwjJl",
-	"EVf6BIOd3Fj3JLSIP+F/FAObpiZE7MAhCcT4C4u0A3UwzWVU9zrJeZKVsEIm3woC88SUz/KUxag6RGRC",
-	"FVxgYdOWbVtoIsOlugPy7s0zFO9HZw9PD86xnD+o6CZlsURwKsvt65s1bFmazYliMyij3WykNAZNa5M0",
-	"pfJ9pssDI2vRNV1oajheaCcE7J4Szb7QyrTwtbBJZJFjrWUo0GNN4iDfBSOA2Z+wcj6a0YDkcmrzAHnG",
-	"sGYa6aLcfSc47Njwe/3s+q1+FsJRbls5J0L2JimjNwFhi0Df+RAxhkcYwwBExEJsQSmJtZCH14hi+u9M",
-	"pqj4AzuLjcEq0tUTS2UCn+NF1X2sIMdPYTD0isd6iaBT2ygAv6QKT9+VTGPzC/4wWWfMFOaAuqXAejzm",
-	"xPSqLuxx0+MzIVM6SUAQQti1071u6xsqZnlSPHr3p+Hw5GkA/z0d6P8eDU+PoYd3f3r69HJwQW5pyqnd",
-	"zIrpnS21QvDuT6OHgwGZaGUT7vOIYTZJqLhxT8/RiHggKjUj42lbYKoBByIQVIDHv5EnmkOgsqJligyr",
-	"N+vNsrEYhIOmYyr7UGVRqdB277JRUS0BJM+cK6QnjTIEyEu1lgxjMpqwviPQJe+v6SIBIDVoH3RX32sG",
-	"dA6PJHFjK4Ai85Za8JqEz7m4OTe3UUfzdvvD++kFSVnyaGwzO3v6LjbuaNmLmjWAP0ZoXCEp0xcH2y3P",
-	"7CY/jGWkQnv3uKwcpGPxxAzPnLuhVhfLq4ClWUAimqYQIdb+ag2uB0W4GAv3EmEVlx9ZpM8BLWvg6j+n",
-	"7i3ZqI9uank9WA2v22NhqxWh7QBbU+1sBpgrVxxtai5XAnKe8QivwLiea9VwSDYgX1H1+v7773sObVlB",
-	"mZTRZPForK/q4w4ev+8Q3AzkJU20/AA9D+690EcVyPXC+BNi87QK56p5BGA28QwsX7DArheYn7HPMAO8",
-	"eD0aV4E+7fgv7ergwml9DI0iMjU2kVJJhjEfER+obCETGgdVjqL+tR4j/PFojH4EHBuw+Ctb0wjvR+PK",
-	"giHMLfmv////5eYoQ6oi/IjcB9i28O9Eypt8CRKyrDSDQLf6+ViUwg4geg8B7VV/KVdaxs/5ElvTjF6F",
-	"9kO5JmSp7kVUYOZqlwoS8jgcC5lniseMDPt9rSL2hprIoLELq0JC3RC0RobwqHBeaxFoBLV+qYooORYW",
-	"NzKDlzMJkyX58lxLj133IUEXRRak/dXqVseDY7sYT+AGb+WMD3Ae5JQgm8D1Rj3Fcm2geZic7NDihRr9",
-	"aCxUA1ozIlUH9kJqkyC1NG9O34WzP9Dn+lh4gFeVvmiQEE0TISjfem0BatSAoOCWwE0Oa+4Q82QsfPDI",
-	"RtMj4aX+JbRXw64xWVk7wGrOUtRkv35yhXoctqAFIRgemcgwI7YYIQAXwlmw0gzHFY71vAbmOlkDvxTI",
-	"kAW261iA3tcG2vGclNCOgMXowtBO0LdwgYYZzFYNxwKUYL0ScJR5cDy7oYXdRLjWc6NkB6WhOyDGWt0P",
-	"YaOZpR4Lq8froyfK4PAGkwBa5C0TF3ouYM1C6R6tdMdsmc0DuNG4mwAO+ouxKHdgQZNC/dBcFfOZnmk3",
-	"PHoYgpmShEcP+wNNG5Yo1qQr2Z1T1kSxuwfueRm90cewtWKEpDvs908GgdUJyWiAvjFrE7lAw8gUUyX0",
-	"sqCaBXQ/HgyCscBdGyV0sWQx2rw1jZb0p1zvIQR/7ZPnYMnOFSM3bK2vYvjE1u/FCEHUXM9toAziV2su",
-	"mTIWK2vJHYutZtvCZBo4sUgiBovtha0OVDZtzcJQKQgHpaeHeQwG1BRVEBC5y1TGeQRFgi4AhhtlJe5B",
-	"vCRMeQKqvCbSWFSWvyDHaz1AUGYw4dFkRznHBLYCtgklNZeDaxS0NRsroKWBKTnFRHyOt59QX9r7Nj41",
-	"NNqwjUHA+GvqRnHjB04UK4AOlz/mqbmD06r2aR9W1U3967hTyCCQA3pP8Mzy5pvi6FRjTMiy2dgGGBqK",
-	"OU/dclFGLYPqR7CR0TJoZHi2kmByXmolVmRjYfN5rWcmIMORH0XEybkNXHdN0AA7MhbVPNmL8qUCI3jD",
-	"3uQY5JawVTgcHXGcMqWMx6OqaMTlAVfozkV+b++1QVMaQ4LFuHPx06PhaHCxeqRvZYVKc/HTo1P8Edaz",
-	"+Fx/hwuImb+4fOPORfoIfy5yr83CZuZ3W/cqFxlPINPcaOsBnIHF8OD/oU/31ze2VQMxXn0GVvbuO8Hv",
-	"CFtKKEQGnR30yStrJgUanusNNTojVZwm1E8rOBV1TxrqK6DUYMKzvlr4obrIWwPpA3kNYFKjsYEJiaTC",
-	"vP4UE5cZZjEveJJwM+YArpWgI4AQQY9kAZ1kLNMmEhkjSthdVotPTmjGkiqSUnek2Ufveb0rArMlzZ4w",
-	"idSFQTWiSxqBGKkCDR2cw4wW4Hyxvh4PRU2nwSZpz8nQLOEm7IqpjuugIDluqxhKkNOk3DK6lcev3ry1",
-	"ZxQUv8NSUfoqaVlfazbggyBdlYGmJIWpnleovyogK0ZviPWZXkBtOFuozjjUwsMFC79Qrs/CwgLAJi0c",
-	"AXqJDjQfgCeITGh0A8huVb/GWGSSzFgGfg3yUmbkhYzBiR8WgYaoJoHLx6GAnp3j7jAG4NLZAUBUIJpW",
-	"Jh7BUapHg4E+iHWfXQcpCg6Fwr2zkunNQZ98mcqV0hcayM5BITUW6HRYJnINOjLFbCfdu14N63sI9NVR",
-	"wvkGcl/vc+v1039bt1Cxj//7xqb/7/Dc2ZZBTV3GZSlKWGhRsEzomsH9kKDzuHB9lvEPY4ElwCEgw1h1",
-	"MlkJfTDJOCYsItCPy7JgjeEPY1GohaaBMn7CODQq7ZS4Y0WwBHoCYBEAO36mFRzrp0aHtOHdDb90kXkc",
-	"uIefec34mdFz5gZvkUuxhlsYLqwTd44SpdjohJmiD8BjSuqrBF7DaCX+UGuKcEnFKIOER8xkq5jQgNep",
-	"XKacZTRd7wgHyFi6UA4UjyeqAGNfFIYIDPuD/kC/b+xZnfPOUX/QP8JYzjkEhhzq/5sxL8ZLlhtSG0RG",
-	"5zlew7GnMpcNhoGS/t2b56rEITLmsbGwV0lzTTcmMVR0LabZqyUT+rZRXDtBamo+efvNZW90chqUJxha",
-	"bsfCgz8SGFUux3siQtrDnWwstObARAz6FLKY/Req9lxvYKFPO2vFg7YWExbrE6g+QlAqeabPKXDa2Gh0",
-	"nqETnqfgsUUjDfCLcWCiL4EmCTJHccA+izvnelWeiZjduTj3qjEGtHzl8NlUy1UQqxAMatUfWPDRYGBD",
-	"WJiAZa+7+yGsxcYZNdWxBONrc+RJJ+hUlvp6a5iLjBTEQOES4Bzxat45NwClBWkAHaxKm2zuQLlV6stc",
-	"WzA1mz1rAmqLf9rQyc5XMLsJs3fdzvvAGYNWUzcHgWZOSJvZGIYNwfeNxebr2sEU/y5G89qGvYC8qo6l",
-	"iR5bxnH4M4/f35MwX7OsGMYPGKhmM26u2cIeexBIoQAWOk+S6yJiPM3s39bE3wk6mT6gUpR3WLxHzflS",
-	"T0rvh84PkNJwrfkIgoWgWSmuFVJpvp6kEP2XsoXEqDhzM70utAL4RLBVB8FirvHPmZQA8UU51I6QMnU/",
-	"xtgN7E2fHLeYrShiBE5SMoF8c4wbgTxJiENcYC6jLf8541P9lnuoOLSB489Btijr0cKPy2Rdlr6Gv+Du",
-	"rRvUC1A21K72aIGfUXzXHg6iuDtz/HJ7YKJFSnRLaF9rXe16Qe+usUpP53wEeTZ6kLWfjx8Wc236ylpZ",
-	"ro1xRf/u/Lqgd5gEDHTaaOME2gDDQ73tEpKt+GqyzvSkT09Ojk7fbwnh6xQn67Wa09HJaee8czYdRcfs",
-	"4WRIH8RH01M2iE4mI3oWP2QPpsPoaHJMT+MTNpoOJmfRQ/ogPmUn0+PoaDKiw3jAzqZOm9tEpsdR5dnf",
-	"uHYFihuisVno6Dr0s5mmhRmogSmfDrQQMg2dVtsx0hFv8U5TVq552vrBo6e8NzGYdFeiIkj+Iu8XIjM3",
-	"82ngfC5/1SeSUcV1809MJpSvG/PaIbzzPuhodX3Xu/COi6C264PyRferXolC3upj+/77oLNhNNjVyOYH",
-	"tVbeuMh8bVsqP9poTbFsv5b0B9hKccdp0UD5LnDG0eC46aNCLzp8KTN729Q9HqOOtP2bL2ls+sJPhrs/",
-	"eSeo8dmafkZnuz+6kvIFFWsLhqi/O2kzvmemLB74ffCro91fvUUH9zunwp4bUg7ixA0mN7gkP+gdvUWb",
-	"CjoZnSkEScZ0dI+xqMByfx90DjeSf7yXlOdFSHc1B8i5u6GZXqsihIsAq4WlLIK7uj7m0TycqmwsumG+",
-	"jE2uUwjSA4//wFa1i91fD/rgVMl4xJdUZCokCaO3TIHVw8lrsvZfTBZCMKvQoktvDt2bvkSOBwNTVKtw",
-	"VI+F43uQqfEB+G4SWsV5XKHnvleK1yx9rTURfQjseBUhWNq8+UvcU/7xMyTpnASdhKrs2mpQ5z93oNTY",
-	"eedtxpOE5MuigNlc38ekIG9plqcxXf+5lnh1bdpzcy4rEKDD86NKDqF+/0xvGRGbKj4mv0rkSVImK5mq",
-	"S/rtUXFkOiWPth3/pmJRmXkDaDnvt39kmenw5A/mz96ZKYtX8DAQ8JON94eg424KyJoqd+AOMrebKjCW",
-	"xeEokYsMulAFSwinW+L34L9L5BqtPdWG215ncbefFlo+tQXK35jE54pM+Ky8fFZePisvn0p50duzuv8c",
-	"9WUjJXebHoPXUW9J8zRT6MYoWmsuG8WKRCaswztZ1xSPseiilFaBzazxpNVcbFZbwq+g9MVMyNSGHOij",
-	"S42FiS+myql/bSRrn0BdE+YWPgZjpvWngb30zoTMSMF6mexJwcaiMmULF095ihH2eZHNYDrCiFCRGXd7",
-	"4WowqQTgwBkLLlSm9SU5JaPBEC26FoKupJNF9yKUhKb5sGL+B9/IY5PLw4UNoIBK8sejM9LFkhrGXx6Q",
-	"48GRt0p7QI6HJ/r/jvQ7A6eGPESs6MZG/vrxQm6OG6Kc8jJSUeXg7dIKoFk/CC51Z3qITmZe+JTBRQmZ",
-	"USeDCk0CjEEJMHxYN59JSRIpZnb9D/pjcUkEW1W5tXSgDUsDvb50m8j90rvl00hRmXIPxf2t3GV18L+y",
-	"tVEgQcx8CZrePrrjPrphTV0CteiH1nrAS7aqzLrBelFhW8v01R3YcROiszRn7z+Wpf9TK9Cj8+GGAj0c",
-	"+DTovVAECsXVJrJDu4XqWsul36q+2hZKBdYQfE99ezj4lSncgy0Kd31Z2irc99KJd5nzPGdJVR5heSpI",
-	"wStPTTxC4PzggvCspkh7XOW7dDTfJ5/V7N+4mj1C/fezpPwsKX/7knJDKlokD59Y/FUIRKspbkEgsopl",
-	"EWpS1UaDsQh/nlDFrvM0eW+9Y5W7GvjAQwx5t2sAgWo0a/lxsXRGo61qX+5StkRirnZx0gZv7vPZ8Ws7",
-	"Oz6ZuaWNAeSpTCc8jpnAL1oYaB5LMU04QiIdD1t08ZquE0njKykBxQC/O2kznwJ744U+hBChOugcj0Zt",
-	"Pl6mMtLbb5KwJwAf9bsxQRlA/6oNCixENQPR/laoEtdvmzhr4VwrBCZkElROmGZPm5t3MhbdsNRqWvnW",
-	"Lhv7MXgluqOx0CMypojjwXE1KlNfEjzxmF5vGowguL9P7YWl5v52jDa+st+SA+6zp83vaSsog+gmN4xA",
-	"ABeqITM96X/biyJHV8OHngvBw9/jfeBhgyMPVa+KH6/D1t8Onv0o+YsfL9cv+WD1Yj1YvRh+d/fqK3n3",
-	"4iu5evFYrfC/z0xVi/mZW2xgP7WtGO2fCzyjUb2Ixn2G4zge218UjBRq42F0oVE/Oxc/Oxd/Xc7FlmN7",
-	"KnPx/wFvZFXn+qK8wX50zySkUdHCRkAroVQAyNRK+/uInrTBgHTdmCceh/DBMXjLAGKn6lNMPboidT0q",
-	"B/f3zzU5y4j1lZHL0i82FphR69hcLBriBzjKjIj/YH9Z0Eoz/QhetX9n6t/IC8Ygc/kBMRU9ACtTC6d+",
-	"Zx/nmZ19g/FLsNU+DrJ7mn3bTuyzdXeLdXdfnWaX3dNusRVVv3XTpplKK6tmjcPKa/3hzzalgsfvwz65",
-	"HY4FQrO7yJ4CL8h6AGuWXQBaFZbW56xy9/9lbJ7laIeDz/bPz/bPj2v/3FeH/Gww/e0aTBkAOCwK5eij",
-	"mkpBaT7/uUFpfkHTG1Xky+Mp1N5QimUnaVyYyfClYCwKyF8bsuePWjN51jSruf6M7rnokyvoT8ixsODH",
-	"BivaAUEoVNVKI92wmrUw8Bpmx2LTMkvuY5j9BLcGn5K9oOlN1cUKOXCfTL/+HLT1ORTh9x6KEBAhVyDo",
-	"PgdhfVYkPyuSVUXys07n0eleAOZ2Vdsw6en31+6mDOWL1+MNJSjmcsFC0jVAAwdO2SAsQVopnVOxj9pS",
-	"93XFbYz4o7JAttssaXuB5S9iriJ5y9LQ9EqTxALZw+d98vJDvOqBLRhdFKoovd2IQmYgFcfi0nGNO7Cy",
-	"rnu8BMQ9GSDI6ITGxmXu6H6DJvf5U8b2V7P0R1d08jv1mV+la17WtyV/wEqkJGUJo4qRTMZ0jStnlIWo",
-	"KLVoka+g6GABfgVKHMDaKVAcbjlbKYCCeL9VuRtsKHfHIwMwguqEOj88nMl+zG4PYxlhqapDM86OgUnp",
-	"nP/jhwLPBFfXryft1Ire/2BgTYy6VUCblPNH6BI9R8A1OR8g9guQAwBPdEdK3+MGiHlyrklgBEmBxlWU",
-	"ft0KxOUUiX1fFpcz8Cu7lVKDynM80m+rX7m2rDkGhxhRcY1FuKz5r8CxgWV578DGrMsSdW7gA50oSGGC",
-	"Igx/buDfQYV/hz7+PXqwhX03qroC+w4t+yIH+Rm0YLOfTaXTuMgVdovSlr2d+nt7GHQWeZJx2OamAbks",
-	"twEU9cKSoAbLTZNGk18C9swDTTTz0tABfAO6la8dae6DI90o3Rv0dVZvLjmCKQ1+wAacNZZathVpzQPT",
-	"QfnD+1Zbbmi33MBuuUHzliv3DVB8txCwu2bo2TWfIODHvw/M2pYbAUlR3wolatKHhbG8fPrd6tWVXPnj",
-	"Rr67m363RyCLVoX2CVpp1fm9wlZeS5W1iVkB/xpfsIRjednPcSuf41Y+J8V/sjAUd/s5lzC4UrWA9PlR",
-	"TnYFG5fVQAEMtlvWcI8PqhHFpBvq82DbzWcsqmA9P4UFMiccqIAWu6RibcqLFsPBTPkq/jx8ORbGjO0P",
-	"IW64J+0KI/5WTvYPG/4uZ2krK/P3FkfxKcykzSdPClzHq/Vyj+8Af77dqH5LdzP93to5UPXVh0YL1osS",
-	"mce22O9hRFOmR6GY4DLtzWSPiRkXDGoJG07T7SZyJnfo+fg2Z+pwODrU7/eXcCmxen20YOSx7ryizPjH",
-	"tVk6+MucJ5gOlubCQnQpMmFzLmIi85To8eh76DKhmeZtKFFdBfvUSo0D9enRjo97g+EVWKPr2jHcyMrA",
-	"iAh1pC9ZmnBh7wSII/YEYg5m7hWj2PWuGu7pSNHEVMW3uOqd886Td2/05ZTeXS+40FrW2QD+B2X67W8P",
-	"7G9LlnLAXF0zmlaAl2GJydeSPCmXeJvGpUXa4RGAbZrdqF9FJNOPiVDUXuX6Vk7aaFyFQP6sbn1Wtz6r",
-	"W59U3Sr2nqNrwT9b6FpYbH2HtuWryO7RkzbVozCiGZvJdB2aujz230Ql+QyKplnAGvjBMQYfXJBlyiNm",
-	"a+8SELokF7w0rZuxfKHGRU2MPhaTM+hHSqZZeE5CVAhLY70e2S57eEUrDKDUQMSuqYpCcmj/pd8ISRf+",
-	"4XyKtbTClCXsloqIhaSLNQugfl74U3iBQ3vkvGFrV2iqumTok1AfOdBFiNk/tnh5qM8nfDAWzjdQnDOW",
-	"LVROvWDbdc7nZrl/Ob3zsWGJNu++4OK1nm+rd+ld63eLQintdVhDmLcyzX5veqzdpE7xiS/5DdgT9S7t",
-	"nHcm8M/3EAqChAOTOMCm+62to6vhyfmoonjV4lyTfMEFzxdkmkIVieHghMxSmS8Vy+BKR7J1ylSfvObR",
-	"TS9fws2vb23ZDwKEWDcxF4nu/MskZySVNCZ6vCRhVCAyDKFkRcGWOGd8Ns9AvQs6N1xotrdQ7cuU3XK2",
-	"ut4eGqHVcCsTD4cPDofX5jtjet/za/MV1CAG9wtgYHu04OdrWdWBn75xdODOZX7L0plgvTfz//w/gvUu",
-	"kyWuGMgL4IYFGm07xyeDPiwI/mK122MEQ68pxXBEJcknt6oi6n7nvITctzr2G7vAATk5JZHhn12UhxPt",
-	"cPjgX6RVG+nRRrMuDtzPivVnxfqzYv0pFWuf3utClKPu3EbLZq3KJ9EIxDnaT6EI0IQlUswUyeQ5ltFL",
-	"5ZQnLChqZAcWAtzWXDOFjuBzg96JFZK1rpfwKcu4Pl03YoZNLS5PmbaGmkMv2K+k4NC9POITLvWpRKMb",
-	"BpcWU2e8Tx7L6ZSxgHwtgUZwJFKO2MqlR7P0050PRw9ttROQNA9O0PakOufHI4/3+aQ3HGp9aPCwhlKw",
-	"n5O+rOEBA7KR524Jj7QUf/8ve9fa3LaxZP/KrO4HU7U0TcrP0HVr1+Vs7k1qbSd+bGprkRJGwFCECc4g",
-	"GFAMK6X/vtWPAQYk+AAtW9INviQWH0NgZtBzuvv06REApBzs0TYSxxlfx3WfWVDjWhsPbyz6c8dQ7pbo",
-	"saN9Shsfna/zbRnP/gnuWtwFjSBytJlE9+OJdCDXuyVdO1Is7y2/V8Co3n8H8+RHsR/8pC/fT3x+sSph",
-	"hLc7+JXEnluVTjix3qbGbS+X1j3QbEw62NDBhg42fCvY8A9V1I9VfgprjU0OQQxrhml/WxP3g2tdutdS",
-	"oW2jXsRFkilqd6crBzaMVsgfwtewSGeVqYF4i13JEx2li1hhvM+/GiEvzKKotcAs2a2R1Nw3k5qWw9tl",
-	"zc8c+b1lv02sDRA7eqXINHUXujYbubqUeZwqiyFETtkOqLZ/PUlL77bL0L6trVpbePRJs+jC3k/6v9Mu",
-	"9Xqv8qlRYb51nME1pYNRnzeUOtEl7CLEPt3IYg5H3G/O0WPrdMg+gzeGBpw0rfr9teCJ/o2/9fA5Lttt",
-	"TyBPVvs5PNucw+HWOXRtCmkWCY/xJHr9E9uwbe9ILxj/KT8kUlTvUNzhvg73dbjvW4aL9Nrp7xBf/fW2",
-	"4O+govLtEBArocaimBqrqCJEapHEYpFhz38dM17DjvOL7Lww5wgDe8UqSyJEfjB4EnvCI2rtZn0kN0VZ",
-	"FaUpBwpQjL43x47t1C39wsQrkVhqKQIfY72R6vcHAu4LrimxIinLOF+u3RsWSck8T65UoFPMjNpCOpja",
-	"ULg+NUsxl3q1Nk40lfrSk772Y2pwybIQFACx3P1fzpXQC2x5L20jFvVS1Ke33y9GDS4H3vQ6rStDPX9E",
-	"ogt1qfLTbUXvNVx7I1XvX6IX5W4DodVRpyneQ2nMNk/VX7H4zpDn4bYSb1fcvPNKyoF8mdwpVN1MTBND",
-	"y1zzVK/pvv6SG94dOqo/E0uVK4qAx105dgc3Ol3zTqbnG5d0b+KY9qDKq+jmpMw2IPXz4iJN7FRZOhiL",
-	"uqblQIRV2iIUnMqwcEhURd4PbKBDl/EYbKY7Quo4B6M/sCIEJxWJcWGa6FmIAElI91dixWVyBa/oONBh",
-	"of4AVFFMVb5MrBK9q5GDTZjhEosM9uXpQPxT2inMEqKZ/3RFiyghSY36LlRk5kqE8KGQ5INC97FwO1YR",
-	"PUzPnLbDLKIHC/fQ6HTFWUmS1URVzvA1nYwP4WkYi/XDEaV4Ro9FD89cc6XyQIeU8xo0d+Mn8Z6hqAMj",
-	"T+JH/PTh3Vu8hbNAHyPd2S8Zi9W69qtVA6wYaKcmqoV08n3Tosh69lR8ev8jjJrYcuBqxCwH6FWs6vKg",
-	"peRSoGlfHqcN+jPs+jvQPK916frhxeTNVcWHi4biFO1QDIXp//pyoTdS21+vjR421Ub/dSr7Dykz7ir7",
-	"v2Jlf6sC331uChrBpbQkeGKnKr7HEq7NJuUIwVRvQ3XqqJ0X1XlRnRflXBp2aDzniVyhg50mFDclu0a2",
-	"f93CfY+vW+rvPdnsH46j9Kv+zw6nUHGpwyk3FSb1XA7BHkeg60qfoqk9AFxln2gNal16i9kJ7lcn7hHB",
-	"SHmNxwAfK1XAxMWicGqncOP0NNbw/ZMyKl/FF5tQPM39kSi+KS3/ZHMda8cr/WA8EG8NXVT9lO3Cdt2B",
-	"czdUFP9l7TeZ1WPNd3834RyMHD3rzipTHAlMMjhaA/GK3m+2hKJnlQr0/5Rw/3S7jLN0AzW02PP1A8H0",
-	"LgphJoHOpb5UpEvoKwSKH1QRYcLFmrmCW1CpVQ8s/YDjfwnwWPACRUivDdDnDU/HgZaFmMOHjY6UyOCm",
-	"FOXx8L4xviKmZpH3RVmzKaQIz4bDkPQ+8J/CTs2SA4SUJayEsd3Jh1dB/cSbKfRHG/P+LVHtO/XBTn2w",
-	"i1EcGKPoGFgdA6trmHenqfptkVVF0ar84kfVkbafpe/8XqxBb0JXVqm+yFWWJso6Jn2Mgg4AdiapLJBS",
-	"FGjDMhcmjbcR/GWTyrP0lM7+S0aA/NRcRDLPE2UDHWYyJ/ouKz3HKiumobCGW4ekCd4AOLq5ukCFKCxX",
-	"nBJNBrAf5jFLDxgAHxYCEOLj5Bf8jWY4VS+3t1luRb4Hu/zarUXXXZmx2qfsMpexikVhDO6DEq4VxqTR",
-	"VAJAtWIiAYx/nEo9s6I8ZivcwlvyZDy6bkF/x82DUIb59M0oaw0XHIAAEGm5nVrSrn1++I1ApuOo97cg",
-	"O+tpJ/8jlbFICrE0+cziY7Uyi39rXsx98Pp5w2KOKuXiuh5ytRzPm9fiyAl9cffx5+2ISLCxO6Q0wB08",
-	"HSbtMGmHSe96E2cmiEUVmKn6mPBLR/ZtfhVj22YeBisAtsNQRGRwVqwI0vnYEGynN1KgOe2DzHj0fr9p",
-	"Z2e8B5P7sHK9e7NoIMsfSwHDmfGnA7GxY30F2s0vTkpC0cktpK5yLb6A1vW6rBW8J62et2IUH0S0YW65",
-	"GdhB3uJ5/vr8rQ6A3QIAawua9reko6dyKa2QcXyvOUZ8L81tojmQwdulimY8+rOq5KW20GK9K3SgD2gL",
-	"7R67m2kL7fZmdZkvOsJTl3/u2kF3DKmjMuyvHVDTm7Hg/Vi7kSf1CNNNu9hS79XcXKm1ol2XpBKT3My3",
-	"o/KBwG8n+hKxOX+Hqg7qqXUuasVXMGMOANNif19ZlcVSRUqu7CIt0MCHbtCx0Is0DW8fx+8mQ72vJB5u",
-	"ghR1ZGL8ixLcDXIgN5E2PhwTuTl8j9vgkNwmeqckOCjkhBSpVbUfl9irHHZ53LHGulO7Y419yzONjpfm",
-	"08U73irbtJ9I1hxM+qAKVAEDb1ZG6weaTfRl6tmEXSnPgfhASUkWL11lNQKuTHMl4xWeTweear6satVe",
-	"l845rteny3KSD2zVuGF6ad3ucxhrnliLgud5WWFINaeNRyrOyEdzI2WCXz+Q5MhMcPa1CRSVcGHL4VZB",
-	"KiOsOiha9NUgw7NDIIOnftUeNDz+ZqBhE+dWsIEe6U5fooMcXaCgCxTcVVAlIy9fdhSOuu6fPLJK5tF0",
-	"K1XsA76trMiUyVLVd5VTTn0e4Qq2WRO/uoZBeKT3Re4hnsJkYqKW7NdbzM4pGU3FLNGx6Hmsqkzl+OIp",
-	"jqwNc6xectv/tbGNVvjpPhIL4kATvV+v8AJJG4vaYco8lyvq3YTZtNOBeC/1jPoylW2P6FdigATzRMM9",
-	"RoEuEvXwIldyZkXPl6/1WWy1hp3vkKePkk0byBK5TfAABtrkjOpizK2hZldhCpnacCB+3jLPeAe0aCoW",
-	"cm4Ioya5GPWHw2Gg+QrLRlibV9DDNYT7JqoxSaYhkGz6wYsViaThB2C8FUkxYRbi1Cm5wWXlOKG8FtTL",
-	"ie6vL6yp3eAALyHsB7r2qvtxpvr5b8GlhPgrrl4C71f06H9zJbWFt1IlbRFofPUUYDzMFGq7XSldLFA/",
-	"LjLaJhbO5THtQqtyEgq2Be6CmVKZpRWUolB/uOmMSZWXpOpGQ2FVZHRsRS+JacKsyQsxUytqA/sSk238",
-	"xHhSdW5tllODAsVzuQo0V+nN+yz0q2L8Nl4fL6DRpPDF63+K0yoxpYJDIglSZpmSedlQIdA0gfg3LSHB",
-	"m/7mbaSyUAPx69SUW4UdpMQKmS7h+YlVlMSwuLbMsDNkpl+k60MKp50CwE9IKEfISa7sdCykK+NDmT08",
-	"u7jOUQbaLmymNIxPNTB9IUX1GvX5eWDdHuW092dzIaLUWBqSm+6CtxfBwwYPBMwxXU0PvRpJNKQIC2vS",
-	"GCxT2cKsskRwE/a01jC39F8CTbWR4e8haq2QkfKaprGd2tZnF724V7yOIsLnEWwZz6VLloUwdSE7cwNR",
-	"fmGJj5zbRvBQgIM2U1khejLQuGOpLIrtREL811Tawq32qcgXmtsVs9APNRYBA5UrNS4ftDO4HBlopylE",
-	"rqF1J0O+0PBRLF9Cn3rtaaKNIdOUF9U+EIW5VGiVcecXcqboOqRA/wJ+D6tyZSYjlLNxbF+y5TxLfOe0",
-	"vNjjAGyau66BN8H43UkCe1yb6jZhin5fqIWKxyIpSn89BD+6amcBrqu7P26Y914V+erhK3AYxmLE1ioy",
-	"ZdO/su43pFtGsnBo6eQPT72VhAcNJnACe+rMrc1LrviVBS1SavSlQpqyLUyWsXEtr/fp8LFYVHgibLhM",
-	"3KaxKmSSCitXVLA2hnM0X+Fzn+Nm1TLPzZKObNhEvRyAiFiaPLauEjnQO5x2uq1X2MusnctOlvrgLn30",
-	"8XZa4/Sde8OZ/pOaZiJNouz2Q8wKBGOkSf6XbDZzkz1R6E3vHuiFsiMKE5p/K2/s/7q6w67u8H7VHTLz",
-	"ez1Kt6308Lfrm6KPP+2f/O6vE4HRyrYNfdM2rCzbqHzaRtduxbBY8uBwIBn7XWFA9g3YJ+2Y6B0T/a7q",
-	"029BDlluLlI1//cGBBGZGPtNeCgWj58KonIvtbP6q65ZGeFW5HgCZjwZn/yvWXh5ryslzioXANwV9Udh",
-	"604HwMoU4S0s90vPn/BdhkrxAJNk4D1qMRL4PKo8NzljHudOnIxPHPmOY1f9WpO5OvG8zOgg9fTk8eS7",
-	"aHTxTJ3J5/ETNZy8uHgqv4vO4pF6Mnkmn1/g54t8dY7JADRDrtHrk7PvvB6vslCCmhKqPyKlYpxePlia",
-	"TTYvln1UW5PDsxtu2/9M42zLa5ROWs13BNdhAR7yIkMYj8z4ygOBZYM10WY59uRjA+0nOpvWe4cjysvu",
-	"/Rx6hdIGGgXv606ktOCBobPjNkavyaOycgW/mkTTfqDDjf0cloL6p243UVqn5gs5N4scmHtHBvFuZe/X",
-	"vY92R8DWI+CLwv1HG2fPZfcN7cfq2SyMmTnnH8NT8CCdWYyx+OEDt9c3HPmkGIsGF57ao7UwsG2NqDOa",
-	"T4ePK6PJmQ9Rv+/DjKb/ncOFMXabSvCyL8BPA+OoARtPYXycoyuVp0ZiqXvdXOZSb66IMyiBXl8Z0Qv9",
-	"yAwJ9lRxGLZlu4xVoMugkKzFsyhIzWa2KgnSSmFJFe0AuMymQE6gYRvUAjmdHfyL28H25YHsQe3LDXrJ",
-	"SbYoBwhagKdtH/1JPvP13nbVskI+3JOamMT0fXjEOYUjImnVw0RbpanZTLoalKpclJYKNAt3kWIjk7Fs",
-	"I0+syg7wL9VFxSgvQ1rpsoAD5GUlSYFS+aj1NUVt/8TyIFvkuT5ZhOTt4qr/pKDDrcUw65IDGHl0bfga",
-	"4olPn9ZCcc+8OMCL5nDi2cPR8OPo+fjJ08Zw4o1LG3xpHLHN6QXbeC/7mXd7F77owhddIf0dF3eiZ9U7",
-	"D/GUa38cPiIzs715zEdzeZkqK0pzNOZ/Ws+/r4SR+FQrjy36LLXJWynK7Qd6ob0x5hvfdsECGKVOeK5o",
-	"zuAYqIqbUJ7ZjuZcnd1yhteCSr8v62rEyEeIIpXBNzC9YnKXeg/0vh4uLXDBV+Na0697bGu3IFSEXwKB",
-	"U26hR+2oz2n68TwJRW9d1boctgk+FLghfqBt8/Xp1A513BiM2DhXmyWNOnxxOMCgzXAYXZoNAj++JVOa",
-	"dlXHlO6QSceUrjOlO9JyA2mZLA7V/7BFcX67h4kYZBxEX16DRWVLvR26l36kgAIW7OYbqxrpsvAfT1a8",
-	"L3wScKDrGpcVEXgrPbgRfgS6KS6xP1TQLFZJ7/UD3Uav8pNVOdKOv2KM4R4KVn5Y6DyxCmPCzKKcKfG3",
-	"aTJLkNLQxOk5q3F6RmcVqWdUknoej7aTeh5/HD4bP9kk9QwdqYcgjqPt/HkiU/j+O1Kpt/4VS9jPc7xo",
-	"PKaTy2lxMh4Nnz3vn8wSDYufzGFJ+idZruDazneBFmK2MCNm+Gh0zl9iikubr/JXlkmMKkLPhsPr3zY0",
-	"hI5kEb3YVlE2amARlUu5l0XEn/RYRNnUFOYAoFfe922ocbagBcHsbaUFNbGCCIXWSEEnavXT8MfPJnnz",
-	"+dXqbTJcvlkNl29GvyzffjbDN9+b5ZvXdkn//9H+OJ8l7z7/spz8cuITiXbL7pDZL6f1P5yV+/soWAyH",
-	"Z8/oSv5+9HVUBKZROx32Q7Qv/f6sdAR1wbsueNcF7+66Cmb9mW0dxDv4d5EoQwfUGn4FW+jo2igTRJ8d",
-	"iO9VlpoVSbnja572pSymViw0F28lOTVAQ5MuMP396f1/D/acK2R26dxzh+d6x7XyL2fjuN6hj7Uc1CW5",
-	"L5RezCkzqHScmYQ1gPmYw+MFEN9mBEJGeOxzHciyLCycKV0bYMvXy0BZkcxVmmhVCS3QVMSJjQjiyQtv",
-	"wIlSccOQ3MkOYT4snVN+wJMV/ijtOo9De2ZzoA/UnZsbz7GSUrMQUylY4Q1boczNoV/Xm9qRhL/RG5dW",
-	"wtbNId6Qz8FRWRpJNhxePBI9CJvD/OCCVjiA8/3gby4J8iecvb89y1hrt+59vd6GvWHh8uRKFkpERsNT",
-	"xr3ceS8kuZiDO36p6vPjfbRpkmQ+UwVVFbnct78l8e2G773LlMbqNTOZ1OcAk+ZNewXT7TLKjT2gIrca",
-	"j7Pu179d/38AAAD//w==",
+	"7P3ddts4ti+KvwqWeq9RcjclS/JHYntkdDuppMrdcZJOnK5eq1XbhEjIQpkCVARlWV3/7LGv/g9wHmKP",
+	"ce7P5bnbb7Ke5AzMCZAgCUqUk0pX1U5fdDkiiY+JiYmJ+fGbP3UiOV9IwUSmOqc/dWaMxiyFP59f0Rv9",
+	"35ipKOWLjEvROe08FxnP1iSjN0ROSTZjJGWLlCkmMqpfCchUpiS8mPZeScF6lzSLZuEpUVkqxQ3phuPO",
+	"f/3P/zXuhHtECqK4uEl0C0ou04ipYCxWjN6SbvjdfunFhKtM9clFRmLJFBEyI9GMihtGVjMmiBTJGsZy",
+	"x9mKRHIpMpaSbgh/qb7+VYV7Y4HfqIAImQa63XB/zsLAaSRMacauEz7nmQqxsy67Y+mapOzHJVMZUQsm",
+	"YkUmy/iGZXv9segEHRXN2JxqYrF7Ol8krHPaGXd+PPj7PweTb0+ivw3V1Wj5H4er82P2zWM+7nSCzpze",
+	"v2TiJpt1To8Pg062XuiPVJZycdP58CHoXMRsvpAZE1nvLVskdM3i+mqEWbpkIY4/m3GlSbmQQjHClV2c",
+	"hK71UlFBGE0TztJ8KiuezeAtReeMhHmP0br3F7YO++WZieW8c/qPju6x833gzBR+8U3hJRe39TG/ffGM",
+	"PB49fkwSLm5Vnzw35DUDX4qYpSTcpwu+fzfcD0lE05QzNRbheDkYHEQ/LZaThEdkQhUj79++/GBflQsm",
+	"6IL313SewKvsjKQseTLuKJbe8Yj19EDGnZB0gVaRFFlKo2zvjFDgMLKgN2wsshnNyIwqQolg9/groYmS",
+	"dijEjEQ/vV6mlc70r+NOGBC9J8iUpyrrk6sZw8b0pAlXY0En8FwKWIGEmu43MBT0Ocuyxen+fiIjmsyk",
+	"yk4fDx4PLAWmjMV/XLD0Wrf0ZDTQn4yOo2WqZPqErf88uPhB8ssfztev+GB1uR6sXr346+r1lVxdfi1X",
+	"l8+U+e+Fupjf8tc//PV++lff3MrsezgaDHyr/5Zm7KXeSHUW0NSIaJKw9CvNsnPKBRc3Zk9ZubKQCY/W",
+	"lq2RY3Frx4TeUC5URroXz69ekLynsUD5RaacJbEicUqn2d4pCceGetgmzmncOUuf4M/5EMxsM/O7YpHU",
+	"m30pMp7AoMwQuSLTZWIWPuyPxRsUgXo5WZmfM6m3Hl1mMyYyHlE9fDOdTcIjZTSGEQ6Hj86yJ6MyzYdb",
+	"SN57AxP1U16LuB6IOKQxZwpIZLr80Uz+x6XMqCHIyvy24iKWK2Logg8DMu6sUp6xB3z7c5LuxyfD0eBs",
+	"9eR4UB7hMf7YjqAsS9e982nG0jot3xnuyCRZUZ6RCZvKVIvcLF1zcaPFpx4tT7Xk1kLSO+DhKOjMueBz",
+	"LV6LQXCRsRuWwij+3isWtmFH/VUTfIedE9gHiixYSuZcLDPWJw9bi07DxAbOzIZbZ/bWbkLPkWHHmrBp",
+	"RrgWmdQw7/orexZ/4tEPH+20Lm+ZYp51+Q5P5vporQjBBQkIVeS94PeELWQ0s5vkE0/p0aPR8ejoeNCK",
+	"47Cp3oVH67iIdZdTrUoAxxVsFhTqxB1NlkxPKzTPrnkc6rVbpHKSsDmZyJgz1SeadRnhGWgxY5GyhUwz",
+	"fRxQ+2qfnJMo4ZoOc7om0UxKBV9M1vqQjfXLPFNErgQJ3aGHBM+DU0JxPGMhp2SoaXd8qDVIffyzVJFp",
+	"KuckPO/9J6G9f5JB74T0yTU5Jb1Qr9NS6Y2j4EA/I1SsicxmLDVT7CZS3LA0GAs2X2TrgMgUNSsq8LW8",
+	"nz3dGL8RMtXtiRiJxdI7lhKqFL8RSq8pjzVZzYQCMjoci0SuWBpphWfG7knMb3immkXgwfQkGk6O2Yg+",
+	"ig/ZYPp4ckRPolE8ZIfTY/poUlc/FzTLWKrX9r//47z3n7T3z0HvpH992vv+p2FwfPjhv3n0uw/6s5TO",
+	"WWYuDM9oxm5k6jl17BOikuVNn5wLshS3Qi+X/oFQoVZ6FQ4HA826XH/y45Kl607QEXSue41s2/4ZT/gt",
+	"UxW1BKVPLuDLk8QZwvQOB97pBZ1nUsRcz+AFT7wHwGt9Y9CKIxc3CsUSqpX4WeNc7Aulyfy3lE07p53f",
+	"7RcXsn18qvZfYh/5gMzwliLzURuG9YOcKKK1RC0XiqHBJ6R78e41ORgeH/eGhCaLGe2NArJc6JNAM9le",
+	"88ixS/8ifP28vAKj0gKMalz2/U+jJsqDxuqZ2YL+uGQEFVqzaecso33QxPHnMD8FU3bH5VKhWk2eyqXe",
+	"cRKewbxALo/FIpXxMtJUyrScmNNkKtM5i003sJ+l0Oc6yAHY2jGfTlmK+r3mDRW4TDwWIRd3NOGxHRPu",
+	"VS9Jcap+ij5MZS+vwtFwtGkj5Lv9uvf9H/yr8Xy+SOR6zkR2tV6wjZsBuM5cK7kiLP+S6Gab2Kp47Rp6",
+	"b7stygODsb5gLL6iE89NeSbnLDwlC6n1CMMiczaf6DXL8vsImcokkSuVi+f8miJX4oyEMVeRvGNpeEpo",
+	"khBzFYVGm2aX0UlpRjGb0mWSdU47ekidIL9Zm3/aLsqXbPOwvjrfUhHrN3yaPs7vK0Vm8FJA5jSLZpq1",
+	"qWI9LhQTimf8jiVr0g3PEx6xkEy5VmpDCv/a65NXMsPv9DGbzdhYGP4hXUpevX9ZnG+EiyhZxizWV67D",
+	"wYDYXZCfE2FAhNZjyOHg0NkTC5rNCoLhYNtpzx0YZpnjDwbtGF4L/4Mm4e/Te14t5yzlEeEV/aewYBE9",
+	"hVjrJSCBaDbTRNLsoaUI1WfDHUsVWMr2+uT1MlM8ZmMx7PdPBoNHw5OT0dHho8PByckwACuXVgdQLwM5",
+	"pH/K2H1WI/0Gio/FdpLzuB25D0dBR0tHmqHCeHyIpEddsjaFbeq/Y3H6C/OcZJf0lilCyZvX766IolPQ",
+	"euF+RbrvspQvtPo0p1r/VXtoZAF7S9nCRcktW5N0KdQZofj5WJRtX7dsHeB5kv+EewfNmfmPcsFSWDyQ",
+	"DxMZr42FDWUIdK5VWKOjd1VGs6UKSPhSn8RcijCAr/ZwZKHHyHdKwKaHs7GDMxMZi+LgsVO05054OBpp",
+	"zrQEvb5l62s8s8IzsprxhBVjzL/miqiMJ8lYpEuhL1+B5qOTWkNcXC+VHtVf2FoRmupRLTIyOiQzudTH",
+	"n5rRFDkf7yn6kklFxPpj8Q41XJamMlWke3R/vwfkCw9HJyG0pdlaZVotDoiCE3pNIirIBG/T3B677no5",
+	"vIxKfsHNFUNmw+F6NB1Ex3TEeieTYdw7jB6zHn00PeiN4sPJMXs8HdBhVFFojo42SZZ/6/0PLVJGR0dN",
+	"MmX6SgoGJnHf+cn0Dp/LlBGWG9nN1cRabsPnV/TG3moU6cqUhL/XQvo7tGAzI+HNkbZMNavAncox0ZMu",
+	"GNn1gUpTrqTYw2sbcpJmifBgcAhy/1LGWs7FIdBfLjNCgX+BO3W7JZs4SkIa2ytuwm8ZXJe+eX51CgZo",
+	"fUGyT3OFaXSyaS1dR8JHm9qHg9Gh31INCvY7mXru8K/TuJD0Vt0/JaFgK6aykHTNib4XkHCR8ohdUxWF",
+	"+T90YyFI7zBlCbvTuyIciy74G+aM6l03XSZGIvwYnrnv5XQPfwxdFXOvWaNUehJ+hQNH7Kgc+Q/5uPO/",
+	"9bDhUDBDKasj7vt1cl7S+zf6hTotv+U3M80x8H2ACoPid/AnmXMhU7IU+urbjbSqt1ch+1fKMHW07pPL",
+	"pcpAdEwYmbBErkg45+Iamg6btLE5vcc3/Lx0NBgMBg884/ymlEsuGmjxUq4+ESma5mqp0WAP+uRzfSW1",
+	"WoQn3da7gnBeVrkhadM9YafLQXUsMMA3LH1Db5hXtZvgJucZm6NRVN8bAzLs948GZ2Q0QC8bWCDlMgPl",
+	"Tb+fghtSpka4dcPc/xLuuTuWdFENixI6X7C48Y5tP/dv4dHA2YVgYLWLdbTd2vpX6Kk29xcpYz3QKhWj",
+	"aTSDOY8GA8dA1jTYHzfYYypn56Cmldflxjvov8UipUwtE2O7vuUiNstkzkF0rZ2So0J66r7A76dVyAWZ",
+	"spVuhtFoNha6gb0AVhhEsHk3P730htvbeb3HorrgjRLbu+SFSNptkZGGDUuND+EK4VtlcsmV0te8fHot",
+	"THM/tryp3ciEipsHc8UmeWKmpfUfvZjgyg9g/8aktIx98p3hCG5s1ZYbLEeVuAKU05Rly1QYi21ojUwc",
+	"oxBoFLFFxmLS3Xwo7yS6ignD/N8LrVQ1+BYwAiDA6IUlvFmRrHoOeu4sblpB/MzPfbieZlEmUiaMovnx",
+	"O5neLhIa7WQQWtmPCE1hI82ZyJqGlb/cmnB/lpN8WGihtlcxMFA/pbHxDeh/RVLoi5f+ky4WiaHXvvE5",
+	"/OEHpWeRUwIaiJf4HrvG26H+TS3nc6r3Wufc3BmNESBb4ckLXgLsMMbNild06CDoxCyjPLGuWaNQw83S",
+	"sBi8Tf787vUrcxflipy/uTh1LFhk/44rPuGJvjXQxYLRVOFNIptRfS+I4EzFG1jn9B/5WPIJlQfClW3Y",
+	"35jWUMA/MfmBRbB+ub2hcyqWSRJ0FlILpbRz2nHG1vnwvV5qvBnqRyZuAexnRoygp6idFwOv153TQ/De",
+	"8gzkzGVuwAWaaVIWSqo/fMKsudovrY3mn7Idt7zezxwztPX1WBZuWvTc3FtadmPQ1mTPBy9TsqKKcKWW",
+	"LIaVp47ZGfrxr6npyu0jD5qC2yGykB2ps3KFMTpfPb2YDYs2ZSz+VGt2gWMm+QB2Wy7zmbtgdvsWy+Xn",
+	"i0+3O0ur8Rn43NJM9/3xDO6wgUs0q5polTfXfjaQrWjGoZ1r2ihchnAwme9aczLc+SbMsYvi/gOf7tGg",
+	"IopczepfxdIuRXZbo+JLOMraHYFvsBX8xBP7U9j9clFzSqhxiMkUbdZ5zyYMbkLjQiWEpQ8IOP0XjGYs",
+	"DsYCpZfeEDGLEmsK1CdUYTLthnXr9F4wFlmzBNTXenGjMNjBkbBOW0Yh2wMLC4RoFbtz7GwR5xPN/OFe",
+	"n5ybdwVZzbjRH/FIgyNcz9wcg3CWj0U3/GncKY6zced03EEX0LgT1J+k/I5mbNz5oEdHM9BCY7bIZkC9",
+	"8nCC3MI5FrnbxvCsHmGI2yMkXb05SJif3KHROp3IXRt36eMT89o+vFON0tv0QfFiQ6BZq4/t+01RTZsa",
+	"qX+wKYKobUvFR00RPe1b0h94ome2NFC8+8GEHUwTHj1AR3Xlsdd+70rS82oYMFekYjjPvQNkwvStcJHK",
+	"iCnF4j6BwDiS0Iyln+XcO3EEazFIcI1wQXBqLaWrnzKfQsCet42sbiSsFlJ+z4ve5Uh0OgWRkJEpF1zN",
+	"mPqo/f9xvPpCphMex0w88EI1db8vtI6vWcIwBMwIfUcigrm6qn4U7ZTUDpMVQJfZTKbgUYp1ywy5XbfV",
+	"lnn3D4cfxb8HBf++cMbajmWL2aHGppbTKY84E9m1iuSClYn3ltG4hxkR8ha8QoQSCH8tzmKvBldrtnon",
+	"LI5ywVisj0fsIed27AU+/ixS4cBVt4rhEzv8tvpWbeafRuE6B2+Yuxb6RgdRRL5FAQ2lOhRHscFQlLGY",
+	"0zVRjJUDDybLzE2L4VlA1DKaEaqQ5xt3k9ZqcgYzvWm9Rymt9kPoKiWTREa3+EQt1YIJpcerMrlQpBtG",
+	"VAiZXZtvfrUKyXfffdc7d+JpPUFETxlNrSv7ydizZ8adALnvSR5yHp4RE8KbrDE5yrPKDSG7nYd06HXJ",
+	"fdG2/CfYhVawBU2eawp/nMplWrqGxSqpWoIsBbtfsChjMa4lkRF472Ib/5y5l7MYfU1FKDRvc1B95O31",
+	"qHx7xckQO5m2orREg08iRD3E04LS7Uhf5r4Gahtzt7y5YbFJJStT1gagWat+/8vV6bezmV/J7IVcivij",
+	"9rE+yqbQit/8B3kW5tTV57k+deH91rrkycnJR6k9h8U+fWU7b71Fi+l9OpuSoUZuZmb3HCMencBarbVA",
+	"nBfT2skZmUhIkcCQoxjP3ATiUPMRhntfdudva3faeLKGxMRymBrekN2AtkpauRMnd0qEBGveGcbpI+fJ",
+	"xXos1nJJZvSO9cm7TWFqJBwNBuEZ5khoNoZk8poqa7PiN00d3nHyn7+w66+RXd/QdSJpfCXlS5resI86",
+	"UxbY1nUm5XUCrW1yLc1tYBu7jxiLyfHR0cExmawzpj7HtXroXKsNEUgmJbEDb3fO1Kf8qX0Y1tAPrafo",
+	"nQ4RuqFvJ6/fuZ7T+2ugXki6YW1cX06Z39S2fYdYD+8FvaM8oZPk43bu0mmnsmcNqgRAbbD5QqY05RCE",
+	"k39h7eRckKM8p/czXOScDWzIQcrzaLeF3W8+1eaNaUYBuYMrDFeKZrp9SLK7Y6nemmAGd/rWtzvX9B06",
+	"WfmhS9Zf3R6uwAts/Nx59cvub9z9V1JeUrG2gAEftfULKCBWuwui6Va/QRBJQ07J8cAHqqAZHc/xwm/G",
+	"BRmOdhAI9khPcKWPB0FnYZgOjX4PkBaQB3VNkfeGI+f8HznOtispyZyKHP5ItRYeJeq1lh45Q2wRI7kJ",
+	"2+jweWRcFdxknSfwLxekG7qj+iJXvsiVtnLlvUAnIv8nix/o67ThHuAJKrvs3hs0BJk64S/4XnOolX1e",
+	"kks0iphSxtvkhqi1kDJz9lFWqWE99skOcbe4J/xKUx3+umb3C4wtd0n2HH9spFL5001UmlEtoOG9z0qk",
+	"K+i9GGE7IpXnVRApZXfytkqkt/jjFiLZT7cRacLAJwEv/wsoVQxzF0rZrzSllqIEl1Om1StJzs0WR/NT",
+	"nolYpVq1GYdu75iIAZbHpR1VZNwptX1KjF8PkbHgNQtK9lkp67g79ZTzNI4dbgglUnwav/krSaKUgU2Y",
+	"JgovA243EE5XYMiUpGYR5QdU1a+azTIW3bC0e8I9/alhEGIfmn+He7h6xh9uQimmuQNc31JQCdHt0gjM",
+	"htf5s/8DnOApo8n8ybhDF3zcMRiUorxyK5Yyg5rk/SoYi8Kz7ayabg8j3ic0zhcwyNdKprVV+MrsNiR7",
+	"m3wk74BIw3i++NR3UpZMQJu+vSNg7AN1JhNZAuEn14ol07LMfqp/5+KGrOUyhcd1aV1vwpHX/yGXBF8w",
+	"IS66IcARMzu6hTReKk0FwCHZh0Y+RjiPRoVwflYdmBl9O9Fcn7deGvMrotx4KPoCHrQjqduIn6b4xscS",
+	"FVv5xFR1hvYQsrpz13RFIYTUrmoWBU2LePLCLwqfKA+VK01WKIxckRWpWmdkKeyPbG5wZ9sSeiInn5jM",
+	"lzjRYvTtyFuZtCYtyGEQFddTypMqdZ/KeI3uCQnZpVUy1j/f5HrBV0jxkT8zBZwH2F89NSUjc6kycjSo",
+	"pVBvypKDfKSfKz/OXZm/5XMjOUHaLU6dlJ9G3/uOJUnPzc2CqMMphPMUfZJuWBuATZuQAkBT0jUm7huE",
+	"SS7GwuZNaD0uZiYvxZBdq5FGEARFiON8mTGLteCif1nppfW9uhQIAxLWRK7zo24Vf7MhlkYCgU5pNcma",
+	"XCDdsLwlQLE8L7KfjEDhCkySGV43ECAycEBbppoLNRF113DrhOU5JeHB4xChpsKDx/1BCKk84UH/MRuG",
+	"pBuuUiluAJUtBJhsgSn4E7aWBiDN5MO7gGqQ3SKX2bWcXsPj8EuKym9MwVPLxUKmGYsvWcwppKp/nJct",
+	"b/B6rlu0QIDlm3We3kUVcTvQDX8Wz/hRIUYdGhAYMjFDbntz9s74U/vITf6eptkEUA8UCZ/hKvWuAOfC",
+	"GAnDKj0h02y+oHBzruMFBqVMTsVjhnLNJs7pg0+xzCDlgm/+/dWL3mMtPf1z/5LI9puSEjknIzawnM+N",
+	"ZKjmSET4CFMi9BY152PKFpA3UeAo44ugSKVywdKM4y0RVKd6RBm7z2sJOJ8WBoD3i5sUvM2ZlAgG8jvE",
+	"KNE/JNGMcjChTykWcKDiVpE/WbzJijUgQGxcGA5NktdT0BY3bWBDkWf4mVb8KpjJWMVE1aag+0oh7/aa",
+	"NiOO5x9AjKrRDcrzHw1Gx73BQW9weDUcnQ6OTgeDPwwGp4NBxwGFimnGehkHk6MLdjfonXz/0+GHHv4x",
+	"Kv64sn+c1v74xx9639d+/G8+YkKWrAcAiAH0FUnYHUvOyMAYiTK56MFP3nUebIatCjrcE45oVocYx4lt",
+	"65EHLqveoP6SS6E8gJYGcNa8YaGZmQldxARrY0kTiIOVsbnadhhcYnO6bzMamqYUhJMW4AKPujqMe4W3",
+	"YMtx2BBnRF9QWtH3yEMT/TGG3pTwYxwa6Y2+ZVQAm2p6hJSpUrdeKNJ6Pxm98azDt1TNAF3xk5DfhHtW",
+	"Sb9Mk3rPbxAxmMZxylR1cyNAlZ73VwhbbQFMpym90S/slXewX8dAGWXzFke/M433Hrn7eply38ZbKnQZ",
+	"t5Nh7xVL35mbeF2CXeWpl/0OYvFYo+w/EHDW8oDLpXbvBx0D0AEjMuvobK1c4JakIRL9+3ximM3fgaxq",
+	"V9x69nshbWnzSYMbRG2CJot5yiK7lVRpvbYD6Lkksn1tmM1LrrxHKiJ2TO08VH0iMc1oQ10e802OyIcw",
+	"eDKJtT6Zm5VabQx76ns2x5zhANoxmp7opf6izmVv6A0XaCDgAtkbzDZVcsKMTb8bSPrWAEb5AVobGcPS",
+	"c6ezv2HPFCe9bwoNY19Q0VDuB9HVMU+/POhE3kgP+0yUTJYZ1NbKMSfljT0SSuJxmygC7R4oQAVnan84",
+	"2tdN9RdgOqsIo4ZDoxBOiAvmOar15OHmUR7TeTRn5Fkil7FX1PnEs21sxSaKZ2z7nNXp/j6N5qwX6X76",
+	"9uGuk6usNMw0wAXaJNMKNHGvGEAAkhLquGt6zgBee0HTjHBRZw+/XuQ0VVGOjlodyAlVeapw+x1zaT7w",
+	"7xiwt6Ysggox+Ka7cnjCOgOfQdqWYGTNYC83LE5BaU0jHvEF9R4eegh4RXHfw8PckJqrHDl0r7X4LB2v",
+	"Hv0CYPuu4RzcdCIZipTKHMxM4ppuYZczKugsF3Hj3eOKz3NTYEIzgCePMn7Hs3Xz1WN4ejD4BV09Nmlt",
+	"9lytMlQ7UYirsH+0VQ3z6kouB1Z2UYUVSmvUTnpsVySKd3fUJpwPSyrFDkqEI+U+WpO4EBN5v7M6kZcD",
+	"EfmuKs8M9HQDv2lX+iE6SNHmNkWkzH0fp424BG5QSdzuWusllQIttZn8BcBap06dmL4DTj5dJsl1vv/T",
+	"zP5t63bqjWPyLtYAIaolhJrxRSfogDguQ5a7zdV2/XMRg1PIT+3zNxcFTEed3HOWzaTnsPz26uoNwYfu",
+	"vL55ftUJOm9ev9P/+fr5y+dXz8sjxRdqY8xH4L03X7lYaxe5YeH1ggk9/FhGy7oJ7IZlbxBRp9YbFAip",
+	"C0KazSDbRYt3U+/F1IXJa7aGZJGyKb8vd1VOgf6Jxx98vRbx2deL3CDbjo2L0HH48JVWoerc/LYWH14G",
+	"qTPpn6ZMYnkKgJILdk0DutNuYO8QUqa+sSCmDBrLI+8aOrTebg9z9hIuGDFvlD//hmXGpLr1jDEsHNi6",
+	"MCVeKwZg5+5bKJ8AwNCHt4Ct7AEeRw+oyjQvYQw+JZm8uUlYfZNNbRSF1+RpvAy5fiPkKi/lVDgmS+Tx",
+	"IxvvagJ5k8opTxoV0xxpB18zs4SBAlBPXZgW8zRD2UbX5oMCn6NJw3ibm6i724lRWlb/zKeltRWxpcAO",
+	"p0f5qPaIIu9JvUiWuOTmNM4jjsoTnlF1PZcpa+Ym63YAHcjwUp+cEzWTqSkKXeDqMorilon4zJYj54pM",
+	"E3oDb5U4b0oT5WU9p4yd5+qFEJlG/cwrU5uLDp8ClaFrDq+kDH171VtrQ1G5+8sf5OrVla+o3OXq8u+D",
+	"Vhd0UxC7nVEhn0JAbhlb2GNEplwvbIJInztPb2OB7BIy+q6VsltQaFeLRo5P6+NuRhT/J4PkpdIUdyr7",
+	"sO2aeCUzmjhqrdk1WAWjW6IX+OW2q717AUnZDU3jxBi4TYnEjzCFOjC++b4t7xaH9yoz9kuWmN3XafF1",
+	"8S/Lo+dvLjzC0v2qVosAxENcb0qwbCXT2zK3QrgTqJf4kpIR1+tRvFv3jRlNDo9n7267wpGTlAFceMT0",
+	"kggMfzJVzpz696Qb7scyUmEr74J+s4UjgRmF2mMuwYL/uYYREIVRFJM1og9nMyYctbnVJTHX3z0XRK13",
+	"q11uiDG7fw7f1I+2v9FkyZTDHV8pAu2DXxbBB3bs6iV+VO8LHxCmD7eoAFQGlmy0hr6ihQnGMG+xou+Q",
+	"u14hd+nnDfcMQRf8Ws3o6OjYX7eoKEb87tvz3ujo2PYJOAtY1DgmNCOhbW2ZJmFAMklilrEowxARccPi",
+	"gg9tuFosVyKRNHaQz/IpnExH0SF7PBnSR/HB9JgNoqPJiJ7Ej9mj6TA6mBzS4/iIjaaDyUn0mD6Kj9nR",
+	"9DA6mIzoMB6wk2m99rFTfqRaCnnQO6G96fc/+SsgF5Rq2IRc1a5fAWH3NMqSNdaTBip1aaIkSbi4tduz",
+	"Uuoby9KkLHky7hjQgZ7ua9xpt2XN4WdG21/TedJiB1c1fK/fC2KNKlcq4/ZqtW8rlzbf9tXHjVfS/g0f",
+	"ONzuijStE/bNt1UyDfuD/qDT0gjvdlqMxieHywxR20i5fPDT1goqV3Y2Hl7PrUxrLZ6qh9gPcnJdKby7",
+	"scHwz3LSr3wQlsj6iSw2Od/UOLLKGXoKeZGY7YPPX60OW4prhUn0s/UkNbVQ5zJjuw3HFGa7zut7bx6S",
+	"qTnYz1+vDkuwFfDMLbvGP28kXNGnlGONDpk+bIAYz8jaDQ9fro4NzPqwzFh/vxN0lEzi3caDsX+3XMSb",
+	"hwIxpn39XnUYfI5a4R2PmdQU4tPdhuAquC32gFtUru/dAUUSBQZcA/ejtzcAl/66iGKAv9CEv9OgIW5i",
+	"+2DfSJV5B5mxe6j5OJOZdIinTyDgqyTZbTx2rk1jemueQ4SsqgwmwVJxibxD9X5GO0FnBTRUUJSKipt0",
+	"vduA8kIMvA2JirINVUJhbQc4K/WyslRhecw7uptsqF5nivWrjLVGSy+HlneOV/B4NntNXgb+M6DxzHmZ",
+	"a7ft9dTqqWP2QoHLlRjVq176GS64BJ+XwnIgWguqZJaza5wL8mDrrVgz+84DgIg0/eXm3g8fb+vdbPuH",
+	"kcFic38KMtib9XVeYbLZEAG+9LzcYR45fsPvKpGlo/bdzqnnHg54e8oprld0Wg442N6PVA/kNVjqbRQ+",
+	"akFhsGLt3L0qCjWS8MdwyzJvG4MfDa95JLDcMA43OQ4GAV+eWcy9iYw5UxbG9XB4UBoZ4BZuLVjpM/Tk",
+	"7FhhlYYVDRrlSvNWq4sAz1o1kq5RSDZb461Rxvn1Y+3waMfyG+BrXbW2u/9ZTjwGXEH0dYb8ICf1UdPF",
+	"Iln7b8HfgaU2k5Cvsy7HU/lkx4agqv2Ipoylal8xwWXau5E9Jm64YBAguqvpNSpi5loH7cEHfnIXUXbV",
+	"fJwWVkZDVAebYMkTLDiaLoU9TRWZsBl4zJcp0bd7KB2T0ExP3WsqrJzt7edacdzXp9zgufc42/UwAL9B",
+	"bU5XkNMpFMuVSsuXgk001/UA6cEXQnTYGwyvhoPTwfYQoipHfL6QIp+7/s9yUo2fO2gXPyejPOCvZfCs",
+	"/aK+jGZ3IgsSrpywf72Ca4L34KKMK2aT2jG0i52Tamuuiu59RRUBhVvN/Gt90H6tP9/aKpoYz3zLYAB8",
+	"v74U+ADTaatiskSWrQQ3GYo+joNHFZswCFPyjSTPC2H64Ki4miTzWyQ1P+0ftDBCFjWAW1O4XAR4A8uD",
+	"DZwrEtd9iGgG8gbiIXWL88PZkUGpZHFV+Oa8UjUpFqenu1lKYrM5iu/PcrIteE8Te5eYPdjsDwrV05rD",
+	"ryHWv8QiTSqLj0NMBNdGg2GNjTxsvWtUwy8rfqEpcuZfGb6wen0ljVO+6pz/6/30r7+J6IUpY/GuQQvb",
+	"6fLLi1n4GO+/b7sbU7ZPRs5pessyLElvLGYeoxXN2I3c5ZQ3PT6zH3rSe80jzOe1hrvde8i/9GUQm2eW",
+	"ZbUMr8R/Shm3Tig29GmlqI2uhkeno8EvKqV4tztZnVjnyVJz7XJOpimds4AMB0fkJpXLhWJZQARbkWyd",
+	"MtUnb3h021suYMP3294IzIpWbwXDdjnH4AnxmHTezGQmlTupj0kzjjn1OpZ+njuJHhThGFqxSPkuSuCl",
+	"FMy37c7VLRZc5RGDdhVLkk+b8mowcHTD9lBAXvpQIInsuMvf4WfeSwMj2GiZV41/rvk2cFW/CbyVNCYT",
+	"fssCcnRMIsPmH3MbcCTq1vQYEMT7w0cPyo6xSnlZsUaeccVrUMjykt5udk/ODvlKtcwursr7uvZjnqBV",
+	"tfGk8cf0fM3VIqGY4VggU9nzo2Q34rdMea+pyfJmw6j044DY4qTGgRPaPkITwlfua+Lvq7I80LEJVtpE",
+	"OfcEbHGMgYlC0aSklrd0mFeOvwb1nIubbRcrs4w7Xa7sNw+7YFlN5tdwySrLrnqcZCG6fOLCLOmGOIOa",
+	"sPMtpHMw1VZRK30eZc+glVaYsJbC+HItRSMOjE8EXLx7TQ6Gx8e9IaHJYkZ7I2LeJZGMK7L4xduKcnTe",
+	"+89G1SZlN945voXfAS03oxlrYXw/X96x9Eaw3tvZ//5/BOudJ8YJvVP2MpAwH1ZBEh+XXDZ4SgzYHvAF",
+	"gi9PWCL1xsmkxwFxRzOatru44bsERH41S9ic3TY/uH2KOzaq9of9HxYPSW2fcE8m/ouUsR64ACdc3qR0",
+	"Mas5UBSrGN6f0uiWiZjE7I4lmkR98kxOp4wF5BsJt9C5pivlmMfZwk2yG6yRyYdpDWtUpIW0vIWYJfpB",
+	"cuG5fRz1hkN9+xg8/mVlFc+oiH1q2HvBf1wygo8DPH65gDhopc/j8Cd89CGs6HdNMFS+m4XBYuW1TO8W",
+	"94rtGkn1ksQjRi5pmnGxOapUPSC1z8tRyzQF8KIiDBWLwqgyKqVR9zM4fndBHnhnv9mS42Xbho7yKh/t",
+	"eoFcwAsxlQ2doAgE9ihK3aBrul8keexwjYH3G3fpeyd3CuINtin9Jr3NKjPtIIpa2P/vWNpQMNRN+suX",
+	"AAvJZlD0x37aynR5x9nqAWl/f8PPPGmmLMEUmRlfkEy6qYldmqzoWpGQKwSEJXpQRN969xqAkkwkshEi",
+	"gT3uHPLg8uA5Urmz5DhJZo7OJsj5xvJreX/6z+vNEQ45Yq6D9f0xIQ6XTamVefut4xqcnbx56MVGrmf+",
+	"QFjKdREy2H4mfyu+8eSV5A9RLdM8I9gKwpAU4iHH0p74pKaamEDFGinqw/UTJubUax0FXFNMXM0yGs0A",
+	"G85GR8m0+SJLfaFk5wkUbdfKOkQ2VdF1wLLo0UpfI8awWoqUKwZ1AgnVyzUnCb1lbdSYGeM3M8+QvoXf",
+	"4cjl9yypJKkNjh9tg0O55SLehZtjTv+iP2kOqUB1yJ0/RjmDEYzpTdzOSUGJmqPEMZ+RLjU1laFBOEgg",
+	"9lft1VYCKnir9vqvAZsb7A+vTW8PVIRb+1/qZGo3Pv+46o5nHvti9b7TPzexy/FgsFNaI4ps4CDbYc6p",
+	"AWyh8pI37t2/GCb0M1Sxi92bdUPofJXrPKSxaJNegQGaZgFvialLf8KTK/S5Mf168bfwe6HA2fY8efyd",
+	"iZy01YQLcMmNTbaDlmyrELWbRYOihJPb3SKa6wrNjJNDcNVXEQOMuYCg601IM9uhd01jlaATEEPLhVFm",
+	"GZnxW0akIO9otkxjuv6j37RSDGUromkDOlM7kLKWN1Ek0wpS+aoRcL9giCv/HdGseVlfPmlFLgXJxT+D",
+	"E2U1k0DaMifthq1ql6lb5YuPwVgt0Lx+Z/7snTxon1Z5OidmDoDaygFhlm+bxbqApmpvsc7h4x5ksc6B",
+	"+34FFmsz1s3IW448+7h7zUZAw5zVW19uwOHpC9umYPCD1dfveHT1eQM0xIwRRefMtgClBGIW8TlNCPK0",
+	"PiLm9AeZkqXgVX3x8GjQB3FXlWx/6I7HfZRQw+Dgw94fvVIKe72ec+ELJzrHMen+9QvYfy79wSQUrUmX",
+	"9W/6JNKUL2/rQ0zdqMm2zcq+bddv3D8cDR8VXddt+s/fe436Bz4hXVn2Ei0saTrOgHws8YqtHNh9GqMX",
+	"jSZvnNU3UDSNmPypA8MfO5e/jwHhJxcZmS8B2xsM0YRmJGFUwb2WwF01YUW2C+kqxgiA1CH2894ZYYli",
+	"JMykvIZotopx9JsEEEwgfE+BirGWy38rZ/7nyVH2h6EXA+2B4OnczHDCnLQ1C/GhtxRcoLswjcPRaG8r",
+	"yHweO3UyGDwanpyMjg4fHQ5OToY7RVLBGjWyShlMdkd+cRFmJVEZTTNTm0nvS4CNbhad23mn3MDPzkGt",
+	"9NMHcNMGEFm88eQiDGM356ZeQHeoqXp4ckbKmLI0jlm8V8la1VcGNznVf0n7Shmvg+8y5UztoDaxigSj",
+	"vX8OeifXIMsHfoVzTu8vcDSHJ9Ca+ddwW6JsGfR0E/s615mdONdqhxkomvHH3HB+dq78D6b+jVwylumW",
+	"H+n/A+9oSnkyMzi+u/HkDuIBYCJ3JS5IuUzaaMGHEFc3cUZmtl4DFTH5ky0CQGjKSMoieSO4YvHPvwBX",
+	"6dqGdAm2ysvFpEz3onkopmsUen+q7aOjNiIiMQWPKmrnAilO9F2kq/bADOYaZAtCzQHS26kiEQIAAAl1",
+	"y2FBoQkbCyoItYa10FxzQn3khzYHLyTv316Q7tsXz8jByePjvcDQ53A0IvVafIRmYxHuQ0/G8DOh8TWe",
+	"ZeHpWPRQlGqm0LKLfP3qHcY0dRM6YQnIPhB0xwckYVrIqMDUsoOFn60XMyZUQATjWjyOBTEHg9YAE73Q",
+	"1Lx0RkZHB07GrK3KGAArwJbRKxnLjFBI7Y+xpvTFm7tD3Wx+h0zNr8f5T1yQ8B/k+5B0hST/lILtnREh",
+	"SbhULD1dUKVWMo3/FAIW+JmetNaY9GnIp2jcDvTscZ5HRwdH8I6QZDXjGSNqQSMWIJCNTAKC1Asslntv",
+	"qRgBdZcqxW8Ei0uTFOvVjKVMz6A74TG37SiiltFMa/Dv/zAajJ4H5J8slT2wOToN7AVo/ZVTEoamOLmt",
+	"S/7Th//fePzfQxKGgZk/hLPTVC6x5rkmkkO6gIT/bt9RJPz3v/9df/i7MK+PKUXE+mMxFueQUo9ODuAL",
+	"zXRcEZXJlMUuYBL6BsiFMH4EvSn0zocGVM6oj8bi4u2F2gP5kCeRaw4yTVLYIjzVPZ1qngGWFOS94Fpt",
+	"JxMWyTlToLpcfP3qnJy/e3ZxMYa7Jem+v3pHDo9JIuXtchEQAIboAR5WeC96vZAgNwdESciVk7c9mmj9",
+	"AbpRM7kC1/4K5puNBdcjFbFBfcKDX0jRg04dcaWv3izVl5keE3qcMBGoqnY6Fvmmjej0f//fec7snIn/",
+	"/f+GDjn1YthX9XAjOu3Fc+p+8O/PDv796bOwT65mbCzMdzB3nm8kLVHm+spXyaIOHXYKHHGaSHFjykDW",
+	"c31vZD9md/uxjPYhbmXfSNS6RaV0vh0+Likj0NofT/f3vY7kT+2x+24myZyuiT5DrLztk6/R46asVM51",
+	"rTB3KtadcmErZ96m09kirOx4QmOlQAvOIo1vsfGKt1sOsR1TQwZxue/1gp3BDYpGpUIFAJ3L7rhcquJt",
+	"U8XCDrKgHIDIVOkGo/bSzUFW8enJLvJKfhHAYXmMKFEmfy4LaEQh8APUDheAyKSxz5vuqE4xGX0QRCzV",
+	"50XX/BTg1T4ARBFhrGfFdXXvDEXRiisG3sGtd9TtRb+2GvCrWPPusI2avXlcDytGttXczzMyo4sFE40J",
+	"L7+8Gno++rosX0s/H7SLCGus3HZV1GzLF83u2YBUuc7w3Obl9BZ5276eqSsOP7mwwgCNru6WhPbXcPNE",
+	"LL7VVv+3DePainA+oyARfWKhDdT0brLc5ZsGEn2n1Rn/JomKMmA7+G3cOX2lFVgQ3KSLJUJzdrKe1go2",
+	"8c9cKc+bhIJZ3ngSuNXtHBntc/g4UHEmGKuVy8ddk21+nxKO8y7On9KHD/MAlY7ZX079FoNaXaHMri6j",
+	"2sbwbF1jpympE1qRnshlud7Jw7ED63vNI1rcsaq3jMamYO+OSuN3Mx7NKoyRScikzctJldlrubjOpPfI",
+	"uNQfZTU+A+MBcBqPsRgwXLL03f2M0Al4hHV/Sl/eWxxiD7eeb1xwQ8RGb+Ey09dI8LzRFPIOy9P0U2s3",
+	"P6JvPM1VGSQOaQe/YlP7n2q2kPcXbypfVuE0vZ0scjSAJZuNnMl6MbPR1mJmLUuolS4k5QFhRB02tEvd",
+	"4WoBFqRDC/D6NzJJvLJeJokvTFPrYHEPsQcEuRvu1RcBkUY26B13ElKTtc4BCE1xOyVjK/CTabeO+sQz",
+	"ItgdS+vgE4XKfXw1OPn1AT/p5auq3o/blZVeJhlfJJsgPzRBWQp2iWgmpWJEaSrShMhFfvZvXzfzclOR",
+	"KVMNggsi0xgvw600AT11tGX79AA4i7xXcd2rfUqouq3ql1d0ApZasJ2qP/rNPzvG98skaQzuLwWL5z6q",
+	"/EoOa6Da1GVE556+4utvKuk5W+uW629adAOvmaDpxM8Iw91kFWit+XIV7OKwaHl0FZpUoI2s9MlXqUnq",
+	"vW5Ab3gtLFda7E7UCirlTP1FP/6TpbI3oYrFWlyWEo3lonaf2rooTen2jkvL0yywsJdvZba53DSubp4T",
+	"5Gn70W5rC1QqMupxAE0r8rd8W7XdIbYunX+NopnkXih3QLp0vOMLqw3k9+FoJhUrYVt4yp3Wt9k/Bq6r",
+	"fMvaVmGmdWutL+v1vv3JSJUFwU6CnDT+pWi4/j0wUsf6Ete5J7XkgLX+1490jn58rqlUWftEU2lS5VrF",
+	"9oLm1AboBu1+v/To3jfg4Iq329b8QNke3rJ6ZuGSvgAACeMtAtd6aOIGwEcU7rUrpt3eF7TVljZvyGuy",
+	"Y4fnhR7zMwDj2J3SlJOrnKQAIxhzpGUYEyYEpSojdLFgNKUiYh8zTtGkfS3MraK9etSUl2epq1s0S74U",
+	"UAvMxCJwRUL9MGyFZpkD4u8qHaxJt1FC2BfArWpcUOgWVktwdYbYZd8OQYWY2ktvvPFbRkJ+hnW8ol4I",
+	"kN1sunpnbkH39XjYtDTYAQGo3kIrS2yLBK3dynRu97fRZTaTmCS++2VBZe0uC6lJC3aDdvqfzz3dxs3s",
+	"mrJNBoIzOEN3K1ud7OKazbpcUMRsG0ck1rf2lgtAfth7IIKKs77JeW0MoxuVaftOYIJ5lalwzGpAzZsV",
+	"xVxgbOosfwmDOrXMkdPCoWSIElbdm5t7VjOabr4w4BsQvLRKecaw5l5hGWp/1dGLtfluol84Bf8y/mTU",
+	"YoM1ijvOVlyG/F8tCSmZsiya5eHSXNwkbCxAI8NCA4qEo8EgDEqhRCDETUdQbxbfJzO5TPvknIQHg0P9",
+	"CQm/fX7+tf5LjAVLU5kGzmi+Utg7Q0034SpTOEKU0OQ5jWZYuC0lXKhMC3KSMnuX1y3BtCGyB/ETMAvS",
+	"HAt6OBAZZLDcrX3GtqVycjlDQU0csjhExMZCCsJoNDvT88sHsRQxmICmiZQgvWNIzo4yMyDdyFSmNyyD",
+	"uCaZxExlREkpmCbQWECOsAlPMjQ1kRZ5H2h9NbPiWWBgTYuIZWXmOhaKRVLEinSxd5oy4LeMwRVwQmFm",
+	"e5WIoOFoN0tEsdGCYoPnu8CyaJM42eY1g9NoF28ZZus/yEsGV7hfQ5KUHujmDCm//N3NrYHk8B6m5sxs",
+	"68DI1ZzG/Oj8aDR+uHblsZyD1LxYU1EcvWCzhcRVCxrPLyquY5awjLWyOOjdjq8X99luOXkAwmpB6u21",
+	"wkj5WaIqHBrUo7s23xjbhVQ0SAyAgswp6mWcVE4SNvfAqr14Rk4Ojx6RBb5BYpZRnoDWkC0h7mUqUxPO",
+	"eXh/D0Ly6P4+L+jpU05ithP4jO73mf6oTtVLGs24YL2U0VjThcAh58lHEzK7nsqliBEeV8/Bc61Zzqlw",
+	"2rpfJNSIESvnZGTS0CrtY9AM2IlZrCcvl2mE6dJCZgS69pct0QP2aBYvOEviXsLuWGJpr2oWP7sopjoV",
+	"eNmNCXKZ0JRMdSPtC5QaWkPXPvlsj0YfGnaWKzE5VJNLHwvrjZeek5MTP7Yf1h/y56BpXXrKCx+leTsg",
+	"UFIW/ORUkfDvPePq713E4Rn5cSkzBglymmgpW8gU3HDUEq88zoPpSTScHLMRfRQfssH08eSInkSjeMgO",
+	"p8f0kdeUpxpQH7+9unpjUR8h1DofeLE1CgvV4NBFDT85cXSDw8Eu5ncsyq3wAuhAzwGn4M1/yu9ZDEpk",
+	"qAdWicl9ZRnWN9nMe7yUQEsQmGqaW0jLfWvdF/vX7zaNwX9zththv9jOOwYvmcuetfjnyLdGJDg8HqCg",
+	"KnFlvl03yNBnRrxVFiUDkTJvllenYxEuhT6jNPUifb8MSfdwMAyIkCRKGVCVJmovICEXkJJy/YOSAt4a",
+	"uL8uaErnLGOpfTQW+TNEkS++8aS2dA9HI7c5gMvCsUBT8O9r48myvxPzc8ru5K37MxdqOZ3yiDORXatI",
+	"Lhg8O9DPpjKd8DhmIhwL+1u+tPDaof4J66Nf6ycmgQWeHelnS6GWiwUUVb/GSpFoeOseDo9gtAu6TiTV",
+	"s5DXUMkNnkFXERXYm27U4JPZyRfYYIYkJ9DaUtA7yuEMDkn3CIeMtX1pcg2rCb8P7FS4Zmitq0MzR4Oh",
+	"vgaEBtDrWi3VAuo9GXrllz48UBEJD/GN7JvmxnQ2Fnb8k0RGt2b4+vi1v8+XGXNnRSiBV4lMiX5WC/aQ",
+	"KzEWZmhnmuy6I2w+5wt96QJ62fqMcAl1lC14XTnDM6FbZtWdmo7OcOz8oMa1yuRCoVX9KTQWwHDhljoW",
+	"xYtASR6z+UJmTETr61u2vubieqmwsxNMNam9krKlcuaD9fzevH53ZSJu4DlcmcOL4tPeX9g6JKsZT5iT",
+	"5mtrBqZLoQI9kynMJubTKUOkRnMa4t3PaN2VfQ5ip9jQzj/znez8lteBqG1d5yULcVfaq/m/zSZFcVfZ",
+	"nShRcVtiSdZc0tb3IcTw+DYgeIEqGw/V0MqOK8Hw4ZC8K+p5gOsIQ8g3ZV5p2+5GMwVnG0LYamX7FUMr",
+	"NlPxW76RgAbupnDe8QUousSr35hcbct7uZzWdcA+eW5SxGzuGlRP16IeeN0R/VxZxFy//r1Fk04ZVVL0",
+	"yQtg6ImM13azd/M+905JaE/XkHTnXCkuboygvBVyJa5hDpA/mJGYRQlNC9B11Du1pIyXiwT2gn6TzllM",
+	"shWPAJUJ5gmHLNgOx8JRejOo0lo6DHVrq1SKGzwHjBQujg09DkM6sIThg7FuYskUnmM2ITZw0rlIt1Sy",
+	"FBFBMGMS9GP9pVxm13J6DQh+oSaCkxJKusYraoTEnGalM5bd63coefX+ZZFVhgccEBIeYhL7WICY0nTS",
+	"er9ZFqc1/a6w2XXpMmF7dhlz9tCLmLPK3mmhIITOoIyuUB1mMShH09BHJlugWbz4tZoEZ8npL1qy660s",
+	"yK1sRRlmjJMENXuZGCMeSkfSxSg7atN5wQJqyaLgBLR5N2Vl9NLCWxgT7NFgMKhUqPUBIBjJXTcaO6UN",
+	"oHKSHgRYpvOPnNqEZu85t5XtVYtwe/pv88cngyH587vXr4h5rZy+R4BeyyQj3fB/hDmBw/8x0Eu87/4y",
+	"1PsftqTZ+LYJnmlhCaN3xUO4r2eid6jubilycQBXAv1yWWhoHWLcGXfCPCENKAHQPKuZTFifvCqoVLC2",
+	"JVWF9/aNh2c3G4qlpbui+dXAsGzDbWDKE7YRkyLHA//FQryP/tUQ71DSB941ro4Zv8UozN8gmvuoNxxc",
+	"DR+dHh79htHcd0Cw9GO5j34WLPenckKezZjYuQTQrmjgbUAuPz0WeGP4888KBj5h2YqVoxMxOYmrAqj+",
+	"ZwcB3yCeWzrZm+Q03mNYqtqEPuPLaBRz5l/yCD7e5ofOG2nTo9NPXhSzFC271cUO5trNySJ5F/pAKxC8",
+	"K+4ZxVgtIG8H32dBaJcEdnwbFnir2xNf283zab55oPPTKAafx//5AJ8njm+L27NpR+zo+bS08Ds/8wO2",
+	"tf+zJJw8NYJ2k03kIiOKrg18ifNizGPSRT4MxgJsAWijQovTqiai7fZzYRV063gjMX1UPzItK2uvc792",
+	"Ik1WM2mMbhXANC4sDFSpKAOYWg/3IDADkXLQ0EAiuUxM4VYY1oQRPDZgUhRthlwRxRMmMn3nipniNwIV",
+	"7UrctR6QV0x5/Lf56P1isfHsMlIhvp6sN/VTE4IVcIutzuANQtczm6IT/3SaejElMrbMhKuazdbdjduJ",
+	"Nl9mbWdimW6nZake58pazly57a5cUDBLPjrf5s4L47yRCffhkmrB5BTGWcBrdREFT33CAQy1ypqEwDW1",
+	"4iKWq8CJt+rvFMJjbaZN3kHzNA8zmpha1MXYHazDb55fdYLOt8/Pvy5BHja46IpjxarCO9YfQjK/0h97",
+	"Thh4CHo0hMJzQcL7XkH9Hs6govtDyj8UHNBkvTZhU57ysLmpDSqTm0XggpgvSq0e71Zh2aiWyAW1oRQL",
+	"1oIFX3nvGG+rLAhGUhqHpPvN86uA6AXcA+g5iEkMSffN63dXAfn6+cvnV8/33OgcA5EA75Uty7aSTXXt",
+	"ixE2RXS8KQdyoIZbcXdZD3Vgs9OZmQrqdiuqCLuPGDPBov+S+A7SLQ+6YrMrORUQjscCCF83SIDvAMbP",
+	"fRHdlQGZyRWZU7G23hwnN4ulGCCildx0KfJoQgiBpBmBJhoTtYcNyEHlEfgWkUHAAxzWubnHOqNWAJcy",
+	"hSs5Rp+ATc6UCiOTZUYmDICWSCYlzGws3KlBzGQ+tRVLmZ6bgLiJRK/FmnQVo2k0CyDoOsR/nCdJbhIs",
+	"HVBd40sMge9pktgrylckkzd47phQKBNu2g31Hzxi4V6fvAMtRQ9xulQ0Ad1mDoaqjIFuYsJqKUbWWjKY",
+	"NcJZlx1w2D0A0EMv5c2VP/0ENupWkUMYnKxZlqDgkFNyPCi4DY4fLoz+lW898pZlKWS6D0euaPzIICNT",
+	"swtjjWYsZb+4AKKOF060/bFuaIlRxE0H7vFg++3YKiKf8mi9KqTtaiaVZWC98rCjl4szgzjqE1UlWe0I",
+	"KBOgrQi9oXoZgnLjWnzN6B0reC5h06xqQseD6GeJ1Pr4MKxUb4ZrOvV6Pt6ZCO1MkhXlWv5NJQDqZpDJ",
+	"eVaglYMjEMYHu6t3PgVHVlnt25qa8MCQMAw0qVhKTj5XYFhFMJmjIWeJnyEcbKegr0qcwL8i7ivf84UC",
+	"6bLdRp2xqTh0KTI4MgU+zbbUJ7f89NcalH+7XmVSNqdceC+PeS+YNEEFmTAypzEjKdScE3JV7m34aHtv",
+	"imWbHSqFYJwukwQl27bU5dEvw69SYc+CmSyJHQJs5KptDGXLw2pOmshsVmMl7jN+7lZgtcri9TPtKa6U",
+	"kTnmOmSOKedWBL40PGR+vs7Nrcv2Xrl8eWLoS1ew+kqUU2/bJMHpfzAazUAEGnjqKU8S322KihtfgfWi",
+	"1RDeCIvWd0tsm9EZ3di8fuHBrSf8lm1sXb/Q1PrW1ENIitjYurxrbH37GU43QnWFisYPpstKrja2vZKr",
+	"B7ZdEyxQM9Skj8BiY+84v8Dw1ybGbgJB82e0WPBBA8lvqyoTOCAJNXBmPqvBJ8TDuPIMAI6gz5fZI+TK",
+	"BDfgzFM2l3f04UCpPxMugEOptAYRYGi2IavIelqrA9zOT83+JXyOdqmcnE1ss5u/qcLSW7Bvc8sCVgVv",
+	"64QqsYtndg4MuGvra79Ta/xTtwI6jq6WJaxT1zdmqgSiHSTI965xdC1djxcWaJgbdfITOAM3ggu4owww",
+	"Esw4P75SJER/f2jCRU16L98lgfIdTajvuMXfSdoguz5bqTS4CTaViXu/0Bt3AjUqNteKc8Ou5IKJHgRB",
+	"l4thDuB/W8rGbYennnPRNN6XgHPaZrzlqIVWI/NYa1jK5Q5aLa75G/zK4wGBBxiCN0fTSsqmEE5ZXt81",
+	"ox4IzJws7pI6Re7y8Taz6Zt8Qo0jU8i33gEauTOTS91xTHWfK8Zu9YikgPrMMPTva5PxsOU7v536ChJY",
+	"0Aaea958jngTeA1o5+/An3wdg+X5kvmCNfCZibFl0UwGJJMZTRDvYOEESdRLNavruUw3wU8KDK9eYHVx",
+	"dPl2jekUXKO4vQocIL1X9tr5aAW7z2yeRz02CX7PkcPZfQaDMHuaTw1OQbLWf+sxMswPrcZ/svWf/3nx",
+	"g7x/+cN7dTG/5a9/+Ot6+tc26ggMr3Xx8nyEAbllbGHNQDLlmv4JLs/Oo/fbioyRGN0Rf/zxCeKyjZeD",
+	"wehYT+MJmI/x30jfJ41k2DXmdcHS64W3yvQbzSOK/5OhAberxfQtx0CRzRxy5Jr+BtscRz821DXFbQCR",
+	"t+AZihi/q0agIqW8Jj7YMjvITejuCr/yufQQ58MSob87mpPpoVkdv0W0Ef0Wi93DjiYJPFTo1LKvVMCC",
+	"jItht0DxHwsooZwTcuIFhUQp725nM3kFPQywWYUzEi4FfVZ9rAaW96Yb88Z2whMyWRcrt1vMmiOt683/",
+	"dbuc3jWYrTyjLeTL50X+AiyCAenIIYDpgh4x8GZ5aP2DnPiw7zS7Q67Qggmi32ntTfuznPicaAlA3dxs",
+	"6su+0rqrl/iBFyyPSS8Oc96ZceV+igDIhnDTvCsbX+oLLf0I5JlqygfOOMgFQU7xABe5mdOuclnZGJtb",
+	"EX+bomXb8Fel5RKnab3PnLbDYDAYEMFWTGX5GLr465xRoYr6kfBjHR7LHkNDW9txo9mviUU9w7Uv/8tG",
+	"28ThnrE6vF74Mj46iHpe5u+CDoYCZuK70mG4Ex0+4SbYiECkXJnrKv9teqwf0jV15Yre+AK+DahvfVv5",
+	"E0W0FpHRG7CEyGVGwt+FpvohiWgFumOD7tQWOjKjNwFE3UCJ0KbKh6Qb/tf//F/7Gb1R+xGd/vuzg38/",
+	"P8HsuBAqIYatKgHB9/mYd3KjmuC5JnUFrnsXYiobCAq3QdCBcxBvJ9ijYlRpk1KFLa6oIub1BvffsGX5",
+	"hM+XVrW1XEQxPfNqpWRELBmqKPjYN/Hj9hP/19WNyCPcWmqQ8HpdeYTf8+2k6db3ha5U+NkiHpTyh5yl",
+	"8TH5eyha0uTuw6eF26GEseFzexQVsrbAdTovooHWFIMxOcs7Hkqlwi6bOvbXjmrvpqtKkFK/QYUAXno7",
+	"cLYNMS1Qr9XBI/kFZ9QOH5hR+6nTMAGD+OMSMYc/SyLmuR4YuaRpxn/+ZExLhc+djtmqGsJOmZC+nfO3",
+	"EtByedwhQiKHpwZqyKAKkTBPtQtPXeRa69fNoWNtpFL+/hkJTeHu8pdSJOuSnodYzEEpqc98WdHx7Jt1",
+	"pUSxaJnybP1OHwsm5YjRlKXny2zmNYkrqCpPo4gpZQ5WI/UteoRFLxAWGd1UMSZdAOfX4oQoBt67vWAs",
+	"8jjGc5gn/yfIsFPyFMZhKopDR1hWPOwTOKRUKR+giNA0lbGNlXwsuhAt+eb1uyv4HSNUznLruW5iz2D0",
+	"FrHaCOKL4Cr6QITaUixWGMkJhyiwHIyxoKzeHp0PHyBEF7U3KIYRgXLC5hDz3KEL/iclI04TwTJbQ9uy",
+	"6GnnHTwir1i2kuktYHFkjM4NfzZtwZy0CuOr3VUDlAoImdSNWYxk7EZgN33yHNhXn6+ERoCtTCZsRpOp",
+	"/cBJk5MrrKMyFkgA5IPTorbolLE4wGtY4CBk24zPoHwMBuVTORgLqGyWQWXn/F4buBfy3C5pjU5ntuoG",
+	"PDMopmYA4IkOxiKv/2mRt1KyFOZvm+uLLQtHHRiLsfjd78gzPUSEIR+LHjlPEnM4JPzOhkCH1nAenhFK",
+	"gCtTiMiCYBTzEMBzSJZSnui7qkqomuWAZWNBSHgwGJJLecdi8oalc6oVt2QdmmDllzIyG0TfYWx/iNMK",
+	"hXh01+iqMeg6XJFbtsj0XiM2YNfBzeJS9IkJPERoMFLE0U5krDcJTRlinXTDZ1Jk+lKlb6enhC4QcIhL",
+	"sY+4QWeYWwLfwGzcV0wM6h/gVagVjwU1MExC015f3sJoRlPFshD6xfs6DEtfGXtcSwzFM37HkjXphudO",
+	"+3qMZ8R8/gQue+AR0L/vnWHYTAoVywtYcXhLt54DhR8Oj0gDHl5frz1ulZLQwZDsvAWACyddQH0dDgeY",
+	"zIFx0dGMARSbiV4GLA5GY+A9WH79pm67Gz6/ojdhQHKSYzqXCU534g/N92ckvJj2XknBemDpC6HqsCIU",
+	"ccz3cI5aBQUAmD45R94E7C7lRhSagNCE3zI7nD6+axBS9Z7ECzUVutmCDjbrZSWAVOeGFQtUGa4I40D9",
+	"hE0zIpeZ3iRYH5li1PgpocIYiTGKvBtaV8CTELg4zOjkSbjnLNlgQDywjVKYYzkfYGByhfW0TFV9GKjd",
+	"AHYtum4iUMIFy09ufMNgwuZ5N3vAqyaqmmSSHIzIX/jTvh7tS5reYCVS3Ek2pwg39OHBMO/9W2z7BbZ9",
+	"JSV+G8L5mLH7bH+RUC4M/hbVjeeAwjJaQg32IB9pJIXAc1ZTHYswnjrZQV8pPBUSumYp6X4jv1L6PNjX",
+	"JwxwCxNTmdri+shrFrgPZL0qpyXYZAAJyadBRcjAsDTX6pahMXxJxJi3Y4KeEdPUoAkiAhKkWAsJpxdE",
+	"+6dLoUw2FgoRnMGcroHHo4gtMrJc6GV4rFeBTNhaGqLgNLo8M6WwJ8vplKWAKt8jrwALTK9RqAS9Zdda",
+	"4oR9chHjr0YfV2TC9KEx+u9HB/AdpMxasGKwxhhQZ7g5jMG/Mu6ckp/6/f6HD3A66C1UffyPfr//fUDG",
+	"4Ihx3nekjl1mFptsc65sotECk9n0vrZAUrh9uCKhvhiFZ8XGimSSIG9okuk3/vF9aDcHvo3CAn6Qc55l",
+	"LIZxXPE5UxmdL5AkWsYdHBycaH3v/dUzG/MklnOW8ojI6VTLWzxWI70Ii5RFXOkTDHZyY1Ws0AKNhf+Z",
+	"D2yamti6PYckkBwhLMAXVEk2l1Hd62TJk6xAMzOJahDRKKb8ZpmyGFWHiEyoggssbNqibYuIZrhUd0De",
+	"v71A8X5w8vh475Scv3t2cQEqusn1LIDjcoAzuFnDlqXZjCh2o9dxg5HSGDStTRI6zojPdLlnZC26pnNN",
+	"DccL7YQAGVbUOsm1MgBFMGhtZL7ESvxQvs2axEG+C0YsCEI+H81oQHI5tQmUPGNYUZN0Ue6+Fxx2bPid",
+	"fnb9Tj8L4Si3rZwSIXuTlNHbgLB5oO98CFTFI4xhACJimc6gkMRayMNrRDH9dyZTVPyBnUVtsIp09cRS",
+	"mcDneFF1HyOEg8Io8hWP9RJBp7ZRwJtKFZ6+K5nG5hf8YbKGGL4YxFB6i6zHY05Mr+rMHjc9fiNkSicJ",
+	"CEKIV3e61219S8XNMskfvf/DcHj0IoD/Hg/0fw+Gx4fQw/s/vHhxPjgjdzTl1G5mxfTOlloheP+H0ePB",
+	"gEy0sgn3eYROnCRU3Lqn52hEPADGmpHxtM2hHIEDEX8O4watPNEcAnV3LVNkWNtfb5baYhAOmo6p+0aV",
+	"BcND273LRnktHZA8M66QnjTKEJcz1VoyjMlowvqOQBe8v6bzBPAboX3QXX2vGaxLPJLEra0PjcxbaMFr",
+	"Er7k4vbU3EYdzdvtD++nZyRlyZOxTYnt6bvYuKNlL2rWAGgboXGFpExfHGy3PLObfD+WkQrt3eO8dJCO",
+	"xXMzPHPuhlpdLK4ClmYBiWiaQoRY+6s1uB4U4WIs3EuEVVx+YJE+B7Ssgav/jLq3ZKM+ujn51WA1vG6P",
+	"ha1lh7YDbE21sxlgkmF+tKmZXAlIFscjvATyfapVwyGpAYKj6vXdd9/1HNqynDIpo8n8yVhf1ccdPH7f",
+	"I6YiyEuaaPkBeh7ce6GPMsz3mfEnxOZpGexb8whAB+MZWLxgYb+1hrABtdo0Woe/PsOEmHzntpthgHe2",
+	"J+My7rGd+rldWDMifdaCPUWmxpxS6NcwsgPiQyvfPqhiFNWv9RjhjydjdEHg2GB3vLbF8vBqNS6ttcED",
+	"/6/////l5oVDeij8iIyLkNr634mUt8sFCNeihBkiqOvnY1HIScB+3wfwa/2lXOnjYcYX2JreI2UwUhSJ",
+	"QhaaYkQFZgt3qSAhj8OxkMtM8ZiRYb+vtcveUBMZlH1htU8oSIWGzBAe5X5vLT2NjNcvlTFwx8Ii3Wbw",
+	"ciZhsmS5ONWCZ9tVStB5nnlqf7Vq2eHg0C7Gc7j8WxHlq2QCIk6QekUUo9kiYjkoLSYPPrQIx0a1GgvV",
+	"UAYASyAE9i5rE0/1QdCcMg1qQ6BVgrHwQEUrfUchIVo1QtDb9doCOLIBnsEtgfIB1twh5tFY+HD3jZJI",
+	"wnP9S2hvlV1j7bImhNWMpagEf/P8ClVAbEHLULBZMpFhFnI+QoBahWME8La4wrGeVuCnJ2vglxzLNkej",
+	"HgtQGduA0Z6SAowW0GNd4OwJuiXO0KaDGcLhWID+rFcCTkEP8nA3tEDBCDB9avTzoLCRB8QYuvshbDSz",
+	"1GNhrwD61IoyOPfBmmBSGQwTF3j7Kx4xqAmn9fWYLbJZAJchdxOAjnA2FsUOzGmSay6aq2J+o2faDQ8e",
+	"h2DhJOHB4/5A04YlijWpWXbnFGBzdvfAFTGjt/oEtwaQkHSH/f7RILDqJBkN0K1mzSlnaFOZYpaFXhbU",
+	"0IDuh4NBMBa4a6OEzhcsRnO5ptGC/rjUewjhqvvkJRjBl4qRW7bWtzh8YgvDY3AhKr2nNsYG4fw1l0wZ",
+	"i5U1Ao/FRotvbm0NnDAmEYOx98yWnSuathZlKEGHg9LTwxQIA9KG2guI3EUq42UE1efOoCoBykrcg3i/",
+	"mPIEbgGaSGNRWv6cHG/0AEEPwiRTk8/jHBPYCpg1lNRcDl5VUPRsmIGWBqaWIRPxKV6cQn3f79vQ1tAo",
+	"0jZ8AUO3qRsAjh84AbAAk178uEzN9Z2WFVf7sKyp6l/HnVwGgRzQe4Jnljff5kenGmMSnM2AN1D2NElc",
+	"x/FXymp0UFYPNjIaFY0Mz1YSrNWgtohsLGwOtXXqBGQ48iO3OHnOgevpCRqgXsainJt8VryUo5rXTFWO",
+	"LW8BW4XD0RHHKVPKOEvKikZcHHC52p3nVPfeGASrMeRmjDtnPz4ZjgZnqyf6QperNGc/PjnGH2E988/1",
+	"d7iAmG2NyzfunKVP8Oc8390sbGZ+twUVlyLjCWT3G0U/gDMwHx78P/Tp/vrWtmqKIpSfgYG++17we8IW",
+	"EipcQmd7ffLaWliBhqd6Q41OSBkbCzXwEjZI1QmH+gooNZhkrm8lfng08s7AKEFKBFjjaGygWSKpEEsh",
+	"xWRxhpnjc54k3Iw5gBsp6AggRNCZmcNVGaO2CWLGYBR2n1VCmxOasaSMXtUdafbRe95kAMKWNHvCJK/n",
+	"ttiILmgEYqQM7rR3CjOag9/Guok8FDWdBnXSnpKhLWlTg7oxZdcd5CnH4xVzvRA0KbaMbuXZ67fv7BkF",
+	"VVWxBqG+hVrW15oNuC9IV2WgKUlhyrLm6q8KyIrRW2LdrWdQdNRWQDW+uHB/zsKvlOvusFAMsElzH4Je",
+	"oj3NB+BEIhMa3QKaXtklMhaZJDcsA5cIeSUzcilj8P+HeYwiqkngLXIooGfneEqM7bjwkwD4F4gmi0Dq",
+	"KNWjwUAfxLrProPOBYdC7hlayfR2r0+epnKl9IUGEntQSI0F+isWiVyDjkwxUUr3rlfDui0CfeuUcL6B",
+	"3Nf73DoM9d/Wo5Tv49/XNv3v4bmzLYOKuozLklf00aJgkdA1g/shQb9z7jUtQifG4hwrSnJFHDxVN2rC",
+	"5PGYiIpAPy7qTTZGToxFrhaaBorQC+MLKbVTYL3lcRboRIBFgGoXN1rBsS5u9GUb3q25tPNs78A9/Mxr",
+	"xkWNTjc37oucizXcwnBhnZB1lCisKGBlytQAjymprxJ4DaOl0EWtKcIl1RK+VvHJqQyll8JQHCBmSsWs",
+	"bEJeN9xfKpaqfRv4tA/vQfWKygP9XWgOYyrGAiW4xNaNbaKIKUNniSZzzCIeMwMLDLJwpv+NDVkTHI3R",
+	"yQwnAZgjfv97mNzvf0+65xbz9umetQObHaUVDMBpWdG16pOn+k/j6mex1uMc3OK59VUDuAAGfuW7Mkup",
+	"UDaTHds2advoHkFfpp6paT6va9wnV5I8Dcj5V8o46qY8YYGNToeseGQjzIpxV9pevqRgaMM6JE5BtxxN",
+	"Uo8QvPoyXgclYciKG0QRLIE8KqyjNvzTeWhC8AibTvUFqYs2XVNARDeNi3xq3L7iVm8GIeGehTzNYrP0",
+	"55hI7mr2pogmX1CRmXt/rWkg03lAnubA5zXS1Cem+eKUzOTcxprEXEV614Ipt2iqmxuoNSnO9AG41BcH",
+	"eAr36cFeeXPbannZDD2c3afgK8LRoHMBLosG7QFf26tEtJCu0Ee2HrsJjjojjKYJd93AM6gNljstcInO",
+	"yDlRGU8SLQUUzsQyDp7rmJ3ft2C/pyRLl1qhUxKlwjkwowEXgBsS8ZWaA5UcN0/JD1CpVtfHwJc8YlZl",
+	"FKmfOzAMIFIAeJhFVTrwyOmDN5M93VeJLdzNB5YDlVGsJyoFC8rBGIMDUqmAd4aN36RyuSi3a6+R5EYS",
+	"KQpPuJkNkJnHzIYxWAY2YuVymTGUKig1n+7pF/Uc9EcxbiQA7T5t4taE0Tumd7zDm7rXnD3xDHQOBsNn",
+	"ONanBOBEYUeWGSqT5Lxf442SXCmGlG976rK2Xn79DmZwqluTPsCzvlaE4FhBeBCFtjCihZcJGDH++Iwl",
+	"iSJPDb3e5SeKphpYEFDwf6VAtiusLYUOYayDtkfmYM+oXxSxh9wc7qnsmPtw4SKco5MKOL15WhGwziGN",
+	"3p2KWcHc8SqytqjCrHlWi4KyWMW4wEKi7p0V28vVBioyjM/RTYWHDdLycHB4Vl1nzW8xS/gdS5FbMwl1",
+	"zszM5/YG0bSv7MEwNzEmigi2yneFbrDr21B7ffKSTzNr33VqSE7Q+QMUQRYBxZoqsJ9QZTghr/MBi0a0",
+	"Btv//e/JOakgnDgtw1F/BhkYEKxXGKa1HAHNi5RPbJBeRqq9LYPLoCvbIHM6Tm509SYm4ah4XNo3ICvw",
+	"qaWAnoB+EUW0vYiBx/OSqkzGUnyFa/w0WTJ1u9YcL0+xYaQBdzT7orQ3Cm8Q1tyWLcBNBVc8qwaDQRL1",
+	"MKAThp0mPGImfdnEir5J5SLlLKPpekt8aMbSuXJALT1hphgMrTBmdNgf9Af6fePg7Jx2DvqD/gEm98wg",
+	"Unhf/98N86IlZkujQBtsc+c5OlewpwLcAIaB9/f3b1+qAtHT+EvHwjoIjPPF+EjRfGnRgV8vmDh/c1E4",
+	"E2BHaO3/3bfnvdHRcVDYJdCVPxYeJL/AGOiWcyOY9eqApX0sFiwlTMRgJcOLg/0Xyl2ur2VCC0Lr1oW2",
+	"5hMW60OkOkLDC2NhonhseqIWy2/Rzq5yZyDIKxPRZvTOJEHmyM0mF3HnVK/KhYjZvVtvTTUmBRWv7F9M",
+	"9W0ZLsuQHWSNWrDgo8HAxjQzActejf+EOGcbeN5U/AW88c2hyJ2gU1rq641xzzJSEBSPS4BzRIdL59RA",
+	"/eekAZzdMm2ymQOKXCqiem1hiS2cismwyv9pc2k6X8PsJsx6MDofAmcMb16/8wwC1ULIo64Nw+Zk+sZi",
+	"AVzsYPJ/56N5Y+OgQQaWx9JEjw3j2P+Jxx8eSJhvWJYP43vMXLAp2Ndsbo0ZEFmroDzRMkmu8xTCNLN/",
+	"25iPTtDJ2HwhU5R3WKFWzfhCT0rvh873kON6rfkIosehWSmuFVJptp6kkA6ib3qYJmEUg+vc1gOfCLbq",
+	"IOziNf55IyWA5VIONQylTN2PMZgXe9MH0x3CV4gYIUiVTACACAOJATgDElPmCG5xx2MmdR98qt9yFQKH",
+	"NnCMORhxQBc4+ODHRbIGBAdhnjmFdPUCFA1l7B7WeiYz6XSu73aIywtJMDkSXf5de2C13CPC8cvNmSoW",
+	"c9zk8cGMrvX98npO76+xWmzndASJ13qQlZ8PH+dzbfrK+s6ujctM/+78Oqf3iAoDdKq1cQRtgDup2nYB",
+	"bpx/NVlnetLHR0cHxx825HR08pP1Ws3o6Oi4c9o5mY6iQ/Z4MqSP4oPpMRtER5MRPYkfs0fTYXQwOaTH",
+	"8REbTQeTk+gxfRQfs6PpYXQwGdFhPGAnU6fNTSLTE7nk2d+4djkeMuIa2yIs1SIqZpoWd6pSluR4oIWQ",
+	"aei43I6RjuibcZqycs3T1vcePeWDScqh25ArQPLnQDCQqlNPsIbzufhVn0jGwKqbf25S433dmNf24Z0P",
+	"Qeel3lVb3oV3XCzibR8UL7pf9Yp6Pq0+tu9/CDo1V9C2RuofVFp562Jct22p+KjWmmLZbi3pD7CV3HLd",
+	"ooHiXeCMg8Fh00e5XrT/SmbWh6B7PEQdafM3T2ls+sJPhts/eS+oCeIz/YxOtn90JeUlFWsLK66/O2oz",
+	"vgtT+x2iefCrg+1fvcOIx/dOGXk3xxDEiZtdaIDqvtc7eoM2FXQyeqOw3AjiE3lcgHlVpA9BZ7+WDe69",
+	"pLzMc/zKSeGORR6DL7QqQrgIsGp1yiLwwOhjHp3+qcrGohsuF7FJfg9BeuDxH9jq6rH7614fQmWsbVSF",
+	"aDlSYGdwEt2tVx+zxxEWNrQ32frQvfns5HAwMMWd88jFsXAiSmRqIjt8Nwmt4pRMgDtfKd6w9I3WRPQh",
+	"sOVVxORr8+bPcU/5x0+QtX0UdBKqcusI5MTKWHPYOzC+LRd5Ie2Zvo9JQd7RbJnGdP3HSib+tWnPBeEo",
+	"gekPTw9KoBL6/RO9ZURsqsmahHuxTJIie91U/9Vvj/Ij0ym9u+n4N5Vzi1RsgE/8sPkjy0z7R78zf/ZO",
+	"THn2nIeBgJ9tvN8HHXdTQBp9sQO3kLndVIGxLDBbAWVp4CZL4JI43QLQEf9dQBlq7aky3PY6i7v9oBCr",
+	"R22BaqIGCackE74oL1+Uly/Ky+dSXvT2LO8/R32pYbRs0mPwOupBaslomtX8rI1VeFme2a6lLoQ1lRWP",
+	"seiilFaBTbX25Fmf1aul4ldQRO5GyNQGkuqjS42FSTijGL+FoZtGsvYJVAi0/m4I8gVjpo2SAnvpvQmE",
+	"LlwdY1Gasi28RHmKKZfLPL0190EqDPnGIMo8gMTklkJYzlhwoTKtL8kpGQ2GaNG1mMQFnSzcK6EktG6T",
+	"kusGAi+emeRuLmxY7OFgGJDD0QnpYnE6EwUZkMPBAQk9aRIBORwe6f870O8MxiIsxSHrxkYk9GRrdYWs",
+	"jztwXO6FAybWCqBZP1MZyXUN+yshQ1qSS5J9jDHkeUghRKhBTv3RYCzcVwN0wgeYeab7zKQkiRQ3JjPR",
+	"EqTimCLdGpeUGobqa/N6DeS9/licg++rxDJFONawcAzoy75JIS1ipXyaMCpx7mG8u3XdRk1F67+wtVFc",
+	"Qbw9BQ1zF511F520oqaBOvZ9a/3jFVuVZt1gNSltF7vZyju/4yLzZOmSffhUHobPrbiPToc1xX048Gnu",
+	"O8FZ5QqzRVSCdnOVuQLqtFFtti0UirMh+I56/nDwC1P0BxsU/eqytFX0H6SLbzMjes6wirue2nPLOa3x",
+	"6IJziwsou1FS4D2Bl9t0Q98nX9T7X7l6P0K9+4uk/CIpf/2SsiYVLaScTyz+IgSi1RQ3QGFaxTIPcSlr",
+	"o8FYhD9NqGLXyzT5YL1ypTsi+N5DTKDMQxupvspkLT/Ol85otGXty13KliVByl0ctQE+/nJ2/NLOjs9m",
+	"5mljeHkh0wmE2eEXLQxDz6SYJhyxOQ+HLbp4Q9eJpPGVlACnhd8dtZlPDgJ3qQ8hLJUSdA5HozYfL1IZ",
+	"6e03SdhzwDH9zZi+TGWpsu0LLFMVw9Tu1q8CYHqTOGvh1MsFJpg2SidMs4fPzWIei25YaDWtfHrnjf2Y",
+	"iHPd0VjoERlTxOHgsJz5oS8JnuwerxcPRhA83Jd3aam5ux2jjY/u1+T4++Lh83v4csogzN4tIxA4hmrI",
+	"jZ70v+1EkYOr4WPPheDxb/E+8LjBgYiqV8l/2GHrPw8ufpD88ofz9Ss+WF2uB6vL4V/vX38t7y+/lqvL",
+	"Z2qF/70w5dVmJ27Vq93Utny0f8yBNUfVam4PGY7j8Gx/UTBSqI1n08Xo/+LU/OLU/GU5NVuO7YVciv8D",
+	"vKBlneur4gb7yT2ikJRfZB7SktsKUgVbaX+f0IM3GJCuG2vFY/RwHYKXDrAey77M1KMrUtejsvdwv2Ar",
+	"19tY1H1vG/LMAFgjW8kCN92kkedZ2IGBeR6LFV1Djid+5Lp6wUFrPZJafa7651zTj0UHN2aVsXiAw84c",
+	"NR/ttwtaacifwLv3H0z9G7lkDPB4HpkUQgSP10Ky39nFiWdn32CEc1IF2zjqHmh+bjuxL1bmDVbmXXWr",
+	"bfZXu8dWVP3aTaxmKq2sqxUOK8wL+z/ZlBIefwj75G44FgYowYG6F3hR1wNYswxyWbFizZSzkg3i57G9",
+	"FqMdDr7YYb/YYT+tHXZXXfaL4fbXa7i1+DxWOfqkJltQ3k9/alDeL2l6q3IUKDyF2htssQ47jXNzHb4U",
+	"jEVeA8OGLPqj9kyeOc0acBT65Ar6E3IsLOKEKZ7iQHvlumqpkW5YztoYeA3EY1G3EJOHGIg/w+3Fp2TP",
+	"aXpbdvVCDuBn06+/BI99CYn4rYdEBETIFQi6L8FgXxTJL4pkWZH8otN5dLpLKEJT1jZMev7DtbspQ/ni",
+	"9bxDTbaZnLOQdA3Qwp5TRxORyUq1JEt2WoOhRaqK2xhR9WWO11wBzFSMnWE9OIuxFlqUriSxlZ3g8z55",
+	"9THe/YAsEKE9r9xWeN0RW9cAhQO8Zu6id4oluG76oszD0QCh8yc0Nq57R/cbNLnxXzC2u5qlP7qik9+o",
+	"7/4qXVv8LsFW5HdYmv//Y+9rl9s2lrRvZV6eH5HqpShStiyHqtRZx/k4ScWOPze1dZAShsCQHAucYTCg",
+	"aK5Ld7V3sDe21d0zwIAESZCWZMnB+XFiUgA4mI/up2e6n4elIhHcCJbpmC9o5CxYiHLtccfUhircOYkb",
+	"gjgkazYIHK6kmBukwrjeCO66K+Du8YklWCE4YfrHxyPdicXVcawj0m49tu1sWZqYVv/ff+Z8LjS61Thp",
+	"Kyq6/tPSuli4lVO7FO9P1C3wjsjr0u8S9w12BxK+wA8ZiOO6xPnShy6whiRnI6MO30ZExkfm2F55Xagt",
+	"W/qZ7aDUshI9PoGrzT1Hy0T3hjOMqwsiunPbfzmPDw7LtUebsyg0m/0EDD4wWMKFqmT/XDN/u6X526ua",
+	"v4/ONkzf7rdV07fnpi/NoOoJmk+zT1b6P85rpemzWfq1J9W/9rTdmsySTOIytw/Q02IZoMotaeRbLjvo",
+	"Guh+jdw7Z9Bp9qKeR3iH/VZc9ghmH7p0C7pX+tcbvbGWRCbV/ZMe4I2xBtuWl3V37Q8UX1zXWnI9t+S6",
+	"bsl11y+5Yt1gj283Am7V9CpWzR0kHlWvAzu2xUKgrlheCgVr1Oel07z86fX893d6Xp2/8vrj8PUOCTUA",
+	"hXZJnqn143ulz7zSJquTO4Pna3IiEqlEkz/T5M80pAB3mg7jLz8vCMOQqgal0Qc92Jb0XMjjo8TBAW0N",
+	"oyM+LGc2s4MQ/MGmyCdQZbKiv8KcmRQdKtIrT7laWL39vDnnBQF+rqqEdwbKbmNXpzKviZO2pTP/qge7",
+	"py+/nom01i7zH45H8id8kzq3/JjzWr5bTHe4DymU67XqIcVmcN3Cc6gQ+vBoIo6iRM/ijr3lOOKpgFYY",
+	"oaROj0b6SKiRVEKkRHMJMw2em+iR3oLz6WopzHHv5Biu70wxKHG4PpoI9hx+vARmqtvVWvGo389kQmVp",
+	"6Uw5ijLDBmIsVcz0LGXQHohDpwnPYG6Dr10iOwVQ41GdVqDjx0fd3jvcjV5GxxiRFYkREWGk70WaSOVi",
+	"AuJR+xFzDkZ+iJGveh+GV/yQ4Qmark8tpxbU6rd+fP8GglP+8WIiFaCsb7v4v3ZrIpX77sx9NxWpRM7Z",
+	"heBpiXgah5j9rNmPxRBvQlxg0o4fIdmoXY1wKTG53iRDU33I9ase1EFcuUFu4FYDtxq4dadwK197HtbC",
+	"jzWw1oSnlzRdNqAtugjNUS4uUYGTVuFRGPFMjHS6CK3apPvMTDIboY6GI+zBL7zN4MNzNk1lZIuApWJo",
+	"dNlMyWJr3bblGxPkSm8dkki27E9Gp1nYZyEBwmKzHlq2bT+8hArbKKAViQtuopAdu09wRcgO8IN3KynE",
+	"hqlIxBVXkQjZASlxoSp0+Fd4Tk37zrvCKbJBr/rd0GEhuBz8iZCqkEheWbEQ/BP9IVDePajdEOsakBMV",
+	"JTZizt/scN8e7nxup0Sda19I9Qret9a1/GPta3P5v/oY1nbMW51mXxuOdYvUE9/4Xl7ifiKs0la/NcCP",
+	"15gKQh2HW+JIG1+923ryrnfaPykBr6U812Q2kUrOJmyYoopGr3tKskdGZBjSsWyRCtNhr2R0eTSbYuTX",
+	"cXvZZ22imLc5Fwn8+PfJTLBU85hBe1kiuCKGGsbZnONe4ljI0ThDeNduXUoF095R1U9TcSXF/GJzagTA",
+	"cGcTj3tnx70Le5/det/xbnvXXMZg9HsnXeQAr0DBvy10GQP/9MbDwK1nsyuRjpQ4ejP+3/9R4uhZMqUR",
+	"Q3uBs2FCm7atx6fdDg4IfePQ7WMig18CxeiikuTOd1VJdaDVLyQHHMZ+4wa4zU6fsMjOn209jx7tuHf2",
+	"hVC1tR51kHXucBtg3QDrBljfJbCuwr0+RTth5zooW9SSj7JCcLR/iiJIA5FoNTIs030Sh3ZCXkZk2Jy2",
+	"o0B3SsJW6Alvt+ylmOyKWC+RQ5FJ8K4rOcNWYbZCfHiN5tILcU8El/Y6ER9IDV6JR5cCg5YrkcAbdthz",
+	"PRwK0WY/a+wjdIlcErd0caJZnNP1eydPndoLWpqzU9p7Mq3+45OK0+fTo14P8FD36RJbwm6H9IWGCTbI",
+	"ZZ77EiZpYf56AJBSsEfrkjhObDuu2zYLql+SMfGeRR83PMq9Ei07mqc08TH4ulh34tlu4azFWVAJInur",
+	"h+j+fiI55LJa1LVLirVzy9dK6JX1h/CcfK/sB//Q12mV5hjCvmB8MVgsfedfJc2FEcnQPW8yy4q/Xu9S",
+	"A7c119YteGtsGljRwIoGVtwVrPhZZGW3a1dhSfilHqIgjfJ67FArGagDJ5leqLwkCycd7A5OcT9rkCvW",
+	"y7i9tCfGc0BimBF0sSfowt66eveidN5XuJ6PZSIClVfFr+F92uGElJTgv2rVlnLMjTCG/rkGnJSczaNu",
+	"jk261dDk5KhX4WVzaBLxVCfF6ZyFJs/hW/aD5P+9Lbx39y8F+NUOlFzhjv7Tfl5yoF8kyH9Fa6NOkO+W",
+	"UeONG2/ceOM7T1Za6yE9v5yKhMKEsZyami4atfX389B467KDhi8fsHt+gd3ReOft3vns/nvn/cLbJfeM",
+	"eeWNd268c+OdG++8g3eeWE+yt3Ne2vjbLpvqAvbSjSupxrtmlVCtD09Q9SlZuM18rYQhtSorB5UtpqLD",
+	"XoorZPmLklksMJ/Gbw3jA3DbRk9ENnbVgba/iO8OUECH2bPHglNjgvWzaoF3BdiCDtugxcqTxDV0qTdS",
+	"MeJpnAiDKTo2JbpDHH7LwIH+ulsG9MvSqO0KJN4rS6649Ur/d3ZLbX5QYCXK9F2f4zvRe3jqWQWViEVL",
+	"GwpOT1eyhLs9q2fvyk/L5YZtezhiAYVNSrYN2a0O8x/2rqMzHLYv3YEOWu7chyerfdhd24dUoud6kTZl",
+	"bCfmF+1WzXpPtGb9VV4HBpaMXYMFGyzYYME7xYJqyfs78Ff+flfwV4u0bT0ERKaRPsuQ8BcZF7hiMmaz",
+	"KcsohYDwGiCucDa9yPQFwsCDbDGVESI/eLiMPWJPsfSyPpIbc9rMoRxjgGJ034TNx0IFCi4d6HjBpCEh",
+	"UrjM8nkWv99h8F7QJmmYzGmSzpfeDUlIeJrKKxGoBDOPTcYdTK0ghhvrOZtwtVh6TjTmauRJXPk5K9Bk",
+	"njFKMDC4rcUMnwimZrivxU0lFvVSwA+/vB6t6Iw6Xvc6TmtNmsJMqkyMRHq4jlSuhGtvhFXuc/iY3Wsg",
+	"tNrLm+I75MZs1av+geQ2miIPN5XsdMXJOymoEimWSR0D9M3kDGHqluUUKXOmXX/OC29OvSiviblIBWWY",
+	"xQ3dWQM3Gv2yhgb3jinTVnHM7qDKY0yzRxfrgNSr2SCRZiwMOcasrF3RYWGRFhgymypowEkUW4DfmECF",
+	"LqOws5pOGJKiPTz9G8NCCFKx8CxMpLoMESAx7j5Jw0byCr5RcaDCTHwEVJGNRTqXRrCDq56DTZhBymZT",
+	"mJeHHfYvbsbQS4hm/sORAqGmOopMsIGI9ESwEC4KiZ43dJeF67EKO8D0x8PdMAs7gIE70ipZ2Kxfks9A",
+	"9Y3wOXnGI1gNfbbsHJHqtveIHaDP1VciDVRIOaUdix4u4E8XE/7xYrDIhCFy3C4rAyOPQpf9+vb3l/gK",
+	"J4HaR6KjnVcEFuPaLkYNsGKgnGqIYtzR44+zbHpgDtn7N7/AU6XJH1w8cZoC9MoWa+Q3AkXzsiy+UVcs",
+	"/xXM+nsgkr8zNVx9srZq1q76ohzYRRsUOaD7b1+O40a488rcY90q7rG/D3NeHRqvhjnvFpnzdiLQ2ham",
+	"oBGcc0OEomYs4gcskVJtUvYQJPEmVKM+0kRRTRTVRFEupLEBjRc8UShUO2hC8RCya2T7ly3cD/i9wVQA",
+	"a9zy3eicMrpNoAWgq8MpRN7kcMpNbZN6IQezEUegykoarEoGEFrZprQGsUxtbbMT3K8O3RLBnfJSHgNc",
+	"lrNss8Esc2oi8OK0Gkv4/nG+K1/sL1aheOr7PVF81bH849VxLLlX+sG4w15qalTZyzbbdo3DuR8qBV+t",
+	"/Sazuq/5bm8u6AYjR2vdWWXaRwKTDIFWhz2jv1dbQnZghAjUf+Zw/3C9TBJ3D6qQ0vf5+cH0zjKmh4FK",
+	"uRoJ4v33GfjZTyKL8MDF6ImAVxCJEd8Y+gGX/8UgYsEGspC+62DMGx72A8UzSlrXKhJsWuif0nvj/gob",
+	"61naZjknEuMsPOl2Q+LTxH8yM9Zzu0FIp4SF8JTzfNgKqZjM1pSo723M21+olL1h92/Y/Zs9ipp7FE0G",
+	"VpOB1Qjj3+tS912RVZGiVcTFx4VL256l7+Je5HirQldGiDZLxTSRwrhM+hhL5QDsDBOeYUpRoLSlkdRJ",
+	"vC7Bn1epKHGPSfxHHgHyExMW8TSVwgQqnPKU0netklIsptk4ZEZbac5E4gtAoJuKATIwIx3QmNJkAPvh",
+	"OWYeAQPgw0IAQnz28As+oxlOxHl13Z6Mw92S78EuP3djcTuo6gEqMb2fjlIei5hlWuM8yOFapnUSjTkA",
+	"VMOGHMD4uzFXl4blbrbALXZKtvq96x3S33HyIJSx+fTVKGsJF9RAAIi03EzN0679/PAbgUz7pd5/AVkX",
+	"T5vo54THTGZsrtNLg8tqoWf/r3owt8Hrs4rB7BXKQGW9oWI4zqrHYs8OfXr/8eeXqRC1xq5OaYBzPA0m",
+	"bTBpg0nvdxkBdwliUQFmCp1Q+9UWiNpek+T2LI4NSpHiY7ACYD0MRUQGvmJBkM7HhmA7vScFyh77YGY8",
+	"Rr93oIFePrqB9nqw8nApW55VJMvvmwKGPeN3B2Jjl/UVKNe/2CmSdifXJHXlY/EZaV3P81rBO5N6/7wc",
+	"sLUYxQcRu2RuuR7YkLxl+/n287caAPYFANiuoGm75Dutyjk3jMfxg84xsu/SDlT4acCNAOR5Xc4b+mSn",
+	"S7GbcfypqOS9DjusSDfOrVCgsPSLZ/iDC5Gdw7SXMczKoRSlLQ8yYDeW5VQ082mT8NScPz8wlfwmQ+q+",
+	"nLA/d0BNre4Fb8falXlSx3jctClb6o2Y6CuxVLTrDqnYMNWT9ai8w/BuqUaIze09VHVQPlq3Ra34DZ6Y",
+	"A8A0mUyS/ET9pNulipRUmFmSoYEP3UP7TM2SJPzyOH5zMtSbguLhJpKi9jwY/6wD7go6kJs4Nq6PiVwf",
+	"vsFpUOdsE6NTIvRnfEiKT6KYj4CaUpzlcZM11njtJmvsLn0auZdq71KiJHO2aXsiWfVm0luRIQsYRLM8",
+	"WnZoRqpR4tmETUeeHfaWDiWtOMhiWkrA5UkqeLxA/1TTq/myJa5JgSI/Z+v1qVmO8sFatdk0hmA8t24P",
+	"eRtrIo1BQbE0rzCkmtNKl4o98k7fSJng7W8kuWQm8H27bBTlcGGNcysglWZG1NotujXI8KQOZPDYr3YH",
+	"DY/uDDSs4twCNtCSbvglGsjRbBQ0GwX3FVTxyDsv2wtHXbdbx0bwNBqvTRV7i38Whk2Fniai7SqnnLob",
+	"whWUMWd/OEFedOltlnqIJ9NTNhRzG9cbPJ0TPBqzS6liduBlVU1Fil8e4pOVtjlW53Q+tfxsrQRe3cbE",
+	"gjhQlN6vFthA4sZCigrG05QviLAdT9MOO+wNV5eke5zLCtOvxAAJJlLBO0aByqQ4GqSCXxp24NPX+lls",
+	"Hklth/2OefpI2bSCLDG3CRZgoHRqUV2MZ2vI2ZXpjCcm7LBXa/oZ34AGTcSMTzRhVJmyXrvb7QbKtjAX",
+	"ml5twQGOIbw3pRoTZRoCyaofHCyIJA0vgOctiIoJTyEOHZMbNCvFDrVjQVrJ9H5tZnTpBTvYhLAdqNK3",
+	"7sdtqp//J2hKiL/i6iXwfdkB/WciuDLwp0RwkwUKvz0EGA89hdxuV0JlM+SPi7Qy0oBf7tMsNCIlomCT",
+	"4Sy4FGJqaAQ5y8RH150xsfISVV2vy4yItIoNO5AxdZjRacYuxcJgrcY5HrbZFeNR1bmxmY81EhRP+CJQ",
+	"tkpv0rZEvyLGu7F9dgC1IoYvO/6H2K0cj1TwkZgEyadTwdNcsDBQ1IH4mYaQ4E179TUSnokO+2Os86li",
+	"AyRpGE/msH5iEckYBtfkJ+wWMtMvUvswhdOMAeBLIsphfJgKM+4z7sr4kGYPfZetc+SedIKtgWkzzorv",
+	"SEf3G+PmqD32/qAHLEq0oUeSvl0M0V4Eiw0WBPQxteYAoxpOaUgRFtYkMVimXCK8sETwEuawJOKQxy+B",
+	"otrI8K8QuVbISHmi5NZOLeWQ5vEGRnHP7DiyCNcj2DLbl+6wLISuC20w12H5DXNccm4awaKAAO1STDN2",
+	"wAOFM5bKoqydkJT/mnCTudE+ZOlMGVtTREQ/JNwJBioVop8vtBNoDg+U4xSi0NA4z5DOFFyK5UsYUy+t",
+	"JpoYPEkcL/k3LNMjgVYZZ37GLwW1gzOML+D3sCqXT3mEdDYu25dsue0l++Y0vKipADbNtavjdTDeO5Qw",
+	"x5UuXhO66K+ZmIm4z2SWx+shxNGFXCSEru79rCD9G5Gli6NnEDD0Wc9aq0jnovp53W9Ir4zJwqEhzx8e",
+	"eiMJCw06cAhz6sSNzbmt+OUZDVKi1UhgmrLJ9HRqjWve3tPuIzYr8ERY0UycprHIuEyY4QsqWOuDH00X",
+	"uO5TnKyKp6mek8uGSXSQAhBhc53GxlUiB2pD0E6v9Qy1wncL2clS11bBp8t34xqnex5MzvSnFjg9SpPI",
+	"1XQpswLBWElA5e8l5nqrmqO+jJqnq7ZdMc2++L+busSmLvFh1SXaKb28i7euNPHP65tKLz9tt/7yx4nA",
+	"amH7ur7p6xaWr5evtt61GzEspqy9XUjOYNM2oY0dbMzaZKo3mer3lb9+DbKYpnqQiMn/r0AYkY5Rj8JD",
+	"ueh+CghrtcxPyt86sXDCtZgDCpiy1W/9l55552JXgp0UIQKEM+JjZspBCcDOBOEvDPe5F2/4IUXBiICH",
+	"aBBdKtZjuB5FmurUYiIXbrT6LZecZ/e22iWR93Jien7ig6mprUfDb6Pe4Ik44WfxY9EdPh2c8m+jk7gn",
+	"Hg+f8LMBXp+liws8LEAzZDKezRDufNtuZTJDAw6TkOGvMvExEiLG7rWOpdpk28Eyx6UxqX/64ab9K3rO",
+	"unOPPIgrxZYQWswggp5NEeZj5nwRocCwwZgoPe979LKB8g9Cq8Z7Q6Bqh937OYwauQkUEuKXg0xuIELD",
+	"YMhNjIOqiMvwBfyqjMbtQIUr8znMCfcP3WyiY59SrOTCMApwHlyyiPcqW2/3Lm1cwFoX8FnHAXsbZy+k",
+	"9w3tu2JtZlpfus0B3L6ChXRicA/G315wc30l0JdZn1WE+CSftoOB3dWIOqN52n1UGE17MsLK713PaPr3",
+	"7KJouclUQhQ+gDgNjKMCbDyG52MfXYk00RxL4cvmMuVqdUScQQnU8siwg9DfuSFCn2KfxtqyTcYqUPmm",
+	"ES/td9EmtjWzRcmQEgJLrmgGQDOrNnoCBdOgtNHT2MG/uR3cvXzQRlDbzg69w0trUWoQXkCkbY4/Ucx8",
+	"vfYA0+Vd8QL5WHVayjSm+2GJ2yMeFnEjjqQyQpEYTbLo5KxddGwVKEvsRYyONlnLVOaRFacH9pfKpGN0",
+	"bkNc6jwDB3JeUFYglT5ygY2R+18a+5A19F3vDULy3fZd/0WbDl9sj3M3BejT09LO3BNvH+DpWgno7rve",
+	"Wf/xaeV2441TH9z2PuOues1bs6ftami2N5rtjaYQ/56TQ9Fa9fwlesHd3eUxWqZNNUG/yeGykjPe446m",
+	"3ZbMT2i+mIhHIi+xYAPyinSDi/pTYTKdirgTqPfKWcbcL2PYkbtFurMqtdpLqmbcsLlIks4tJURTX3kp",
+	"0baltlI+98bbKJqrvPWMeuCzPPbNsWhudFOl7/yrtjiq+nm7hRT5Dlm7xU0FdYFjTt2cydv4qyb/tin5",
+	"udXsVGvgc+teSk8tVu7+pT7fw+ONt+j7bKCzMRv67mggsrkQJTVYV13jLEUqcqdFOVKBQsaYLOXK0GEo",
+	"5S9hFSzme2pFSXlg/yl/zf3NpZpSu2wTjbDlRkNKo3z26hfmvQvu8nTo4hV/6LbXB/SoDf4wUL5DZM9y",
+	"XzXW7m6vF6RhUtl6HqcYR3/CVKvcOWdjMQmUT6Nt82vz+h0bj9YPpe+5r7aStRFXSmcX2BHo5MqyClZF",
+	"wv5olX/f37vvXrp0i3jAD1G/VjjQFPY0wOJvX9jT1NhUoJjvbwbDVITfZD3Xa7++06NRIgzLrWzf/tOH",
+	"PAWvsXVkefhsURCq3C8EpeYHaqa8Z0xW7nZgA55SrlcuqpRNxjNRlBbkW+quSrnYWueX2BYU6jkviwlh",
+	"OUEUiSncgcZapy5zPlDbJFh3whr3G230/fIG15v5PZXQbQmg0IASQmFrAUo7UHgT/QChGizIzsGm1z76",
+	"yXNmdyio1KkS42Q4SWkD6CHCnJWd92qW5OZIYuuRRG1wR5OlXoW2NWLW5OQYjmZdg+EaDNdguAbDbcVw",
+	"9nwCKUesRakAdBYY7QPlJjN3fFL7IAVuWT5Hea/IqK45EMFblvZ/SCn/qzkQgVdszkOa85DG5TXnIV/f",
+	"eQga8Fs7Dnkxy0T5NIQ4ISgvjZgYrNJTIvgyGdtYTwQbChG3WSxNpK8gCoVbA2UTSiniTwWPTc4ssGAR",
+	"nxkBQb7SmRxaw2rKBwoUrltDZGuuM53EnUC9qHB4bhNigi/0lSQAlGN2eLW9zhT2dpD36kjhRlwqcaw3",
+	"RwqNb258cxOOPiAg8OJGYEBFGGq3HDcqPvo58JSKbxPYtRGVRFHwf56gdpv59FeBKqs7FhRYa4mxKnfu",
+	"A1WVcb89Cb5aptF65EDtotQIXhUJt24xe/4BSjW+nalUGoHVTpY/6FKwf4wlevJqtoqTEltF76Sgq+jl",
+	"dBWPeuvpKh696z7pP16lq+g6ugraiXeEFJ9aPIH7fyd9duO3mMN8nmCj0T3L0Thr9XvdJ2ft1qVUMPhy",
+	"AkPSbk1TAW272LS3TpwNluuhe9y7sDdZ8oZdbrW3zGWM+jlPut3rP1fUc/bkx3i6jku1V8GPkQ/lVn4M",
+	"e6XHjzEd60zXOI/I3/tL6FDuQHgBvbeW8KKK74LORkp0Fy2x+LX7ywctX3x4tngpu/MXi+78Re/1/OUH",
+	"3X3xg56/eG7m9N9fzC+TS/n7h9fz4euWT5GxWXCGzH7erf90Vu67XjDrdk+eUEu+27sdBTVHbzcF8jqq",
+	"j5lfgI7tb8pOmrKTpuzkvus/ltfszuUntX8XKSDIQS3hV7CFjqgMBXLo2g77QUwTvaCtLfzOU33k2diw",
+	"mbK0pTLFDRYy6QwLu9+/+a2zxa+Q2SW/55xnuW0/eMm8TnSSOr+NLIbYJ6bNhJpNaC9OqHiqpVW/tW4O",
+	"3QsgvtUtCR6h27cMiPOcUvdSqNID1tye72hkciISqUQhMUBd4fb8WMYH3gOHQsQVj3wFN5kxwnwYOrcv",
+	"h54VPuR23T6H5szqg96KLHM3p05DqFqCKJdq8B5boMzVRzvVdftsEq/XaqVpOWxdfcQLijlsQhM9iVc4",
+	"L/skWgirj/nJbWnhA9wRJHy2ZJh+h9tDyNWnFNnhKmb2nNDen2/HYlk1Ua8sx3M2i0intK1a6kQ/7Nwy",
+	"f0q7vN5DSt9XzZhUXvFMsEgrWN52l9g2W6ZsAvH/SJQHxru0anR4eikyIvJ05eT+WsA/V9z3+1QoJIzV",
+	"w2G587EOvWqS0v53lGpTgwS7eJ4tZL/+8/r/AgAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

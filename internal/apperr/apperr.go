@@ -37,6 +37,11 @@ const (
 	Unavailable          Code = "unavailable"
 	Internal             Code = "internal_error"
 	NotImplemented       Code = "not_implemented"
+	AccountSuspended     Code = "account_suspended"
+	CannotBlockSelf      Code = "cannot_block_self"
+	CannotMuteSelf       Code = "cannot_mute_self"
+	MemberBlocked        Code = "member_blocked"
+	CannotMessage        Code = "cannot_message"
 )
 
 // FieldError points at one offending input: a JSON pointer into the body or a

@@ -30,6 +30,7 @@ import (
 	"github.com/socialnet/socialapi/internal/posts"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/reactions"
+	"github.com/socialnet/socialapi/internal/relations"
 	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/users"
 )
@@ -48,6 +49,7 @@ type (
 	commentsHandler      = comments.Handler
 	usersHandler         = users.Handler
 	followsHandler       = follows.Handler
+	relationsHandler     = relations.Handler
 	searchHandler        = search.Handler
 )
 
@@ -66,6 +68,7 @@ type API struct {
 	*commentsHandler
 	*usersHandler
 	*followsHandler
+	*relationsHandler
 	*searchHandler
 }
 
@@ -140,6 +143,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		commentsHandler:      comments.NewHandler(comments.NewStore(db), urls),
 		usersHandler:         users.NewHandler(userStore, urls),
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
+		relationsHandler:     relations.NewHandler(relations.NewStore(db), db, urls),
 		searchHandler:        searchH,
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
@@ -153,6 +157,10 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		"getUser":            memberProbe(userStore.Exists),
 		"listUserPosts":      memberProbe(userStore.Exists),
 		"toggleFollow":       memberProbe(userStore.Exists),
+		"blockUser":          memberProbe(userStore.Exists),
+		"unblockUser":        memberProbe(userStore.Exists),
+		"muteUser":           memberProbe(userStore.Exists),
+		"unmuteUser":         memberProbe(userStore.Exists),
 		// Not a participant answers exactly like a missing conversation.
 		"listConversationMessages":  idProbe(convStore.Participant),
 		"createConversationMessage": idProbe(convStore.Participant),

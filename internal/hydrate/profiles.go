@@ -33,6 +33,8 @@ type Profile struct {
 	IsSelf        bool      `db:"is_self"`
 	ViewerFollows bool      `db:"viewer_follows"`
 	FollowsViewer bool      `db:"follows_viewer"`
+	Blocking      bool      `db:"blocking"` // the viewer blocks the member
+	Muting        bool      `db:"muting"`   // the viewer mutes the member
 }
 
 // memberColumns are the columns of a Profile that are the member m's own,
@@ -43,7 +45,9 @@ const memberColumns = `m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, 
 // the viewer $1 but that no follow by $1 changes, so that
 // ProfileAfterFollowColumns shares them.
 const relationColumns = `m.id = $1 AS is_self,
-	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer`
+	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = m.id AND f.followee_id = $1) AS follows_viewer,
+	EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = $1 AND b.blocked_id = m.id) AS blocking,
+	EXISTS (SELECT 1 FROM mutes mu WHERE mu.muter_id = $1 AND mu.muted_id = m.id) AS muting`
 
 // profileColumns selects a Profile from members m as the viewer $1 sees it.
 var profileColumns = memberColumns + `,
@@ -54,13 +58,13 @@ var profileColumns = memberColumns + `,
 
 // GetProfile returns the member with handle (matched case-insensitively) as
 // viewerID sees it, in one query, which checks the token of a provisional
-// principal (auth.GuardSQL). An unknown or suspended member is
-// NotFound.
+// principal (auth.GuardSQL). An unknown member, and one the viewer may not
+// see (visibility.Member: suspended, or blocking the viewer), is NotFound.
 func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, handle string) (Profile, error) {
 	query := `
 		SELECT ` + profileColumns + `
 		  FROM members m
-		 WHERE lower(m.handle) = lower($2) AND m.suspended_at IS NULL AND ` + auth.GuardSQL("$3")
+		 WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + ` AND ` + auth.GuardSQL("$3")
 	var p Profile
 	err := sqlx.GetContext(ctx, q, &p, query, viewerID, handle, auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -112,7 +116,7 @@ func (p ProfileAfterFollow) SeenBy(viewerID int64) Profile {
 	out.Posts = 0
 	follows := func(int64) bool { return p.ViewerFollows }
 	for vis, n := range p.PostsByVisibility {
-		if visibility.Sees(vis, p.ID, viewerID, follows) {
+		if visibility.Sees(vis, p.ID, viewerID, follows, nil) { // a follow is only written between members no block separates
 			out.Posts += n
 		}
 	}
@@ -144,12 +148,13 @@ var profilesQuery = NewListQuery("$2", func(list string) string {
 	SELECT ` + profileColumns + `
 	  FROM ` + list + `
 	  JOIN members m ON m.id = page.id
-	 WHERE m.suspended_at IS NULL
+	 WHERE ` + visibility.Member("m.id", "$1") + `
 	 ORDER BY page.ord`
 })
 
 // Profiles returns the members ids as viewerID sees them, in the order of
-// ids, in one query. Members suspended since ids were chosen are left out.
+// ids, in one query. Members the viewer may no longer see (visibility.Member:
+// suspended, or blocking the viewer since ids were chosen) are left out.
 func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Profile, error) {
 	out := []Profile{}
 	if len(ids) == 0 {
@@ -168,6 +173,7 @@ func (u URLs) ProfileAPI(p Profile) gen.Profile {
 		ID: p.ID, Handle: p.Handle, Name: p.Name, Avatar: u.MediaPtr(p.AvatarURL), Verified: p.Verified,
 		URL: u.Profile(p.Handle), Bio: p.Bio, CreatedAt: apitime.New(p.CreatedAt),
 		Counts: gen.ProfileCounts{Followers: p.Followers, Following: p.Following, Posts: p.Posts},
-		Viewer: gen.ProfileViewer{IsSelf: p.IsSelf, Following: p.ViewerFollows, FollowedBy: p.FollowsViewer},
+		Viewer: gen.ProfileViewer{IsSelf: p.IsSelf, Following: p.ViewerFollows, FollowedBy: p.FollowsViewer,
+			Blocking: p.Blocking, Muting: p.Muting},
 	}
 }

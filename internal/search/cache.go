@@ -132,7 +132,7 @@ func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.P
 	floor := int64(0)
 	for i := range m.list {
 		c := &m.list[i]
-		if visibility.Sees(c.vis, c.author, viewerID, follows) {
+		if visibility.Sees(c.vis, c.author, viewerID, follows, nil) {
 			total++
 			if total == MatchCap {
 				floor = c.id
@@ -161,7 +161,7 @@ func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.P
 			break
 		}
 		c := &m.list[j]
-		if c.id >= floor && visibility.Sees(c.vis, c.author, viewerID, follows) {
+		if c.id >= floor && visibility.Sees(c.vis, c.author, viewerID, follows, nil) {
 			hits = append(hits, c.hit())
 		}
 	}

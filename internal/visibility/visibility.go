@@ -1,30 +1,117 @@
-// Package visibility holds the one rule that decides who may see a post, as
-// a SQL fragment, so that every read path and every notification applies
-// exactly the same predicate.
+// Package visibility holds the one rule that decides what a member may see,
+// as SQL fragments (and, for search's kept matches, the same rule in Go), so
+// that every read path and every notification applies exactly the same
+// predicate. docs/design.md ("Visibility", "Blocks, mutes and suspension")
+// says it in prose.
+//
+// A post by author, seen by viewer:
 //
 //	public    every member
 //	followers the author and the author's current followers
 //	private   the author only
+//
+// and in every case only while the author is not suspended and no block
+// stands between viewer and author, in either direction. A member's profile
+// is seen while the member is not suspended and does not block the viewer
+// (a blocker still sees whom they block, to unblock them).
+//
+// Streams (home feed, discover, post search, threads, notifications) hide
+// more: what the viewer's mutes name. A single post, a member's posts list
+// and a profile are not streams: a mute hides nothing there.
+//
+// Every argument is SQL text written by the caller (an alias, a column or a
+// placeholder, e.g. Post("p", "$1") or Post("p", "pm.member_id")), never
+// user input.
 package visibility
 
 // Post returns a SQL boolean expression that is true when the member whose id
-// is the SQL expression viewer may see the post aliased alias. Both arguments
-// are SQL text written by the caller (an alias and a placeholder or column,
-// e.g. Post("p", "$1") or Post("p", "pm.member_id")), never user input.
+// is the SQL expression viewer may see the post aliased alias.
 //
-// It is served by follows_pkey (follower_id, followee_id).
+// It is served by follows_pkey, blocks_pkey (both directions are probes of
+// the primary key) and members_suspended_idx.
 func Post(alias, viewer string) string {
+	return "(" + rule(alias, viewer) + " AND " + Author(alias+".author_id", viewer) + ")"
+}
+
+// PostInStream is Post for a stream: it also hides the posts of members the
+// viewer mutes (served by mutes_pkey).
+func PostInStream(alias, viewer string) string {
+	return "(" + rule(alias, viewer) + " AND " + AuthorInStream(alias+".author_id", viewer) + ")"
+}
+
+// rule is the post's own visibility setting.
+func rule(alias, viewer string) string {
 	return "(" + alias + ".visibility = 'public' OR " + alias + ".author_id = " + viewer +
 		" OR (" + alias + ".visibility = 'followers' AND EXISTS (SELECT 1 FROM follows vis_f" +
 		" WHERE vis_f.follower_id = " + viewer + " AND vis_f.followee_id = " + alias + ".author_id)))"
 }
 
-// Sees is Post in Go, for a post whose visibility and author were read
-// earlier (search keeps matches for every caller and filters them per
+// Author is true when what member author wrote (a post, a comment) may be
+// seen by viewer as far as members go: author is not suspended and neither
+// blocks the other. It is the whole rule for a comment's author and for a
+// notification's actor.
+func Author(author, viewer string) string {
+	return "(" + NotSuspended(author) + " AND " + NotSeparated(author, viewer) + ")"
+}
+
+// AuthorInStream is Author for a stream: the viewer does not mute author
+// either.
+func AuthorInStream(author, viewer string) string {
+	return "(" + Author(author, viewer) + " AND " + NotMuted(author, viewer) + ")"
+}
+
+// Member is true when member's profile may be seen by viewer: member is not
+// suspended and does not block viewer.
+func Member(member, viewer string) string {
+	return "(" + NotSuspended(member) + " AND NOT EXISTS (SELECT 1 FROM blocks vis_b" +
+		" WHERE vis_b.blocker_id = " + member + " AND vis_b.blocked_id = " + viewer + "))"
+}
+
+// NotSuspended is true when member is not suspended. It probes the small
+// partial index members_suspended_idx rather than the members row.
+func NotSuspended(member string) string {
+	return "NOT EXISTS (SELECT 1 FROM members vis_s WHERE vis_s.id = " + member + " AND vis_s.suspended_at IS NOT NULL)"
+}
+
+// NotSeparated is true when no block stands between a and b, either way.
+func NotSeparated(a, b string) string {
+	return "NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + a + " AND vis_b.blocked_id = " + b + ")" +
+		" AND NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + b + " AND vis_b.blocked_id = " + a + ")"
+}
+
+// NotMuted is true when viewer does not mute author.
+func NotMuted(author, viewer string) string {
+	return "NOT EXISTS (SELECT 1 FROM mutes vis_m WHERE vis_m.muter_id = " + viewer + " AND vis_m.muted_id = " + author + ")"
+}
+
+// Hidden is, for one viewer, the members whose writing the rule hides in
+// streams: suspended members, members separated from the viewer by a block
+// and members the viewer mutes. Search reads it once per request to filter
+// the matches it keeps for every caller (HiddenSQL).
+type Hidden map[int64]struct{}
+
+// Has reports whether h hides author.
+func (h Hidden) Has(author int64) bool {
+	_, ok := h[author]
+	return ok
+}
+
+// HiddenSQL selects the ids of Hidden for the viewer whose id is $1.
+const HiddenSQL = `
+	SELECT id FROM members WHERE suspended_at IS NOT NULL
+	UNION SELECT blocked_id FROM blocks WHERE blocker_id = $1
+	UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1
+	UNION SELECT muted_id FROM mutes WHERE muter_id = $1`
+
+// Sees is PostInStream in Go, for a post whose visibility and author were
+// read earlier (search keeps matches for every caller and filters them per
 // request): whether viewerID may see a post by authorID with visibility
 // vis, follows telling whether viewerID now follows authorID (only asked
-// of a followers-only post by someone else). TestPost holds both to the
-// same table.
-func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) bool) bool {
+// of a followers-only post by someone else) and hidden what the viewer's
+// streams hide. TestPost holds both to the same table.
+func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) bool, hidden Hidden) bool {
+	if hidden.Has(authorID) {
+		return false
+	}
 	return vis == "public" || authorID == viewerID || (vis == "followers" && follows(authorID))
 }

@@ -40,7 +40,7 @@ func TestPost(t *testing.T) {
 			t.Errorf("%s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
 		}
 		follows := func(author int64) bool { return tt.viewer == "follower" && author == id["author"] }
-		if got := visibility.Sees(tt.post, id["author"], id[tt.viewer], follows); got != tt.want {
+		if got := visibility.Sees(tt.post, id["author"], id[tt.viewer], follows, nil); got != tt.want {
 			t.Errorf("Sees: %s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
 		}
 	}
