@@ -44,6 +44,8 @@ type gen struct {
 	verified  []bool
 	lastUsed  []int64   // when the member last used the service (activity)
 	following [][]int32 // sorted
+	blocking  [][]int32 // whom each member blocks: never a member they follow or who follows them
+	muting    [][]int32 // whom each member mutes
 	followers [][]int32 // sorted
 	all       []int32   // 1..n
 	byHandle  map[string]int32
@@ -77,7 +79,11 @@ func newGen(cfg Config) *gen {
 func (g *gen) canSee(viewer int32, post int) bool {
 	a := g.pAuthor[post]
 	switch {
-	case g.pVis[post] == visPublic, a == viewer:
+	case a == viewer:
+		return true
+	case g.separated(a, viewer):
+		return false
+	case g.pVis[post] == visPublic:
 		return true
 	case g.pVis[post] == visFollowers:
 		_, ok := slices.BinarySearch(g.following[viewer], a)
@@ -219,7 +225,7 @@ func (g *gen) graphStats() (maxFollowers, over5000, medFollowing, medFollowers i
 func (g *gen) loadMembers(load loader) error {
 	r := newRNG(g.cfg.Seed, streamMembers)
 	cols := []string{"id", "handle", "name", "bio", "avatar_url", "verified", "default_visibility",
-		"follower_count", "following_count", "created_at"}
+		"follower_count", "following_count", "block_count", "created_at"}
 	err := load("members", cols, func(w *rowWriter) error {
 		var bio []byte
 		for id := 1; id <= g.n; id++ {
@@ -237,7 +243,7 @@ func (g *gen) loadMembers(load loader) error {
 				w.null()
 			}
 			w.bool(g.verified[id]).str(visNames[g.defVis[id]]).
-				int(int64(len(g.followers[id]))).int(int64(len(g.following[id]))).ts(g.created[id])
+				int(int64(len(g.followers[id]))).int(int64(len(g.following[id]))).int(int64(len(g.blocking[id]))).ts(g.created[id])
 			w.end()
 		}
 		return w.failed()
@@ -290,4 +296,82 @@ func (g *gen) loadFollows(load loader) error {
 		}
 		return nil
 	})
+}
+
+// relations gives members blocks and mutes, so that the benchmark measures
+// what the visibility rule costs rather than assuming it: 10 % of members
+// block 1 to 5 others (never a member they follow or who follows them, as
+// a block cuts those edges) and 15 % mute 1 to 5, half of them among the
+// members they follow (muting a followee is what a mute is mostly for).
+func (g *gen) relations() {
+	r := newRNG(g.cfg.Seed, streamRelations)
+	g.blocking = make([][]int32, g.n+1)
+	g.muting = make([][]int32, g.n+1)
+	if g.n < 3 {
+		return
+	}
+	for a := 1; a <= g.n; a++ {
+		r.reseed(int64(a))
+		if r.chance(0.10) {
+			seen := map[int32]bool{}
+			for k, tries := 1+r.IntN(5), 0; len(g.blocking[a]) < k && tries < 50; tries++ {
+				b := int32(1 + r.IntN(g.n))
+				if b == int32(a) || seen[b] || g.isFollowing(int32(a), b) || g.isFollowing(b, int32(a)) || slices.Contains(g.blocking[b], int32(a)) {
+					continue
+				}
+				seen[b] = true
+				g.blocking[a] = append(g.blocking[a], b)
+			}
+		}
+		if r.chance(0.15) {
+			seen := map[int32]bool{}
+			for k, tries := 1+r.IntN(5), 0; len(g.muting[a]) < k && tries < 50; tries++ {
+				b := int32(1 + r.IntN(g.n))
+				if f := g.following[a]; len(f) > 0 && r.chance(0.5) {
+					b = f[r.IntN(len(f))]
+				}
+				if b == int32(a) || seen[b] {
+					continue
+				}
+				seen[b] = true
+				g.muting[a] = append(g.muting[a], b)
+			}
+		}
+	}
+}
+
+// separated reports whether a block stands between a and b, either way.
+func (g *gen) separated(a, b int32) bool {
+	return slices.Contains(g.blocking[a], b) || slices.Contains(g.blocking[b], a)
+}
+
+// isFollowing reports whether a follows b.
+func (g *gen) isFollowing(a, b int32) bool {
+	_, ok := slices.BinarySearch(g.following[a], b)
+	return ok
+}
+
+func (g *gen) loadRelations(load loader) error {
+	for _, rel := range []struct {
+		table string
+		cols  []string
+		of    [][]int32
+	}{
+		{"blocks", []string{"blocker_id", "blocked_id", "created_at"}, g.blocking},
+		{"mutes", []string{"muter_id", "muted_id", "created_at"}, g.muting},
+	} {
+		err := load(rel.table, rel.cols, func(w *rowWriter) error {
+			for a := 1; a <= g.n; a++ {
+				for _, b := range rel.of[a] {
+					w.int(int64(a)).int(int64(b)).ts(g.followTime(int32(a), b))
+					w.end()
+				}
+			}
+			return w.failed()
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

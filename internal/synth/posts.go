@@ -115,6 +115,16 @@ func pick3(v, a, b float64) uint8 {
 // author: for a public post mostly the author's followers, partly anyone;
 // for a followers-only post, followers.
 func (g *gen) audience(r *rng, p, n int, out []int32) []int32 {
+	k := len(out)
+	out = g.drawAudience(r, p, n, out)
+	a := g.pAuthor[p]
+	kept := slices.DeleteFunc(out[k:], func(m int32) bool { return g.separated(a, m) })
+	return out[:k+len(kept)]
+}
+
+// drawAudience is audience before a block between the author and a member
+// takes the member out.
+func (g *gen) drawAudience(r *rng, p, n int, out []int32) []int32 {
 	a := g.pAuthor[p]
 	fol := g.followers[a]
 	if g.pVis[p] == visFollowers {

@@ -24,6 +24,7 @@ const (
 	streamJobs
 	streamNotify
 	streamActivity
+	streamRelations
 )
 
 // rng is a reseedable PCG: reseed(id) gives the sequence of one entity (a

@@ -157,6 +157,7 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 	}
 	g.members()
 	g.follows()
+	g.relations()
 	g.postSkeleton()
 	logf("drew %d members, %d follows, %d posts in memory", g.n, g.nFollows, len(g.pAuthor)-1)
 
@@ -200,7 +201,7 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 		return nil
 	}
 	steps := []func(load func(string, []string, func(*rowWriter) error) error) error{
-		g.loadMembers, g.loadFollows, g.loadReactions, g.loadComments, g.loadPosts,
+		g.loadMembers, g.loadFollows, g.loadRelations, g.loadReactions, g.loadComments, g.loadPosts,
 		g.loadConversations, g.loadNotifications, g.loadMarket, g.loadJobs,
 	}
 	if err := g.loadCategories(ctx, conn); err != nil {
