@@ -49,6 +49,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/me/blocks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members the caller blocks
+         * @description Lists the members the caller blocks, most recently blocked first (then by member id,
+         *     descending), as profiles seen by the caller. Suspended members are left out while
+         *     suspended. 400 for a malformed `per_page` or cursor.
+         */
+        get: operations["listBlocks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/me/mutes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the members the caller mutes
+         * @description Lists the members the caller mutes, most recently muted first (then by member id,
+         *     descending), as profiles seen by the caller. Suspended members are left out while
+         *     suspended. 400 for a malformed `per_page` or cursor.
+         */
+        get: operations["listMutes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/feed": {
         parameters: {
             query?: never;
@@ -263,11 +307,78 @@ export interface paths {
          *     `Content-Type: application/json`. The handle is matched case-insensitively.
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-         *     handle), 404 (no member with this handle), 422 `cannot_follow_self` (the caller's own
-         *     handle).
+         *     handle), 404 (no member with this handle, or one the caller may not see: a suspended
+         *     member, or one who blocks the caller), 422 `cannot_follow_self` (the caller's own handle),
+         *     422 `member_blocked` (a member the caller blocks; unblock first).
          */
         post: operations["toggleFollow"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{handle}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Block a member
+         * @description Blocks the member: both follow edges between the caller and the member are removed in the
+         *     same transaction, and from then on each is hidden from the other as the Blocks section of
+         *     the API description says. Blocking a member one already blocks changes nothing and answers
+         *     200 as well. A member who blocks the caller is invisible to the caller, so blocking them
+         *     answers 404 like an unknown handle. The handle is matched case-insensitively.
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     handle), 404 (no member with this handle, or one the caller may not see), 422 `cannot_block_self`
+         *     (the caller's own handle).
+         */
+        post: operations["blockUser"];
+        /**
+         * Unblock a member
+         * @description Lifts the caller's block of the member. Follow edges removed by the block are not restored.
+         *     Unblocking a member one does not block changes nothing and answers 200 as well.
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     handle), 404 (no member with this handle, or one the caller may not see).
+         */
+        delete: operations["unblockUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/users/{handle}/mute": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mute a member
+         * @description Mutes the member: their posts and comments leave the caller's home feed, discover, post
+         *     search and threads, and they cause no notifications to the caller. The member is not told.
+         *     Muting a member one already mutes changes nothing and answers 200 as well.
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     handle), 404 (no member with this handle, or one the caller may not see), 422 `cannot_mute_self`
+         *     (the caller's own handle).
+         */
+        post: operations["muteUser"];
+        /**
+         * Unmute a member
+         * @description Lifts the caller's mute of the member. Unmuting a member one does not mute changes nothing
+         *     and answers 200 as well.
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     handle), 404 (no member with this handle, or one the caller may not see).
+         */
+        delete: operations["unmuteUser"];
         options?: never;
         head?: never;
         patch?: never;
@@ -350,8 +461,9 @@ export interface paths {
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
          *     `invalid_json`, 422 `validation_failed` (no other participant, an unknown or suspended
-         *     handle at `/participants/<i>`, more than 50 participants, empty, blank or too long
-         *     `body`).
+         *     handle or one of a member who blocks the caller at `/participants/<i>`, more than 50
+         *     participants, empty, blank or too long `body`), 403 `cannot_message` (exactly one other
+         *     participant, whom the caller blocks).
          *     A new conversation answers 201 with its API URL in `Location`.
          */
         post: operations["createConversation"];
@@ -383,8 +495,10 @@ export interface paths {
          *
          *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
          *     `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
-         *     `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`). Answers 201
-         *     with the message and its API URL in `Location`.
+         *     `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
+         *     `cannot_message` (a one-to-one conversation whose two members a block separates, either
+         *     way, or whose other member is suspended). Answers 201 with the message and its API URL
+         *     in `Location`.
          */
         post: operations["createConversationMessage"];
         delete?: never;
@@ -736,7 +850,12 @@ export interface components {
              */
             posts: number;
         };
-        /** @description Relationship between the caller and this member. */
+        /**
+         * @description Relationship between the caller and this member. It says what the caller did (follow,
+         *     block, mute) and whether the member follows the caller. It never says whether the member
+         *     blocks or mutes the caller: a member who blocks the caller is invisible to the caller
+         *     (404), so such a field could only ever be false, and a mute is silent by design.
+         */
         ProfileViewer: {
             /**
              * @description Whether this is the caller's own profile.
@@ -753,6 +872,16 @@ export interface components {
              * @example true
              */
             followed_by: boolean;
+            /**
+             * @description Whether the caller blocks this member.
+             * @example false
+             */
+            blocking: boolean;
+            /**
+             * @description Whether the caller mutes this member.
+             * @example false
+             */
+            muting: boolean;
         };
         /** @description A member's profile. */
         Profile: {
@@ -2046,6 +2175,18 @@ export interface components {
             /** @description The profile. */
             data: components["schemas"]["Profile"];
         };
+        /** @description The caller's relationship with a member, after a block, unblock, mute or unmute. */
+        RelationshipResponse: {
+            /** @description The relationship, as a profile's `viewer` object shows it. */
+            data: components["schemas"]["ProfileViewer"];
+        };
+        /** @description A page of profiles. */
+        ProfileList: {
+            /** @description The profiles of this page. */
+            data: components["schemas"]["Profile"][];
+            /** @description Pagination. */
+            meta: components["schemas"]["ListMeta"];
+        };
         /** @description Result of a follow toggle. */
         FollowResultResponse: {
             /** @description The follow state and profile. */
@@ -2109,12 +2250,17 @@ export interface components {
          *     (403), `not_found` (404), `method_not_allowed` (405), `unsupported_media_type` (415),
          *     `payload_too_large` (413), `cannot_follow_self` (422), `rate_limited` (429),
          *     `unavailable` (503), `internal_error` (500), `not_implemented` (501).
+         *     `account_suspended` (401) answers every token of a suspended member;
+         *     `cannot_block_self` and `cannot_mute_self` (422) a block or mute of the caller's own
+         *     account; `member_blocked` (422) a follow of a member the caller blocks;
+         *     `cannot_message` (403) a message a block or a suspension stops (see Blocks, mutes and
+         *     suspension).
          *     `idempotency_key_in_use` (409) and `idempotency_key_reused` (422) answer POSTs that reuse an
          *     `Idempotency-Key` while its first request runs, or for a different request.
          * @example not_found
          * @enum {string}
          */
-        ProblemCode: "unauthenticated" | "invalid_json" | "invalid_parameter" | "invalid_cursor" | "validation_failed" | "invalid_token" | "token_expired" | "token_revoked" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "payload_too_large" | "cannot_follow_self" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "unavailable" | "internal_error" | "not_implemented";
+        ProblemCode: "unauthenticated" | "invalid_json" | "invalid_parameter" | "invalid_cursor" | "validation_failed" | "invalid_token" | "token_expired" | "token_revoked" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "payload_too_large" | "cannot_follow_self" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "unavailable" | "internal_error" | "not_implemented" | "account_suspended" | "cannot_block_self" | "cannot_mute_self" | "member_blocked" | "cannot_message";
         /** @description One field-level problem. Exactly one of `pointer` and `parameter` is set. */
         ProblemField: {
             /**
@@ -2328,14 +2474,15 @@ export interface components {
             };
         };
         /**
-         * @description No credentials (`unauthenticated`), or an unknown or malformed (`invalid_token`), expired
-         *     (`token_expired`) or revoked (`token_revoked`) token.
+         * @description No credentials (`unauthenticated`), an unknown or malformed (`invalid_token`), expired
+         *     (`token_expired`) or revoked (`token_revoked`) token, or a token of a suspended member
+         *     (`account_suspended`).
          */
         Unauthorized: {
             headers: {
                 /**
                  * @description `Bearer realm="api"` when no credentials were sent; `Bearer realm="api",
-                 *     error="invalid_token"` for a bad, expired or revoked token.
+                 *     error="invalid_token"` for a bad, expired, revoked or suspended member's token.
                  */
                 "WWW-Authenticate": string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -2354,7 +2501,7 @@ export interface components {
         /**
          * @description A read-only token was used on a write operation (`insufficient_scope`), or the caller
          *     may see the resource but not change it, such as deleting another member's post
-         *     (`forbidden`).
+         *     (`forbidden`), or a message that a block or a suspension stops (`cannot_message`).
          */
         Forbidden: {
             headers: {
@@ -2463,7 +2610,9 @@ export interface components {
         };
         /**
          * @description Well-formed JSON that fails validation (`validation_failed`, with one entry per problem in
-         *     `errors`, ordered by pointer), or a follow of the caller's own account (`cannot_follow_self`).
+         *     `errors`, ordered by pointer), a follow, block or mute of the caller's own account
+         *     (`cannot_follow_self`, `cannot_block_self`, `cannot_mute_self`), or a follow of a member
+         *     the caller blocks (`member_blocked`).
          *     An integer member is written as digits, without a fraction or an exponent: `38`, not `38.0`
          *     or `3.8e1` (`wrong_type`); a number beyond the range of the member is `out_of_range`.
          */
@@ -2915,7 +3064,9 @@ export interface operations {
                      *         "viewer": {
                      *           "is_self": true,
                      *           "following": false,
-                     *           "followed_by": false
+                     *           "followed_by": false,
+                     *           "blocking": false,
+                     *           "muting": false
                      *         },
                      *         "settings": {
                      *           "default_visibility": "followers"
@@ -2945,6 +3096,174 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["MeResponse"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBlocks: {
+        parameters: {
+            query?: {
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
+                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
+                 *     `invalid_cursor`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of profiles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Carol Diaz",
+                     *           "handle": "carol",
+                     *           "avatar": null,
+                     *           "verified": false,
+                     *           "url": "http://localhost:8080/@carol",
+                     *           "bio": null,
+                     *           "created_at": "2025-12-11T09:00:00+00:00",
+                     *           "counts": {
+                     *             "followers": 12,
+                     *             "following": 30,
+                     *             "posts": 0
+                     *           },
+                     *           "viewer": {
+                     *             "is_self": false,
+                     *             "following": false,
+                     *             "followed_by": false,
+                     *             "blocking": true,
+                     *             "muting": false
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "per_page": 20,
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "next_url": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProfileList"];
+                };
+            };
+            304: components["responses"]["NotModified"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMutes: {
+        parameters: {
+            query?: {
+                /** @description Number of items per page, 1..50; 20 when left out. Out of range or empty (`per_page=`) answers 400 (never clamped). */
+                per_page?: components["parameters"]["PerPage"];
+                /**
+                 * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
+                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
+                 *     `invalid_cursor`.
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: {
+                /**
+                 * @description One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
+                 *     representation (weak comparison), the answer is `304 Not Modified` without a body. The
+                 *     request spends the read budget like any GET: an empty budget answers 429.
+                 */
+                "If-None-Match"?: components["parameters"]["IfNoneMatch"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of profiles. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": 3,
+                     *           "name": "Carol Diaz",
+                     *           "handle": "carol",
+                     *           "avatar": null,
+                     *           "verified": false,
+                     *           "url": "http://localhost:8080/@carol",
+                     *           "bio": null,
+                     *           "created_at": "2025-12-11T09:00:00+00:00",
+                     *           "counts": {
+                     *             "followers": 12,
+                     *             "following": 30,
+                     *             "posts": 7
+                     *           },
+                     *           "viewer": {
+                     *             "is_self": false,
+                     *             "following": false,
+                     *             "followed_by": false,
+                     *             "blocking": false,
+                     *             "muting": true
+                     *           }
+                     *         }
+                     *       ],
+                     *       "meta": {
+                     *         "per_page": 20,
+                     *         "has_more": false,
+                     *         "next_cursor": null,
+                     *         "next_url": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ProfileList"];
                 };
             };
             304: components["responses"]["NotModified"];
@@ -3820,7 +4139,9 @@ export interface operations {
                      *         "viewer": {
                      *           "is_self": false,
                      *           "following": true,
-                     *           "followed_by": true
+                     *           "followed_by": true,
+                     *           "blocking": false,
+                     *           "muting": false
                      *         }
                      *       }
                      *     }
@@ -4019,7 +4340,9 @@ export interface operations {
                      *           "viewer": {
                      *             "is_self": false,
                      *             "following": true,
-                     *             "followed_by": true
+                     *             "followed_by": true,
+                     *             "blocking": false,
+                     *             "muting": false
                      *           }
                      *         }
                      *       }
@@ -4034,6 +4357,236 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    blockUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+                 *     with the same key, from the same member, for the same operation and body replays the first
+                 *     response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+                 *     different request answers `422 idempotency_key_reused`; while the first request is still
+                 *     running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+                 *     Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
+                handle: components["parameters"]["Handle"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's relationship with the member after the change. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "is_self": false,
+                     *         "following": false,
+                     *         "followed_by": false,
+                     *         "blocking": true,
+                     *         "muting": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RelationshipResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unblockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
+                handle: components["parameters"]["Handle"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's relationship with the member after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "is_self": false,
+                     *         "following": false,
+                     *         "followed_by": false,
+                     *         "blocking": false,
+                     *         "muting": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RelationshipResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    muteUser: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+                 *     with the same key, from the same member, for the same operation and body replays the first
+                 *     response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+                 *     different request answers `422 idempotency_key_reused`; while the first request is still
+                 *     running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+                 *     Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
+                handle: components["parameters"]["Handle"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's relationship with the member after the change. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "is_self": false,
+                     *         "following": false,
+                     *         "followed_by": false,
+                     *         "blocking": false,
+                     *         "muting": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RelationshipResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["UnprocessableEntity"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unmuteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description The member's handle, matched case-insensitively (`Alice` finds `alice`). Not matching the
+                 *     pattern (a NUL character included): `400 invalid_parameter`, never 404.
+                 */
+                handle: components["parameters"]["Handle"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's relationship with the member after the change. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "is_self": false,
+                     *         "following": false,
+                     *         "followed_by": false,
+                     *         "blocking": false,
+                     *         "muting": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RelationshipResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -5024,7 +5577,9 @@ export interface operations {
                      *             "viewer": {
                      *               "is_self": false,
                      *               "following": true,
-                     *               "followed_by": true
+                     *               "followed_by": true,
+                     *               "blocking": false,
+                     *               "muting": false
                      *             }
                      *           }
                      *         ],
