@@ -45,9 +45,11 @@ const viewColumns = `
 // List returns one page of the comments of post postID, oldest first, after
 // the position after (nil: from the oldest), flat with each comment's parent
 // and depth, and the position of the next page (nil: none). The post must be
-// visible to viewerID, else NotFound. One query, which checks visibility
-// itself; an empty page costs a second one, to tell a hidden or missing post
-// from a post without (more) comments.
+// visible to viewerID, else NotFound. A thread is a stream: the comments of
+// authors it hides from viewerID (visibility.AuthorInStream) are left out,
+// and their replies by others stay (package doc). One query, which checks
+// visibility itself; an empty page costs a second one, to tell a hidden or
+// missing post from a post without (more) comments or with hidden ones only.
 func (s *Store) List(ctx context.Context, viewerID, postID int64, after *cursor.Position, perPage int) ([]View, *cursor.Position, error) {
 	q, args := listPage(viewerID, postID, after, perPage, auth.GuardArg(ctx))
 	vs := []View{}
@@ -89,7 +91,8 @@ func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard
 		  JOIN members u ON u.id = c.author_id
 		  JOIN posts p ON p.id = c.post_id
 		  JOIN members pa ON pa.id = p.author_id
-		 WHERE c.post_id = $2 AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		 WHERE c.post_id = $2 AND ` + visibility.Post("p", "$1") + `
+		   AND ` + visibility.AuthorInStream("c.author_id", "$1") + ` ` + keyset + `
 		 ORDER BY c.created_at, c.id
 		 LIMIT $3`
 	return q, args

@@ -1,6 +1,20 @@
 // Package comments writes comments and replies: the parent rule, depth,
 // the post's and parent's counters, mentions and the notifications of the
-// post author, the parent's author and the mentioned members.
+// post author, the parent's author and the mentioned members; and it reads
+// a post's thread.
+//
+// Blocks, mutes and suspension: a thread is a stream, so it leaves out the
+// comments whose author is suspended, separated from the reader by a block
+// either way, or muted by the reader (visibility.AuthorInStream). A reply
+// by an author the reader may see stays in the thread under a hidden
+// parent, its parent_id unchanged: the reply is its author's own words,
+// which one member's block, mute or suspension must not take from everyone
+// else in the thread (hiding a hidden comment's replies would let one
+// suspension silence a whole subthread), and deciding it costs no walk up
+// each comment's ancestors. A reply to a comment hidden from its author
+// answers as a reply to a missing comment does. Comment and reply counts
+// count rows, hidden ones too: a count is the same for every reader, so it
+// never tells one member what another hides.
 package comments
 
 import (
@@ -38,8 +52,8 @@ type Comment struct {
 	Body      string    `db:"body"`
 	Tags      []string  `db:"-"`
 	CreatedAt time.Time `db:"created_at"`
-	// MentionIDs are the members mentioned in Body that exist and are not
-	// suspended, in order of first appearance.
+	// MentionIDs are the members mentioned in Body that the author may see
+	// (visibility.Member), in order of first appearance.
 	MentionIDs []int64 `db:"-"`
 	// View is the comment as its author reads it right after the write, as
 	// the write statement tells it.
@@ -78,11 +92,20 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, n
 // its visibility) in place until the comment is stored. The depth is read
 // from the parent whatever its post, so that a parent of another post
 // reaches comments_parent_id_fkey (and a missing parent too, through the
-// COALESCE) rather than the depth check. The mentioned members that exist
-// and are not suspended are recorded in order of first appearance. The
-// parent's author (reply), the post's author (comment) and the mentioned
-// members (mention) are notified: only those who can see the post, never
-// the comment's author, and each recipient once, with that precedence.
+// COALESCE) rather than the depth check. A parent whose author the
+// commenter's threads hide (visibility.AuthorInStream) is stored as parent
+// 0, which names no comment: the reply fails on comments_parent_id_fkey
+// exactly as a reply to a missing parent does. The mentioned members the
+// author may see (visibility.Member: existing, not suspended, not blocking
+// the author) are recorded in order of first appearance; any other handle
+// is text, as an unknown one. The parent's author (reply), the post's author
+// (comment) and the mentioned members (mention) are notified: only those
+// who can see the post and whose streams do not hide the comment's author
+// (visibility.AuthorInStream: no block either way, no mute, the author not
+// suspended), never the comment's author, and each recipient once, with
+// that precedence. A suspended member is never a recipient: their posts
+// and comments cannot be commented on or replied to and they cannot be
+// mentioned.
 var createSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, p.visibility, p.comment_count
@@ -91,7 +114,10 @@ var createSQL = `
 	       FOR NO KEY UPDATE OF p
 	), c AS (
 	    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)
-	    SELECT post.id, $2, $3,
+	    SELECT post.id, $2,
+	           CASE WHEN $3::bigint IS NULL OR EXISTS (SELECT 1 FROM comments pc
+	                                                   WHERE pc.id = $3 AND ` + visibility.AuthorInStream("pc.author_id", "$2") + `)
+	                THEN $3 ELSE 0 END,
 	           CASE WHEN $3::bigint IS NULL THEN 0
 	                ELSE COALESCE((SELECT depth + 1 FROM comments WHERE id = $3), 1) END,
 	           $4, $5, COALESCE($6, now())
@@ -110,7 +136,7 @@ var createSQL = `
 	    SELECT c.id, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
 	      FROM c
 	     CROSS JOIN unnest($7::text[]) WITH ORDINALITY AS h(handle, ord)
-	      JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
+	      JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.Member("m.id", "$2") + `
 	    RETURNING member_id, position
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)
@@ -123,6 +149,7 @@ var createSQL = `
 	            SELECT member_id, 'mention', 3 FROM mentions
 	           ) AS r(recipient_id, type, rank)
 	     WHERE r.recipient_id <> $2 AND ` + visibility.Post("post", "r.recipient_id") + `
+	       AND ` + visibility.AuthorInStream("$2", "r.recipient_id") + `
 	     ORDER BY r.recipient_id, r.rank
 	)
 	SELECT c.id, c.post_id, c.author_id, c.parent_id, c.depth, c.body, c.created_at,

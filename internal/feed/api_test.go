@@ -17,6 +17,7 @@ import (
 	"github.com/socialnet/socialapi/internal/comments"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
 var requestID = regexp.MustCompile(`"request_id":"[^"]*"`)
@@ -231,15 +232,36 @@ func TestListParameters(t *testing.T) {
 	}
 }
 
+// relate makes viewer block or mute handle through the API (action "block"
+// or "mute"), so that the relations' handlers run too.
+func (w *world) relate(t *testing.T, viewer, action, handle string) {
+	t.Helper()
+	tok := w.env.Token(t, viewer, auth.ScopeWrite)
+	resp := w.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/" + handle + "/" + action, Token: tok})
+	if resp.Status != 200 {
+		t.Fatalf("%s %s %s: status %d: %s", viewer, action, handle, resp.Status, resp.Body)
+	}
+}
+
 // TestListsVisibility: for each visibility and each kind of viewer, a post's
 // canary text appears in a list exactly when the viewer may see the post;
-// the comments of a hidden post answer like those of a missing post.
+// the comments of a hidden post answer like those of a missing post. Besides
+// the author, a follower and a stranger, the viewers are followers of alice
+// whom she then blocks ("blocked"), who then block her ("blocker") and who
+// mute her ("muter"): home, discover and threads are streams and hide her
+// from all three; her posts list is not, and a member she blocks finds no
+// such member there. Then alice is suspended (gone from every list, her
+// posts list missing) and the suspension lifted (everything is back).
 func TestListsVisibility(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "alice", "bob", "carol")
+	viewers := []string{"alice", "bob", "carol", "blocked", "blocker", "muter"}
+	w := newWorld(t, viewers...)
 	w.follow(t, "bob", "alice") // bob follows alice; carol is a stranger
 	w.follow(t, "carol", "bob")
 	w.follow(t, "alice", "bob")
+	for _, v := range []string{"blocked", "blocker", "muter"} {
+		w.follow(t, v, "alice")
+	}
 	posted := map[string]int64{}
 	for _, vis := range []string{"public", "followers", "private"} {
 		posted[vis] = w.post(t, "alice", vis, "canary-"+vis, time.Time{})
@@ -248,46 +270,88 @@ func TestListsVisibility(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The posts are in the followers' timelines before the relations exist.
+	if err := timeline.Drain(context.Background(), w.env.DB); err != nil {
+		t.Fatal(err)
+	}
+	w.relate(t, "alice", "block", "blocked")
+	w.relate(t, "blocker", "block", "alice")
+	w.relate(t, "muter", "mute", "alice")
 	missing := posted["private"] + 1000
 	canSee := func(viewer, vis string) bool {
-		return vis == "public" || viewer == "alice" || (vis == "followers" && viewer == "bob")
+		return vis == "public" && viewer != "blocked" && viewer != "blocker" || viewer == "alice" ||
+			(vis == "followers" && (viewer == "bob" || viewer == "muter"))
 	}
-	for _, viewer := range []string{"alice", "bob", "carol"} {
-		lists := map[string]string{}
-		for _, path := range []string{"/api/v1/feed?per_page=50", "/api/v1/feed?tab=discover&per_page=50", "/api/v1/users/alice/posts?per_page=50"} {
-			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
-			lists[path] = string(resp.Body)
-		}
-		for _, vis := range []string{"public", "followers", "private"} {
-			canary := `"canary-` + vis + `"`
-			for path, body := range lists {
-				want := canSee(viewer, vis)
-				switch {
-				case strings.Contains(path, "discover"):
-					want = vis == "public"
-				case strings.Contains(path, "/feed"):
-					want = want && (viewer == "alice" || viewer == "bob") // carol does not follow alice
+	norm := func(r *apitest.Response, path string) string {
+		return fmt.Sprintf("%d %s", r.Status, strings.ReplaceAll(requestID.ReplaceAllString(string(r.Body), ""), path, "{path}"))
+	}
+	const userPosts = "/api/v1/users/alice/posts?per_page=50"
+	table := func(phase string, viewers []string, suspended bool) {
+		for _, viewer := range viewers {
+			lists := map[string]string{}
+			for _, path := range []string{"/api/v1/feed?per_page=50", "/api/v1/feed?tab=discover&per_page=50", userPosts} {
+				resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
+				lists[path] = string(resp.Body)
+				if path != userPosts {
+					continue
 				}
-				if got := strings.Contains(body, canary); got != want {
-					t.Errorf("%s sees %s in %s: %v, want %v", viewer, canary, path, got, want)
+				if suspended || viewer == "blocked" {
+					// alice is suspended, or blocks the viewer: no such member.
+					mp := "/api/v1/users/nobody/posts?per_page=50"
+					want := w.env.Do(t, apitest.Request{Method: "GET", Path: mp, Token: w.toks[viewer]})
+					if resp.Status != 404 || norm(resp, "alice") != norm(want, "nobody") {
+						t.Errorf("%s: %s lists alice's posts: %d %s, want as missing: %s", phase, viewer, resp.Status, resp.Body, want.Body)
+					}
+					// Invalid too: 404 before 400, as for a missing member (the
+					// request's probe, and the handler's check of a bad cursor).
+					for _, q := range []string{"?per_page=51", "?cursor=garbage"} {
+						got := w.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/alice/posts" + q, Token: w.toks[viewer]})
+						want := w.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/nobody/posts" + q, Token: w.toks[viewer]})
+						if got.Status != 404 || norm(got, "alice") != norm(want, "nobody") {
+							t.Errorf("%s: %s lists alice's posts%s: %d %s, want as missing: %s", phase, viewer, q, got.Status, got.Body, want.Body)
+						}
+					}
+				} else if resp.Status != 200 {
+					t.Errorf("%s: %s lists alice's posts: %d %s", phase, viewer, resp.Status, resp.Body)
 				}
 			}
-			path := fmt.Sprintf("/api/v1/posts/%d/comments", posted[vis])
-			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
-			if canSee(viewer, vis) {
-				if resp.Status != 200 || !strings.Contains(string(resp.Body), "comment-canary-"+vis) {
-					t.Errorf("%s lists comments of %s post: %d %s", viewer, vis, resp.Status, resp.Body)
+			for _, vis := range []string{"public", "followers", "private"} {
+				canary := `"canary-` + vis + `"`
+				seen := canSee(viewer, vis) && !suspended
+				for path, body := range lists {
+					want := seen
+					switch {
+					case strings.Contains(path, "discover"):
+						want = want && vis == "public" && viewer != "muter"
+					case strings.Contains(path, "/feed"):
+						want = want && (viewer == "alice" || viewer == "bob") // carol does not follow alice; muter mutes her
+					}
+					if got := strings.Contains(body, canary); got != want {
+						t.Errorf("%s: %s sees %s in %s: %v, want %v", phase, viewer, canary, path, got, want)
+					}
 				}
-				continue
-			}
-			mp := fmt.Sprintf("/api/v1/posts/%d/comments", missing)
-			want := w.env.Do(t, apitest.Request{Method: "GET", Path: mp, Token: w.toks[viewer]})
-			norm := func(r *apitest.Response, path string) string {
-				return strings.ReplaceAll(requestID.ReplaceAllString(string(r.Body), ""), path, "{path}")
-			}
-			if resp.Status != 404 || norm(resp, path) != norm(want, mp) {
-				t.Errorf("%s lists comments of hidden %s post: %d %s, want as missing: %s", viewer, vis, resp.Status, resp.Body, want.Body)
+				path := fmt.Sprintf("/api/v1/posts/%d/comments", posted[vis])
+				resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: w.toks[viewer]})
+				if seen {
+					// A thread is a stream: the muter sees the post, not alice's comment.
+					wantComment := viewer != "muter"
+					if resp.Status != 200 || strings.Contains(string(resp.Body), "comment-canary-"+vis) != wantComment {
+						t.Errorf("%s: %s lists comments of %s post: %d %s", phase, viewer, vis, resp.Status, resp.Body)
+					}
+					continue
+				}
+				mp := fmt.Sprintf("/api/v1/posts/%d/comments", missing)
+				want := w.env.Do(t, apitest.Request{Method: "GET", Path: mp, Token: w.toks[viewer]})
+				if resp.Status != 404 || norm(resp, path) != norm(want, mp) {
+					t.Errorf("%s: %s lists comments of hidden %s post: %d %s, want as missing: %s", phase, viewer, vis, resp.Status, resp.Body, want.Body)
+				}
 			}
 		}
 	}
+	table("related", viewers, false)
+	w.env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE id = $1`, w.ids["alice"])
+	// alice's own token answers 401 account_suspended meanwhile (package auth).
+	table("suspended", viewers[1:], true)
+	w.env.DB.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, w.ids["alice"])
+	table("lifted", viewers, false)
 }

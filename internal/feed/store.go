@@ -1,6 +1,10 @@
 // Package feed reads the timelines: home (the caller's own posts and those of
 // the members the caller follows, as far as the caller may see them) and
-// discover (every public post), newest first.
+// discover (every public post), newest first. Both are streams: they leave
+// out the posts of suspended members, of members a block separates from the
+// caller either way, and of members the caller mutes
+// (visibility.PostInStream; the timeline's page statement applies
+// visibility.AuthorInStream to its rows).
 package feed
 
 import (
@@ -111,7 +115,7 @@ func homePage(viewerID int64, after *cursor.Position, perPage int) (string, []an
 		 CROSS JOIN LATERAL (
 		      SELECT p.id, p.created_at
 		        FROM posts p
-		       WHERE p.author_id = a.author_id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		       WHERE p.author_id = a.author_id AND ` + visibility.PostInStream("p", "$1") + ` ` + keyset + `
 		       ORDER BY p.created_at DESC, p.id DESC
 		       LIMIT $2
 		 ) x
@@ -136,7 +140,7 @@ func discoverPage(viewerID int64, after *cursor.Position, perPage int) (string, 
 	q := `
 		SELECT p.id, p.created_at
 		  FROM posts p
-		 WHERE p.visibility = 'public' AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		 WHERE p.visibility = 'public' AND ` + visibility.PostInStream("p", "$1") + ` ` + keyset + `
 		 ORDER BY p.created_at DESC, p.id DESC
 		 LIMIT ` + strconv.Itoa(perPage+1)
 	return q, args

@@ -15,6 +15,7 @@ import (
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/relations"
 	"github.com/socialnet/socialapi/internal/timeline"
 )
 
@@ -434,6 +435,115 @@ func TestTimelineHorizonReadOnce(t *testing.T) {
 		}
 		if scans != 1 {
 			t.Errorf("after %v: %d scans of timeline_horizons in the plan, want 1:\n%s", after, scans, plan)
+		}
+	}
+}
+
+// TestTimelineHidesLikeFanOutOnRead hides, in turn, each of the reader's
+// followees by each cause (the reader mutes them, blocks them, is blocked by
+// them, or they are suspended), the followee's posts reaching the reader by
+// each of the page statement's sources: timeline rows (fanned out), outbox
+// rows (pending) and fan-out on read (members.fanout_on_read); awake, and
+// after the reader's timeline went dormant (the read wakes it). Each time
+// the feed leaves exactly the hidden followee's posts out, page for page
+// like the ground truth; lifting the cause (and following again after a
+// block, which cut the follow) brings them back.
+func TestTimelineHidesLikeFanOutOnRead(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	authors := []string{"fanned", "pending", "famous", "friend"}
+	id := pgtest.Members(t, db, append([]string{"reader"}, authors...)...)
+	db.MustExec(`UPDATE members SET fanout_on_read = true WHERE id = $1`, id["famous"])
+	ps, fs, rs := posts.NewStore(db, nil), follows.NewStore(db), relations.NewStore(db)
+	s := NewStore(db).WithCache(hydrate.NewCache(16))
+	for _, a := range authors {
+		if _, _, err := fs.Toggle(ctx, id["reader"], a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	byAuthor := map[int64]int64{} // post → author
+	write := func(author string) {
+		t.Helper()
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i := range 4 {
+			vis := []string{"public", "followers"}[i%2]
+			at := base.Add(time.Duration(len(byAuthor)) * time.Minute) // interleaved across authors
+			p, err := ps.Create(ctx, id[author], posts.NewPost{Body: "p", Visibility: &vis, CreatedAt: &at})
+			if err != nil {
+				t.Fatal(err)
+			}
+			byAuthor[p.ID] = id[author]
+		}
+	}
+	write("fanned")
+	write("famous")
+	write("friend")
+	if err := timeline.Drain(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	write("pending") // left in the outbox (never fanned out): reads merge it
+	check := func(stage string, hidden int64) {
+		t.Helper()
+		checkAll(t, s, []int64{id["reader"]}, stage, 1, 3, 50)
+		got := walkIDs(t, s.Home, id["reader"], 50)
+		n := 0
+		for _, p := range got {
+			if byAuthor[p] == hidden {
+				t.Fatalf("%s: the feed shows post %d of the hidden member %d", stage, p, hidden)
+			}
+		}
+		for _, a := range byAuthor {
+			if a != hidden {
+				n++
+			}
+		}
+		if len(got) != n {
+			t.Fatalf("%s: the feed has %d posts, want %d", stage, len(got), n)
+		}
+	}
+	check("nothing hidden", 0)
+	set := func(member int64, handle string, kind relations.Kind, on bool) {
+		t.Helper()
+		if _, err := rs.Set(ctx, member, handle, kind, on); err != nil {
+			t.Fatal(err)
+		}
+	}
+	causes := []struct {
+		name       string
+		hide, lift func(author string)
+	}{
+		{"muted", func(a string) { set(id["reader"], a, relations.Mute, true) },
+			func(a string) { set(id["reader"], a, relations.Mute, false) }},
+		{"suspended", func(a string) { db.MustExec(`UPDATE members SET suspended_at = now() WHERE id = $1`, id[a]) },
+			func(a string) { db.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, id[a]) }},
+		{"blocked", func(a string) { set(id["reader"], a, relations.Block, true) },
+			func(a string) { set(id["reader"], a, relations.Block, false) }},
+		{"blocker", func(a string) { set(id[a], "reader", relations.Block, true) },
+			func(a string) { set(id[a], "reader", relations.Block, false) }},
+	}
+	for _, c := range causes {
+		for _, a := range []string{"fanned", "pending", "famous"} {
+			for _, dormant := range []bool{false, true} {
+				stage := fmt.Sprintf("%s %s (dormant %v)", a, c.name, dormant)
+				// pending's posts stay in the outbox only: a wake rebuilt
+				// them into the reader's timeline.
+				db.MustExec(`DELETE FROM timeline WHERE member_id = $1 AND author_id = $2`, id["reader"], id["pending"])
+				c.hide(a)
+				if dormant {
+					if _, err := timeline.Rest(ctx, db, time.Now().Add(time.Hour)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				check(stage, id[a])
+				c.lift(a)
+				if c.name == "blocked" || c.name == "blocker" {
+					if _, _, err := fs.Toggle(ctx, id["reader"], a); err != nil { // the block cut the follow
+						t.Fatal(err)
+					}
+				}
+				check(stage+" lifted", 0)
+			}
 		}
 	}
 }

@@ -191,12 +191,13 @@ func idProbe(visible func(ctx context.Context, viewerID, id int64) error) Probe 
 }
 
 // memberProbe answers NotFound for a request about a member (path parameter
-// handle) that does not exist or is suspended.
-func memberProbe(exists func(ctx context.Context, handle string) error) Probe {
-	return func(ctx context.Context, _ auth.Principal, params map[string]string) error {
+// handle) that the caller may not see: missing, suspended, or blocking the
+// caller (visibility.Member).
+func memberProbe(exists func(ctx context.Context, viewerID int64, handle string) error) Probe {
+	return func(ctx context.Context, p auth.Principal, params map[string]string) error {
 		if !members.HandlePattern.MatchString(params["handle"]) {
 			return nil // a malformed handle: the validation error answers
 		}
-		return exists(ctx, params["handle"])
+		return exists(ctx, p.MemberID, params["handle"])
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -51,19 +52,39 @@ func sameAsMissing(t *testing.T, got, want *apitest.Response, gotPath, wantPath 
 	}
 }
 
+// relate makes the owner of tok block or mute handle through the API
+// (action "block" or "mute"), so that the relations' handlers run too.
+func relate(t *testing.T, env *apitest.Env, tok, action, handle string) {
+	t.Helper()
+	resp := env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/users/" + handle + "/" + action, Token: tok})
+	if resp.Status != 200 {
+		t.Fatalf("%s %s: status %d: %s", action, handle, resp.Status, resp.Body)
+	}
+}
+
 // TestVisibilityTable checks every post endpoint for each visibility and
 // each kind of viewer: what may not be seen answers exactly like what does
-// not exist.
+// not exist. Besides the author, a follower and a stranger, the viewers are
+// a member alice blocks ("blocked"), one who blocks alice ("blocker") and a
+// follower who mutes her ("muter": a single post is not a stream, so a mute
+// hides nothing here); then alice is suspended (everything of hers is
+// missing to everyone) and the suspension lifted (everything is back).
 func TestVisibilityTable(t *testing.T) {
 	t.Parallel()
-	env := apitest.New(t)
+	// Each viewer writes more than a minute's write quota: the quota refills at once.
+	env := apitest.NewWith(t, apitest.Options{RateWindow: time.Millisecond})
 	ids := map[string]int64{}
 	toks := map[string]string{}
-	for _, h := range []string{"alice", "bob", "carol"} {
+	viewers := []string{"alice", "bob", "carol", "blocked", "blocker", "muter"}
+	for _, h := range viewers {
 		ids[h] = env.Member(t, h)
 		toks[h] = env.Token(t, h, auth.ScopeWrite)
 	}
 	follow(t, env, ids["bob"], "alice") // bob follows alice; carol is a stranger
+	follow(t, env, ids["muter"], "alice")
+	relate(t, env, toks["alice"], "block", "blocked")
+	relate(t, env, toks["blocker"], "block", "alice")
+	relate(t, env, toks["muter"], "mute", "alice")
 	postIDs := map[string]int64{}
 	for _, vis := range []string{"public", "followers", "private"} {
 		postIDs[vis] = post(t, env, toks["alice"], `{"body":"canary `+vis+`","visibility":"`+vis+`"}`).ID
@@ -72,7 +93,8 @@ func TestVisibilityTable(t *testing.T) {
 	missingPath := fmt.Sprintf("/api/v1/posts/%d", missing)
 
 	canSee := func(viewer, vis string) bool {
-		return vis == "public" || viewer == "alice" || (vis == "followers" && viewer == "bob")
+		return vis == "public" && viewer != "blocked" && viewer != "blocker" || viewer == "alice" ||
+			(vis == "followers" && (viewer == "bob" || viewer == "muter"))
 	}
 	type call struct {
 		name, method, suffix, body string
@@ -83,53 +105,84 @@ func TestVisibilityTable(t *testing.T) {
 		{"reactToPost", "POST", "/react", `{"type":"love"}`, 200},
 		{"reactToPost invalid body", "POST", "/react", `{"type":"meh"}`, 422},
 		{"deletePostReaction", "DELETE", "/react", "", 200},
+		{"listPostComments", "GET", "/comments", "", 200},
+		{"createPostComment", "POST", "/comments", `{"body":"a comment"}`, 201},
+		{"createPostComment blank body", "POST", "/comments", `{"body":" "}`, 422},
 		{"deletePost", "DELETE", "", "", 403},
 	}
-	for _, viewer := range []string{"alice", "bob", "carol"} {
-		for _, vis := range []string{"public", "followers", "private"} {
-			for _, c := range calls {
-				if viewer == "alice" && c.name == "deletePost" {
-					continue // the author's delete runs last
+	// table runs every call as every viewer; seen tells which viewer may
+	// see which post.
+	table := func(phase string, viewers []string, seen func(viewer, vis string) bool) {
+		for _, viewer := range viewers {
+			for _, vis := range []string{"public", "followers", "private"} {
+				for _, c := range calls {
+					if viewer == "alice" && c.name == "deletePost" {
+						continue // the author's delete runs last
+					}
+					t.Run(phase+"/"+viewer+"/"+vis+"/"+c.name, func(t *testing.T) {
+						path := fmt.Sprintf("/api/v1/posts/%d%s", postIDs[vis], c.suffix)
+						got := env.Do(t, apitest.Request{Method: c.method, Path: path, Token: toks[viewer], Body: c.body})
+						if seen(viewer, vis) {
+							if got.Status != c.ok {
+								t.Fatalf("status %d, want %d: %s", got.Status, c.ok, got.Body)
+							}
+							if c.ok == 403 && got.Problem(t).Code != "forbidden" {
+								t.Errorf("code %q, want forbidden", got.Problem(t).Code)
+							}
+							return
+						}
+						mp := missingPath + c.suffix
+						want := env.Do(t, apitest.Request{Method: c.method, Path: mp, Token: toks[viewer], Body: c.body})
+						if want.Status != 404 {
+							t.Fatalf("missing post: status %d", want.Status)
+						}
+						sameAsMissing(t, got, want, path, mp)
+						if strings.Contains(string(got.Body), "canary") {
+							t.Errorf("body leaks the post: %s", got.Body)
+						}
+					})
 				}
-				t.Run(viewer+"/"+vis+"/"+c.name, func(t *testing.T) {
-					path := fmt.Sprintf("/api/v1/posts/%d%s", postIDs[vis], c.suffix)
-					got := env.Do(t, apitest.Request{Method: c.method, Path: path, Token: toks[viewer], Body: c.body})
-					if canSee(viewer, vis) {
-						if got.Status != c.ok {
-							t.Fatalf("status %d, want %d: %s", got.Status, c.ok, got.Body)
-						}
-						if c.ok == 403 && got.Problem(t).Code != "forbidden" {
-							t.Errorf("code %q, want forbidden", got.Problem(t).Code)
-						}
-						return
-					}
-					mp := missingPath + c.suffix
-					want := env.Do(t, apitest.Request{Method: c.method, Path: mp, Token: toks[viewer], Body: c.body})
-					if want.Status != 404 {
-						t.Fatalf("missing post: status %d", want.Status)
-					}
-					sameAsMissing(t, got, want, path, mp)
-					if strings.Contains(string(got.Body), "canary") {
-						t.Errorf("body leaks the post: %s", got.Body)
-					}
-				})
 			}
+			t.Run(phase+"/"+viewer+"/getUser counts.posts", func(t *testing.T) {
+				got := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/ALICE", Token: toks[viewer]})
+				if phase == "suspended" || viewer == "blocked" {
+					// alice is suspended, or blocks the viewer: no such member.
+					want := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/nobody", Token: toks[viewer]})
+					sameAsMissing(t, got, want, "/api/v1/users/ALICE", "/api/v1/users/nobody")
+					return
+				}
+				var p gen.ProfileResponse
+				got.JSON(t, &p)
+				n := 0
+				for _, vis := range []string{"public", "followers", "private"} {
+					if seen(viewer, vis) {
+						n++
+					}
+				}
+				if p.Data.Counts.Posts != n {
+					t.Errorf("counts.posts = %d, want %d", p.Data.Counts.Posts, n)
+				}
+				if p.Data.Viewer.Blocking != (viewer == "blocker") || p.Data.Viewer.Muting != (viewer == "muter") {
+					t.Errorf("viewer = %+v", p.Data.Viewer)
+				}
+			})
 		}
-		t.Run(viewer+"/getUser counts.posts", func(t *testing.T) {
-			var p gen.ProfileResponse
-			env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/ALICE", Token: toks[viewer]}).JSON(t, &p)
-			want := map[string]int{"alice": 3, "bob": 2, "carol": 1}[viewer]
-			if p.Data.Counts.Posts != want {
-				t.Errorf("counts.posts = %d, want %d", p.Data.Counts.Posts, want)
-			}
-		})
 	}
+	table("related", viewers, canSee)
+
+	alice := ids["alice"]
+	env.DB.MustExec(`UPDATE members SET suspended_at = now() WHERE id = $1`, alice)
+	// alice's own token answers 401 account_suspended meanwhile (package auth).
+	table("suspended", viewers[1:], func(string, string) bool { return false })
+	env.DB.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, alice)
+	table("lifted", viewers, canSee)
+
 	for _, vis := range []string{"public", "followers", "private"} {
 		path := fmt.Sprintf("/api/v1/posts/%d", postIDs[vis])
 		if got := env.Do(t, apitest.Request{Method: "DELETE", Path: path, Token: toks["alice"]}); got.Status != 204 || len(got.Body) != 0 {
 			t.Fatalf("author deletes %s post: status %d body %q", vis, got.Status, got.Body)
 		}
-		for _, viewer := range []string{"alice", "bob", "carol"} {
+		for _, viewer := range viewers {
 			got := env.Do(t, apitest.Request{Method: "GET", Path: path, Token: toks[viewer]})
 			want := env.Do(t, apitest.Request{Method: "GET", Path: missingPath, Token: toks[viewer]})
 			sameAsMissing(t, got, want, path, missingPath)

@@ -20,7 +20,11 @@
 //     timelines its own fan-out has grown by Slack rows, and looks at every
 //     timeline (Trim) only now and then;
 //   - every read re-checks visibility when it hydrates, so a stale row can
-//     never show a post to someone who may not see it.
+//     never show a post to someone who may not see it; the page statement
+//     itself already leaves out the posts of authors the reader's stream
+//     hides (visibility.AuthorInStream: suspended, blocked either way,
+//     muted), so blocks, mutes and suspensions leave no row behind to clean
+//     up and pages stay exact.
 package timeline
 
 import (
@@ -34,6 +38,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Cap is how many entries a member's timeline keeps (Mastodon keeps 400,
@@ -178,7 +183,11 @@ func Unfollow(followee, unfollowed string) string {
 // above the member's horizon, the outbox rows of the member's followees not
 // yet fanned out, and the newest posts of the followees read on fan-out
 // (members.fanout_on_read; duplicates of their posts fanned out before
-// they became so are dropped). Arguments start at $3.
+// they became so are dropped). Arguments start at $3. Every source leaves
+// out the authors the member's stream hides (visibility.AuthorInStream on
+// the author's id, which each row carries): a timeline row outlives the
+// block, mute or suspension that hides it, and a page of hidden rows would
+// be a short page that is not the end of the feed.
 //
 // The page is exact at and above the horizon. A page that comes back short
 // ends either the feed or the timeline: Horizon tells which. When the
@@ -226,6 +235,7 @@ func pageSQL(k pageKey) string {
 		      FROM timeline t
 		     WHERE t.member_id = $1 ` + keysetT + `
 		       AND ` + atOrAboveHorizon("t.created_at", "t.post_id") + `
+		       AND ` + visibility.AuthorInStream("t.author_id", "$1") + `
 		     ORDER BY t.created_at DESC, t.post_id DESC
 		     LIMIT $2
 		), floor AS (
@@ -240,7 +250,8 @@ func pageSQL(k pageKey) string {
 		      WHERE f.follower_id = $1 ` + keysetO + `
 		        AND NOT EXISTS (SELECT 1 FROM timeline t2
 		                         WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
-		        AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `)
+		        AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `
+		        AND ` + visibility.AuthorInStream("o.author_id", "$1") + `)
 		    UNION
 		    (SELECT c.id, c.created_at
 		       FROM members m
@@ -253,7 +264,7 @@ func pageSQL(k pageKey) string {
 		                                          COALESCE((SELECT id FROM floor), 0))
 		            ORDER BY p.created_at DESC, p.id DESC
 		            LIMIT $2) c
-		      WHERE m.fanout_on_read
+		      WHERE m.fanout_on_read AND ` + visibility.AuthorInStream("m.id", "$1") + `
 		        AND ` + atOrAboveHorizon("c.created_at", "c.id") + `)
 		) x
 		ORDER BY x.created_at DESC, x.id DESC

@@ -37,7 +37,7 @@ func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsReques
 	after, err := cursor.Decode(fp, cursor.Deref(req.Params.Cursor))
 	if err != nil {
 		// An unknown member answers 404 before a bad cursor answers 400.
-		if xerr := h.store.Exists(ctx, req.Handle); xerr != nil {
+		if xerr := h.store.Exists(ctx, me.MemberID, req.Handle); xerr != nil {
 			return nil, xerr
 		}
 		return nil, err

@@ -1,5 +1,7 @@
 // Package users reads members' profiles and their posts as the caller may
-// see them.
+// see them. A member who is suspended or blocks the caller is, to the
+// caller, exactly a member that does not exist (visibility.Member); a member
+// the caller blocks keeps a profile, to be unblocked, and shows no posts.
 package users
 
 import (
@@ -17,29 +19,28 @@ import (
 
 // Store reads members and their posts.
 type Store struct {
-	db    *sqlx.DB
 	prep  *pg.Prepared // the reads
 	posts *hydrate.Cache
 }
 
 // NewStore returns a Store.
-func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
+func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
 
 // WithCache makes s keep the static parts of posts in c.
 func (s *Store) WithCache(c *hydrate.Cache) *Store { s.posts = c; return s }
 
-// Profile returns the member with handle as viewerID sees it. An unknown or
-// suspended member is NotFound.
+// Profile returns the member with handle as viewerID sees it. A member
+// viewerID may not see (Exists) is NotFound.
 func (s *Store) Profile(ctx context.Context, viewerID int64, handle string) (hydrate.Profile, error) {
 	return hydrate.GetProfile(ctx, s.prep, viewerID, handle)
 }
 
-// Exists reports whether a member with handle exists and is not suspended
-// (nil) or not (NotFound).
-func (s *Store) Exists(ctx context.Context, handle string) error {
-	const q = `SELECT EXISTS (SELECT 1 FROM members WHERE lower(handle) = lower($1) AND suspended_at IS NULL)`
+// Exists reports whether viewerID may see the member with handle (nil) or
+// not (NotFound): an unknown member, a suspended one and one who blocks
+// viewerID answer alike (visibility.Member), as the profile does.
+func (s *Store) Exists(ctx context.Context, viewerID int64, handle string) error {
 	var ok bool
-	if err := s.db.GetContext(ctx, &ok, q, handle); err != nil {
+	if err := sqlx.GetContext(ctx, s.prep, &ok, existsSQL, viewerID, handle); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find member: %w", err))
 	}
 	if !ok {
@@ -48,10 +49,15 @@ func (s *Store) Exists(ctx context.Context, handle string) error {
 	return nil
 }
 
+// existsSQL is Exists' statement: $1 the viewer, $2 the handle.
+var existsSQL = `SELECT EXISTS (SELECT 1 FROM members m WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + `)`
+
 // Posts returns one page of the posts of the member with handle that
 // viewerID may see, newest first, after the position after (nil: from the
-// newest), and the position of the next page (nil: none). An unknown or
-// suspended member is NotFound. A page is one statement (hydrate.Page); an
+// newest), and the position of the next page (nil: none). A member viewerID
+// may not see (Exists) is NotFound. A member's posts list is not a stream: a
+// mute hides nothing there, and a member viewerID blocks has an empty list
+// (visibility.Post). A page is one statement (hydrate.Page); an
 // empty one, or one with a post deleted meanwhile, is read again as the
 // chosen rows, then their hydration (hydrate.Chosen), and an empty page
 // costs a look for the member.
@@ -65,7 +71,7 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 		return ps, next, err
 	}
 	// Nothing to show: a member without visible posts, or no such member.
-	if err := s.Exists(ctx, handle); err != nil {
+	if err := s.Exists(ctx, viewerID, handle); err != nil {
 		return nil, nil, err
 	}
 	return []hydrate.Post{}, nil, nil
@@ -73,7 +79,9 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 
 // authoredPage selects up to perPage+1 visible posts of the member with
 // handle for hydrate.Page ($1 the viewer, $2 perPage+1), served backwards by
-// posts_author_id_created_at_id_idx.
+// posts_author_id_created_at_id_idx. The member is looked for as Exists
+// does (visibility.Member), so that the rows it chooses never depend on
+// more than the rule.
 func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1, handle}
 	keyset := ""
@@ -91,7 +99,7 @@ func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage
 		       ORDER BY p.created_at DESC, p.id DESC
 		       LIMIT $2
 		 ) x
-		 WHERE lower(m.handle) = lower($3) AND m.suspended_at IS NULL
+		 WHERE lower(m.handle) = lower($3) AND ` + visibility.Member("m.id", "$1") + `
 		 ORDER BY x.created_at DESC, x.id DESC`
 	return q, args
 }
