@@ -20,6 +20,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/richtext"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // MaxParticipants bounds a conversation, the creator included.
@@ -56,8 +57,12 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(d
 // Start opens a conversation between creatorID and the members with handles
 // (case-insensitive; the creator's own handle is ignored) and sends
 // firstMessage in it. With exactly one other member the existing one-to-one
-// conversation of the pair is reused. An unknown or suspended handle is a
-// validation error on /participants/<i>.
+// conversation of the pair is reused. A handle that names no member the
+// creator may see (visibility.Member: unknown, suspended, or blocking the
+// creator) is a validation error on /participants/<i>. A one-to-one
+// conversation with a member the creator blocks is CannotMessage: its first
+// message is refused as any message in it would be (sendSQL), once the body
+// is valid, and the transaction writes nothing.
 func (s *Store) Start(ctx context.Context, creatorID int64, handles []string, firstMessage string) (Conversation, error) {
 	var c Conversation
 	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
@@ -72,16 +77,11 @@ func (s *Store) Start(ctx context.Context, creatorID int64, handles []string, fi
 // An empty firstMessage sends nothing (the fixture importer sends each
 // message with SendTx).
 func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles []string, firstMessage string, at *time.Time) (Conversation, error) {
-	const find = `
-		SELECT h.ord, m.id
-		  FROM unnest($1::text[]) WITH ORDINALITY AS h(handle, ord)
-		  LEFT JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
-		 ORDER BY h.ord`
 	var found []struct {
 		Ord int           `db:"ord"`
 		ID  sql.NullInt64 `db:"id"`
 	}
-	if err := sqlx.SelectContext(ctx, ex, &found, find, pq.Array(handles)); err != nil {
+	if err := sqlx.SelectContext(ctx, ex, &found, findSQL, pq.Array(handles), creatorID); err != nil {
 		return Conversation{}, pg.Classify(ctx, fmt.Errorf("find participants: %w", err))
 	}
 	ids := []int64{creatorID}
@@ -140,14 +140,27 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 	return c, nil
 }
 
+// findSQL resolves the handles $1 for the creator $2, in their order, to
+// the members (NULL: none the creator may see, visibility.Member).
+var findSQL = `
+	SELECT h.ord, m.id
+	  FROM unnest($1::text[]) WITH ORDINALITY AS h(handle, ord)
+	  LEFT JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.Member("m.id", "$2") + `
+	 ORDER BY h.ord`
+
+func cannotMessage() error {
+	return apperr.New(apperr.CannotMessage, "You cannot message this member.")
+}
+
 // Send sends a message from senderID in conversationID at createdAt (nil:
 // now) and returns it with its sender. A conversation the sender is not
 // part of is NotFound; so is every send of a provisional principal whose
 // token no longer counts (auth.GuardArg: the edge then answers 401), which
-// writes nothing.
+// writes nothing. A one-to-one conversation whose members a block separates,
+// either way, or whose other member is suspended, is CannotMessage.
 func (s *Store) Send(ctx context.Context, senderID, conversationID int64, body string, createdAt *time.Time) (MessageItem, error) {
 	m, err := send(ctx, s.prep, senderID, conversationID, body, createdAt, auth.GuardArg(ctx))
-	if err == nil {
+	if err == nil || apperr.Is(err, apperr.CannotMessage) { // the guarded statement returned its row
 		auth.Confirm(ctx)
 	}
 	return m, err
@@ -175,17 +188,27 @@ func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID in
 // lock, and nothing at all when conv finds no row. Timestamps may arrive out
 // of order (fixtures): the latest message by (created_at, id) stays the last
 // one. Sending reads the conversation up to the message for the sender;
-// every other participant gets an unread message and a notification.
+// every other participant gets an unread message, and a notification unless
+// they would not see it (visibility.AuthorInStream: they mute the sender or
+// a block separates them) or are suspended.
+//
+// A one-to-one conversation (direct_key) refuses the message when the rule
+// separates its other member from the sender (visibility.Author: suspended,
+// or a block either way): the statement writes nothing and returns refused.
 var sendSQL = `
 	WITH conv AS (
-	    SELECT c.id
+	    SELECT c.id,
+	           c.direct_key IS NOT NULL AND EXISTS (
+	               SELECT 1 FROM conversation_participants o
+	                WHERE o.conversation_id = c.id AND o.member_id <> $2
+	                  AND NOT ` + visibility.Author("o.member_id", "$2") + `) AS refused
 	      FROM conversations c
 	      JOIN conversation_participants cp ON cp.conversation_id = c.id AND cp.member_id = $2
 	     WHERE c.id = $1 AND ` + auth.GuardSQL("$5") + `
 	       FOR NO KEY UPDATE OF c
 	), msg AS (
 	    INSERT INTO messages (conversation_id, sender_id, body, created_at)
-	    SELECT conv.id, $2, $3, COALESCE($4, now()) FROM conv
+	    SELECT conv.id, $2, $3, COALESCE($4, now()) FROM conv WHERE NOT conv.refused
 	    RETURNING id, conversation_id, sender_id, body, created_at
 	), last AS (
 	    UPDATE conversations c
@@ -198,6 +221,7 @@ var sendSQL = `
 	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, msg.created_at
 	      FROM msg
 	      JOIN conversation_participants cp ON cp.conversation_id = msg.conversation_id AND cp.member_id <> msg.sender_id
+	     WHERE ` + visibility.AuthorInStream("msg.sender_id", "cp.member_id") + ` AND ` + visibility.NotSuspended("cp.member_id") + `
 	     ORDER BY cp.member_id
 	), activity AS (
 	    UPDATE conversation_participants cp
@@ -207,10 +231,11 @@ var sendSQL = `
 	      FROM msg
 	     WHERE cp.conversation_id = msg.conversation_id
 	)
-	SELECT msg.id, msg.conversation_id, msg.body, msg.created_at,
+	SELECT conv.refused, COALESCE(msg.id, 0) AS id, conv.id AS conversation_id,
+	       COALESCE(msg.body, '') AS body, COALESCE(msg.created_at, now()) AS created_at,
 	       s.id AS "sender.id", s.handle AS "sender.handle", s.name AS "sender.name",
 	       s.avatar_url AS "sender.avatar_url", s.verified AS "sender.verified"
-	  FROM msg JOIN members s ON s.id = msg.sender_id`
+	  FROM conv JOIN members s ON s.id = $2 LEFT JOIN msg ON true`
 
 // send runs sendSQL.
 func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID int64, body string, createdAt *time.Time, guard any) (MessageItem, error) {
@@ -221,8 +246,11 @@ func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID i
 		}
 		return MessageItem{}, apperr.Field("/body", "too_short", "body must contain at least one visible character")
 	}
-	var m MessageItem
-	err := sqlx.GetContext(ctx, q, &m, sendSQL, conversationID, senderID, body, createdAt, guard)
+	var row struct {
+		Refused bool `db:"refused"`
+		MessageItem
+	}
+	err := sqlx.GetContext(ctx, q, &row, sendSQL, conversationID, senderID, body, createdAt, guard)
 	if errors.Is(err, sql.ErrNoRows) {
 		return MessageItem{}, apperr.New(apperr.NotFound, "No such conversation.")
 	}
@@ -232,5 +260,8 @@ func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID i
 		}
 		return MessageItem{}, pg.Classify(ctx, fmt.Errorf("send message: %w", err))
 	}
-	return m, nil
+	if row.Refused {
+		return MessageItem{}, cannotMessage()
+	}
+	return row.MessageItem, nil
 }

@@ -53,7 +53,8 @@ type profileRow struct {
 // move that count, so a busy member (many following the followee, or $1)
 // causes no re-runs; the one case it misses is the followee also following
 // or unfollowing someone else in that moment, which can cancel it out in the
-// count.
+// count. A block of either member by the other in that moment is caught by
+// every follow write (settled, writeCTEs), so that fresh need not ask.
 var toggleProfileSQL = writeCTEs(fresh) + `
 	SELECT t.id AS followee_id, ` + outcome + `,
 	       ` + hydrate.ProfileAfterFollowColumns(

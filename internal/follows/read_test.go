@@ -86,6 +86,7 @@ func TestToggleProfileAfterWaiting(t *testing.T) {
 		before        [][2]string // follows made first
 		held          [2]string   // the toggle committed while alice waits
 		suspend       bool        // or bob's suspension
+		block         [2]string   // or a block: blocker, blocked
 		wantFollowing bool
 		wantCode      apperr.Code
 	}{
@@ -100,6 +101,12 @@ func TestToggleProfileAfterWaiting(t *testing.T) {
 		// It follows: alice's insert meets it, and her toggle unfollows.
 		"same pair, lost race": {held: [2]string{"alice", "bob"}, wantFollowing: false},
 		"suspended":            {suspend: true, wantCode: apperr.NotFound},
+		// A block committed while alice waits: her statement's snapshot
+		// holds neither the block nor its cut of the follow edge.
+		"bob blocks alice":                   {block: [2]string{"bob", "alice"}, wantCode: apperr.NotFound},
+		"alice blocks bob":                   {block: [2]string{"alice", "bob"}, wantCode: apperr.MemberBlocked},
+		"bob blocks alice, who follows":      {before: [][2]string{{"alice", "bob"}}, block: [2]string{"bob", "alice"}, wantCode: apperr.NotFound},
+		"alice blocks bob, whom she follows": {before: [][2]string{{"alice", "bob"}}, block: [2]string{"alice", "bob"}, wantCode: apperr.MemberBlocked},
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -118,9 +125,12 @@ func TestToggleProfileAfterWaiting(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer tx.Rollback()
-			if tt.suspend {
+			switch {
+			case tt.suspend:
 				_, err = tx.ExecContext(ctx, `UPDATE members SET suspended_at = now() WHERE id = $1`, ids["bob"])
-			} else {
+			case tt.block[0] != "":
+				err = blockTx(ctx, tx, ids[tt.block[0]], ids[tt.block[1]])
+			default:
 				_, _, err = follows.ToggleTx(ctx, tx, ids[tt.held[0]], tt.held[1])
 			}
 			if err != nil {
@@ -159,6 +169,28 @@ func TestToggleProfileAfterWaiting(t *testing.T) {
 			checkConsistent(t, db)
 		})
 	}
+}
+
+// blockTx writes a block of blocked by blocker in tx as internal/relations
+// does, as far as follow writes can tell: under both members' locks it
+// writes the block, deletes both follow edges with their counters and
+// notifications, and bumps the blocker's block_count.
+func blockTx(ctx context.Context, tx *sqlx.Tx, blocker, blocked int64) error {
+	for _, q := range []string{
+		`SELECT id FROM members WHERE id IN ($1, $2) ORDER BY id FOR NO KEY UPDATE`,
+		`INSERT INTO blocks (blocker_id, blocked_id) VALUES ($1, $2)`,
+		`UPDATE members m SET following_count = following_count - (SELECT count(*) FROM follows f WHERE f.follower_id = m.id AND f.followee_id IN ($1, $2)),
+		                      follower_count = follower_count - (SELECT count(*) FROM follows f WHERE f.followee_id = m.id AND f.follower_id IN ($1, $2)),
+		                      block_count = block_count + CASE WHEN m.id = $1 THEN 1 ELSE 0 END
+		  WHERE m.id IN ($1, $2)`,
+		`DELETE FROM notifications WHERE type = 'follow' AND (recipient_id, actor_id) IN (($1, $2), ($2, $1))`,
+		`DELETE FROM follows WHERE (follower_id, followee_id) IN (($1, $2), ($2, $1))`,
+	} {
+		if _, err := tx.ExecContext(ctx, q, blocker, blocked); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // waitForLockWait returns once a statement of db's database waits for a

@@ -1,7 +1,7 @@
 // Package follows writes the follow relationship: the toggle of the API and
 // the plain follow of the fixture importer. Both keep members.follower_count
 // and members.following_count equal to the rows of follows and create (or
-// remove) the followee's `follow` notification.
+// remove) the followee's `follow` notification, and neither crosses a block.
 package follows
 
 import (
@@ -17,6 +17,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/timeline"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Store writes follows.
@@ -30,8 +31,10 @@ func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
 // Toggle makes followerID follow the member with followeeHandle, or stop
 // following them if it already does, and reports the resulting state and the
 // followee's id. Concurrent toggles of one pair take effect in some serial
-// order. Following yourself is CannotFollowSelf; an unknown or suspended
-// handle is NotFound. It is one statement, so it needs no transaction.
+// order. Following yourself is CannotFollowSelf; an unknown handle, or one
+// of a member followerID may not see (visibility.Member: suspended, or
+// blocking followerID), is NotFound; a member followerID blocks is
+// MemberBlocked. It is one statement, so it needs no transaction.
 func (s *Store) Toggle(ctx context.Context, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
 	return toggle(ctx, query(s.prep), followerID, followeeHandle)
 }
@@ -77,13 +80,18 @@ func toggle(ctx context.Context, get getter, followerID int64, followeeHandle st
 // FollowTx makes followerID follow the member with followeeHandle at
 // createdAt (nil: now) within a caller's transaction, for the fixture
 // importer. It reports whether a new follow was created: following someone
-// already followed changes nothing.
+// already followed changes nothing. The refusals are Toggle's.
 func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followeeHandle string, createdAt *time.Time) (created bool, followeeID int64, err error) {
-	r, err := write(ctx, query(ex), followerID, followeeHandle, false, createdAt)
-	if err != nil {
-		return false, 0, err
+	for range maxAttempts {
+		r, err := write(ctx, query(ex), followerID, followeeHandle, false, createdAt)
+		if err != nil {
+			return false, 0, err
+		}
+		if r.Settled {
+			return r.Inserted, r.FolloweeID, nil
+		}
 	}
-	return r.Inserted, r.FolloweeID, nil
+	return false, 0, apperr.Wrap(apperr.Unavailable, "The service is busy. Retry later.", fmt.Errorf("follow: raced a block %d times in a row", maxAttempts))
 }
 
 // writeSQL is the follow write: $1 the follower, $2 the followee's handle,
@@ -105,49 +113,78 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 //   - a new follow merges the followee's posts into the follower's timeline
 //     (timeline.Follow) and flags a followee who reaches $6 followers as
 //     read on fan-out; an unfollow removes them (timeline.Unfollow);
-//   - the followee's follow notification is replaced on a follow and
-//     removed on an unfollow.
+//   - the followee's follow notification is replaced on a follow (none
+//     when the followee mutes the follower: visibility.AuthorInStream) and
+//     removed on an unfollow;
+//   - nothing is written when the follower blocks the followee (the
+//     statement returns blocking, answered MemberBlocked), or when a block
+//     or unblock of either member committed between the snapshot and the
+//     locks (settled is false: see writeCTEs), which a toggle runs again.
 //
 // $7 is the token to check, if any (auth.GuardSQL): a token that no
 // longer counts finds no followee, and nothing is written.
 //
-// It returns the followee (no row: no such member; the follower's own id:
-// following yourself), whether both members exist, and what it did.
+// It returns the followee (no row: no such member, or one the follower may
+// not see; the follower's own id: following yourself), whether both members
+// exist, whether the snapshot was settled and the follower blocks the
+// followee, and what it did.
 var writeSQL = writeCTEs("true") + `
 	SELECT t.id AS followee_id, ` + outcome + `
 	  FROM target t`
 
 // outcome is what the statement of writeCTEs did: whether both members
-// exist (locked), and whether it deleted or inserted the follow.
+// exist (locked), whether no block raced it (settled), whether the follower
+// blocks the followee, and whether it deleted or inserted the follow.
 const outcome = `(SELECT count(*) FROM pair) = 2 AS locked,
+	       (SELECT ok FROM settled) AS settled,
+	       t.blocking AS blocks_followee,
 	       EXISTS (SELECT 1 FROM del) AS deleted,
 	       EXISTS (SELECT 1 FROM ins) AS inserted`
 
 // writeCTEs returns the WITH list of writeSQL, for statements that add
-// their own SELECT of target, pair, del, ins and counted (which returns
-// both members' new counts when the follow changed). proceed is one more
-// SQL condition for writing anything, evaluated once both members are
+// their own SELECT of target, pair, settled, del, ins and counted (which
+// returns both members' new counts when the follow changed). proceed is one
+// more SQL condition for writing anything, evaluated once both members are
 // locked; when it is false the statement changes nothing, like one that
 // lost a race, and a toggle runs it again.
+//
+// The target is a member the follower may see (visibility.Member), and
+// blocking says whether the follower blocks them; both are read from the
+// statement's snapshot. A block (internal/relations) locks both members'
+// rows as pair does and, under those locks, writes the block, deletes both
+// follow edges and bumps the blocker's block_count. So a block that
+// committed after the snapshot, while this statement waited for the locks,
+// shows as a locked row (pair, the latest version) whose block_count
+// differs from the snapshot's: settled is false, nothing is written, and
+// the statement runs again with a snapshot that holds the block and
+// refuses. A block that locks after this statement waits for it, and then
+// deletes the edge it wrote.
 func writeCTEs(proceed string) string {
 	return `
 	WITH target AS (
-	    SELECT id FROM members WHERE lower(handle) = lower($2) AND suspended_at IS NULL AND ` + auth.GuardSQL("$7") + `
+	    SELECT m.id, ` + visibility.Blocks("$1", "m.id") + ` AS blocking
+	      FROM members m
+	     WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + ` AND ` + auth.GuardSQL("$7") + `
 	), pair AS (
-	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read, m.suspended_at
+	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read, m.suspended_at, m.block_count
 	      FROM members m
 	     WHERE m.id IN ($1, (SELECT id FROM target)) AND (SELECT id FROM target) <> $1
 	     ORDER BY m.id
 	       FOR NO KEY UPDATE OF m
+	), settled AS MATERIALIZED (
+	    SELECT NOT EXISTS (
+	        SELECT 1 FROM pair l JOIN members s ON s.id = l.id WHERE l.block_count <> s.block_count) AS ok
 	), del AS (
 	    DELETE FROM follows f
 	     WHERE $3 AND f.follower_id = $1 AND f.followee_id = (SELECT id FROM target)
-	       AND (SELECT count(*) FROM pair) = 2 AND (` + proceed + `)
+	       AND (SELECT count(*) FROM pair) = 2 AND (SELECT ok FROM settled)
+	       AND NOT (SELECT blocking FROM target) AND (` + proceed + `)
 	    RETURNING f.followee_id
 	), ins AS (
 	    INSERT INTO follows (follower_id, followee_id, created_at)
 	    SELECT $1, t.id, COALESCE($4, now()) FROM target t
-	     WHERE (SELECT count(*) FROM pair) = 2 AND (` + proceed + `) AND NOT EXISTS (SELECT 1 FROM del)
+	     WHERE (SELECT count(*) FROM pair) = 2 AND (SELECT ok FROM settled)
+	       AND NOT t.blocking AND (` + proceed + `) AND NOT EXISTS (SELECT 1 FROM del)
 	    ON CONFLICT DO NOTHING
 	    RETURNING followee_id
 	), d AS MATERIALIZED (
@@ -170,13 +207,16 @@ func writeCTEs(proceed string) string {
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, created_at)
 	    SELECT followee_id, 'follow', $1, COALESCE($4, now()) FROM ins
+	     WHERE ` + visibility.AuthorInStream("$1", "ins.followee_id") + ` AND ` + visibility.NotSuspended("ins.followee_id") + `
 	)`
 }
 
 // result is what writeSQL did.
 type result struct {
 	FolloweeID int64 `db:"followee_id"`
-	Locked     bool  `db:"locked"` // both members exist
+	Locked     bool  `db:"locked"`          // both members exist
+	Settled    bool  `db:"settled"`         // no block or unblock of either committed after the snapshot
+	Blocking   bool  `db:"blocks_followee"` // the follower blocks the followee (as of a settled snapshot)
 	Deleted    bool  `db:"deleted"`
 	Inserted   bool  `db:"inserted"`
 }
@@ -192,8 +232,13 @@ func write(ctx context.Context, get getter, followerID int64, followeeHandle str
 		return result{}, apperr.New(apperr.CannotFollowSelf, "You cannot follow yourself.")
 	case !r.Locked:
 		return result{}, apperr.New(apperr.NotFound, "No member with this handle.")
+	case !r.Settled:
+		return r, nil // nothing written: the caller runs it again
 	}
 	auth.Confirm(ctx)
+	if r.Blocking {
+		return result{}, apperr.New(apperr.MemberBlocked, "You block this member; unblock them first.")
+	}
 	return r, nil
 }
 

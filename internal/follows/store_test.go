@@ -346,3 +346,39 @@ func TestToggleKeepsTheFeedExact(t *testing.T) {
 	toggle("old", true)
 	check("followed old again")
 }
+
+// TestToggleAcrossABlock: Toggle and FollowTx answer a member who blocks
+// the follower as an unknown one (NotFound) and a member the follower
+// blocks with MemberBlocked, and write nothing.
+func TestToggleAcrossABlock(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	ids := pgtest.Members(t, db, "alice", "bob", "carol")
+	db.MustExec(`INSERT INTO blocks (blocker_id, blocked_id) VALUES ($1, $2), ($2, $3)`, ids["bob"], ids["alice"], ids["carol"])
+	db.MustExec(`UPDATE members m SET block_count = (SELECT count(*) FROM blocks b WHERE b.blocker_id = m.id)`)
+	s := follows.NewStore(db)
+	for _, c := range []struct {
+		follower, handle string
+		want             apperr.Code
+	}{
+		{"alice", "bob", apperr.NotFound},        // bob blocks alice
+		{"bob", "alice", apperr.MemberBlocked},   // bob blocks alice
+		{"carol", "ALICE", apperr.NotFound},      // alice blocks carol
+		{"alice", "carol", apperr.MemberBlocked}, // alice blocks carol
+	} {
+		if _, _, err := s.Toggle(ctx, ids[c.follower], c.handle); !apperr.Is(err, c.want) {
+			t.Errorf("Toggle(%s, %s) error = %v, want %s", c.follower, c.handle, err, c.want)
+		}
+		if _, _, err := follows.FollowTx(ctx, db, ids[c.follower], c.handle, nil); !apperr.Is(err, c.want) {
+			t.Errorf("FollowTx(%s, %s) error = %v, want %s", c.follower, c.handle, err, c.want)
+		}
+	}
+	if following, _, err := s.Toggle(ctx, ids["bob"], "carol"); err != nil || !following {
+		t.Errorf("Toggle(bob, carol) = %v, %v, want a follow (no block between them)", following, err)
+	}
+	if rows := count(t, db, `SELECT count(*) FROM follows`); rows != 1 {
+		t.Errorf("follows rows = %d, want 1", rows)
+	}
+	checkConsistent(t, db)
+}

@@ -1,8 +1,9 @@
 // Package notifications lists a member's notifications and marks them read.
 // The write paths that create notifications live with the operations that
 // cause them (follows, reactions, comments, posts, conversations); every read
-// here applies the visibility predicate to the subject post, so a member is
-// never told about something they can no longer see.
+// here applies the visibility predicate to the subject post and to the actor,
+// so a member is never told about something, or by someone, they can no
+// longer see.
 package notifications
 
 import (
@@ -63,17 +64,30 @@ type Store struct {
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
-// visible is true for a notification n of recipient $1 whose subject the
-// recipient may still see: the post (through the one visibility predicate,
-// joined as p) and the conversation (still a participant).
-var visible = "(n.post_id IS NULL OR " + visibility.Post("p", "$1") + ")" + inConversation
+// Shown is true for a notification n of the member whose id is the SQL
+// expression recipient when the list shows it: the recipient may still see
+// its subject, the post (through the one visibility predicate, with the post
+// LEFT JOINed as p) and the conversation (still a participant), and its
+// actor (visibility.AuthorInStream: a notification is a stream's item, so
+// neither a block, a suspension nor a mute of the actor stands). The list,
+// its unread count and the account's (GET /me) count the same set by it.
+func Shown(recipient string) string {
+	return "((n.post_id IS NULL OR " + visibility.Post("p", recipient) + ")" + notAbout(recipient) + ")"
+}
+
+// notAbout is the part of Shown that does not read the post.
+func notAbout(recipient string) string {
+	return " AND " + visibility.AuthorInStream("n.actor_id", recipient) +
+		" AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
+		" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = " + recipient + "))"
+}
+
+// visible is Shown for the recipient $1.
+var visible = Shown("$1")
 
 // visibleAlone is visible without the join of the post.
-var visibleAlone = "(n.post_id IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = n.post_id AND " +
-	visibility.Post("p", "$1") + "))" + inConversation
-
-const inConversation = " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
-	" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = $1))"
+var visibleAlone = "((n.post_id IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = n.post_id AND " +
+	visibility.Post("p", "$1") + "))" + notAbout("$1") + ")"
 
 // List returns up to limit notifications of recipientID matching f after the
 // position after (nil: from the start), newest first, and how many

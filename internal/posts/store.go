@@ -81,9 +81,15 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 // (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now),
 // $8 views, $9 shares, $10 the handles it mentions, $11 the token to check,
 // if any: auth.GuardSQL), records it for the
-// timelines (timeline.Publish) and the mentioned members that exist and are
-// not suspended, in order of first appearance, and notifies those of them
-// who can see the post (never the author).
+// timelines (timeline.Publish) and the mentioned members that exist, in
+// order of first appearance, and notifies those of them who can see the
+// post (never the author).
+//
+// A mentioned member the rule separates from the author (visibility.Author:
+// suspended, or a block between the two either way) is not recorded: the
+// mention has no effect, as one of an unknown handle. A notification is a
+// stream's item: none goes to a member who mutes the author either
+// (visibility.PostInStream), nor to a suspended one.
 var createSQL = `
 	WITH post AS (
 	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
@@ -95,13 +101,14 @@ var createSQL = `
 	    SELECT post.id, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
 	      FROM post
 	     CROSS JOIN unnest($10::text[]) WITH ORDINALITY AS h(handle, ord)
-	      JOIN members m ON lower(m.handle) = lower(h.handle) AND m.suspended_at IS NULL
+	      JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.Author("m.id", "post.author_id") + `
 	    RETURNING member_id, position
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
 	    SELECT pm.member_id, 'mention', p.author_id, p.id, p.created_at
 	      FROM mentioned pm, post p
-	     WHERE pm.member_id <> p.author_id AND ` + visibility.Post("p", "pm.member_id") + `
+	     WHERE pm.member_id <> p.author_id AND ` + visibility.PostInStream("p", "pm.member_id") + `
+	       AND ` + visibility.NotSuspended("pm.member_id") + `
 	     ORDER BY pm.position
 	)
 	SELECT post.id, post.author_id, post.type, post.body, post.visibility, post.link, post.created_at,

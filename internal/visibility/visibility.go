@@ -79,6 +79,13 @@ func NotSeparated(a, b string) string {
 		" AND NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + b + " AND vis_b.blocked_id = " + a + ")"
 }
 
+// Blocks is true when blocker blocks blocked (one direction only). A write
+// that refuses the blocker, rather than hiding the blocked member from them,
+// asks this: a follow of a member one blocks is member_blocked.
+func Blocks(blocker, blocked string) string {
+	return "EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + blocker + " AND vis_b.blocked_id = " + blocked + ")"
+}
+
 // NotMuted is true when viewer does not mute author.
 func NotMuted(author, viewer string) string {
 	return "NOT EXISTS (SELECT 1 FROM mutes vis_m WHERE vis_m.muter_id = " + viewer + " AND vis_m.muted_id = " + author + ")"
@@ -102,6 +109,18 @@ const HiddenSQL = `
 	UNION SELECT blocked_id FROM blocks WHERE blocker_id = $1
 	UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1
 	UNION SELECT muted_id FROM mutes WHERE muter_id = $1`
+
+// HiddenCauseSQL is HiddenSQL with why each member is hidden (column
+// cause): 's' suspended, 'b' a block between the member and the viewer $1
+// (either way), 'm' muted by the viewer; a member hidden for several causes
+// has a row for each. A reader that keeps results for every caller needs the
+// causes apart: a stream hides them all, a list of members (Author) all but
+// the muted.
+const HiddenCauseSQL = `
+	SELECT id, 's' AS cause FROM members WHERE suspended_at IS NOT NULL
+	UNION ALL SELECT blocked_id, 'b' FROM blocks WHERE blocker_id = $1
+	UNION ALL SELECT blocker_id, 'b' FROM blocks WHERE blocked_id = $1
+	UNION ALL SELECT muted_id, 'm' FROM mutes WHERE muter_id = $1`
 
 // Sees is PostInStream in Go, for a post whose visibility and author were
 // read earlier (search keeps matches for every caller and filters them per
