@@ -301,8 +301,8 @@ func checkCmd(getenv func(string) string) *cobra.Command {
 	return &cobra.Command{
 		Use:   "check",
 		Short: "Check that every denormalised counter equals its rows (exit 1 on any mismatch)",
-		Long: "check compares every stored counter (followers, following, reactions per type, comments, replies,\n" +
-			"poll votes, unread messages) with a count of its rows and lists each mismatch. Read-only.",
+		Long: "check compares every stored counter (followers, following, blocks, reactions per type, comments,\n" +
+			"replies, poll votes, unread messages) with a count of its rows and lists each mismatch. Read-only.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			conn, _, err := openDB(cmd.Context(), getenv)
@@ -398,7 +398,46 @@ func memberCmd(getenv func(string) string) *cobra.Command {
 	create.Flags().StringVar(&n.DefaultVisibility, "default-visibility", "public", "visibility of new posts: public, followers or private")
 	_ = create.MarkFlagRequired("handle")
 	_ = create.MarkFlagRequired("name")
-	c.AddCommand(create)
+	c.AddCommand(create, suspendCmd(getenv, true), suspendCmd(getenv, false))
+	return c
+}
+
+// suspendCmd is `member suspend` (on) or `member unsuspend`: one
+// transaction each (members.Store.Suspend, Unsuspend).
+func suspendCmd(getenv func(string) string, on bool) *cobra.Command {
+	var reason string
+	c := &cobra.Command{
+		Use:   "suspend HANDLE --reason TEXT",
+		Short: "Suspend a member: their tokens answer 401 account_suspended and what they wrote is hidden from everyone",
+		Args:  cobra.ExactArgs(1),
+	}
+	if !on {
+		c.Use, c.Short = "unsuspend HANDLE --reason TEXT", "Lift a member's suspension: their tokens work again and what they wrote is seen again"
+	}
+	c.RunE = func(cmd *cobra.Command, args []string) error {
+		conn, _, err := openDB(cmd.Context(), getenv)
+		if err != nil {
+			return err
+		}
+		defer conn.Close()
+		s := members.NewStore(conn)
+		if on {
+			sus, err := s.Suspend(cmd.Context(), args[0], reason)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "suspended member %d @%s at %s\n", sus.MemberID, sus.Handle, sus.SuspendedAt.UTC().Format(time.RFC3339))
+			return nil
+		}
+		sus, err := s.Unsuspend(cmd.Context(), args[0], reason)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(cmd.OutOrStdout(), "unsuspended member %d @%s (suspended since %s)\n", sus.MemberID, sus.Handle, sus.SuspendedAt.UTC().Format(time.RFC3339))
+		return nil
+	}
+	c.Flags().StringVar(&reason, "reason", "", "why, for the record: 1-1000 characters (required)")
+	_ = c.MarkFlagRequired("reason")
 	return c
 }
 

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
@@ -74,6 +76,82 @@ func TestCLI(t *testing.T) {
 	if n := strings.Count(out, "\n"); n != 2 {
 		t.Errorf("after failed commands token list has %d lines, want header + 1 token:\n%s", n, out)
 	}
+	if _, _, err := cli(t, env, "check"); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// TestCLISuspend: member suspend and unsuspend write the member's state and
+// its record; their errors (a suspended member suspended, a member not
+// suspended unsuspended, no or a bad reason, an unknown handle, no handle)
+// exit non-zero and write nothing.
+func TestCLISuspend(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"DATABASE_URL": pgtest.NewURL(t)}
+	if _, _, err := cli(t, env, "member", "create", "--handle", "alice", "--name", "Alice"); err != nil {
+		t.Fatalf("member create: %v", err)
+	}
+	db, err := sqlx.Open("postgres", env["DATABASE_URL"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	// state is alice's suspended_at, and her records (reason and lift reason).
+	state := func() string {
+		t.Helper()
+		var s string
+		const q = `SELECT COALESCE(m.suspended_at::text, '-') || ' ' ||
+		                  COALESCE((SELECT string_agg(reason || '/' || COALESCE(lift_reason, '-'), ',' ORDER BY id)
+		                              FROM member_suspensions WHERE member_id = m.id), '-')
+		             FROM members m WHERE handle = 'alice'`
+		if err := db.Get(&s, q); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := state()
+	if !strings.HasPrefix(before, "- -") {
+		t.Fatalf("before: %s", before)
+	}
+	fails := func(args ...string) {
+		t.Helper()
+		was := state()
+		if _, _, err := cli(t, env, args...); err == nil {
+			t.Errorf("%v: succeeded, want an error", args)
+		} else if describe(err) == "" {
+			t.Errorf("%v: an error without a message", args)
+		}
+		if now := state(); now != was {
+			t.Errorf("%v wrote: %s, then %s", args, was, now)
+		}
+	}
+	fails("member", "unsuspend", "alice", "--reason", "not suspended")
+	fails("member", "suspend", "alice")
+	fails("member", "suspend", "alice", "--reason", "")
+	fails("member", "suspend", "alice", "--reason", "  ")
+	fails("member", "suspend", "alice", "--reason", strings.Repeat("x", 1001))
+	fails("member", "suspend", "nobody", "--reason", "spam")
+	fails("member", "suspend", "--reason", "spam")
+	fails("member", "suspend", "alice", "bob", "--reason", "spam")
+
+	out, _, err := cli(t, env, "member", "suspend", "ALICE", "--reason", "spam")
+	if err != nil || !strings.Contains(out, "suspended member") || !strings.Contains(out, "@alice") {
+		t.Fatalf("member suspend = %q, %v", out, err)
+	}
+	if s := state(); strings.HasPrefix(s, "-") || !strings.HasSuffix(s, " spam/-") {
+		t.Errorf("after suspend: %s", s)
+	}
+	fails("member", "suspend", "alice", "--reason", "again")
+	fails("member", "unsuspend", "alice")
+
+	out, _, err = cli(t, env, "member", "unsuspend", "alice", "--reason", "appeal granted")
+	if err != nil || !strings.Contains(out, "unsuspended member") {
+		t.Fatalf("member unsuspend = %q, %v", out, err)
+	}
+	if s := state(); s != "- spam/appeal granted" {
+		t.Errorf("after unsuspend: %s", s)
+	}
+	fails("member", "unsuspend", "alice", "--reason", "again")
 	if _, _, err := cli(t, env, "check"); err != nil {
 		t.Errorf("check: %v", err)
 	}

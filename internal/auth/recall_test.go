@@ -129,7 +129,7 @@ func TestRecallForgetsRefused(t *testing.T) {
 		code   apperr.Code
 	}{
 		{"revoked", `UPDATE api_tokens SET revoked_at = now() WHERE id = $1`, apperr.TokenRevoked},
-		{"member suspended", `UPDATE members SET suspended_at = now() WHERE id = (SELECT member_id FROM api_tokens WHERE id = $1)`, apperr.InvalidToken},
+		{"member suspended", `UPDATE members SET suspended_at = now() WHERE id = (SELECT member_id FROM api_tokens WHERE id = $1)`, apperr.AccountSuspended},
 		{"deleted", `DELETE FROM api_tokens WHERE id = $1`, apperr.InvalidToken},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -66,9 +66,11 @@ func NewStore(db *sqlx.DB, now func() time.Time) *Store {
 	return &Store{db: db, prep: pg.NewPrepared(db), now: now}
 }
 
-// Authenticate resolves a bearer token. Malformed or unknown tokens (and
-// tokens of suspended members) are invalid_token; expired and revoked ones
-// say so. The three bodies differ only in code and detail.
+// Authenticate resolves a bearer token. Malformed or unknown tokens are
+// invalid_token; revoked and expired ones say so, and so do the other tokens
+// of a suspended member (account_suspended, from the request after the
+// suspension on: a recalled principal is confirmed by this too, recall.go).
+// The four bodies differ only in code and detail.
 func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error) {
 	if _, ok := Parse(tok); !ok {
 		return Principal{}, apperr.New(apperr.InvalidToken, "The access token is malformed or unknown.")
@@ -76,11 +78,12 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	key := hashKey(tok)
 	const q = `
 		SELECT t.id, t.member_id, m.handle, t.scope, t.created_at, t.expires_at, t.revoked_at,
+		       m.suspended_at IS NOT NULL AS suspended,
 		       u.last_used_at, (u.last_used_at IS NULL OR u.last_used_at < $2) AS stale
 		  FROM api_tokens t
 		  JOIN members m ON m.id = t.member_id
 		  LEFT JOIN api_token_uses u ON u.token_id = t.id
-		 WHERE t.token_hash = $1 AND m.suspended_at IS NULL`
+		 WHERE t.token_hash = $1`
 	var row struct {
 		ID        int64      `db:"id"`
 		MemberID  int64      `db:"member_id"`
@@ -89,6 +92,7 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 		CreatedAt time.Time  `db:"created_at"`
 		ExpiresAt *time.Time `db:"expires_at"`
 		RevokedAt *time.Time `db:"revoked_at"`
+		Suspended bool       `db:"suspended"`
 		LastUsed  *time.Time `db:"last_used_at"`
 		Stale     bool       `db:"stale"`
 	}
@@ -108,6 +112,11 @@ func (s *Store) Authenticate(ctx context.Context, tok string) (Principal, error)
 	case row.ExpiresAt != nil && !row.ExpiresAt.After(now):
 		s.recall.drop(key)
 		return Principal{}, apperr.New(apperr.TokenExpired, "The access token has expired.")
+	case row.Suspended:
+		// Checked after revocation and expiry: those last, a suspension may
+		// be lifted.
+		s.recall.drop(key)
+		return Principal{}, apperr.New(apperr.AccountSuspended, "This account is suspended.")
 	}
 	touched := now
 	if !row.Stale {

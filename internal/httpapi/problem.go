@@ -120,7 +120,7 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 	switch e.Code {
 	case apperr.Unauthenticated:
 		h.Set("WWW-Authenticate", `Bearer realm="api"`)
-	case apperr.InvalidToken, apperr.TokenExpired, apperr.TokenRevoked:
+	case apperr.InvalidToken, apperr.TokenExpired, apperr.TokenRevoked, apperr.AccountSuspended:
 		h.Set("WWW-Authenticate", `Bearer realm="api", error="invalid_token"`)
 	case apperr.InsufficientScope:
 		h.Set("WWW-Authenticate", `Bearer error="insufficient_scope", scope="write"`)

@@ -109,7 +109,7 @@ func TestRecalledTokenRefused(t *testing.T) {
 			}
 			return func() {}
 		}},
-		{"member suspended", "invalid_token", func(t *testing.T, f recallFixture, _ *auth.Store, _ int64) func() {
+		{"member suspended", "account_suspended", func(t *testing.T, f recallFixture, _ *auth.Store, _ int64) func() {
 			suspend(t, f.env, "alice", true)
 			return func() { suspend(t, f.env, "alice", false) }
 		}},

@@ -3,6 +3,7 @@ package market_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/market"
+	"github.com/socialnet/socialapi/internal/members"
 )
 
 // marketFixture stores seven listings by bob (and one by a suspended member)
@@ -197,6 +199,64 @@ func TestMoney(t *testing.T) {
 	for _, tt := range tests {
 		if got := hydrate.Money(tt.minor, tt.currency).Amount; got != tt.want {
 			t.Errorf("Money(%d, %s) = %q, want %q", tt.minor, tt.currency, got, tt.want)
+		}
+	}
+}
+
+// TestListListingsSuspendedSeller: the listings of a suspended seller are
+// left out of every list (order, text, category, price) as if they did not
+// exist, from the request after the suspension on, and come back when it is
+// lifted.
+func TestListListingsSuspendedSeller(t *testing.T) {
+	t.Parallel()
+	env := apitest.New(t)
+	ids := marketFixture(t, env) // carol, suspended, sells the newest and cheapest listing
+	var stolen int64
+	if err := env.DB.Get(&stolen, `SELECT id FROM listings WHERE title = 'Stolen bike'`); err != nil {
+		t.Fatal(err)
+	}
+	env.Member(t, "alice")
+	tok := env.Token(t, "alice", auth.ScopeRead)
+	queries := []string{"", "sort=price_asc", "sort=price_desc", "q=bike", "q=stolen&sort=relevance", "category=sports", "max_price=10", "condition=good"}
+	list := func(query string) []int64 {
+		t.Helper()
+		var all []int64
+		for _, p := range env.Walk(t, tok, "/api/v1/market?"+query+"&per_page=2", 10) {
+			all = append(all, apitest.IDs(t, p)...)
+		}
+		return all
+	}
+	without := map[string][]int64{}
+	for _, q := range queries {
+		without[q] = list(q)
+		if slices.Contains(without[q], stolen) {
+			t.Errorf("%q: a suspended seller's listing is listed", q)
+		}
+	}
+	ctx := context.Background()
+	ms := members.NewStore(env.DB)
+	if _, err := ms.Unsuspend(ctx, "carol", "Lifted."); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		got := list(q)
+		if !slices.Contains(got, stolen) {
+			t.Errorf("%q: the listing is not back once the suspension is lifted: %v", q, got)
+		}
+		if others := slices.DeleteFunc(got, func(id int64) bool { return id == stolen }); !slices.Equal(others, without[q]) {
+			t.Errorf("%q: the other listings changed: %v while suspended, %v once lifted", q, without[q], others)
+		}
+	}
+	if got := list(""); got[0] != stolen || len(got) != len(ids)+1 {
+		t.Errorf("newest first once lifted: %v, want %d first", got, stolen)
+	}
+	// Every query finds carol's listing; with bob suspended, only it.
+	if _, err := ms.Suspend(ctx, "bob", "Spam."); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range queries {
+		if got := list(q); !slices.Equal(got, []int64{stolen}) {
+			t.Errorf("%q with bob suspended: %v, want only carol's %d", q, got, stolen)
 		}
 	}
 }

@@ -16,7 +16,9 @@ import (
 	"github.com/socialnet/socialapi/internal/apitest"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/follows"
+	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/posts"
+	"github.com/socialnet/socialapi/internal/relations"
 )
 
 type world struct {
@@ -152,10 +154,15 @@ func postIDs(r gen.SearchResponse) []int64 {
 
 // TestSearchVisibility: search never returns nor counts a followers-only
 // post to a non-follower, nor a private post to anyone but its author, by
-// text or by tag, on the mixed page or paging posts only.
+// text or by tag, on the mixed page or paging posts only. Between members a
+// block separates (either way), search answers as if the other member and
+// their posts did not exist; a muted member's posts are left out (a search
+// is a stream) but the member is found; a suspended member and their posts
+// are found by no one. Each search is asked twice: the second is answered
+// from the matches kept for every caller, and answers the same.
 func TestSearchVisibility(t *testing.T) {
 	t.Parallel()
-	w := newWorld(t, "alice", "bob", "carol")
+	w := newWorld(t, "alice", "bob", "carol", "dave", "erin", "frank", "gus")
 	w.follow(t, "bob", "alice")
 	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	pub := w.post(t, "alice", "public", "zebra canarypublic #opentag", t0)
@@ -163,40 +170,83 @@ func TestSearchVisibility(t *testing.T) {
 	prv := w.post(t, "alice", "private", "zebra canaryprivate #privatetag", t0.Add(2*time.Minute))
 	// carol's own followers-only post: visible to her, not to bob.
 	own := w.post(t, "carol", "followers", "zebra canarycarol", t0.Add(3*time.Minute))
+	// carol blocks dave, erin blocks carol, carol mutes frank, gus is
+	// suspended; each wrote a public post, and so did carol.
+	yak := map[string]int64{}
+	for i, h := range []string{"dave", "erin", "frank", "gus", "carol"} {
+		yak[h] = w.post(t, h, "public", "yak "+h+"yakcanary #yaktag", t0.Add(time.Duration(4+i)*time.Minute))
+	}
+	w.relate(t, "carol", "dave", relations.Block, true)
+	w.relate(t, "erin", "carol", relations.Block, true)
+	w.relate(t, "carol", "frank", relations.Mute, true)
+	if _, err := members.NewStore(w.env.DB).Suspend(context.Background(), "gus", "Spam."); err != nil {
+		t.Fatal(err)
+	}
 	ids := func(v ...int64) []int64 { return append([]int64{}, v...) }
+	yaks := func(hs ...string) []int64 {
+		out := []int64{}
+		for _, h := range hs {
+			out = append(out, yak[h])
+		}
+		return out
+	}
 	tests := []struct {
 		viewer, q string
-		want      []int64 // newest first: equal ranks
+		want      []int64  // newest first: equal ranks
+		people    []string // handles, best first
 	}{
-		{"alice", "zebra", ids(prv, fol, pub)},
-		{"bob", "zebra", ids(fol, pub)},
-		{"carol", "zebra", ids(own, pub)},
-		{"alice", "canaryfollowers", ids(fol)},
-		{"bob", "canaryfollowers", ids(fol)},
-		{"carol", "canaryfollowers", ids()},
-		{"alice", "canaryprivate", ids(prv)},
-		{"bob", "canaryprivate", ids()},
-		{"carol", "canaryprivate", ids()},
-		{"bob", "canarycarol", ids()},
-		{"carol", "canarycarol", ids(own)},
-		{"alice", "#secrettag", ids(fol)},
-		{"bob", "#secrettag", ids(fol)},
-		{"carol", "#secrettag", ids()},
-		{"alice", "#privatetag", ids(prv)},
-		{"bob", "#privatetag", ids()},
-		{"carol", "#privatetag", ids()},
-		{"carol", "canaryprivate OR canaryfollowers OR canarypublic", ids(pub)},
+		{viewer: "alice", q: "zebra", want: ids(prv, fol, pub)},
+		{viewer: "bob", q: "zebra", want: ids(fol, pub)},
+		{viewer: "carol", q: "zebra", want: ids(own, pub)},
+		{viewer: "alice", q: "canaryfollowers", want: ids(fol)},
+		{viewer: "bob", q: "canaryfollowers", want: ids(fol)},
+		{viewer: "carol", q: "canaryfollowers", want: ids()},
+		{viewer: "alice", q: "canaryprivate", want: ids(prv)},
+		{viewer: "bob", q: "canaryprivate", want: ids()},
+		{viewer: "carol", q: "canaryprivate", want: ids()},
+		{viewer: "bob", q: "canarycarol", want: ids()},
+		{viewer: "carol", q: "canarycarol", want: ids(own)},
+		{viewer: "alice", q: "#secrettag", want: ids(fol)},
+		{viewer: "bob", q: "#secrettag", want: ids(fol)},
+		{viewer: "carol", q: "#secrettag", want: ids()},
+		{viewer: "alice", q: "#privatetag", want: ids(prv)},
+		{viewer: "bob", q: "#privatetag", want: ids()},
+		{viewer: "carol", q: "#privatetag", want: ids()},
+		{viewer: "carol", q: "canaryprivate OR canaryfollowers OR canarypublic", want: ids(pub)},
+		// Blocks, mutes and suspension, by words (a walk), by tag, by a
+		// text no walk serves (every post without "zebra": the yak posts)
+		// and by "or".
+		{viewer: "carol", q: "yak", want: yaks("carol")},
+		{viewer: "bob", q: "yak", want: yaks("carol", "frank", "erin", "dave")},
+		{viewer: "dave", q: "yak", want: yaks("frank", "erin", "dave")},
+		{viewer: "erin", q: "yak", want: yaks("frank", "erin", "dave")},
+		{viewer: "frank", q: "yak", want: yaks("carol", "frank", "erin", "dave")},
+		{viewer: "carol", q: "#yaktag", want: yaks("carol")},
+		{viewer: "dave", q: "#yaktag", want: yaks("frank", "erin", "dave")},
+		{viewer: "bob", q: "#yaktag", want: yaks("carol", "frank", "erin", "dave")},
+		{viewer: "carol", q: "-zebra", want: yaks("carol")},
+		{viewer: "erin", q: "-zebra", want: yaks("frank", "erin", "dave")},
+		{viewer: "bob", q: "-zebra", want: yaks("carol", "frank", "erin", "dave")},
+		{viewer: "carol", q: "daveyakcanary or erinyakcanary or frankyakcanary or gusyakcanary or carolyakcanary", want: yaks("carol")},
+		{viewer: "carol", q: "frankyakcanary", want: ids()},
+		{viewer: "bob", q: "gusyakcanary", want: ids()},
+		// People: a block hides both ways, a mute does not, a suspension
+		// hides from everyone.
+		{viewer: "carol", q: "dave", want: ids()},
+		{viewer: "carol", q: "erin", want: ids()},
+		{viewer: "carol", q: "frank", want: ids(), people: []string{"frank"}},
+		{viewer: "carol", q: "gus", want: ids()},
+		{viewer: "dave", q: "carol", want: ids()},
+		{viewer: "erin", q: "carol", want: ids()},
+		{viewer: "frank", q: "carol", want: ids(), people: []string{"carol"}},
+		{viewer: "bob", q: "dave", want: ids(), people: []string{"dave"}},
+		{viewer: "bob", q: "erin", want: ids(), people: []string{"erin"}},
+		{viewer: "bob", q: "gus", want: ids()},
 	}
 	for _, tt := range tests {
 		t.Run(tt.viewer+" "+tt.q, func(t *testing.T) {
 			q := url.Values{"q": {tt.q}}.Encode()
-			all, _ := w.search(t, tt.viewer, q)
-			if diff := cmp.Diff(tt.want, postIDs(all)); diff != "" {
-				t.Errorf("posts without type (-want +got):\n%s", diff)
-			}
-			if all.Meta.Totals.Posts != len(tt.want) {
-				t.Errorf("totals.posts = %d, want %d", all.Meta.Totals.Posts, len(tt.want))
-			}
+			all := w.checkSearch(t, tt.viewer, q, tt.want, tt.people)
 			walked, totals := w.walk(t, tt.viewer, q+"&type=posts&per_page=1")
 			if diff := cmp.Diff(tt.want, append([]int64{}, walked...)); diff != "" {
 				t.Errorf("posts walked one by one (-want +got):\n%s", diff)
@@ -204,19 +254,120 @@ func TestSearchVisibility(t *testing.T) {
 			if totals.Posts != len(tt.want) {
 				t.Errorf("type=posts: totals.posts = %d, want %d", totals.Posts, len(tt.want))
 			}
+			people := []int64{}
+			for _, h := range tt.people {
+				people = append(people, w.ids[h])
+			}
+			walked, totals = w.walk(t, tt.viewer, q+"&type=people&per_page=1")
+			if diff := cmp.Diff(people, append([]int64{}, walked...)); diff != "" {
+				t.Errorf("people walked one by one (-want +got):\n%s", diff)
+			}
+			if totals.People != len(people) {
+				t.Errorf("type=people: totals.people = %d, want %d", totals.People, len(people))
+			}
 			// The canary words of the posts the viewer may not see never
 			// appear in the results (meta echoes q).
 			body, err := json.Marshal(all.Data)
 			if err != nil {
 				t.Fatal(err)
 			}
-			for id, word := range map[int64]string{fol: "canaryfollowers", prv: "canaryprivate", own: "canarycarol"} {
+			canaries := map[int64]string{fol: "canaryfollowers", prv: "canaryprivate", own: "canarycarol"}
+			for h, id := range yak {
+				canaries[id] = h + "yakcanary"
+			}
+			for id, word := range canaries {
 				if !contains(tt.want, id) && bytes.Contains(body, []byte(word)) {
 					t.Errorf("the answer to %s shows %q:\n%s", tt.viewer, word, body)
 				}
 			}
 		})
 	}
+
+	// Changes after searches kept their matches: from the next search on,
+	// a mute and a block (placed by the viewer or on the viewer) hide posts
+	// and members, their lifting shows them again, and a suspension hides
+	// posts and never shows the member (the total of people follows within
+	// the ttl, as the contract says of every change of matches).
+	check := func(step, viewer, q string, want []int64, people []string) {
+		t.Helper()
+		t.Run(step+": "+viewer+" "+q, func(t *testing.T) {
+			w.checkSearch(t, viewer, url.Values{"q": {q}}.Encode(), want, people)
+		})
+	}
+	check("before", "bob", "yak", yaks("carol", "frank", "erin", "dave"), nil)
+	check("before", "alice", "yak", yaks("carol", "frank", "erin", "dave"), nil)
+	check("before", "alice", "#yaktag", yaks("carol", "frank", "erin", "dave"), nil)
+	w.relate(t, "bob", "frank", relations.Mute, true)
+	w.relate(t, "bob", "dave", relations.Block, true)
+	w.relate(t, "erin", "bob", relations.Block, true)
+	check("muted, blocked, blocked by", "bob", "yak", yaks("carol"), nil)
+	check("muted, blocked, blocked by", "bob", "#yaktag", yaks("carol"), nil)
+	check("muted", "bob", "frank", ids(), []string{"frank"})
+	check("blocked", "bob", "dave", ids(), nil)
+	check("blocked by", "bob", "erin", ids(), nil)
+	check("others unchanged", "alice", "yak", yaks("carol", "frank", "erin", "dave"), nil)
+	w.relate(t, "bob", "frank", relations.Mute, false)
+	w.relate(t, "bob", "dave", relations.Block, false)
+	w.relate(t, "erin", "bob", relations.Block, false)
+	check("lifted", "bob", "yak", yaks("carol", "frank", "erin", "dave"), nil)
+	check("lifted", "bob", "dave", ids(), []string{"dave"})
+	check("lifted", "bob", "erin", ids(), []string{"erin"})
+	ms := members.NewStore(w.env.DB)
+	if _, err := ms.Suspend(context.Background(), "erin", "Spam."); err != nil {
+		t.Fatal(err)
+	}
+	check("suspended", "alice", "yak", yaks("carol", "frank", "dave"), nil)
+	check("suspended", "alice", "#yaktag", yaks("carol", "frank", "dave"), nil)
+	t.Run("suspended: bob erin", func(t *testing.T) {
+		r, _ := w.search(t, "bob", "q=erin")
+		if len(r.Data.People) != 0 {
+			t.Errorf("people = %+v, want none", r.Data.People)
+		}
+	})
+	if _, err := ms.Unsuspend(context.Background(), "erin", "Lifted."); err != nil {
+		t.Fatal(err)
+	}
+	check("unsuspended", "alice", "yak", yaks("carol", "frank", "erin", "dave"), nil)
+	check("unsuspended", "bob", "erin", ids(), []string{"erin"})
+}
+
+// relate places (on) or lifts a block or mute by member on other.
+func (w *world) relate(t *testing.T, member, other string, kind relations.Kind, on bool) {
+	t.Helper()
+	if _, err := relations.NewStore(w.env.DB).Set(context.Background(), w.ids[member], other, kind, on); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkSearch searches query (without type) as viewer twice, the second
+// answered from the kept matches, and fails t unless both answers show the
+// posts want and the people (handles) and count them, and are the same.
+func (w *world) checkSearch(t *testing.T, viewer, query string, want []int64, people []string) gen.SearchResponse {
+	t.Helper()
+	first, _ := w.search(t, viewer, query)
+	again, _ := w.search(t, viewer, query)
+	for i, r := range []gen.SearchResponse{first, again} {
+		if diff := cmp.Diff(want, postIDs(r)); diff != "" {
+			t.Errorf("search %d: posts without type (-want +got):\n%s", i+1, diff)
+		}
+		if r.Meta.Totals.Posts != len(want) {
+			t.Errorf("search %d: totals.posts = %d, want %d", i+1, r.Meta.Totals.Posts, len(want))
+		}
+		handles := []string{}
+		for _, p := range r.Data.People {
+			handles = append(handles, p.Handle)
+		}
+		if diff := cmp.Diff(append([]string{}, people...), handles); diff != "" {
+			t.Errorf("search %d: people (-want +got):\n%s", i+1, diff)
+		}
+		if r.Meta.Totals.People != len(people) {
+			t.Errorf("search %d: totals.people = %d, want %d", i+1, r.Meta.Totals.People, len(people))
+		}
+	}
+	if diff := cmp.Diff(first, again); diff != "" {
+		t.Errorf("the second search answers otherwise (-first +second):\n%s", diff)
+	}
+	return first
 }
 
 func contains(ids []int64, id int64) bool {

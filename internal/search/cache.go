@@ -18,13 +18,16 @@ const DefaultMatchTTL = 10 * time.Second
 // What a search keeps, for the ttl, so that a text searched again within it
 // costs no walk:
 //
-//   - of people, listings and jobs, whose matches do not depend on who
-//     searches, the page of matches and the total of each ask (matchKey);
+//   - of listings and jobs, whose matches do not depend on who searches,
+//     and of people, whose matches depend only on the members people
+//     search hides from the caller (hiding.people), the page of matches and
+//     the total of each ask (matchKey);
 //   - of posts, the newest postCandidates matches of a text (words every
 //     match carries, or tags) whoever may see them (postMatches); each
 //     search filters them for its caller, with the members the caller
-//     follows at the time of the search, exactly as the walk's visibility
-//     rule would (postMatches.pageFor).
+//     follows and those the caller's streams hide at the time of the
+//     search, exactly as the walk's visibility rule would
+//     (postMatches.pageFor).
 //
 // Only ids, sort keys and totals are kept. The items shown are read afresh
 // on every search, and that read re-checks what the walk checked (posts
@@ -39,17 +42,21 @@ const DefaultMatchTTL = 10 * time.Second
 const matchCacheEntries = 2048
 
 // matchKey is one ask for the matches of a kind: the text as that kind
-// reads it, the keyset position after which the page starts (the zero
-// Position for the first), and the page's length (0: only the total).
+// reads it, for people the digest of the members people search hides from
+// the caller (hiding.people; "" for the other kinds, whose matches do not
+// depend on the caller), the keyset position after which the page starts
+// (the zero Position for the first), and the page's length (0: only the
+// total).
 type matchKey struct {
-	kind  Kind
-	text  string
-	after cursor.Position
-	limit int
+	kind   Kind
+	text   string
+	hidden string
+	after  cursor.Position
+	limit  int
 }
 
-func cacheKey(k Kind, text string, after *cursor.Position, limit int) matchKey {
-	key := matchKey{kind: k, text: text, limit: limit}
+func cacheKey(k Kind, text, hidden string, after *cursor.Position, limit int) matchKey {
+	key := matchKey{kind: k, text: text, hidden: hidden, limit: limit}
 	if after != nil {
 		// The position as the cursor carries it: microseconds, no location.
 		key.after = cursor.Position{Time: after.Time.UTC().Truncate(time.Microsecond), ID: after.ID, Rank: after.Rank}
@@ -117,9 +124,10 @@ func newPostMatches(list []candidate, complete bool) *postMatches {
 func (c *candidate) hit() hit { return hit{ID: c.id, At: time.UnixMicro(c.at).UTC(), Rank: c.rank} }
 
 // pageFor is what Store.hits returns for the caller viewerID, who follows
-// the members followees (ascending; read only when followersOnly): the
-// caller's matches are the newest MatchCap candidates they may see
-// (visibility.Sees), ranked and paged as the function page does. ok is
+// the members followees (ascending; read only when followersOnly) and whose
+// streams hide the authors hidden: the caller's matches are the newest
+// MatchCap candidates they may see (visibility.Sees), ranked and paged as
+// the function page does. ok is
 // false when the caller may see fewer than MatchCap of them and older
 // matches exist: the caller must be walked instead.
 //
@@ -127,12 +135,12 @@ func (c *candidate) hit() hit { return hit{ID: c.id, At: time.UnixMicro(c.at).UT
 // first, counts them and finds the id of the oldest (floor); a second walks
 // byRank from the position after, and takes the first limit candidates the
 // caller may see at or above floor.
-func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.Position, limit int) (hits []hit, total int, ok bool) {
+func (m *postMatches) pageFor(viewerID int64, followees []int64, hidden visibility.Hidden, after *cursor.Position, limit int) (hits []hit, total int, ok bool) {
 	follows := func(author int64) bool { _, found := slices.BinarySearch(followees, author); return found }
 	floor := int64(0)
 	for i := range m.list {
 		c := &m.list[i]
-		if visibility.Sees(c.vis, c.author, viewerID, follows, nil) {
+		if visibility.Sees(c.vis, c.author, viewerID, follows, hidden) {
 			total++
 			if total == MatchCap {
 				floor = c.id
@@ -161,7 +169,7 @@ func (m *postMatches) pageFor(viewerID int64, followees []int64, after *cursor.P
 			break
 		}
 		c := &m.list[j]
-		if c.id >= floor && visibility.Sees(c.vis, c.author, viewerID, follows, nil) {
+		if c.id >= floor && visibility.Sees(c.vis, c.author, viewerID, follows, hidden) {
 			hits = append(hits, c.hit())
 		}
 	}

@@ -165,24 +165,24 @@ func TestMatchCacheBounded(t *testing.T) {
 	c.now = func() time.Time { return clock }
 	c.shorten = func() time.Duration { return 0 }
 	for i := range 3 * matchCacheEntries {
-		c.put(cacheKey(Listings, fmt.Sprint(i), nil, 5), matchResult{total: i})
+		c.put(cacheKey(Listings, fmt.Sprint(i), "", nil, 5), matchResult{total: i})
 		if len(c.m) > matchCacheEntries {
 			t.Fatalf("after %d puts the cache holds %d entries", i+1, len(c.m))
 		}
 	}
-	if r, ok := c.get(cacheKey(Listings, fmt.Sprint(3*matchCacheEntries-1), nil, 5)); !ok || r.total != 3*matchCacheEntries-1 {
+	if r, ok := c.get(cacheKey(Listings, fmt.Sprint(3*matchCacheEntries-1), "", nil, 5)); !ok || r.total != 3*matchCacheEntries-1 {
 		t.Errorf("the newest entry is gone (%v, %d)", ok, r.total)
 	}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6789, time.FixedZone("x", 3600))
-	a := cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5)
+	a := cacheKey(Jobs, "x", "", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5)
 	c.put(a, matchResult{hits: []hit{{ID: 9}}, total: 1})
-	same := cacheKey(Jobs, "x", &cursor.Position{Time: at.UTC().Truncate(time.Microsecond), ID: 9, Rank: 0.5}, 5)
+	same := cacheKey(Jobs, "x", "", &cursor.Position{Time: at.UTC().Truncate(time.Microsecond), ID: 9, Rank: 0.5}, 5)
 	if _, ok := c.get(same); !ok {
 		t.Error("the same position, in another zone, misses")
 	}
 	for _, other := range []matchKey{
-		cacheKey(Jobs, "x", nil, 5), cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 8, Rank: 0.5}, 5),
-		cacheKey(Jobs, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 6), cacheKey(Listings, "x", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5),
+		cacheKey(Jobs, "x", "", nil, 5), cacheKey(Jobs, "x", "", &cursor.Position{Time: at, ID: 8, Rank: 0.5}, 5),
+		cacheKey(Jobs, "x", "", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 6), cacheKey(Listings, "x", "", &cursor.Position{Time: at, ID: 9, Rank: 0.5}, 5),
 	} {
 		if _, ok := c.get(other); ok {
 			t.Errorf("%+v hits the entry of %+v", other, a)
@@ -192,7 +192,7 @@ func TestMatchCacheBounded(t *testing.T) {
 	if _, ok := c.get(same); ok {
 		t.Error("an entry as old as the ttl is still served")
 	}
-	c.put(cacheKey(People, "fresh", nil, 5), matchResult{})
+	c.put(cacheKey(People, "fresh", "", nil, 5), matchResult{})
 	if len(c.m) > matchCacheEntries {
 		t.Errorf("%d entries", len(c.m))
 	}

@@ -69,7 +69,7 @@ func TestExplain(t *testing.T) {
 		return func() (string, []any) { return pageQuery(k, viewer, text(s), after, 21) }
 	}
 	people := func(s string, after *cursor.Position) func() (string, []any) {
-		return func() (string, []any) { return peopleQuery, peopleArgs(text(s), after, 21) }
+		return func() (string, []any) { return peopleQuery, peopleArgs(viewer, text(s), after, 21) }
 	}
 	tests := []struct {
 		name  string
@@ -189,7 +189,7 @@ func TestExplain(t *testing.T) {
 		}
 		for _, name := range []string{"ann", "dmitri petit", "ev", "@user4242", "zzz", "bruno", "chl", "eva robert 7", "user1", "martin"} {
 			var rows []pageRow
-			if err := st.SelectContext(t.Context(), &rows, peopleArgs(text(name), nil, 21)...); err != nil {
+			if err := st.SelectContext(t.Context(), &rows, peopleArgs(viewer, text(name), nil, 21)...); err != nil {
 				t.Fatal(err)
 			}
 		}

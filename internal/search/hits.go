@@ -95,15 +95,17 @@ func wordsOf(sh shape) words {
 
 // cachedHits is hits through the caches (cache.go), where they serve; the
 // post matches kept for every caller (keepsPosts) are Search's to filter.
-func (s *Store) cachedHits(ctx context.Context, k Kind, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+// hid is what the caller's reads hide (read when s keeps matches): people
+// matches are kept per digest of the members people search hides.
+func (s *Store) cachedHits(ctx context.Context, k Kind, viewerID int64, hid hiding, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
 	if s.matches == nil || k == Posts {
 		return s.hits(ctx, k, viewerID, q, w, after, limit)
 	}
-	text := q.Text
+	text, hidden := q.Text, ""
 	if k == People {
-		text = q.Name
+		text, hidden = q.Name, hid.people
 	}
-	r, err := s.matches.load(ctx, cacheKey(k, text, after, limit), func() (matchResult, error) {
+	r, err := s.matches.load(ctx, cacheKey(k, text, hidden, after, limit), func() (matchResult, error) {
 		hits, total, err := s.hits(ctx, k, viewerID, q, w, after, limit)
 		return matchResult{hits: hits, total: total}, err
 	})
@@ -136,7 +138,7 @@ func (s *Store) hits(ctx context.Context, k Kind, viewerID int64, q Query, w wor
 	case text && k == Posts:
 		return s.postWindows(ctx, viewerID, q, after, limit)
 	case k == People:
-		query, args = peopleQuery, peopleArgs(q, after, limit)
+		query, args = peopleQuery, peopleArgs(viewerID, q, after, limit)
 	default:
 		query, args = pageQuery(k, viewerID, q, after, limit)
 	}
@@ -186,7 +188,7 @@ func sourceOf(k Kind, viewerID int64, q Query, a *args) source {
 		// reads the first tag's posts newest first, index-only with the
 		// columns of the visibility rule; further tags are looked up by
 		// post (post_tags_pkey).
-		vis := visibility.Post("t", a.add(viewerID)+"::bigint")
+		vis := visibility.PostInStream("t", a.add(viewerID)+"::bigint")
 		where := tagged("t", a.add(q.Tags[0]), a.add(pq.Array(q.Tags[1:]))) + " AND " + vis
 		return source{from: "post_tags t", where: where,
 			id: "t.post_id", at: "t.created_at", rank: "0::float8", newest: "t.post_id DESC"}
@@ -284,12 +286,13 @@ type walkOf struct {
 }
 
 // walks are the bucket walks of the full-text kinds, by either way of
-// looking up the lexemes: posts under the visibility rule, listings and jobs
+// looking up the lexemes: posts under the stream's visibility rule (a
+// search is a stream: mutes hide too), listings and jobs
 // under the conditions of sourceOf.
 var walks = func() map[walkOf]string {
 	m := make(map[walkOf]string)
 	for _, keys := range []string{keysAll, keysAny} {
-		m[walkOf{Posts, keys}] = walk("posts", "p", "post_search_bucket", "created_at", visibility.Post("p", "(SELECT viewer FROM a)"), keys)
+		m[walkOf{Posts, keys}] = walk("posts", "p", "post_search_bucket", "created_at", visibility.PostInStream("p", "(SELECT viewer FROM a)"), keys)
 		m[walkOf{Listings, keys}] = walk("listings", "l", "listing_search_bucket", "created_at", listingSeen("l"), keys)
 		m[walkOf{Jobs, keys}] = walk("jobs", "j", "job_search_bucket", "posted_at", jobs.Open, keys)
 	}

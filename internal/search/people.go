@@ -4,14 +4,17 @@ import (
 	"strings"
 
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // trigramName is the expression members_search_trgm_idx indexes.
 const trigramName = "lower(m.name || ' ' || m.handle)"
 
-// peopleQuery selects the members who are not suspended and match a name
-// ($1) by word similarity over name and handle (trigramName), which finds
-// them from a word's first two letters on and forgives typos, or contain it
+// peopleQuery selects the members the viewer $8 may find (not suspended,
+// and no block between them and the viewer either way: visibility.Author;
+// a mute hides no one here) who match a name ($1) by word similarity over
+// name and handle (trigramName), which finds them from a word's first two
+// letters on and forgives typos, or contain it
 // ($2, the substring pattern; null when the name is shorter than three
 // characters, too short for the trigram index to serve). A handle equal to
 // the name ranks first, then handles starting with it ($3, the prefix
@@ -24,21 +27,22 @@ const trigramName = "lower(m.name || ' ' || m.handle)"
 var peopleQuery = `
 	WITH a AS MATERIALIZED (
 	    SELECT $1::text AS name, $2::text AS contains, $3::text AS prefix,
-	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim
+	           $4::float8 AS after_rank, $5::timestamptz AS after_at, $6::bigint AS after_id, $7::int AS lim,
+	           $8::bigint AS viewer
 	), hit AS MATERIALIZED (
 	    SELECT m.id, m.created_at AS at,
 	           (CASE WHEN lower(m.handle) = (SELECT name FROM a) THEN 2
 	                 WHEN lower(m.handle) LIKE (SELECT prefix FROM a) THEN 1 ELSE 0 END
 	            + word_similarity((SELECT name FROM a), ` + trigramName + `))::float8 AS rank
 	      FROM members m
-	     WHERE m.suspended_at IS NULL
+	     WHERE ` + visibility.Author("m.id", "(SELECT viewer FROM a)") + `
 	       AND ((SELECT name FROM a) <% ` + trigramName + ` OR ` + trigramName + ` LIKE (SELECT contains FROM a))
 	)` + hitsPage
 
-// peopleArgs are peopleQuery's arguments for q.
-func peopleArgs(q Query, after *cursor.Position, limit int) []any {
+// peopleArgs are peopleQuery's arguments for viewerID and q.
+func peopleArgs(viewerID int64, q Query, after *cursor.Position, limit int) []any {
 	like := escapeLike(q.Name)
-	args := []any{q.Name, nil, like + "%", nil, nil, nil, limit}
+	args := []any{q.Name, nil, like + "%", nil, nil, nil, limit, viewerID}
 	// A substring needs three characters for the trigram index to serve it.
 	if len([]rune(q.Name)) >= 3 {
 		args[1] = "%" + like + "%"

@@ -89,13 +89,14 @@ func (s *Store) readPosts(ctx context.Context, q Query, w words) (*postMatches, 
 
 // keptPostHits is hits for posts through m, the kept matches of q, for
 // viewerID, who follows followees (ascending; read only when
-// m.followersOnly): the viewer's matches are the candidates the visibility
-// rule lets them see (visibility.Sees, with the followees read for this
-// request), the newest MatchCap of them, ranked and paged as the walk does.
-// A viewer who may see fewer than MatchCap of incomplete candidates is
-// walked instead.
-func (s *Store) keptPostHits(ctx context.Context, m *postMatches, followees []int64, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
-	if hits, total, ok := m.pageFor(viewerID, followees, after, limit); ok {
+// m.followersOnly) and whose streams hide the authors hidden: the viewer's
+// matches are the candidates the visibility rule lets them see
+// (visibility.Sees, with the followees and hidden read for this request),
+// the newest MatchCap of them, ranked and paged as the walk does. A viewer
+// who may see fewer than MatchCap of incomplete candidates is walked
+// instead.
+func (s *Store) keptPostHits(ctx context.Context, m *postMatches, followees []int64, viewerID int64, hidden visibility.Hidden, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
+	if hits, total, ok := m.pageFor(viewerID, followees, hidden, after, limit); ok {
 		return hits, total, nil
 	}
 	return s.hits(ctx, Posts, viewerID, q, w, after, limit)
@@ -115,7 +116,7 @@ var postWindow = `
 		  FROM (SELECT p.id, p.created_at AS at, p.search_tsv
 		          FROM posts p
 		         WHERE p.search_tsv @@ websearch_to_tsquery('simple', $2) AND p.id > $3 AND p.id <= $4
-		           AND ` + visibility.Post("p", "$1::bigint") + `
+		           AND ` + visibility.PostInStream("p", "$1::bigint") + `
 		         ORDER BY p.id DESC
 		         LIMIT $5) w`
 

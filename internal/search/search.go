@@ -8,7 +8,11 @@
 // search_tsv (websearch_to_tsquery with the 'simple' configuration). A text
 // made only of hashtags matches posts carrying all those tags exactly
 // (post_tags, a side table the posts triggers keep in step with posts.tags).
-// Posts pass the visibility predicate in SQL. Of posts, listings and jobs,
+// Posts pass the stream's visibility rule in SQL (visibility.PostInStream:
+// a search is a stream, so mutes hide posts too); people, the rule of
+// members (visibility.Author: suspended members and members a block
+// separates from the caller are not found, muted ones are). Of posts,
+// listings and jobs,
 // only the MatchCap matches with the highest ids are ranked and counted. A
 // text finds them by walking the kind's search_keys index (words bucketed by
 // id, migration 16) from the highest ids down, by the lexemes every match

@@ -15,6 +15,7 @@ import (
 	"github.com/socialnet/socialapi/internal/jobs"
 	"github.com/socialnet/socialapi/internal/market"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Listing is a marketplace listing as search shows it: as the market lists
@@ -28,12 +29,10 @@ type ImageEntry = market.Image
 type Job = jobs.Item
 
 // listingSeen is true for a listing (aliased l) that search shows, as the
-// market lists them: listings of suspended sellers are left out (an
-// anti-join with the few suspended members, members_suspended_idx, rather
-// than a member lookup per match).
-func listingSeen(l string) string {
-	return "NOT EXISTS (SELECT 1 FROM members m WHERE m.id = " + l + ".seller_id AND m.suspended_at IS NOT NULL)"
-}
+// market lists them: listings of suspended sellers are left out
+// (visibility.NotSuspended: an anti-join with the few suspended members,
+// members_suspended_idx, rather than a member lookup per match).
+func listingSeen(l string) string { return visibility.NotSuspended(l + ".seller_id") }
 
 // side is what a search reads in one statement besides the posts and
 // people it shows (Store.side).

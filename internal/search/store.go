@@ -81,11 +81,13 @@ const MatchCap = 1000
 // best match), with the totals of every kind.
 //
 // Every kind is asked for its total, and the kinds searched for their page.
-// Posts kept for every caller (keepsPosts) are filtered last, with the
-// caller's followees, which are read in the same statement as the listings
-// and jobs shown (side); then the posts and the people shown are read. A
-// search whose matches are all kept thus costs at most three statements,
-// and, without followers-only matches, listings or jobs to show, fewer.
+// With matches kept for every caller (cache.go), the members the caller's
+// reads hide are read first (hiding). Posts kept for every caller
+// (keepsPosts) are filtered last, with those and the caller's followees,
+// which are read in the same statement as the listings and jobs shown
+// (side); then the posts and the people shown are read. A search whose
+// matches are all kept thus costs at most four statements, and, without
+// followers-only matches, listings or jobs to show, fewer.
 func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, after *cursor.Position, perPage int) (Result, error) {
 	res := Result{People: []hydrate.Profile{}, Posts: []hydrate.Post{}, Listings: []Listing{}, Jobs: []Job{}}
 	limit := perPage
@@ -95,6 +97,12 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 	w, err := s.words(ctx, q)
 	if err != nil {
 		return Result{}, err
+	}
+	var hid hiding
+	if s.matches != nil {
+		if hid, err = s.hiding(ctx, viewerID); err != nil {
+			return Result{}, err
+		}
 	}
 	var people, posts, listings, jobs []int64
 	var kept *postMatches
@@ -112,7 +120,7 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 			keptAfter, keptLimit = kAfter, kLimit
 			continue
 		}
-		hits, total, err := s.cachedHits(ctx, k, viewerID, q, w, kAfter, kLimit)
+		hits, total, err := s.cachedHits(ctx, k, viewerID, hid, q, w, kAfter, kLimit)
 		if err != nil {
 			return Result{}, err
 		}
@@ -137,7 +145,7 @@ func (s *Store) Search(ctx context.Context, viewerID int64, q Query, kind Kind, 
 		followees, res.Listings, res.Jobs = sd.followees, sd.listings, sd.jobs
 	}
 	if kept != nil {
-		hits, total, err := s.keptPostHits(ctx, kept, followees, viewerID, q, w, keptAfter, keptLimit)
+		hits, total, err := s.keptPostHits(ctx, kept, followees, viewerID, hid.stream, q, w, keptAfter, keptLimit)
 		if err != nil {
 			return Result{}, err
 		}

@@ -19,7 +19,8 @@ import (
 
 // oldPostPage is the one-statement shape post search had before windows
 // (pageQuery over every post): the newest MatchCap matches the viewer
-// may see, ranked, and one page of them after the position after.
+// may see in a stream, ranked, and one page of them after the position
+// after.
 func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Position, limit int) (string, []any) {
 	a := args{viewerID}
 	match := "p.search_tsv @@ websearch_to_tsquery('simple', " + a.add(text) + ")"
@@ -37,7 +38,7 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 		WITH hit AS MATERIALIZED (
 		    SELECT p.id, p.created_at AS at, ` + rank + ` AS rank
 		      FROM posts p
-		     WHERE ` + match + ` AND ` + visibility.Post("p", "$1::bigint") + `
+		     WHERE ` + match + ` AND ` + visibility.PostInStream("p", "$1::bigint") + `
 		     ORDER BY p.id DESC LIMIT ` + fmt.Sprint(MatchCap) + `
 		)
 		SELECT h.id, h.at, h.rank, t.total
@@ -51,12 +52,24 @@ func oldPostPage(viewerID int64, text string, tags []string, after *cursor.Posit
 // or a negation) and the post_tags tag search give exactly what the former
 // one-statement search over posts gave: the same pages, in the same order,
 // with the same totals, for common, rare and absent words, tags, and every
-// viewer relation; and so does a search through the matches kept for
-// every viewer (Store.keptPostHits), tags included.
+// viewer relation (follows, blocks either way, mutes, suspended authors);
+// and so does a search through the matches kept for every viewer
+// (Store.keptPostHits), tags included.
 func TestPostHitsEqualOneStatement(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	pgtest.Social(t, db, 3000)
+	// Viewers 7 and 500 block, are blocked by and mute authors; two authors
+	// are suspended.
+	for _, q := range []string{
+		`INSERT INTO blocks (blocker_id, blocked_id) VALUES (7, 11), (13, 7), (500, 21), (500, 22), (31, 500)`,
+		`INSERT INTO mutes (muter_id, muted_id) VALUES (7, 17), (500, 23), (500, 11)`,
+		`UPDATE members SET suspended_at = now() WHERE id IN (3, 4)`,
+	} {
+		if _, err := db.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// More posts further on, so that they span several buckets of
 	// posts_search_keys_idx (16,384 ids each), one of them empty.
 	for _, from := range []int{20_000, 50_000} {
@@ -163,12 +176,17 @@ func TestPostHitsEqualOneStatement(t *testing.T) {
 }
 
 // keptHits is what Search does for the posts of q (read as w) through the
-// matches s keeps for every caller: the matches, the viewer's followees when
-// a match is for followers only, and the viewer's page of them.
+// matches s keeps for every caller: the members the viewer's streams hide,
+// the matches, the viewer's followees when a match is for followers only,
+// and the viewer's page of them.
 func keptHits(t *testing.T, s *Store, viewerID int64, q Query, w words, after *cursor.Position, limit int) ([]hit, int, error) {
 	t.Helper()
+	hid, err := s.hiding(t.Context(), viewerID)
+	if err != nil {
+		return nil, 0, err
+	}
 	if !s.keepsPosts(q, w) {
-		return s.cachedHits(t.Context(), Posts, viewerID, q, w, after, limit)
+		return s.cachedHits(t.Context(), Posts, viewerID, hid, q, w, after, limit)
 	}
 	m, err := s.keptPosts(t.Context(), q, w)
 	if err != nil {
@@ -180,7 +198,7 @@ func keptHits(t *testing.T, s *Store, viewerID int64, q Query, w words, after *c
 			return nil, 0, err
 		}
 	}
-	return s.keptPostHits(t.Context(), m, sd.followees, viewerID, q, w, after, limit)
+	return s.keptPostHits(t.Context(), m, sd.followees, viewerID, hid.stream, q, w, after, limit)
 }
 
 // TestWalksEqualPageQuery checks, on random listings and jobs over several
@@ -282,7 +300,8 @@ func TestWalksEqualPageQuery(t *testing.T) {
 // the planner's sight) finds, ranks, counts and pages members exactly as the
 // one statement of pageQuery's shape over peopleSource does, for names
 // shorter and longer than three characters, handles, prefixes, LIKE
-// wildcards and suspended members.
+// wildcards, suspended members and members a block separates from the
+// viewer (either way; a muted member is found).
 func TestPeopleEqualPageQuery(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
@@ -294,6 +313,9 @@ func TestPeopleEqualPageQuery(t *testing.T) {
 		        timestamptz '2024-01-01' + (g % 50) * interval '1 day'
 		   FROM generate_series(1, 3000) g`,
 		`UPDATE members SET suspended_at = now() WHERE id % 11 = 0`,
+		`INSERT INTO blocks (blocker_id, blocked_id) SELECT 1, id FROM members WHERE id % 13 = 0`,
+		`INSERT INTO blocks (blocker_id, blocked_id) SELECT id, 1 FROM members WHERE id % 17 = 0`,
+		`INSERT INTO mutes (muter_id, muted_id) SELECT 1, id FROM members WHERE id % 5 = 0`,
 		`VACUUM ANALYZE members`,
 	}
 	for _, q := range load {
@@ -311,7 +333,7 @@ func TestPeopleEqualPageQuery(t *testing.T) {
 				t.Fatal(err)
 			}
 			var a args
-			query, args := sourcePage(peopleSource(q, &a), a, after, 51)
+			query, args := sourcePage(peopleSource(1, q, &a), a, after, 51)
 			samePage(t, db, fmt.Sprintf("people %q, page %d", text, page), got, gotTotal, query, args)
 			if len(got) <= 50 {
 				break
@@ -322,10 +344,11 @@ func TestPeopleEqualPageQuery(t *testing.T) {
 	}
 }
 
-// peopleSource is the reference for peopleQuery: people search as a source
-// of pageQuery, its arguments in sight of the planner (what search ran
-// before peopleQuery).
-func peopleSource(q Query, a *args) source {
+// peopleSource is the reference for peopleQuery: people search by viewerID
+// as a source of pageQuery, its arguments in sight of the planner (what
+// search ran before peopleQuery).
+func peopleSource(viewerID int64, q Query, a *args) source {
+	seen := visibility.Author("m.id", a.add(viewerID)+"::bigint")
 	name := a.add(q.Name)
 	like := escapeLike(q.Name)
 	match := name + " <% " + trigramName
@@ -334,7 +357,7 @@ func peopleSource(q Query, a *args) source {
 	}
 	rank := "(CASE WHEN lower(m.handle) = " + name + " THEN 2 WHEN lower(m.handle) LIKE " + a.add(like+"%") +
 		" THEN 1 ELSE 0 END + word_similarity(" + name + ", " + trigramName + "))::float8"
-	return source{from: "members m", where: "m.suspended_at IS NULL AND (" + match + ")", id: "m.id", at: "m.created_at", rank: rank}
+	return source{from: "members m", where: seen + " AND (" + match + ")", id: "m.id", at: "m.created_at", rank: rank}
 }
 
 // read parses text and reads it as the store does.

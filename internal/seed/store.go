@@ -366,6 +366,7 @@ var reactionTypes = []string{"like", "love", "haha", "wow", "sad", "angry"}
 // for and returns the differences (none: consistent):
 //
 //   - members.follower_count, following_count: follows rows;
+//   - members.block_count: blocks rows, per blocker;
 //   - posts.comment_count (replies included), posts.<type>_count: comments,
 //     reactions;
 //   - comments.reply_count: direct replies;
@@ -379,6 +380,8 @@ func CheckCounters(ctx context.Context, db sqlx.QueryerContext) ([]Mismatch, err
 		        (SELECT count(*) FROM follows f WHERE f.followee_id = m.id) FROM members m`,
 		`SELECT 'members', m.id::text, 'following_count', m.following_count::bigint,
 		        (SELECT count(*) FROM follows f WHERE f.follower_id = m.id) FROM members m`,
+		`SELECT 'members', m.id::text, 'block_count', m.block_count::bigint,
+		        (SELECT count(*) FROM blocks b WHERE b.blocker_id = m.id) FROM members m`,
 		`SELECT 'posts', p.id::text, 'comment_count', p.comment_count::bigint,
 		        (SELECT count(*) FROM comments c WHERE c.post_id = p.id) FROM posts p`,
 		`SELECT 'comments', c.id::text, 'reply_count', c.reply_count::bigint,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/relations"
 	"github.com/socialnet/socialapi/internal/seed"
 )
 
@@ -409,5 +411,58 @@ func TestCheckCountersFindsDrift(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("CheckCounters (-want +got):\n%s", diff)
+	}
+}
+
+// TestCheckCountersBlocks: members.block_count counts the blocks rows of
+// each blocker. Blocks written by the relations store keep it; a counter
+// moved, or a row written without its counter, is a mismatch.
+func TestCheckCountersBlocks(t *testing.T) {
+	t.Parallel()
+	fx, err := seed.Parse([]byte(small))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := pgtest.New(t)
+	ctx := context.Background()
+	if _, err := seed.Import(ctx, conn, fx); err != nil {
+		t.Fatal(err)
+	}
+	var alice int64
+	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	rs := relations.NewStore(conn)
+	for _, h := range []string{"Bob", "carol"} {
+		if _, err := rs.Set(ctx, alice, h, relations.Block, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := rs.Set(ctx, alice, "carol", relations.Block, false); err != nil {
+		t.Fatal(err)
+	}
+	if ms, err := seed.CheckCounters(ctx, conn); len(ms) != 0 || err != nil {
+		t.Fatalf("CheckCounters after blocks through the store = %v, %v, want none", ms, err)
+	}
+	mismatches := func() []string {
+		t.Helper()
+		ms, err := seed.CheckCounters(ctx, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, m := range ms {
+			got = append(got, fmt.Sprintf("%s.%s %d/%d", m.Table, m.Column, m.Stored, m.Counted))
+		}
+		return got
+	}
+	conn.MustExec(`UPDATE members SET block_count = block_count + 2 WHERE id = $1`, alice)
+	if diff := cmp.Diff([]string{"members.block_count 3/1"}, mismatches()); diff != "" {
+		t.Errorf("counter moved (-want +got):\n%s", diff)
+	}
+	conn.MustExec(`UPDATE members SET block_count = 0 WHERE id = $1`, alice)
+	conn.MustExec(`INSERT INTO blocks (blocker_id, blocked_id) SELECT $1, id FROM members WHERE lower(handle) = 'carol'`, alice)
+	if diff := cmp.Diff([]string{"members.block_count 0/2"}, mismatches()); diff != "" {
+		t.Errorf("rows without their counter (-want +got):\n%s", diff)
 	}
 }
