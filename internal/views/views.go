@@ -12,6 +12,7 @@ package views
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
@@ -53,10 +54,13 @@ type Counter struct {
 // rewrite carries (docs/performance-journal.md, "Views flushed every 10 s").
 const DefaultFlushEvery = 10 * time.Second
 
-// New returns a Counter that flushes every interval (1 s when zero).
+// New returns a Counter that flushes every interval. The interval must be
+// positive: configuration resolves it (VIEWS_FLUSH_INTERVAL, whose default
+// is DefaultFlushEvery), so a zero or negative one is a programming error
+// and panics rather than get a period of New's own choosing.
 func New(db *sqlx.DB, log *slog.Logger, every time.Duration) *Counter {
 	if every <= 0 {
-		every = time.Second
+		panic(fmt.Sprintf("views: flush interval must be positive, got %v", every))
 	}
 	return &Counter{db: db, log: log, every: every, pending: map[int64]int64{}, inflight: map[int64]int64{},
 		seen: newSeen(Window, maxRemembered)}

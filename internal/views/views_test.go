@@ -13,6 +13,22 @@ import (
 	"github.com/socialnet/socialapi/internal/views"
 )
 
+// TestNewNeedsInterval: the flush interval is a resolved value; New refuses
+// a zero or negative one instead of choosing its own.
+func TestNewNeedsInterval(t *testing.T) {
+	t.Parallel()
+	for _, every := range []time.Duration{0, -time.Second} {
+		t.Run(every.String(), func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("New with interval %v did not panic", every)
+				}
+			}()
+			views.New(nil, slog.New(slog.DiscardHandler), every)
+		})
+	}
+}
+
 // TestCounterFlushes counts views from many goroutines and checks that every
 // one reaches posts.view_count, by the timer and by Close, and that the
 // unflushed count is what the database lacks.
