@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -35,6 +36,9 @@ type Counter struct {
 	every time.Duration
 
 	flushing sync.Mutex // one flush at a time
+	// epoch is odd while a flush runs and moves on when one starts and
+	// when it ends (Stable).
+	epoch atomic.Uint64
 
 	mu       sync.Mutex
 	pending  map[int64]int64 // counted, not yet sent
@@ -121,6 +125,8 @@ func (c *Counter) Flush(ctx context.Context) error {
 	c.flushing.Lock()
 	defer c.flushing.Unlock()
 	c.mu.Lock()
+	c.epoch.Add(1)
+	defer c.epoch.Add(1)
 	for id, n := range c.pending {
 		c.inflight[id] += n
 	}
@@ -172,6 +178,18 @@ func (c *Counter) Flush(ctx context.Context) error {
 // none holds its rows' locks for long (docs/performance-journal.md, "Views
 // flushed every 10 s").
 const flushChunk = 1000
+
+// Epoch returns a mark for Stable, taken before a read of view counts from
+// the database.
+func (c *Counter) Epoch() uint64 { return c.epoch.Load() }
+
+// Stable reports whether no flush ran at any moment since Epoch returned e.
+// Then a database read made in between, plus Unflushed (or View) asked in
+// between, is the exact count: the read saw none of the views c still
+// holds. Otherwise the read may have seen some of them (it would show them
+// twice) or missed a flush's before it was asked (it would show them not at
+// all), and the caller reads again.
+func (c *Counter) Stable(e uint64) bool { return e%2 == 0 && c.epoch.Load() == e }
 
 // Close flushes what is pending and stops scheduling flushes.
 func (c *Counter) Close(ctx context.Context) error {
