@@ -15,14 +15,18 @@ func TestCORSOrigins(t *testing.T) {
 		"https://app.example":                  {"https://app.example"},
 		" https://a.example/ , http://b:8080 ": {"https://a.example", "http://b:8080"},
 	} {
-		c, err := loadConfig(env(in))
-		if err != nil || !slices.Equal(c.CORSOrigins, want) {
-			t.Errorf("CORS_ORIGINS=%q: %q, %v; want %q", in, c.CORSOrigins, err, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			c, err := loadConfig(env(in))
+			if err != nil || !slices.Equal(c.CORSOrigins, want) {
+				t.Errorf("CORS_ORIGINS=%q: %q, %v; want %q", in, c.CORSOrigins, err, want)
+			}
+		})
 	}
 	for _, in := range []string{"app.example", "https://app.example/path", "ftp://x", "https://u:p@x"} {
-		if _, err := loadConfig(env(in)); err == nil {
-			t.Errorf("CORS_ORIGINS=%q accepted", in)
-		}
+		t.Run(in, func(t *testing.T) {
+			if _, err := loadConfig(env(in)); err == nil {
+				t.Errorf("CORS_ORIGINS=%q accepted", in)
+			}
+		})
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
+	"github.com/socialnet/socialapi/internal/ratelimit"
 )
 
 // cli runs the binary's command tree in process with env as its environment.
@@ -68,9 +70,11 @@ func TestCLI(t *testing.T) {
 		{"seed", "--file", "/nonexistent.json"},
 	}
 	for _, args := range bad {
-		if _, _, err := cli(t, env, args...); err == nil {
-			t.Errorf("%v: succeeded, want an error", args)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if _, _, err := cli(t, env, args...); err == nil {
+				t.Errorf("%v: succeeded, want an error", args)
+			}
+		})
 	}
 	out, _, _ = cli(t, env, "token", "list", "--handle", "alice")
 	if n := strings.Count(out, "\n"); n != 2 {
@@ -189,6 +193,23 @@ func TestSeedDemoAndCheck(t *testing.T) {
 	}
 }
 
+// RATE_LIMIT_WINDOW is resolved here, once: the default is the contract's
+// window and a window that is not positive is refused, so the limiter is
+// always handed a final value.
+func TestRateWindowResolved(t *testing.T) {
+	t.Parallel()
+	if c, err := loadConfig(func(string) string { return "" }); err != nil || c.RateWindow != ratelimit.DefaultWindow {
+		t.Errorf("default RATE_LIMIT_WINDOW = %v, %v; want %v", c.RateWindow, err, ratelimit.DefaultWindow)
+	}
+	for _, v := range []string{"0", "-1m", "soon"} {
+		t.Run(v, func(t *testing.T) {
+			if _, err := loadConfig(func(k string) string { return map[string]string{"RATE_LIMIT_WINDOW": v}[k] }); err == nil {
+				t.Errorf("RATE_LIMIT_WINDOW=%s accepted", v)
+			}
+		})
+	}
+}
+
 func TestLoadConfig(t *testing.T) {
 	t.Parallel()
 	c, err := loadConfig(func(k string) string { return map[string]string{"ADDR": ":9090"}[k] })
@@ -205,30 +226,38 @@ func TestLoadConfig(t *testing.T) {
 		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
 		{"TIMELINE_TRIM_INTERVAL": "0"}, {"TIMELINE_TRIM_INTERVAL": "5"}, {"TIMELINE_TRIM_INTERVAL": "-1m"},
 	} {
-		if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
-			t.Errorf("loadConfig(%v) accepted", env)
+		t.Run(fmt.Sprint(env), func(t *testing.T) {
+			if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
+				t.Errorf("loadConfig(%v) accepted", env)
+			}
+		})
+	}
+	// durations checks that name=v loads as cases[v], read by field.
+	durations := func(name string, field func(Config) time.Duration, cases map[string]time.Duration) {
+		for v, want := range cases {
+			t.Run(name+"="+v, func(t *testing.T) {
+				if c, err := loadConfig(func(k string) string { return map[string]string{name: v}[k] }); err != nil || field(c) != want {
+					t.Errorf("%s=%s: %v, %v; want %v", name, v, field(c), err, want)
+				}
+			})
 		}
 	}
-	for v, want := range map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond} {
-		if c, err := loadConfig(func(k string) string { return map[string]string{"DB_STATEMENT_TIMEOUT": v}[k] }); err != nil || c.StatementTimeout != want {
-			t.Errorf("DB_STATEMENT_TIMEOUT=%s: %v, %v; want %v", v, c.StatementTimeout, err, want)
-		}
-	}
+	durations("DB_STATEMENT_TIMEOUT", func(c Config) time.Duration { return c.StatementTimeout },
+		map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond})
 	if c, err := loadConfig(func(k string) string { return map[string]string{"TIMELINE_TRIM_INTERVAL": "5s"}[k] }); err != nil || c.TrimEvery != 5*time.Second {
 		t.Errorf("TIMELINE_TRIM_INTERVAL=5s: %v, %v", c.TrimEvery, err)
 	}
-	for v, want := range map[string]time.Duration{"0": 0, "2m": 2 * time.Minute} {
-		if c, err := loadConfig(func(k string) string { return map[string]string{"SEARCH_CACHE_TTL": v}[k] }); err != nil || c.SearchCacheTTL != want {
-			t.Errorf("SEARCH_CACHE_TTL=%s: %v, %v; want %v", v, c.SearchCacheTTL, err, want)
-		}
-	}
+	durations("SEARCH_CACHE_TTL", func(c Config) time.Duration { return c.SearchCacheTTL },
+		map[string]time.Duration{"0": 0, "2m": 2 * time.Minute})
 	if c, err := loadConfig(func(k string) string { return map[string]string{"VIEWS_FLUSH_INTERVAL": "250ms"}[k] }); err != nil || c.ViewsFlushEvery != 250*time.Millisecond {
 		t.Errorf("VIEWS_FLUSH_INTERVAL=250ms: %v, %v", c.ViewsFlushEvery, err)
 	}
 	for _, tt := range []struct{ conns, cpus, want int64 }{{16, 2, 8}, {16, 8, 16}, {4, 2, 4}, {100, 1, 4}} {
-		if got := defaultActive(tt.conns, int(tt.cpus)); got != tt.want {
-			t.Errorf("defaultActive(%d conns, %d CPUs) = %d, want %d", tt.conns, tt.cpus, got, tt.want)
-		}
+		t.Run(fmt.Sprintf("%d conns %d CPUs", tt.conns, tt.cpus), func(t *testing.T) {
+			if got := defaultActive(tt.conns, int(tt.cpus)); got != tt.want {
+				t.Errorf("defaultActive(%d conns, %d CPUs) = %d, want %d", tt.conns, tt.cpus, got, tt.want)
+			}
+		})
 	}
 	if c, err := loadConfig(func(k string) string { return map[string]string{"MAX_ACTIVE_REQUESTS": "0"}[k] }); err != nil || c.MaxActive != 0 {
 		t.Errorf("MAX_ACTIVE_REQUESTS=0: %d, %v; want 0 (no bound)", c.MaxActive, err)

@@ -79,7 +79,7 @@ func NewWith(t testing.TB, o Options) *Env {
 	log := slog.New(slog.NewJSONHandler(syncWriter{&env.mu, logs}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	// Views are flushed as the server does at shutdown, before the database
 	// closes (cleanups run last-registered first).
-	counter := views.New(conn, log, 0)
+	counter := views.New(conn, log, time.Second)
 	t.Cleanup(func() { _ = counter.Close(context.Background()) })
 	// serve's defaults, with a gate as the server has (MAX_ACTIVE_REQUESTS)
 	// so that every API test passes through it, and no request timeout.
@@ -151,6 +151,17 @@ type Request struct {
 	Token  string // sent as "Authorization: Bearer <Token>" when not empty
 	Body   string // sent as application/json when not empty
 	Header http.Header
+}
+
+// Name is a short name of r for a subtest: its method and path, each cut to
+// 24 bytes, and "anonymous" when it carries no token.
+func (r Request) Name() string {
+	cut := func(s string) string { return s[:min(len(s), 24)] }
+	name := cut(r.Method) + " " + cut(r.Path)
+	if r.Token == "" {
+		name += " anonymous"
+	}
+	return name
 }
 
 // Response is a recorded response.

@@ -19,13 +19,15 @@ func TestMarshalNeverZ(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	for _, s := range []string{"2026-03-04T12:00:00+00:00", "2026-03-04T13:00:00+01:00", "2026-03-04T12:00:00Z"} {
-		var v Time
-		if err := v.Bind(s); err != nil {
-			t.Fatalf("Bind(%q) = %v", s, err)
-		}
-		if got, want := v.String(), "2026-03-04T12:00:00+00:00"; got != want {
-			t.Errorf("Bind(%q).String() = %s, want %s", s, got, want)
-		}
+		t.Run(s, func(t *testing.T) {
+			var v Time
+			if err := v.Bind(s); err != nil {
+				t.Fatalf("Bind(%q) = %v", s, err)
+			}
+			if got, want := v.String(), "2026-03-04T12:00:00+00:00"; got != want {
+				t.Errorf("Bind(%q).String() = %s, want %s", s, got, want)
+			}
+		})
 	}
 	var v Time
 	if err := v.Bind("yesterday"); err == nil {

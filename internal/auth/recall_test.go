@@ -28,9 +28,7 @@ func TestRecall(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `INSERT INTO members (handle, name) VALUES ('alice', 'Alice')`); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Members(t, db, "alice")
 	clk := &clock{t: time.Now()}
 	st := auth.NewStore(db, clk.now)
 	expires := clk.now().Add(time.Hour)
@@ -119,9 +117,7 @@ func TestRecallForgetsRefused(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `INSERT INTO members (handle, name) VALUES ('alice', 'Alice')`); err != nil {
-		t.Fatal(err)
-	}
+	pgtest.Members(t, db, "alice")
 	st := auth.NewStore(db, nil)
 	for _, c := range []struct {
 		name   string

@@ -85,6 +85,17 @@ func (f *usesFixture) touch(due map[int64]time.Time) {
 	}
 }
 
+// touchedPair creates two tokens and records a use of both, at the clock's
+// time, in one batch.
+func (f *usesFixture) touchedPair() (a, b auth.Token, at time.Time) {
+	f.t.Helper()
+	a, _ = f.token()
+	b, _ = f.token()
+	at = f.clk.now()
+	f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
+	return a, b, at
+}
+
 // wantNoUse fails the test if token id has a recorded use.
 func (f *usesFixture) wantNoUse(id int64) {
 	f.t.Helper()
@@ -153,10 +164,7 @@ func TestUsesLeaveTokensAlone(t *testing.T) {
 func TestTouchBatchNeverBack(t *testing.T) {
 	t.Parallel()
 	f := newUsesFixture(t)
-	a, _ := f.token()
-	b, _ := f.token()
-	at := f.clk.now()
-	f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
+	a, b, at := f.touchedPair()
 	f.touch(map[int64]time.Time{a.ID: at.Add(-time.Minute), b.ID: at.Add(time.Minute)})
 	f.wantLastUsed(a.ID, at)
 	f.wantLastUsed(b.ID, at.Add(time.Minute))
@@ -218,10 +226,7 @@ func TestTouchBatchDeletedToken(t *testing.T) {
 func TestUsesGoWithTheirToken(t *testing.T) {
 	t.Parallel()
 	f := newUsesFixture(t)
-	a, _ := f.token()
-	b, _ := f.token()
-	at := f.clk.now()
-	f.touch(map[int64]time.Time{a.ID: at, b.ID: at})
+	a, b, at := f.touchedPair()
 	f.db.MustExec(`DELETE FROM api_tokens WHERE id = $1`, a.ID)
 	f.wantNoUse(a.ID)
 	f.wantLastUsed(b.ID, at)

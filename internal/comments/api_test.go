@@ -72,10 +72,12 @@ func TestCommentsAPI(t *testing.T) {
 		"parent missing":         `{"body":"x","parent_id":999999}`,
 		"empty body":             `{"body":""}`,
 	} {
-		resp, _ := comment(t, env, bob, postID, body)
-		if resp.Status != 422 || resp.Problem(t).Code != "validation_failed" {
-			t.Errorf("%s: %d %s", name, resp.Status, resp.Body)
-		}
+		t.Run(name, func(t *testing.T) {
+			resp, _ := comment(t, env, bob, postID, body)
+			if resp.Status != 422 || resp.Problem(t).Code != "validation_failed" {
+				t.Errorf("%s: %d %s", name, resp.Status, resp.Body)
+			}
+		})
 	}
 	// A hidden post answers 404 even to an invalid comment.
 	for _, body := range []string{`{"body":"x"}`, `{"body":""}`} {

@@ -7,19 +7,19 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ListPostComments and CreatePostComment.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // ListPostComments implements gen.StrictServerInterface.
 func (h *Handler) ListPostComments(ctx context.Context, req gen.ListPostCommentsRequestObject) (gen.ListPostCommentsResponseObject, error) {
@@ -45,7 +45,7 @@ func (h *Handler) ListPostComments(ctx context.Context, req gen.ListPostComments
 	}
 	page := cursor.NewPage(perPage, self, url.Values{}, fp, next)
 	return gen.ListPostComments200JSONResponse{
-		Body:    gen.CommentList{Data: data, Meta: hydrate.ListMeta(page)},
+		Body:    gen.CommentList{Data: data, Meta: apiurl.ListMeta(page)},
 		Headers: gen.ListPostComments200ResponseHeaders{Link: page.Link()},
 	}, nil
 }

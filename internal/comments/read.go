@@ -9,6 +9,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -26,9 +27,9 @@ type View struct {
 	Tags      pq.StringArray `db:"tags"`
 	Replies   int            `db:"reply_count"`
 	CreatedAt time.Time      `db:"created_at"`
-	hydrate.Author
-	PostAuthorHandle string                             `db:"post_author_handle"`
-	Mentions         hydrate.JSON[[]hydrate.MentionRef] `db:"mentions"`
+	apiurl.Author
+	PostAuthorHandle string                       `db:"post_author_handle"`
+	Mentions         pg.JSON[[]apiurl.MentionRef] `db:"mentions"`
 }
 
 // viewColumns selects a View from comments c, members u (its author), posts

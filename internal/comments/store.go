@@ -27,6 +27,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -193,7 +194,7 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 	// As its author reads it now: no reply can exist yet.
 	c.View = View{ID: c.ID, PostID: c.PostID, ParentID: c.ParentID, Depth: c.Depth, Body: c.Body, Tags: c.Tags,
 		CreatedAt: c.CreatedAt, PostAuthorHandle: row.PostAuthorHandle, Author: row.Author(authorID),
-		Mentions: hydrate.JSON[[]hydrate.MentionRef]{V: row.Mentions()}}
+		Mentions: pg.JSON[[]apiurl.MentionRef]{V: row.Mentions()}}
 	return c, nil
 }
 

@@ -96,10 +96,12 @@ func TestCreate(t *testing.T) {
 		{"absent post", "bob", priv + 1000, comments.NewComment{Body: "x"}, apperr.NotFound, ""},
 	}
 	for _, tt := range failures {
-		_, err := s.Create(ctx, ids[tt.author], tt.post, tt.in)
-		if !apperr.Is(err, tt.wantCode) || fieldOf(err) != tt.wantField {
-			t.Errorf("%s: Create error = %v, want %s on %q", tt.name, err, tt.wantCode, tt.wantField)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Create(ctx, ids[tt.author], tt.post, tt.in)
+			if !apperr.Is(err, tt.wantCode) || fieldOf(err) != tt.wantField {
+				t.Errorf("%s: Create error = %v, want %s on %q", tt.name, err, tt.wantCode, tt.wantField)
+			}
+		})
 	}
 	var counts struct {
 		Comments int `db:"comment_count"`
@@ -144,29 +146,31 @@ func TestCreateNotifications(t *testing.T) {
 		{"reply to yourself", "public", "fan", "fan", "more", []note{{"author", "comment"}}},
 	}
 	for _, tt := range tests {
-		post := newPost(t, db, ids["author"], tt.visibility)
-		var parent *int64
-		if tt.parentBy != "" {
-			c, err := s.Create(ctx, ids[tt.parentBy], post, comments.NewComment{Body: "parent"})
-			if err != nil {
-				t.Fatalf("%s: parent: %v", tt.name, err)
+		t.Run(tt.name, func(t *testing.T) {
+			post := newPost(t, db, ids["author"], tt.visibility)
+			var parent *int64
+			if tt.parentBy != "" {
+				c, err := s.Create(ctx, ids[tt.parentBy], post, comments.NewComment{Body: "parent"})
+				if err != nil {
+					t.Fatalf("%s: parent: %v", tt.name, err)
+				}
+				parent = &c.ID
 			}
-			parent = &c.ID
-		}
-		c, err := s.Create(ctx, ids[tt.actor], post, comments.NewComment{Body: tt.body, ParentID: parent})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		got := []note{}
-		const q = `
-			SELECT m.handle, n.type FROM notifications n JOIN members m ON m.id = n.recipient_id
-			 WHERE n.comment_id = $1 ORDER BY m.handle`
-		if err := db.Select(&got, q, c.ID); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("%s: notifications (-want +got):\n%s", tt.name, diff)
-		}
+			c, err := s.Create(ctx, ids[tt.actor], post, comments.NewComment{Body: tt.body, ParentID: parent})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			got := []note{}
+			const q = `
+				SELECT m.handle, n.type FROM notifications n JOIN members m ON m.id = n.recipient_id
+				 WHERE n.comment_id = $1 ORDER BY m.handle`
+			if err := db.Select(&got, q, c.ID); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("%s: notifications (-want +got):\n%s", tt.name, diff)
+			}
+		})
 	}
 }
 

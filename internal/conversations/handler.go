@@ -6,10 +6,10 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers the conversation operations.
@@ -52,8 +52,7 @@ func (h *Handler) ListConversations(ctx context.Context, req gen.ListConversatio
 		data[i] = h.conversation(it)
 	}
 	return gen.ListConversations200JSONResponse{
-		Body: gen.ConversationList{Data: data, Meta: gen.InboxListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
-			NextCursor: page.NextCursor, NextURL: page.NextURL, UnreadCount: unread}},
+		Body:    gen.ConversationList{Data: data, Meta: apiurl.InboxListMeta(page, unread)},
 		Headers: gen.ListConversations200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -77,7 +76,7 @@ func (h *Handler) ListConversationMessages(ctx context.Context, req gen.ListConv
 		data[i] = h.message(m)
 	}
 	return gen.ListConversationMessages200JSONResponse{
-		Body:    gen.MessageList{Data: data, Meta: hydrate.ListMeta(page)},
+		Body:    gen.MessageList{Data: data, Meta: apiurl.ListMeta(page)},
 		Headers: gen.ListConversationMessages200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -154,6 +153,6 @@ func (h *Handler) message(m MessageItem) gen.Message {
 }
 
 func (h *Handler) summary(m Member) gen.UserSummary {
-	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
+	return apiurl.URLs{Public: h.publicURL}.UserSummary(apiurl.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }

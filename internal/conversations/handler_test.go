@@ -194,15 +194,17 @@ func TestConversationValidation(t *testing.T) {
 		{"GET", "/api/v1/conversations?per_page=51", "", a["alice"].read, 400, "invalid_parameter", ""},
 	}
 	for _, tt := range tests {
-		resp := env.Do(t, apitest.Request{Method: tt.method, Path: tt.path, Token: tt.token, Body: tt.body})
-		p := resp.Problem(t)
-		if resp.Status != tt.status || p.Code != tt.code {
-			t.Errorf("%s %s %s: %d %s, want %d %s", tt.method, tt.path, tt.body, resp.Status, resp.Body, tt.status, tt.code)
-			continue
-		}
-		if tt.pointer != "" && (len(p.Errors) == 0 || p.Errors[0].Pointer == nil || *p.Errors[0].Pointer != tt.pointer) {
-			t.Errorf("%s: errors %s, want pointer %s", tt.body, resp.Body, tt.pointer)
-		}
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			resp := env.Do(t, apitest.Request{Method: tt.method, Path: tt.path, Token: tt.token, Body: tt.body})
+			p := resp.Problem(t)
+			if resp.Status != tt.status || p.Code != tt.code {
+				t.Errorf("%s %s %s: %d %s, want %d %s", tt.method, tt.path, tt.body, resp.Status, resp.Body, tt.status, tt.code)
+				return
+			}
+			if tt.pointer != "" && (len(p.Errors) == 0 || p.Errors[0].Pointer == nil || *p.Errors[0].Pointer != tt.pointer) {
+				t.Errorf("%s: errors %s, want pointer %s", tt.body, resp.Body, tt.pointer)
+			}
+		})
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
@@ -35,7 +34,7 @@ type Item struct {
 	LastMessage *MessageItem `db:"-"`
 	Last        lastMessage  `db:"last"`
 	// Others is the participants column of itemColumns.
-	Others hydrate.JSON[[]Member] `db:"participants"`
+	Others pg.JSON[[]Member] `db:"participants"`
 }
 
 // listRow is a row of the conversation list: an item and the caller's
@@ -163,7 +162,7 @@ func (it Item) complete() Item {
 	if it.Participants == nil {
 		it.Participants = []Member{}
 	}
-	it.Others = hydrate.JSON[[]Member]{}
+	it.Others = pg.JSON[[]Member]{}
 	if l := it.Last; l.ID.Valid {
 		it.LastMessage = &MessageItem{ID: l.ID.Int64, ConversationID: it.ID, Body: l.Body.String, CreatedAt: l.CreatedAt.Time,
 			Sender: Member{ID: l.SenderID.Int64, Handle: l.Handle.String, Name: l.Name.String, AvatarURL: l.AvatarURL, Verified: l.Verified.Bool}}

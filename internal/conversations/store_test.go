@@ -72,10 +72,12 @@ func TestStartAndSend(t *testing.T) {
 		{"only yourself", []string{"alice"}, "/participants"},
 	}
 	for _, tt := range failures {
-		_, err := s.Start(ctx, ids["alice"], tt.handles, "x")
-		if !apperr.Is(err, apperr.ValidationFailed) || fieldOf(err) != tt.wantField {
-			t.Errorf("%s: Start error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := s.Start(ctx, ids["alice"], tt.handles, "x")
+			if !apperr.Is(err, apperr.ValidationFailed) || fieldOf(err) != tt.wantField {
+				t.Errorf("%s: Start error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
+			}
+		})
 	}
 	if _, err := s.Send(ctx, ids["carol"], direct.ID, "let me in", nil); !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("Send by a non-participant = %v, want not_found", err)

@@ -1,6 +1,7 @@
 // Package cursor encodes keyset pagination positions as opaque strings bound
-// to the query that produced them, and builds list metadata (meta, next_url,
-// Link) the same way for every list.
+// to the query that produced them, builds list metadata (meta, next_url,
+// Link) the same way for every list, and writes the statements that read a
+// page chosen as a list of ids (ListQuery).
 package cursor
 
 import (

@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"fmt"
 	"net/url"
 	"testing"
 	"time"
@@ -28,9 +29,11 @@ func TestRoundTrip(t *testing.T) {
 func TestDecodeRejects(t *testing.T) {
 	fp := Fingerprint("x", nil)
 	for _, s := range []string{"!!!", "e30", "eyJpIjowLCJxIjoiIn0", string(make([]byte, 600))} {
-		if _, err := Decode(fp, s); !apperr.Is(err, apperr.InvalidCursor) {
-			t.Errorf("Decode(%q) err = %v, want invalid_cursor", s, err)
-		}
+		t.Run(fmt.Sprintf("%.20q", s), func(t *testing.T) {
+			if _, err := Decode(fp, s); !apperr.Is(err, apperr.InvalidCursor) {
+				t.Errorf("Decode(%q) err = %v, want invalid_cursor", s, err)
+			}
+		})
 	}
 	if p, err := Decode(fp, ""); p != nil || err != nil {
 		t.Errorf("Decode(\"\") = %v, %v, want nil, nil", p, err)

@@ -17,10 +17,7 @@ import (
 // the lock is still held, and the server's goroutines are back to baseline.
 func TestClientDisconnectCancelsQuery(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t)
-	db := c.open("social")
-	defer db.Close()
-	f := seed(t, db, 1)
+	c, db, f := seededCluster(t, 1)
 	env := serverEnv(c.URL("social", appName))
 	env["REQUEST_TIMEOUT"] = "30s"
 	s := startServer(t, env)

@@ -44,10 +44,7 @@ func writeMix(f fixture, prefix string) mix {
 // to its rows (nothing half-written).
 func TestCrashUnderWriteLoad(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t)
-	db := c.open("social")
-	defer db.Close()
-	f := seed(t, db, 12)
+	c, db, f := seededCluster(t, 12)
 	env := serverEnv(c.URL("social", appName))
 	env["REQUEST_TIMEOUT"] = "5s"
 	s := startServer(t, env)
@@ -67,9 +64,11 @@ func TestCrashUnderWriteLoad(t *testing.T) {
 	l.stop()
 	l.check()
 	for _, kind := range []string{"post", "comment", "react", "follow"} {
-		if len(l.acked[kind]) == 0 {
-			t.Errorf("no %s acknowledged: the load did not write", kind)
-		}
+		t.Run(kind, func(t *testing.T) {
+			if len(l.acked[kind]) == 0 {
+				t.Errorf("no %s acknowledged: the load did not write", kind)
+			}
+		})
 	}
 	l.verifyWrites(db, "crash")
 

@@ -34,10 +34,8 @@ type rig struct {
 // goroutine baseline.
 func newRig(t *testing.T, overrides map[string]string, via func(c *cluster) string) *rig {
 	t.Helper()
-	c := newCluster(t)
-	db := c.open("social")
-	t.Cleanup(func() { db.Close() })
-	r := &rig{t: t, c: c, db: db, f: seed(t, db, 4), budget: 2 * time.Second, prefix: "load " + t.Name(), conns: 4}
+	c, db, f := seededCluster(t, 4)
+	r := &rig{t: t, c: c, db: db, f: f, budget: 2 * time.Second, prefix: "load " + t.Name(), conns: 4}
 	url := c.URL("social", appName)
 	if via != nil {
 		url = via(c)
@@ -214,35 +212,34 @@ func TestFaultStartedBeforeDatabase(t *testing.T) {
 // budget (Toxiproxy latency, 2.5 s each way, budget 2 s).
 func TestFaultSlowDatabase(t *testing.T) {
 	t.Parallel()
-	var p *proxy
-	r := newRig(t, nil, func(c *cluster) string { p = newProxy(t, c.port); return p.URL(c, "social", appName) })
-	l := r.load()
-	p.add("slow", "latency", map[string]any{"latency": 2500})
-	l.setPhase("2-slow")
-	time.Sleep(4 * time.Second)
-	r.checkHealthz()
-	if n := l.count("2-slow", "", 503); n == 0 {
-		t.Errorf("no 503 while the database was slow")
-	}
-	p.remove("slow")
-	r.recover(l)
+	proxyFault(t, "slow", "latency", map[string]any{"latency": 2500}, "slow")
 }
 
 // FAULT-05: PostgreSQL's traffic is black-holed for 3 s (Toxiproxy timeout
 // toxic with timeout 0: connections stay open, nothing gets through).
 func TestFaultBlackHole(t *testing.T) {
 	t.Parallel()
+	proxyFault(t, "hole", "timeout", map[string]any{"timeout": 0}, "unreachable")
+}
+
+// proxyFault runs the standard load through Toxiproxy, adds toxic (of typ,
+// with attrs) for 4 s in phase "2-"+toxic, during which some requests must
+// answer 503 (the database being state) and /healthz stays up, then removes
+// it and requires a full recovery.
+func proxyFault(t *testing.T, toxic, typ string, attrs map[string]any, state string) {
+	t.Helper()
 	var p *proxy
 	r := newRig(t, nil, func(c *cluster) string { p = newProxy(t, c.port); return p.URL(c, "social", appName) })
 	l := r.load()
-	p.add("hole", "timeout", map[string]any{"timeout": 0})
-	l.setPhase("2-hole")
+	p.add(toxic, typ, attrs)
+	phase := "2-" + toxic
+	l.setPhase(phase)
 	time.Sleep(4 * time.Second)
 	r.checkHealthz()
-	if n := l.count("2-hole", "", 503); n == 0 {
-		t.Errorf("no 503 while the database was unreachable")
+	if n := l.count(phase, "", 503); n == 0 {
+		t.Errorf("no 503 while the database was %s", state)
 	}
-	p.remove("hole")
+	p.remove(toxic)
 	r.recover(l)
 }
 
@@ -359,10 +356,7 @@ func TestFaultPoolExhausted(t *testing.T) {
 // it is left running in pg_stat_activity, and other requests are served.
 func TestFaultStatementTimeout(t *testing.T) {
 	t.Parallel()
-	c := newCluster(t)
-	db := c.open("social")
-	defer db.Close()
-	f := seed(t, db, 2) // m0 searches
+	c, db, f := seededCluster(t, 2) // m0 searches
 	const stmtTimeout = 50 * time.Millisecond
 	t0 := time.Now()
 	// Add matching members until the search's slowest statement takes at

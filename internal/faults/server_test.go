@@ -247,6 +247,16 @@ func seed(t testing.TB, db *sqlx.DB, n int) fixture {
 	return f
 }
 
+// seededCluster starts a cluster, opens the test's own connection to its
+// database (closed at cleanup) and seeds n members (seed).
+func seededCluster(t *testing.T, n int) (*cluster, *sqlx.DB, fixture) {
+	t.Helper()
+	c := newCluster(t)
+	db := c.open("social")
+	t.Cleanup(func() { db.Close() })
+	return c, db, seed(t, db, n)
+}
+
 // sessions counts the server's sessions in pg_stat_activity, and of those
 // the ones running a statement.
 func sessions(t testing.TB, db *sqlx.DB) (total, active int) {

@@ -70,10 +70,7 @@ func TestSoak(t *testing.T) {
 			t.Fatalf("SOAK_RATE: %q", r)
 		}
 	}
-	c := newCluster(t)
-	db := c.open("social")
-	defer db.Close()
-	f := seed(t, db, 50)
+	c, db, f := seededCluster(t, 50)
 	env := serverEnv(c.URL("social", appName))
 	env["REQUEST_TIMEOUT"] = "5s"
 	s := startServer(t, env)
@@ -140,13 +137,15 @@ func TestSoak(t *testing.T) {
 			{"pool connections", func(s sample) float64 { return s.poolOpen }, 0},
 			{"database sessions", func(s sample) float64 { return s.sessions }, 0},
 		} {
-			e, lt := peak(early, m.f), peak(late, m.f)
-			verdict := "flat"
-			if lt > e*1.2+m.slack {
-				verdict = "GROWING"
-				t.Errorf("%s grew: early peak %.1f, late peak %.1f", m.name, e, lt)
-			}
-			t.Logf("%-18s early peak %8.1f  late peak %8.1f  %s", m.name, e, lt, verdict)
+			t.Run(m.name, func(t *testing.T) {
+				e, lt := peak(early, m.f), peak(late, m.f)
+				verdict := "flat"
+				if lt > e*1.2+m.slack {
+					verdict = "GROWING"
+					t.Errorf("%s grew: early peak %.1f, late peak %.1f", m.name, e, lt)
+				}
+				t.Logf("%-18s early peak %8.1f  late peak %8.1f  %s", m.name, e, lt, verdict)
+			})
 		}
 	}
 	cmd := exec.Command(serverBinary(t), "check")

@@ -225,10 +225,12 @@ func TestListParameters(t *testing.T) {
 		{"/api/v1/feed?per_page=50", 200, ""},
 	}
 	for _, tt := range tests {
-		resp := w.env.Do(t, apitest.Request{Method: "GET", Path: tt.path, Token: w.toks["alice"]})
-		if resp.Status != tt.status || (tt.code != "" && resp.Problem(t).Code != tt.code) {
-			t.Errorf("GET %s: status %d %s, want %d %s", tt.path, resp.Status, resp.Body, tt.status, tt.code)
-		}
+		t.Run(tt.path, func(t *testing.T) {
+			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: tt.path, Token: w.toks["alice"]})
+			if resp.Status != tt.status || (tt.code != "" && resp.Problem(t).Code != tt.code) {
+				t.Errorf("GET %s: status %d %s, want %d %s", tt.path, resp.Status, resp.Body, tt.status, tt.code)
+			}
+		})
 	}
 }
 

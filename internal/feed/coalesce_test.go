@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -15,7 +16,7 @@ import (
 	"github.com/socialnet/socialapi/internal/synth"
 )
 
-var testURLs = hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+var testURLs = apiurl.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
 
 // page is one page of a walk: its posts as the API renders them, and the
 // position of the next.
@@ -33,7 +34,7 @@ func walk(ctx context.Context, list func(context.Context, int64, *cursor.Positio
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, page{testURLs.PostsAPI(ps), next})
+		out = append(out, page{hydrate.PostsAPI(testURLs, ps), next})
 		if next == nil {
 			break
 		}

@@ -37,10 +37,12 @@ func TestExplain(t *testing.T) {
 		tests[i].q = "SELECT id, created_at FROM (" + tests[i].q + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
 	}
 	for _, tt := range tests {
-		plan := pgtest.Explain(t, db, tt.q, tt.args...)
-		t.Logf("%s:\n%s", tt.name, plan)
-		if !strings.Contains(plan, tt.index) || strings.Contains(plan, "Seq Scan on posts") {
-			t.Errorf("%s: plan does not use %s, or scans posts sequentially:\n%s", tt.name, tt.index, plan)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			plan := pgtest.Explain(t, db, tt.q, tt.args...)
+			t.Logf("%s:\n%s", tt.name, plan)
+			if !strings.Contains(plan, tt.index) || strings.Contains(plan, "Seq Scan on posts") {
+				t.Errorf("%s: plan does not use %s, or scans posts sequentially:\n%s", tt.name, tt.index, plan)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"net/url"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -13,11 +14,11 @@ import (
 // Handler answers ListFeed.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // ListFeed implements gen.StrictServerInterface.
 func (h *Handler) ListFeed(ctx context.Context, req gen.ListFeedRequestObject) (gen.ListFeedResponseObject, error) {
@@ -45,5 +46,5 @@ func (h *Handler) ListFeed(ctx context.Context, req gen.ListFeedRequestObject) (
 	page := cursor.NewPage(perPage, h.urls.API+"/feed", query, fp, next)
 	// The page is written from the posts' rendered parts (hydrate.PostList),
 	// the body gen.PostList would encode to.
-	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: hydrate.ListMeta(page), Link: page.Link()}, nil
+	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: apiurl.ListMeta(page), Link: page.Link()}, nil
 }

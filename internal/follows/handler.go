@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
 )
@@ -11,11 +12,11 @@ import (
 // Handler answers ToggleFollow.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // ToggleFollow implements gen.StrictServerInterface.
 func (h *Handler) ToggleFollow(ctx context.Context, req gen.ToggleFollowRequestObject) (gen.ToggleFollowResponseObject, error) {
@@ -25,6 +26,6 @@ func (h *Handler) ToggleFollow(ctx context.Context, req gen.ToggleFollowRequestO
 		return nil, err
 	}
 	return gen.ToggleFollow200JSONResponse{Body: gen.FollowResultResponse{
-		Data: gen.FollowResult{Following: following, User: h.urls.ProfileAPI(p)},
+		Data: gen.FollowResult{Following: following, User: hydrate.ProfileAPI(h.urls, p)},
 	}}, nil
 }

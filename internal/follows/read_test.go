@@ -68,9 +68,11 @@ func TestToggleProfile(t *testing.T) {
 		}
 	}
 	for handle, code := range map[string]apperr.Code{"alice": apperr.CannotFollowSelf, "zed": apperr.NotFound, "dave": apperr.NotFound} {
-		if _, _, err := s.ToggleProfile(ctx, ids["alice"], handle); !apperr.Is(err, code) {
-			t.Errorf("ToggleProfile(alice, %s) error = %v, want %s", handle, err, code)
-		}
+		t.Run(handle, func(t *testing.T) {
+			if _, _, err := s.ToggleProfile(ctx, ids["alice"], handle); !apperr.Is(err, code) {
+				t.Errorf("ToggleProfile(alice, %s) error = %v, want %s", handle, err, code)
+			}
+		})
 	}
 	checkConsistent(t, db)
 }

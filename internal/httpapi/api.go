@@ -13,6 +13,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/comments"
@@ -116,7 +117,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 	if err != nil {
 		return nil, err
 	}
-	urls := hydrate.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
+	urls := apiurl.URLs{Public: cfg.PublicURL, API: cfg.PublicURL + BasePath}
 	var postCache *hydrate.Cache
 	if cfg.PostCache > 0 {
 		postCache = hydrate.NewCache(cfg.PostCache)

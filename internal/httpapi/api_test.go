@@ -124,10 +124,12 @@ func TestAuthMatrix(t *testing.T) {
 		}
 	})
 	t.Run("tokens are never logged", func(t *testing.T) {
-		for _, tok := range []string{write, read, revoked, expired, unknown} {
-			if strings.Contains(env.Logs.String(), tok[4:]) {
-				t.Errorf("server log contains a token")
-			}
+		for name, tok := range map[string]string{"write": write, "read": read, "revoked": revoked, "expired": expired, "unknown": unknown} {
+			t.Run(name, func(t *testing.T) {
+				if strings.Contains(env.Logs.String(), tok[4:]) {
+					t.Errorf("server log contains a token")
+				}
+			})
 		}
 	})
 }
@@ -208,30 +210,32 @@ func TestMe(t *testing.T) {
 	id := env.Member(t, "alice")
 	env.Member(t, "bob")
 	for _, scope := range []auth.Scope{auth.ScopeRead, auth.ScopeWrite} {
-		tok := env.Token(t, "alice", scope)
-		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok})
-		if resp.Status != 200 {
-			t.Fatalf("status = %d: %s", resp.Status, resp.Body)
-		}
-		var got gen.MeResponse
-		resp.JSON(t, &got)
-		if got.Data.ID != id || got.Data.Handle != "alice" || string(got.Data.Token.Scope) != string(scope) {
-			t.Errorf("me = id %d @%s scope %s, want id %d @alice scope %s", got.Data.ID, got.Data.Handle, got.Data.Token.Scope, id, scope)
-		}
-		if got.Data.URL != apitest.PublicURL+"/@alice" {
-			t.Errorf("url = %q", got.Data.URL)
-		}
-		if !got.Data.Viewer.IsSelf {
-			t.Error("viewer.is_self = false")
-		}
-		for _, s := range []string{`"created_at":"`, `"expires_at":null`} {
-			if !strings.Contains(string(resp.Body), s) {
-				t.Errorf("body lacks %s: %s", s, resp.Body)
+		t.Run(string(scope), func(t *testing.T) {
+			tok := env.Token(t, "alice", scope)
+			resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok})
+			if resp.Status != 200 {
+				t.Fatalf("status = %d: %s", resp.Status, resp.Body)
 			}
-		}
-		if strings.Contains(string(resp.Body), `Z"`) {
-			t.Errorf("a timestamp ends in Z: %s", resp.Body)
-		}
+			var got gen.MeResponse
+			resp.JSON(t, &got)
+			if got.Data.ID != id || got.Data.Handle != "alice" || string(got.Data.Token.Scope) != string(scope) {
+				t.Errorf("me = id %d @%s scope %s, want id %d @alice scope %s", got.Data.ID, got.Data.Handle, got.Data.Token.Scope, id, scope)
+			}
+			if got.Data.URL != apitest.PublicURL+"/@alice" {
+				t.Errorf("url = %q", got.Data.URL)
+			}
+			if !got.Data.Viewer.IsSelf {
+				t.Error("viewer.is_self = false")
+			}
+			for _, s := range []string{`"created_at":"`, `"expires_at":null`} {
+				if !strings.Contains(string(resp.Body), s) {
+					t.Errorf("body lacks %s: %s", s, resp.Body)
+				}
+			}
+			if strings.Contains(string(resp.Body), `Z"`) {
+				t.Errorf("a timestamp ends in Z: %s", resp.Body)
+			}
+		})
 	}
 }
 
@@ -323,15 +327,17 @@ func TestAnyHostName(t *testing.T) {
 	env.Member(t, "alice")
 	tok := env.Token(t, "alice", auth.ScopeRead)
 	for _, host := range []string{"api-a.test", "API-B.TEST:8443", "127.0.0.1:9", "evil.example"} {
-		h := http.Header{"X-Forwarded-Host": {"evil.example"}, "X-Forwarded-Proto": {"http"}}
-		req := apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok, Header: h}
-		resp := env.DoHost(t, req, host)
-		if resp.Status != 200 {
-			t.Fatalf("Host %s: status %d", host, resp.Status)
-		}
-		if !strings.Contains(string(resp.Body), `"url":"`+apitest.PublicURL+`/@alice"`) {
-			t.Errorf("Host %s: url not from PUBLIC_URL: %s", host, resp.Body)
-		}
+		t.Run(host, func(t *testing.T) {
+			h := http.Header{"X-Forwarded-Host": {"evil.example"}, "X-Forwarded-Proto": {"http"}}
+			req := apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok, Header: h}
+			resp := env.DoHost(t, req, host)
+			if resp.Status != 200 {
+				t.Fatalf("Host %s: status %d", host, resp.Status)
+			}
+			if !strings.Contains(string(resp.Body), `"url":"`+apitest.PublicURL+`/@alice"`) {
+				t.Errorf("Host %s: url not from PUBLIC_URL: %s", host, resp.Body)
+			}
+		})
 	}
 }
 
@@ -352,9 +358,11 @@ func TestCheckRejectsWrongResponses(t *testing.T) {
 		"no request id":       {Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(good)},
 	}
 	for name, resp := range bad {
-		if err := apitest.Check(req, resp); err == nil {
-			t.Errorf("Check(%s) = nil, want an error", name)
-		}
+		t.Run(name, func(t *testing.T) {
+			if err := apitest.Check(req, resp); err == nil {
+				t.Errorf("Check(%s) = nil, want an error", name)
+			}
+		})
 	}
 }
 
@@ -362,10 +370,12 @@ func TestHealthChecks(t *testing.T) {
 	t.Parallel()
 	env := apitest.New(t)
 	for _, path := range []string{"/healthz", "/readyz"} {
-		resp := env.Send(apitest.Request{Method: "GET", Path: path})
-		if resp.Status != 200 {
-			t.Errorf("%s: status %d: %s", path, resp.Status, resp.Body)
-		}
+		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
+			resp := env.Send(apitest.Request{Method: "GET", Path: path})
+			if resp.Status != 200 {
+				t.Errorf("%s: status %d: %s", path, resp.Status, resp.Body)
+			}
+		})
 	}
 	env.DB.Close() // the database goes away: not ready, still alive
 	if resp := env.Send(apitest.Request{Method: "GET", Path: "/readyz"}); resp.Status != 503 || !strings.Contains(string(resp.Body), `"ready":false`) {

@@ -57,14 +57,16 @@ func TestServiceDescLink(t *testing.T) {
 		{Method: "GET", Path: "/api/v1/feed?tab=discover&per_page=1", Token: tok}, // has a next page
 		{Method: "POST", Path: "/api/v1/users/bob/follow", Token: tok},
 	} {
-		resp := env.Do(t, req)
-		links := resp.Header.Values("Link")
-		if !slices.Contains(links, want) {
-			t.Errorf("%s %s (%d): Link = %q, want it to contain %q", req.Method, req.Path, resp.Status, links, want)
-		}
-		if next := apitest.NextLink(resp.Header); next != "" && links[0] != next {
-			t.Errorf("%s %s: Link = %q, want the next link first", req.Method, req.Path, links)
-		}
+		t.Run(req.Name(), func(t *testing.T) {
+			resp := env.Do(t, req)
+			links := resp.Header.Values("Link")
+			if !slices.Contains(links, want) {
+				t.Errorf("%s %s (%d): Link = %q, want it to contain %q", req.Method, req.Path, resp.Status, links, want)
+			}
+			if next := apitest.NextLink(resp.Header); next != "" && links[0] != next {
+				t.Errorf("%s %s: Link = %q, want the next link first", req.Method, req.Path, links)
+			}
+		})
 	}
 }
 
@@ -81,7 +83,7 @@ func TestConditionalGet(t *testing.T) {
 	env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: alice, Body: `{"body":"etag me","visibility":"public"}`}).JSON(t, &post)
 	postPath := fmt.Sprintf("/api/v1/posts/%d", post.Data.ID)
 
-	get := func(path, tok, inm string) *apitest.Response {
+	get := func(t *testing.T, path, tok, inm string) *apitest.Response {
 		t.Helper()
 		req := apitest.Request{Method: "GET", Path: path, Token: tok}
 		if inm != "" {
@@ -100,44 +102,46 @@ func TestConditionalGet(t *testing.T) {
 		{"/api/v1/feed?tab=discover", true},
 		{"/api/v1/users/alice/posts", true},
 	} {
-		first := get(tc.path, bob, "")
-		tag := first.Header.Get("ETag")
-		if first.Status != 200 || tag == "" || strings.HasPrefix(tag, "W/") != tc.weak || !strings.HasSuffix(tag, `"`) {
-			t.Errorf("GET %s: %d ETag %q, want a %s tag", tc.path, first.Status, tag, map[bool]string{true: "weak", false: "strong"}[tc.weak])
-			continue
-		}
-		second := get(tc.path, bob, "")
-		if second.Header.Get("ETag") != tag {
-			t.Errorf("GET %s twice: ETag %q then %q", tc.path, tag, second.Header.Get("ETag"))
-		}
-		before := second.Header.Get("X-RateLimit-Remaining")
-		nm := get(tc.path, bob, `"other", `+tag)
-		if nm.Status != http.StatusNotModified || len(nm.Body) != 0 || nm.Header.Get("ETag") != tag {
-			t.Errorf("GET %s If-None-Match: %d ETag %q body %q, want 304 with the tag and no body", tc.path, nm.Status, nm.Header.Get("ETag"), nm.Body)
-		}
-		if got := nm.Header.Get("X-RateLimit-Remaining"); remaining(t, got) != remaining(t, before)-1 {
-			t.Errorf("GET %s: 304 left %s of the read budget, want one less than %s", tc.path, got, before)
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			first := get(t, tc.path, bob, "")
+			tag := first.Header.Get("ETag")
+			if first.Status != 200 || tag == "" || strings.HasPrefix(tag, "W/") != tc.weak || !strings.HasSuffix(tag, `"`) {
+				t.Errorf("GET %s: %d ETag %q, want a %s tag", tc.path, first.Status, tag, map[bool]string{true: "weak", false: "strong"}[tc.weak])
+				return
+			}
+			second := get(t, tc.path, bob, "")
+			if second.Header.Get("ETag") != tag {
+				t.Errorf("GET %s twice: ETag %q then %q", tc.path, tag, second.Header.Get("ETag"))
+			}
+			before := second.Header.Get("X-RateLimit-Remaining")
+			nm := get(t, tc.path, bob, `"other", `+tag)
+			if nm.Status != http.StatusNotModified || len(nm.Body) != 0 || nm.Header.Get("ETag") != tag {
+				t.Errorf("GET %s If-None-Match: %d ETag %q body %q, want 304 with the tag and no body", tc.path, nm.Status, nm.Header.Get("ETag"), nm.Body)
+			}
+			if got := nm.Header.Get("X-RateLimit-Remaining"); remaining(t, got) != remaining(t, before)-1 {
+				t.Errorf("GET %s: 304 left %s of the read budget, want one less than %s", tc.path, got, before)
+			}
+		})
 	}
 
 	// A change to the resource changes the tag: the old one gets a 200.
-	tag := get(postPath, bob, "").Header.Get("ETag")
+	tag := get(t, postPath, bob, "").Header.Get("ETag")
 	env.Do(t, apitest.Request{Method: "POST", Path: postPath + "/comments", Token: alice, Body: `{"body":"first"}`})
-	if resp := get(postPath, bob, tag); resp.Status != 200 || resp.Header.Get("ETag") == tag {
+	if resp := get(t, postPath, bob, tag); resp.Status != 200 || resp.Header.Get("ETag") == tag {
 		t.Errorf("after a comment: %d ETag %q, want 200 with a new tag", resp.Status, resp.Header.Get("ETag"))
 	}
 	// A tag that does not match is a normal, charged read.
-	if resp := get(postPath, bob, `"nope"`); resp.Status != 200 {
+	if resp := get(t, postPath, bob, `"nope"`); resp.Status != 200 {
 		t.Errorf("If-None-Match with a stale tag: %d, want 200", resp.Status)
 	}
 	// An error answer to a conditional GET still pays.
-	resp := get("/api/v1/posts/999999", bob, `"x"`)
+	resp := get(t, "/api/v1/posts/999999", bob, `"x"`)
 	if resp.Status != 404 {
 		t.Fatalf("missing post: %d", resp.Status)
 	}
-	before := remaining(t, get("/api/v1/me", bob, "").Header.Get("X-RateLimit-Remaining"))
-	get("/api/v1/posts/999999", bob, `"x"`)
-	if after := remaining(t, get("/api/v1/me", bob, "").Header.Get("X-RateLimit-Remaining")); after != before-2 {
+	before := remaining(t, get(t, "/api/v1/me", bob, "").Header.Get("X-RateLimit-Remaining"))
+	get(t, "/api/v1/posts/999999", bob, `"x"`)
+	if after := remaining(t, get(t, "/api/v1/me", bob, "").Header.Get("X-RateLimit-Remaining")); after != before-2 {
 		t.Errorf("read budget %d after a conditional 404 and a read, want %d: the 404 was not charged", after, before-2)
 	}
 }
@@ -215,19 +219,21 @@ func TestCORS(t *testing.T) {
 		{Method: "GET", Path: "/api/v1/me", Token: tok, Header: http.Header{"Origin": {origin}}},
 		{Method: "GET", Path: "/api/v1/me", Header: http.Header{"Origin": {origin}}}, // 401: readable too
 	} {
-		resp := env.Do(t, req)
-		if resp.Header.Get("Access-Control-Allow-Origin") != origin {
-			t.Errorf("%d: Access-Control-Allow-Origin = %q", resp.Status, resp.Header.Get("Access-Control-Allow-Origin"))
-		}
-		exposed := strings.ToLower(resp.Header.Get("Access-Control-Expose-Headers"))
-		for _, h := range []string{"link", "location", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining",
-			"x-ratelimit-reset", "retry-after", "x-request-id", "etag", "idempotent-replayed"} {
-			if !slices.Contains(strings.Split(strings.ReplaceAll(exposed, " ", ""), ","), h) {
-				t.Errorf("%d: %s not in Access-Control-Expose-Headers %q", resp.Status, h, exposed)
+		t.Run(req.Name(), func(t *testing.T) {
+			resp := env.Do(t, req)
+			if resp.Header.Get("Access-Control-Allow-Origin") != origin {
+				t.Errorf("%d: Access-Control-Allow-Origin = %q", resp.Status, resp.Header.Get("Access-Control-Allow-Origin"))
 			}
-		}
-		if vary := strings.Join(resp.Header.Values("Vary"), ","); !strings.Contains(vary, "Authorization") || !strings.Contains(vary, "Origin") {
-			t.Errorf("%d: Vary = %q, want Authorization and Origin", resp.Status, vary)
-		}
+			exposed := strings.ToLower(resp.Header.Get("Access-Control-Expose-Headers"))
+			for _, h := range []string{"link", "location", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining",
+				"x-ratelimit-reset", "retry-after", "x-request-id", "etag", "idempotent-replayed"} {
+				if !slices.Contains(strings.Split(strings.ReplaceAll(exposed, " ", ""), ","), h) {
+					t.Errorf("%d: %s not in Access-Control-Expose-Headers %q", resp.Status, h, exposed)
+				}
+			}
+			if vary := strings.Join(resp.Header.Values("Vary"), ","); !strings.Contains(vary, "Authorization") || !strings.Contains(vary, "Origin") {
+				t.Errorf("%d: Vary = %q, want Authorization and Origin", resp.Status, vary)
+			}
+		})
 	}
 }

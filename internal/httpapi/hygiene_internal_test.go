@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -31,20 +32,22 @@ func TestHygieneHeaderLimit(t *testing.T) {
 		{documented - 1024, http.StatusNoContent},
 		{documented + 9<<10, http.StatusRequestHeaderFieldsTooLarge},
 	} {
-		req, _ := http.NewRequest("GET", ts.URL+"/api/v1/me", nil)
-		req.Header.Set("X-Big", strings.Repeat("a", tc.size))
-		resp, err := ts.Client().Do(req)
-		if err != nil {
-			t.Fatalf("%d bytes of header: %v", tc.size, err)
-		}
-		body, _ := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if resp.StatusCode != tc.status {
-			t.Errorf("%d bytes of header: status %d, want %d", tc.size, resp.StatusCode, tc.status)
-		}
-		if tc.status == http.StatusRequestHeaderFieldsTooLarge && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
-			t.Errorf("431 as %q (%s): the contract documents text/plain", resp.Header.Get("Content-Type"), body)
-		}
+		t.Run(strconv.Itoa(tc.size)+" bytes", func(t *testing.T) {
+			req, _ := http.NewRequest("GET", ts.URL+"/api/v1/me", nil)
+			req.Header.Set("X-Big", strings.Repeat("a", tc.size))
+			resp, err := ts.Client().Do(req)
+			if err != nil {
+				t.Fatalf("%d bytes of header: %v", tc.size, err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tc.status {
+				t.Errorf("%d bytes of header: status %d, want %d", tc.size, resp.StatusCode, tc.status)
+			}
+			if tc.status == http.StatusRequestHeaderFieldsTooLarge && !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+				t.Errorf("431 as %q (%s): the contract documents text/plain", resp.Header.Get("Content-Type"), body)
+			}
+		})
 	}
 }
 
@@ -52,11 +55,13 @@ func TestHygieneHeaderLimit(t *testing.T) {
 // it, whatever its schema would say, so no NUL reaches PostgreSQL.
 func TestHygienePathText(t *testing.T) {
 	for _, v := range []string{"a\x00", "\xff", "\x00"} {
-		err := checkPathText(map[string]string{"name": v})
-		var ae *apperr.Error
-		if !errors.As(err, &ae) || ae.Code != apperr.InvalidParameter || len(ae.Fields) != 1 || ae.Fields[0].Parameter != "name" {
-			t.Errorf("%q: %v, want invalid_parameter naming name", v, err)
-		}
+		t.Run(strconv.Quote(v), func(t *testing.T) {
+			err := checkPathText(map[string]string{"name": v})
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Code != apperr.InvalidParameter || len(ae.Fields) != 1 || ae.Fields[0].Parameter != "name" {
+				t.Errorf("%q: %v, want invalid_parameter naming name", v, err)
+			}
+		})
 	}
 	if err := checkPathText(map[string]string{"name": "alice", "id": "42"}); err != nil {
 		t.Errorf("text: %v", err)
@@ -70,10 +75,12 @@ func TestHygienePathText(t *testing.T) {
 func TestHygieneContentTypeNormalised(t *testing.T) {
 	o := &operation{hasBody: true}
 	for _, ct := range []string{"Application/JSON; Charset=UTF-8", "APPLICATION/JSON", "application/json; charset=\"utf-8\""} {
-		r := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
-		r.Header.Set("Content-Type", ct)
-		if err := o.checkContentType(r); err != nil || r.Header.Get("Content-Type") != "application/json" {
-			t.Errorf("%q: %v, Content-Type now %q, want application/json", ct, err, r.Header.Get("Content-Type"))
-		}
+		t.Run(ct, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader("{}"))
+			r.Header.Set("Content-Type", ct)
+			if err := o.checkContentType(r); err != nil || r.Header.Get("Content-Type") != "application/json" {
+				t.Errorf("%q: %v, Content-Type now %q, want application/json", ct, err, r.Header.Get("Content-Type"))
+			}
+		})
 	}
 }

@@ -150,11 +150,13 @@ func TestHygieneMediaTypeCaseInsensitive(t *testing.T) {
 		{"text/plain", `{"body":"text"}`, http.StatusUnsupportedMediaType},
 		{"application/jsonx", `{"body":"text"}`, http.StatusUnsupportedMediaType},
 	} {
-		resp := h.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: h.alice, Body: tc.body,
-			Header: http.Header{"Content-Type": {tc.ct}}})
-		if resp.Status != tc.status {
-			t.Errorf("Content-Type %q: status %d, want %d: %s", tc.ct, resp.Status, tc.status, resp.Body)
-		}
+		t.Run(tc.ct, func(t *testing.T) {
+			resp := h.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/posts", Token: h.alice, Body: tc.body,
+				Header: http.Header{"Content-Type": {tc.ct}}})
+			if resp.Status != tc.status {
+				t.Errorf("Content-Type %q: status %d, want %d: %s", tc.ct, resp.Status, tc.status, resp.Body)
+			}
+		})
 	}
 	// Every operation with a body reads it the same way: a comment.
 	resp := h.env.Do(t, apitest.Request{Method: "POST", Path: fmt.Sprintf("/api/v1/posts/%d/comments", h.post), Token: h.alice,
@@ -223,16 +225,18 @@ func TestHygieneHeadMatchesGet(t *testing.T) {
 		{"/api/v1/feed", "", http.StatusUnauthorized},
 		{"/api/v1/nowhere", h.alice, http.StatusNotFound},
 	} {
-		get := h.env.Do(t, apitest.Request{Method: "GET", Path: tc.path, Token: tc.token})
-		head := h.env.Do(t, apitest.Request{Method: "HEAD", Path: tc.path, Token: tc.token})
-		if head.Status != tc.status || get.Status != tc.status {
-			t.Errorf("%s: GET %d, HEAD %d, want %d", tc.path, get.Status, head.Status, tc.status)
-			continue
-		}
-		sameHeaders(t, tc.path, get.Header, head.Header)
-		if cl := head.Header.Get("Content-Length"); cl == "" || cl != strconv.Itoa(len(get.Body)) {
-			t.Errorf("%s: HEAD Content-Length %q, the GET's problem has %d bytes", tc.path, cl, len(get.Body))
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			get := h.env.Do(t, apitest.Request{Method: "GET", Path: tc.path, Token: tc.token})
+			head := h.env.Do(t, apitest.Request{Method: "HEAD", Path: tc.path, Token: tc.token})
+			if head.Status != tc.status || get.Status != tc.status {
+				t.Errorf("%s: GET %d, HEAD %d, want %d", tc.path, get.Status, head.Status, tc.status)
+				return
+			}
+			sameHeaders(t, tc.path, get.Header, head.Header)
+			if cl := head.Header.Get("Content-Length"); cl == "" || cl != strconv.Itoa(len(get.Body)) {
+				t.Errorf("%s: HEAD Content-Length %q, the GET's problem has %d bytes", tc.path, cl, len(get.Body))
+			}
+		})
 	}
 	// A path with no GET: the HEAD is not allowed either (and its detail
 	// names HEAD).
@@ -303,9 +307,11 @@ func TestHygieneMalformedPathParameter(t *testing.T) {
 	// A well-formed id or handle that names nothing is still a 404, even
 	// when something else in the request is malformed.
 	for _, path := range []string{"/api/v1/posts/9007199254740991", "/api/v1/posts/999999/comments?per_page=0", "/api/v1/users/nobody/posts?per_page=0"} {
-		if resp := h.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: h.alice}); resp.Status != http.StatusNotFound {
-			t.Errorf("%s: status %d, want 404: %s", path, resp.Status, resp.Body)
-		}
+		t.Run(path, func(t *testing.T) {
+			if resp := h.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: h.alice}); resp.Status != http.StatusNotFound {
+				t.Errorf("%s: status %d, want 404: %s", path, resp.Status, resp.Body)
+			}
+		})
 	}
 }
 
@@ -317,10 +323,12 @@ func TestHygieneRedirectsToIndex(t *testing.T) {
 		{"GET", "/api/v1", "", apitest.PublicURL + "/api/v1/"}, // before authentication
 		{"GET", "/api/v1?x=1", "", apitest.PublicURL + "/api/v1/?x=1"},
 	} {
-		resp := h.env.Send(apitest.Request{Method: tc.method, Path: tc.path, Token: tc.token})
-		if resp.Status != http.StatusMovedPermanently || resp.Header.Get("Location") != tc.to || len(resp.Body) != 0 {
-			t.Errorf("%s %s: %d Location %q body %q, want 301 to %s", tc.method, tc.path, resp.Status, resp.Header.Get("Location"), resp.Body, tc.to)
-		}
+		t.Run(apitest.Request{Method: tc.method, Path: tc.path, Token: tc.token}.Name(), func(t *testing.T) {
+			resp := h.env.Send(apitest.Request{Method: tc.method, Path: tc.path, Token: tc.token})
+			if resp.Status != http.StatusMovedPermanently || resp.Header.Get("Location") != tc.to || len(resp.Body) != 0 {
+				t.Errorf("%s %s: %d Location %q body %q, want 301 to %s", tc.method, tc.path, resp.Status, resp.Header.Get("Location"), resp.Body, tc.to)
+			}
+		})
 	}
 	// The target is the index.
 	if resp := h.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/", Token: h.alice}); resp.Status != http.StatusOK {
@@ -331,13 +339,15 @@ func TestHygieneRedirectsToIndex(t *testing.T) {
 func TestHygieneHeadOutsideTheAPI(t *testing.T) {
 	env := apitest.New(t)
 	for _, path := range []string{"/healthz", "/readyz", "/api/v1/openapi.yaml", "/api/v1/openapi.json", "/docs", "/docs/init.js"} {
-		get := env.Send(apitest.Request{Method: "GET", Path: path})
-		head := env.Send(apitest.Request{Method: "HEAD", Path: path})
-		if get.Status != http.StatusOK || head.Status != http.StatusOK || len(head.Body) != 0 {
-			t.Errorf("%s: GET %d, HEAD %d with %d bytes of body, want 200 both and no body", path, get.Status, head.Status, len(head.Body))
-		}
-		if head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
-			t.Errorf("%s: HEAD Content-Type %q, GET %q", path, head.Header.Get("Content-Type"), get.Header.Get("Content-Type"))
-		}
+		t.Run(path, func(t *testing.T) {
+			get := env.Send(apitest.Request{Method: "GET", Path: path})
+			head := env.Send(apitest.Request{Method: "HEAD", Path: path})
+			if get.Status != http.StatusOK || head.Status != http.StatusOK || len(head.Body) != 0 {
+				t.Errorf("%s: GET %d, HEAD %d with %d bytes of body, want 200 both and no body", path, get.Status, head.Status, len(head.Body))
+			}
+			if head.Header.Get("Content-Type") != get.Header.Get("Content-Type") {
+				t.Errorf("%s: HEAD Content-Type %q, GET %q", path, head.Header.Get("Content-Type"), get.Header.Get("Content-Type"))
+			}
+		})
 	}
 }

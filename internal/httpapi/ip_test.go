@@ -22,14 +22,16 @@ func TestClientAddress(t *testing.T) {
 		{"untrusted peer: the connection", []*net.IPNet{proxies}, "198.51.100.7:1234", "198.51.100.7"},
 	}
 	for _, tt := range tests {
-		e := echo.New()
-		e.IPExtractor = ipExtractor(tt.trusted)
-		req := httptest.NewRequest("GET", "/", nil)
-		req.RemoteAddr = tt.remote
-		req.Header.Set("X-Forwarded-For", "203.0.113.9")
-		req.Header.Set("X-Real-IP", "203.0.113.10")
-		if got := e.NewContext(req, httptest.NewRecorder()).RealIP(); got != tt.want {
-			t.Errorf("%s: RealIP() = %s, want %s", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			e := echo.New()
+			e.IPExtractor = ipExtractor(tt.trusted)
+			req := httptest.NewRequest("GET", "/", nil)
+			req.RemoteAddr = tt.remote
+			req.Header.Set("X-Forwarded-For", "203.0.113.9")
+			req.Header.Set("X-Real-IP", "203.0.113.10")
+			if got := e.NewContext(req, httptest.NewRecorder()).RealIP(); got != tt.want {
+				t.Errorf("%s: RealIP() = %s, want %s", tt.name, got, tt.want)
+			}
+		})
 	}
 }

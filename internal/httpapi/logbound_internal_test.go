@@ -45,24 +45,26 @@ func TestErrorAndPanicLinesAreBounded(t *testing.T) {
 	e.GET("/err", func(echo.Context) error { return errors.New("bad input " + big) })
 	e.GET("/panic", func(echo.Context) error { panic("bad input " + big) })
 	for _, path := range []string{"/err", "/panic"} {
-		logs.Reset()
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
-		if rec.Code != http.StatusInternalServerError {
-			t.Fatalf("%s: status %d", path, rec.Code)
-		}
-		dec := json.NewDecoder(logs)
-		for dec.More() {
-			var l map[string]any
-			if err := dec.Decode(&l); err != nil {
-				t.Fatal(err)
+		t.Run(strings.TrimPrefix(path, "/"), func(t *testing.T) {
+			logs.Reset()
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, path, nil))
+			if rec.Code != http.StatusInternalServerError {
+				t.Fatalf("%s: status %d", path, rec.Code)
 			}
-			for _, field := range []string{"error", "panic"} {
-				if v, ok := l[field].(string); ok && (len(v) > logTextMax+len("…") || !strings.HasSuffix(v, "…")) {
-					t.Errorf("%s: %s of %d bytes logged, want at most %d and marked cut", path, field, len(v), logTextMax)
+			dec := json.NewDecoder(logs)
+			for dec.More() {
+				var l map[string]any
+				if err := dec.Decode(&l); err != nil {
+					t.Fatal(err)
+				}
+				for _, field := range []string{"error", "panic"} {
+					if v, ok := l[field].(string); ok && (len(v) > logTextMax+len("…") || !strings.HasSuffix(v, "…")) {
+						t.Errorf("%s: %s of %d bytes logged, want at most %d and marked cut", path, field, len(v), logTextMax)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -79,12 +81,14 @@ func TestClip(t *testing.T) {
 		{"abcdé", 5, "abcd…"}, // é is 2 bytes: not cut in half
 		{"ab\xffcd", 3, "ab\xff…"},
 	} {
-		got := clip(tc.in, tc.n)
-		if got != tc.want {
-			t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-		if utf8.ValidString(tc.in) && !utf8.ValidString(got) {
-			t.Errorf("clip(%q, %d) = %q: not valid UTF-8", tc.in, tc.n, got)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			got := clip(tc.in, tc.n)
+			if got != tc.want {
+				t.Errorf("clip(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
+			}
+			if utf8.ValidString(tc.in) && !utf8.ValidString(got) {
+				t.Errorf("clip(%q, %d) = %q: not valid UTF-8", tc.in, tc.n, got)
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -31,43 +32,45 @@ func TestLogLinesAreBounded(t *testing.T) {
 		{Method: method, Path: "/" + strings.Repeat("q", 12<<10)},
 		{Method: "GET", Path: "/api/v1/" + strings.Repeat("%01%FF", 4<<10)},
 	} {
-		env.Logs.Reset()
-		resp := env.Send(req)
-		if resp.Status < 400 || resp.Status >= 500 {
-			t.Errorf("%.20s %.40s: status %d, want a 4xx", req.Method, req.Path, resp.Status)
-		}
-		sc := bufio.NewScanner(bytes.NewReader(env.Logs.Bytes()))
-		sc.Buffer(nil, 1<<20)
-		lines := 0
-		for sc.Scan() {
-			lines++
-			line := sc.Bytes()
-			if len(line) >= 2<<10 {
-				t.Errorf("%.20s %.40s: a %d-byte log line: %.300s", req.Method, req.Path, len(line), line)
+		t.Run(req.Name(), func(t *testing.T) {
+			env.Logs.Reset()
+			resp := env.Send(req)
+			if resp.Status < 400 || resp.Status >= 500 {
+				t.Errorf("%.20s %.40s: status %d, want a 4xx", req.Method, req.Path, resp.Status)
 			}
-			var l map[string]any
-			if err := json.Unmarshal(line, &l); err != nil {
-				t.Fatalf("log line %.300s: %v", line, err)
-			}
-			if l["msg"] != "request" {
-				continue
-			}
-			for field, max := range map[string]int{"method": 16, "path": 256} {
-				v, _ := l[field].(string)
-				if want := field == "path" || req.Method == method; want != strings.HasSuffix(v, "…") {
-					t.Errorf("%s %.40q: cut mark = %v, want %v", field, v, !want, want)
+			sc := bufio.NewScanner(bytes.NewReader(env.Logs.Bytes()))
+			sc.Buffer(nil, 1<<20)
+			lines := 0
+			for sc.Scan() {
+				lines++
+				line := sc.Bytes()
+				if len(line) >= 2<<10 {
+					t.Errorf("%.20s %.40s: a %d-byte log line: %.300s", req.Method, req.Path, len(line), line)
 				}
-				// What is left of the value, in bytes as received: the JSON
-				// log writes each invalid byte as U+FFFD (3 bytes decoded).
-				v = strings.TrimSuffix(v, "…")
-				if n := len(v) - 2*strings.Count(v, "\uFFFD"); n > max || !utf8.ValidString(v) {
-					t.Errorf("%s: %d bytes logged, want at most %d", field, n, max)
+				var l map[string]any
+				if err := json.Unmarshal(line, &l); err != nil {
+					t.Fatalf("log line %.300s: %v", line, err)
+				}
+				if l["msg"] != "request" {
+					continue
+				}
+				for field, max := range map[string]int{"method": 16, "path": 256} {
+					v, _ := l[field].(string)
+					if want := field == "path" || req.Method == method; want != strings.HasSuffix(v, "…") {
+						t.Errorf("%s %.40q: cut mark = %v, want %v", field, v, !want, want)
+					}
+					// What is left of the value, in bytes as received: the JSON
+					// log writes each invalid byte as U+FFFD (3 bytes decoded).
+					v = strings.TrimSuffix(v, "…")
+					if n := len(v) - 2*strings.Count(v, "\uFFFD"); n > max || !utf8.ValidString(v) {
+						t.Errorf("%s: %d bytes logged, want at most %d", field, n, max)
+					}
 				}
 			}
-		}
-		if lines == 0 {
-			t.Errorf("%.20s %.40s: nothing logged", req.Method, req.Path)
-		}
+			if lines == 0 {
+				t.Errorf("%.20s %.40s: nothing logged", req.Method, req.Path)
+			}
+		})
 	}
 }
 
@@ -88,14 +91,16 @@ func TestClientRequestIDIsShortAndSafe(t *testing.T) {
 		"a%0Ab":                   false,
 		"ünïcode":                 false,
 	} {
-		env.Logs.Reset()
-		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Header: http.Header{"X-Request-Id": {in}}})
-		got := resp.Header.Get("X-Request-Id")
-		if (got == in) != keep || got == "" || len(got) > 64 {
-			t.Errorf("X-Request-Id %.70q -> %q, want kept = %v", in, got, keep)
-		}
-		if !keep && strings.Contains(env.Logs.String(), in) {
-			t.Errorf("X-Request-Id %.70q reached the log", in)
-		}
+		t.Run(fmt.Sprintf("%.16q (%d bytes)", in, len(in)), func(t *testing.T) {
+			env.Logs.Reset()
+			resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Header: http.Header{"X-Request-Id": {in}}})
+			got := resp.Header.Get("X-Request-Id")
+			if (got == in) != keep || got == "" || len(got) > 64 {
+				t.Errorf("X-Request-Id %.70q -> %q, want kept = %v", in, got, keep)
+			}
+			if !keep && strings.Contains(env.Logs.String(), in) {
+				t.Errorf("X-Request-Id %.70q reached the log", in)
+			}
+		})
 	}
 }

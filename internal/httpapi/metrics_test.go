@@ -52,9 +52,11 @@ func TestMetrics(t *testing.T) {
 		t.Errorf("429s on /me = %v, want 2", got)
 	}
 	for _, n := range []string{"socialapi_http_request_duration_seconds", "socialapi_rate_limited_total", "go_sql_max_open_connections"} {
-		if !names[n] {
-			t.Errorf("metric %s missing", n)
-		}
+		t.Run(n, func(t *testing.T) {
+			if !names[n] {
+				t.Errorf("metric %s missing", n)
+			}
+		})
 	}
 	if n, err := testutil.GatherAndCount(reg, "socialapi_rate_limited_total"); err != nil || n != 1 {
 		t.Errorf("rate_limited series = %d, %v", n, err)

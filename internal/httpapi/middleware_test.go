@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -53,14 +54,16 @@ func TestRequestIDKeepsOnlySafeClientValues(t *testing.T) {
 	e.Use(requestID)
 	e.GET("/", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	for in, keep := range map[string]bool{"abc-123": true, "": false, "bad id\nInjected: x": false, strings.Repeat("a", 129): false} {
-		req := httptest.NewRequest(http.MethodGet, "/", nil)
-		req.Header.Set("X-Request-Id", in)
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		got := rec.Header().Get("X-Request-Id")
-		if (got == in) != keep || got == "" {
-			t.Errorf("X-Request-Id %q -> %q, keep = %v", in, got, keep)
-		}
+		t.Run(fmt.Sprintf("%.16q (%d bytes)", in, len(in)), func(t *testing.T) {
+			req := httptest.NewRequest(http.MethodGet, "/", nil)
+			req.Header.Set("X-Request-Id", in)
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			got := rec.Header().Get("X-Request-Id")
+			if (got == in) != keep || got == "" {
+				t.Errorf("X-Request-Id %q -> %q, keep = %v", in, got, keep)
+			}
+		})
 	}
 }
 
@@ -77,7 +80,7 @@ func TestAccessLogLine(t *testing.T) {
 		}
 		return c.JSON(http.StatusOK, map[string]string{"ok": "yes"})
 	})
-	lines := func() []map[string]any {
+	lines := func(t *testing.T) []map[string]any {
 		var out []map[string]any
 		for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
 			var m map[string]any
@@ -94,31 +97,33 @@ func TestAccessLogLine(t *testing.T) {
 		path   string
 		status float64
 	}{{"/things/7?access_token=secret-token", 200}, {"/things/missing", 404}} {
-		logs.Reset()
-		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
-		req.Header.Set("X-Request-Id", "req-1")
-		rec := httptest.NewRecorder()
-		e.ServeHTTP(rec, req)
-		if rec.Code != int(tc.status) {
-			t.Fatalf("%s: status %d, want %v", tc.path, rec.Code, tc.status)
-		}
-		got := lines()
-		if len(got) != 1 {
-			t.Fatalf("%s: %d request lines, want 1: %s", tc.path, len(got), logs.String())
-		}
-		l := got[0]
-		path, _, _ := strings.Cut(tc.path, "?")
-		if l["level"] != "INFO" || l["method"] != "GET" || l["path"] != path || l["route"] != "/things/:id" ||
-			l["status"] != tc.status || l["request_id"] != "req-1" || l["member_id"] != float64(42) ||
-			l["bytes"] != float64(rec.Body.Len()) {
-			t.Errorf("%s: line %v", tc.path, l)
-		}
-		if d, ok := l["duration_ms"].(float64); !ok || d < 0 {
-			t.Errorf("%s: duration_ms %v", tc.path, l["duration_ms"])
-		}
-		if strings.Contains(logs.String(), "secret-token") {
-			t.Errorf("%s: the query string reached the log: %s", tc.path, logs.String())
-		}
+		t.Run(tc.path, func(t *testing.T) {
+			logs.Reset()
+			req := httptest.NewRequest(http.MethodGet, tc.path, nil)
+			req.Header.Set("X-Request-Id", "req-1")
+			rec := httptest.NewRecorder()
+			e.ServeHTTP(rec, req)
+			if rec.Code != int(tc.status) {
+				t.Fatalf("%s: status %d, want %v", tc.path, rec.Code, tc.status)
+			}
+			got := lines(t)
+			if len(got) != 1 {
+				t.Fatalf("%s: %d request lines, want 1: %s", tc.path, len(got), logs.String())
+			}
+			l := got[0]
+			path, _, _ := strings.Cut(tc.path, "?")
+			if l["level"] != "INFO" || l["method"] != "GET" || l["path"] != path || l["route"] != "/things/:id" ||
+				l["status"] != tc.status || l["request_id"] != "req-1" || l["member_id"] != float64(42) ||
+				l["bytes"] != float64(rec.Body.Len()) {
+				t.Errorf("%s: line %v", tc.path, l)
+			}
+			if d, ok := l["duration_ms"].(float64); !ok || d < 0 {
+				t.Errorf("%s: duration_ms %v", tc.path, l["duration_ms"])
+			}
+			if strings.Contains(logs.String(), "secret-token") {
+				t.Errorf("%s: the query string reached the log: %s", tc.path, logs.String())
+			}
+		})
 	}
 
 	logs.Reset()

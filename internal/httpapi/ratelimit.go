@@ -29,7 +29,7 @@ type limits struct {
 
 func newLimits(lim *ratelimit.Limiter, log *slog.Logger) *limits {
 	q := lim.Quotas()
-	w := int(q.WindowOrDefault().Seconds())
+	w := int(q.Window.Seconds())
 	return &limits{lim: lim, log: log,
 		policy: fmt.Sprintf(`"read";q=%d;w=%d, "write";q=%d;w=%d`, q.Read, w, q.Write, w)}
 }

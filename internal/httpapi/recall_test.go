@@ -202,9 +202,11 @@ func TestRecalledTokenConfirmedByStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range guarded {
-		if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: p, Token: tok}); resp.Status != http.StatusOK {
-			t.Errorf("%s: %d, want 200 (confirmed by its statement, without a second authentication): %s", p, resp.Status, resp.Body)
-		}
+		t.Run(p, func(t *testing.T) {
+			if resp := f.env.Do(t, apitest.Request{Method: "GET", Path: p, Token: tok}); resp.Status != http.StatusOK {
+				t.Errorf("%s: %d, want 200 (confirmed by its statement, without a second authentication): %s", p, resp.Status, resp.Body)
+			}
+		})
 	}
 	checkRefused(t, f.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: tok}), "token_expired")
 }
@@ -289,9 +291,11 @@ func TestRecalledTokenWriteConfirmedByStatement(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, w := range f.writes() {
-		if resp := f.env.Do(t, apitest.Request{Method: w.method, Path: w.path, Token: tok, Body: w.body}); resp.Status != w.status {
-			t.Errorf("%s: %d, want %d (confirmed by its statement): %s", w.name, resp.Status, w.status, resp.Body)
-		}
+		t.Run(w.name, func(t *testing.T) {
+			if resp := f.env.Do(t, apitest.Request{Method: w.method, Path: w.path, Token: tok, Body: w.body}); resp.Status != w.status {
+				t.Errorf("%s: %d, want %d (confirmed by its statement): %s", w.name, resp.Status, w.status, resp.Body)
+			}
+		})
 	}
 	// Unguarded writes authenticate in full.
 	checkRefused(t, f.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/notifications/read", Token: tok, Body: `{}`}), "token_expired")

@@ -337,10 +337,12 @@ func TestURLsComeFromPublicURLOnly(t *testing.T) {
 	})
 	t.Run("HOST-06 Host with spaces or CR/LF", func(t *testing.T) {
 		for _, host := range []string{"evil example", "evil.example\rX-Injected: 1", "a b:80"} {
-			st, _ := raw(t, "GET /api/v1/me HTTP/1.1\r\nHost: "+host+"\r\nAuthorization: Bearer "+w.aliceRW+"\r\nConnection: close\r\n", "")
-			if st != 400 {
-				t.Errorf("Host %q: status %d, want 400", host, st)
-			}
+			t.Run(fmt.Sprintf("%q", host), func(t *testing.T) {
+				st, _ := raw(t, "GET /api/v1/me HTTP/1.1\r\nHost: "+host+"\r\nAuthorization: Bearer "+w.aliceRW+"\r\nConnection: close\r\n", "")
+				if st != 400 {
+					t.Errorf("Host %q: status %d, want 400", host, st)
+				}
+			})
 		}
 	})
 }
@@ -356,10 +358,12 @@ func TestLinkAcceptsOnlyHTTPURLs(t *testing.T) {
 		"//evil.example", "http:/x", " https://x.example", "https://user:pw@x.example/", "http://good.example@127.0.0.1/",
 		"https://", "https://x.example/" + strings.Repeat("a", 2049-len("https://x.example/")+1), "HTTPS://x.example\nfoo",
 	} {
-		resp := w.send(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"x","link":`+mustJSONString(link)+`}`)
-		if resp.Status != 422 && resp.Status != 400 {
-			t.Errorf("link %.60q: status %d, want 422: %s", link, resp.Status, resp.Body)
-		}
+		t.Run(fmt.Sprintf("%.60q", link), func(t *testing.T) {
+			resp := w.send(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"x","link":`+mustJSONString(link)+`}`)
+			if resp.Status != 422 && resp.Status != 400 {
+				t.Errorf("link %.60q: status %d, want 422: %s", link, resp.Status, resp.Body)
+			}
+		})
 	}
 	if after := w.counts(t); after != before {
 		t.Errorf("refused links stored: %s → %s", before, after)
@@ -378,10 +382,12 @@ func TestLinkIsNeverFetched(t *testing.T) {
 	link := canary.URL + "/canary?x=1"
 	id := w.id(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"see canarylink","link":"`+link+`"}`)
 	for _, path := range []string{fmt.Sprintf("/api/v1/posts/%d", id), "/api/v1/feed", "/api/v1/feed?tab=discover", "/api/v1/users/alice/posts", "/api/v1/search?q=canarylink"} {
-		resp := w.must(t, "GET", path, w.bobRW, "", 200)
-		if strings.HasSuffix(path, fmt.Sprint(id)) && !strings.Contains(string(resp.Body), `"link":`+mustJSONString(link)) {
-			t.Errorf("GET %s does not show the link as given: %s", path, resp.Body)
-		}
+		t.Run(path, func(t *testing.T) {
+			resp := w.must(t, "GET", path, w.bobRW, "", 200)
+			if strings.HasSuffix(path, fmt.Sprint(id)) && !strings.Contains(string(resp.Body), `"link":`+mustJSONString(link)) {
+				t.Errorf("GET %s does not show the link as given: %s", path, resp.Body)
+			}
+		})
 	}
 	time.Sleep(200 * time.Millisecond)
 	if n := hits.Load(); n != 0 {
@@ -396,16 +402,18 @@ func TestMethodOverrideIgnored(t *testing.T) {
 	id := w.id(t, "POST", "/api/v1/posts", w.aliceRW, `{"body":"keep me"}`)
 	path := fmt.Sprintf("/api/v1/posts/%d", id)
 	for _, h := range []string{"X-HTTP-Method-Override", "X-HTTP-Method", "X-Method-Override"} {
-		for _, tok := range []string{w.aliceRO, w.aliceRW} {
-			resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: tok, Header: http.Header{h: {"DELETE"}}})
-			if resp.Status != 200 {
-				t.Errorf("GET with %s: DELETE: status %d", h, resp.Status)
+		t.Run(h, func(t *testing.T) {
+			for _, tok := range []string{w.aliceRO, w.aliceRW} {
+				resp := w.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: tok, Header: http.Header{h: {"DELETE"}}})
+				if resp.Status != 200 {
+					t.Errorf("GET with %s: DELETE: status %d", h, resp.Status)
+				}
+				resp = w.env.Do(t, apitest.Request{Method: "POST", Path: path, Token: tok, Body: `{}`, Header: http.Header{h: {"DELETE"}}})
+				if resp.Status != 405 && resp.Status != 403 {
+					t.Errorf("POST with %s: DELETE: status %d, want 405", h, resp.Status)
+				}
 			}
-			resp = w.env.Do(t, apitest.Request{Method: "POST", Path: path, Token: tok, Body: `{}`, Header: http.Header{h: {"DELETE"}}})
-			if resp.Status != 405 && resp.Status != 403 {
-				t.Errorf("POST with %s: DELETE: status %d, want 405", h, resp.Status)
-			}
-		}
+		})
 	}
 	w.must(t, "GET", path+"?_method=DELETE", w.aliceRW, "", 400)
 	w.must(t, "POST", path+"?_method=DELETE", w.aliceRW, "", 405)
@@ -430,19 +438,21 @@ func TestUnsupportedMethodsAnswer405(t *testing.T) {
 	}
 	before := w.counts(t)
 	for path, allow := range paths {
-		for _, m := range []string{"PUT", "PATCH", "TRACE"} {
-			resp := w.env.Do(t, apitest.Request{Method: m, Path: path, Token: w.aliceRW})
-			got := strings.Split(resp.Header.Get("Allow"), ", ")
-			slices.Sort(got)
-			if resp.Status != 405 || strings.Join(got, ", ") != strings.Replace(allow, "GET", "GET, HEAD", 1) {
-				t.Errorf("%s %s: %d Allow %q, want 405 Allow %q", m, path, resp.Status, resp.Header.Get("Allow"), allow)
+		t.Run(path, func(t *testing.T) {
+			for _, m := range []string{"PUT", "PATCH", "TRACE"} {
+				resp := w.env.Do(t, apitest.Request{Method: m, Path: path, Token: w.aliceRW})
+				got := strings.Split(resp.Header.Get("Allow"), ", ")
+				slices.Sort(got)
+				if resp.Status != 405 || strings.Join(got, ", ") != strings.Replace(allow, "GET", "GET, HEAD", 1) {
+					t.Errorf("%s %s: %d Allow %q, want 405 Allow %q", m, path, resp.Status, resp.Header.Get("Allow"), allow)
+				}
 			}
-		}
-		for _, m := range []string{"HEAD", "OPTIONS"} {
-			if resp := w.env.Send(apitest.Request{Method: m, Path: path, Token: w.aliceRW}); resp.Status >= 500 {
-				t.Errorf("%s %s: status %d", m, path, resp.Status)
+			for _, m := range []string{"HEAD", "OPTIONS"} {
+				if resp := w.env.Send(apitest.Request{Method: m, Path: path, Token: w.aliceRW}); resp.Status >= 500 {
+					t.Errorf("%s %s: status %d", m, path, resp.Status)
+				}
 			}
-		}
+		})
 	}
 	if after := w.counts(t); after != before {
 		t.Errorf("rows changed by PUT/PATCH/TRACE/HEAD/OPTIONS: %s → %s", before, after)

@@ -4,8 +4,6 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
-
-	"github.com/socialnet/socialapi/gen"
 )
 
 func TestDuplicateMember(t *testing.T) {
@@ -29,9 +27,11 @@ func TestDuplicateMember(t *testing.T) {
 		{`"a"`, ""},
 		{`{"a":1}{"a":2}`, ""}, // one value: trailing data is checkOneValue's
 	} {
-		if got := duplicateMember([]byte(tt.body)); got != tt.want {
-			t.Errorf("duplicateMember(%s) = %q, want %q", tt.body, got, tt.want)
-		}
+		t.Run(tt.body, func(t *testing.T) {
+			if got := duplicateMember([]byte(tt.body)); got != tt.want {
+				t.Errorf("duplicateMember(%s) = %q, want %q", tt.body, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -39,14 +39,7 @@ func TestDuplicateMember(t *testing.T) {
 // so the handler binds what was validated, not a second decode of the bytes.
 func TestValidatedValueKept(t *testing.T) {
 	t.Parallel()
-	spec, err := gen.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, err := newContract(spec, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, ct := specContract(t)
 	r := httptest.NewRequest("POST", BasePath+"/posts", strings.NewReader(`{"body":"x","visibility":"private"}`))
 	r.Header.Set("Content-Type", "application/json")
 	m := ct.matchSpec(r)

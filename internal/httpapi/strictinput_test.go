@@ -26,14 +26,14 @@ func TestStrictInput(t *testing.T) {
 	env.Member(t, "alice")
 	env.Member(t, "bob")
 	tok := env.Token(t, "alice", auth.ScopeWrite)
-	do := func(path, body string) *apitest.Response {
+	do := func(t *testing.T, path, body string) *apitest.Response {
 		return env.Do(t, apitest.Request{Method: "POST", Path: path, Token: tok, Body: body})
 	}
 	var created struct{ Data struct{ ID int64 } }
-	do("/api/v1/posts", `{"body":"first"}`).JSON(t, &created)
+	do(t, "/api/v1/posts", `{"body":"first"}`).JSON(t, &created)
 	comments := fmt.Sprintf("/api/v1/posts/%d/comments", created.Data.ID)
 	react := fmt.Sprintf("/api/v1/posts/%d/react", created.Data.ID)
-	do("/api/v1/conversations", `{"participants":["bob"],"body":"hi"}`).JSON(t, &created)
+	do(t, "/api/v1/conversations", `{"participants":["bob"],"body":"hi"}`).JSON(t, &created)
 	messages := fmt.Sprintf("/api/v1/conversations/%d/messages", created.Data.ID)
 
 	type field struct{ Pointer, Code, Detail string } // Detail "": not compared
@@ -116,60 +116,62 @@ func TestStrictInput(t *testing.T) {
 	}
 	before := tableCounts(t, env)
 	for _, tt := range tests {
-		resp := do(tt.path, tt.body)
-		p := resp.Problem(t)
-		if resp.Status != tt.status || p.Code != tt.code {
-			t.Errorf("%s: %d %s, want %d %s", tt.name, resp.Status, resp.Body, tt.status, tt.code)
-			continue
-		}
-		var got []field
-		for _, f := range p.Errors {
-			if f.Pointer == nil || f.Parameter != nil {
-				t.Errorf("%s: field without a pointer: %s", tt.name, resp.Body)
-				continue
+		t.Run(tt.name, func(t *testing.T) {
+			resp := do(t, tt.path, tt.body)
+			p := resp.Problem(t)
+			if resp.Status != tt.status || p.Code != tt.code {
+				t.Errorf("%s: %d %s, want %d %s", tt.name, resp.Status, resp.Body, tt.status, tt.code)
+				return
 			}
-			got = append(got, field{*f.Pointer, f.Code, f.Detail})
-		}
-		want := append([]field(nil), tt.fields...)
-		for i := range want {
-			if want[i].Detail == "" && i < len(got) {
-				want[i].Detail = got[i].Detail
+			var got []field
+			for _, f := range p.Errors {
+				if f.Pointer == nil || f.Parameter != nil {
+					t.Errorf("%s: field without a pointer: %s", tt.name, resp.Body)
+					continue
+				}
+				got = append(got, field{*f.Pointer, f.Code, f.Detail})
 			}
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: fields (-want +got):\n%s", tt.name, diff)
-		}
-		ds := []string{p.Detail}
-		for _, f := range got {
-			ds = append(ds, f.Detail)
-		}
-		for _, d := range ds {
-			for _, w := range validatorWords {
-				if strings.Contains(d, w) {
-					t.Errorf("%s: detail %q has the validator's words (%q)", tt.name, d, w)
+			want := append([]field(nil), tt.fields...)
+			for i := range want {
+				if want[i].Detail == "" && i < len(got) {
+					want[i].Detail = got[i].Detail
 				}
 			}
-			if d == "" || !strings.HasSuffix(d, ".") || strings.ToUpper(d[:1]) != d[:1] {
-				t.Errorf("%s: detail %q is not a sentence", tt.name, d)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: fields (-want +got):\n%s", tt.name, diff)
 			}
-		}
-		if strings.Contains(string(resp.Body), "hunter2") || strings.Contains(string(resp.Body), "friends") {
-			t.Errorf("%s: the problem echoes a value sent: %s", tt.name, resp.Body)
-		}
-		if tt.code == "invalid_json" && !strings.Contains(p.Detail, tt.fields[0].Pointer) {
-			t.Errorf("%s: detail %q does not name %s", tt.name, p.Detail, tt.fields[0].Pointer)
-		}
+			ds := []string{p.Detail}
+			for _, f := range got {
+				ds = append(ds, f.Detail)
+			}
+			for _, d := range ds {
+				for _, w := range validatorWords {
+					if strings.Contains(d, w) {
+						t.Errorf("%s: detail %q has the validator's words (%q)", tt.name, d, w)
+					}
+				}
+				if d == "" || !strings.HasSuffix(d, ".") || strings.ToUpper(d[:1]) != d[:1] {
+					t.Errorf("%s: detail %q is not a sentence", tt.name, d)
+				}
+			}
+			if strings.Contains(string(resp.Body), "hunter2") || strings.Contains(string(resp.Body), "friends") {
+				t.Errorf("%s: the problem echoes a value sent: %s", tt.name, resp.Body)
+			}
+			if tt.code == "invalid_json" && !strings.Contains(p.Detail, tt.fields[0].Pointer) {
+				t.Errorf("%s: detail %q does not name %s", tt.name, p.Detail, tt.fields[0].Pointer)
+			}
+		})
 	}
 	if after := tableCounts(t, env); after != before {
 		t.Errorf("rejected requests wrote: rows %s, then %s", before, after)
 	}
 
 	// The rules accept what they should: an integer as digits, one of each member.
-	if resp := do("/api/v1/notifications/read", `{"up_to_id":9007199254740991}`); resp.Status != 200 {
+	if resp := do(t, "/api/v1/notifications/read", `{"up_to_id":9007199254740991}`); resp.Status != 200 {
 		t.Errorf("up_to_id as digits: %d %s", resp.Status, resp.Body)
 	}
 	var post struct{ Data struct{ Visibility string } }
-	resp := do("/api/v1/posts", `{"body":"x","visibility":"private"}`)
+	resp := do(t, "/api/v1/posts", `{"body":"x","visibility":"private"}`)
 	if resp.Status != 201 {
 		t.Fatalf("valid post: %d %s", resp.Status, resp.Body)
 	}

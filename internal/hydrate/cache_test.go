@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/follows"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -13,7 +14,7 @@ import (
 	"github.com/socialnet/socialapi/internal/posts"
 )
 
-var testURLs = hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+var testURLs = apiurl.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
 
 // TestCachedEqualsUncached renders random pages of a synthetic network
 // (media, polls, reactions, every visibility) and of posts with mentions for
@@ -89,7 +90,7 @@ func TestCachedEqualsUncached(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if g, w := testURLs.PostsAPI(got), testURLs.PostsAPI(want); !reflect.DeepEqual(g, w) {
+				if g, w := hydrate.PostsAPI(testURLs, got), hydrate.PostsAPI(testURLs, want); !reflect.DeepEqual(g, w) {
 					t.Fatalf("round %d, viewer %d, read %d: cached page differs from uncached:\n got %+v\nwant %+v", round, viewer, read, g, w)
 				}
 				if read == 0 {

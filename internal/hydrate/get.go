@@ -10,6 +10,7 @@ import (
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/coalesce"
+	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -107,21 +108,19 @@ const batchColumns = `, ($1::bigint[])[i] AS viewer, NULLIF(($3::bigint[])[i], 0
 // $3 (arrays of one element per read), each row as Posts reads it for its
 // own viewer, followed by the read's position; the live part, and the
 // static part too when withStatic.
-func batchQuery(withStatic bool) *ListQuery {
+func batchQuery(withStatic bool) *cursor.ListQuery {
 	cols, join := liveColumnsOf("page.viewer"), ""
 	if withStatic {
 		cols, join = cols+", "+staticColumns, "JOIN members m ON m.id = p.author_id"
 	}
-	q := NewListQuery("$2", func(list string) string {
+	return cursor.NewListQuery("$2", func(list string) string {
 		return `
 	SELECT ` + cols + `, page.ord
 	  FROM ` + list + `
 	  JOIN posts p ON p.id = page.id
 	  ` + join + `
 	 WHERE ` + visibility.Post("p", "page.viewer") + ` AND ` + auth.GuardSQL("page.guard")
-	})
-	q.extra = batchColumns
-	return q
+	}).WithColumns(batchColumns)
 }
 
 var getBatchQuery, getBatchStaticQuery = batchQuery(false), batchQuery(true)
@@ -163,4 +162,18 @@ func (g *Getter) many(ctx context.Context, keys []getKey) ([]Post, error) {
 		}
 	}
 	return out, nil
+}
+
+// Visible reports whether post id exists and viewerID may see it (nil) or
+// not (NotFound).
+func Visible(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) error {
+	query := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `)`
+	var ok bool
+	if err := sqlx.GetContext(ctx, q, &ok, query, viewerID, id); err != nil {
+		return pg.Classify(ctx, fmt.Errorf("find post: %w", err))
+	}
+	if !ok {
+		return apperr.New(apperr.NotFound, "No such post.")
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package hydrate_test
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"sync"
@@ -103,7 +104,7 @@ func TestBatchedGetMatchesGet(t *testing.T) {
 			if got[i].ViewerReaction != nil {
 				reacted++
 			}
-			if g, w := testURLs.PostAPI(got[i]), testURLs.PostAPI(want[0]); !reflect.DeepEqual(g, w) {
+			if g, w := hydrate.PostAPI(testURLs, got[i]), hydrate.PostAPI(testURLs, want[0]); !reflect.DeepEqual(g, w) {
 				t.Errorf("round %d: viewer %d, post %d: batched read differs:\n got %+v\nwant %+v", round, k[0], k[1], g, w)
 			}
 		}
@@ -188,7 +189,7 @@ func TestConcurrentGetsMatchAlone(t *testing.T) {
 			t.Errorf("viewer %d was shown post %d, which it may not see", rd.viewer, rd.id)
 		case len(want) == 1 && got[i] == nil:
 			t.Errorf("viewer %d was not shown post %d", rd.viewer, rd.id)
-		case len(want) == 1 && !reflect.DeepEqual(testURLs.PostAPI(*got[i]), testURLs.PostAPI(want[0])):
+		case len(want) == 1 && !reflect.DeepEqual(hydrate.PostAPI(testURLs, *got[i]), hydrate.PostAPI(testURLs, want[0])):
 			t.Errorf("viewer %d, post %d: concurrent read differs from a lone one", rd.viewer, rd.id)
 		}
 	}
@@ -213,14 +214,16 @@ func TestBatchedPagesCheckEachToken(t *testing.T) {
 	tokens := keptAndRevoked(t, db)
 	const pageSQL = `SELECT p.id, p.created_at FROM posts p WHERE p.author_id <> $1 ORDER BY p.created_at DESC, p.id DESC LIMIT $2`
 	for _, statics := range []hydrate.Statics{hydrate.FromCache, hydrate.WithPage} {
-		got, err := hydrate.PageBatch(ctx, db, statics, pageSQL,
-			[][]any{{id["kept"], 21}, {id["revoked"], 21}, {id["revoked"], 21}}, []int64{tokens["kept"], tokens["revoked"], 0})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if want := []int{1, 0, 1}; !reflect.DeepEqual(got, want) {
-			t.Errorf("rows per read (valid token, revoked token, no check): %v, want %v", got, want)
-		}
+		t.Run(fmt.Sprintf("with page %v", bool(statics)), func(t *testing.T) {
+			got, err := hydrate.PageBatch(ctx, db, statics, pageSQL,
+				[][]any{{id["kept"], 21}, {id["revoked"], 21}, {id["revoked"], 21}}, []int64{tokens["kept"], tokens["revoked"], 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := []int{1, 0, 1}; !reflect.DeepEqual(got, want) {
+				t.Errorf("rows per read (valid token, revoked token, no check): %v, want %v", got, want)
+			}
+		})
 	}
 }
 

@@ -8,108 +8,18 @@
 // the query reads what changes (counters, the viewer's reaction and poll
 // votes) and decides existence and visibility, and the rest of each post
 // comes from Cache (cache.go says why that needs no invalidation).
+//
+// It renders only its own types (Post, Profile): what every resource renders
+// alike (absolute URLs, a member's short form, money, list metadata) is
+// package apiurl's, and the statements over a list of ids are
+// cursor.ListQuery's.
 package hydrate
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/url"
-	"strconv"
-	"time"
-
 	"github.com/lib/pq"
 
-	"github.com/socialnet/socialapi/gen"
-	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 )
-
-// URLs builds the absolute URLs of bodies and headers from the configured
-// public base URL (never from the request's Host).
-type URLs struct {
-	Public string // e.g. https://social.example
-	API    string // Public + the API's base path, e.g. https://social.example/api/v1
-}
-
-// The public pages' paths after the base URL (appendStatic writes them
-// too): a member's profile, a post under its author's, a hashtag.
-const profilePath, postsPath, tagPath = "/@", "/posts/", "/tags/"
-
-// Profile is the public page of a member.
-func (u URLs) Profile(handle string) string { return u.Public + profilePath + handle }
-
-// Post is the public page of a post.
-func (u URLs) Post(authorHandle string, id int64) string {
-	return u.Profile(authorHandle) + postsPath + strconv.FormatInt(id, 10)
-}
-
-// Tag is the public page of a hashtag. A tag may have any letter (#café), so
-// its name is percent-encoded as a path segment; handles are ASCII letters,
-// digits and '_' (members_handle_check), which a URI path carries as they are.
-func (u URLs) Tag(name string) string { return u.Public + tagPath + url.PathEscape(name) }
-
-// Media resolves a stored media path against the public base URL; stored
-// absolute URLs are returned as they are.
-func (u URLs) Media(path string) string { return u.mediaBase(path) + path }
-
-// mediaBase is what Media puts before path: the public base URL for a
-// path, nothing for an absolute URL.
-func (u URLs) mediaBase(path string) string {
-	if len(path) > 0 && path[0] == '/' {
-		return u.Public
-	}
-	return ""
-}
-
-// MediaPtr is Media for an optional path.
-func (u URLs) MediaPtr(path *string) *string {
-	if path == nil {
-		return nil
-	}
-	v := u.Media(*path)
-	return &v
-}
-
-// APIPost is the API URL of a post (the Location of a new post).
-func (u URLs) APIPost(id int64) string { return u.API + "/posts/" + strconv.FormatInt(id, 10) }
-
-// Author is the short form of a member as posts and comments show it.
-type Author struct {
-	ID        int64   `db:"author_id" json:"id"`
-	Handle    string  `db:"author_handle" json:"handle"`
-	Name      string  `db:"author_name" json:"name"`
-	AvatarURL *string `db:"author_avatar_url" json:"avatar_url"`
-	Verified  bool    `db:"author_verified" json:"verified"`
-}
-
-// UserSummary renders a.
-func (u URLs) UserSummary(a Author) gen.UserSummary {
-	return gen.UserSummary{ID: a.ID, Handle: a.Handle, Name: a.Name, Avatar: u.MediaPtr(a.AvatarURL),
-		Verified: a.Verified, URL: u.Profile(a.Handle)}
-}
-
-// MentionRef is a mentioned member.
-type MentionRef struct {
-	ID     int64  `json:"id"`
-	Handle string `json:"handle"`
-}
-
-// Mentions renders ms (never nil).
-func (u URLs) Mentions(ms []MentionRef) []gen.Mention {
-	out := make([]gen.Mention, len(ms))
-	for i, m := range ms {
-		out[i] = gen.Mention{ID: m.ID, Handle: m.Handle, URL: u.Profile(m.Handle)}
-	}
-	return out
-}
-
-// Tags renders tag names (never nil).
-func (u URLs) Tags(names []string) []gen.Tag {
-	out := make([]gen.Tag, len(names))
-	for i, n := range names {
-		out[i] = gen.Tag{Name: n, URL: u.Tag(n)}
-	}
-	return out
-}
 
 // Written is what a write statement returns, beside the row it wrote, of
 // the members around it (WrittenColumns), so the write can answer without
@@ -135,58 +45,15 @@ func WrittenColumns(author, mentioned string) string {
 }
 
 // Author is the author, whose id is id.
-func (w Written) Author(id int64) Author {
-	return Author{ID: id, Handle: w.AuthorHandle, Name: w.AuthorName, AvatarURL: w.AuthorAvatar, Verified: w.AuthorVerified}
+func (w Written) Author(id int64) apiurl.Author {
+	return apiurl.Author{ID: id, Handle: w.AuthorHandle, Name: w.AuthorName, AvatarURL: w.AuthorAvatar, Verified: w.AuthorVerified}
 }
 
 // Mentions are the members mentioned.
-func (w Written) Mentions() []MentionRef {
-	refs := make([]MentionRef, len(w.MentionIDs))
+func (w Written) Mentions() []apiurl.MentionRef {
+	refs := make([]apiurl.MentionRef, len(w.MentionIDs))
 	for i, id := range w.MentionIDs {
-		refs[i] = MentionRef{ID: id, Handle: w.MentionHandles[i]}
+		refs[i] = apiurl.MentionRef{ID: id, Handle: w.MentionHandles[i]}
 	}
 	return refs
-}
-
-// JSON scans a json or jsonb column into a T.
-type JSON[T any] struct{ V T }
-
-// Scan implements sql.Scanner.
-func (j *JSON[T]) Scan(src any) error {
-	switch b := src.(type) {
-	case []byte:
-		return json.Unmarshal(b, &j.V)
-	case string:
-		return json.Unmarshal([]byte(b), &j.V)
-	case nil:
-		return nil
-	}
-	return fmt.Errorf("hydrate: cannot scan %T into JSON", src)
-}
-
-// jsonTime is a timestamptz rendered by to_json (any offset, maybe fractions).
-type jsonTime struct{ time.Time }
-
-func (t *jsonTime) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		return nil
-	}
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return err
-	}
-	p, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return err
-	}
-	t.Time = p
-	return nil
-}
-
-func apiTimePtr(t *jsonTime) *apitime.Time {
-	if t == nil || t.IsZero() {
-		return nil
-	}
-	v := apitime.New(t.Time)
-	return &v
 }

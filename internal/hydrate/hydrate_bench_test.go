@@ -10,6 +10,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/synth"
@@ -57,7 +58,7 @@ func benchPage(b *testing.B) (*sqlx.DB, int64, []int64) {
 func BenchmarkPage(b *testing.B) {
 	db, viewer, ids := benchPage(b)
 	ctx := context.Background()
-	urls := hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+	urls := apiurl.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
 	cache := hydrate.NewCache(1000)
 	ps, err := cache.Posts(ctx, db, viewer, ids)
 	if err != nil || len(ps) != len(ids) {
@@ -85,11 +86,11 @@ func BenchmarkPage(b *testing.B) {
 	b.Run("render", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			urls.PostsAPI(ps)
+			hydrate.PostsAPI(urls, ps)
 		}
 	})
 	b.Run("encode", func(b *testing.B) {
-		page := gen.PostList{Data: urls.PostsAPI(ps), Meta: meta}
+		page := gen.PostList{Data: hydrate.PostsAPI(urls, ps), Meta: meta}
 		out, _ := json.Marshal(page)
 		b.SetBytes(int64(len(out)))
 		b.ReportAllocs()

@@ -7,32 +7,69 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
-	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
-// Slot is one item a list query chose for a page: its id and its sort key.
-type Slot struct {
+// Statics says where Page takes the static parts of a page's posts from.
+type Statics bool
+
+const (
+	// FromCache: the cache, and one more statement for those it lacks; for
+	// posts that many read (timelines, discover).
+	FromCache Statics = false
+	// WithPage: the page's own statement (and into the cache); for posts
+	// few read again soon (a member's whole history).
+	WithPage Statics = true
+)
+
+// Page runs pageSQL, which selects the id and created_at of at most
+// perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
+// in args), and hydrates the first perPage of them in the same statement
+// (plus one for the static parts c does not hold, with FromCache). exact is false when a
+// chosen post was hidden from the viewer or deleted meanwhile (the caller
+// then pages with Chosen, which keeps the cursor on the chosen rows);
+// next is the position of the next page (nil: the page query chose no more
+// than perPage).
+func (c *Cache) Page(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, statics Statics, pageSQL string, args []any) (ps []Post, next *cursor.Position, exact bool, err error) {
+	ls, err := c.pageRows(ctx, q, viewerID, perPage, statics, pageSQL, args)
+	if err != nil {
+		return nil, nil, false, pg.Classify(ctx, fmt.Errorf("feed page: %w", err))
+	}
+	if len(ls) > 0 {
+		auth.Confirm(ctx)
+	}
+	if len(ls) == 0 {
+		// Nothing visible: exact only if nothing was chosen, which one
+		// more look tells; the caller's slower path settles it.
+		return []Post{}, nil, false, nil
+	}
+	slots := ls[0].slots
+	if len(ls) != min(slots, perPage) {
+		return nil, nil, false, nil
+	}
+	if ps, err = c.attach(ctx, q, ls, nil); err != nil {
+		return nil, nil, false, err
+	}
+	if len(ps) != len(ls) {
+		return nil, nil, false, nil
+	}
+	if slots > perPage {
+		last := ls[len(ls)-1]
+		next = &cursor.Position{Time: last.createdAt, ID: last.id}
+	}
+	return ps, next, true, nil
+}
+
+// slot is one item a list query chose for a page: its id and its sort key.
+type slot struct {
 	ID        int64     `db:"id"`
 	CreatedAt time.Time `db:"created_at"`
 }
 
-// Trim cuts slots, fetched with perPage+1 rows so that a further row tells
-// that another page follows, to perPage. It returns their ids and, when
-// another page follows, the position of the last one kept.
-func Trim(slots []Slot, perPage int) (ids []int64, next *cursor.Position) {
-	if len(slots) > perPage {
-		slots = slots[:perPage]
-		last := slots[len(slots)-1]
-		next = &cursor.Position{Time: last.CreatedAt, ID: last.ID}
-	}
-	ids = make([]int64, len(slots))
-	for i, s := range slots {
-		ids[i] = s.ID
-	}
-	return ids, next
-}
+// Position implements cursor.Keyed.
+func (s slot) Position() cursor.Position { return cursor.Position{Time: s.CreatedAt, ID: s.ID} }
 
 // Chosen runs pageSQL (as Page takes it) for the chosen rows alone, then
 // hydrates those viewerID may still see (Posts): two statements, for the
@@ -43,17 +80,16 @@ func Trim(slots []Slot, perPage int) (ids []int64, next *cursor.Position) {
 // statement may write its own limit into its text and leave $2 to the
 // statement around it (discover does, so that PostgreSQL plans it once).
 func (c *Cache) Chosen(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) ([]Post, *cursor.Position, error) {
-	var slots []Slot
+	var slots []slot
 	chosen := "SELECT id, created_at FROM (" + pageSQL + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
 	if err := sqlx.SelectContext(ctx, q, &slots, chosen, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list page: %w", err))
 	}
-	ids, next := Trim(slots, perPage)
+	slots, next := cursor.Trim(slots, perPage)
+	ids := make([]int64, len(slots))
+	for i, s := range slots {
+		ids[i] = s.ID
+	}
 	ps, err := c.Posts(ctx, q, viewerID, ids)
 	return ps, next, err
-}
-
-// ListMeta renders the page metadata.
-func ListMeta(p cursor.Page) gen.ListMeta {
-	return gen.ListMeta{PerPage: p.PerPage, HasMore: p.HasMore, NextCursor: p.NextCursor, NextURL: p.NextURL}
 }

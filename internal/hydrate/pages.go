@@ -15,6 +15,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/coalesce"
+	"github.com/socialnet/socialapi/internal/cursor"
 )
 
 // Page reads, coalesced
@@ -196,9 +197,9 @@ var paramRE = regexp.MustCompile(`\$([0-9]+)`)
 // page statement, then the token checks), and for each read, LATERAL, the
 // page statement with $i read from b.pi, followed by the read's position.
 // The list walks the arrays' subscripts under a LIMIT of the size class,
-// for the reason ListQuery does.
+// for the reason cursor.ListQuery does.
 func batchPageStatement(k pageGroupKey, n int) string {
-	class := sizeClass(n)
+	class := cursor.SizeClass(n)
 	bk := batchPageKey{k.statics, k.pageSQL, k.types, class}
 	if s, ok := batchPages.Load(bk); ok {
 		return s.(string)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/pg"
@@ -141,34 +142,8 @@ func (c *postCounts) Scan(src any) error {
 	return fmt.Errorf("posts by visibility: cannot scan %T", src)
 }
 
-// profilesQuery reads the members $2 (an array of ids) for the viewer $1, in
-// the order of $2, by primary key.
-var profilesQuery = NewListQuery("$2", func(list string) string {
-	return `
-	SELECT ` + profileColumns + `
-	  FROM ` + list + `
-	  JOIN members m ON m.id = page.id
-	 WHERE ` + visibility.Member("m.id", "$1") + `
-	 ORDER BY page.ord`
-})
-
-// Profiles returns the members ids as viewerID sees them, in the order of
-// ids, in one query. Members the viewer may no longer see (visibility.Member:
-// suspended, or blocking the viewer since ids were chosen) are left out.
-func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Profile, error) {
-	out := []Profile{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	query, list := profilesQuery.Query(ids)
-	if err := sqlx.SelectContext(ctx, q, &out, query, viewerID, list); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("hydrate profiles: %w", err))
-	}
-	return out, nil
-}
-
 // ProfileAPI renders p.
-func (u URLs) ProfileAPI(p Profile) gen.Profile {
+func ProfileAPI(u apiurl.URLs, p Profile) gen.Profile {
 	return gen.Profile{
 		ID: p.ID, Handle: p.Handle, Name: p.Name, Avatar: u.MediaPtr(p.AvatarURL), Verified: p.Verified,
 		URL: u.Profile(p.Handle), Bio: p.Bio, CreatedAt: apitime.New(p.CreatedAt),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 )
 
 // A list of posts is the hot answer of the API (home feed, discover, a
@@ -34,12 +35,12 @@ type rendered struct {
 // appendStaticOnce appends s's static members rendered for u: the kept
 // rendering when s has one for u's base URL, else a fresh one, which is
 // kept (a copy) only on a Static found in a Cache (Static.reused).
-func (u URLs) appendStaticOnce(b []byte, s *Static) []byte {
+func appendStaticOnce(u apiurl.URLs, b []byte, s *Static) []byte {
 	if r := s.rendered.Load(); r != nil && r.public == u.Public {
 		return append(b, r.json...)
 	}
 	start := len(b)
-	b = u.appendStatic(b, s)
+	b = appendStatic(u, b, s)
 	if s.reused.Load() {
 		s.rendered.Store(&rendered{public: u.Public, json: append([]byte(nil), b[start:]...)})
 	}
@@ -52,7 +53,7 @@ func (u URLs) appendStaticOnce(b []byte, s *Static) []byte {
 // gen.Post that PostAPI builds), without braces. Written by hand: on
 // posts read once (a member's older posts, which miss the Cache), encoding
 // them through gen types and reflection was a sixth of the server's CPU.
-func (u URLs) appendStatic(b []byte, s *Static) []byte {
+func appendStatic(u apiurl.URLs, b []byte, s *Static) []byte {
 	b = append(b, `"body":`...)
 	b = appendJSONString(b, s.Body)
 	b = append(b, `,"created_at":"`...)
@@ -73,9 +74,9 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `,"kind":`...)
 		b = appendJSONString(b, m.Kind)
 		b = append(b, `,"preview_url":`...)
-		b = u.appendMediaURL(b, m.PreviewURL)
+		b = appendMediaURL(u, b, m.PreviewURL)
 		b = append(b, `,"url":`...)
-		b = u.appendMediaURL(b, &m.URL)
+		b = appendMediaURL(u, b, &m.URL)
 		b = append(b, `,"width":`...)
 		b = strconv.AppendInt(b, int64(m.Width), 10)
 		b = append(b, '}')
@@ -90,7 +91,7 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `,"id":`...)
 		b = strconv.AppendInt(b, m.ID, 10)
 		b = append(b, `,"url":`...)
-		b = appendJSONParts(b, u.Public, profilePath, m.Handle)
+		b = appendJSONParts(b, u.Public, apiurl.ProfilePath, m.Handle)
 		b = append(b, '}')
 	}
 	b = append(b, `],"tags":[`...)
@@ -101,17 +102,17 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 		b = append(b, `{"name":`...)
 		b = appendJSONString(b, t)
 		b = append(b, `,"url":`...)
-		b = appendJSONParts(b, u.Public, tagPath, url.PathEscape(t)) // as URLs.Tag
+		b = appendJSONParts(b, u.Public, apiurl.TagPath, url.PathEscape(t)) // as apiurl.URLs.Tag
 		b = append(b, '}')
 	}
 	b = append(b, `],"type":`...)
 	b = appendJSONString(b, s.Type)
 	b = append(b, `,"url":`...)
 	var id [20]byte
-	b = appendJSONParts(b, u.Public, profilePath, s.Author.Handle, postsPath, string(strconv.AppendInt(id[:0], s.ID, 10)))
+	b = appendJSONParts(b, u.Public, apiurl.ProfilePath, s.Author.Handle, apiurl.PostsPath, string(strconv.AppendInt(id[:0], s.ID, 10)))
 	a := s.Author
 	b = append(b, `,"user":{"avatar":`...)
-	b = u.appendMediaURL(b, a.AvatarURL)
+	b = appendMediaURL(u, b, a.AvatarURL)
 	b = append(b, `,"handle":`...)
 	b = appendJSONString(b, a.Handle)
 	b = append(b, `,"id":`...)
@@ -119,7 +120,7 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 	b = append(b, `,"name":`...)
 	b = appendJSONString(b, a.Name)
 	b = append(b, `,"url":`...)
-	b = appendJSONParts(b, u.Public, profilePath, a.Handle)
+	b = appendJSONParts(b, u.Public, apiurl.ProfilePath, a.Handle)
 	b = append(b, `,"verified":`...)
 	b = strconv.AppendBool(b, a.Verified)
 	b = append(b, `},"visibility":`...)
@@ -127,17 +128,17 @@ func (u URLs) appendStatic(b []byte, s *Static) []byte {
 }
 
 // appendMediaURL appends u.MediaPtr(path) as appendJSONStringPtr does.
-func (u URLs) appendMediaURL(b []byte, path *string) []byte {
+func appendMediaURL(u apiurl.URLs, b []byte, path *string) []byte {
 	if path == nil {
 		return append(b, "null"...)
 	}
-	return appendJSONParts(b, u.mediaBase(*path), *path)
+	return appendJSONParts(b, u.MediaBase(*path), *path)
 }
 
 // AppendPost appends p as the JSON object of gen.Post (what PostAPI
 // renders) to b.
-func (u URLs) AppendPost(b []byte, p Post) ([]byte, error) {
-	b = u.appendStaticOnce(append(b, '{'), p.Static)
+func AppendPost(u apiurl.URLs, b []byte, p Post) ([]byte, error) {
+	b = appendStaticOnce(u, append(b, '{'), p.Static)
 	b = append(b, `,"counts":{"comments":`...)
 	b = strconv.AppendInt(b, p.Comments, 10)
 	b = append(b, `,"reactions":`...)
@@ -184,7 +185,7 @@ func (u URLs) AppendPost(b []byte, p Post) ([]byte, error) {
 // home feed, discover, a member's posts) from the posts' rendered parts,
 // with the headers the generated response would set.
 type PostList struct {
-	URLs  URLs
+	URLs  apiurl.URLs
 	Posts []Post
 	Meta  gen.ListMeta
 	Link  *string
@@ -208,7 +209,7 @@ func (l PostList) write(w http.ResponseWriter) error {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			if b, err = l.URLs.AppendPost(b, p); err != nil {
+			if b, err = AppendPost(l.URLs, b, p); err != nil {
 				return b, err
 			}
 		}
@@ -225,7 +226,7 @@ func (l PostList) write(w http.ResponseWriter) error {
 // PostResponse answers GetPost (a gen.PostResponse body) from the post's
 // rendered parts.
 type PostResponse struct {
-	URLs URLs
+	URLs apiurl.URLs
 	Post Post
 }
 
@@ -235,9 +236,9 @@ func (r PostResponse) VisitGetPostResponse(w http.ResponseWriter) error {
 }
 
 // postBody appends the gen.PostResponse body of p: {"data": the post}.
-func postBody(u URLs, p Post) func([]byte) ([]byte, error) {
+func postBody(u apiurl.URLs, p Post) func([]byte) ([]byte, error) {
 	return func(b []byte) ([]byte, error) {
-		b, err := u.AppendPost(append(b, `{"data":`...), p)
+		b, err := AppendPost(u, append(b, `{"data":`...), p)
 		return append(b, '}'), err
 	}
 }
@@ -247,7 +248,7 @@ func postBody(u URLs, p Post) func([]byte) ([]byte, error) {
 // GetPost: encoding/json costs a visible share of the server's CPU for a new
 // post (docs/performance-journal.md, "Rendering pages by hand").
 type CreatedPost struct {
-	URLs URLs
+	URLs apiurl.URLs
 	Post Post
 }
 

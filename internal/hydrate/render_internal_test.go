@@ -2,6 +2,7 @@ package hydrate
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 )
 
 // renderCases are posts that exercise every member of gen.Post: text that
@@ -38,54 +40,63 @@ func renderCases() []Post {
 	voted.Choices = []int{0, 1}
 	return []Post{
 		{Static: &Static{ID: 1, Type: "text", Body: "plain", Visibility: "public", CreatedAt: time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC),
-			Author: Author{ID: 7, Handle: "alice", Name: "Alice"}}, ViewerID: 8},
+			Author: apiurl.Author{ID: 7, Handle: "alice", Name: "Alice"}}, ViewerID: 8},
 		{Static: &Static{ID: 2, Type: "text", Body: "quote \" backslash \\ <b>bold</b> & tab\t newline\n \u2028 émoji 🎉 \x01",
 			Visibility: "followers", Link: &link, Tags: []string{"golang", "café"},
 			CreatedAt: time.Date(2026, 3, 1, 12, 0, 0, 999999000, time.FixedZone("x", 3600)),
-			Author:    Author{ID: 7, Handle: "alice", Name: "Al<ice> \"A\"", AvatarURL: &avatar, Verified: true},
+			Author:    apiurl.Author{ID: 7, Handle: "alice", Name: "Al<ice> \"A\"", AvatarURL: &avatar, Verified: true},
 			Media: []media{{Kind: "image", URL: "/media/p/1.png", PreviewURL: &preview, Width: 640, Height: 480, Alt: &alt},
 				{Kind: "video", URL: "https://cdn.example/v.mp4", Width: 1, Height: 2}},
-			Mentions: []MentionRef{{ID: 8, Handle: "bob"}, {ID: 9, Handle: "carol"}}},
+			Mentions: []apiurl.MentionRef{{ID: 8, Handle: "bob"}, {ID: 9, Handle: "carol"}}},
 			Comments: 3, Shares: 4, Views: 123456789, Like: 1, Love: 2, Haha: 3, Wow: 4, Sad: 5, Angry: 6,
 			ViewerID: 7, ViewerReaction: &like},
 		{Static: &Static{ID: 3, Type: "poll", Body: "vote", Visibility: "private", CreatedAt: time.Date(2025, 12, 31, 23, 59, 59, 0, time.UTC),
-			Author: Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 8, Poll: vote()},
+			Author: apiurl.Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 8, Poll: vote()},
 		{Static: &Static{ID: 4, Type: "poll", Body: "voted", Visibility: "public", CreatedAt: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
-			Author: Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 1, Poll: voted, Like: 1 << 40},
+			Author: apiurl.Author{ID: 8, Handle: "bob", Name: "Bob"}}, ViewerID: 1, Poll: voted, Like: 1 << 40},
 	}
 }
 
-var renderURLs = URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+// eachCase runs check on every post of renderCases, each as a subtest.
+func eachCase(t *testing.T, check func(t *testing.T, p Post)) {
+	for _, p := range renderCases() {
+		t.Run(fmt.Sprint("post ", p.ID), func(t *testing.T) { check(t, p) })
+	}
+}
+
+var renderURLs = apiurl.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
 
 // TestAppendPostMatchesPostAPI: a post appended from its rendered parts is
 // the JSON encoding/json writes for PostAPI's gen.Post, member for member,
 // byte for byte in every value, the first time (rendering) and the second
 // (from the kept rendering), and for another base URL.
 func TestAppendPostMatchesPostAPI(t *testing.T) {
-	for _, u := range []URLs{renderURLs, {Public: "http://localhost:8080", API: "http://localhost:8080/api/v1"}} {
-		for _, p := range renderCases() {
-			want, err := json.Marshal(u.PostAPI(p))
-			if err != nil {
-				t.Fatal(err)
-			}
-			// Rendered without keeping it, then (reused) rendered and kept,
-			// then from the kept rendering.
-			for round := range 3 {
-				if round == 1 {
-					p.reused.Store(true)
-				}
-				got, err := u.AppendPost(nil, p)
+	for _, u := range []apiurl.URLs{renderURLs, {Public: "http://localhost:8080", API: "http://localhost:8080/api/v1"}} {
+		t.Run(u.Public, func(t *testing.T) {
+			eachCase(t, func(t *testing.T, p Post) {
+				want, err := json.Marshal(PostAPI(u, p))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if diff := cmp.Diff(members(t, want), members(t, got)); diff != "" {
-					t.Errorf("post %d, %s, round %d (-PostAPI +AppendPost):\n%s\n%s", p.ID, u.Public, round, diff, got)
+				// Rendered without keeping it, then (reused) rendered and kept,
+				// then from the kept rendering.
+				for round := range 3 {
+					if round == 1 {
+						p.reused.Store(true)
+					}
+					got, err := AppendPost(u, nil, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if diff := cmp.Diff(members(t, want), members(t, got)); diff != "" {
+						t.Errorf("post %d, %s, round %d (-PostAPI +AppendPost):\n%s\n%s", p.ID, u.Public, round, diff, got)
+					}
+					if kept := p.rendered.Load() != nil; kept != (round > 0) {
+						t.Errorf("post %d, round %d: rendering kept = %v", p.ID, round, kept)
+					}
 				}
-				if kept := p.rendered.Load() != nil; kept != (round > 0) {
-					t.Errorf("post %d, round %d: rendering kept = %v", p.ID, round, kept)
-				}
-			}
-		}
+			})
+		})
 	}
 }
 
@@ -127,28 +138,30 @@ func members(t *testing.T, b []byte) map[string]string {
 func TestPostListWritesPostList(t *testing.T) {
 	next, link := "abc", `<https://social.example/api/v1/feed?cursor=abc>; rel="next"`
 	for _, ps := range [][]Post{nil, renderCases()} {
-		l := PostList{URLs: renderURLs, Posts: ps, Meta: gen.ListMeta{PerPage: 20, HasMore: true, NextCursor: &next}, Link: &link}
-		rec := httptest.NewRecorder()
-		if err := l.VisitListFeedResponse(rec); err != nil {
-			t.Fatal(err)
-		}
-		if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Link") != link {
-			t.Errorf("status %d, headers %v", rec.Code, rec.Header())
-		}
-		if !strings.HasSuffix(rec.Body.String(), "}\n") {
-			t.Errorf("body does not end as json.Encoder ends it: %q", rec.Body.String())
-		}
-		var got, want gen.PostList
-		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
-			t.Fatal(err)
-		}
-		ref, _ := json.Marshal(gen.PostList{Data: renderURLs.PostsAPI(ps), Meta: l.Meta})
-		if err := json.Unmarshal(ref, &want); err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("page (-want +got):\n%s", diff)
-		}
+		t.Run(fmt.Sprintf("%d posts", len(ps)), func(t *testing.T) {
+			l := PostList{URLs: renderURLs, Posts: ps, Meta: gen.ListMeta{PerPage: 20, HasMore: true, NextCursor: &next}, Link: &link}
+			rec := httptest.NewRecorder()
+			if err := l.VisitListFeedResponse(rec); err != nil {
+				t.Fatal(err)
+			}
+			if rec.Code != 200 || rec.Header().Get("Content-Type") != "application/json" || rec.Header().Get("Link") != link {
+				t.Errorf("status %d, headers %v", rec.Code, rec.Header())
+			}
+			if !strings.HasSuffix(rec.Body.String(), "}\n") {
+				t.Errorf("body does not end as json.Encoder ends it: %q", rec.Body.String())
+			}
+			var got, want gen.PostList
+			if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
+				t.Fatal(err)
+			}
+			ref, _ := json.Marshal(gen.PostList{Data: PostsAPI(renderURLs, ps), Meta: l.Meta})
+			if err := json.Unmarshal(ref, &want); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("page (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -156,7 +169,7 @@ func TestPostListWritesPostList(t *testing.T) {
 // decodes to the gen.PostResponse the generated response would have
 // encoded.
 func TestPostResponseWritesPostResponse(t *testing.T) {
-	for _, p := range renderCases() {
+	eachCase(t, func(t *testing.T, p Post) {
 		rec := httptest.NewRecorder()
 		if err := (PostResponse{URLs: renderURLs, Post: p}).VisitGetPostResponse(rec); err != nil {
 			t.Fatal(err)
@@ -168,28 +181,28 @@ func TestPostResponseWritesPostResponse(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &got); err != nil {
 			t.Fatal(err)
 		}
-		ref, _ := json.Marshal(gen.PostResponse{Data: renderURLs.PostAPI(p)})
+		ref, _ := json.Marshal(gen.PostResponse{Data: PostAPI(renderURLs, p)})
 		if err := json.Unmarshal(ref, &want); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("post %d (-want +got):\n%s", p.ID, diff)
 		}
-	}
+	})
 }
 
 // TestCreatedPostWritesCreatePost201: a new post as CreatedPost writes it
 // has the status, headers and body (byte for byte) that the generated
 // gen.CreatePost201JSONResponse writes.
 func TestCreatedPostWritesCreatePost201(t *testing.T) {
-	for _, p := range renderCases() {
+	eachCase(t, func(t *testing.T, p Post) {
 		got := httptest.NewRecorder()
 		if err := (CreatedPost{URLs: renderURLs, Post: p}).VisitCreatePostResponse(got); err != nil {
 			t.Fatal(err)
 		}
 		want := httptest.NewRecorder()
 		ref := gen.CreatePost201JSONResponse{
-			Body:    gen.PostResponse{Data: renderURLs.PostAPI(p)},
+			Body:    gen.PostResponse{Data: PostAPI(renderURLs, p)},
 			Headers: gen.CreatePost201ResponseHeaders{Location: renderURLs.APIPost(p.ID)},
 		}
 		if err := ref.VisitCreatePostResponse(want); err != nil {
@@ -211,7 +224,7 @@ func TestCreatedPostWritesCreatePost201(t *testing.T) {
 		if diff := cmp.Diff(data(want.Body.Bytes()), data(got.Body.Bytes())); diff != "" {
 			t.Errorf("post %d body (-generated +CreatedPost):\n%s", p.ID, diff)
 		}
-	}
+	})
 }
 
 // BenchmarkAppendPost: a post rendered through gen.Post and encoding/json,
@@ -223,7 +236,7 @@ func BenchmarkAppendPost(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			for _, p := range ps {
-				if _, err := json.Marshal(renderURLs.PostAPI(p)); err != nil {
+				if _, err := json.Marshal(PostAPI(renderURLs, p)); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -235,7 +248,7 @@ func BenchmarkAppendPost(b *testing.B) {
 		for b.Loop() {
 			for _, p := range ps {
 				var err error
-				if buf, err = renderURLs.AppendPost(buf[:0], p); err != nil {
+				if buf, err = AppendPost(renderURLs, buf[:0], p); err != nil {
 					b.Fatal(err)
 				}
 			}

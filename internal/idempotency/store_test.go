@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
 
@@ -14,10 +13,7 @@ func TestBegin(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	m, err := members.CreateTx(ctx, db, members.New{Handle: "alice", Name: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alice := pgtest.Members(t, db, "alice")["alice"]
 	clock := time.Date(2026, 11, 24, 12, 0, 0, 0, time.UTC)
 	s := NewStore(db, time.Minute)
 	s.now = func() time.Time { return clock }
@@ -25,7 +21,7 @@ func TestBegin(t *testing.T) {
 
 	begin := func(name, op string, hash []byte, want Outcome) *Response {
 		t.Helper()
-		got, r, err := s.Begin(ctx, m.ID, "k", op, hash)
+		got, r, err := s.Begin(ctx, alice, "k", op, hash)
 		if err != nil || got != want {
 			t.Fatalf("%s: Begin = %v, %v, want %v", name, got, err, want)
 		}
@@ -37,7 +33,7 @@ func TestBegin(t *testing.T) {
 	begin("other operation", "op2", h1, Reused)
 	clock = clock.Add(2 * time.Minute)
 	begin("stale in-flight request", "op", h1, Proceed)
-	if err := s.Finish(ctx, m.ID, "k", Response{Status: 201, Headers: map[string]string{"Location": "/p/1"}, Body: []byte("{}")}); err != nil {
+	if err := s.Finish(ctx, alice, "k", Response{Status: 201, Headers: map[string]string{"Location": "/p/1"}, Body: []byte("{}")}); err != nil {
 		t.Fatal(err)
 	}
 	r := begin("finished", "op", h1, Replay)
@@ -47,7 +43,7 @@ func TestBegin(t *testing.T) {
 	clock = clock.Add(TTL + time.Minute)
 	begin("expired, other body", "op", h2, Proceed)
 	begin("after the expired key was claimed again", "op", h2, InUse)
-	if err := s.Abandon(ctx, m.ID, "k"); err != nil {
+	if err := s.Abandon(ctx, alice, "k"); err != nil {
 		t.Fatal(err)
 	}
 	begin("abandoned", "op", h1, Proceed)
@@ -57,14 +53,11 @@ func TestBeginConcurrent(t *testing.T) {
 	t.Parallel()
 	db := pgtest.New(t)
 	ctx := context.Background()
-	m, err := members.CreateTx(ctx, db, members.New{Handle: "alice", Name: "alice"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	alice := pgtest.Members(t, db, "alice")["alice"]
 	s := NewStore(db, time.Hour)
 	// An expired key, claimed by many requests at once: exactly one proceeds.
 	db.MustExec(`INSERT INTO idempotency_keys (member_id, key, operation, request_hash, status, created_at)
-	             VALUES ($1, 'k', 'op', $2, 201, now() - interval '25 hours')`, m.ID, Hash("POST", "/p", nil))
+	             VALUES ($1, 'k', 'op', $2, 201, now() - interval '25 hours')`, alice, Hash("POST", "/p", nil))
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
@@ -72,7 +65,7 @@ func TestBeginConcurrent(t *testing.T) {
 	)
 	for range 20 {
 		wg.Go(func() {
-			o, _, err := s.Begin(ctx, m.ID, "k", "op", Hash("POST", "/p", []byte("x")))
+			o, _, err := s.Begin(ctx, alice, "k", "op", Hash("POST", "/p", []byte("x")))
 			if err != nil {
 				t.Errorf("Begin: %v", err)
 			}

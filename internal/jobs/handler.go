@@ -2,59 +2,39 @@ package jobs
 
 import (
 	"context"
-	"net/url"
 	"strconv"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
+
+// filterOf turns the request parameters into a Filter.
+func filterOf(p gen.ListJobsParams) Filter {
+	return Filter{Q: cursor.Deref(p.Q), Workplace: cursor.Deref(p.Workplace), EmploymentType: cursor.Deref(p.EmploymentType),
+		Country: cursor.Deref(p.Country)}
+}
 
 // Handler answers ListJobs.
 type Handler struct {
-	store     *Store
-	publicURL string
+	jobs apiurl.Lister[Filter, Item, gen.ListJobsResponseObject]
 }
 
 // NewHandler returns a Handler; publicURL is the absolute base of every URL
 // it writes.
 func NewHandler(s *Store, publicURL string) *Handler {
-	return &Handler{store: s, publicURL: publicURL}
+	return &Handler{jobs: apiurl.NewLister("jobs", publicURL, s.List, respond)}
 }
 
 // ListJobs implements gen.StrictServerInterface.
 func (h *Handler) ListJobs(ctx context.Context, req gen.ListJobsRequestObject) (gen.ListJobsResponseObject, error) {
-	f, query := filterOf(req.Params)
-	r := cursor.Request{Scope: "jobs", Self: h.publicURL + "/api/v1/jobs", Query: query, PerPage: req.Params.PerPage, Cursor: req.Params.Cursor}
-	items, page, err := cursor.Paginate(r, func(after *cursor.Position, limit int) ([]Item, error) {
-		return h.store.List(ctx, f, after, limit)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return gen.ListJobs200JSONResponse{
-		Body:    gen.JobList{Data: ToAPI(hydrate.URLs{Public: h.publicURL}, items), Meta: hydrate.ListMeta(page)},
-		Headers: gen.ListJobs200ResponseHeaders{Link: page.Link()},
-	}, nil
-}
-
-// filterOf turns the request parameters into a Filter and the query values
-// the cursor is bound to.
-func filterOf(p gen.ListJobsParams) (Filter, url.Values) {
-	f := Filter{Q: cursor.Deref(p.Q), Workplace: cursor.Deref(p.Workplace), EmploymentType: cursor.Deref(p.EmploymentType),
-		Country: cursor.Deref(p.Country)}
-	v := url.Values{}
-	for k, s := range map[string]string{"q": f.Q, "workplace": f.Workplace, "employment_type": f.EmploymentType, "country": f.Country} {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	return f, v
+	f := filterOf(req.Params)
+	return h.jobs.Answer(ctx, f, f.values(), req.Params.PerPage, req.Params.Cursor)
 }
 
 // ToAPI converts jobs to their API form (the jobs list's and search's).
-func ToAPI(urls hydrate.URLs, items []Item) []gen.Job {
+func ToAPI(urls apiurl.URLs, items []Item) []gen.Job {
 	out := make([]gen.Job, len(items))
 	for i, it := range items {
 		j := gen.Job{
@@ -81,4 +61,12 @@ func ToAPI(urls hydrate.URLs, items []Item) []gen.Job {
 		out[i] = j
 	}
 	return out
+}
+
+// respond is ListJobs' 200 response to a page of jobs.
+func respond(urls apiurl.URLs, items []Item, page cursor.Page) gen.ListJobsResponseObject {
+	return gen.ListJobs200JSONResponse{
+		Body:    gen.JobList{Data: ToAPI(urls, items), Meta: apiurl.ListMeta(page)},
+		Headers: gen.ListJobs200ResponseHeaders{Link: page.Link()},
+	}
 }

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,18 @@ type Filter struct {
 	Workplace      string // "" for all
 	EmploymentType string // "" for all
 	Country        string // ISO 3166-1 alpha-2; "" for all
+}
+
+// values are the query values the cursor is bound to: the filters f sets
+// (an absent filter and an empty one select alike).
+func (f Filter) values() url.Values {
+	v := url.Values{}
+	for k, s := range map[string]string{"q": f.Q, "workplace": f.Workplace, "employment_type": f.EmploymentType, "country": f.Country} {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	return v
 }
 
 // Item is a job as lists show it.

@@ -47,12 +47,14 @@ func TestCreate(t *testing.T) {
 		{"bad country", func(n *jobs.NewJob) { n.Country = ptr("Germany") }, "/country"},
 	}
 	for _, tt := range tests {
-		in := valid()
-		tt.edit(&in)
-		_, err := s.Create(ctx, in)
-		var ae *apperr.Error
-		if !errors.As(err, &ae) || ae.Code != apperr.ValidationFailed || ae.Fields[0].Pointer != tt.wantField {
-			t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			in := valid()
+			tt.edit(&in)
+			_, err := s.Create(ctx, in)
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Code != apperr.ValidationFailed || ae.Fields[0].Pointer != tt.wantField {
+				t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
+			}
+		})
 	}
 }

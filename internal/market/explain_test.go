@@ -70,18 +70,20 @@ func TestListPlansUseIndexes(t *testing.T) {
 		{"price descending, capped", market.Filter{Sort: market.SortPriceDesc, MaxPrice: &max}, after, "listings_price_minor_id_idx"},
 	}
 	for _, tt := range tests {
-		q, args, err := s.ListQuery(ctx, tt.f, tt.after, 21)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var lines []string
-		if err := db.SelectContext(ctx, &lines, "EXPLAIN "+q, args...); err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		plan := strings.Join(lines, "\n")
-		t.Logf("%s:\n%s", tt.name, plan)
-		if strings.Contains(plan, "Seq Scan on listings") || !strings.Contains(plan, tt.index) {
-			t.Errorf("%s: plan does not use %s:\n%s", tt.name, tt.index, plan)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			q, args, err := s.ListQuery(ctx, tt.f, tt.after, 21)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			if err := db.SelectContext(ctx, &lines, "EXPLAIN "+q, args...); err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			plan := strings.Join(lines, "\n")
+			t.Logf("%s:\n%s", tt.name, plan)
+			if strings.Contains(plan, "Seq Scan on listings") || !strings.Contains(plan, tt.index) {
+				t.Errorf("%s: plan does not use %s:\n%s", tt.name, tt.index, plan)
+			}
+		})
 	}
 }

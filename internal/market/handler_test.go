@@ -11,8 +11,8 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitest"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
-	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/market"
 	"github.com/socialnet/socialapi/internal/members"
 )
@@ -174,15 +174,17 @@ func TestListListingsErrors(t *testing.T) {
 		{"cursor=bm9wZQ", "invalid_cursor", "cursor"},
 	}
 	for _, tt := range tests {
-		resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/market?" + tt.query, Token: tok})
-		if resp.Status != 400 {
-			t.Errorf("%s: status %d, want 400: %s", tt.query, resp.Status, resp.Body)
-			continue
-		}
-		p := resp.Problem(t)
-		if p.Code != tt.code || len(p.Errors) == 0 || p.Errors[0].Parameter == nil || *p.Errors[0].Parameter != tt.param {
-			t.Errorf("%s: problem = %s, want %s on %s", tt.query, resp.Body, tt.code, tt.param)
-		}
+		t.Run(tt.query, func(t *testing.T) {
+			resp := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/market?" + tt.query, Token: tok})
+			if resp.Status != 400 {
+				t.Errorf("%s: status %d, want 400: %s", tt.query, resp.Status, resp.Body)
+				return
+			}
+			p := resp.Problem(t)
+			if p.Code != tt.code || len(p.Errors) == 0 || p.Errors[0].Parameter == nil || *p.Errors[0].Parameter != tt.param {
+				t.Errorf("%s: problem = %s, want %s on %s", tt.query, resp.Body, tt.code, tt.param)
+			}
+		})
 	}
 }
 
@@ -197,9 +199,11 @@ func TestMoney(t *testing.T) {
 		{1, "BHD", "0.001"}, {100, "XXQ", "1.00"}, {9007199254740991, "EUR", "90071992547409.91"},
 	}
 	for _, tt := range tests {
-		if got := hydrate.Money(tt.minor, tt.currency).Amount; got != tt.want {
-			t.Errorf("Money(%d, %s) = %q, want %q", tt.minor, tt.currency, got, tt.want)
-		}
+		t.Run(fmt.Sprintf("%d %s", tt.minor, tt.currency), func(t *testing.T) {
+			if got := apiurl.Money(tt.minor, tt.currency).Amount; got != tt.want {
+				t.Errorf("Money(%d, %s) = %q, want %q", tt.minor, tt.currency, got, tt.want)
+			}
+		})
 	}
 }
 

@@ -12,9 +12,9 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg"
 )
 
@@ -54,22 +54,22 @@ func paramError(name, detail string) error {
 
 // Item is a listing as lists show it, with its seller and images.
 type Item struct {
-	ID           int64          `db:"id"`
-	Title        string         `db:"title"`
-	Description  string         `db:"description"`
-	PriceMinor   int64          `db:"price_minor"`
-	Currency     string         `db:"currency"`
-	Condition    string         `db:"condition"`
-	CategorySlug string         `db:"category_slug"`
-	CategoryName string         `db:"category_name"`
-	City         string         `db:"city"`
-	Region       *string        `db:"region"`
-	Country      string         `db:"country"`
-	Status       string         `db:"status"`
-	CreatedAt    time.Time      `db:"created_at"`
-	Rank         float64        `db:"rank"`   // text relevance; 0 without q
-	Seller       hydrate.Author `db:"seller"` // the member who sells it
-	Images       []Image        `db:"-"`
+	ID           int64         `db:"id"`
+	Title        string        `db:"title"`
+	Description  string        `db:"description"`
+	PriceMinor   int64         `db:"price_minor"`
+	Currency     string        `db:"currency"`
+	Condition    string        `db:"condition"`
+	CategorySlug string        `db:"category_slug"`
+	CategoryName string        `db:"category_name"`
+	City         string        `db:"city"`
+	Region       *string       `db:"region"`
+	Country      string        `db:"country"`
+	Status       string        `db:"status"`
+	CreatedAt    time.Time     `db:"created_at"`
+	Rank         float64       `db:"rank"`   // text relevance; 0 without q
+	Seller       apiurl.Author `db:"seller"` // the member who sells it
+	Images       []Image       `db:"-"`
 }
 
 // Position is the keyset position of it in a list ordered by sort.

@@ -46,13 +46,15 @@ func TestCreate(t *testing.T) {
 		{"bad image", func(n *market.NewListing) { n.Images = append(n.Images, market.Image{URL: "u", Width: 0, Height: 1}) }, "/images/1/width"},
 	}
 	for _, tt := range tests {
-		in := valid()
-		tt.edit(&in)
-		_, err := s.Create(ctx, bob.ID, in)
-		var ae *apperr.Error
-		if !errors.As(err, &ae) || ae.Code != apperr.ValidationFailed || ae.Fields[0].Pointer != tt.wantField {
-			t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			in := valid()
+			tt.edit(&in)
+			_, err := s.Create(ctx, bob.ID, in)
+			var ae *apperr.Error
+			if !errors.As(err, &ae) || ae.Code != apperr.ValidationFailed || ae.Fields[0].Pointer != tt.wantField {
+				t.Errorf("%s: Create error = %v, want validation_failed on %s", tt.name, err, tt.wantField)
+			}
+		})
 	}
 	var n int
 	if err := db.Get(&n, `SELECT count(*) FROM listings`); err != nil || n != 1 {

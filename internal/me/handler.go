@@ -5,9 +5,9 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // RateLimits reports a member's current budgets.
@@ -41,7 +41,7 @@ func (h *Handler) GetMe(ctx context.Context, _ gen.GetMeRequestObject) (gen.GetM
 }
 
 func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me {
-	urls := hydrate.URLs{Public: h.publicURL}
+	urls := apiurl.URLs{Public: h.publicURL}
 	return gen.Me{
 		ID:        a.ID,
 		Handle:    a.Handle,

@@ -8,10 +8,10 @@ import (
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apitime"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ListNotifications and MarkNotificationsRead.
@@ -44,8 +44,7 @@ func (h *Handler) ListNotifications(ctx context.Context, req gen.ListNotificatio
 		return nil, err
 	}
 	return gen.ListNotifications200JSONResponse{
-		Body: gen.NotificationList{Data: h.toAPI(items), Meta: gen.InboxListMeta{PerPage: page.PerPage, HasMore: page.HasMore,
-			NextCursor: page.NextCursor, NextURL: page.NextURL, UnreadCount: unread}},
+		Body:    gen.NotificationList{Data: h.toAPI(items), Meta: apiurl.InboxListMeta(page, unread)},
 		Headers: gen.ListNotifications200ResponseHeaders{Link: page.Link()},
 	}, nil
 }
@@ -110,7 +109,7 @@ func (h *Handler) toAPI(items []Item) []gen.Notification {
 // subjectURL is the public page of what a notification is about: the
 // conversation's message, the post (at the comment), or the actor's profile.
 func (h *Handler) subjectURL(it Item) string {
-	urls := hydrate.URLs{Public: h.publicURL}
+	urls := apiurl.URLs{Public: h.publicURL}
 	switch {
 	case it.ConversationID != nil && it.MessageID != nil:
 		return fmt.Sprintf("%s/messages/%d#message-%d", h.publicURL, *it.ConversationID, *it.MessageID)
@@ -127,6 +126,6 @@ func (h *Handler) subjectURL(it Item) string {
 }
 
 func (h *Handler) summary(m Member) gen.UserSummary {
-	return hydrate.URLs{Public: h.publicURL}.UserSummary(hydrate.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
+	return apiurl.URLs{Public: h.publicURL}.UserSummary(apiurl.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }

@@ -236,9 +236,11 @@ func TestMarkNotificationsRead(t *testing.T) {
 		{f.write, `{`, 400, "invalid_json"},
 	}
 	for _, tt := range tests {
-		resp := f.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/notifications/read", Token: tt.token, Body: tt.body})
-		if resp.Status != tt.status || resp.Problem(t).Code != tt.code {
-			t.Errorf("%s: %d %s, want %d %s", tt.body, resp.Status, resp.Body, tt.status, tt.code)
-		}
+		t.Run(tt.body, func(t *testing.T) {
+			resp := f.env.Do(t, apitest.Request{Method: "POST", Path: "/api/v1/notifications/read", Token: tt.token, Body: tt.body})
+			if resp.Status != tt.status || resp.Problem(t).Code != tt.code {
+				t.Errorf("%s: %d %s, want %d %s", tt.body, resp.Status, resp.Body, tt.status, tt.code)
+			}
+		})
 	}
 }

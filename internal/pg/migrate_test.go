@@ -76,15 +76,17 @@ func TestStorageOptions(t *testing.T) {
 		"jobs_search_keys_idx":     {"fastupdate=off"},
 	}
 	for table, opts := range want {
-		var got string
-		if err := conn.Get(&got, `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass`, table); err != nil {
-			t.Fatal(err)
-		}
-		for _, o := range opts {
-			if !strings.Contains(got, o) {
-				t.Errorf("%s: options %q lack %s", table, got, o)
+		t.Run(table, func(t *testing.T) {
+			var got string
+			if err := conn.Get(&got, `SELECT coalesce(array_to_string(reloptions, ','), '') FROM pg_class WHERE oid = $1::regclass`, table); err != nil {
+				t.Fatal(err)
 			}
-		}
+			for _, o := range opts {
+				if !strings.Contains(got, o) {
+					t.Errorf("%s: options %q lack %s", table, got, o)
+				}
+			}
+		})
 	}
 }
 

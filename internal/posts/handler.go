@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
 )
@@ -11,11 +12,11 @@ import (
 // Handler answers GetPost, CreatePost and DeletePost.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // GetPost implements gen.StrictServerInterface.
 func (h *Handler) GetPost(ctx context.Context, req gen.GetPostRequestObject) (gen.GetPostResponseObject, error) {

@@ -32,10 +32,12 @@ func TestNormalizeLink(t *testing.T) {
 		{"https://xn--caf-dma.example/", "https://xn--caf-dma.example/"},
 	}
 	for _, tt := range ok {
-		got, err := normalizeLink(tt.in)
-		if err != nil || got != tt.want {
-			t.Errorf("normalizeLink(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := normalizeLink(tt.in)
+			if err != nil || got != tt.want {
+				t.Errorf("normalizeLink(%q) = %q, %v, want %q", tt.in, got, err, tt.want)
+			}
+		})
 	}
 	bad := []struct{ name, in, code string }{
 		{"space in path", "https://example.com/a b", "bad_format"},
@@ -101,12 +103,14 @@ func TestNormalizeLink(t *testing.T) {
 		{"too long once encoded", "https://example.com/" + strings.Repeat("é", 1000), "too_long"},
 	}
 	for _, tt := range bad {
-		got, err := normalizeLink(tt.in)
-		var e *apperr.Error
-		if !errors.As(err, &e) || e.Code != apperr.ValidationFailed || len(e.Fields) != 1 ||
-			e.Fields[0].Pointer != "/link" || e.Fields[0].Code != tt.code {
-			t.Errorf("%s: normalizeLink(%q) = %q, %v, want a %s error at /link", tt.name, tt.in, got, err, tt.code)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := normalizeLink(tt.in)
+			var e *apperr.Error
+			if !errors.As(err, &e) || e.Code != apperr.ValidationFailed || len(e.Fields) != 1 ||
+				e.Fields[0].Pointer != "/link" || e.Fields[0].Code != tt.code {
+				t.Errorf("%s: normalizeLink(%q) = %q, %v, want a %s error at /link", tt.name, tt.in, got, err, tt.code)
+			}
+		})
 	}
 }
 

@@ -1,3 +1,12 @@
+// Package posts writes posts and reads them one at a time. It writes:
+// publishing (with media, poll, hashtags, mentions and `mention`
+// notifications), deleting, and the fixture-only poll votes. It reads
+// (read.go) the single post as a viewer sees it, with its views counted,
+// through hydrate's Getter (which coalesces concurrent reads and shares
+// hydrate's Cache with every other read of posts), and whether a post exists
+// for a viewer (hydrate.Visible, which comments checks too). Lists of posts
+// (the feed, a member's posts, search) are their own packages', through
+// hydrate's Cache.
 package posts
 
 import (

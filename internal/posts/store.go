@@ -1,6 +1,3 @@
-// Package posts writes posts: publishing (with media, poll, hashtags,
-// mentions and `mention` notifications), deleting, and the fixture-only poll
-// votes.
 package posts
 
 import (
@@ -24,7 +21,7 @@ import (
 	"github.com/socialnet/socialapi/internal/visibility"
 )
 
-// Store writes posts.
+// Store writes posts and reads single posts (read.go).
 type Store struct {
 	db    *sqlx.DB
 	prep  *pg.Prepared // the single-post read

@@ -3,6 +3,7 @@ package posts_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -281,13 +283,15 @@ func TestVotePoll(t *testing.T) {
 		post int64
 		want poll
 	}{{single.ID, poll{2, 2}}, {multi.ID, poll{3, 2}}} {
-		var got poll
-		if err := db.Get(&got, `SELECT votes_count, voters_count FROM polls WHERE post_id = $1`, c.post); err != nil {
-			t.Fatal(err)
-		}
-		if got != c.want {
-			t.Errorf("poll of post %d = %+v, want %+v", c.post, got, c.want)
-		}
+		t.Run(fmt.Sprint("post ", c.post), func(t *testing.T) {
+			var got poll
+			if err := db.Get(&got, `SELECT votes_count, voters_count FROM polls WHERE post_id = $1`, c.post); err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("poll of post %d = %+v, want %+v", c.post, got, c.want)
+			}
+		})
 	}
 	ms, err := seed.CheckCounters(ctx, db)
 	if err != nil || len(ms) > 0 {
@@ -329,7 +333,7 @@ func TestReadBackPollAndMedia(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	urls, warm := hydrate.URLs{}, hydrate.NewCache(100)
+	urls, warm := apiurl.URLs{}, hydrate.NewCache(100)
 	wantOptions := []gen.PollOption{{Index: 0, Title: "c", Votes: 1}, {Index: 1, Title: "a", Votes: 0}, {Index: 2, Title: "b", Votes: 2}}
 	wantMedia := []gen.Media{
 		{Kind: "image", URL: "/media/2.png", Width: 2, Height: 2},
@@ -340,43 +344,45 @@ func TestReadBackPollAndMedia(t *testing.T) {
 		viewer  string
 		choices []int
 	}{{"bob", []int{0, 2}}, {"carol", []int{2}}, {"erin", []int{}}, {"alice", []int{}}} {
-		// Without a cache the statements read the static parts too; the
-		// cache, filled by the first round, leaves them the live parts.
-		for round, cache := range []*hydrate.Cache{nil, warm, warm} {
-			single, err := hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, ids[c.viewer], poll.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			page, err := cache.Posts(ctx, db, ids[c.viewer], []int64{plain.ID, poll.ID, pics.ID})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(page) != 3 {
-				t.Fatalf("%s, round %d: a page of 3 posts read back %d", c.viewer, round, len(page))
-			}
-			for _, p := range []hydrate.Post{single, page[1]} {
-				got := urls.PostAPI(p).Poll
-				if got == nil {
-					t.Fatalf("%s: post %d has no poll", c.viewer, p.ID)
+		t.Run(c.viewer, func(t *testing.T) {
+			// Without a cache the statements read the static parts too; the
+			// cache, filled by the first round, leaves them the live parts.
+			for round, cache := range []*hydrate.Cache{nil, warm, warm} {
+				single, err := hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, ids[c.viewer], poll.ID)
+				if err != nil {
+					t.Fatal(err)
 				}
-				want := gen.PollViewer{Voted: len(c.choices) > 0, Choices: c.choices}
-				if diff := cmp.Diff(wantOptions, got.Options); diff != "" || got.Question != "which?" || !got.Multiple ||
-					got.VotesCount != 3 || got.VotersCount != 2 || !cmp.Equal(want, got.Viewer) {
-					t.Errorf("%s: poll = %+v (options diff %s), want options %+v, 3 votes by 2, viewer %+v", c.viewer, got, diff, wantOptions, want)
+				page, err := cache.Posts(ctx, db, ids[c.viewer], []int64{plain.ID, poll.ID, pics.ID})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(page) != 3 {
+					t.Fatalf("%s, round %d: a page of 3 posts read back %d", c.viewer, round, len(page))
+				}
+				for _, p := range []hydrate.Post{single, page[1]} {
+					got := hydrate.PostAPI(urls, p).Poll
+					if got == nil {
+						t.Fatalf("%s: post %d has no poll", c.viewer, p.ID)
+					}
+					want := gen.PollViewer{Voted: len(c.choices) > 0, Choices: c.choices}
+					if diff := cmp.Diff(wantOptions, got.Options); diff != "" || got.Question != "which?" || !got.Multiple ||
+						got.VotesCount != 3 || got.VotersCount != 2 || !cmp.Equal(want, got.Viewer) {
+						t.Errorf("%s: poll = %+v (options diff %s), want options %+v, 3 votes by 2, viewer %+v", c.viewer, got, diff, wantOptions, want)
+					}
+				}
+				if got := hydrate.PostAPI(urls, page[2]).Media; !cmp.Equal(wantMedia, got) {
+					t.Errorf("%s: media = %+v, want %+v", c.viewer, got, wantMedia)
+				}
+				for _, p := range []hydrate.Post{page[0], page[1]} {
+					if got := hydrate.PostAPI(urls, p).Media; got == nil || len(got) != 0 {
+						t.Errorf("%s: post %d has media %#v, want none (an empty list)", c.viewer, p.ID, got)
+					}
+				}
+				if hydrate.PostAPI(urls, page[0]).Poll != nil {
+					t.Errorf("%s: a plain post has a poll", c.viewer)
 				}
 			}
-			if got := urls.PostAPI(page[2]).Media; !cmp.Equal(wantMedia, got) {
-				t.Errorf("%s: media = %+v, want %+v", c.viewer, got, wantMedia)
-			}
-			for _, p := range []hydrate.Post{page[0], page[1]} {
-				if got := urls.PostAPI(p).Media; got == nil || len(got) != 0 {
-					t.Errorf("%s: post %d has media %#v, want none (an empty list)", c.viewer, p.ID, got)
-				}
-			}
-			if urls.PostAPI(page[0]).Poll != nil {
-				t.Errorf("%s: a plain post has a poll", c.viewer)
-			}
-		}
+		})
 	}
 	if hits, _ := warm.Stats(); hits == 0 {
 		t.Error("the cache was never used")

@@ -35,17 +35,19 @@ func TestCreateAndDeleteTimelineRows(t *testing.T) {
 		{"read on fan-out", "celeb", "public", 0},
 	}
 	for _, tt := range tests {
-		p, err := s.Create(ctx, ids[tt.author], posts.NewPost{Body: tt.name, Visibility: &tt.visibility})
-		if err != nil {
-			t.Fatalf("%s: %v", tt.name, err)
-		}
-		if n := count(t, db, `SELECT count(*) FROM timeline WHERE post_id = $1 AND member_id = $2 AND author_id = $2 AND created_at = $3`,
-			p.ID, ids[tt.author], p.CreatedAt); n != 1 {
-			t.Errorf("%s: %d own timeline rows, want 1", tt.name, n)
-		}
-		if n := count(t, db, `SELECT count(*) FROM feed_outbox WHERE post_id = $1`, p.ID); n != tt.wantQueued {
-			t.Errorf("%s: %d outbox rows, want %d", tt.name, n, tt.wantQueued)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := s.Create(ctx, ids[tt.author], posts.NewPost{Body: tt.name, Visibility: &tt.visibility})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.name, err)
+			}
+			if n := count(t, db, `SELECT count(*) FROM timeline WHERE post_id = $1 AND member_id = $2 AND author_id = $2 AND created_at = $3`,
+				p.ID, ids[tt.author], p.CreatedAt); n != 1 {
+				t.Errorf("%s: %d own timeline rows, want 1", tt.name, n)
+			}
+			if n := count(t, db, `SELECT count(*) FROM feed_outbox WHERE post_id = $1`, p.ID); n != tt.wantQueued {
+				t.Errorf("%s: %d outbox rows, want %d", tt.name, n, tt.wantQueued)
+			}
+		})
 	}
 
 	p, err := s.Create(ctx, ids["alice"], posts.NewPost{Body: "to delete"})

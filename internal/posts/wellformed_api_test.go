@@ -156,14 +156,16 @@ func TestTagURLsAreURIs(t *testing.T) {
 	for name, got := range map[string][]gen.Tag{
 		"created post": p.Tags, "read post": read.Data.Tags, "listed post": mine.Data[0].Tags, "comment": comment.Data.Tags,
 	} {
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("%s: tags (-want +got):\n%s", name, diff)
-		}
-		for _, tag := range got {
-			if !isURI(tag.URL) {
-				t.Errorf("%s: tag url %q is not a URI", name, tag.URL)
+		t.Run(name, func(t *testing.T) {
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s: tags (-want +got):\n%s", name, diff)
 			}
-		}
+			for _, tag := range got {
+				if !isURI(tag.URL) {
+					t.Errorf("%s: tag url %q is not a URI", name, tag.URL)
+				}
+			}
+		})
 	}
 }
 
@@ -240,21 +242,25 @@ func TestBlankBodies(t *testing.T) {
 		"message by a non-participant":      {Path: fmt.Sprintf("/api/v1/conversations/%d/messages", conv.Data.ID), Token: outsider},
 		"message to a missing conversation": {Path: "/api/v1/conversations/999999/messages", Token: tok},
 	} {
-		req.Method, req.Body = "POST", `{"body":"\u00a0"}`
-		if resp := env.Do(t, req); resp.Status != 404 {
-			t.Errorf("%s: status %d, want 404: %s", name, resp.Status, resp.Body)
-		}
+		t.Run(name, func(t *testing.T) {
+			req.Method, req.Body = "POST", `{"body":"\u00a0"}`
+			if resp := env.Do(t, req); resp.Status != 404 {
+				t.Errorf("%s: status %d, want 404: %s", name, resp.Status, resp.Body)
+			}
+		})
 	}
 
 	const visible = "\u00a0hi\u200b "
 	for _, w := range writes {
-		resp := env.Do(t, apitest.Request{Method: "POST", Path: w.path, Token: tok, Body: jsonBody(t, w.body(visible))})
-		if resp.Status != 201 && resp.Status != 200 {
-			t.Errorf("%s with a visible character: status %d: %s", w.name, resp.Status, resp.Body)
-			continue
-		}
-		if !strings.Contains(string(resp.Body), `"body":"\u00a0hi\u200b "`) && !strings.Contains(string(resp.Body), `"body":"`+visible+`"`) {
-			t.Errorf("%s: body not kept as written: %s", w.name, resp.Body)
-		}
+		t.Run(w.name+" with a visible character", func(t *testing.T) {
+			resp := env.Do(t, apitest.Request{Method: "POST", Path: w.path, Token: tok, Body: jsonBody(t, w.body(visible))})
+			if resp.Status != 201 && resp.Status != 200 {
+				t.Errorf("%s with a visible character: status %d: %s", w.name, resp.Status, resp.Body)
+				return
+			}
+			if !strings.Contains(string(resp.Body), `"body":"\u00a0hi\u200b "`) && !strings.Contains(string(resp.Body), `"body":"`+visible+`"`) {
+				t.Errorf("%s: body not kept as written: %s", w.name, resp.Body)
+			}
+		})
 	}
 }

@@ -39,21 +39,14 @@ const DefaultWindow = time.Minute
 type Quotas struct {
 	Read  int
 	Write int
-	// Window is the refill period (zero: DefaultWindow). Tests lengthen it
-	// so that no refill happens while they count.
+	// Window is the refill period, positive: configuration resolves it
+	// (DefaultQuotas, RATE_LIMIT_WINDOW), so a Limiter takes it as given.
+	// Tests lengthen it so that no refill happens while they count.
 	Window time.Duration
 }
 
 // DefaultQuotas are the contract's published limits (openapi.yaml, Rate limits).
 var DefaultQuotas = Quotas{Read: 120, Write: 60, Window: DefaultWindow}
-
-// WindowOrDefault returns the refill period.
-func (q Quotas) WindowOrDefault() time.Duration {
-	if q.Window <= 0 {
-		return DefaultWindow
-	}
-	return q.Window
-}
 
 // Result is the state of a budget after a request.
 type Result struct {
@@ -110,12 +103,15 @@ func NewShared(name string, st throttled.GCRAStoreCtx, q Quotas, onFailure func(
 }
 
 func newLimiter(st throttled.GCRAStoreCtx, q Quotas) (*Limiter, error) {
+	if q.Window <= 0 {
+		return nil, fmt.Errorf("rate-limit window must be positive, got %v", q.Window)
+	}
 	l := &Limiter{quotas: q, limiters: map[Policy]*throttled.GCRARateLimiterCtx{}}
 	for p, n := range map[Policy]int{Read: q.Read, Write: q.Write} {
 		if n < 1 {
 			return nil, fmt.Errorf("rate limit %s must be at least 1 per minute", p)
 		}
-		g, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{MaxRate: throttled.PerDuration(n, q.WindowOrDefault()), MaxBurst: n - 1})
+		g, err := throttled.NewGCRARateLimiterCtx(st, throttled.RateQuota{MaxRate: throttled.PerDuration(n, q.Window), MaxBurst: n - 1})
 		if err != nil {
 			return nil, fmt.Errorf("rate limiter %s: %w", p, err)
 		}

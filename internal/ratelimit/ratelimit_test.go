@@ -3,10 +3,11 @@ package ratelimit
 import (
 	"context"
 	"testing"
+	"time"
 )
 
 func TestBudget(t *testing.T) {
-	l, err := NewMemory(Quotas{Read: 5, Write: 2})
+	l, err := NewMemory(Quotas{Read: 5, Write: 2, Window: DefaultWindow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,10 +37,24 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// The window is a resolved value: a Limiter refuses one that is not
+// positive rather than pick a period of its own.
+func TestWindowRequired(t *testing.T) {
+	for _, w := range []time.Duration{0, -time.Minute} {
+		t.Run(w.String(), func(t *testing.T) {
+			if _, err := NewMemory(Quotas{Read: 5, Write: 2, Window: w}); err == nil {
+				t.Errorf("NewMemory with window %v: no error", w)
+			}
+		})
+	}
+}
+
 func TestPolicyOf(t *testing.T) {
 	for m, want := range map[string]Policy{"GET": Read, "HEAD": Read, "POST": Write, "DELETE": Write, "PUT": Write} {
-		if got := PolicyOf(m); got != want {
-			t.Errorf("PolicyOf(%s) = %s, want %s", m, got, want)
-		}
+		t.Run(m, func(t *testing.T) {
+			if got := PolicyOf(m); got != want {
+				t.Errorf("PolicyOf(%s) = %s, want %s", m, got, want)
+			}
+		})
 	}
 }

@@ -13,7 +13,7 @@ import (
 func TestRedisBudgetIsShared(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	q := ratelimit.Quotas{Read: 20, Write: 10}
+	q := ratelimit.Quotas{Read: 20, Write: 10, Window: ratelimit.DefaultWindow}
 	a, ca, err := ratelimit.NewRedis(srv.URL(), q, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -51,7 +51,7 @@ func TestRedisDownFailsOpenAndRecovers(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	var failures atomic.Int32
-	l, c, err := ratelimit.NewRedis(srv.URL(), ratelimit.Quotas{Read: 5, Write: 5}, func(error) { failures.Add(1) })
+	l, c, err := ratelimit.NewRedis(srv.URL(), ratelimit.Quotas{Read: 5, Write: 5, Window: ratelimit.DefaultWindow}, func(error) { failures.Add(1) })
 	if err != nil {
 		t.Fatal(err)
 	}

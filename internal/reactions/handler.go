@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
-	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
 // Handler answers ReactToPost and DeletePostReaction.
@@ -45,6 +45,6 @@ func toAPI(r Result) gen.ReactionResult {
 		Reaction: typ,
 		Counts: gen.PostCounts{Reactions: int(c.Reactions()), Comments: int(c.Comments),
 			Shares: int(c.Shares), Views: int(c.Views)},
-		ReactionCounts: hydrate.ReactionCounts(c.Like, c.Love, c.Haha, c.Wow, c.Sad, c.Angry),
+		ReactionCounts: apiurl.ReactionCounts(c.Like, c.Love, c.Haha, c.Wow, c.Sad, c.Angry),
 	}
 }

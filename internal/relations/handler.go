@@ -6,6 +6,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -16,11 +17,11 @@ import (
 type Handler struct {
 	store *Store
 	read  sqlx.QueryerContext // the lists' profiles
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler; read is where the lists' profiles are read.
-func NewHandler(s *Store, read sqlx.QueryerContext, urls hydrate.URLs) *Handler {
+func NewHandler(s *Store, read sqlx.QueryerContext, urls apiurl.URLs) *Handler {
 	return &Handler{store: s, read: read, urls: urls}
 }
 
@@ -92,9 +93,9 @@ func (h *Handler) list(ctx context.Context, kind Kind, path string, perPage *int
 	}
 	data := make([]gen.Profile, len(ps))
 	for i, p := range ps {
-		data[i] = h.urls.ProfileAPI(p)
+		data[i] = hydrate.ProfileAPI(h.urls, p)
 	}
-	return gen.ProfileList{Data: data, Meta: hydrate.ListMeta(page)}, page, nil
+	return gen.ProfileList{Data: data, Meta: apiurl.ListMeta(page)}, page, nil
 }
 
 // ListBlocks implements gen.StrictServerInterface.

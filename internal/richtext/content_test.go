@@ -1,6 +1,9 @@
 package richtext
 
-import "testing"
+import (
+	"strconv"
+	"testing"
+)
 
 func TestHasContent(t *testing.T) {
 	t.Parallel()
@@ -35,14 +38,18 @@ func TestHasContent(t *testing.T) {
 		" \u00a0\u200b\u3164\t",
 	}
 	for _, s := range blank {
-		if HasContent(s) {
-			t.Errorf("HasContent(%q) = true, want false", s)
-		}
+		t.Run(strconv.Quote(s), func(t *testing.T) {
+			if HasContent(s) {
+				t.Errorf("HasContent(%q) = true, want false", s)
+			}
+		})
 	}
 	visible := []string{"a", " a ", ".", "\u00a0é\u00a0", "東", "🎉", "\u200b#go", "\u0600", "\u2801"}
 	for _, s := range visible {
-		if !HasContent(s) {
-			t.Errorf("HasContent(%q) = false, want true", s)
-		}
+		t.Run(strconv.Quote(s), func(t *testing.T) {
+			if !HasContent(s) {
+				t.Errorf("HasContent(%q) = false, want true", s)
+			}
+		})
 	}
 }

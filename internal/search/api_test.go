@@ -402,13 +402,15 @@ func TestSearchTags(t *testing.T) {
 		{"#golang daily", []int64{}}, // not only tags: full text, both words needed
 	}
 	for _, tt := range tests {
-		r, _ := w.search(t, "alice", url.Values{"q": {tt.q}}.Encode())
-		if diff := cmp.Diff(tt.want, postIDs(r)); diff != "" {
-			t.Errorf("q=%q (-want +got):\n%s", tt.q, diff)
-		}
-		if r.Meta.Totals.Posts != len(tt.want) {
-			t.Errorf("q=%q: totals.posts = %d, want %d", tt.q, r.Meta.Totals.Posts, len(tt.want))
-		}
+		t.Run(tt.q, func(t *testing.T) {
+			r, _ := w.search(t, "alice", url.Values{"q": {tt.q}}.Encode())
+			if diff := cmp.Diff(tt.want, postIDs(r)); diff != "" {
+				t.Errorf("q=%q (-want +got):\n%s", tt.q, diff)
+			}
+			if r.Meta.Totals.Posts != len(tt.want) {
+				t.Errorf("q=%q: totals.posts = %d, want %d", tt.q, r.Meta.Totals.Posts, len(tt.want))
+			}
+		})
 	}
 }
 

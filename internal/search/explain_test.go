@@ -94,17 +94,19 @@ func TestExplain(t *testing.T) {
 		{"jobs", page(Jobs, "w123", nil), []string{"jobs_search_tsv_idx"}, "jobs"},
 	}
 	for _, tt := range tests {
-		q, args := tt.query()
-		plan := pgtest.Explain(t, db, q, args...)
-		t.Logf("%s:\n%s", tt.name, plan)
-		for _, idx := range tt.want {
-			if !strings.Contains(plan, idx) {
-				t.Errorf("%s: plan does not use %s", tt.name, idx)
+		t.Run(tt.name, func(t *testing.T) {
+			q, args := tt.query()
+			plan := pgtest.Explain(t, db, q, args...)
+			t.Logf("%s:\n%s", tt.name, plan)
+			for _, idx := range tt.want {
+				if !strings.Contains(plan, idx) {
+					t.Errorf("%s: plan does not use %s", tt.name, idx)
+				}
 			}
-		}
-		if strings.Contains(plan, "Seq Scan on "+tt.table) || strings.Contains(plan, "Seq Scan on members") {
-			t.Errorf("%s: plan scans %s or members sequentially", tt.name, tt.table)
-		}
+			if strings.Contains(plan, "Seq Scan on "+tt.table) || strings.Contains(plan, "Seq Scan on members") {
+				t.Errorf("%s: plan scans %s or members sequentially", tt.name, tt.table)
+			}
+		})
 	}
 
 	// Words walk the kind's search_keys index bucket by bucket, highest ids

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
@@ -51,7 +52,7 @@ func DefaultActive(maxActive, poolSize int) int {
 // Handler answers SearchAll.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 	// walks bounds the searches that read their matches from the
 	// database, each member's and all members' (bounds.go; nil:
 	// unbounded); timeout is how long a search may run (0: the request's
@@ -61,7 +62,7 @@ type Handler struct {
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // WithBounds makes h run at most what walks admits of the searches that
 // read their matches from the database, a search that finds no place
@@ -140,12 +141,12 @@ func meta(p gen.SearchAllParams, page cursor.Page, t Totals) gen.SearchMeta {
 func (h *Handler) toAPI(res Result) gen.SearchResults {
 	out := gen.SearchResults{
 		People:   make([]gen.Profile, len(res.People)),
-		Posts:    h.urls.PostsAPI(res.Posts),
+		Posts:    hydrate.PostsAPI(h.urls, res.Posts),
 		Listings: market.ToAPI(h.urls, res.Listings),
 		Jobs:     jobs.ToAPI(h.urls, res.Jobs),
 	}
 	for i, p := range res.People {
-		out.People[i] = h.urls.ProfileAPI(p)
+		out.People[i] = hydrate.ProfileAPI(h.urls, p)
 	}
 	return out
 }

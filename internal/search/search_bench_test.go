@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -28,7 +29,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx = auth.WithPrincipal(ctx, auth.Principal{MemberID: viewer})
-	urls := hydrate.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
+	urls := apiurl.URLs{Public: "https://social.example", API: "https://social.example/api/v1"}
 	store := search.NewStore(db).WithCache(hydrate.NewCache(hydrate.DefaultCacheEntries)).WithMatchCache(time.Hour)
 	h := search.NewHandler(store, urls)
 	posts := gen.SearchTypeFilter("posts")

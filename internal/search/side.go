@@ -11,7 +11,7 @@ import (
 
 	"github.com/lib/pq"
 
-	"github.com/socialnet/socialapi/internal/hydrate"
+	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/jobs"
 	"github.com/socialnet/socialapi/internal/market"
 	"github.com/socialnet/socialapi/internal/pg"
@@ -147,7 +147,7 @@ var sideFollowees = `
 
 // sideListings are the rows of the listings $2 (an array of ids), leaving
 // out those whose seller was suspended since they were found.
-var sideListings = hydrate.NewListQuery("$2", func(list string) string {
+var sideListings = cursor.NewListQuery("$2", func(list string) string {
 	return `
 	SELECT 'l', page.ord, ''` + sideSelect('l') + `
 	  FROM ` + list + `
@@ -159,7 +159,7 @@ var sideListings = hydrate.NewListQuery("$2", func(list string) string {
 
 // sideJobs are the rows of the jobs $3 (an array of ids), leaving out those
 // closed or expired since they were found.
-var sideJobs = hydrate.NewListQuery("$3", func(list string) string {
+var sideJobs = cursor.NewListQuery("$3", func(list string) string {
 	return `
 	SELECT 'j', page.ord, ''` + sideSelect('j') + `
 	  FROM ` + list + `

@@ -11,8 +11,8 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/cursor"
-	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/visibility"
 )
@@ -527,10 +527,10 @@ func TestSide(t *testing.T) {
 		listings: []Listing{
 			{ID: lamp, Title: "Lamp", Description: "About Lamp", PriceMinor: 1250, Currency: "EUR", Condition: "like_new",
 				CategorySlug: "books", CategoryName: "Books", City: "Lyon", Country: "FR", Status: "active", CreatedAt: t0.Add(time.Minute),
-				Seller: hydrate.Author{ID: ids["plain"], Handle: "plain", Name: "plain"}, Images: []ImageEntry{}},
+				Seller: apiurl.Author{ID: ids["plain"], Handle: "plain", Name: "plain"}, Images: []ImageEntry{}},
 			{ID: shelf, Title: "Shelf", Description: "About Shelf", PriceMinor: 1250, Currency: "EUR", Condition: "like_new",
 				CategorySlug: "books", CategoryName: "Books", City: "Lyon", Region: &region, Country: "FR", Status: "active", CreatedAt: t0,
-				Seller: hydrate.Author{ID: ids["seller"], Handle: "seller", Name: "seller", AvatarURL: str("/media/avatars/seller.png"), Verified: true},
+				Seller: apiurl.Author{ID: ids["seller"], Handle: "seller", Name: "seller", AvatarURL: str("/media/avatars/seller.png"), Verified: true},
 				Images: []ImageEntry{{URL: "/media/market/a.jpg", Width: 1200, Height: 900, Alt: str("Front")}, {URL: "/media/market/b.jpg", Width: 800, Height: 600}}},
 		},
 		jobs: []Job{

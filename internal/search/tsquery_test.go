@@ -51,10 +51,12 @@ func TestTsqueryShape(t *testing.T) {
 		{`'a' 'b'`, nil, nil, true},
 	}
 	for _, tt := range tests {
-		got := tsqueryShape(tt.tsq)
-		if got.open != tt.open || !slices.Equal(got.required, tt.required) || !slices.Equal(got.some, tt.some) {
-			t.Errorf("tsqueryShape(%q) = %+v; want required %q, some %q, open %v", tt.tsq, got, tt.required, tt.some, tt.open)
-		}
+		t.Run(tt.tsq, func(t *testing.T) {
+			got := tsqueryShape(tt.tsq)
+			if got.open != tt.open || !slices.Equal(got.required, tt.required) || !slices.Equal(got.some, tt.some) {
+				t.Errorf("tsqueryShape(%q) = %+v; want required %q, some %q, open %v", tt.tsq, got, tt.required, tt.some, tt.open)
+			}
+		})
 	}
 }
 

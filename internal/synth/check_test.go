@@ -3,6 +3,7 @@ package synth_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"math"
 	"testing"
 
@@ -56,13 +57,15 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 			(SELECT post_id, tag, author_id, visibility, created_at FROM post_tags
 			 EXCEPT ALL SELECT p.id, t.tag, p.author_id, p.visibility, p.created_at FROM posts p, unnest(p.tags) t(tag))) d`,
 	} {
-		var n int
-		if err := x.GetContext(ctx, &n, q); err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		if n != 0 {
-			t.Errorf("%s: %d rows, want 0", name, n)
-		}
+		t.Run(name, func(t *testing.T) {
+			var n int
+			if err := x.GetContext(ctx, &n, q); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if n != 0 {
+				t.Errorf("%s: %d rows, want 0", name, n)
+			}
+		})
 	}
 	var share float64
 	if err := x.GetContext(ctx, &share, `SELECT 1 - (SELECT count(*) FROM timeline_dormant)::float8 / (SELECT count(*) FROM members)`); err != nil {
@@ -84,10 +87,12 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 	st := auth.NewStore(x, nil)
 	for _, id := range []int64{1, 17} {
 		for _, s := range []auth.Scope{auth.ScopeRead, auth.ScopeWrite} {
-			p, err := st.Authenticate(ctx, synth.Token(seedValue, id, s))
-			if err != nil || p.MemberID != id || p.Scope != s {
-				t.Errorf("Authenticate(Token(%d, %d, %s)) = member %d scope %s, %v", seedValue, id, s, p.MemberID, p.Scope, err)
-			}
+			t.Run(fmt.Sprintf("member %d %s", id, s), func(t *testing.T) {
+				p, err := st.Authenticate(ctx, synth.Token(seedValue, id, s))
+				if err != nil || p.MemberID != id || p.Scope != s {
+					t.Errorf("Authenticate(Token(%d, %d, %s)) = member %d scope %s, %v", seedValue, id, s, p.MemberID, p.Scope, err)
+				}
+			})
 		}
 	}
 }

@@ -18,15 +18,19 @@ func TestParseScale(t *testing.T) {
 	}{
 		{"default", 10_000, 1_000_000}, {"", 10_000, 1_000_000}, {"small", 200, 20_000}, {"1000", 1000, 100_000},
 	} {
-		sc, err := synth.ParseScale(tt.in)
-		if err != nil || sc.Members != tt.members || sc.Posts != tt.posts {
-			t.Errorf("ParseScale(%q) = %d members, %d posts, %v, want %d, %d", tt.in, sc.Members, sc.Posts, err, tt.members, tt.posts)
-		}
+		t.Run(tt.in, func(t *testing.T) {
+			sc, err := synth.ParseScale(tt.in)
+			if err != nil || sc.Members != tt.members || sc.Posts != tt.posts {
+				t.Errorf("ParseScale(%q) = %d members, %d posts, %v, want %d, %d", tt.in, sc.Members, sc.Posts, err, tt.members, tt.posts)
+			}
+		})
 	}
 	for _, bad := range []string{"huge", "10", "-5", "1.5"} {
-		if _, err := synth.ParseScale(bad); err == nil {
-			t.Errorf("ParseScale(%q) = nil error, want one", bad)
-		}
+		t.Run(bad, func(t *testing.T) {
+			if _, err := synth.ParseScale(bad); err == nil {
+				t.Errorf("ParseScale(%q) = nil error, want one", bad)
+			}
+		})
 	}
 }
 

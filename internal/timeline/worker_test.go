@@ -3,6 +3,7 @@ package timeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"testing"
 	"time"
@@ -186,13 +187,15 @@ func TestWorkerTrimsWhatItFannedOut(t *testing.T) {
 		t.Error("reader is still counted after their timeline was cut")
 	}
 	for _, m := range []string{"author", "lurker"} {
-		want := map[string]int{"author": Cap + Slack + 10, "lurker": Cap + Slack + 20}[m]
-		if got := rows(t, db, id[m]); got != want {
-			t.Errorf("%s's timeline holds %d rows after the tick, want %d (untouched)", m, got, want)
-		}
-		if h, err := Horizon(ctx, db, id[m]); err != nil || h != nil {
-			t.Errorf("%s's horizon after the tick = %v, %v; want none", m, h, err)
-		}
+		t.Run(m, func(t *testing.T) {
+			want := map[string]int{"author": Cap + Slack + 10, "lurker": Cap + Slack + 20}[m]
+			if got := rows(t, db, id[m]); got != want {
+				t.Errorf("%s's timeline holds %d rows after the tick, want %d (untouched)", m, got, want)
+			}
+			if h, err := Horizon(ctx, db, id[m]); err != nil || h != nil {
+				t.Errorf("%s's horizon after the tick = %v, %v; want none", m, h, err)
+			}
+		})
 	}
 
 	// The full trim cuts the timelines the worker did not see grow.
@@ -201,9 +204,11 @@ func TestWorkerTrimsWhatItFannedOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []string{"reader", "author", "lurker"} {
-		if got := rows(t, db, id[m]); got != Cap {
-			t.Errorf("%s's timeline holds %d rows after the full trim, want %d", m, got, Cap)
-		}
+		t.Run(m, func(t *testing.T) {
+			if got := rows(t, db, id[m]); got != Cap {
+				t.Errorf("%s's timeline holds %d rows after the full trim, want %d", m, got, Cap)
+			}
+		})
 	}
 	if h, err := Horizon(ctx, db, id["lurker"]); err != nil || !at(h, wantLurker) {
 		t.Errorf("lurker's horizon after the full trim = %v, %v; want %v", h, err, wantLurker)
@@ -432,9 +437,11 @@ func TestNextBatch(t *testing.T) {
 		{10, 1, nil, 20},
 	}
 	for _, c := range cases {
-		if got := nextBatch(c.cur, 20, c.n, c.err); got != c.want {
-			t.Errorf("nextBatch(%d, 20, %d, %v) = %d, want %d", c.cur, c.n, c.err, got, c.want)
-		}
+		t.Run(fmt.Sprintf("cur %d n %d err %v", c.cur, c.n, c.err), func(t *testing.T) {
+			if got := nextBatch(c.cur, 20, c.n, c.err); got != c.want {
+				t.Errorf("nextBatch(%d, 20, %d, %v) = %d, want %d", c.cur, c.n, c.err, got, c.want)
+			}
+		})
 	}
 }
 

@@ -17,12 +17,14 @@ func TestExplain(t *testing.T) {
 	pgtest.Social(t, db, 100_000)
 	after := &cursor.Position{Time: time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC), ID: 50_000}
 	for name, pos := range map[string]*cursor.Position{"first page": nil, "after cursor": after} {
-		q, args := authoredPage(2, "m1", pos, 20)
-		plan := pgtest.Explain(t, db, q, args...)
-		t.Logf("%s:\n%s", name, plan)
-		if !strings.Contains(plan, "posts_author_id_created_at_id_idx") || !strings.Contains(plan, "members_handle_lower_key") ||
-			strings.Contains(plan, "Seq Scan on posts") {
-			t.Errorf("%s: unexpected plan:\n%s", name, plan)
-		}
+		t.Run(name, func(t *testing.T) {
+			q, args := authoredPage(2, "m1", pos, 20)
+			plan := pgtest.Explain(t, db, q, args...)
+			t.Logf("%s:\n%s", name, plan)
+			if !strings.Contains(plan, "posts_author_id_created_at_id_idx") || !strings.Contains(plan, "members_handle_lower_key") ||
+				strings.Contains(plan, "Seq Scan on posts") {
+				t.Errorf("%s: unexpected plan:\n%s", name, plan)
+			}
+		})
 	}
 }

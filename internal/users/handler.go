@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/socialnet/socialapi/gen"
+	"github.com/socialnet/socialapi/internal/apiurl"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/hydrate"
@@ -14,11 +15,11 @@ import (
 // Handler answers GetUser and ListUserPosts.
 type Handler struct {
 	store *Store
-	urls  hydrate.URLs
+	urls  apiurl.URLs
 }
 
 // NewHandler returns a Handler.
-func NewHandler(s *Store, urls hydrate.URLs) *Handler { return &Handler{store: s, urls: urls} }
+func NewHandler(s *Store, urls apiurl.URLs) *Handler { return &Handler{store: s, urls: urls} }
 
 // GetUser implements gen.StrictServerInterface.
 func (h *Handler) GetUser(ctx context.Context, req gen.GetUserRequestObject) (gen.GetUserResponseObject, error) {
@@ -27,7 +28,7 @@ func (h *Handler) GetUser(ctx context.Context, req gen.GetUserRequestObject) (ge
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetUser200JSONResponse{Body: gen.ProfileResponse{Data: h.urls.ProfileAPI(p)}}, nil
+	return gen.GetUser200JSONResponse{Body: gen.ProfileResponse{Data: hydrate.ProfileAPI(h.urls, p)}}, nil
 }
 
 // ListUserPosts implements gen.StrictServerInterface.
@@ -50,5 +51,5 @@ func (h *Handler) ListUserPosts(ctx context.Context, req gen.ListUserPostsReques
 	page := cursor.NewPage(perPage, h.urls.API+"/users/"+url.PathEscape(req.Handle)+"/posts", url.Values{}, fp, next)
 	// The page is written from the posts' rendered parts (hydrate.PostList),
 	// the body gen.PostList would encode to.
-	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: hydrate.ListMeta(page), Link: page.Link()}, nil
+	return hydrate.PostList{URLs: h.urls, Posts: ps, Meta: apiurl.ListMeta(page), Link: page.Link()}, nil
 }

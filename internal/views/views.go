@@ -12,9 +12,11 @@ package views
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -34,6 +36,9 @@ type Counter struct {
 	every time.Duration
 
 	flushing sync.Mutex // one flush at a time
+	// epoch is odd while a flush runs and moves on when one starts and
+	// when it ends (Stable).
+	epoch atomic.Uint64
 
 	mu       sync.Mutex
 	pending  map[int64]int64 // counted, not yet sent
@@ -53,10 +58,13 @@ type Counter struct {
 // rewrite carries (docs/performance-journal.md, "Views flushed every 10 s").
 const DefaultFlushEvery = 10 * time.Second
 
-// New returns a Counter that flushes every interval (1 s when zero).
+// New returns a Counter that flushes every interval. The interval must be
+// positive: configuration resolves it (VIEWS_FLUSH_INTERVAL, whose default
+// is DefaultFlushEvery), so a zero or negative one is a programming error
+// and panics rather than get a period of New's own choosing.
 func New(db *sqlx.DB, log *slog.Logger, every time.Duration) *Counter {
 	if every <= 0 {
-		every = time.Second
+		panic(fmt.Sprintf("views: flush interval must be positive, got %v", every))
 	}
 	return &Counter{db: db, log: log, every: every, pending: map[int64]int64{}, inflight: map[int64]int64{},
 		seen: newSeen(Window, maxRemembered)}
@@ -117,6 +125,8 @@ func (c *Counter) Flush(ctx context.Context) error {
 	c.flushing.Lock()
 	defer c.flushing.Unlock()
 	c.mu.Lock()
+	c.epoch.Add(1)
+	defer c.epoch.Add(1)
 	for id, n := range c.pending {
 		c.inflight[id] += n
 	}
@@ -168,6 +178,18 @@ func (c *Counter) Flush(ctx context.Context) error {
 // none holds its rows' locks for long (docs/performance-journal.md, "Views
 // flushed every 10 s").
 const flushChunk = 1000
+
+// Epoch returns a mark for Stable, taken before a read of view counts from
+// the database.
+func (c *Counter) Epoch() uint64 { return c.epoch.Load() }
+
+// Stable reports whether no flush ran at any moment since Epoch returned e.
+// Then a database read made in between, plus Unflushed (or View) asked in
+// between, is the exact count: the read saw none of the views c still
+// holds. Otherwise the read may have seen some of them (it would show them
+// twice) or missed a flush's before it was asked (it would show them not at
+// all), and the caller reads again.
+func (c *Counter) Stable(e uint64) bool { return e%2 == 0 && c.epoch.Load() == e }
 
 // Close flushes what is pending and stops scheduling flushes.
 func (c *Counter) Close(ctx context.Context) error {

@@ -6,12 +6,29 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/views"
 )
+
+// TestNewNeedsInterval: the flush interval is a resolved value; New refuses
+// a zero or negative one instead of choosing its own.
+func TestNewNeedsInterval(t *testing.T) {
+	t.Parallel()
+	for _, every := range []time.Duration{0, -time.Second} {
+		t.Run(every.String(), func(t *testing.T) {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("New with interval %v did not panic", every)
+				}
+			}()
+			views.New(nil, slog.New(slog.DiscardHandler), every)
+		})
+	}
+}
 
 // TestCounterFlushes counts views from many goroutines and checks that every
 // one reaches posts.view_count, by the timer and by Close, and that the
@@ -151,5 +168,61 @@ func TestFlushInChunks(t *testing.T) {
 		if got[id] != want[id] || c.Unflushed(id) != 0 {
 			t.Fatalf("after the second flush, post %d (#%d) has %d views stored (%d unflushed), want %d", id, i, got[id], c.Unflushed(id), want[id])
 		}
+	}
+}
+
+// TestStableReadsAreExact reads a post's views (database plus Unflushed)
+// while views are added and flushed: every read that Stable accepts shows
+// exactly the views added by then, never some of them twice or none of a
+// flush's.
+func TestStableReadsAreExact(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	ctx := context.Background()
+	author := pgtest.Members(t, db, "viewed")["viewed"]
+	var id int64
+	if err := db.Get(&id, `INSERT INTO posts (author_id, body) VALUES ($1, 'a') RETURNING id`, author); err != nil {
+		t.Fatal(err)
+	}
+	c := views.New(db, slog.New(slog.DiscardHandler), time.Hour)
+	var added atomic.Int64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 300 {
+			added.Add(1)
+			c.Add(id)
+			if err := c.Flush(ctx); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	stable, reads := 0, 0
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		before := added.Load()
+		e := c.Epoch()
+		var stored int64
+		if err := db.Get(&stored, `SELECT view_count FROM posts WHERE id = $1`, id); err != nil {
+			t.Fatal(err)
+		}
+		got := stored + c.Unflushed(id)
+		after := added.Load()
+		reads++
+		if !c.Stable(e) {
+			continue
+		}
+		stable++
+		if got < before || got > after {
+			t.Fatalf("a stable read shows %d views; %d to %d were added meanwhile", got, before, after)
+		}
+	}
+	if stable == 0 {
+		t.Fatalf("no read of %d was stable", reads)
 	}
 }

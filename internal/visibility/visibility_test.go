@@ -32,16 +32,18 @@ func TestPost(t *testing.T) {
 		{"private", "author", true}, {"private", "follower", false}, {"private", "stranger", false},
 	}
 	for _, tt := range tests {
-		var got bool
-		if err := db.Get(&got, q, id[tt.viewer], post[tt.post]); err != nil {
-			t.Fatal(err)
-		}
-		if got != tt.want {
-			t.Errorf("%s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
-		}
-		follows := func(author int64) bool { return tt.viewer == "follower" && author == id["author"] }
-		if got := visibility.Sees(tt.post, id["author"], id[tt.viewer], follows, nil); got != tt.want {
-			t.Errorf("Sees: %s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
-		}
+		t.Run(tt.post+" post, "+tt.viewer, func(t *testing.T) {
+			var got bool
+			if err := db.Get(&got, q, id[tt.viewer], post[tt.post]); err != nil {
+				t.Fatal(err)
+			}
+			if got != tt.want {
+				t.Errorf("%s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
+			}
+			follows := func(author int64) bool { return tt.viewer == "follower" && author == id["author"] }
+			if got := visibility.Sees(tt.post, id["author"], id[tt.viewer], follows, nil); got != tt.want {
+				t.Errorf("Sees: %s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
+			}
+		})
 	}
 }

@@ -1,4 +1,4 @@
-package hydrate
+package apiurl
 
 import (
 	"strconv"
@@ -25,4 +25,9 @@ func Money(minor int64, cur string) gen.Money {
 		s = s[:len(s)-scale] + "." + s[len(s)-scale:]
 	}
 	return gen.Money{AmountMinor: minor, Amount: s, Currency: cur}
+}
+
+// ReactionCounts renders the six per-type counters.
+func ReactionCounts(like, love, haha, wow, sad, angry int64) gen.ReactionCounts {
+	return gen.ReactionCounts{Like: int(like), Love: int(love), Haha: int(haha), Wow: int(wow), Sad: int(sad), Angry: int(angry)}
 }
