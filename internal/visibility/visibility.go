@@ -94,7 +94,7 @@ func NotMuted(author, viewer string) string {
 // Hidden is, for one viewer, the members whose writing the rule hides in
 // streams: suspended members, members separated from the viewer by a block
 // and members the viewer mutes. Search reads it once per request to filter
-// the matches it keeps for every caller (HiddenSQL).
+// the matches it keeps for every caller (HiddenCauseSQL).
 type Hidden map[int64]struct{}
 
 // Has reports whether h hides author.
@@ -103,17 +103,10 @@ func (h Hidden) Has(author int64) bool {
 	return ok
 }
 
-// HiddenSQL selects the ids of Hidden for the viewer whose id is $1.
-const HiddenSQL = `
-	SELECT id FROM members WHERE suspended_at IS NOT NULL
-	UNION SELECT blocked_id FROM blocks WHERE blocker_id = $1
-	UNION SELECT blocker_id FROM blocks WHERE blocked_id = $1
-	UNION SELECT muted_id FROM mutes WHERE muter_id = $1`
-
-// HiddenCauseSQL is HiddenSQL with why each member is hidden (column
-// cause): 's' suspended, 'b' a block between the member and the viewer $1
-// (either way), 'm' muted by the viewer; a member hidden for several causes
-// has a row for each. A reader that keeps results for every caller needs the
+// HiddenCauseSQL selects, for the viewer $1, the members Hidden holds and
+// why each is hidden (column cause): 's' suspended, 'b' a block between
+// the member and the viewer (either way), 'm' muted by the viewer; a member
+// hidden for several causes has a row for each. A reader that keeps results for every caller needs the
 // causes apart: a stream hides them all, a list of members (Author) all but
 // the muted.
 const HiddenCauseSQL = `

@@ -47,3 +47,74 @@ func TestPost(t *testing.T) {
 		})
 	}
 }
+
+// TestRuleWithBlocksMutesAndSuspension holds Post, PostInStream, Member
+// and Sees (with the hidden set HiddenCauseSQL reads) to one table of
+// relations: a block hides both ways, a mute hides streams only, a
+// suspension hides the author from everyone, and lifting it restores all.
+func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
+	t.Parallel()
+	db := pgtest.New(t)
+	id := pgtest.Members(t, db, "author", "follower", "blocked", "blocker", "muter")
+	db.MustExec(`INSERT INTO follows (follower_id, followee_id) VALUES ($1, $2), ($3, $2)`, id["follower"], id["author"], id["muter"])
+	db.MustExec(`INSERT INTO blocks (blocker_id, blocked_id) VALUES ($1, $2), ($3, $1)`, id["author"], id["blocked"], id["blocker"])
+	db.MustExec(`INSERT INTO mutes (muter_id, muted_id) VALUES ($1, $2)`, id["muter"], id["author"])
+	var pub, fol int64
+	db.Get(&pub, `INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'x', 'public') RETURNING id`, id["author"])
+	db.Get(&fol, `INSERT INTO posts (author_id, body, visibility) VALUES ($1, 'x', 'followers') RETURNING id`, id["author"])
+	post := map[string]int64{"public": pub, "followers": fol}
+	type want struct{ post, stream, member bool }
+	cases := []struct {
+		viewer, vis string
+		want        want
+	}{
+		{"follower", "public", want{true, true, true}}, {"follower", "followers", want{true, true, true}},
+		{"blocked", "public", want{false, false, false}}, {"blocked", "followers", want{false, false, false}},
+		// The blocker sees the profile (to unblock) but none of the writing.
+		{"blocker", "public", want{false, false, true}}, {"blocker", "followers", want{false, false, true}},
+		{"muter", "public", want{true, false, true}}, {"muter", "followers", want{true, false, true}},
+		{"author", "public", want{true, true, true}},
+	}
+	check := func(t *testing.T, suspended bool) {
+		for _, c := range cases {
+			t.Run(c.viewer+"/"+c.vis, func(t *testing.T) {
+				w := c.want
+				if suspended { // even to themselves: their tokens no longer authenticate anyway
+					w = want{}
+				}
+				var got want
+				q := `SELECT ` + visibility.Post("p", "$1") + `, ` + visibility.PostInStream("p", "$1") + `, ` +
+					visibility.Member("p.author_id", "$1") + ` FROM posts p WHERE p.id = $2`
+				if err := db.QueryRow(q, id[c.viewer], post[c.vis]).Scan(&got.post, &got.stream, &got.member); err != nil {
+					t.Fatal(err)
+				}
+				if got != w {
+					t.Errorf("post, stream, member = %+v, want %+v", got, w)
+				}
+				hidden := visibility.Hidden{}
+				rows, err := db.Query(visibility.HiddenCauseSQL, id[c.viewer])
+				if err != nil {
+					t.Fatal(err)
+				}
+				for rows.Next() {
+					var m int64
+					var cause string
+					if err := rows.Scan(&m, &cause); err != nil {
+						t.Fatal(err)
+					}
+					hidden[m] = struct{}{}
+				}
+				rows.Close()
+				follows := func(int64) bool { return c.viewer == "follower" || c.viewer == "muter" }
+				if got := visibility.Sees(c.vis, id["author"], id[c.viewer], follows, hidden); got != w.stream {
+					t.Errorf("Sees = %v, want %v (PostInStream)", got, w.stream)
+				}
+			})
+		}
+	}
+	t.Run("active", func(t *testing.T) { check(t, false) })
+	db.MustExec(`UPDATE members SET suspended_at = now() WHERE id = $1`, id["author"])
+	t.Run("suspended", func(t *testing.T) { check(t, true) })
+	db.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, id["author"])
+	t.Run("lifted", func(t *testing.T) { check(t, false) })
+}
