@@ -345,7 +345,7 @@ func TestCheckRejectsWrongResponses(t *testing.T) {
 	t.Parallel()
 	req := apitest.Request{Method: "GET", Path: "/api/v1/me"}
 	h := http.Header{"X-Request-Id": {"x"}, "Content-Type": {"application/json"}}
-	good := `{"data":{"id":1,"handle":"alice","name":"A","avatar":null,"verified":false,"url":"https://x.example/@alice","bio":null,"created_at":"2026-01-01T00:00:00+00:00","counts":{"followers":0,"following":0,"posts":0},"viewer":{"is_self":true,"following":false,"followed_by":false},"settings":{"default_visibility":"public"},"unread":{"notifications":0,"conversations":0},"token":{"scope":"read","created_at":"2026-01-01T00:00:00+00:00","expires_at":null},"rate_limits":{"read":{"limit":120,"remaining":120,"reset_at":"2026-01-01T00:00:00+00:00"},"write":{"limit":60,"remaining":60,"reset_at":"2026-01-01T00:00:00+00:00"}}}}`
+	good := `{"data":{"id":1,"handle":"alice","name":"A","avatar":null,"verified":false,"url":"https://x.example/@alice","bio":null,"created_at":"2026-01-01T00:00:00+00:00","counts":{"followers":0,"following":0,"posts":0},"viewer":{"is_self":true,"following":false,"followed_by":false,"blocking":false,"muting":false},"settings":{"default_visibility":"public"},"unread":{"notifications":0,"conversations":0},"token":{"scope":"read","created_at":"2026-01-01T00:00:00+00:00","expires_at":null},"rate_limits":{"read":{"limit":120,"remaining":120,"reset_at":"2026-01-01T00:00:00+00:00"},"write":{"limit":60,"remaining":60,"reset_at":"2026-01-01T00:00:00+00:00"}}}}`
 	if err := apitest.Check(req, &apitest.Response{Status: 200, Header: h, Body: []byte(good)}); err != nil {
 		t.Fatalf("Check(good) = %v", err)
 	}
