@@ -94,25 +94,36 @@ const suspendSQL = `
 // they wrote is hidden from everyone (internal/visibility). Suspending a
 // suspended member writes nothing and answers ErrAlreadySuspended.
 func (s *Store) Suspend(ctx context.Context, handle, reason string) (Suspension, error) {
-	if err := validReason(reason); err != nil {
-		return Suspension{}, err
-	}
 	var out Suspension
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		m, err := lock(ctx, tx, handle)
-		if err != nil {
-			return err
-		}
-		if m.SuspendedAt != nil {
-			return apperr.Wrap(apperr.ValidationFailed, fmt.Sprintf("@%s is already suspended (since %s)",
-				m.Handle, m.SuspendedAt.UTC().Format(time.RFC3339)), ErrAlreadySuspended)
-		}
+	err := s.change(ctx, handle, reason, false, func(tx *sqlx.Tx, m locked) error {
 		if err := tx.GetContext(ctx, &out, suspendSQL, m.ID, reason); err != nil {
 			return pg.Classify(ctx, fmt.Errorf("suspend member: %w", err))
 		}
 		return nil
 	})
 	return out, err
+}
+
+// change runs write for the member with handle, locked, in one transaction,
+// once reason is valid and the member's state is the one the change starts
+// from: suspended (else ErrNotSuspended) or not (else ErrAlreadySuspended).
+func (s *Store) change(ctx context.Context, handle, reason string, suspended bool, write func(tx *sqlx.Tx, m locked) error) error {
+	if err := validReason(reason); err != nil {
+		return err
+	}
+	return pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
+		m, err := lock(ctx, tx, handle)
+		switch {
+		case err != nil:
+			return err
+		case !suspended && m.SuspendedAt != nil:
+			return apperr.Wrap(apperr.ValidationFailed, fmt.Sprintf("@%s is already suspended (since %s)",
+				m.Handle, m.SuspendedAt.UTC().Format(time.RFC3339)), ErrAlreadySuspended)
+		case suspended && m.SuspendedAt == nil:
+			return apperr.Wrap(apperr.ValidationFailed, fmt.Sprintf("@%s is not suspended", m.Handle), ErrNotSuspended)
+		}
+		return write(tx, m)
+	})
 }
 
 // unsuspendSQL lifts the suspension of the member $1 now: clears
@@ -141,18 +152,8 @@ const recordSQL = `
 // seen again. Unsuspending a member who is not suspended writes nothing and
 // answers ErrNotSuspended.
 func (s *Store) Unsuspend(ctx context.Context, handle, reason string) (Suspension, error) {
-	if err := validReason(reason); err != nil {
-		return Suspension{}, err
-	}
 	var out Suspension
-	err := pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		m, err := lock(ctx, tx, handle)
-		if err != nil {
-			return err
-		}
-		if m.SuspendedAt == nil {
-			return apperr.Wrap(apperr.ValidationFailed, fmt.Sprintf("@%s is not suspended", m.Handle), ErrNotSuspended)
-		}
+	err := s.change(ctx, handle, reason, true, func(tx *sqlx.Tx, m locked) error {
 		var row struct {
 			ID          *int64     `db:"id"`
 			MemberID    *int64     `db:"member_id"`
