@@ -187,7 +187,10 @@ func Unfollow(followee, unfollowed string) string {
 // out the authors the member's stream hides (visibility.AuthorInStream on
 // the author's id, which each row carries): a timeline row outlives the
 // block, mute or suspension that hides it, and a page of hidden rows would
-// be a short page that is not the end of the feed.
+// be a short page that is not the end of the feed. The outbox rows are
+// filtered above an OFFSET 0 fence: written into their join, the filter
+// turned the one scan of the (nearly empty) outbox into an index probe per
+// followee (docs/performance-journal.md, "Blocks, mutes and suspension").
 //
 // The page is exact at and above the horizon. A page that comes back short
 // ends either the feed or the timeline: Horizon tells which. When the
@@ -244,14 +247,16 @@ func pageSQL(k pageKey) string {
 		SELECT x.id, x.created_at FROM (
 		    SELECT id, created_at FROM tl
 		    UNION ALL
-		    (SELECT o.post_id, o.created_at
-		       FROM follows f
-		       JOIN feed_outbox o ON o.author_id = f.followee_id
-		      WHERE f.follower_id = $1 ` + keysetO + `
-		        AND NOT EXISTS (SELECT 1 FROM timeline t2
-		                         WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
-		        AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `
-		        AND ` + visibility.AuthorInStream("o.author_id", "$1") + `)
+		    (SELECT ob.post_id, ob.created_at
+		       FROM (SELECT o.post_id, o.created_at, o.author_id
+		               FROM follows f
+		               JOIN feed_outbox o ON o.author_id = f.followee_id
+		              WHERE f.follower_id = $1 ` + keysetO + `
+		                AND NOT EXISTS (SELECT 1 FROM timeline t2
+		                                 WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
+		                AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `
+		             OFFSET 0) ob
+		      WHERE ` + visibility.AuthorInStream("ob.author_id", "$1") + `)
 		    UNION
 		    (SELECT c.id, c.created_at
 		       FROM members m
