@@ -24,6 +24,7 @@ import (
 type fixtures struct {
 	n         int      // members 1..n
 	active    []int    // members whose timelines are not dormant: those requests are sent for
+	open      []int    // members no block involves: what requests are about (any viewer may see them)
 	handles   []string // by member id
 	read      []string // read tokens, by member id
 	write     []string // write tokens, by member id
@@ -105,17 +106,38 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 	if _, err := db.ExecContext(ctx, "SELECT setseed(0.42)"); err != nil {
 		return nil, err
 	}
-	if f.public, err = ids("SELECT id FROM posts WHERE visibility = 'public' ORDER BY random() LIMIT 20000"); err != nil {
+	// Requests are about posts and members that any viewer may see: a block
+	// hides its two members from each other (a 404 the scenarios would count
+	// as an error), while the viewers drawn stay any active member, blockers
+	// and blocked included, so the rule's cost for them is measured.
+	const unblocked = `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = %[1]s OR b.blocked_id = %[1]s)`
+	if f.public, err = ids("SELECT id FROM posts WHERE visibility = 'public' AND " + fmt.Sprintf(unblocked, "posts.author_id") + " ORDER BY random() LIMIT 20000"); err != nil {
 		return nil, err
 	}
-	if f.commented, err = ids("SELECT id FROM posts WHERE visibility = 'public' AND comment_count > 0 ORDER BY random() LIMIT 5000"); err != nil {
+	if f.commented, err = ids("SELECT id FROM posts WHERE visibility = 'public' AND comment_count > 0 AND " + fmt.Sprintf(unblocked, "posts.author_id") + " ORDER BY random() LIMIT 5000"); err != nil {
 		return nil, err
+	}
+	open, err := ids("SELECT id FROM members m WHERE " + fmt.Sprintf(unblocked, "m.id") + " ORDER BY id")
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range open {
+		f.open = append(f.open, int(id))
+	}
+	if len(f.open) == 0 {
+		return nil, fmt.Errorf("every member of the benchmark database is in a block: no member for requests to be about")
 	}
 	if f.celebs, err = ids("SELECT id FROM members ORDER BY follower_count DESC, id LIMIT 10"); err != nil {
 		return nil, err
 	}
+	// A member a block separates from another participant may not send there.
 	rows, err = db.QueryContext(ctx, `SELECT conversation_id, member_id FROM conversation_participants p
-		 WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = p.member_id) ORDER BY random() LIMIT 5000`)
+		 WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = p.member_id)
+		   AND NOT EXISTS (SELECT 1 FROM conversation_participants q JOIN blocks b
+		                     ON (b.blocker_id = p.member_id AND b.blocked_id = q.member_id)
+		                     OR (b.blocked_id = p.member_id AND b.blocker_id = q.member_id)
+		                    WHERE q.conversation_id = p.conversation_id)
+		 ORDER BY random() LIMIT 5000`)
 	if err != nil {
 		return nil, err
 	}

@@ -49,8 +49,9 @@ func post(path, token string, body any) target {
 // dormant; one of them coming back costs a rebuild (timeline.Wake).
 func member(r *rand.Rand, f *fixtures) int { return pick(r, f.active) }
 
-// anyMember draws a member a request is about (a profile, a follow): any.
-func anyMember(r *rand.Rand, f *fixtures) int { return 1 + r.IntN(f.n) }
+// anyMember draws a member a request is about (a profile, a follow): any
+// member no block involves (fixtures.open).
+func anyMember(r *rand.Rand, f *fixtures) int { return pick(r, f.open) }
 
 func pick[T any](r *rand.Rand, s []T) T { return s[r.IntN(len(s))] }
 
