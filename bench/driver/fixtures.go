@@ -22,18 +22,19 @@ import (
 // posts, conversations and feed cursors read from the database or the API
 // before the run.
 type fixtures struct {
-	n         int      // members 1..n
-	active    []int    // members whose timelines are not dormant: those requests are sent for
-	open      []int    // members no block involves: what requests are about (any viewer may see them)
-	handles   []string // by member id
-	read      []string // read tokens, by member id
-	write     []string // write tokens, by member id
-	public    []int64  // public posts
-	commented []int64  // public posts with comments
-	celebs    []int64  // members with the most followers
-	convs     [][2]int64
-	deep      []deepPage
-	deepNote  string
+	n          int      // members 1..n
+	active     []int    // members whose timelines are not dormant: those requests are sent for
+	open       []int    // members no block involves: what requests are about (any viewer may see them)
+	openActive []int    // active members no block involves: the searchers (see scenarios.go)
+	handles    []string // by member id
+	read       []string // read tokens, by member id
+	write      []string // write tokens, by member id
+	public     []int64  // public posts
+	commented  []int64  // public posts with comments
+	celebs     []int64  // members with the most followers
+	convs      [][2]int64
+	deep       []deepPage
+	deepNote   string
 }
 
 type deepPage struct {
@@ -126,6 +127,18 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 	}
 	if len(f.open) == 0 {
 		return nil, fmt.Errorf("every member of the benchmark database is in a block: no member for requests to be about")
+	}
+	inOpen := map[int]bool{}
+	for _, id := range f.open {
+		inOpen[id] = true
+	}
+	for _, id := range f.active {
+		if inOpen[id] {
+			f.openActive = append(f.openActive, id)
+		}
+	}
+	if len(f.openActive) == 0 {
+		f.openActive = f.active
 	}
 	if f.celebs, err = ids("SELECT id FROM members ORDER BY follower_count DESC, id LIMIT 10"); err != nil {
 		return nil, err
