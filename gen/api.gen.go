@@ -311,6 +311,78 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for ProblemFieldCode.
+const (
+	ProblemFieldCodeAlreadyVoted      ProblemFieldCode = "already_voted"
+	ProblemFieldCodeBadFormat         ProblemFieldCode = "bad_format"
+	ProblemFieldCodeDuplicate         ProblemFieldCode = "duplicate"
+	ProblemFieldCodeInvalid           ProblemFieldCode = "invalid"
+	ProblemFieldCodeInvalidCursor     ProblemFieldCode = "invalid_cursor"
+	ProblemFieldCodeInvalidText       ProblemFieldCode = "invalid_text"
+	ProblemFieldCodeNotAllowed        ProblemFieldCode = "not_allowed"
+	ProblemFieldCodeOutOfRange        ProblemFieldCode = "out_of_range"
+	ProblemFieldCodePollClosed        ProblemFieldCode = "poll_closed"
+	ProblemFieldCodeRepeatedParameter ProblemFieldCode = "repeated_parameter"
+	ProblemFieldCodeRequired          ProblemFieldCode = "required"
+	ProblemFieldCodeSingleChoice      ProblemFieldCode = "single_choice"
+	ProblemFieldCodeTaken             ProblemFieldCode = "taken"
+	ProblemFieldCodeTooLong           ProblemFieldCode = "too_long"
+	ProblemFieldCodeTooMany           ProblemFieldCode = "too_many"
+	ProblemFieldCodeTooShort          ProblemFieldCode = "too_short"
+	ProblemFieldCodeUnknown           ProblemFieldCode = "unknown"
+	ProblemFieldCodeUnknownField      ProblemFieldCode = "unknown_field"
+	ProblemFieldCodeUnknownParameter  ProblemFieldCode = "unknown_parameter"
+	ProblemFieldCodeWrongType         ProblemFieldCode = "wrong_type"
+)
+
+// Valid indicates whether the value is a known member of the ProblemFieldCode enum.
+func (e ProblemFieldCode) Valid() bool {
+	switch e {
+	case ProblemFieldCodeAlreadyVoted:
+		return true
+	case ProblemFieldCodeBadFormat:
+		return true
+	case ProblemFieldCodeDuplicate:
+		return true
+	case ProblemFieldCodeInvalid:
+		return true
+	case ProblemFieldCodeInvalidCursor:
+		return true
+	case ProblemFieldCodeInvalidText:
+		return true
+	case ProblemFieldCodeNotAllowed:
+		return true
+	case ProblemFieldCodeOutOfRange:
+		return true
+	case ProblemFieldCodePollClosed:
+		return true
+	case ProblemFieldCodeRepeatedParameter:
+		return true
+	case ProblemFieldCodeRequired:
+		return true
+	case ProblemFieldCodeSingleChoice:
+		return true
+	case ProblemFieldCodeTaken:
+		return true
+	case ProblemFieldCodeTooLong:
+		return true
+	case ProblemFieldCodeTooMany:
+		return true
+	case ProblemFieldCodeTooShort:
+		return true
+	case ProblemFieldCodeUnknown:
+		return true
+	case ProblemFieldCodeUnknownField:
+		return true
+	case ProblemFieldCodeUnknownParameter:
+		return true
+	case ProblemFieldCodeWrongType:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RateLimitPolicyName.
 const (
 	RateLimitPolicyNameRead  RateLimitPolicyName = "read"
@@ -551,6 +623,51 @@ func (e ListListingsParamsSort) Valid() bool {
 	}
 }
 
+// APIIndex Description of the API.
+type APIIndex struct {
+	// Description Short description of the network.
+	//
+	// Example: JSON API of the social network.
+	Description string `json:"description"`
+
+	// DocumentationURL The API reference, rendered from this contract (`/docs`).
+	//
+	// Example: http://localhost:8080/docs
+	DocumentationURL string `json:"documentation_url"`
+
+	// Endpoints Every operation, sorted by path then method.
+	Endpoints []Endpoint `json:"endpoints"`
+
+	// Enums Values of the API's enums.
+	Enums IndexEnums `json:"enums"`
+
+	// Limits Limits enforced by the API.
+	Limits IndexLimits `json:"limits"`
+
+	// Name Name of the API.
+	//
+	// Example: Social Network API
+	Name string `json:"name"`
+
+	// OpenapiSha256 Lowercase hex SHA-256 of the bytes served at `openapi_url`, to detect a changed contract without downloading it.
+	//
+	// Example: 9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d5e2f0b9c8a7d6e5f4c3b2a1d0e9f
+	OpenapiSha256 string `json:"openapi_sha256"`
+
+	// OpenapiURL This OpenAPI document, exactly as served (also linked from every response with `rel="service-desc"`).
+	//
+	// Example: http://localhost:8080/api/v1/openapi.yaml
+	OpenapiURL string `json:"openapi_url"`
+
+	// RateLimitPolicies The rate-limit policies.
+	RateLimitPolicies []RateLimitPolicy `json:"rate_limit_policies"`
+
+	// Version Version of the API contract (`info.version`).
+	//
+	// Example: 1.0.0
+	Version string `json:"version"`
+}
+
 // Comment A comment on a post, or a reply to another comment.
 type Comment struct {
 	// Body Text of the comment.
@@ -774,51 +891,6 @@ type InboxListMeta struct {
 	UnreadCount int `json:"unread_count"`
 }
 
-// Index Description of the API.
-type Index struct {
-	// Description Short description of the network.
-	//
-	// Example: JSON API of the social network.
-	Description string `json:"description"`
-
-	// DocumentationURL The API reference, rendered from this contract (`/docs`).
-	//
-	// Example: http://localhost:8080/docs
-	DocumentationURL string `json:"documentation_url"`
-
-	// Endpoints Every operation, sorted by path then method.
-	Endpoints []Endpoint `json:"endpoints"`
-
-	// Enums Values of the API's enums.
-	Enums IndexEnums `json:"enums"`
-
-	// Limits Limits enforced by the API.
-	Limits IndexLimits `json:"limits"`
-
-	// Name Name of the API.
-	//
-	// Example: Social Network API
-	Name string `json:"name"`
-
-	// OpenapiSha256 Lowercase hex SHA-256 of the bytes served at `openapi_url`, to detect a changed contract without downloading it.
-	//
-	// Example: 9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d5e2f0b9c8a7d6e5f4c3b2a1d0e9f
-	OpenapiSha256 string `json:"openapi_sha256"`
-
-	// OpenapiURL This OpenAPI document, exactly as served (also linked from every response with `rel="service-desc"`).
-	//
-	// Example: http://localhost:8080/api/v1/openapi.yaml
-	OpenapiURL string `json:"openapi_url"`
-
-	// RateLimitPolicies The rate-limit policies.
-	RateLimitPolicies []RateLimitPolicy `json:"rate_limit_policies"`
-
-	// Version Version of the API contract (`info.version`).
-	//
-	// Example: 1.0.0
-	Version string `json:"version"`
-}
-
 // IndexEnums Values of the API's enums.
 type IndexEnums struct {
 	// JobEmploymentTypes Values of `Job.employment_type`.
@@ -913,7 +985,7 @@ type IndexLimits struct {
 // IndexResponse The API description.
 type IndexResponse struct {
 	// Data The API description.
-	Data Index `json:"data"`
+	Data APIIndex `json:"data"`
 }
 
 // Job An open job.
@@ -1738,24 +1810,17 @@ type ProblemCode string
 
 // ProblemField One field-level problem. Exactly one of `pointer` and `parameter` is set.
 type ProblemField struct {
-	// Code Machine-readable reason. For a body member (`pointer`): `required` (missing),
-	// `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
-	// problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
-	// values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
-	// `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
-	// that names no member), `invalid` (any other rule). For a parameter (`parameter`):
-	// `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
-	//
+	// Code Machine-readable reason (see ProblemFieldCode).
 	//
 	// Example: too_long
-	Code string `json:"code"`
+	Code ProblemFieldCode `json:"code"`
 
 	// Detail Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
 	//
 	// Example: Must be at most 5000 characters.
 	Detail string `json:"detail"`
 
-	// Parameter Name of the query or path parameter; null for a body problem.
+	// Parameter Name of the query, path or header parameter; null for a body problem.
 	Parameter *string `json:"parameter"`
 
 	// Pointer RFC 6901 JSON pointer to the member at fault (`~` written `~0`, `/` written `~1`): the
@@ -1766,6 +1831,34 @@ type ProblemField struct {
 	// Example: /body
 	Pointer *string `json:"pointer"`
 }
+
+// ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
+// For a body member (`pointer`):
+// `required` (missing, or a member the request needs in its case: media of a photo post,
+// another participant, a choice);
+// `unknown_field` (not declared by the schema);
+// `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
+// given twice in a list, such as a poll choice);
+// `wrong_type` (not of the declared type, or an integer written with a fraction or an
+// exponent);
+// `not_allowed` (not one of the allowed values);
+// `too_short`, `too_long` (length of a string or an array);
+// `too_many` (more items than the resource may carry: media, images, participants);
+// `out_of_range` (a number outside its bounds);
+// `bad_format` (does not match its pattern or format);
+// `invalid_text` (a NUL character);
+// `unknown` (names nothing: a handle of no member, a category that does not exist);
+// `taken` (already in use: a handle, a token value);
+// `already_voted`, `single_choice`, `poll_closed` (a vote refused: the member has voted,
+// the poll takes one choice, the poll has expired).
+// For a parameter (`parameter`, a query or path parameter or the `Idempotency-Key`
+// header): `invalid_cursor` (a malformed `cursor`, or one of another query),
+// `invalid_text` (not UTF-8, or a NUL character), `unknown_parameter` (not declared by
+// the operation), `repeated_parameter` (given twice).
+// `invalid` (any other rule) is used for both.
+//
+// Example: too_long
+type ProblemFieldCode string
 
 // Profile A member's profile.
 type Profile struct {
@@ -2402,8 +2495,10 @@ type ListConversationsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2429,8 +2524,10 @@ type ListConversationMessagesParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2470,8 +2567,10 @@ type ListFeedParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2485,7 +2584,8 @@ type ListFeedParamsTab string
 
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
-	// Q Free-text search, 1..200 characters.
+	// Q Free-text search, 1..200 characters, with at least one character other than white space.
+	// Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
 	Q *Query `form:"q,omitempty" json:"q,omitempty"`
 
 	// Workplace Only jobs with this workplace arrangement.
@@ -2501,8 +2601,10 @@ type ListJobsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2513,7 +2615,8 @@ type ListJobsParams struct {
 
 // ListListingsParams defines parameters for ListListings.
 type ListListingsParams struct {
-	// Q Free-text search, 1..200 characters.
+	// Q Free-text search, 1..200 characters, with at least one character other than white space.
+	// Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
 	Q *Query `form:"q,omitempty" json:"q,omitempty"`
 
 	// Category Category slug. An unknown slug answers 400.
@@ -2536,8 +2639,10 @@ type ListListingsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2563,8 +2668,10 @@ type ListBlocksParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2579,8 +2686,10 @@ type ListMutesParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2601,8 +2710,10 @@ type ListNotificationsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2647,8 +2758,10 @@ type ListPostCommentsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2681,7 +2794,8 @@ type ReactToPostParams struct {
 
 // SearchAllParams defines parameters for SearchAll.
 type SearchAllParams struct {
-	// Q Search text, 1..200 characters. Missing or empty answers 400.
+	// Q Search text, 1..200 characters, with at least one character other than white space.
+	// Missing, empty or only white space answers 400 `invalid_parameter`.
 	Q SearchQuery `form:"q" json:"q"`
 
 	// Type Search one kind only, paged like any list. Without it, the top few results of each
@@ -2694,8 +2808,10 @@ type SearchAllParams struct {
 	PerPage *SearchPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2751,8 +2867,10 @@ type ListUserPostsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -15160,535 +15278,545 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3ddtvItS+Kv0otZmc0lYAUSX3YkoZHIrvtbiWW7dhyOmuFvYUiUBSrBVaxUaAopv9eY1/9H+A8xB7j",
-	"3J/Lc7feZD3JGTVnFVAACiQou53ubOciLRNAfcyaNWvW/PjNnzqRnC+kYCJTndOfOjNGY5bCn8+v6I3+",
-	"b8xUlPJFxqXonHaei4xna5LRGyKnJJsxkrJFyhQTGdWvBGQqUxJeTHuvpGC9S5pFs/CUqCyV4oZ0w3Hn",
-	"v//X/x53wj0iBVFc3CS6BSWXacRUMBYrRm9JN/xuv/RiwlWm+uQiI7FkigiZkWhGxQ0jqxkTRIpkDWO5",
-	"42xFIrkUGUtJN4S/VF//qsK9scBvVECETAPdbrg/Z2HgNBKmNGPXCZ/zTIXYWZfdsXRNUvbjkqmMqAUT",
-	"sSKTZXzDsr3+WHSCjopmbE41sdg9nS8S1jntjDs/HvztH4PJtyfRX4fqarT898PV+TH75jEfdzpBZ07v",
-	"XzJxk806p8eHQSdbL/RHKku5uOl8+BB0LmI2X8iMiaz3li0SumZxfTXCLF2yEMefzbjSpFxIoRjhyi5O",
-	"Qtd6qaggjKYJZ2k+lRXPZvCWonNGwrzHaN37M1uH/fLMxHLeOf17R/fY+T5wZgq/+Kbwkovb+pjfvnhG",
-	"Ho8ePyYJF7eqT54b8pqBL0XMUhLu0wXfvxvuhySiacqZGotwvBwMDqKfFstJwiMyoYqR929ffrCvygUT",
-	"dMH7azpP4FV2RlKWPBl3FEvveMR6eiDjTki6QKtIiiylUbZ3RihwGFnQGzYW2YxmZEYVoUSwe/yV0ERJ",
-	"OxRiRqKfXi/TSmf613EnDIjeE2TKU5X1ydWMYWN60oSrsaATeC4FrEBCTfcbGAr6nGXZ4nR/P5ERTWZS",
-	"ZaePB48HlgJTxuI/LFh6rVt6MhroT0bH0TJVMn3C1n8aXPwg+eUP5+tXfLC6XA9Wr178ZfX6Sq4uv5ar",
-	"y2fK/PdCXcxv+esf/nI//YtvbmX2PRwNBr7Vf0sz9lJvpDoLaGpENElY+pVm2Tnlgosbs6esXFnIhEdr",
-	"y9bIsbi1Y0JvKBcqI92L51cvSN7TWKD8IlPOkliROKXTbO+UhGNDPWwT5zTunKVP8Od8CGa2mfldsUjq",
-	"zb4UGU9gUGaIXJHpMjELH/bH4g2KQL2crMzPmdRbjy6zGRMZj6gevpnOJuGRMhrDCIfDR2fZk1GZ5sMt",
-	"JO+9gYn6Ka9FXA9EHNKYMwUkMl3+aCb/41Jm1BBkZX5bcRHLFTF0wYcBGXdWKc/YA779OUn345PhaHC2",
-	"enI8KI/wGH9sR1CWpeve+TRjaZ2W7wx3ZJKsKM/IhE1lqkVulq65uNHiU4+Wp1pyayHpHfBwFHTmXPC5",
-	"Fq/FILjI2A1LYRR/6xUL27Cj/qIJvsPOCewDRRYsJXMulhnrk4etRadhYgNnZsOtM3trN6HnyLBjTdg0",
-	"I1yLTGqYd/2VPYs/8eiHj3Zal7dMMc+6fIcnc320VoTgggSEKvJe8HvCFjKa2U3yiaf06NHoeHR0PGjF",
-	"cdhU78KjdVzEusupViWA4wo2Cwp14o4mS6anFZpn1zwO9dotUjlJ2JxMZMyZ6hPNuozwDLSYsUjZQqaZ",
-	"Pg6ofbVPzkmUcE2HOV2TaCalgi8ma33IxvplnikiV4KE7tBDgufBKaE4nrGQUzLUtDs+1BqkPv5Zqsg0",
-	"lXMSnvf+g9DeP8igd0L65Jqckl6o12mp9MZRcKCfESrWRGYzlpopdhMpblgajAWbL7J1QGSKmhUV+Fre",
-	"z55ujN8Imer2RIzEYukdSwlVit8IpdeUx5qsZkIBGR2ORSJXLI20wjNj9yTmNzxTzSLwYHoSDSfHbEQf",
-	"xYdsMH08OaIn0SgessPpMX00qaufC5plLNVr+z//ft77D9r7x6B30r8+7X3/0zA4PvzwPzz63Qf9WUrn",
-	"LDMXhmc0Yzcy9Zw69glRyfKmT84FWYpboZdL/0CoUCu9CoeDgWZdrj/5ccnSdSfoCDrXvUa2bf+MJ/yW",
-	"qYpagtInF/DlSeIMYXqHA+/0gs4zKWKuZ/CCJ94D4LW+MWjFkYsbhWIJ1Ur8rHEu9oXSZP5Hyqad085v",
-	"9osL2T4+VfsvsY98QGZ4S5H5qA3D+kFOFNFaopYLxdDgE9K9ePeaHAyPj3tDQpPFjPZGAVku9EmgmWyv",
-	"eeTYpX8Rvn5eXoFRaQFGNS77/qdRE+VBY/XMbEF/XDKCCq3ZtHOW0T5o4vhzmJ+CKbvjcqlQrSZP5VLv",
-	"OAnPYF4gl8dikcp4GWkqZVpOzGkylemcxaYb2M9S6HMd5ABs7ZhPpyxF/V7zhgpcJh6LkIs7mvDYjgn3",
-	"qpekOFU/RR+mspdX4Wg42rQR8t1+3fv+9/7VeD5fJHI9ZyK7Wi/Yxs0AXGeulVwRln9JdLNNbFW8dg29",
-	"t90W5YHBWF8wFl/RieemPJNzFp6ShdR6hGGROZtP9Jpl+X2ETGWSyJXKxXN+TZErcUbCmKtI3rE0PCU0",
-	"SYi5ikKjTbPL6KQ0o5hN6TLJOqcdPaROkN+szT9tF+VLtnlYX51vqYj1Gz5NH+f3lSIzeCkgc5pFM83a",
-	"VLEeF4oJxTN+x5I16YbnCY9YSKZcK7UhhX/t9ckrmeF3+pjNZmwsDP+QLiWv3r8szjfCRZQsYxbrK9fh",
-	"YEDsLsjPiTAgQusx5HBw6OyJBc1mBcFwsO205w4Ms8zxB4N2DK+F/0GT8PfpPa+Wc5byiPCK/lNYsIie",
-	"Qqz1EpBANJtpImn20FKE6rPhjqUKLGV7ffJ6mSkes7EY9vsng8Gj4cnJ6Ojw0eHg5GQYgJVLqwOol4Ec",
-	"0j9l7D6rkX4DxcdiO8l53I7ch6Ogo6UjzVBhPD5E0qMuWZvCNvXfsTj9mXlOskt6yxSh5M3rd1dE0Slo",
-	"vXC/It13WcoXWn2aU63/qj00soC9pWzhouSWrUm6FOqMUPx8LMq2r1u2DvA8yX/CvYPmzPxHuWApLB7I",
-	"h4mM18bChjIEOtcqrNHRuyqj2VIFJHypT2IuRRjAV3s4stBj5DslYNPD2djBmYmMRXHw2Cnacyc8HI00",
-	"Z1qCXt+y9TWeWeEZWc14woox5l9zRVTGk2Qs0qXQl69A89FJrSEurpdKj+rPbK0ITfWoFhkZHZKZXOrj",
-	"T81oipyP9xR9yaQiYv2xeIcaLktTmSrSPbq/3wPyhYejkxDa0mytMq0WB0TBCb0mERVkgrdpbo9dd70c",
-	"XkYlv+DmiiGz4XA9mg6iYzpivZPJMO4dRo9Zjz6aHvRG8eHkmD2eDugwqig0R0ebJMu/9f5Ti5TR0VGT",
-	"TJm+koKBSdx3fjK9w+cyZYTlRnZzNbGW2/D5Fb2xtxpFujIl4e+0kP4OLdjMSHhzpC1TzSpwp3JM9KQL",
-	"RnZ9oNKUKyn28NqGnKRZIjwYHILcv5SxlnNxCPSXy4xQ4F/gTt1uySaOkpDG9oqb8FsG16Vvnl+dggFa",
-	"X5Ds01xhGp1sWkvXkfDRpvbhYHTot1SDgv1Opp47/Os0LiS9VfdPSSjYiqksJF1zou8FJFykPGLXVEVh",
-	"/g/dWAjSO0xZwu70rgjHogv+hjmjetdNl4mRCD+GZ+57Od3DH0NXxdxr1iiVnoRf4cAROypH/kM+7vxv",
-	"PWw4FMxQyuqI+36dnJf0/o1+oU7Lb/nNTHMMfB+gwqD4HfxJ5lzIlCyFvvp2I63q7VXI/pUyTB2t++Ry",
-	"qTIQHRNGJiyRKxLOubiGpsMmbWxO7/ENPy8dDQaDwQPPOL8p5ZKLBlq8lKtPRIqmuVpqNNiDPvlcX0mt",
-	"FuFJt/WuIJyXVW5I2nRP2OlyUB0LDPANS9/QG+ZV7Sa4yXnG5mgU1ffGgAz7/aPBGRkN0MsGFki5zEB5",
-	"0++n4IaUqRFu3TD3v4R77o4lXVTDooTOFyxuvGPbz/1beDRwdiEYWO1iHW23tv4FeqrN/UXKWA+0SsVo",
-	"Gs1gzqPBwDGQNQ32xw32mMrZOahp5XW58Q76b7FIKVPLxNiub7mIzTKZcxBda6fkqJCeui/w+2kVckGm",
-	"bKWbYTSajYVuYC+AFQYRbN7NTy+94fZ2Xu+xqC54o8T2LnkhknZbZKRhw1LjQ7hC+FaZXHKl9DUvn14L",
-	"09yPLW9qNzKh4ubBXLFJnphpaf1HLya48gPYvzEpLWOffGc4ghtbteUGy1ElrgDlNGXZMhXGYhtaIxPH",
-	"KAQaRWyRsZh0Nx/KO4muYsIw//dCK1UNvgWMAAgwemEJb1Ykq56DnjuLm1YQP/NzH66nWZSJlAmjaH78",
-	"Tqa3i4RGOxmEVvYjQlPYSHMmsqZh5S+3Jtyf5CQfFlqo7VUMDNRPaWx8A/pfkRT64qX/pItFYui1b3wO",
-	"v/9B6VnklIAG4iW+x67xdqh/U8v5nOq91jk3d0ZjBMhWePKClwA7jHGz4hUdOgg6McsoT6xr1ijUcLM0",
-	"LAZvkz+9e/3K3EW5IudvLk4dCxbZv+OKT3iibw10sWA0VXiTyGZU3wsiOFPxBtY5/Xs+lnxC5YFwZRv2",
-	"N6Y1FPBPTH5gEaxfbm/onIplkgSdhdRCKe2cdpyxdT58r5cab4b6kYlbAPuZESPoKWrnxcDrdef0ELy3",
-	"PAM5c5kbcIFmmpSFkuoPnzBrrvZLa6P5p2zHLa/3M8cMbX09loWbFj0395aW3Ri0NdnzwcuUrKgiXKkl",
-	"i2HlqWN2hn78a2q6cvvIg6bgdogsZEfqrFxhjM5XTy9mw6JNGYs/1Zpd4JhJPoDdlst85i6Y3b7Fcvn5",
-	"4tPtztJqfAY+tzTTfX88gzts4BLNqiZa5c21nw1kK5pxaOeaNgqXIRxM5rvWnAx3vglz7KK4/8CnezSo",
-	"iCJXs/pnsbRLkd3WqPgSjrJ2R+AbbAU/8cT+FHa/XNScEmocYjJFm3XeswmDm9C4UAlh6QMCTv8FoxmL",
-	"g7FA6aU3RMyixJoC9QlVmEy7Yd06vReMRdYsAfW1XtwoDHZwJKzTllHI9sDCAiFaxe4cO1vE+UQzf7jX",
-	"J+fmXUFWM270RzzS4AjXMzfHIJzlY9ENfxp3iuNs3Dkdd9AFNO4E9Scpv6MZG3c+6NHRDLTQmC2yGVCv",
-	"PJwgt3CORe62MTyrRxji9ghJV28OEuYnd2i0Tidy18Zd+vjEvLYP71Sj9DZ9ULzYEGjW6mP7flNU06ZG",
-	"6h9siiBq21LxUVNET/uW9Aee6JktDRTvfjBhB9OERw/QUV157LXfu5L0vBoGzBWpGM5z7wCZMH0rXKQy",
-	"YkqxuE8gMI4kNGPpZzn3ThzBWgwSXCNcEJxaS+nqp8ynELDnbSOrGwmrhZTf86J3ORKdTkEkZGTKBVcz",
-	"pj5q/38cr76Q6YTHMRMPvFBN3e8LreNrljAMATNC35GIYK6uqh9FOyW1w2QF0GU2kyl4lGLdMkNu1221",
-	"Zd79w+FH8e9Bwb8vnLG2Y9lidqixqeV0yiPORHatIrlgZeK9ZTTuYUaEvAWvEKEEwl+Ls9irwdWard4J",
-	"i6NcMBbr4xF7yLkde4GPP4tUOHDVrWL4xA6/rb5Vm/mnUbjOwRvmroW+0UEUkW9RQEOpDsVRbDAUZSzm",
-	"dE0UY+XAg8kyc9NieBYQtYxmhCrk+cbdpLWanMFMb1rvUUqr/RC6SskkkdEtPlFLtWBC6fGqTC4U6YYR",
-	"FUJm1+abX61C8t133/XOnXhaTxDRU0ZT68p+MvbsmXEnQO57koech2fEhPAma0yO8qxyQ8hu5yEdel1y",
-	"X7Qt/wl2oRVsQZPnmsIfp3KZlq5hsUqqliBLwe4XLMpYjGtJZATeu9jGP2fu5SxGX1MRCs3bHFQfeXs9",
-	"Kt9ecTLETqatKC3R4JMIUQ/xtKB0O9KXua+B2sbcLW9uWGxSycqUtQFo1qrf/3J1+tfZzK9k9kIuRfxR",
-	"+1gfZVNoxW/+gzwLc+rq81yfuvB+a13y5OTko9Sew2KfvrKdt96ixfQ+nU3JUCM3M7N7jhGPTmCt1log",
-	"zotp7eSMTCSkSGDIUYxnbgJxqPkIw70vu/Nfa3faeLKGxMRymBrekN2AtkpauRMnd0qEBGveGcbpI+fJ",
-	"xXos1nJJZvSO9cm7TWFqJBwNBuEZ5khoNoZk8poqa7PiN00d3nHyn7+w66+RXd/QdSJpfCXlS5resI86",
-	"UxbY1nUm5XUCrW1yLc1tYBu7jxiLyfHR0cExmawzpj7HtXroXKsNEUgmJbEDb3fO1Kf8qX0Y1tAPrafo",
-	"nQ4RuqFvJ6/fuZ7T+2ugXki6YW1cX06Zf6lt+w6xHt4Lekd5QifJx+3cpdNOZc8aVAmA2mDzhUxpyiEI",
-	"J//C2sm5IEd5Tu9nuMg5G9iQg5Tn0W4Lu998qs0b04wCcgdXGK4UzXT7kGR3x1K9NcEM7vStb3eu6Tt0",
-	"svJDl6y/uj1cgRfY+Lnz6pfd37j7r6S8pGJtAQM+ausXUECsdhdE061+gyCShpyS44EPVEEzOp7jhd+M",
-	"CzIc7SAQ7JGe4EofD4LOwjAdGv0eIC0gD+qaIu8NR875P3KcbVdSkjkVOfyRai08StRrLT1yhtgiRnIT",
-	"ttHh88i4KrjJOk/gXy5IN3RH9UWufJErbeXKe4FORP4PFj/Q12nDPcATVHbZvTdoCDJ1wl/wveZQK/u8",
-	"JJdoFDGljLfJDVFrIWXm7KOsUsN67JMd4m5xT/iVpjr8dc3uFxhb7pLsOf7YSKXyp5uoNKNaQMN7n5VI",
-	"V9B7McJ2RCrPqyBSyu7kbZVIb/HHLUSyn24j0oSBTwJe/idQqhjmLpSyX2lKLUUJLqdMq1eSnJstjuan",
-	"PBOxSrVqMw7d3jERAyyPSzuqyLhTavuUGL8eImPBaxaU7LNS1nF36innaRw73BBKpPg0fvNXkkQpA5sw",
-	"TRReBtxuIJyuwJApSc0iyg+oql81m2UsumFp94R7+lPDIMQ+NP8O93D1jD/chFJMcwe4vqWgEqLbpRGY",
-	"Da/zZ/8HOMFTRpP5k3GHLvi4YzAoRXnlVixlBjXJ+1UwFoVn21k13R5GvE9onC9gkK+VTGur8JXZbUj2",
-	"NvlI3gGRhvF88anvpCyZgDZ9e0fA2AfqTCayBMJPrhVLpmWZ/VT/zsUNWctlCo/r0rrehCOv/10uCb5g",
-	"Qlx0Q4AjZnZ0C2m8VJoKgEOyD418jHAejQrh/Kw6MDP6dqK5Pm+9NOZXRLnxUPQFPGhHUrcRP03xjY8l",
-	"KrbyianqDO0hZHXnrumKQgipXdUsCpoW8eSFXxQ+UR4qV5qsUBi5IitStc7IUtgf2dzgzrYl9EROPjGZ",
-	"L3GixejbkbcyaU1akMMgKq6nlCdV6j6V8RrdExKyS6tkrH++yfWCr5DiI39mCjgPsL96akpG5lJl5GhQ",
-	"S6HelCUH+Ug/V36cuzJ/zedGcoK0W5w6KT+NvvcdS5Kem5sFUYdTCOcp+iTdsDYAmzYhBYCmpGtM3DcI",
-	"k1yMhc2b0HpczExeiiG7ViONIAiKEMf5MmMWa8FF/7LSS+t7dSkQBiSsiVznR90q/mZDLI0EAp3SapI1",
-	"uUC6YXlLgGJ5XmQ/GYHCFZgkM7xuIEBk4IC2TDUXaiLqruHWCctzSsKDxyFCTYUHj/uDEFJ5woP+YzYM",
-	"STdcpVLcACpbCDDZAlPwJ2wtDUCayYd3AdUgu0Uus2s5vYbH4ZcUlX8xBU8tFwuZZiy+ZDGnkKr+cV62",
-	"vMHruW7RAgGWb9Z5ehdVxO1AN/xZPONHhRh1aEBgyMQMue3N2TvjT+0jN/l7mmYTQD1QJHyGq9S7ApwL",
-	"YyQMq/SETLP5gsLNuY4XGJQyORWPGco1mzinDz7FMoOUC77591cveo+19PTP/Usi27+UlMg5GbGB5Xxu",
-	"JEM1RyLCR5gSobeoOR9TtoC8iQJHGV8ERSqVC5ZmHG+JoDrVI8rYfV5LwPm0MAC8X9yk4G3OpEQwkN8g",
-	"Ron+IYlmlIMJfUqxgAMVt4r80eJNVqwBAWLjwnBokryegra4aQMbijzDz7TiV8FMxiomqjYF3VcKebfX",
-	"tBlxPP8AYlSNblCe/2gwOu4NDnqDw6vh6HRwdDoY/H4wOB0MOg4oVEwz1ss4mBxdsLtB7+T7nw4/9PCP",
-	"UfHHlf3jtPbH33/f+7724//wEROyZD0AQAygr0jC7lhyRgbGSJTJRQ9+8q7zYDNsVdDhnnBEszrEOE5s",
-	"W488cFn1BvWXXArlAbQ0gLPmDQvNzEzoIiZYG0uaQBysjM3VtsPgEpvTfZvR0DSlIJy0ABd41NVh3Cu8",
-	"BVuOw4Y4I/qC0oq+Rx6a6I8x9KaEH+PQSG/0LaMC2FTTI6RMlbr1QpHW+8nojWcdvqVqBuiKn4T8Jtyz",
-	"SvplmtR7foOIwTSOU6aqmxsBqvS8v0LYagtgOk3pjX5hr7yD/ToGyiibtzj6jWm898jd18uU+zbeUqHL",
-	"uJ0Me69Y+s7cxOsS7CpPvex3EIvHGmX/joCzlgdcLrV7P+gYgA4YkVlHZ2vlArckDZHo3+cTw2z+DmRV",
-	"u+LWs98LaUubTxrcIGoTNFnMUxbZraRK67UdQM8lke1rw2xecuU9UhGxY2rnoeoTiWlGG+rymG9yRD6E",
-	"wZNJrPXJ3KzUamPYU9+zOeYMB9CO0fREL/UXdS57Q2+4QAMBF8jeYLapkhNmbPrdQNK3BjDKD9DayBiW",
-	"njud/Q17pjjpfVNoGPuCioZyP4iujnn65UEn8kZ62GeiZLLMoLZWjjkpb+yRUBKP20QRaPdAASo4U/vD",
-	"0b5uqr8A01lFGDUcGoVwQlwwz1GtJw83j/KYzqM5I88SuYy9os4nnm1jKzZRPGPb56xO9/dpNGe9SPfT",
-	"tw93nVxlpWGmAS7QJplWoIl7xQACkJRQx13Tcwbw2guaZoSLOnv49SKnqYpydNTqQE6oylOF2++YS/OB",
-	"f8eAvTVlEVSIwTfdlcMT1hn4DNK2BCNrBnu5YXEKSmsa8YgvqPfw0EPAK4r7Hh7mhtRc5cihe63FZ+l4",
-	"9egXANt3DefgphPJUKRU5mBmEtd0C7ucUUFnuYgb7x5XfJ6bAhOaATx5lPE7nq2brx7D04PBL+jqsUlr",
-	"s+dqlaHaiUJchf2jrWqYV1dyObCyiyqsUFqjdtJjuyJRvLujNuF8WFIpdlAiHCn30ZrEhZjI+53Vibwc",
-	"iMh3VXlmoKcb+E270g/RQYo2tykiZe77OG3EJXCDSuJ211ovqRRoqc3kzwDWOnXqxPQdcPLpMkmu8/2f",
-	"ZvZvW7dTbxyTd7EGCFEtIdSMLzpBB8RxGbLcba6265+LGJxCfmqfv7koYDrq5J6zbCY9h+W3V1dvCD50",
-	"5/XN86tO0Hnz+p3+z9fPXz6/el4eKb5QG2M+Au+9+crFWrvIDQuvF0zo4ccyWtZNYDcse4OIOrXeoEBI",
-	"XRDSbAbZLlq8m3ovpi5MXrM1JIuUTfl9uatyCvRPPP7g67WIz75e5AbZdmxchI7Dh6+0ClXn5re1+PAy",
-	"SJ1J/zRlEstTAJRcsGsa0J12A3uHkDL1jQUxZdBYHnnX0KH1dnuYs5dwwYh5o/z5NywzJtWtZ4xh4cDW",
-	"hSnxWjEAO3ffQvkEAIY+vAVsZQ/wOHpAVaZ5CWPwKcnkzU3C6ptsaqMovCZP42XI9RshV3kpp8IxWSKP",
-	"H9l4VxPIm1ROedKomOZIO/iamSUMFIB66sK0mKcZyja6Nh8U+BxNGsbb3ETd3U6M0rL6Zz4tra2ILQV2",
-	"OD3KR7VHFHlP6kWyxCU3p3EecVSe8Iyq67lMWTM3WbcD6ECGl/rknKiZTE1R6AJXl1EUt0zEZ7YcOVdk",
-	"mtAbeKvEeVOaKC/rOWXsPFcvhMg06mdemdpcdPgUqAxdc3glZejbq95aG4rK3V/+IFevrnxF5S5Xl38b",
-	"tLqgm4LY7YwK+RQCcsvYwh4jMuV6YRNE+tx5ehsLZJeQ0XetlN2CQrtaNHJ8Wh93M6L4PxgkL5WmuFPZ",
-	"h23XxCuZ0cRRa82uwSoY3RK9wC+3Xe3dC0jKbmgaJ8bAbUokfoQp1IHxzfdtebc4vFeZsV+yxOy+Touv",
-	"i39ZHj1/c+ERlu5XtVoEIB7ielOCZSuZ3pa5FcKdQL3El5SMuF6P4t26b8xocng8e3fbFY6cpAzgwiOm",
-	"l0Rg+JOpcubUvyfdcD+WkQpbeRf0my0cCcwo1B5zCRb8zzWMgCiMopisEX04mzHhqM2tLom5/u65IGq9",
-	"W+1yQ4zZ/XP4pn60/ZUmS6Yc7vhKEWgf/LIIPrBjVy/xo3pf+IAwfbhFBaAysGSjNfQVLUwwhnmLFX2H",
-	"3PUKuUs/b7hnCLrg12pGR0fH/rpFRTHid9+e90ZHx7ZPwFnAosYxoRkJbWvLNAkDkkkSs4xFGYaIiBsW",
-	"F3xow9ViuRKJpLGDfJZP4WQ6ig7Z48mQPooPpsdsEB1NRvQkfsweTYfRweSQHsdHbDQdTE6ix/RRfMyO",
-	"pofRwWREh/GAnUzrtY+d8iPVUsiD3gntTb//yV8BuaBUwybkqnb9Cgi7p1GWrLGeNFCpSxMlScLFrd2e",
-	"lVLfWJYmZcmTcceADvR0X+NOuy1rDj8z2v6azpMWO7iq4Xv9XhBrVLlSGbdXq31bubT5tq8+bryS9q/4",
-	"wOF2V6RpnbBvvq2Sadgf9AedlkZ4t9NiND45XGaI2kbK5YOftlZQubKz8fB6bmVaa/FUPcR+kJPrSuHd",
-	"jQ2Gf5KTfuWDsETWT2SxyfmmxpFVztBTyIvEbB98/mp12FJcK0yin60nqamFOpcZ2204pjDbdV7fe/OQ",
-	"TM3Bfv56dViCrYBnbtk1/nkj4Yo+pRxrdMj0YQPEeEbWbnj4cnVsYNaHZcb6+52go2QS7zYejP275SLe",
-	"PBSIMe3r96rD4HPUCu94zKSmEJ/uNgRXwW2xB9yicn3vDiiSKDDgGrgfvb0BuPTXRRQD/IUm/J0GDXET",
-	"2wf7RqrMO8iM3UPNx5nMpEM8fQIBXyXJbuOxc20a01vzHCJkVWUwCZaKS+Qdqvcz2gk6K6ChgqJUVNyk",
-	"690GlBdi4G1IVJRtqBIKazvAWamXlaUKy2Pe0d1kQ/U6U6xfZaw1Wno5tLxzvILHs9lr8jLwnwGNZ87L",
-	"XLttr6dWTx2zFwpcrsSoXvXSz3DBJfi8FJYD0VpQJbOcXeNckAdbb8Wa2XceAESk6S839374eFvvZts/",
-	"jAwWm/tTkMHerK/zCpPNhgjwpeflDvPI8Rt+V4ksHbXvdk4993DA21NOcb2i03LAwfZ+pHogr8FSb6Pw",
-	"UQsKgxVr5+5VUaiRhD+GW5Z52xj8aHjNI4HlhnG4yXEwCPjyzGLuTWTMmbIwrofDg9LIALdwa8FKn6En",
-	"Z8cKqzSsaNAoV5q3Wl0EeNaqkXSNQrLZGm+NMs6vH2uHRzuW3wBf66q13f1PcuIx4AqirzPkBzmpj5ou",
-	"Fsnafwv+Diy1mYR8nXU5nsonOzYEVe1HNGUsVfuKCS7T3o3sMXHDBYMA0V1Nr1ERM9c6aA8+8JO7iLKr",
-	"5uO0sDIaojrYBEueYMHRdCnsaarIhM3AY75Mib7dQ+mYhGZ66l5TYeVsbz/XiuO+PuUGz73H2a6HAfgN",
-	"anO6gpxOoViuVFq+FGyiua4HSA++EKLD3mB4NRycDraHEFU54vOFFPnc9X+Sk2r83EG7+DkZ5QF/LYNn",
-	"7Rf1ZTS7E1mQcOWE/esVXBO8BxdlXDGb1I6hXeycVFtzVXTvK6oIKNxq5l/rg/Zr/fnWVtHEeOZbBgPg",
-	"+/WlwAeYTlsVkyWybCW4yVD0cRw8qtiEQZiSbyR5XgjTB0fF1SSZ3yKp+Wn/oIURsqgB3JrC5SLAG1ge",
-	"bOBckbjuQ0QzkDcQD6lbnB/OjgxKJYurwjfnlapJsTg93c1SEpvNUXx/kpNtwXua2LvE7MFmf1ContYc",
-	"fg2x/iUWaVJZfBxiIrg2GgxrbORh612jGn5Z8QtNkTP/zPCF1esraZzyVef8X+6nf/mXiF6YMhbvGrSw",
-	"nS6/vJiFj/H++7a7MWX7ZOScprcsw5L0xmLmMVrRjN3IXU550+Mz+6Envdc8wnxea7jbvYf8S18GsXlm",
-	"WVbL8Er8p5Rx64RiQ59Witroanh0Ohr8olKKd7uT1Yl1niw11y7nZJrSOQvIcHBEblK5XCiWBUSwFcnW",
-	"KVN98oZHt73lAjZ8v+2NwKxo9VYwbJdzDJ4Qj0nnzUxmUrmT+pg045hTr2Pp57mT6EERjqEVi5TvogRe",
-	"SsF82+5c3WLBVR4xaFexJPm0Ka8GA0c3bA8F5KUPBZLIjrv8HX7mvTQwgo2WedX455pvA1f1m8BbSWMy",
-	"4bcsIEfHJDJs/jG3AUeibk2PAUG8P3z0oOwYq5SXFWvkGVe8BoUsL+ntZvfk7JCvVMvs4qq8r2s/5gla",
-	"VRtPGn9Mz9dcLRKKGY4FMpU9P0p2I37LlPeamixvNoxKPw6ILU5qHDih7SM0IXzlvib+virLAx2bYKVN",
-	"lHNPwBbHGJgoFE1KanlLh3nl+GtQz7m42XaxMsu40+XKfvOwC5bVZH4Nl6yy7KrHSRaiyycuzJJuiDOo",
-	"CTvfQjoHU20VtdLnUfYMWmmFCWspjC/XUjTiwPhEwMW71+RgeHzcGxKaLGa0NyLmXRLJuCKLX7ytKEfn",
-	"vf9oVG1SduOd41v4HdByM5qxFsb38+UdS28E672d/df/I1jvPDFO6J2yl4GE+bAKkvi45LLBU2LA9oAv",
-	"EHx5whKpN04mPQ6IO5rRtN3FDd8lIPKrWcLm7Lb5we1T3LFRtT/s/7B4SGr7hHsy8V+kjPXABTjh8ial",
-	"i1nNgaJYxfD+lEa3TMQkZncs0STqk2dyOmUsIN9IuIXONV0pxzzOFm6S3WCNTD5Ma1ijIi2k5S3ELNEP",
-	"kgvP7eOoNxzq28fg8S8rq3hGRexTw94L/uOSEXwc4PHLBcRBK30ehz/how9hRb9rgqHy3SwMFiuvZXq3",
-	"uFds10iqlyQeMXJJ04yLzVGl6gGpfV6OWqYpgBcVYahYFEaVUSmNup/B8bsL8sA7+82WHC/bNnSUV/lo",
-	"1wvkAl6IqWzoBEUgsEdR6gZd0/0iyWOHawy837hL3zu5UxBvsE3pN+ltVplpB1HUwv5/x9KGgqFu0l++",
-	"BFhINoOiP/bTVqbLO85WD0j7+yt+5kkzZQmmyMz4gmTSTU3s0mRF14qEXCEgLNGDIvrWu9cAlGQikY0Q",
-	"Cexx55AHlwfPkcqdJcdJMnN0NkHON5Zfy/vTf15vjnDIEXMdrO+PCXG4bEqtzNtvHdfg7OTNQy82cj3z",
-	"B8JSrouQwfYz+WvxjSevJH+IapnmGcFWEIakEA85lvbEJzXVxAQq1khRH66fMDGnXuso4Jpi4mqW0WgG",
-	"2HA2OkqmzRdZ6gslO0+gaLtW1iGyqYquA5ZFj1b6GjGG1VKkXDGoE0ioXq45Segta6PGzBi/mXmG9C38",
-	"Dkcuv2dJJUltcPxoGxzKLRfxLtwcc/pn/UlzSAWqQ+78McoZjGBMb+J2TgpK1BwljvmMdKmpqQwNwkEC",
-	"sb9qr7YSUMFbtdd/DdjcYH94bXp7oCLc2v9SJ1O78fnHVXc889gXq/ed/rmJXY4Hg53SGlFkAwfZDnNO",
-	"DWALlZe8ce/+2TChn6GKXezerBtC56tc5yGNRZv0CgzQNAt4S0xd+iOeXKHPjenXi7+F3wsFzrbnyePv",
-	"TOSkrSZcgEtubLIdtGRbhajdLBoUJZzc7hbRXFdoZpwcgqu+ihhgzAUEXW9CmtkOvWsaqwSdgBhaLowy",
-	"y8iM3zIiBXlHs2Ua0/Uf/KaVYihbEU0b0JnagZS1vIkimVaQyleNgPsFQ1z574hmzcv68kkrcilILv4Z",
-	"nCirmQTSljlpN2xVu0zdKl98DMZqgeb1G/Nn7+RB+7TK0zkxcwDUVg4Is3zbLNYFNFV7i3UOH/cgi3UO",
-	"3PcrsFibsW5G3nLk2cfdazYCGuas3vpyAw5PX9g2BYMfrL5+x6OrzxugIWaMKDpntgUoJRCziM9pQpCn",
-	"9RExpz/IlCwFr+qLh0eDPoi7qmT7fXc87qOEGgYHH/b+4JVS2Ov1nAtfONE5jkn3r1/A/nPpDyahaE26",
-	"rH/TJ5GmfHlbH2LqRk22bVb2bbt+4/7haPio6Lpu03/+3mvUP/AJ6cqyl2hhSdNxBuRjiVds5cDu0xi9",
-	"aDR546y+gaJpxORPHRj+2Ln8fQwIP7nIyHwJ2N5giCY0IwmjCu61BO6qCSuyXUhXMUYApA6xn/fOCEsU",
-	"I2Em5TVEs1WMo98kgGAC4XsKVIy1XP5bOfM/T46yPwy9GGgPBE/nZoYT5qStWYgPvaXgAt2FaRyORntb",
-	"Qebz2KmTweDR8ORkdHT46HBwcjLcKZIK1qiRVcpgsjvyi4swK4nKaJqZ2kx6XwJsdLPo3M475QZ+dg5q",
-	"pZ8+gJs2gMjijScXYRi7OTf1ArpDTdXDkzNSxpSlcczivUrWqr4yuMmp/kvaV8p4HXyXKWdqB7WJVSQY",
-	"7f1j0Du5Blk+8Cucc3p/gaM5PIHWzL+G2xJly6Cnm9jXuc7sxLlWO8xA0Yw/5obzs3PlvzP1b+SSsUy3",
-	"/Ej/H3hHU8qTmcHx3Y0ndxAPABO5K3FBymXSRgs+hLi6iTMys/UaqIjJH20RAEJTRlIWyRvBFYt//gW4",
-	"Stc2pEuwVV4uJmW6F81DMV2j0PtjbR8dtRERiSl4VFE7F0hxou8iXbUHZjDXIFsQag6Q3k4ViRAAAEio",
-	"Ww4LCk3YWFBBqDWsheaaE+ojP7Q5eCF5//aCdN++eEYOTh4f7wWGPoejEanX4iM0G4twH3oyhp8Jja/x",
-	"LAtPx6KHolQzhZZd5OtX7zCmqZvQCUtA9oGgOz4gCdNCRgWmlh0s/Gy9mDGhAiIY1+JxLIg5GLQGmOiF",
-	"pualMzI6OnAyZm1VxgBYAbaMXslYZoRCan+MNaUv3twd6mbzO2Rqfj3Of+KChH8n34ekKyT5hxRs74wI",
-	"ScKlYunpgiq1kmn8xxCwwM/0pLXGpE9DPkXjdqBnj/M8Ojo4gneEJKsZzxhRCxqxAIFsZBIQpF5gsdx7",
-	"S8UIqLtUKX4jWFyapFivZixlegbdCY+5bUcRtYxmWoN///vRYPQ8IP9gqeyBzdFpYC9A66+ckjA0xclt",
-	"XfKfPvz/xuP/GZIwDMz8IZydpnKJNc81kRzSBST8rX1HkfC3f/ub/vA3YV4fU4qI9cdiLM4hpR6dHMAX",
-	"mum4IiqTKYtdwCT0DZALYfwIelPonQ8NqJxRH43FxdsLtQfyIU8i1xxkmqSwRXiqezrVPAMsKch7wbXa",
-	"TiYsknOmQHW5+PrVOTl/9+ziYgx3S9J9f/WOHB6TRMrb5SIgAAzRAzys8F70eiFBbg6IkpArJ297NNH6",
-	"A3SjZnIFrv0VzDcbC65HKmKD+oQHv5CiB5064kpfvVmqLzM9JvQ4YSJQVe10LPJNG9Hpf/3fec7snIn/",
-	"+n9Dh5x6MeyrergRnfbiOXU/+O2zg98+fRb2ydWMjYX5DubO842kJcpcX/kqWdShw06BI04TKW5MGch6",
-	"ru+N7Mfsbj+W0T7ErewbiVq3qJTOt8PHJWUEWvvD6f6+15H8qT12380kmdM10WeIlbd98jV63JSVyrmu",
-	"FeZOxbpTLmzlzNt0OluElR1PaKwUaMFZpPEtNl7xdsshtmNqyCAu971esDO4QdGoVKgAoHPZHZdLVbxt",
-	"qljYQRaUAxCZKt1g1F66OcgqPj3ZRV7JLwI4LI8RJcrkz2UBjSgEfoDa4QIQmTT2edMd1Skmow+CiKX6",
-	"vOianwK82geAKCKM9ay4ru6doShaccXAO7j1jrq96NdWA34Va94dtlGzN4/rYcXItpr7eUZmdLFgojHh",
-	"5ZdXQ89HX5fla+nng3YRYY2V266Kmm35otk9G5Aq1xme27yc3iJv29czdcXhJxdWGKDR1d2S0P4abp6I",
-	"xbfa6v+2YVxbEc5nFCSiTyy0gZreTZa7fNNAou+0OuPfJFFRBmwHv407p6+0AguCm3SxRGjOTtbTWsEm",
-	"/pkr5XmTUDDLG08Ct7qdI6N9Dh8HKs4EY7Vy+bhrss3vU8Jx3sX5U/rwYR6g0jH7y6nfYlCrK5TZ1WVU",
-	"2xierWvsNCV1QivSE7ks1zt5OHZgfa95RIs7VvWW0dgU7N1RafxuxqNZhTEyCZm0eTmpMnstF9eZ9B4Z",
-	"l/qjrMZnYDwATuMxFgOGS5a+u58ROgGPsO5P6ct7i0Ps4dbzjQtuiNjoLVxm+hoJnjeaQt5heZp+au3m",
-	"R/SNp7kqg8Qh7eBXbGr/U80W8v7iTeXLKpymt5NFjgawZLORM1kvZjbaWsysZQm10oWkPCCMqMOGdqk7",
-	"XC3AgnRoAV7/RiaJV9bLJPGFaWodLO4h9oAgd8O9+iIg0sgGveNOQmqy1jkAoSlup2RsBX4y7dZRn3hG",
-	"BLtjaR18olC5j68GJ78+4Ce9fFXV+3G7stLLJOOLZBPkhyYoS8EuEc2kVIwoTUWaELnIz/7t62Zebioy",
-	"ZapBcEFkGuNluJUmoKeOtmyfHgBnkfcqrnu1TwlVt1X98opOwFILtlP1B7/5Z8f4fpkkjcH9pWDx3EeV",
-	"X8lhDVSbuozo3NNXfP1NJT1na91y/U2LbuA1EzSd+BlhuJusAq01X66CXRwWLY+uQpMKtJGVPvkqNUm9",
-	"1w3oDa+F5UqL3YlaQaWcqb/ox3+wVPYmVLFYi8tSorFc1O5TWxelKd3ecWl5mgUW9vKtzDaXm8bVzXOC",
-	"PG0/2m1tgUpFRj0OoGlF/ppvq7Y7xNal869RNJPcC+UOSJeOd3xhtYH8PhzNpGIlbAtPudP6Nvv7wHWV",
-	"b1nbKsy0bq31Zb3etz8ZqbIg2EmQk8a/FA3XvwdG6lhf4jr3pJYcsNb/+pHO0Y/PNZUqa59oKk2qXKvY",
-	"XtCc2gDdoN3vlx7d+wYcXPF225ofKNvDW1bPLFzSFwAgYbxF4FoPTdwA+IjCvXbFtNv7grba0uYNeU12",
-	"7PC80GN+BmAcu1OacnKVkxRgBGOOtAxjwoSgVGWELhaMplRE7GPGKZq0r4W5VbRXj5ry8ix1dYtmyZcC",
-	"aoGZWASuSKgfhq3QLHNA/F2lgzXpNkoI+wK4VY0LCt3CagmuzhC77NshqBBTe+mNN37LSMjPsI5X1AsB",
-	"sptNV+/MLei+Hg+blgY7IADVW2hliW2RoLVbmc7t/ja6zGYSk8R3vyyorN1lITVpwW7QTv/zuafbuJld",
-	"U7bJQHAGZ+huZauTXVyzWZcLipht44jE+tbecgHID3sPRFBx1jc5r41hdKMybd8JTDCvMhWOWQ2oebOi",
-	"mAuMTZ3lL2FQp5Y5clo4lAxRwqp7c3PPakbTzRcGfAOCl1YpzxjW3CssQ+2vOnqxNt9N9Aun4F/Gn4xa",
-	"bLBGccfZisuQ/6slISVTlkWzPFyai5uEjQVoZFhoQJFwNBiEQSmUCIS46QjqzeL7ZCaXaZ+ck/BgcKg/",
-	"IeG3z8+/1n+JsWBpKtPAGc1XCntnqOkmXGUKR4gSmjyn0QwLt6WEC5VpQU5SZu/yuiWYNkT2IH4CZkGa",
-	"Y0EPByKDDJa7tc/YtlROLmcoqIlDFoeI2FhIQRiNZmd6fvkgliIGE9A0kRKkdwzJ2VFmBqQbmcr0hmUQ",
-	"1ySTmKmMKCkF0wQaC8gRNuFJhqYm0iLvA62vZlY8CwysaRGxrMxcx0KxSIpYkS72TlMG/JYxuAJOKMxs",
-	"rxIRNBztZokoNlpQbPB8F1gWbRIn27xmcBrt4i3DbP0HecngCvdrSJLSA92cIeWXv7u5NZAc3sPUnJlt",
-	"HRi5mtOYH50fjcYP1648lnOQmhdrKoqjF2y2kLhqQeP5RcV1zBKWsVYWB73b8fXiPtstJw9AWC1Ivb1W",
-	"GCk/S1SFQ4N6dNfmG2O7kIoGiQFQkDlFvYyTyknC5h5YtRfPyMnh0SOywDdIzDLKE9AasiXEvUxlasI5",
-	"D+/vQUge3d/nBT19yknMdgKf0f0+0x/VqXpJoxkXrJcyGmu6EDjkPPloQmbXU7kUMcLj6jl4rjXLORVO",
-	"W/eLhBoxYuWcjEwaWqV9DJoBOzGL9eTlMo0wXVrIjEDX/rIlesAezeIFZ0ncS9gdSyztVc3iZxfFVKcC",
-	"L7sxQS4TmpKpbqR9gVJDa+jaJ5/t0ehDw85yJSaHanLpY2G98dJzcnLix/bD+kP+HDStS0954aM0bwcE",
-	"SsqCn5wqEv6tZ1z9vYs4PCM/LmXGIEFOEy1lC5mCG45a4pXHeTA9iYaTYzaij+JDNpg+nhzRk2gUD9nh",
-	"9Jg+8pryVAPq47dXV28s6iOEWucDL7ZGYaEaHLqo4Scnjm5wONjF/I5FuRVeAB3oOeAUvPlP+T2LQYkM",
-	"9cAqMbmvLMP6Jpt5j5cSaAkCU01zC2m5b637Yv/63aYx+G/OdiPsF9t5x+Alc9mzFv8c+daIBIfHAxRU",
-	"Ja7Mt+sGGfrMiLfKomQgUubN8up0LMKl0GeUpl6k75ch6R4OhgERkkQpA6rSRO0FJOQCUlKuf1BSwFsD",
-	"99cFTemcZSy1j8Yif4Yo8sU3ntSW7uFo5DYHcFk4FmgK/n1tPFn2d2J+TtmdvHV/5kItp1MecSayaxXJ",
-	"BYNnB/rZVKYTHsdMhGNhf8uXFl471D9hffRr/cQksMCzI/1sKdRysYCi6tdYKRINb93D4RGMdkHXiaR6",
-	"FvIaKrnBM+gqogJ7040afDI7+QIbzJDkBFpbCnpHOZzBIeke4ZCxti9NrmE14feBnQrXDK11dWjmaDDU",
-	"14DQAHpdq6VaQL0nQ6/80ocHKiLhIb6RfdPcmM7Gwo5/ksjo1gxfH7/29/kyY+6sCCXwKpEp0c9qwR5y",
-	"JcbCDO1Mk113hM3nfKEvXUAvW58RLqGOsgWvK2d4JnTLrLpT09EZjp0f1LhWmVwotKo/hcYCGC7cUsei",
-	"eBEoyWM2X8iMiWh9fcvW11xcLxV2doKpJrVXUrZUznywnt+b1++uTMQNPIcrc3hRfNr7M1uHZDXjCXPS",
-	"fG3NwHQpVKBnMoXZxHw6ZYjUaE5DvPsZrbuyz0HsFBva+We+k53f8joQta3rvGQh7kp7Nf+32aQo7iq7",
-	"EyUqbkssyZpL2vo+hBge3wYEL1Bl46EaWtlxJRg+HJJ3RT0PcB1hCPmmzCtt291opuBsQwhbrWy/YmjF",
-	"Zip+yzcS0MDdFM47vgBFl3j1G5OrbXkvl9O6Dtgnz02KmM1dg+rpWtQDrzuinyuLmOvXv7do0imjSoo+",
-	"eQEMPZHx2m72bt7n3ikJ7ekaku6cK8XFjRGUt0KuxDXMAfIHMxKzKKFpAbqOeqeWlPFykcBe0G/SOYtJ",
-	"tuIRoDLBPOGQBdvhWDhKbwZVWkuHoW5tlUpxg+eAkcLFsaHHYUgHljB8MNZNLJnCc8wmxAZOOhfplkqW",
-	"IiIIZkyCfqy/lMvsWk6vAcEv1ERwUkJJ13hFjZCY06x0xrJ7/Q4lr96/LLLK8IADQsJDTGIfCxBTmk5a",
-	"7zfL4rSm3xU2uy5dJmzPLmPOHnoRc1bZOy0UhNAZlNEVqsMsBuVoGvrIZAs0ixe/VpPgLDn9RUt2vZUF",
-	"uZWtKMOMcZKgZi8TY8RD6Ui6GGVHbTovWEAtWRScgDbvpqyMXlp4C2OCPRoMBpUKtT4ABCO560Zjp7QB",
-	"VE7SgwDLdP6RU5vQ7D3ntrK9ahFuT/9t/vhkMCR/evf6FTGvldP3CNBrmWSkG/5nmBM4/M+BXuJ995eh",
-	"3v+wJc3Gt03wTAtLGL0rHsJ9PRO9Q3V3S5GLA7gS6JfLQkPrEOPOuBPmCWlACYDmWc1kwvrkVUGlgrUt",
-	"qSq8t288PLvZUCwt3RXNrwaGZRtuA1OesI2YFDke+C8W4n30z4Z4h5I+8K5xdcz4LUZh/guiuY96w8HV",
-	"8NHp4dG/MJr7DgiWfiz30c+C5f5UTsizGRM7lwDaFQ28Dcjlp8cCbwx//lnBwCcsW7FydCImJ3FVANX/",
-	"7CDgG8RzSyd7k5zGewxLVZvQZ3wZjWLO/Esewcfb/NB5I216dPrJi2KWomW3utjBXLs5WSTvQh9oBYJ3",
-	"xT2jGKsF5O3g+ywI7ZLAjm/DAm91e+Jru3k+zTcPdH4axeDz+D8f4PPE8W1xezbtiB09n5YWfudnfsC2",
-	"9n+WhJOnRtBusolcZETRtYEvcV6MeUy6yIfBWIAtAG1UaHFa1US03X4urIJuHW8kpo/qR6ZlZe117tdO",
-	"pMlqJo3RrQKYxoWFgSoVZQBT6+EeBGYgUg4aGkgkl4kp3ArDmjCCxwZMiqLNkCuieMJEpu9cMVP8RqCi",
-	"XYm71gPyiimP/zYfvV8sNp5dRirE15P1pn5qQrACbrHVGbxB6HpmU3Tin05TL6ZExpaZcFWz2bq7cTvR",
-	"5sus7Uws0+20LNXjXFnLmSu33ZULCmbJR+fb3HlhnDcy4T5cUi2YnMI4C3itLqLgqU84gKFWWZMQuKZW",
-	"XMRyFTjxVv2dQniszbTJO2ie5mFGE1OLuhi7g3X4zfOrTtD59vn51yXIwwYXXXGsWFV4x/pDSOZX+mPP",
-	"CQMPQY+GUHguSHjfK6jfwxlUdH9I+YeCA5qs1yZsylMeNje1QWVyswhcEPNFqdXj3SosG9USuaA2lGLB",
-	"WrDgK+8d422VBcFISuOQdL95fhUQvYB7AD0HMYkh6b55/e4qIF8/f/n86vmeG51jIBLgvbJl2Vayqa59",
-	"McKmiI435UAO1HAr7i7roQ5sdjozU0HdbkUVYfcRYyZY9J8S30G65UFXbHYlpwLC8VgA4esGCfAdwPi5",
-	"L6K7MiAzuSJzKtbWm+PkZrEUA0S0kpsuRR5NCCGQNCPQRGOi9rABOag8At8iMgh4gMM6N/dYZ9QK4FKm",
-	"cCXH6BOwyZlSYWSyzMiEAdASyaSEmY2FOzWImcyntmIp03MTEDeR6LVYk65iNI1mAQRdh/iP8yTJTYKl",
-	"A6prfIkh8D1NEntF+Ypk8gbPHRMKZcJNu6H+g0cs3OuTd6Cl6CFOl4omoNvMwVCVMdBNTFgtxchaSwaz",
-	"RjjrsgMOuwcAeuilvLnyp5/ARt0qcgiDkzXLEhQcckqOBwW3wfHDhdG/8q1H3rIshUz34cgVjR8ZZGRq",
-	"dmGs0Yyl7BcXQNTxwom2P9YNLTGKuOnAPR5svx1bReRTHq1XhbRdzaSyDKxXHnb0cnFmEEd9oqokqx0B",
-	"ZQK0FaE3VC9DUG5ci68ZvWMFzyVsmlVN6HgQ/SyRWh8fhpXqzXBNp17PxzsToZ1JsqJcy7+pBEDdDDI5",
-	"zwq0cnAEwvhgd/XOp+DIKqt9W1MTHhgShoEmFUvJyecKDKsIJnM05CzxM4SD7RT0VYkT+GfEfeV7vlAg",
-	"XbbbqDM2FYcuRQZHpsCn2Zb65Jaf/lqD8m/Xq0zK5pQL7+Ux7wWTJqggE0bmNGYkhZpzQq7KvQ0fbe9N",
-	"sWyzQ6UQjNNlkqBk25a6PPpl+FUq7FkwkyWxQ4CNXLWNoWx5WM1JE5nNaqzEfcbP3QqsVlm8fqY9xZUy",
-	"Msdch8wx5dyKwJeGh8zP17m5ddneK5cvTwx96QpWX4ly6m2bJDj9D0ajGYhAA0895Uniu01RceMrsF60",
-	"GsIbYdH6boltMzqjG5vXLzy49YTfso2t6xeaWt+aeghJERtbl3eNrW8/w+lGqK5Q0fjBdFnJ1ca2V3L1",
-	"wLZrggVqhpr0EVhs7B3nFxj+2sTYTSBo/owWCz5oIPltVWUCByShBs7MZzX4hHgYV54BwBH0+TJ7hFyZ",
-	"4Aacecrm8o4+HCj1Z8IFcCiV1iACDM02ZBVZT2t1gNv5qdm/hM/RLpWTs4ltdvM3VVh6C/ZtblnAquBt",
-	"nVAldvHMzoEBd2197XdqjX/qVkDH0dWyhHXq+sZMlUC0gwT53jWOrqXr8cICDXOjTn4CZ+BGcAF3lAFG",
-	"ghnnx1eKhOjvD024qEnv5bskUL6jCfUdt/g7SRtk12crlQY3waYyce8XeuNOoEbF5lpxbtiVXDDRgyDo",
-	"cjHMAfxvS9m47fDUcy6axvsScE7bjLcctdBqZB5rDUu53EGrxTV/g195PCDwAEPw5mhaSdkUwinL67tm",
-	"1AOBmZPFXVKnyF0+3mY2fZNPqHFkCvnWO0Ajd2ZyqTuOqe5zxditHpEUUJ8Zhv59bTIetnznt1NfQQIL",
-	"2sBzzZvPEW8CrwHt/B34k69jsDxfMl+wBj4zMbYsmsmAZDKjCeIdLJwgiXqpZnU9l+km+EmB4dULrC6O",
-	"Lt+uMZ2CaxS3V4EDpPfKXjsfrWD3mc3zqMcmwe85cji7z2AQZk/zqcEpSNb6bz1Ghvmh1fhPtv7TPy5+",
-	"kPcvf3ivLua3/PUPf1lP/9JGHYHhtS5eno8wILeMLawZSKZc0z/B5dl59H5bkTESozviDz8+QVy28XIw",
-	"GB3raTwB8zH+G+n7pJEMu8a8Llh6vfBWmX6jeUTxfzA04Ha1mL7lGCiymUOOXNPfYJvj6MeGuqa4DSDy",
-	"FjxDEeN31QhUpJTXxAdbZge5Cd1d4Vc+lx7ifFgi9HdHczI9NKvjt4g2ot9isXvY0SSBhwqdWvaVCliQ",
-	"cTHsFij+YwEllHNCTrygkCjl3e1sJq+ghwE2q3BGwqWgz6qP1cDy3nRj3thOeEIm62LldotZc6R1vfm/",
-	"bJfTuwazlWe0hXz5vMifgUUwIB05BDBd0CMG3iwPrX+QEx/2nWZ3yBVaMEH0O629aX+SE58TLQGom5tN",
-	"fdlXWnf1Ej/wguUx6cVhzjszrtxPEQDZEG6ad2XjS32hpR+BPFNN+cAZB7kgyCke4CI3c9pVLisbY3Mr",
-	"4m9TtGwb/qq0XOI0rfeZ03YYDAYDItiKqSwfQxd/nTMqVFE/En6sw2PZY2hoaztuNPs1sahnuPblf9po",
-	"mzjcM1aH1wtfxkcHUc/L/F3QwVDATHxXOgx3osMn3AQbEYiUK3Nd5b9Nj/VDuqauXNEbX8C3AfWtbyt/",
-	"oojWIjJ6A5YQucxI+JvQVD8kEa1Ad2zQndpCR2b0JoCoGygR2lT5kHTD//5f/3s/ozdqP6LT3z47+O35",
-	"CWbHhVAJMWxVCQi+z8e8kxvVBM81qStw3bsQU9lAULgNgg6cg3g7wR4Vo0qblCpscUUVMa83uP+GLcsn",
-	"fL60qq3lIorpmVcrJSNiyVBFwce+iR+3n/g/r25EHuHWUoOE1+vKI/yebydNt74vdKXCzxbxoJQ/5CyN",
-	"j8nfQ9GSJncfPi3cDiWMDZ/bo6iQtQWu03kRDbSmGIzJWd7xUCoVdtnUsb92VHs3XVWClPoNKgTw0tuB",
-	"s22IaYF6rQ4eyS84o3b4wIzaT52GCRjEH5eIOfxZEjHP9cDIJU0z/vMnY1oqfO50zFbVEHbKhPTtnL+W",
-	"gJbL4w4REjk8NVBDBlWIhHmqXXjqItdav24OHWsjlfL3z0hoCneXv5QiWZf0PMRiDkpJfebLio5n36wr",
-	"JYpFy5Rn63f6WDApR4ymLD1fZjOvSVxBVXkaRUwpc7AaqW/RIyx6gbDI6KaKMekCOL8WJ0Qx8N7tBWOR",
-	"xzGewzz5P0CGnZKnMA5TURw6wrLiYZ/AIaVK+QBFhKapjG2s5GPRhWjJN6/fXcHvGKFyllvPdRN7BqO3",
-	"iNVGEF8EV9EHItSWYrHCSE44RIHlYIwFZfX26Hz4ACG6qL1BMYwIlBM2h5jnDl3wPyoZcZoIltka2pZF",
-	"Tzvv4BF5xbKVTG8BiyNjdG74s2kL5qRVGF/trhqgVEDIpG7MYiRjNwK76ZPnwL76fCU0AmxlMmEzmkzt",
-	"B06anFxhHZWxQAIgH5wWtUWnjMUBXsMCByHbZnwG5WMwKJ/KwVhAZbMMKjvn99rAvZDndklrdDqzVTfg",
-	"mUExNQMAT3QwFnn9T4u8lZKlMH/bXF9sWTjqwFiMxW9+Q57pISIM+Vj0yHmSmMMh4Xc2BDq0hvPwjFAC",
-	"XJlCRBYEo5iHAJ5DspTyRN9VVULVLAcsGwtCwoPBkFzKOxaTNyydU624JevQBCu/lJHZIPoOY/tDnFYo",
-	"xKO7RleNQdfhityyRab3GrEBuw5uFpeiT0zgIUKDkSKOdiJjvUloyhDrpBs+kyLTlyp9Oz0ldIGAQ1yK",
-	"fcQNOsPcEvgGZuO+YmJQfw+vQq14LKiBYRKa9vryFkYzmiqWhdAv3tdhWPrK2ONaYiie8TuWrEk3PHfa",
-	"12M8I+bzJ3DZA4+A/n3vDMNmUqhYXsCKw1u69Rwo/HB4RBrw8Pp67XGrlIQOhmTnLQBcOOkC6utwOMBk",
-	"DoyLjmYMoNhM9DJgcTAaA+/B8us3ddvd8PkVvQkDkpMc07lMcLoTf2i+PyPhxbT3SgrWA0tfCFWHFaGI",
-	"Y76Hc9QqKADA9Mk58iZgdyk3otAEhCb8ltnh9PFdg5Cq9yReqKnQzRZ0sFkvKwGkOjesWKDKcEUYB+on",
-	"bJoRucz0JsH6yBSjxk8JFcZIjFHk3dC6Ap6EwMVhRidPwj1nyQYD4oFtlMIcy/kAA5MrrKdlqurDQO0G",
-	"sGvRdROBEi5YfnLjGwYTNs+72QNeNVHVJJPkYET+zJ/29Whf0vQGK5HiTrI5RbihDw+Gee/fYtsvsO0r",
-	"KfHbEM7HjN1n+4uEcmHwt6huPAcUltESarAH+UgjKQSes5rqWITx1MkO+krhqZDQNUtJ9xv5ldLnwb4+",
-	"YYBbmJjK1BbXR16zwH0g61U5LcEmA0hIPg0qQgaGpblWtwyN4UsixrwdE/SMmKYGTRARkCDFWkg4vSDa",
-	"P10KZbKxUIjgDOZ0DTweRWyRkeVCL8NjvQpkwtbSEAWn0eWZKYU9WU6nLAVU+R55BVhgeo1CJegtu9YS",
-	"J+yTixh/Nfq4IhOmD43R/zw6gO8gZdaCFYM1xoA6w81hDP6VceeU/NTv9z98gNNBb6Hq47/3+/3vAzIG",
-	"R4zzviN17DKz2GSbc2UTjRaYzKb3tQWSwu3DFQn1xSg8KzZWJJMEeUOTTL/x9+9DuznwbRQW8IOc8yxj",
-	"MYzjis+Zyuh8gSTRMu7g4OBE63vvr57ZmCexnLOUR0ROp1re4rEa6UVYpCziSp9gsJMbq2KFFmgs/I98",
-	"YNPUxNbtOSSB5AhhAb6gSrK5jOpeJ0ueZAWamUlUg4hGMeU3y5TFqDpEZEIVXGBh0xZtW0Q0w6W6A/L+",
-	"7QWK94OTx8d7p+T83bOLC1DRTa5nARyXA5zBzRq2LM1mRLEbvY4bjJTGoGltktBxRnymyz0ja9E1nWtq",
-	"OF5oJwTIsKLWSa6VASiCQWsj8yVW4ofybdYkDvJdMGJBEPL5aEYDksupTaDkGcOKmqSLcve94LBjw+/0",
-	"s+t3+lkIR7lt5ZQI2ZukjN4GhM0DfedDoCoeYQwDEBHLdAaFJNZCHl4jium/M5mi4g/sLGqDVaSrJ5bK",
-	"BD7Hi6r7GCEcFEaRr3islwg6tY0C3lSq8PRdyTQ2v+APkzXE8MUghtJbZD0ec2J6VWf2uOnxGyFTOklA",
-	"EEK8utO9butbKm6WSf7o/e+Hw6MXAfz3eKD/ezA8PoQe3v/+xYvzwRm5oymndjMrpne21ArB+9+PHg8G",
-	"ZKKVTbjPI3TiJKHi1j09RyPiATDWjIynbQ7lCByI+HMYN2jlieYQqLtrmSLD2v56s9QWg3DQdEzdN6os",
-	"GB7a7l02ymvpgOSZcYX0pFGGuJyp1pJhTEYT1ncEuuD9NZ0ngN8I7YPu6nvNYF3ikSRubX1oZN5CC16T",
-	"8CUXt6fmNupo3m5/eD89IylLnoxtSmxP38XGHS17UbMGQNsIjSskZfriYLvlmd3k+7GMVGjvHuelg3Qs",
-	"npvhmXM31OpicRWwNAtIRNMUIsTaX63B9aAIF2PhXiKs4vIDi/Q5oGUNXP1n1L0lG/XRzcmvBqvhdXss",
-	"bC07tB1ga6qdzQCTDPOjTc3kSkCyOB7hJZDvU60aDkkNEBxVr++++67n0JbllEkZTeZPxvqqPu7g8fse",
-	"MRVBXtJEyw/Q8+DeC32UYb7PjD8hNk/LYN+aRwA6GM/A4gUL+601hA2o1abROvz1GSbE5Du33QwDvLM9",
-	"GZdxj+3Uz+3CmhHpsxbsKTI15pRCv4aRHRAfWvn2QRWjqH6txwh/PBmjCwLHBrvjtS2Wh1ercWmtDR74",
-	"f////y83LxzSQ+FHZFyE1Nb/TqS8XS5AuBYlzBBBXT8fi0JOAvb7PoBf6y/lSh8PM77A1vQeKYORokgU",
-	"stAUIyowW7hLBQl5HI6FXGaKx4wM+32tXfaGmsig7AurfUJBKjRkhvAo93tr6WlkvH6pjIE7FhbpNoOX",
-	"MwmTJcvFqRY8265Sgs7zzFP7q1XLDgeHdjGew+XfiihfJRMQcYLUK6IYzRYRy0FpMXnwoUU4NqrVWKiG",
-	"MgBYAiGwd1mbeKoPguaUaVAbAq0SjIUHKlrpOwoJ0aoRgt6u1xbAkQ3wDG4JlA+w5g4xj8bCh7tvlEQS",
-	"nutfQnur7BprlzUhrGYsRSX4m+dXqAJiC1qGgs2SiQyzkPMRAtQqHCOAt8UVjvW0Aj89WQO/5Fi2ORr1",
-	"WIDK2AaM9pQUYLSAHusCZ0/QLXGGNh3MEA7HAvRnvRJwCnqQh7uhBQpGgOlTo58HhY08IMbQ3Q9ho5ml",
-	"Hgt7BdCnVpTBuQ/WBJPKYJi4wNtf8YhBTTitr8dskc0CuAy5mwB0hLOxKHZgTpNcc9FcFfMbPdNuePA4",
-	"BAsnCQ8e9weaNixRrEnNsjunAJuzuweuiBm91Se4NYCEpDvs948GgVUnyWiAbjVrTjlDm8oUsyz0sqCG",
-	"BnQ/HAyCscBdGyV0vmAxmss1jRb0x6XeQwhX3ScvwQi+VIzcsrW+xeETWxgegwtR6T21MTYI56+5ZMpY",
-	"rKwReCw2Wnxza2vghDGJGIy9Z7bsXNG0tShDCToclJ4epkAYkDbUXkDkLlIZLyOoPncGVQlQVuIexPvF",
-	"lCdwC9BEGovS8ufkeKMHCHoQJpmafB7nmMBWwKyhpOZy8KqComfDDLQ0MLUMmYhP8eIU6vt+34a2hkaR",
-	"tuELGLpN3QBw/MAJgAWY9OLHZWqu77SsuNqHZU1V/zru5DII5IDeEzyzvPk2PzrVGJPgbAa8gbKnSeI6",
-	"jr9SVqODsnqwkdGoaGR4tpJgrQa1RWRjYXOorVMnIMORH7nFyXMOXE9P0AD1Mhbl3OSz4qUc1bxmqnJs",
-	"eQvYKhyOjjhOmVLGWVJWNOLigMvV7jynuvfGIFiNITdj3Dn78clwNDhbPdEXulylOfvxyTH+COuZf66/",
-	"wwXEbGtcvnHnLH2CP+f57mZhM/O7Lai4FBlPILvfKPoBnIH58OD/oU/317e2VVMUofwMDPTd94LfE7aQ",
-	"UOESOtvrk9fWwgo0PNUbanRCythYqIGXsEGqTjjUV0CpwSRzfSvxw6ORdwZGCVIiwBpHYwPNEkmFWAop",
-	"JoszzByf8yThZswB3EhBRwAhgs7MHK7KGLVNEDMGo7D7rBLanNCMJWX0qu5Is4/e8yYDELak2RMmeT23",
-	"xUZ0QSMQI2Vwp71TmNEc/DbWTeShqOk0qJP2lAxtSZsa1I0pu+4gTzker5jrhaBJsWV0K89ev31nzyio",
-	"qoo1CPUt1LK+1mzAfUG6KgNNSQpTljVXf1VAVozeEutuPYOio7YCqvHFhftzFn6lXHeHhWKATZr7EPQS",
-	"7Wk+ACcSmdDoFtD0yi6RscgkuWEZuETIK5mRSxmD/z/MYxRRTQJvkUMBPTvHU2Jsx4WfBMC/QDRZBFJH",
-	"qR4NBvog1n12HXQuOBRyz9BKprd7ffI0lSulLzSQ2INCaizQX7FI5Bp0ZIqJUrp3vRrWbRHoW6eE8w3k",
-	"vt7n1mGo/7YepXwf/6626X8Hz51tGVTUZVyWvKKPFgWLhK4Z3A8J+p1zr2kROjEW51hRkivi4Km6URMm",
-	"j8dEVAT6cVFvsjFyYixytdA0UIReGF9IqZ0C6y2Ps0AnAiwCVLu40QqOdXGjL9vwbs2lnWd7B+7hZ14z",
-	"Lmp0urlxX+RcrOEWhgvrhKyjRGFFAStTpgZ4TEl9lcBrGC2FLmpNES6plvC1ik9OZSi9FIbiADFTKmZl",
-	"E/K64f5SsVTt28CnfXgPqldUHujvQnMYUzEWKMEltm5sE0VMGTpLNJljFvGYGVhgkIUz/W9syJrgaIxO",
-	"ZjgJwBzxu9/B5H73O9I9t5i3T/esHdjsKK1gAE7Liq5VnzzVfxpXP4u1HufgFs+trxrABTDwK9+VWUqF",
-	"spns2LZJ20b3CPoy9UxN83ld4z65kuRpQM6/UsZRN+UJC2x0OmTFIxthVoy70vbyJQVDG9YhcQq65WiS",
-	"eoTg1ZfxOigJQ1bcIIpgCeRRYR214R/PQxOCR9h0qi9IXbTpmgIiumlc5FPj9hW3ejMICfcs5GkWm6U/",
-	"x0RyV7M3RTT5gorM3PtrTQOZzgPyNAc+r5GmPjHNF6dkJuc21iTmKtK7Fky5RVPd3ECtSXGmD8ClvjjA",
-	"U7hPD/bKm9tWy8tm6OHsPgVfEY4GnQtwWTRoD/jaXiWihXSFPrL12E1w1BlhNE246waeQW2w3GmBS3RG",
-	"zonKeJJoKaBwJpZx8FzH7Py+Bfs9JVm61AqdkigVzoEZDbgA3JCIr9QcqOS4eUp+gEq1uj4GvuQRsyqj",
-	"SP3cgWEAkQLAwyyq0oFHTh+8mezpvkps4W4+sByojGI9USlYUA7GGByQSgW8M2z8JpXLRblde40kN5JI",
-	"UXjCzWyAzDxmNozBMrARK5fLjKFUQan5dE+/qOegP4pxIwFo92kTtyaM3jG94x3e1L3m7IlnoHMwGD7D",
-	"sT4lACcKO7LMUJkk5/0ab5TkSjGkfNtTl7X18ut3MINT3Zr0AZ71tSIExwrCgyi0hREtvEzAiPHHZyxJ",
-	"FHlq6PUuP1E01cCCgIL/KwWyXWFtKXQIYx20PTIHe0b9oog95OZwT2XH3IcLF+EcnVTA6c3TioANHBGC",
-	"G6ywLMDtriJli/rLmlu1ECgLVIwILGTpGflBTsA3CvEDEBGAVtVIzhdUcBPmlmvxZ8VGdPWGirTjc3Ro",
-	"4bGEVD8cHJ5VOUJzZswSfsdS5OtMQkU0Q6O5vWs07UB7hMxNNIoigq3y/aMb7Pq23l6fvOTTzFqCnWqT",
-	"E3QTAQWRmUAFpwosLVQZnskrgsDyEq3r9n/3O3JOKlgoTsugFJxBrgaE9RUmbC1xQEcj5bMd5JyRf2/L",
-	"MDTo9DYYno47HJ3CiUlNKh6XdhhIFXxqKaAnoF9EYW4XG3yjl1RlMpbiK1zjp8mSqdu13hvyFBtGGnDn",
-	"DlAUAUcxD2Kd2wIHuP3gMmgVZjBdosYGdMIA1YRHzCQ6m6jSN6lcpJxlNF1viSTNWDpXDvylJyAVw6YV",
-	"RpcO+4P+QL9vXKGd085Bf9A/wDSgGcQU7+v/u2FeXMVsaVRtg4LuPEc3DPZUwCDAMPCm//7tS1VgfxrP",
-	"6lhYV4Jx0xhvKho6LY7w6wUT528uCrcD7Ah9T3j37XlvdHQcFBYMdPqPhQfzLzCmvOXciHC9OmCTH4sF",
-	"SwkTMdjT8Iph/4USmusLnNAi0zqAoa35hMX6uKmO0PDCWJh4H5vIqAX4W7TIq9xtCPLNxL4ZDTVJkDly",
-	"A8tF3DnVq3IhYnbvVmZTjelDxSv7F1N9r4ZrNeQRWfMXLPhoMLDRz0zAslcjRSEi2oaoN5WJAb99c9By",
-	"J+iUlvp6Y4S0jBSEz+MS4BzRNdM5NUUBctIAIm+ZNtnMgU8ulVu9tgDGFnjF5GLl/7RZN52vYXYTZn0d",
-	"nQ+BM4Y3r995BoEKJGRc14Zhszd9Y7FQL3Yw+b/z0byxEdMgA8tjaaLHhnHs/8TjDw8kzDcsy4fxPeY4",
-	"2GTtaza3Zg+IwVVQyGiZJNd5smGa2b9tdEgn6GRsvpApyjusZatmfKEnpfdD53vIhr3WfARx5tCsFNcK",
-	"qTRbT1JIHNF3QkyoMPrDdW4Vgk8EW3UQoPEa/7yREmB1KYdqh1Km7scY9ou96YPpDoEuRIxgpUomAFWE",
-	"IccAsQEpLHOEwbjjMZO6Dz7Vb7kKgUMbOMYcNDmgCxx88OMiWQPWgzDPnJK7egGKhjJ2D2s9k5l0Ote3",
-	"QETwhXSZHLMu/649BFvuO+H45eacFotObjL+YEbX+iZ6Paf311hXtnM6ghRtPcjKz4eP87k2fWW9bNfG",
-	"uaZ/d36d03vEjwE61do4gjbA8VRtu4BBzr+arDM96eOjo4PjDxuyPzr5yXqtZnR0dNw57ZxMR9EhezwZ",
-	"0kfxwfSYDaKjyYiexI/Zo+kwOpgc0uP4iI2mg8lJ9Jg+io/Z0fQwOpiM6DAesJOp0+YmkemJcfLsb1y7",
-	"HDkZEZBtuZZquRUzTYtQVSlgcjzQQsg0dFxux0hH9OI4TVm55mnre4+e8sGk79BtGBcg+XPIGEjqqadi",
-	"w/lc/KpPJGOK1c0/N0n0vm7Ma/vwzoeg81Lvqi3vwjsuavG2D4oX3a96ReWfVh/b9z8EnZrTaFsj9Q8q",
-	"rbx10bDbtlR8VGtNsWy3lvQH2Epu427RQPEucMbB4LDpo1wv2n8lM+tt0D0eoo60+ZunNDZ94SfD7Z+8",
-	"F9SE+5l+RifbP7qS8pKKtQUg198dtRnfhakSD3E/+NXB9q/eYWzke6fgvJuNCOLEzUM0kHbf6x29QZsK",
-	"Ohm9UViYBJGMPM7CvH7Sh6CzX8sb915SXubZgOX0ccd2j2EaWhUhXARY3zplEfhq9DGP4QGpysaiGy4X",
-	"sUmTD0F64PEf2DrssfvrXh+CaqwVVYVoY1Jgl3BS4q3/H/PMEUA2tDfZ+tC9me/kcDAwZaDzGMexcGJP",
-	"ZGpiQHw3Ca3ilIyFO18p3rD0jdZE9CGw5VVE72vz5s9xT/n7T5DffRR0Eqpy6whkz8pYc9g7MNMtF3nJ",
-	"7Zm+j0lB3tFsmcZ0/YdKzv61ac+F6yjB7g9PD0rwE/r9E71lRGzqzprUfLFMkiLP3dQJ1m+P8iPTKdK7",
-	"6fg3NXaLpG0AWvyw+SPLTPtHvzF/9k5MIfech4GAn2283wcdd1NAwn2xA7eQud1UgbEshFsBemmAKUsw",
-	"lDjdAvoR/12AHmrtqTLc9jqLu/2gZKtHbYG6owYzpyQTvigvX5SXL8rL51Je9PYs7z9HfamhuWzSY/A6",
-	"6sF0yWia1TyyjfV6WZ4Dr6UuBECVFY+x6KKUVoFNyvZkZJ/V66riV1Bu7kbI1Iac6qNLjYVJTaMY6YVB",
-	"nkay9gnUErSecQgHBmOmjacCe+m9CZkuXB1jUZqyLdFEeYrJmcs8ETb3VioMDsdwyzzUxGShQgDPWHCh",
-	"Mq0vySkZDYZo0bXoxQWdLDAsoSS0bpOS6wZCNJ6ZNHAubADt4WAYkMPRCeliGTsTLxmQw8EBCT0JFQE5",
-	"HB7p/zvQ7wzGIixFLOvGRiT05HV1hayPO3Cc84UDJtYKoFk/U0PJdSL7ayZDApNLkn2MRuR58CHEskH2",
-	"/dFgLNxXA3TXB5ijpvvMpCTgWgttpDkQpOKYIt0al5Qahjpt83q15L3+WJyD76vEMkXg1rBwDOjLvkk2",
-	"LaKqfJowKnHuYby7dd3GV0XrP7O1UVxBvD0FDXMXnXUXnbSipoE69n1r/eMVW5Vm3WA1KW0Xu9nKO7/j",
-	"Yvhk6ZJ9+FQehs+tuI9OhzXFfTjwae47AV/lCrPFXoJ2c5W5Av+0UW22LRSKsyH4jnr+cPALU/QHGxT9",
-	"6rK0VfQfpItvMyN6zrCKu57ac8s5rfHognOLCyjQUVLgPSGa23RD3ydf1PtfuXo/Qr37i6T8Iil//ZKy",
-	"JhUt+JxPLP4iBKLVFDeAZlrFMg9xKWujwViEP02oYtfLNPlgvXKlOyL43kNMtcyDIKm+ymQtP86Xzmi0",
-	"Ze3LXcqWxUPKXRy1gUj+cnb80s6Oz2bmaWN4eSHTCYTZ4RctDEPPpJgmHFE8D4ctunhD14mk8ZWUALyF",
-	"3x21mU8OF3epDyEsqhJ0DkejNh8vUhnp7TdJ2HNAPP2XMX2ZGlRl2xdYpiqGqd2tXwUU9SZx1sKplwtM",
-	"MG2UTphmD5+b7zwW3bDQalr59M4b+zGx6bqjsdAjMqaIw8FhOUdEXxI8eUBeLx6MIHi4L+/SUnN3O0Yb",
-	"H92vyfH3xcPn9/DllEFAvltGIHAM1ZAbPel/24kiB1fDx54LweN/xfvA4wYHIqpeJf9hh63/NLj4QfLL",
-	"H87Xr/hgdbkerC6Hf7l//bW8v/xari6fqRX+98IUYpuduPWxdlPb8tH+IYfgHFXrvj1kOI7Ds/1FwUih",
-	"Np5NF83/i1Pzi1Pzl+XUbDm2F3Ip/g/wgpZ1rq+KG+wn94hC+n6Ro0hLbitIKmyl/X1CD95gQLpurBWP",
-	"0cN1CF46QIUs+zJTj65IXY/K3sP9gq1cb2NR971tyDMDCI5sJQuEdZNwnudrBwYQeixWdA3ZoPiR6+oF",
-	"B631SGr1ueqfc00/FkfcmFXG4gEOO3PUfLTfLmilIX8C796/M/Vv5JIxQO55ZFIIEWZeC8l+Zxcnnp19",
-	"gxHOSRVs46h7oPm57cS+WJk3WJl31a222V/tHltR9Ws3sZqptLKuVjisMC/s/2RTSnj8IeyTu+FYGEgF",
-	"BxRf4EVdD2DNMshlxdo2U85KNoifx/ZajHY4+GKH/WKH/bR22F112S+G21+v4dYi+Vjl6JOabEF5P/2p",
-	"QXm/pOmtyvGi8BRqb7DFiu00zs11+FIwFnm1DBuy6I/aM3nmNGvAUeiTK+hPyLGw2BSmzIoDApbrqqVG",
-	"umE5a2PgNRCPRd1CTB5iIP4Mtxefkj2n6W3Z1Qs5gJ9Nv/4SPPYlJOJfPSQiIEKuQNB9CQb7okh+USTL",
-	"iuQXnc6j011CuZqytmHS8x+u3U0Zyhev5x2qt83knIWka4AW9pyKm4hhVqo6WbLTGgwtUlXcxoi/L3Nk",
-	"5wq0pmLsDCvHWTS20KJ6JYmtAQWf98mrj/HuB2SBWO55jbfC644ovAZSHIA4cxe9U1bBddMXBSGOBgiy",
-	"P6Gxcd07ut+gyY3/grH/j72vXW7bWNK+lXl5fkSql6JI2bIcqlJnHefjJBU7/tzU1kFKGAJDcixwhsGA",
-	"orku3dXewd7YVnfPAAMSJEFakiUH58eJCWGAwXx0P93T/fTuMAsaveODr/Ts/l26cPxdSszZP6iIP0tF",
-	"IrgRLNMxX9DMWbAQ5VXKHVMb1uvOSdwQxCGts0HgcCXF3CAVxvVGcNddAXePTyzBCsEJ0z8+HulOLK6O",
-	"Yx1Rlddj28+WpYlp9f/9Z87nQrNbjZO2oqLrPy2ti4VbObVL8f1E3QLfiLwu/S5x3+BwIOELvMiAHdcl",
-	"zpc+DIEVJDkbGQ34NiIyPjLH9s7roi6zpZ/ZDkotK9HjE7jb3HO0THRvuMK4uiCiO+f+y3l8cFquPdqc",
-	"RVHd2Q/A4AODKVxYv+yfa9Zvt7R+e1Xr99HZhuXb/bZq+fbc8qUVVL1A82UGu3RKnk6bK02/zdLbnlS/",
-	"7Wm7NZklmcRtbh+gp8U2wHq4VE3fctnB0MDwa+TeOYNBszf1PMI7HLfitkew+lClW9C9Mr7e7I21JDKp",
-	"7p/0AG+ONci2PK27a19QXLiuteV6bst13Zbrrt9yxb7BEd8uBNyu6VXsmjsIPKreB3Zui41AQ7G8FQrW",
-	"qM8Lp3n50+v57+/0vDp+5fXH4esdAmoACu0SPFPr5XuFz7zSJqsTO4Pna3IiEqlEEz/TxM80pAB3Gg7j",
-	"bz/PCEOTqgal0Qc92Bb0XBTSx2IIB+QaRkV8WI5sZgch6INNlk+gymRFf4U5Mykq1LYlRF7Yyvx5d84L",
-	"qvy8/hK2DJR1Y1eHMq+xk7aFM/+qB7uHL7+eibSWl/kPxyP5E35JnSY/5ryW7xbTHdohhXK9Xj0k2wzu",
-	"W3gKFUwfHk3EUZToWdyxTY4jngrohRFK6vRopI+EGkklREo0l7DS4LmJHuktOD8n6j7unRzD/Z0pGiUO",
-	"10cTwZ7Dy0tgprpfrRWN+v1MJpSWls6UoygzbCDGUsVMz1IG/QE7dJrwDNY26NolslMANR7VaQU6fnzU",
-	"7b1Db/QyOkaLrAiMiAgjfS/SRCpnExCP2o8YczDyTYx81/swvOJFhicouj61XF2hVr/14/s3YJzyjxcT",
-	"qQBlfdvF/7VbE6nctTN3bSpSiZyzC8HTEvE0TjH7WbMfiynehLhApB0/QrJRuxvhVmJyvUmGpvqQ61c9",
-	"qIO4coHcwK0GbjVw607hVr73PKyFP2tgrQlPL2m5bEBbdBOKo7wGRQVOWoVHYcQzMdLpIrR1Kd1vZpLZ",
-	"CCtuOMIevOA5gw/P2TSVkU0Cloqh0GUzJQvXuu3LNybIa8J1qJiyZX8yOs3CPgsJEBbOeujZNn94CRW2",
-	"sdRWJC64iUJ27H7BHSE7wB9eU6olG6YiEVdcRSJkB1SzC+tHh3+F59S177w7XO02GFV/GDosBJWDrwgp",
-	"C4kKMSsWgn6iPwTKa4O1G2JdA3JiRYmNmPM3O923hzuf2yVR594XUr2C7611L/9Y+968UGB9DGsH5q1O",
-	"s68Nx7pN6hXf+F5eoj8Rdmmr3xrgz2sMBaGBQ5c40sZXe1tP3vVO+ycl4LUU55rMJlLJ2YQNU6yi0eue",
-	"UoEkIzI06Vi2SIXpsFcyujyaTdHy6zhf9lmbKOZtzEUCL/8+mQmWah4z6C9LBFfEUMM4m3P0JY6FHI0z",
-	"hHft1qVUsOwdVf00FVdSzC82h0YADHcy8bh3dty7sO2s633H1rbVXMYg9HsnXeQAr0DBvy10GQP/9MbD",
-	"wK1nsyuRjpQ4ejP+3/9R4uhZMqUZQ3mBq2FCTtvW49NuByeErjh0+5jI4JdAMaqoJLlzrypVHWj1i5ID",
-	"DmO/cRPcZqdPWGTXz7aRR4123Dv7QqjaSo86yDpXuA2wboB1A6zvElhX4V6fop2wcx2ULWqVj7Il48h/",
-	"ikWQqCabYZnuUxlpV8jLiAy703YU6K7msC30hM0teykGuyLWS+RQZBK060rMsK1FW1GmeE3NpRfinhRc",
-	"2utEfCA1aCUeXQo0Wq5EAl/YYc/1cChEm/2scYxQJXJJ3NLFiWZxTtfvnTx11V5Q0pydku/JtPqPTypO",
-	"n0+Pej3AQ92nS2wJux3SFzVMsEMu8twvYZIW4q8HACkFebQuiOPE9uO6baOg+qUyJt6z6OeGR7lPom1H",
-	"65QWPhpfF+tOPNstXLW4CipBZG/1EN33J5JCLleLunZBsXZt+bUSeuX6Q3hOvlf0g3/o66qa5hjCfmB8",
-	"MVgsXfPvkubCiGTonjeZZcVfr3fJgdsaa+s2vBU2DaxoYEUDK+4KVvwssrLatbuwVPilHqKgaub12KFW",
-	"IlAHrrh6UeUlWbgiw+7gFP1Zg7y2vYzbSz4xngMSw4ygm72CLuyty3cvUuf9WtjzsUxEoPKs+DW8Tzuc",
-	"kFLN+K+6akvZ5kYYQ/9cA05KyuZRN8cm3WpocnLUq9CyOTSJeKqT4nTOQpPncJX9IPl/bzPvXfslA79a",
-	"gZIq3FF/2t9LCvSLGPmvaG/UMfLdNmq0caONG21858FKazWkp5dTkZCZMJZTU1NFYxX+/TQ0Nl1W0HDx",
-	"AavnFzgcjXberp3P7r923s+8XVLPGFfeaOdGOzfaudHOO2jnidUkeyvnJcff9rKpzmAvNVwJNd41qoRy",
-	"fXiCVZ+ShXPmayUMVauy5aCyxVR02EtxhSx/UTKLBcbT+L1hfABq2+iJyMYuO9COF/HdAQroMHv2WHBq",
-	"TDB/Vi2wVYA96LANtVh5kriOLo1GKkY8jRNhMETHhkR3iMNvGTjQX3eLgH5ZmrVdgcR7ZckVt97pv2e3",
-	"0OYHBVaiTN/1Ob4reg9PPaugErFoaUPC6elKlHC3Z+vZu/TTcrph2x6OWEBhg5JtR3bLw/yHbXV0htP2",
-	"pQfQQcudx/BkdQy7a8eQUvTcKJJTxg5iftNu2az3pNasv8vrwMCSsGuwYIMFGyx4p1hQLWl/B/7K13cF",
-	"f7VI29ZDQGQa6bMMCX+RcYErJmM2m7KMQggIrwHiCmfTi0xfIAw8yBZTGSHyg4fL2CP2FEsf6yO5MSdn",
-	"DsUYAxSjdhM2HwsVKLh1oOMFk4YKkcJtls+zeH+HwXdBn6RhMqdJOl/6NiQh4Wkqr0SgEow8Nhl3MLWC",
-	"GG6s52zC1WLpOdGYq5FX4sqPWYEu84xRgIFBtxYzfCKYmqFfi5tKLOqFgB9++Xq0ojPqeMPrOK011RRm",
-	"UmViJNLDdaRyJVx7I6xyn8PH7D4DodVe2hS/IRdmq1r1DyS30WR5uKVklysu3klBlUi2TOoYoG8mZghD",
-	"tyynSJkz7fpzPnhz6EV5T8xFKijCLG7ozhq40dQva2hw75gybRXH7A6qPMY0e3SxDki9mg0SacbCkGLM",
-	"yrUrOiwswgJDZkMFDSiJwgX4jQlU6CIKO6vhhCFVtIenf2NYCEYqJp6FiVSXIQIkxt0vadhIXsEVFQcq",
-	"zMRHQBXZWKRzaQQ7uOo52IQRpGw2hXV52GH/4mYMo4Ro5j8cKRDWVMciE2wgIj0RLISbQqLnDd1t4Xqs",
-	"wg4w/PFwN8zCDmDijrRKFjbql8pnYPWN8DlpxiPYDX22rByR6rb3iB2gztVXIg1USDGlHYseLuBPFxP+",
-	"8WKwyIQhctwuKwMjj0KX/fr295f4CSeB2qdERzvPCCzmtV3MGmDFQLmqIYpxR48/zrLpgTlk79/8Ak+V",
-	"Jn9w8cRpCtArW6wpvxEoWpfl4ht1i+W/glV/D4rk70wNV5+srZq1q35RDhyiDRU5YPhvvxzHjXDnlbnH",
-	"ulXcY38f5rw6NF4Nc94tMuftRKC1zUxBITjnhghFzVjED7hESrVI2aMgibegmuojjRXVWFGNFeVMGmvQ",
-	"eMYTmUK1jSYsHkJyjWT/soT7Aa8bDAWwwi33RueU0W0CLQBdHU4h8iaHU27KTeqZHMxaHIEqV9JgVWUA",
-	"oZdtCmsQy9TWNjrBvXXotgh6yktxDHBbzrLNBrPMVROBD6fdWML3j3OvfOFfrELxNPZ7oviqY/nHq/NY",
-	"Uq/0wrjDXmrqVFnLNm67RuHcjyoFX638JrG6r/hub07oBiFHe91JZfIjgUgGQ6vDntHfqyUhOzBCBOo/",
-	"c7h/uL5MEncPqiil7/Pzg+idZUwPA5VyNRLE++8z8LOfRBbhgYvREwGfIBIjvjH0Ahf/xcBiwQ6ykK51",
-	"0OYND/uB4hkFrWsVCTYt6p/Sd6N/hY31LG2znBOJcRaedLsh8WniP5kZ67l1ENIpYVF4ymk+7IVUTGZr",
-	"UtT3FubtL5TK3rD7N+z+jY+ipo+iicBqIrCawvj3OtV9V2RVhGgVdvFxodK2R+k7uxc53qrQlRGizVIx",
-	"TaQwLpI+xlQ5ADvDhGcYUhQobWkkdRKvC/DnVVWUuMck/iOPAPmJCYt4mkphAhVOeUrhu7aSUiym2Thk",
-	"RtvSnInEDwBDNxUDZGBGOqAxhckA9sNzzNwCBsCHiQCE+OzhF/xGMZyI8+q8PRmHuwXfg1x+7ubidlDV",
-	"A6zE9H46SnksYpZpjesgh2uZ1kk05gBQDRtyAOPvxlxdGpar2QK32CXZ6veudwh/x8WDUMbG01ejrCVc",
-	"UAMBINJyKzUPu/bjw28EMu0Xev8Fyrp4tYl+TnjMZMbmOr00uK0Wevb/qidzG7w+q5jMXlEZqFxvqJiO",
-	"s+q52HNAn95//PllMkStsKuTGuAUT4NJG0zaYNL7nUbAXYBYVICZok6ovbQForbXBLk9i2ODpUjxMZgB",
-	"sB6GIiIDXbEgSOdjQ5Cd3pMCZY99MDIerd87qIFePrqB/nqw8nApWp5VBMvvGwKGI+MPB2JjF/UVKDe+",
-	"OCiSvJNrgrryufiMsK7nea7gnZV6/7wYsLUYxQcRu0RuuRHYELxlx/n247caAPYFANiuoGl7yXfalXNu",
-	"GI/jBx1jZL+lHajw04AbAcjzuhw39Mkul8KbcfypyOS9DjusCDfOpVCgMPWLZ/jChcjOYdnLGFblUIqS",
-	"y4ME2I1FORXdfNoEPDXnzw+sSn4TIXVfTtifO6CmVn3B27F2ZZzUMR43bYqWeiMm+kosJe26Qyo2TPVk",
-	"PSrvMGwt1QixuW1DWQflo3Wb1IpX8MQcAKbJZJLkJ+on3S5lpKTCzJIMBXzoHtpnapYk4ZfH8ZuDod4U",
-	"FA83ERS158H4Zx1wV9CB3MSxcX1M5MbwDS6DOmebaJ0SoT/jQ6r4JIr1CKgpxVUeN1FjjdZuosbuUqeR",
-	"eqnWLiVKMiebtgeSVTuT3ooMWcDAmuXRskIzUo0STyZsOvLssLd0KGmLgyympQBcnqSCxwvUTzW1ml+2",
-	"xHUpUKTnbL4+dctRPlipNpvGYIzn0u0hu7Em0hgsKJbmGYaUc1qpUnFE3ukbSRO8fUeSC2YC3beLoyiH",
-	"C2uUWwGpNDOilrfo1iDDkzqQwWO/2h00PLoz0LCKcwvYQFu64ZdoIEfjKGgcBfcVVPHIOy/bC0ddt1vH",
-	"RvA0Gq8NFXuLfxaGTYWeJqLtMqdcdTeEK1jGnP3hCvKiSm+z1EM8mZ6yoZhbu97g6Zzg0ZhdShWzAy+q",
-	"aipSvHiIT1baxlid0/nU8rO1Enh3GwML4kBReL9aYAeJGwspKhhPU74gwnY8TTvssDdcXVLd47ysML0l",
-	"BkgwkQq+MQpUJsXRIBX80rADn77Wj2LzSGo77HeM00fKphVkibFNsAEDpVOL6mI8W0POrkxnPDFhh71a",
-	"M874BTRpImZ8ogmjypT12t1uN1C2h3mh6dUeHOAcwndTqDFRpiGQrHrhYEEkaXgDPG9BVEx4CnHomNyg",
-	"WykOqJ0LqpVM39dmRpc+sINdCNuBKl11L7ehfv6foCshvsXlS+D3sgP6z0RwZeBPieAmCxRePQQYDyOF",
-	"3G5XQmUz5I+LtDLSgF7u0yo0IiWiYJPhKrgUYmpoBjnLxEc3nDGx8hJVXa/LjIi0ig07kDENmNFpxi7F",
-	"wmCuxjkettkd41HVubmZjzUSFE/4IlA2S2/StkS/IsbW2D87gVoRw5ed/0McVo5HKvhIDILk06ngaV6w",
-	"MFA0gPibppDgTXv1MxKeiQ77Y6zzpWINJGkYT+awf2IRyRgm1+Qn7BYy0xupfxjCacYA8CUR5TA+TIUZ",
-	"9xl3aXxIs4e6y+Y5cq90gs2BaTPOimtUR/cb49aoPfb+oAcsSrShR1J9uxisvQg2G2wIGGPqzQFaNZzC",
-	"kCJMrElikEx5ifBCEsFHmMNSEYfcfgkU5UaGf4XItUJCyitKbuXUUgxpbm+gFffMziOLcD+CLLNj6Q7L",
-	"Qhi60BpzHZY3mOOWc8sINgUYaJdimrEDHihcsZQWZeWEpPjXhJvMzfYhS2fK2JwiIvqhwp0goFIh+vlG",
-	"O4Hu8EA5TiEyDY3TDOlMwa2YvoQ29dJuooXBk8Txkn/DMj0SKJVx5Wf8UlA/OEP7At6HWbl8yiOks3HR",
-	"viTL7SjZL6fpxZoKINNcvzreAGPboYQ1rnTxmTBEf83ETMR9JrPcXg/Bji7KRYLp6r7PFqR/I7J0cfQM",
-	"DIY+61lpFem8qH6e9xvSJ2OwcGhI84eH3kzCRoMBHMKaOnFzc24zfnlGk5RoNRIYpmwyPZ1a4Zr397T7",
-	"iM0KPBFWdBOXaSwyLhNm+IIS1vqgR9MF7vsUF6viaarnpLJhER2kAETYXKexcZnIgdpgtNNnPcNa4buZ",
-	"7CSpa1fBp9t34xqnNg8mZvpTC5QehUnk1XQpsgLBWKmAyt+rmOut1hz1y6h5ddW2V0yzH/7vJi+xyUt8",
-	"WHmJdkkve/HWpSb+eX1T4eWn7dZf/jwRWC1kX9cXfd1C8vXy3da7djOGyZS13YWkDDa5Ca3tYG3WJlK9",
-	"iVS/r/z1a5DFNNWDREz+fwXCiHSM9Sg8lIvqp4Cwtpb5SfmqKxZOuBZjQAFTtvqt/9Iz71zsSrCTwkQA",
-	"c0Z8zEzZKAHYmSD8hek+9+wN36QoGBHwEA2sS8V6DPejSFOdWkzkzI1Wv+WC86xvq10q8l4OTM9PfDA0",
-	"tfVo+G3UGzwRJ/wsfiy6w6eDU/5tdBL3xOPhE342wPuzdHGBhwUohkzGsxnCnW/brUxmKMBhETJ8KxMf",
-	"IyFiHF6rWKpFtp0sc1yak/qnH27Zv6LnrDv3yI24km0JpsUMLOjZFGE+Rs4XFgpMG8yJ0vO+Ry8bKP8g",
-	"tGq+Nxiqdtq916HVyE2gkBC/bGRyAxYaGkNuYRxUWVyGL+CtMhq3AxWurOcwJ9w/dKuJjn1KtpIzw8jA",
-	"eXDBIt6nbG3u3dqogLUq4LOOA/YWzp5J7wvad8XezLS+dM4BdF/BRjox6IPx3Qtura8Y+jLrswoTn8qn",
-	"7SBgdxWiTmiedh8VQtOejLDyd9cTmn6bXSpabhKVYIUPwE4D4agAG4/h+ThGVyJNNMdU+LK4TLlanREn",
-	"UAK1PDPsIPQ9N0ToU/hprCzbJKwClTuNeMnfRU5sK2aLlCElBKZc0QqAblY5egIFy6Dk6Gnk4N9cDu6e",
-	"PmgtqG1nh97hpZUoNQgvwNI2x5/IZr5ee4Dp4q54gXxsdVqKNKb2sMXtEQ+LuBFHUhmhqBhNsujkrF10",
-	"bBUoS+xFjI42WMtUxpEVpwf2TWXSMTq3IS51noECOS8oK5BKH7nAxsj9L419yBr6rvcGIfluftd/kdPh",
-	"i/k4d6sAfXpa8sw98fwAT9eWgO6+6531H59WuhtvnPrgtv2Mu9Zr3ho9bXdD495o3BtNIv49J4eiverp",
-	"S9SCu6vLY5RMm3KCfpPD5UrO2MYdTTuXzE8ovpiIRyJPsWAD0orUwFn9qTCZTkXcCdR75SRjrpfR7MjV",
-	"IrWsCq32gqoZN2wukqRzSwHRNFZeSLTtqc2Uz7XxNormKm09oxH4LI19cyyaG9VU6Zp/1xZFVT9utyhF",
-	"vkPUbtGooC5wzKmbI3kbfdXE3zYpP7canWoFfC7dS+Gpxc7dP9Xne3i88TZ9nw10NmZDXx0NRDYXolQN",
-	"1mXXOEmRilxpUYxUoJAxJku5MnQYSvFLmAWL8Z5aUVAeyH+KX3N/c6Gm1C/bRSNsutGQwiifvfqFed+C",
-	"Xp4O3byiD517fUCP2qAPA+UrRPYs11Vj7Vp7oyANk8rm87iKcfQnDLXKlXM2FpNA+TTaNr42z9+x9mh9",
-	"U/qe62pbsjbiSunsAgcClVy5rIKtImFfWqXf99fuu6cu3SIe8E3UrxUONIk9DbD42yf2NDk2FSjm+5vB",
-	"MBXmN0nP9bVf3+nRKBGG5VK2b//pQ56C19gqstx8tigIq9wvBIXmB2qmvGdMVlo7sAFPKecrF1nKJuOZ",
-	"KFILcpe6y1IuXOv8EvuChXrOy8WEMJ0gisQUWqCw1qmLnA/UthKsO2GN+402+n56gxvNvE0ldFsCKDSh",
-	"hFDYWoDSDhQ2ohcQqsGE7Bxsev2jV54z66GgVKdKjJPhIiUH0EOEOSue92qW5OZIYuuRRG1wR4ulXoa2",
-	"FWJW5OQYjlZdg+EaDNdguAbDbcVw9nwCKUesRKkAdBYY7QPlJjN3fFL7IAWaLJ+jvFckVNcciGCTJf8P",
-	"Vcr/ag5E4BOb85DmPKRRec15yNd3HoIC/NaOQ17MMlE+DSFOCIpLIyYGW+kpEXyZjG2sJ4INhYjbLJYm",
-	"0ldghULTQNmAUrL4U8FjkzMLLFjEZ0aAka90JodWsJrygQKZ61YQ2ZzrTCdxJ1AvKhSec0JM8IO+kgCA",
-	"ss0On7bXmcLeCvJeHSnciEoljvXmSKHRzY1ubszRBwQEXtwIDKgwQ63LcWPFRz8GnkLxbQC7NqKSKAr+",
-	"zyuo3WY+/VWgytUdCwqstcRYlZ77QFVF3G8Pgq8u02g1cqB2qdQIWhUJt24xev4Blmp8O1OpNAKznSx/",
-	"0KVg/xhL1OTVbBUnJbaK3klBV9HL6Soe9dbTVTx6133Sf7xKV9F1dBXkiXeEFJ9aPIH2v1N9duP3mMN6",
-	"nmCnUT3L0Thr9XvdJ2ft1qVUMPlyAlPSbk1TAX272ORbJ84Gy/XQPe5d2EaWvGGXprbJXMZYP+dJt3v9",
-	"50r1nD35MZ6u41LtVfBj5FO5lR/D3unxY0zHOtM1ziPy7/4SdSh3ILyA0VtLeFHFd0FnIyW6i5ZY/Nr9",
-	"5YOWLz48W7yU3fmLRXf+ovd6/vKD7r74Qc9fPDdz+u8v5pfJpfz9w+v58HXLp8jYXHCGxH4+rP90Uu67",
-	"XjDrdk+eUE++27sfBTVHb7cK5HWqPmZ+Ajr2v0k7adJOmrST+17/sbxnd04/qf1epIAgBbWEX0EWOqIy",
-	"LJBD93bYD2Ka6AW5tvCaV/WRZ2PDZsrSlsoUHSwk0hkmdr9/81tni14hsUt6zynPct9+8IJ5XdFJGvw2",
-	"shjimJg2E2o2IV+cUPFUS1v91qo5VC+A+FZdEjxCtW8ZEOc5pe6lUKUHrGmeezQyORGJVKIoMUBD4Xx+",
-	"LOMD74FDIeKKR76CRmaMMB+mzvnlULPCj1yu2+fQmll90FuRZa5x6moIVZcgyks1eI8tUObqo13Vdfts",
-	"Kl6v1UrXcti6+ogXZHPYgCZ6Eq9QXvZJtBFWH/OTc2nhA9wRJPy2ZJj+gNtDyNWnFNHhKmb2nNC2z92x",
-	"mFZN1CvL9pyNItIpuVVLg+ibnVvWT8nL6z2kdL1qxaTyimeCRVrB9rZeYtttmbIJ2P8jUZ4Y79aq2eHp",
-	"pciIyNOlk/t7Af9c0e73qVBIGKuHw/LgYx561SIl/3eUalODBLt4nk1kv/7z+v8CAAD//w==",
+	"7L3dlhu50SD4Khh6fJplJ1kk60eqqqNjl9Rqu2z9WSq5PZ/ZUwlmgkV0JQF2IlkU3as5c7UPsA8x5+z9",
+	"Xu7dvMn3JHsQASCRmSCZLEnttrd94S4xM/ETiAjEf/zYSeR8IQUTheqc/9iZMZqyHP58fk1v9X9TppKc",
+	"LwouRee881wUvFiTgt4SOSXFjJGcLXKmmCiofiUiU5mT+GraeyUF672kRTKLz4kqciluSTced/7zf/6v",
+	"cSc+IFIQxcVtpkdQcpknTEVjsWL0jnTjbw8rL2ZcFapPrgqSSqaIkAVJZlTcMrKaMUGkyNawlnvOViSR",
+	"S1GwnHRj+Ev19a8qPhgL/EZFRMg80uPGh3MWR94gcU4LdpPxOS9UjJN12T3L1yRnPyyZKohaMJEqMlmm",
+	"t6w46I9FJ+qoZMbmVAOLfaDzRcY6551x54ejv/1jMPnjWfLXoboeLf/b8erylP3hMR93OlFnTj+8YOK2",
+	"mHXOT4+jTrFe6I9UkXNx2/n4MepcpWy+kAUTRe8tW2R0zdLmacRFvmQxrr+YcaVBuZBCMcKVPZyMrvVR",
+	"UUEYzTPOcreVFS9m8Jaic0ZiN2Oy7v2ZreN+dWdiOe+c/72jZ+x8F3k7hV9CW3jBxV1zzW+/eUYejx4/",
+	"JhkXd6pPnhvwmoUvRcpyEh/SBT+8Hx7GJKF5zpkai3i8HAyOkh8Xy0nGEzKhipH3b198tK/KBRN0wftr",
+	"Os/gVXZBcpY9GXcUy+95wnp6IeNOTLoAq0SKIqdJcXBBKGAYWdBbNhbFjBZkRhWhRLAP+CuhmZJ2KcSs",
+	"RD+9Wea1yfSv404cEU0TZMpzVfTJ9YzhYHrThKuxoBN4LgWcQEbN9FsQCuacFcXi/PAwkwnNZlIV548H",
+	"jwcWAlPG0t8tWH6jR3oyGuhPRqfJMlcyf8LWfxpcfS/5y+8v16/4YPVyPVi9+uYvq9fXcvXya7l6+UyZ",
+	"/16pq/kdf/39Xz5M/xLaWxV9j0eDQej039KCvdCE1EQBDY2EZhnLv9IoO6dccHFraMrylYXMeLK2aI0Y",
+	"i6SdEnpLuVAF6V49v/6GuJnGAvkXmXKWpYqkOZ0WB+ckHhvo4Zi4p3HnIn+CP7slmN0W5nfFEqmJfSkK",
+	"nsGizBK5ItNlZg4+7o/FG2SB+jhZFZ8LqUmPLosZEwVPqF6+2c425pEzmsIKh8NHF8WTURXmwx0g772B",
+	"jYYhr1lcD1gcwpgzBSAyU/5gNv/DUhbUAGRlfltxkcoVMXDBhxEZd1Y5L9gDvv2SoPvhyXA0uFg9OR1U",
+	"V3iKP7YDKCvyde9yWrC8Cct3BjsKSVaUF2TCpjLXLLfI11zcavapV8tzzbk1kwwueDiKOnMu+Fyz13IR",
+	"XBTsluWwir/1yoPdQFF/0QDfg3Ii+0CRBcvJnItlwfrkYWfR2bCxgbez4c6dvbVEGLgy7FozNi0I1yyT",
+	"GuRdf2Xv4s+8+uGjvc7lLVMscC7f4s3cXK1lIXggEaGKvBf8A2ELmcwskXzmLT16NDodnZwOWmEcDtW7",
+	"CkgdV6mecqpFCcC4Es2iUpy4p9mS6W3F5tkNT2N9dotcTjI2JxOZcqb6RKMuI7wAKWYscraQeaGvA2pf",
+	"7ZNLkmRcw2FO1ySZSangi8laX7KpfpkXisiVILG/9JjgfXBOKK5nLOSUDDXsTo+1BKmvf5YrMs3lnMSX",
+	"vf8gtPcPMuidkT65IeekF+tzWipNOAou9AtCxZrIYsZys8VuJsUty6OxYPNFsY6IzFGyogJfc/Mc6MH4",
+	"rZC5Hk+kCCyW37OcUKX4rVD6THmqwWo2FJHR8VhkcsXyRAs8M/aBpPyWF2ozCzyaniXDySkb0UfpMRtM",
+	"H09O6FkySofseHpKH02a4ueCFgXL9dn+979f9v6D9v4x6J31b8573/04jE6PP/7XgHz3UX+W0zkrjMLw",
+	"jBbsVuaBW8c+ISpb3vbJpSBLcSf0cekfCBVqpU/heDDQqMv1Jz8sWb7uRB1B53rWxI4d3vGE3zFVE0uQ",
+	"+zgGX90k7hC2dzwIbi/qPJMi5XoH3/AseAG81hqDFhy5uFXIllCsxM827sW+UNnMf83ZtHPe+dVhqZAd",
+	"4lN1+ALncAsyy1uKIgRtWNb3cqKIlhI1XyiXBp+Q7tW71+RoeHraGxKaLWa0N4rIcqFvAo1kB5tXjlOG",
+	"D+Hr59UTGFUOYNTAsu9+HG2CPEisgZ0t6A9LRlCgNUQ7ZwXtgySOP8fuFszZPZdLhWI1eSqXmuIkPIN9",
+	"AV8ei0Uu02WioVRoPjGn2VTmc5baabqFlETTeETkslA8ZUCbALcJKyLQRgv2oQDK1/+QgulZxuLyzRWZ",
+	"05QdwCP9c86AmQB/SPl0ynJUEjSCqcinBBJzcU8zntp9Ad0AixmL2Mj0mj1FJON3DNgSPCWOKqPqOO73",
+	"+JxkjN4DC5XLAjR2WC8oK54aEsQBPJswCjxMx6iizclwtI1yHXu66X332zD6PJ8vMrmeM1FcrxdsK/UC",
+	"mRg9mCsNQPMl0cNuooPytRuYvS0dVxcGa/2GsfSaTgKq/UzOWXxOFlILPgan52w+0fhROAWKTGWWyZVy",
+	"94nTq+RKXJA45SqR93DmNMuI0Z1h0E27K+iksqOUTekyKzrnHb2kTuRMAeafdoqqVcA8bJ7OH6lI9Rsh",
+	"1QT395UiM3gpInNaJDNNi1SxHheKCcULfs+yNenGlxlPWEymXEvhMYV/HfTJK1ngd1ouALw2+EO6lLx6",
+	"/6K8kAkXSbZMWap1RE0rTVKJiNCCFzkeHHs0saDFrAQYLraduN+BZVYx/mjQDuH1bXW06bYKCWqvlnOW",
+	"84TwmsBWmtyI3kKqBSlgmbSYaSBp9NAci+rL7J7lCkx7B33yGhngWAz7/bPB4NHw7Gx0cvzoeHB2NkRG",
+	"qOUXFCQdO9S8sQH6LRAfi90g52k7cB+Poo5m57RACff0GEGPwm9jC7v0Fc9E9mcWuHpf0jumCCVvXr+7",
+	"JopOQUwHhZB03xU5X2h5b061wK4O0CqEPLdikqPkjq1JvhTqglD8fCyqxro7to7wAnQ/Ie1Elpvjj3LB",
+	"cjg84A8Tma6NSRB5CEyuZW6jVHRVQYulikj8QosOXIo4gq8OcGVxwCp5TsAIibuxizMbGYvykrNbtHdc",
+	"fDwaacy0AL25Y+sbvB/jC7Ka8YyVa3Rfc0VUwbNsLPKl0NpipPHorDEQFzdLpVf1Z7ZWhOZ6VYuCjI7J",
+	"TC71VatmNEfMR8VKa8VUJPrme4ciOctzmSvSPfnw4QDAFx+PzmIYS6O1KrQcHxEFIsWaJFSQCar/3F7x",
+	"/nl5uIxaSYnNNcvrhsv1ZDpITumI9c4mw7R3nDxmPfpoetQbpceTU/Z4OqDDpCaBnZxs4yz/pfc/NEsZ",
+	"nZxs4inTV1IwsOGH7k+mKXwuc0aY8woYXcqamuPn1/TWqmGKdGVO4t9oJv0tmtyZ4fDmSlvmGlVACfR8",
+	"CqQLXgF9odKcKykOUM9ETNIoER8NjoHvv5Sp5nNpDPDXwg0F/AXs1ONWjPjICWlqdXInSP3h+fU5WMxB",
+	"oDJPnXA2Ott2lr7n45N9A8PB6DhsWgeN4J3MA0aH13lacnqrn5yTWLAVU0VMuuZGP4hIvMh5wm6oSmL3",
+	"Dz1YDNw7zlnG7jVVxGPRBQfJnFFNddNlZjjCD/GF/56De/xD7IuzB5slSqU3ERY4cMWeyOF+cOt2f+tl",
+	"w6VgllIVR/z3m+B8ST+80S80YflHfjvTGAPfRygwKH4Pf5I5FzInS6H1gW6iRb2DGti/Ugapk3WfvFyq",
+	"AljHhJEJy+SKxHMubmDoeJM0Nqcf8I0wLp0MBoPBA++4sO3nJRcbYPFCrj4TKDbt1UJjgwHrs+/1ldRi",
+	"Ed50O3UF4b2snOVrm56wl3JQXwss8A3L39BbFhTtJkjkvGBztOJqxS0iw37/ZHBBRgN0C4LJVC4LEN70",
+	"+zn4TWVumFs3dg6j+KCigHZRDEsyOl+wdKNRwH4eJuHRwKNCsAjbwzrZbR7+C8zU2Ps3OWM9kCoVo3ky",
+	"gz2PBgPPohcZAaTQmq5ClbwU+9EuV8yo0HJGwYhaULj5nwNIQFfP1v6zsGZeCq0XVY26kOhQBNGi0IrI",
+	"Zvb3wxabVu06HzQUhSYrewcgaYE3OVPLzNj/77hIDeaYqxndk+fkpGToei7wnWqpdkGmbKWHYTSZjYUe",
+	"4CACpINbwbzrLlQNjYO9UXAs6ji4EYpBLCy55H54hzDcgH340Fh8PhfiveRKgTDLHoqB2xGsjWZ6KzMq",
+	"bh+Mctv4p4GZBobGFNhcBPwqJRUc6ZNvDbpx40ywqGbRtYJyIIznrFjmwpjUY2sF5BgmQpOELQqWku52",
+	"IWQvVl1uGPb/XmghcoPzB0M0IjzPJbxZu0n0HvTeWbqJxeJnYdTG8zSHMpEyYxTtw9/K/G6R0WQvA9jK",
+	"fkRoDlQ6Z6LYtCz3cmvA/UlO3LLQhWBVT/AgPKWpcd7ofyVSaEVT/0kXi8zA69A4hX77vdK7cJCAAdIl",
+	"vsduUBvWv6nlfE41IXcujY5sjB7FCiUNcOPghClyAqQtmCDqpKygPLO+c6NAgCZtUAzeJn969/qV0b25",
+	"Ipdvrs49ix05vOeKT3imtSS6WDCaK9ScgBdIrXdqKRc0zs75391a3IaqC+HKDhweTEtk4ECafM8SOD/H",
+	"KDrnYpllUWchNcfLO+cdb22dj9/po0ZNWD8ygSVgLzRsBF157dxMaE7onB+De50XwGdeOgs7wEyDshTK",
+	"w/Et5szVYeVsNP5UjeTV837m+QmsM86i8KZDd+btyrEbV4AGu1u8zMmKKsKVWrIUTp56Jn2YJ3ymZip/",
+	"DhfVBtowopBdqXdypfHdnZ4+zA2HNmUs/VxndoVrJm4B+x2X+cw/MEu+5XGF8eLzUWflNH4CPLcw03N/",
+	"OoJ7aOADzco9IHZa0WoL2MphPNj5ppzSpwsXk/muNSaDjjthnh0Y6Q+c7ieDGivyxbZ/Fkr7ENnvjMov",
+	"4SprdwW+wVHwk0BwVmnndKzmnFDjsZQ52ujdzCZOcULTUpyGo48IRGUsGC1YGo0Fci9NEClLMmv61DdU",
+	"aSLuBsTKg2gsis0ccMIyKW4VRqN4HNYbywhk6AOFGLqSOsceiXifaOSPD/rk0rwL0rKRH/FKgytc79xc",
+	"g3CXj0U3/nHcKa+zced83EGX17gTNZ/k/J4WbNz5qFdHC5BCU7YoZgC96nIiZ9EdC+emMjirVxgjecSk",
+	"q4mDxO7mjo3U6YVW28DYEJ6Y1w7hnXoY5bYPyhc3RAK2+ti+vynsbNsgzQ+2hXi1Han8aFPIVfuR9AeB",
+	"8KYdA5TvfjRxIdOMJw+QUX1+HPRX+Jz0sh6nzRWpOQqcN4RMGBe3ZJHLhCnF0j6ByEWS0YLlP8m9d+Yx",
+	"1nKR4AriguDWWnLXMGQ+B4O9bBv6vhGwmkmFPU2ayhHodAosoSBTLriaMfVJ9P9puPqNzCc8TZl4oEI1",
+	"9b8vpY6vWcYwRs8wfY8jgnm+Ln6U41TEDpO2QZfFTObgQUv1yAyxXY/VFnkPj4efhL9HJf5+4621HcqW",
+	"u0OJTS2nU55wJooblcgFqwLvLaNpD1NW5B14wQglEJ9c3sVBCa4xbF0nLK9ywViqr0ecwWE7zgIf/yRc",
+	"4cgXt8rlE7v8tvJWY+efR+C6BO+ffxZao4MIrdChgIRSX4on2GDozVjM6ZooxqqBFpNl4ect8SIiapnM",
+	"CFWI8xupSUs1DsHMbFruUUqL/RBbTMkkk8kdPlFLtWBC6fWqQi4U6cYJFUIWN+abf1mB5Ntvv+1degHP",
+	"gaCpp4zm1nX/ZBygmXEnQux74nIC4gtiYqyzNWavBU55Q0x15yETBl2Qv0hb4RvsSgvYgmbPNYQ/TeQy",
+	"I93AYVVELUGWgn1YsKRgKZ4lkQl4K1MboF74ylmKvrUyVp23uag+UXs9qWqvuBliN9OWlVZg8FmYaAB4",
+	"mlH6E2ll7muAtjF3y9tblppcvypkbcCdter3f1Gd/n2I+ZUsvpFLkX4SHeurbAqjhM1/kAhjbl19n+tb",
+	"F95vLUuenZ19kthzXNLpKzt5axItt/f5bEoGGs7MzD5wjPD0Aom11AJxbUxLJxdkIiGHBUOsUrxzM4i7",
+	"dSuMD36hzn8v6rTxcxsyR6theagh+wF8tbx/Ly7wnAgJ1rwLzIFAzJOL9Vis5ZLM6D3rk3fbwvJIPBoM",
+	"4gtMYtFoDNn+DVHWli3YtnV4x0tQ/wVd/xXR9Q1dZ5Km11K+oPkt+6Q7ZYFj3RRS3mQw2jbX0twG8rEP",
+	"CWMpOT05OTolk3XB1E+hVg89tdoAgUCSkll4u3umueXP7cOwhn4Y3YS9xFhbo283r9+5mdMPNwC9mHTj",
+	"xrp+uWX+rcj2HRbjeC/oPeUZnWSfRrlLb5wazZqyH1ALhc0XMqc5hyAc94W1k3NBTlzS9U+gyHkEbMBB",
+	"qvtoR8L+N5+LeFNaUCitwhWGKyUzPT6EpN2zXJMmmMG9ubV255u+Y69sQuyD9V+Ohmv1H7Z+7r36C/Vv",
+	"pP5rKV9SsbYVHT6J9MtaTayhC6LpVr9BsNSJnJLTQajqhUZ0vMdLvxkXZDjagyHYKz3Dkz4dRJ2FQTo0",
+	"+j2AW0De1w1F3BuOvPt/5DnbrqUkcypcfSrVmnlUoNeaeziE2MFGnAnbyPAuMq5efWbtKiwsF6Qb+6v6",
+	"ha/8wlfa8pX3Ap2I/B8sfaCv04Z7gCeo6rJ7b8pVyNwLf8H3Noda2ecVvkSThCllvE1+iFoLLjNnn2SV",
+	"GjZjn+wS94t7wq801OGvG/ZhgbHlPsie448boVT9dBuUZlQzaHjvJwXSNcxerrAdkKr7KoGUs3t5VwfS",
+	"W/xxB5Dsp7uANGHgk4CX/wmQKpe5D6TsVxpSS1GpZ1SF1StJLg2Jo/nJZV7WoVYfxoPbOyZSqJvkw44q",
+	"Mu5Uxj4nxq+HpcvgNVs17ieFrOfu1Ft2aRx7aAgVUHwev/krSZKcgU2YZgqVAX8aCKcri/xUuGYZ5QdQ",
+	"1a8aYhmLblyhnvhAf2oQhNiH5t/xAZ6e8YebUIqpc4BrLQWFED0uTcBseOOe/f/ACZ4zms2fjDt0wccd",
+	"UyRUVE9uxXJmyloFv4rGovRse6emx8OI9wlN3QFG7qxk3jiFrwy1Idjb5CMFF0Q2rOcXn/pewpIJaNPa",
+	"O1b0faDMZCJLIPzkRrFsWuXZT/XvXNyStVzm8LjJrZtDePz6v8klwRdMiIseCAq9GYpuwY2XSkMB6q4c",
+	"wiCfwpxHo5I5P6svzKy+HWtu7lsfjfkVq/oEIPoNPGgHUn+QMEzxjU8FKo7ymaHqLe0hYPX3ruGKTAih",
+	"XZcsSpiW8eSlXxQ+UQEo14asQRixoihTtS7IUtgf2dwUBm4L6ImcfGYwv8SNlqtvB97apjVogQ8Dq7iZ",
+	"Up7VoftUpmtia6gFwNj8fJvrBV8h5UfhzBRwHuB8zdSUgsylKsjJoJK5uytLDvKRvlR+nH8yf3V7Iw4g",
+	"7Q6nCcrPI+99y7Ks5+dmQdThFMJ5yjlJN24swKZNSAFFYvI1FiowJUC5GAubN6HluJSZvBQDdi1GGkYQ",
+	"lSGO82XBbG0Jv9qZ5V5a3mtygTgicYPlej/qUfE3G2JpOBDIlFaSbPAF0o2rJAGC5WWZ/WQYCldgkixQ",
+	"3cAKnpFXpGaqsVADUU8NWicczzmJjx7HWForPnrcH8SQyhMf9R+zYUy68SqX4haq0MVQx1xgfv+EraUp",
+	"CGeS7f0CcpDdIpfFjZzewOP4lxSVfzMBTy0XC5kXLH3JUk4hVf3TvGxuwJu5HtEWPqxq1i69iyriT6AH",
+	"/kk84yclG/VgQGDJxCy5reYc3PHn9pGb/D0NswlUPVAkfoan1LuGIhrGSBjX4QmZZvMFBc25WR8xqmRy",
+	"Km6rkNrEOX3xKVb4JSneX3/Te6y5Z3jvvySy/VtxCYfJcJKXC34lUvahaU74uvyXvUUu31yBtJTLBcsL",
+	"bmov+F81CoDMZF6QtDmUYMVK5nfAHJzmDzLG5Zsr+5KSCaeZ/25N1486qUyWcxuZdrPMs3AEmx40Z5Cj",
+	"n7CI5EygzGFKKXpdQUg3PkxlojD6xKtrGmQb+s2OV5pqmfPQKplIQbRRgcY6UIXQ5ZpERCHr0tIQxfQd",
+	"QeasmEksE1KwudpZb9ZMp6c2a6F5Tte4lCUOQLPs9RRk521DAXI8h2+0DFxd+1+1SK887PhKERi/r2fC",
+	"iJ89p3qBHzXnwgeEianMkzKLGVDyoy1N0qh6BLUwK8hbnug7xK5XiF36eejoTHeZGzWjo5PTcHG0skT7",
+	"uz9e9kYnp3ZOCG7CUu+p1j9iO9oyz+KIFJKkrGBJgXxZ3LK0xEMrI6ZyJTJJUy/dwG3hbDpKjtnjyZA+",
+	"So+mp2yQnExG9Cx9zB5Nh8nR5JiepidsNB1MzpLH9FF6yk6mx8nRZESH6YCdTZsV4b2aP/UC8YPeGe1N",
+	"v/sxXBe+hNQGIuSKvF4wqI1tiTYi7ANNimyNVfYBSl3ouJNxcWfJs9YAAQtNBRv8tCLZQNegFhRc+qdv",
+	"bPOU1l1WWtNt6WR3d1idfO9ZroKc9q/4wMN2n6VxMZV9820dTMP+oD8I2lFLa+3fkcCqRFmuJsSHqwjR",
+	"ICTHH8KwtYzK553fuTViMYAOJGXP50ayref4JfgIU/q0iGn0u5wtIO+vbNSALzavNlD9m6fMPrhmRd6n",
+	"JUDfL25ziJYqpMRiVr/CGlv6hyyZUQ4u4CnFDlFU3Cnye1sfuoF5GPfcno0aiDzDz5qM9Bm2SVONLei5",
+	"cqgbcUM3tzRxH0COhdFtq/sfDUanvcFRb3B8PRydD07OB4PfDgbng4FPZ6mmk4IDUtW4zHc/Hn/s4R+j",
+	"8o9r+8d544+//7b3XePHII+CKg+Be4JBqUqSsXuWXZCBcXIUctGDn4LnPNheZjLq8EA4vTkdYhz/dqxH",
+	"gfKWzQH1l1yKAOd5aQrEmzds7wdmQu+xQIjxBAnWmiG9xOFCjEgrIAJVtWafmBpuAclxIIgLIpZZ1gq+",
+	"JwGY6I8xdLRS/8yDkSb0HauCMudmRkj5rUwbLB3enKegt4Fz+CNVM6iG/FnAb9IV6qAPXrBvsMI/TdOc",
+	"qTpxY/VGve+vsC+GLTg+zemtfqHVzYk8yubdj35lBu89anF/LhWGPLXjYe8Vy98ZS3KTg1270gH9xjUF",
+	"VYksDvhYamk/6pgCU7Aic44eaTmGW+GGCPQtF9Azx6U3c1u6+aZBAlHb6namPNeSonmzcl67C976ILJz",
+	"bdnNC66CVypWnJrafaiANkgLuqHxn/nGVdDFsrUyS5kqSrdIK8Kwt36AOOYMF9AO0fRGX+ovmlj2ht5y",
+	"gQZuLT1p9Aa3Qx2csGMz7xaQvjXya7ig+kbEsPDc6+7fQDPlTR/awoa1L6jY0E8Qu6FgnZnqojN5KwPo",
+	"M1EyWxbQvNPViJa39kqosMddrAisUwABKjhTh8PRoR6qvwDXT40Zbbg0SuYUVh7N5sFyVl3TZTJn5Fkm",
+	"l2mQ1YXYsx1sxSaKF2z3ntX54SFN5qyX6Hn69uG+mwtL8XBA23ha2f0jyAawgFalS4jvOi2gHcaC5gXh",
+	"ookeYbnIG6omHJ20upAzqlypi/YU89J8EKYY8BfmLIEWdPimf3J4w3oLn0HasWBkzYCWNxxOCWkNI57w",
+	"BQ1eHnoJqKL47+FlbkDNlav0fdCafVau14B8AWVnb+Ae3HYjGYhU2hLNTOK1HmGfOyrqLBfpRt3jmpd2",
+	"nIwW0E4kKfg9L9abVY/h+dHgZ6R6bJPa7L1aR6h2rBBP4fBkpxgWlJV8DKxRUQ0VKmfUjnvsFiTKd/eU",
+	"JrwPKyLFHkKEx+U+WZK4EhP5YW9xwrXvEo6qqjsDOd2Uj7Yn/RAZpBxzlyBSxb5Pk0Z8AG8QSfzpWssl",
+	"tYZqjZ38GYqNT72+bn2vmch0mWU3jv7zwv5t7WWacEze4BpKYGsOoWZ80Yk6wI6rLUb84RpU70zxQWiD",
+	"r8Oa/pvgRrN/QMu8vn7j+QTsvv7w/LoTdd68fqf/8/XzF8+vn1dXii+EDLe4gqDefO3XCr1yhoW6LbfK",
+	"qm5Z8QYrwjVmg4ZeTUYIvg59XlqwwP5spo+bawofk0XOpvxDdapqCY8fefqxjf123R6Na1bZV1qEamLz",
+	"20Z+U7XIqilfYPowV7cAVd7BL2eKxrVb2DssidYkLIiJhsFc5PiGCW20VgA5exkXjJg3qp//gRXGpLrz",
+	"jjEoHNk+bhVcKxdg9x46qBADwNC9t9AbINAoBCN4VKFxCXPIKCnk7W3GmkQ2tVGAQZOn8ZI7+UbIlWu9",
+	"WAbWVMATrsy/rwnkTS6nPNsomLpKcfia2SUsFBxJTWZa7tMsZRdcN18U+BxNGiZaahN097sxKsca3vm0",
+	"crYitRDY4/aoXtUBVhS8qRfZEo/c3MYuYra64RlVN3OZs83YZN0OIAMZXOqTS6LAVw6/lnXhGUV2y0R6",
+	"gZXqQNCZZvQW3qpg3pRmKoh6Xp/cgOqFJZ6dY/4DLsIoOnwKUIapObySM4xNqWutG5rAfnj5vVy9ug41",
+	"gX25evm3QSsFXa8/KECHjApuCxG5Y2xhrxGZc32wGVaq3nt7W72Jlc4ev3NtbUaD8XIwGJ2atr0Ph9C+",
+	"Fg1XXz2E3Ywo/g8GybeVLe7VpmmXmngtC5p5Yq2hGuxa1a3AC/xyu8Xeg4jk7JbmaWYM3KZ98ieYQr0y",
+	"9I5uq9Ti4V5tx2HO4qIlmg7azcESdR7yvZzc1HoNbx0w/pOc9GsfxBWwfCah1+lVDYSrK096C65PzO7F",
+	"u1fry5biRmEe/Ww9yU3717ks2H7LMb3oblwP9u1LMm0W++71+rIEW4EH+47d4J+3EqScKeXYpkPmD1sg",
+	"hjSydsvDl+trA8sIHDMTKd73SmbpfuvB8L87LtLtS4Ew075+r74MPkfCuucpkxpCfLrfEnwe0YIG/D56",
+	"/SAFlHkUGHMN2I8G8wi8IuvSEQR/oRVkr0WD62n3YrVyFFxkwT5Am8uZLKQHvIyLO8CrLNtvPXavm9b0",
+	"1jyHIFlVW0yGregyeY8cckY7UWcFMFTQl4qK23y934JcLwbeBkRl54Y6oLC9A1yN+lhZrrAj6D3djzfU",
+	"b4Ty/GprbcAyiKFVygkyngCxN/hlFL4DNt45L1ysXfuoufqtY2ihLM2VmUCwZrdrkBEIPq94NsHhDY1B",
+	"qwk2nowx2ClYaGTfewHg1Ndfbp/9+PGu2Q3ZPwwMtjz35wCDFU5uXFPNzbIcuCNcO0UXPH7L72vBOaP2",
+	"085pICoYSu4pr79eOWnVZ7N7HqkeiGtw1LsgfNICwqAI7D29KhtBkviHeMcx71pDuCDe5pXAccM6/Pw4",
+	"WAR8eWHL7k1kypmylVyPh0eVlUHpwp0NMUOyskPHGqpsONFoI1/ZTGpNFhA4q42g28gkNxs0bIi49+un",
+	"mjJcYH3YjNGYrbX14k9yElCDBZELJsj3ctJcOF0ssnVYff4W9N1CQtbOuuqVDrGPLa7pw4TmjOXqUDHB",
+	"Zd67lT0mbrlgEGazrwKblJEHrUMf4IMwuMtYhXpWTou0BwNUr0LBkmfYdjRfCnuhKjJhM/A7LHMykxhQ",
+	"uMhoobcezF2oXe/t91pzfzS3vMH/EXBZ6GVAFQe1PehTTqfQj1cqzWJKNNFY14N6DyFH7HFvMLweDs4H",
+	"ux2xdYz46RyzIafHn+SkHoVw1C4KQSYubKJlCJL9onmMhjoRBQlXXvCkPsE1QVW4bOaKOaV2De0iEKTa",
+	"GfGrZ19RRUDmVrPwWR+1P+uf7mwVzYx/o6VLBd9vHgU+wKTaOpusgGUnwE2eYgjj4FEtSQWYKfmDJM9L",
+	"Zvrg2IIGJwsbNTU+HR61iOosOwG3hnC1FfAWlIekHK5I2rTEoiUoGM6A0C3vD48io0rj4jrzdbhSz3Eo",
+	"b0+fWCpsc3MsxJ/kZFcIhAb2PpEPQOwPCnjQksO/QsRkBUU2iSwhDDF+8K02wwYaBdB6X9/Qz8sLtMn/",
+	"+M90Aq1eX0vj2qi7OP7yYfqXfwsf0JSxdF/Xz264/Pw8P5/iQwmRu7Fmh3jknOZ3rMDG9MZoFrBb0YLd",
+	"yn1ueTPjM/thIEnKPMKsKGu7238G92UoD8s8syireXgtikbKtHValoFPK0FtdD08OR8NflaJWfvpZE1g",
+	"XWZLjbXLOZnmdM4iMhyckNtcLheKFRERbEWKdc5Un7zhyV1vuQCC77fVCMyJ1rWCYbvMLXCGBKw6b2ay",
+	"kMrf1Kcka6WcBn1LX0Yn0YsiHHO9FznfRwh8KQULkd2lusO2qzxhMK5iWfZ5E4dMJRw9sL0UEJc+lvVE",
+	"9qTyd/hZUGlgBAet4qpx0W3WBq6bmsBbSVMy4XcsIienJDFo/inagMdRdwYZAyM+HD56UIyxFcqrgjXi",
+	"jM9eo5KXV+R2Qz0OHdxJtczRqvP7pvRjnqBhdeNNE84T+ZqrRUYxT6SsT2Xvj4rdiN8xFVRTs+XtllXp",
+	"xxGxLUqNDye2c8QmEKI61yQ8V+14YGKTALMNcv4N2OIaAxOFollFLG/pM69dfxvEcy5udylW5hj3Uq7s",
+	"Nw9TsKwk86+gZFV5V7NwS8m6QuzCHOmWUIMGswsdpHcxNU5RC30BYc/ULK0hYSMR5MVaio3Z9CEWcPXu",
+	"NTkanp72hoRmixntjYh5lyQyrfHib97WhKPL3n9sFG1ydhvc41v4HWrmFrRgLYzvl8t7lt8K1ns7+9//",
+	"j2C9y8z4offKAQMQumWVIAlhycsNzhJTcg/wAkswT1gmNeEUMuCAuKcFzdspbvguAZZfz7Uyd7fNsmqf",
+	"KIiDqsNh//vFQxIEJzyQz/hNzlgPvIATLm9zupg1HCiK1QzvT2lyx0RKUnbPMg2iPnkmp1PGIvIHCVro",
+	"XMOVcsyGaeEm2a84hIkqbl0cogyubamFmCP6XnIR0D5OesOh1j4Gj39euVkzKtKQGPZe8B+WjODjCK9f",
+	"LqAwk9L3cfwjPvoY1+S7TcU8QpqFqcjKG/lyLfSK3RJJXUniCSMvaV5wsT1NQj0gQSKIUcs8hxIQZX4E",
+	"toZR1dqURtwv4PrdJ3/znf1mR6S8HRsmcr0+2s0CGRVXYio3TIIsENCjbHiD3ul+GSq7hxoD72+k0vde",
+	"BDqEHOwS+k2SgBVm2hV6aGH/v2f5hrahfuqEOwJsJ1tA6x/7aSvT5T1nqwckT/wVPwsk67AMA41nfEEK",
+	"6Sd4dGm2omtFYq6wLCzRiyJa6z3YUG7CJFUbJhLZ684DDx4P3iM1ncVVmzB79IjA4Y3F1yp9hu/r7UEO",
+	"rm6uV/H7U6IcXm5KUHHjt45r8Ch5+9JLQm6WIoTIlJsyarD9Tv5afhModOceolimcUawFUQiKayKnEp7",
+	"45OGaGJiFRugaC43DJiU06B1FKqbYvpPUdBkBhV2bICUzDcrsjQUTXaZQet2LaxDcFO9RgFYFgNS6Wus",
+	"NKyWIueKQbdAQvVxzUlG71gbMWbG+O0ssKQ/wu9w5fIPLKuF+g9OH+1KKr/jIt0Hm1NO/6w/2RxSgeKQ",
+	"v38MdAYjGNNE3M5JQYmaI8cxn5EuNZ2VYUC4SCD8Vx00TgL6eKv28q8p2TM4HN6Y2R4oCLf2vzTB1G59",
+	"4XU1Hc88DYXrfat/3oQup4PBXskhyLIBg+yEDlMjIKHqkW+k3T8bJAwjVEnFvma9IXq+jnUB0NiaXUGG",
+	"AZJmWSQMayn+Hm+uOOTGDMvFf4TfSwHOjhfIhuxM5KStJFyW6No6ZLsCXW0Fona72CAo4eb2t4g6WWEz",
+	"4rhCJs1TxBhjLiDuelu+/u4ChmawWtAJsKHlwgizjMz4HSNSkHe0WOYpXf8ubFopl7KzLtyGGhftSr20",
+	"1EQRTCuoLVqPgPsZFwoJ64jmzKvy8lkrcCmodvwFnCirmQTQVjFpvwp19pi6dbz4lEp1ZU2UX5k/e2cP",
+	"otM6TjtgujJyrRwQ5vh2WazLAh/tLdauCM+DLNau/NG/gMXarHV7/RKPn32aXrO1LJRD9dbKDTg8Q2Hb",
+	"FAx+cPr6nYCsPt+QYDtjRNE5syNAQ4GUJXxOM4I4ra+IOf1e5mQpeF1ePD4Z9IHd1Tnbb7vjcR851DA6",
+	"+njwuyCXwllv5lyEwokucU16fv0Czu+4P5iEkjXpsv5tnyQa8lWyPsbsjQZv2y7s23HDxv3j0fBROXXT",
+	"pv/8fdCofxRi0rVjr8DCgqbjLSiEEq/YyiteTFP0otHsjXf6JqF/Y2Xj3CtmnHrK36eUMiZXBZkvoUIq",
+	"GKIJLUjGqAK9loCumrEy4YV0FWMESv1gBc2DC8IyxUhcSHkD0Ww14+gfMsgDh/A9BSLGWi7/S7UUucuP",
+	"sj8Mg5VkHliClpsdTpiXuWZ7DmiSAgW6C9s4Ho0OdpbqdbFTZ4PBo+HZ2ejk+NHx4OxsuFckFZzRRlSp",
+	"luTbE1/8On2SqILmhenQpOkSim9uZp27cac6wBfHoFby6QOwaUspPtR4HAvD2M25qbrcHWqoHp9dkGpl",
+	"PpqmLD2oJa5qlcHPTw0raV8p43UIKVPe1o4aG6txMNr7x6B3dgO8fBAWOOf0wxWu5vgMRjP/Gu7Kla2W",
+	"jtuGvp46sxfmWumwAEEz/RQN54tj5X9j6r+Ql4wVeuRH+v/AO5pTns1MNcT9cHIP9gDFtvYFLnC5Qtpo",
+	"wYcAVw9xQWa26jUVKfm9LaVMaM5IzhJ5K7hi6Zc/gOt8bUO6BFu5ovs507NoHErpGpne7xt0dNKGRWSm",
+	"7VFN7FwgxInWRbrqAMxgvkG2BNQcCqN6tbhjqAFAYj1yXEJowsaCCkKtYS02ak6sr/zY5uDF5P3bK9J9",
+	"+80zcnT2+PQgMvA5Ho1IsyMfocVYxIcwkzH8TGh6g3dZfD4WPWSlGik07yJfv3qHMU3djE5YBrwPGN3p",
+	"EcmYZjIqMh3t4OBn68WMCRURwbhmj2NBzMWgJcBMHzQ1L12Q0cmRlzRrezNGgApAMvokU1kQCtn9KXaW",
+	"vnpzf6yHdTpkbn49dT9xQeK/k+9i0hWS/EMKdnBBhCTxUrH8fEGVWsk8/X0MFVUv9Ka1xKRvQz5F43ak",
+	"d4/7PDk5OoF3hCSrGS8YUQuasAg7a8gsIgi9yFbE7S0VIyDuUqX4rWBpZZNivZqxnOkddCc85XYcRdQy",
+	"mWkJ/v1vR4PR84j8g+WyBzZHb4CDCK2/ckri2LQot93Jf/z4f4zH/z0mcRyZ/UM4O83lEjufayB5oItI",
+	"/Gv7jiLxr//2N/3hr2LXJVOKhPXHYiwuIasenRyAFxrpuCKqkDlL/Q4u6BsgV8L4ETRRaMqHAZRD1Edj",
+	"cfX2Sh0Af3B55BqDzJAUSITneqZzjTOAkoK8F1yL7WTCEjlnCkSXq69fXZLLd8+ursagW5Lu++t35PiU",
+	"ZFLeLRcRgdoQPWjQE38QvV5MEJsjoiTkysm7Hs20/ADTqJlcgWt/BfstxoLrlYrUtKHBi19I0YNJPXal",
+	"VW+Wa2Wmx4ReJ2wEequdj4Uj2oRO//f/7XJm50z87/839sCpD8O+qpeb0GkvnVP/g18/O/r102dxn1zP",
+	"2FiY72Dv3BGS5ihzrfLVEqljD50ij51mUtyaZpDNXN9b2U/Z/WEqk0OIWzk0HLVpUancb8ePK8IIjPa7",
+	"88PDoCP5c3vsvp1JMqdrou8Qy2/75Gv0uCnLlZ2sFTunYtMpF7dy5m27nW2RlT1vaOwXaOuzSONb3Kji",
+	"7ZdDbNe0IYO4Ovd6wS5Ag6JJpdwzFCBk91wuVfm2qQVuF1lCDurI1OEGqw7CzSuuEpKT/eIrThHAZQWM",
+	"KEkhv5QFNKEQ+AFih1+DyKSxzzfpqF5Jfn0RJCzX90XX/BShah9BURFhrGelunpwgaxoxRUD7+BOHXV3",
+	"65SdBvx6xV5/2UbM3r6uh7V02Wnu5wWZ0cWCiY0JLz+/TkQh+Poo30g/H7SLCNvY/+a67HzjDs3SbETq",
+	"WGdwbvtxBlvl7D7P3GeHn51ZYYBGV09LYvtrvH0jtsTVTv+3DePaWSd2RoEjhthCm4Kd+/FyH282gOhb",
+	"Lc6EiSQpm6ns4bfx9/SVFmCBcZMuNlpz6GQ9rbUKj1+431AwCQWzvPEm8HsEeTw65PDxqsWZYKxWLh//",
+	"THb5fSrVMPdx/lQ+fJgHqHLN/nyq4JvanzXI7OsyahBGgHSNnaYiTmhBeiKX1arxDy8f2KS1AGvx16re",
+	"Mpqatr17Co3fzngyqyFGISGT1jXlqKLXcnFTyOCV8VJ/VDTwDIwHgGk8xZaKoGRp3f2C0Al4hPV8Sivv",
+	"LS6xh1vPtx64AeJGb+Gy0GokeN5oDnmH1W2GobWfHzG0ns21rSUuaQ+/4qbxP9duIe8v3dYEpoZpmpxs",
+	"K1vo3moIuZDNljCjnS1hWjaiqSgk1QVhRB0OtE/3xnoZe4RDixLAb2SWBXm9zLJQmKaWwdIe1h4Q5H54",
+	"0DwErDSyRe64l5CarGUOqNCUthMydhZ+MuM2qz7xggh2z/Jm8YlS5D69Hpz96xV+0sdXF70ft2vOucwK",
+	"vsi2lfzQAGU52CWSmZSKEaWhSDMiF+7u331u5uVNrTpMTW0uiMxTVIZbSQJ662jLDskBcBcFVXE9q31K",
+	"qLqry5fXdAKWWrCdqt+FzT97xvfLLNsY3F8JFnc+KqeSwxmoNt2t0LmnVXz9TS09Z2f3V/1Ni2ngNRM0",
+	"nYURYbgfrwKp1R1XiS4eilZXV4NJrbSR5T7ulDZxvdcbqje8FhYrbflOlApqTeGgWGLj4/9guexNqGKp",
+	"ZpeVRGO5aOhTOw9lU7q959IKDAsoHMRbWWxv2omn63KCAmM/2u9sAUplRj0uYNOJ/NWRVVsKsd19wmeU",
+	"zCQPVnOHSpeed3xhpQGnDyczqViltkWgaVyTzP4+8F3lO862Xmlaj9ZaWW/OHU5Gqh0IThI50ISPYoP6",
+	"98BIHetLXDtPasUBa/2vn+gc/fRcU6nadyFHWLSN7QXJqU2hG7T7/dyje9+Agyt9SBvqsEv60sqZpUv6",
+	"CgpIGG8RuNZjEzcAPqL4oF1L0va+oJ22tPmGvCa7dnheyjFfoDDOA/upl2vChKBcFYQuFozmVCTsy3Rb",
+	"N1pFe/FoU16eha4e0Rz5UkBHFROLwBWJ9cO4VTVLVxN/X+5gTbobOYR9AdyqxgWFbmG1BFdnjFP27RJU",
+	"3N+vMfuXOscNbdv3s+lqytxR3TfgYdPcYI8KQM0RWlli/5n93h+iLKiinbKQm7RgP2in/9O5p9u4mX1T",
+	"tslA8Bbnutojb93Wy77aUyTUB79O2jsUANWyB35Y6rHd4bcJ0/adyDbBN30iWaNQ83ZB0TGMbZO5lzCo",
+	"U/McOS0dSgYocd29uX1mNaP5doUB34DgpVXOCwa1JjzLUHtVRx/Wdt1Ev3AO/mX8yYjFptYoUpztWwn5",
+	"v5oTUjJlRTJz4dJc3GZsLEAiw14DisSjwSCOKqFEwMTNRNC1D98nM7nM++SSxEeDY/0Jif/4/PJr/ZcY",
+	"C5bnMo+81XylcHaGkm7GVaFwhcihyXOazIhiuVanuVCFZuQkZ1aX1yPBtiGyB+snYBakuRb0ciAyyNRy",
+	"t/YZO5Zy4PKWgpI4ZHGIhI2FFITRZHah9+cWsRQpmICmmZTAvVNIzk4KsyA9yFTmt6yAuCaZpUwVREkp",
+	"mAbQWECOsAlPMjA1kRZuDrS+ml3xIjJlTcuIZWX2OhaKJVKkinRxdpozwLeCgQo4obCzg1pE0HC0nyWi",
+	"JLSoJHBHBRZFN7GTXV4zuI328ZZhtv6DvGSgwv0rJEnphW7PkArz3/3cGgiO4GVq7sy2Dgwn5mzMj3ZX",
+	"o/HDteuQ5V2k5sWGiOLJBdstJL5YsPH+ouImZRkrWCuLg6Z2fL3UZ2tt/SGsFrjeQasaKV8kqsKDQTO6",
+	"a7vG2C6kYgPHgFKQDqJBxMnlJGPzQFm1b56Rs+OTR2SBb5CUFZRnIDUUS4h7mcrchHMef/gATPLkwweS",
+	"G7IJCScp26v4jJ73mf6oCdWXNJlxwXo5o6mGC4FLLpCPJmRxM5VLkWJ5XL2HgFqznFPhjfVhkVHDRiyf",
+	"k4lJQ6uNj0EzYCdmqd68XOYJpksLWRCYOty2RC84IFl8w1mW9jJ2zzILe9Ww+NlDMQ2qwMtuTJDLjOZk",
+	"qgdR7fkyDgdTh/izvRo3NBw3Qowr1bS5r/jZ2Vm4th+2IArnoGlZespLH6V5OyI0UyZzmioS/61nXP29",
+	"qzS+ID8sZcEgQU4DLWcLmYMbjlrgVdd5ND1LhpNTNqKP0mM2mD6enNCzZJQO2fH0lD4KmvLUhqqP0Fje",
+	"VH2EUGu38JI0SgvV4NivGn525skGx4N9zO/voOa96QXulZ4DTEHNf8o/sBSEyFgvrBaT+8oibGizRfB6",
+	"qRQtwcJUU2chrc6tZV+cX7+7aQ1hzdkSwmFJznsGLxllz1r8XeVbwxI8HI+QUVWw0pHrFh76zLC32qEU",
+	"wFLmm/nV+VjES6HvKA29ROuXMekeD4YREZIkOQOo0kwdRCTmAlJSbr5XUsBbA//XBc3pnBUst4/Gwj3D",
+	"KvLlN4HUlu7xaOQPB+WycC0wFPz7xniy7O/E/Jyze3nn/8yFWk6nPOFMFDfQlx6eHelnU5lPeJoyEY+F",
+	"/c0dLbx2rH/Ctvc3+olJYIFnJ/rZUqjlQhM1S2+wWSQa3rrHwxNY7YKuM0n1LuQNNHODZzBVQgXOpgc1",
+	"9cns5svaYAYkZzDaUtB7yuEOjkn3BJeM7X1pdgOnCb8P7Fa4Rmgtq8MwJ4OhVgNiU9DrRi3VAvo9GXg5",
+	"pQ8vVKyEh/WN7JtGY7oYC7v+SSaTO7N8ff3a3+fLgvm7IpTAq0TmRD9rBHvIlRgLs7QLDXY9EQ7v8KJs",
+	"Um9aNIIS6glb8LrylmdCt8ype20dveXY/Sl916pCLhRa1Z/CYBEsF7TUsShfBEjylM0XsmAiWd/csfUN",
+	"FzdLhZOdYapJ45WcLZW3H2zp9+b1u2sTcQPPQWWOr8pPe39m65isZjxjXpqvbRuYL03n7SnsJuXTKcNK",
+	"jeY2RN3PSN01Oge2UxK0909Hyd5vrg9Eg3S9l2yJuwqtun8bIkV2V6NO5KhIltiV1XHaJh1CDE+IAMEL",
+	"VCM8FENrFFcpw4dLCp5o4AGeIyzBEaVrtm2p0WzBI0MIW62RX7m0kpjK3xwhAQx8ovDeCQUo+sBraky+",
+	"tBVULqdNGbBPnpsUMZu7tpCwYUP6HuvnylbM/QzyN6yyrRCeM6qkQAquf1+LVbbpUg8TyyNnZilb8WKg",
+	"HMhZy8xYcZA8SBfDrKjN5wQTGNDrguYKWKBNvKiu8qWtb2BscCeDwaDWpTSUAW9It2k19GrbQ+ucCA2T",
+	"MiczRlPoY2Q+9prUUXCz+GLr7vY1iBthte70bDAkf3r3+hUxr1XzuAjAbZkVpBv/j9gBOv4fgzgi8aH/",
+	"yzA+ONdfjsWcK6XFPjMELzTVwOpjK4XFpBsf6p3EB2iMXIqUJRnNWYqyoX55Ke6EXIkboIBYXybjzrgT",
+	"u8wkgATUaFnNZMb65FUJJQc7B6paJt6hMfXvp0xbWPon62REg7pbxMKSgAKBwWH6kVMjLDe4wIUrIa+p",
+	"3EQpjsU3JZaYA+g69nCg5UvvDMxJRYj/3jVubzTBWAoOPn3ZJVSxc1NcD/0OM1lIsFtEY1F233IlDCJC",
+	"CUZxHFyA2OSfJ+lqbdWduqFd5DjwerpcZHA16lfpnKWkWPEEirQB2wPgRnUVuIC2zRXR+AK3d0+zJRsL",
+	"U23UDoW9KSKXLozBVP6yV7kUt1ag1Gs2ROuWrh9FJnHaaGaOLspSW8bWk6MZ/gOyWJigKtLCDMKxBvMA",
+	"V6/g/TJZP/JSTUm30lEZqxXhokB3d5/OqVjrs5c5dpZQpYPCmSzA/k7zfH3uYgagYUjkHy+uRi6LGzm9",
+	"gYqlMelSl3GwLBRPUUya6OsPX/cS5Em3bMdGiwQLp5iwESNFzSmCyEk07EMBk7x6/6LkvT52GWSBYWdc",
+	"3EK2s6utKKTBckBN2wzEVJs1a4FKoAgtijoPzTRVQjTxUpMAdeXLqZHO4XTgG/PuDUQx6QNCd84NIpT+",
+	"QePXDZIrbEW/SXI21XLMeb0oPwwTjYWNICMF1DvQCIIjRi64DN43Qt6BYwQlI+x6coFeOVw6Gs5w7ZTv",
+	"Ge7aEHvHAu+lg3PSVCQpmdNMHxjTqgf+CjRhUNlyB5i0oouaI9WQh8xuw4yqBxyVt4Gv19Y4CIJJizmY",
+	"EaU1OLZAL63/mccCUH3ApehtCJuPruWGA81QXAnyiSxmVQne3Qxa+vR4m74LLPPqRJ2SgRg5tJSbHSmb",
+	"v0EKwj/n2GvTJ69O1CnJx5fz0X5v1gCeZxT8K8jYiToVXDSmfYOK5XAhLaMBfMzPqYG2Kvf6+wmIvVOe",
+	"sa3FelyjhJ9t74vRP7v3BfQ6g3eND3jG7zA8/d+wzcWoNxxcDx+dH5/8G7e52KO0b7jJxeiLNLl4Kifk",
+	"2YyJvXuj7dsmoU3138/fJGFjXsgX7ZIwYcWKVcO2MWuTq7KDxxfvjrBBXfGIfVf00SY+jQYelqs2OSH4",
+	"MnoLvP1XQiUe7wrQcYO0mdGbx3ULrqQR7Iw9Aj/W9iw6N4W+0MrWBjW/tWKsEam8R1BICWgfBHZ9Ww54",
+	"ZzwIvrZfSIj55oFRIUYw+GkCQx4QDILr2xEPsoki9gwJsbAIR4W4C7Z1YEiFOQWap+3Hm8hVQRRdm7pO",
+	"3ospT0kX8TAaCzCSovEeTfGrBou25OfXm9Gjo6XOzFH/yIysrCPD/9oLwVvNpPFG1CpJcmHr41W61YAP",
+	"6vgAItbQJoC2F5LIZWY6WsOyJozgtQGbouhM4YoonjFRkMmapEzxW4EqQy0hRS8oyKYCgS1u9WG2uPHu",
+	"MlwhvZmst83TYIK1qj87o2S2MN3AbspJwtvZNIvpHbRjJ1w1nFk+Ne4G2nxZtN2JRbq9jqV+nSvrUvD5",
+	"tn9yUYksbnUh4nYdw97IjIcKNmvG5HUMW8BrTRYFT0PMAQyCytmjFpq2uEjlKvICUft7xTZaZ9KmsAnz",
+	"1MVfTkyT/nLtXhHYPzy/7kSdPz6//LpSC3ZD7EJ5rVhReM/GbAjmV/rjwA0DD0GOhhwhLkj8oVdCv4c7",
+	"qMn+UAsFOrFosN6YeNJA32xn59PYaA+BC2K+qIx6ul/reSNaIhY0llIeWAsUfBXUMd7WUfAcIsDTmHT/",
+	"8Pw6IvoAD6AmJwRrx6T75vW764h8/fzF8+vnB/2K+QVqx8B7VdODbfFVP/tyhZtC3d5UI9xQwq3FAdjQ",
+	"nciW7WBmKyjbrcAMlzBmouj/KYFvpFtddM2XVfG2Yp0yW1n9ZgMH+Bbqm/ovYhxHRGZyReZUrK3XwEta",
+	"NZY4EHLzpXBh1hAbTgsCQ2ysYDHcUFKtuoLQITKIBIPL2pl7rE9jBXWkwNxqwvJyNFJDD0UyWRZkwqAC",
+	"HSmkhJ2Nhb81CCZ3W1uxnOm9CQgoM5birmI0T2YRZKPE+I/LLHMussoF1TVBFjHgPc0yq6J8RQp5i/eO",
+	"iRE1cfjdWP/BExYf9Mk7kFL0EqdLRTOQbeZgqCoYyCYm34Ci2diCwZwR7rpq18TpoTMHzFIlLve0QV5f",
+	"KKQSszY0yhJkHHJKTgcltsH1w4WRvxzpkbesyMFoPxz5rPEToy9NM0MMwpyxnP3sIis7wTrL7a91A0tM",
+	"r9h04Z4OdmvHVhD5nFfrdcltVzOpLAI7S/1ycWFKMYdYVYVXewzKZK4oQm+pPoaoOrhmXzN6z0qcy9i0",
+	"qLuU8SL6IiGsnx6fmmtiuKHTYCTAO5O6Ukiyolzzv6mESuMFpLhflG0cwNEF6wPq6l3qAeOa2LczZ+uB",
+	"sbIYgVezlJz9VBGzNcZkrgaHEl8gTnavaNhaANU/IyDW0XwpQPpot1Vm3NQ1v5IykZjOx4Ysp8a/+JnV",
+	"GuR/+6oyOZtTLoLKo5sFs8moIBNG5jRlJIdmnEKuqrMNH+2eTbFiu0OlZIzTZZYhZ9tV02H08/Cr1NCz",
+	"RCYLYg8AW7FqF0LZvtnWv9tAJR4yfu7XebqO4s077SmelOE5Rh0y15SnFYEvDS+ZLze50brs7DXlK5Bc",
+	"VFHBmidRrUnQJjtY/4PRZGbiaqBu/5RnWUibouI2X28bNYY34nL0/TJ+Z3RGtw6vX3jw6Bm/Y1tH1y9s",
+	"Gn1nTjZki20dXd5vHH33HU631jCMFU0fDJeVXG0deyVXDxy7wVigmbLJq4PDxtlxf5HBr22Ivak6ZDjV",
+	"z1ZlNb1KbLt5AhckRMtRcRtMl/uMhYKuAwuAK+inS3kUcmWCG3DnOZvLe/rwCtJfqGCKB6m8UTvFwGxL",
+	"uqX1tNYXuBufNvuX8DnapRw4N6HNfv6mGkrvKAruLAsQ+9zaCVVBl8DuvP4Ivq2vPaU28KdpBfQcXS17",
+	"++e+b8zEdLpAQkO7xtG19D1e2LlmbsTJz+AM3Fp1xV9lZIJZ8bOvFInR3x+bwFlT94Dvk1n+jmY0dN3i",
+	"7yTfwLt+sh6SoAlu6p/5fqEJFyJRdzTR9MOu5IKJHmSHVLsED+B/O/pp7q7bP+di03pfQAHoNuutRi20",
+	"WlnAWsNyLveQavHM3+BXAQ8IPMAQvDmaVnI2hfSC6vmuGQ3UBnZg8Y/U6/7p1rsZTd+4DW1cmUK8DS7Q",
+	"8J2ZXOqJU6rnXDF2p1ckBTSuh6V/19hMAC3fhe3U1xA7jDZwJ3nzORbiQTWgnb8DfwpNDJbnlywUrIHP",
+	"TBgwS2YyIoUsaIaFYBZekESzh726mct8W11elwxwy5zLt2tMp+AaRfIqC6RpWjlo56MV7ENhQ1ObsUnw",
+	"u2upwD4UsAhD03xqCrhka/23XiPDxPl6/Cdb/+kfV9/LDy++f6+u5nf89fd/WU//0kYcgeUFg+JCAapu",
+	"hRG5Y2xhzUAy5xr+GR7P3qsP24qMkRjdEb/74QkWrBwvB4PRqd7GEzAf478Rvk82gmHfmNcFy28Wwfb7",
+	"bzSOKP4PhgbcrmbTdxwDRbZjyIlv+hvschz9sKHhM5IBRN6CZyhh/L4egYqQCpr4gGT24Jsw3TV+FXLp",
+	"YQEkC4T+/mXuzAybxfE7LMOk32Kpf9nRLIOHCp1a9pVaFTXjYtgvceqHssaawwQHvKjkKFXq9ogpyOhh",
+	"gZtFOMPhcpBn1adKYG42PVgwthOekMm6PLn9YtY8bt0c/i+7+fS+wWzVHe0An9sX+TOgCAakI4ZAsSv0",
+	"iIE3KwDr7+UkVBRUozskKi2YIPqd1t60P8lJyImWQQ2w221z2VdaT/UCPwhWEWUyWKDeTWZcuZ8jAHJD",
+	"uKmbysaXhkJLP6EkVz0FEnccOUbgIB7hIW/GtGvHKzfG5tbY37Zo2Tb4VRu5gmla7jO37TAaDAZEsBVT",
+	"hVtDF3+dMypU2VgXfmzWDbTX0NA2vd1q9tuEooHl2pf/aavdhOGBtXq4XvoyPjmIel7F7xIOBgJm4/vC",
+	"YbgXHD4jEWwtzaZ8nusL/21mbF7SDXHlmt6GAr5NtfMmWYUTRbQUUdBbsITIZUHiX8WmLSwkCbeVndrW",
+	"1C3obQRRN9A7eVNLWNKN//N//q/Dgt6qw4ROf/3s6NeXZ5gtHkOL2LhVizT43q15LzeqCZ7bJK6Auncl",
+	"pnIDQEEbdOmGEHjhBXvUjCptUqpwxBVVxLy+wf03bNlX5qdLq9rZR6fcnnm11kvHy+bVj0MbP22/8X9e",
+	"Qx0X4dZSgoTXm8Ij/O7IScOtHwpdqeGzLQVTyR/yjiaE5O+hm9Mmdx8+Ld0OleJDIbdH2TpwRx1j70U0",
+	"0JouWaaWx56XUqXj1baJw0312rvp6hykMm9UA0AQ3l6d7w0xLdDI2ivU9DPOqB0+MKP2c6dhQnH2T0vE",
+	"HH6RRMxLvTDykuYF//LJmBYKP3U6Zqs2MXtlQoYo56+VCvTVdcdYKz4+NzXYTLk1ErtUu/jcL+lt/bqu",
+	"praNVHLvX5B4kfN7WrDql1Jk64qch0Xqo0pSn/myJuPZN5tCiWLJMufF+p2+FkzKEaM5yy+XxSxoEldS",
+	"0IzQJGFKmYvVcH1bmcVW8xG2ZYRp70660LVEsxOiWIKFF8bCxTFewj75P4CHnZOnsA4yXg4GRwlMBH+y",
+	"uE/gklKVfIAyQlOZOm5oJR+LLkRLvnn97hp+xwiVC2c910McmOLlZaw2VgbBOjP6QuTVCjdjEX/oWRzr",
+	"mTKF7ENhStJ1zcLK5ISDc0IJQhYr1zBbhfW13jYkkcG49kCIGR3qdmPtHiFxMYp0Xy+YuHxzRY76g/5R",
+	"RN7Zj96WH5HXgL+mjDjOqYkE1lDigibozsePEFSM8ib0NUpAnGJziNLu0AX/vZIJp5lgRd8iluVJnXfw",
+	"iLxixUrmd1BVq2B0bihqE9NwyKAwItzHM6gzBUGeejBb7h6nEThNnzwHgtMSAaEJlMknEzaj2dR+4CX2",
+	"yRW2xBoLcwiAUOdlm+gpY2mEimPkNTuwOapR9eKOqnJENBbQpLKAJv1OE498E4KzpFoz2YVtoATPTEFq",
+	"swDwnUdj4Vo52yKKOVkK87fNTsaRhSfAjMVY/OpX5JleInaUGIseucwyc51l/N4GbcfW1B9fEEqAjnKI",
+	"IYPwGfMQ6qeQIqc809q1yqiaudqTY0FIfDQYkpfynqXkDcvnVIua2To24dUvZGJIWmtddj4suQ091S5c",
+	"jRlTjIgrcscWheYOxIYYeyUQuRR9YkIlscojKSN/JzLVZE1zhtXKuvEzKQqtBmp9+pzQBdZb4VIcQtGn",
+	"gwvMhoFvYDf+KyZq9rfwap9cA1qlnGJgh4a9VjfjZEZzxYoY5kULAyxLK7k9rnmc4gW/Z9madONLb3y9",
+	"xgtiPn8C6in4MPTvBxcY6KMf+R0i4C09uuv5cDw8IRtKm/b12SOpVNgkBpG7EaDzA+lCAe/hcIDpJxjJ",
+	"ncwYVNU08dZQPQTq+2jBSC9Dv6nH7sbPr+ltHBEHckxAM+H0XsSk+f6CxFfT3ispWA9skzE0kFeEYkuK",
+	"A9yjFpqhTFmfXCJuQhlG5cdAmhDWjN8xu5w+vmvYrKZJNAFQoYct4WDzdFYCQHVpULEsc8QVYRygn7Fp",
+	"QeSy0ESCpYFMsbBzQoUxa2Pceze2zosnMWBxXNDJk/jAO7LBgAQq8EphBAm3wMhkN2MlMaix1yfvJCqu",
+	"VI/tO6biH2KsBAcJTbxg2PqTdOMfnvx6NPj1aBBH5L3gEDXvv2DbuRy4JVTBhPZVV1OqGxvvIJT3Q+4H",
+	"f2puFx8AKC2JWmzp+slVGRfMSUOmjiEWIHe5TAdATSZSnRSSHI3In/nTvl7YC5rfYttrpHWbp4Us5/ho",
+	"6Gb/I479DY59LSV+G4PMoWF2uMgoF6ZIFADUVa+XyVLz34PIrTSRQqDsUtbSO/cyrr5SeG9ldM1y0v2D",
+	"/ErpG+tQ34GAz0xMZZ4Y4QKpwVaJhdtIVVM9bIKFhITeqMYGYVmarvTIMBi+JFLMhTKB5FhA25SuxSqL",
+	"IHEICfcr4EK+FMpkuCGbwx3MKeCBlvcWBVku9DE81qdAJmwtDVBwG11eoDhFJsvplOUKseAViFL6jGIl",
+	"6B270Twx7pOrFH81Oo4iE6avtdF/PzmC7yAN2ZaZAwuX6SAA2tgYfFbjzjn5sd/vf/wI9xeISbXHf+/3",
+	"+99FZAzOLe99jy/aY2apyeDnyiZvLTBBUHMeW6wSCZwrEmtlM74oST+RWYa4oUGm3/j7d7ElX3wb2Rn8",
+	"IOe8KKAQY49c8zlTBZ0vECSaCx8dHZ1pafP99TMbRyaWc5bzhMjpVN8IePEn+hAWOUu4Fj3PgddsbMEY",
+	"26Km8X+4hdmKg+a4ECSQcCJseUhoyW8UfD3rZMmzoqycapL/IEpUTPntMmcpCjcJmVAFRgEg2nJsW33V",
+	"YKmegLx/e4UX0NHZ49ODc3L57tnVFXAykz9b1lxz9d7AWgEkS4sZUewWRN/Nhl9jJLZ2Xpi4ICFz8IG5",
+	"DdDd72RJXC+ME0NZ0rKxlpMbodCEqQxL5ktVuF6h1s0ArFUwYgtLuP1oRAOQB3k43gyWe8ff6mc37/Sz",
+	"GIQNO8o5EbI3yRm9iwibR1qPxuJfPMG4EAAi9oSOSk6sryF4jSim/y5kjsoUoLNoLFaRrt5YLjP4HJV/",
+	"/7EtlQmR+Sue6iOCSe2gUMMrVygfrGSeml/wh8ka4iJTYEP5HaIeTzkxs6oLeyH2+K2QOZ1kwAghB8Cb",
+	"Xo/1Rypul5l79P63w+HJNxH893Sg/3s0PD2GGd7/9ptvLgcX5J7mnFpiVkxTttQiy/vfjh4PBmSixWGw",
+	"kWAZyklGxZ1/v49GJFAtXyMyygOuNidgINa4xVhMy080hkCTd4sUwMxnEK7ZOAzCQRYzTUapsoVF0R8S",
+	"uumR88y4QnjSpMAi0LmW42FNRlbXWgxd8P6azjMofQjjg3Qdeg2l6givJHGnuarmFIi8pZy+JvELLu7O",
+	"jYbv6Qb+fKjzX5CcZU/GNs24p7XFcUfzXpT9oXp6ggYrkjOt2thpeWGJ/DCViYqtdnRZuUjH4rlZnrl3",
+	"Yy3QlsqKhVkExU4h6q69uQLcOYpwMRa+mmMFF62ms1QfMppTZtS3PDRMCaRbDwBEE8ZYXLuPqPBtGWi4",
+	"wK5GAbuFtVboyx9yiOz4+gdrNxkLm9ozFrZBK9p9cNWqnb0HE0TdFapmciUg0R9FhUrninMtJA9Jo8sF",
+	"injffvttzztD5k4gZzSbPxl36IKPO3jNv8eilMCXXfFRYwGAOaq9Ky5scVTztNrBQuMi1MPHu7Z8wfay",
+	"uHDFXoOtGMygzZ4OF5jM5DhEux1GqL0+GVeL+dutX1oEMivSdzqcqcyNKazEFFjZEQm14Ni9qHIV9a/1",
+	"GuGPJ2N0H+HagApf2w6wqGSOK2dtmlz85//5f/k5/ZDaCz8irmOfCP3vTMq75QKYeNmXE9uC6OdjUfJj",
+	"aGhyCB0d9Jdypa+hGV/gaJoWa7VugfUKWUqkCRWY6d2lgsQ8jcfCFjIe9vtaiu0NNZBBqXDlnqHLIhqh",
+	"47KeMdg8ypLGUaOq7VhUShVrIVxvliwX55rB7VIqBZ27rGH7qxX/jgfH9jCegxnEssJQey5gpYI023wZ",
+	"CRqL+INwZGoYxLZQtxHhxkJt6G2DfX0iq9XbpGGoqrwx3R3Ek0hzqrEIVD5XWhciMdp3YtAP9NlCnV1T",
+	"NAhJAvkDnLkHzJOxCDWTMcIoiS/1L7HVXrvG7meNKasZy1HY/sPzaxQ1cQTNQ8HezESBGeRuhVB/Ha4r",
+	"qJXGFa71vFaofbIGfHF1+V3d9rEA0bRNYf1zUhbWh0LKfjeICbqULvDOwOzueCxATtcnAbdtoJtCN7bN",
+	"D7Cc87nRA6LSvxER46Tox0Bo5qjHwqoa+nZMCpAvwK5i0lAMEpfV51dQ1JoWoBekbFHMIlC6fCLAsu5j",
+	"4RVctzBxEpLGqpTf6p1246PHMdh6SXz0uD/QsGGZYpvEOUs5ZaFASz2giqK5xJmCYtId9vsng8iKrWQ0",
+	"QJeoNSxdoHVpihky+lhQEgS4Hw8G0Vgg1SYZnS9Yiq4OuO3pD0vmCmr3yQtoz7pUjNyxtdYW8YkiEnta",
+	"QGAoCtfnNj4Ke9RoLJlqkcGaw8diq+3b2Z0jLwRNpGD2vrC9VMuhrW0d+qriovT2MH3FFNhDKQlY7iKX",
+	"6TKBlqoX0GoHeSXSIOoxU56BtsHBHFY5fgeON3qBIG9hgrDJxfKuCRwFzCdKaiwHjzgIlDZERHMDU/+e",
+	"ifQcFbR4zgrat2HJsRHYbegJht1TP3gfP/CCl+NoLLwfl7kxE9CqgGwfViVi/eu443gQ8AFNE7ywuPnW",
+	"XZ1qjAmMtnqBafpAs8x3+n+lrEQHvWKBkNG8anh4sZJgtwexRRRjYfPfrUMuIsNRuOqOl6Me+V66aEOZ",
+	"nrGo5pVflC+5Ti0Nk5hnM1wAqXC4OtI0Z0oZt1FV0EjLC86J9y4fvvfGVB8bQ17NuHPxw5PhaHCxeqIV",
+	"RyfSXPzw5BR/hPN0n+vv8AAxUx6Pb9y5yJ/gz65WgTnYwvxuuwQvRcEzqMxgFIoI7kC3PPh/mNP/9a0d",
+	"1XT6qT4DV0X3veAfCFtIaNsMkx30yWtrawYYnmuCGp2Ral0zlMArdV3CDlQQarBAgNZ+wqXtyDtTAgvS",
+	"WcDqR1NTVieRCutg5JjozzDrf86zjJs1R6D5gowATAQd0a7UmDHvmwB0DCRiH4paWHpGC5ZVK491Rxp9",
+	"NM2b7E0gSUMTpvCAs/kmdEETYCPVwlwH57AjaKHhHGYBiJpJoyZoz8nQ9mlrlClCccuvGub5/lKuD4Jm",
+	"JcnoUZ69fvvO3lHQKhwb62pt16K+lmzAkUO6qgBJSQrTa9yJvyoiK0bv9BNoBH4BnbRtW2/jlYwP5yz+",
+	"SvmOH1tGA4jUeVP0ER1oPAB3GpnQ5A4qIVadQ2NRSHLLCnAOkVeyIC9lCrEbsYsvRTEJ/GYeBPTuPJ+R",
+	"sVGXHiMo3AasyVaP9YTq0WCgL2I9Z9errAaXgvORrWR+d9AnT3O5UtAZg99ygUwKe02kbJHJNcjIFJPc",
+	"9Oz6NKx7JNJap4T7Dfi+pnPrOtV/W9+ao+PfNIj+N/DcI8uoJi7jsbh+HZoVLDK6ZqAfEvTAO/9xGfYy",
+	"FpfYJpkr4tXC9SNeTA6WiYaJ9OOyifLGqJexcGKhGaAMmzE+l8o4ZZ0+FyODzgo4BOjgdasFHOvsR6++",
+	"wd2Gc99l6kf+5WdeM041dD/6MXvkUqxBC8OD9dINkKOwsiuj6b0GOKakViVQDWs0kUEl1QK+0cbQa3eo",
+	"j8JAHMoDVTo02mTKbny4VCxXhzZo7RDeA/9c7YH+LjaXMRVjgRxc4ujGNlHGA6JTRoM5ZQlPmSnpDLxw",
+	"pv+NA1lTH03R3Q43AZgjfvMb2NxvfkO6l7Ze8dMDa282FKUFDKixs6Jr1SdP9Z8m6IGlWo7zak7Prdce",
+	"CkNg0J6jyiKnQtkqBDi2SblHNwx6dfVOzfCuWX+fXEvyNCKXXynjEJzyjEU2swAqGiAaYUaTf9JW+ZKC",
+	"oQ3rmHhdSl0lUL1CiG+Q6TqqMENWahBl2AjiqLAu6/j3l7EJnyRsOtUKUhdtx6YDix4aD/ncOMDFnSYG",
+	"IUHPQpxmqTn6SywC4Ev2fgMno/c3hgYwXUbkqSta3wBNc2MaL87JTM5t1E3KVaKpFkzG5VBdZwjXoLjQ",
+	"F+BSKw7wFPTpwUGVuG0L2GKGntTuU/BJ4WrQiQHKoqnUga8d1GJ7SFfoK1uv3QS2XRBG84z77uYZNLx0",
+	"zhE8ogtySVTBs0xzAYU7sYiD9zpWVujbQs3npMiXWqBTErnCJSCjKQwBGhIJ9U8FkRyJp+JvqLVg7WMI",
+	"kIt2VgVF6DtHiSlmFUEt07LVKnj+9MVbyB40kPLRwic+sByogmKTbClYVA1LGRyRWlvXCxz8NpfLRXVc",
+	"q0aSW0mkKD3uZjcAZmgThnzTIrBhKy+XBUOuglzzKbRk0nvQH6VISFBw/XwTtmaM3jNN8R5u6lkdeuId",
+	"6F0MBs9wrU8JlIIFiqwiVCHJZb+BGxW+Ui7JkT31UVsfv34Hs2/VnUn94EVfC0JwrWBpF4W2MKKZlwmd",
+	"MX7/gmWZIk8NvN65G0VDzfkL4HJOjTPZul1Nh8EDMgd7RlNRxBmcOTzQrtj5ikERdpVlBdzePK8x2Mhj",
+	"IUhgpWUBtLsalwVYAHOB0JTjwXGVoYKI6vHSC/K9nIAPFuIUIPIAraqJnC+o4Cbgz0nxFyUh+nJDjdvx",
+	"OTrO8FpCqB8Pji/qGKExM2UZv2c54nUhoYudgdHc6hqbKNBeIXMT9aKIYCtHP3rAboj0DvrkBZ8W1hLs",
+	"tVCeoDsKIIjIBCI4VWBpocrgjOvmAsdLtKzb/81vyCWp1bHxRgah4ALybCDAsTRha44DMhqp3u3A5wz/",
+	"e1stIYTOdVN/1XO7o/M5M2ll5eMKhQFXwacWAnoD+kVk5vawwQf7kqpCplJ8hWf8NFsydbfWtCHPcWCE",
+	"Afd0AIeEBNm8Ceq14VtAfqAMWoEZTJcosQGcMFQ34wkzSeomvvZNLhc5ZwXN1ztiaguWz5VXujQQmosh",
+	"7wrjbIf9QX+g3zcu1855B0KKMYVrBvHgh/r/blmwJmaxNKK2qWDvPUc3DM5UlrCAZaCm//7tC1XWbTUe",
+	"3LGwrgTjpjFeWzR02hrQNvzZuR2AIrSe8O6Pl73RyWlUWjAwuGAsAvUaI2PKW84NC9enAzb5sViwnDCR",
+	"gj0NVQz7L9dI9ZYJzTKtoxnGmk9Yqq+b+goNLoyFiSuySaiagZugbeXchsDfTBSgkVCzDJHDGViu0s65",
+	"PpUrkbIPfpdZtTH1q3zl8Gqq9WpQqyEHzJq/4MBHg4GNA2cCjr0eMwux4Ta9YFOLH4gP2By+3Yk6laO+",
+	"2RorLhMFqQ94BLhHdM10zk1DBwcaqKZchU0x80pfV3qI39ji07Zojsmjc/+0GVOdr2F3E2Z9HZ2PkbeG",
+	"N6/fBRaBAiRkyzeWYTNvQ2uxZXrsYty/3Wre2Nhx4IHVtWyCx5Z1HP7I048PBMwfWOGW8R3mp9hE+xs2",
+	"t2YPiEZW0IRqmWU3LlE0L+zfNgqlE3UKNl/IHPkdNmhXM77Qm9L00PkOMplvNB5BxD0MK8WNQijN1pMc",
+	"kn60TojJMEZ+uHFWIfhEsFUHi2ve4J+3UkJJZMqhc7OUuf8xBkDjbPpiusciJSLFQrNKZlBmCoOvoTwK",
+	"pB/NsYTJPU+Z1HPwqX7LFwg82MA15lUCBLjAxYeNNLM11OkQ5pnXR14fQDmQ6fQJjZe9ybUWaNp5dr7z",
+	"6g2679qXz3O+E45fbs9HspXlTbYm7OhGa6I3c/rhBhsSd85HkF6vF1n7+fix2+umr6yX7cY41/Tv3q9z",
+	"+gFr/wCcGmOcwBjgeKqPXZawdl9N1oXe9OnJydHpxy15MB13s96oGR2dnHbOO2fTUXLMHk+G9FF6ND1l",
+	"g+RkMqJn6WP2aDpMjibH9DQ9YaPpYHKWPKaP0lN2Mj1OjiYjOkwH7GzqjbmNZQZiqQL0jWfnql5j9Wrb",
+	"aqfeKsds01YXqzWfOR1oJmQGOq2OY7gjenG8oSxfC4z1XUBO+WgSmeiu+iTA+V25H0hvaqbRw/1c/qpv",
+	"JGOK1cM/NwUQQtOY1w7hnY9R54Wmqh3vwjt+xeldH5Qv+l/1yq5NrT6273+MOg2n0a5Bmh/URnnrVzJv",
+	"O1L5UWM0xYr9RtIf4CjOxt1igPJdwIyjwfGmj5xcdPhKFtbboGc8Rhlp+zdPaWrmwk+Guz95L6gJKzTz",
+	"jM52f3Qt5Usq1rZ4vP7upM36ruBmpRnE/eBXR7u/eocxmO8Fvacck639TFJgJ34O6d+/07S8RY6KOgW9",
+	"VdhOButPBdyEJd+pBzC6flgfo85how5AUHHB4AiTzuEZyDx7PoZuaPGEcBGRuVQFVHwTBYGrH0MGclWM",
+	"RTdeLlJT9iAGjoIiAagXGBvm/XrQh0Ab1xo/RruTAluFV+LAxgRg3QAsCBxb7ba59GAlA3I8GKBHsox7",
+	"HAsvHkXmJi4kpF1osadiQNxbzXjD8jdaOtEXw45XsRpjmze/hO7y9x8hX/8k6mRUOYsJZEPLVOPeOzDd",
+	"LRem4AqD/tlECvKOFss8pevf1Wow3Jjx/PIrlTYKw/OjSjkR/f6ZJiORmj7CptSCWGZZWbfA9H3Wb4/c",
+	"Neo1Xd4mEpieyWUSPhTO/Lj9I4tMhye/Mn/2zqAak4fDAMCfbL3fRR2fKKCAQkmBO8DcbquAWLYkX1nE",
+	"1BQarZQVxe2WpTzx32URSy1R1ZbbXo7xyQ9a8AZEGegja2ogVXjCLwLNLwLNLwLNlxdoNGFWKc8TaRp1",
+	"eR4m26DaGqjbU9C8aHhuN/ZkZq5qgObEEChVFUbGooucW0U2jT2Qw37R7J2LX0GWya2QuQ1N1deZGguT",
+	"KkcxIgyDQQ237RPoF2k96BA2DEZPG3cFdtUPJrS6dImMRWXLtg0X5Tkmiy5dYq7zaioMIsewTBeSYrJi",
+	"IdBnLLhQhZah5JSMBkO0/NoK1SWcbPFfQkls3SsVFw+EcjwzifNc2EDb48EwIsejM9LFVoUmrjIix4Mj",
+	"EgcSLyJyPDzR/3ek3xmMRVyJbNaDjUgcyDPrCtlcd+Q58UtHTaqFQnN+pk+W72wO98WGhCofJIcYtchd",
+	"kCLEvEG9gpPBWPivRujWjzBnTs9ZSEnABRfbiHQASM2BRboNLKkMDL345s2O2Af9sbgEH1kFZcoAr2Hp",
+	"QLh8c2WTX8voq5B0jIKdf0Hvb4W3cVjJ+s9sbYRZYHlPQercR47dR06tiW4gon3XWiZ5xVaVXW+wrlTI",
+	"xRJblfI7fp2mIl+yj5/LE/FTC/Oj82FDmB8OQtL8XsXNnBBt62vBuE6MrpX42ipK2xFKYdoAfE/Zfzj4",
+	"mQn/gy3Cf/1Y2gr/D5LPd5kbA3dYza1P7b3l3dZ4dcG9BaWnakJ9IJRzl7wY+uQXkf9fXOQfoSz+C6f8",
+	"hVP+63PKBle0BQZDbPFnwRCtpLilMKoVLF0oTFUajcYi/nFCFbtZ5tlH672raI/go48xJdMFS1KtyhQt",
+	"P3ZHZyTaqvTlH2XLBjHVKU7alMH+5e74ud0dP5npp40x5huZTyAcD79oYSx6JsU041ip9XjYYoo3dJ1J",
+	"ml5LCYXA8LuTNvtxBfZe6ksIG+dEnePRqM3Hi1wmmvwmGXsOVW3/Tc1hYJKqWaT2N4jZyICARawsQb6N",
+	"xbVw/jkmCuaOyq2z2RPo50qPRTcuJZ1Wvr/LjfOYuHY90VjoFRnzxPHguJpfohWHQA5R0NsHK4ge7vN7",
+	"aaG5v22jjS/vX8lB+IsnMOwJdJDBooF3jPx/7F3rcttGln6VHs6PSLUUBcqW5VA1NevYccapyFd5U1OL",
+	"lNAEDklYYDeDBkVzXXqrfYN9sa0+pxtokCAJ6i4H82NiUgDY6Ms537l9B5POCJoM9Uv/basZeXLafV5h",
+	"JDz/Hm2E5ysCjQTHSnHGFsx/9d58kfHJlxfzt7E3O5l7s5Puh6/vXsmvJ6/k7OSlmtF/35gGfKMf3b5o",
+	"20G5fLT/zIlMDxb7/V1lOE5gtL7xYKRQnQio28WhCX42wc+HFfysObbXciq+62hpGW39UNizdxg5RTqA",
+	"ouaRl8JbWKRYCxHeYKTP89iOm6cVRxQJe4rRPGSzLMc80wr8yN3Iy+7V44e1QnS+WI7RralbQ0qPbCYL",
+	"7npTwJ7Xf7cN1bYvZnyO1aV0kxsSxkCujVxqSL0Yx3NdRJah3bhffHGFwJ5RP9eO77VroeYbiAL+G9Tf",
+	"2AkAMgEdmZJEIvDXgrPT2ibYZ99+hbPOKT2sE9C7opu67os13ug13uht8dYmP609YzOuHrsr1rxKLS/s",
+	"wg4rXA7732yJShxdBh120fWFoWhw2g0YKn09gDlkWBtLfY4GMZT8Erfjoy1G2/Uaf23jr71Zf+22+LZx",
+	"8D5CB6+lBLKo6K5cuwjoe99WAPoTnp6rnJOKNFN9xy519OdR7taji9q+yDt/2HTH6ow/U8vOsxVcDR12",
+	"ir8npC8s/4VpauMQjeX4tfSQnaBcBeJVOpJ9sexJZldxJN+BRVMFvMc8PS+HidGyuzPM3SSeNekU33s6",
+	"RZsJOUNB1ySSNeCyAZdlcNngPBfnnWDPnTLMMN7WW0F8AyCZUxm1x/55IzmGgO0Ygoddw+uFdR/InVbq",
+	"+1ny5xruLrYI5nzi/Zc5o/QCpacCOKbefZYFLrBsYklie1zh7R329jqZAW02IQ75vIddEbEn9l9DZY4E",
+	"oHl432nn4Ib4i0YUhx6R+/d5ZML+Dh70VqUAvAbYHnrpm055/zuN+5+mc8sbJmDG/j6UCRdDlkICXAHL",
+	"ZMTntHIGQIR5Z3vLEIc93nPyOAR2SCetEExcxDBTSMFxuRbweUuA7+mBIXYhiKF6+/tD2YngYj+SIfXZ",
+	"3TfjbBl6Gn3acx4ZWt1q7LQRKV3+YehkDATLKWWK9yfKGP2OyCfT84hzB6cDiWb0Dylt23nENdPTU2Bk",
+	"TM6CRhO+iQCND9W+ufKy6OVtaG82A1XDhvT0QF+tHjiCJpo53GFcnBHBnnUT5vxBuCyXDl3PvOgI7iZv",
+	"8L7CkjDsz/bPFfvXK+3fbtX+fXK0Zvt6P1Zt367dvrSDqjdovs30KZ2QR9TUY9NntfBrz6p/7Xm7NZ4m",
+	"WYzH3DxATopjgB2J8YUsh56eGj39Ejl/jvSkmYu6DtEezltx2RO9+1DNGyC+NL/O6o1kTCRW3h/0AGeN",
+	"pZZteem4Z36g+OKy1pHr2iPn2SPnrT5yxbnBGd8sBOyp6VacmjtIWqo+B2Zti4NAU7F4FAq2quul4rx9",
+	"/WH27lTOqnNfPnwdfNgiGUdDoW0Sb2r9+JVSb95LldXJu8E4XDyGJBbQ5N40uTcN8cAdpdK4B8+xzNCY",
+	"uhaV0hfZ35RELScgsM8TNWbYIRcyKufdcqY02wm0jlhnDfmiTJL0Z5CzpKKSbRty5jnaQ85wjgva/rwX",
+	"FN7pC+Purk6NXmE7bUqP/lX2t0+H/jCFtJY3+nfLafka36TOLT/nHJun88kW9yGdc71RPSZ7TV83d5Ss",
+	"Nod4OIa9MJHTqGNu2Q95CnoUCkQs072h3AMxjAVASpSbeqfp5yZyKDdg/5w0fL97sK+v70zQULFYPxwD",
+	"e6l/vARwqsfVWtKyP03jhErf0qmwpGmK9WEUi4jJacr0eLRtOkl4pve21r8LxKsa6Di0qxWI+eme1z1F",
+	"r/UiYkYrrUiqCAk3/QRpEgtrJxCz28+YrzB0zY781LvQvOKHFE9QqH1r2R5HrV7r588ftcHKv56NY6GR",
+	"148e/q/dGsfCfndkv5tAGiP/7Rx4WiLBxiVmv0j2c7HE61CYFmn7T5D41JxGfSmxyt4kM1R9GPar7NdB",
+	"YblAbiBYA8EaCHZHECw/dQ7+wo/Xwl9jnp7TFlqDwOgiFFF5j4wK7LQMmYKQZzCU6TwwfTPtZ6aS6RA7",
+	"gliiIPzCcRrvHrNJGoem+DgWDAUxm4q4cMGbsfyg/LxnXYeaPRvWKSXTLOixgEBi4dTXI9vkNy8hxTa2",
+	"AgvhjKswYPv2k74iYDv4wbmVet0GKSRwwUUIAduhnmLY3zr4Mzimof3DucL2ltOz6k5DhwVaDeFPBFTp",
+	"RI2iBQu0zqI/+MK5B3tLRLIGDMWOF2tx6G9muW8Pi740W6LOtSexeK/ft9a1/Gvta/NGhvVxrZmYTzLN",
+	"vjdsaw+p0xzkp/gc/Y76lLZ6rT5+vMQ0Epo4dJ0jrX21V/bgtHvYOyiBsYW82WQ6jkU8HbNBil0+ut4h",
+	"NXBSkKGZx7J5CqrD3sfh+d50gtZgx/q8j9pEgW/yNRL94z8lU2Cp5BHT42UJcEHMOIyzGUef4wji4ShD",
+	"yNduncdCb3tLpT9J4SKG2dn6tAoNza1M3O8e7XfPzH3GRb/l3eauWRxpRdA98JCjvAIZ/zaXZVz8+qOD",
+	"i1svpheQDgXsfRz93/8K2HuRTGjFUF7gbhiTc7f19NDr4ILQNxbxPiWy+gWgjGorSe7c+0pdEVq9oiWC",
+	"xd0f7QK32eEzFpr9s2nmUaPtd4/uCWkb6VEHbecKtwHbDdhuwPbdgO0qxOtSyBNqvh7yhlotr0ybO/LA",
+	"YuMm6iOnWCZ71PraNh9TkOFA25ai3fZJNs2p8HbDpIrjQfyXxAPIYq1xl3KQTf/citbKK/pEncADaRJ1",
+	"pWh6P5ZaU/HwHNCQuYBEv2GHvZSDAUCb/SJxjlBN8pi4r4toaBHj63UPntsONSh9jg7JR6VavacHFZHr",
+	"w71uV2Mk7/kCS8N2Af6i7woOyGayu21X0kIkdjVoSrWMWpUAcmDGcdk2GVS9UusV51n0cc2j7CvRUaR9",
+	"ShsfDbKzVdHSdgt3Le6CSmDZXQ7Au35HUtILeWA2ydbsLbeXQ7fcMwlj7FfKnHADxrYTa44rzAtGZ/35",
+	"wnfuVbE6U5AM7PPG06z46+U2dXYbc3ftgTfCpoEaDdRooMbtQ41fICsrXHP+Ss1qrosyqCt7PaaqpYzW",
+	"vm0SX3SmSea2WbINuqLfq5/36I+j9oLvjOcgRTEFdLHThIZ9snX2Rcm+29N7NooT8EVejb+Cg2qL6Cr1",
+	"vv+uO82UbXOENvTPFYClpICeeDle8arhysFet0Lz5nAl5KlMisiegSsv9bfsVcz/Z5MbwN6/4AioVqqk",
+	"HrfUqebzglK9F2fAezobdZwB9hg1GrrR0I2GvsPkp5W60dHVKSRkNIziibq22h5PM7ii1sZbF5W2/vIR",
+	"q+wTnI5GY2/W2EcPX2NfzQxeUNmYu95o7EZjNxq70di1NPbY6JBbUNgLTsPNLWGtyV+6cSmdedssFaox",
+	"4gl2r0rmNhAgBSjqumXaWmXzCXTYW7hAFsIwmUaA+TnuaBjva1Wu5Biyka1KNDNJfHwaGXSYiWUW/B5j",
+	"LOkVc7zLxxF02Jo+szxJ7EAXZiOFIU+jBBSm/Ji06w5xDC6CCfrrdlnWb0urti24+CwM+ePGK93f2S59",
+	"+lEBmDCTd50XYJv866ceVdCaGAS1ptD1cCkT2eua/v227LVc5tg2gRUDMkzisxnIdvWffzd37R3hst33",
+	"BFq4ufUcHizPobdyDqk00M4iOW/MJOYXbVdF+0D66LqnvA40LAm7Bh82+LDBh3eED8WC3reAsPz9zQHC",
+	"WqRyq2EhEqL0WIYkxcj+wAWLIzadsIxSEgjDaRQWTCdnmTxDaLiTzSdxiGhQPzyOHDJSWJgGF92NODl9",
+	"KI9ZwzO6b8xmIxC+0Jf2ZTRnsaImq/oyw0Fa/H6H6ffSY4oVi3Map+OFd0NCFJ6m8QX4IsHsZpVxC10r",
+	"iOtGcsbGXMwXnhOOuBg67bvcHBg9ZJ4xSlhQ6P5iio+BiSn6v7iqxKdOmvnu/ffahc6w40yv5eGW1C+Z",
+	"xSKDIaS7q0jvSlj3RljvrsMhbV8D4daVNCy+Qy7gljXt70i0I8kasVvJbFfcvOOCypHsm9SyVt9MDhIm",
+	"iRl+kzKn2+V1Xnh9Kkf5TMwgBcplixo6tgaCNL3ZGureu6J0WwYw2+OseoxuJuyxCly9n/aTWI1AkbLM",
+	"yj04OiwoUg8DZtIRlVYchRPxB+WLwGYtdpZTFgPq4K+f/oNigTZmseAtSGJxHiBoYtx+ihUbxhf6GxH5",
+	"Isjgq0Ya2QjSWayA7Vx0LZTCLFU2nei9utth/+JqpCcQEc5/WtIi7CGPzTJYH0I5BhboiwKiFA7sZcFq",
+	"/MJ2MMVydzscw3b0mu5JkcxNZjG1AcEuIsFL0pZ7+oT02KLCRHre7hO2g3pYXkDqi4DyVjsGUZzpP52N",
+	"+dez/jwDRYS+HiuDJYf2l/366d1bfIUDX1yl1Ug7r0Qs1rVdrJrGj76w3U8E45bmf5Rlkx21yz5/fKOf",
+	"Gqv8wcUTJ6mGY9l8RRsRX9C+LDcRYTV7iLzXu/4+odxVqevqk8lVs4rVby6CU7Sms4ie/ttvK3Ij3H5l",
+	"bjSvihvtr8PsV4dmrGH2u0Vmv60IvjaZLigEZ1wR4akaQfSIW71Ui5QrNFZxNlTTRaWxrBrL6q9sWRlb",
+	"xlgyjkFFNtBNGFLYBIVkHemDRan3Cr9XmEZgBF7utc5prtsEZDSctdiFyKUsdrkpd6pjhjBjhfii3BGE",
+	"VbU41KNsU0oELNJxm8wG+6sDe2zQo17KgdCX5czgrD/NbFcU/eJ0QkuY/2nuvS/8kFXInub+isi+KqT/",
+	"dHkdSyqXfjDqsLeSBlXWvI17r1FCD6Pbwvcn00me3oJIb68vLteCj86/ldTkb9JiWhtkHfaC/l4tHdmO",
+	"AvDFf+Vmwe7qFlDcPmi5CxRz+wxocTzNmBz4IuViCNS/wO0kwF5DFmKwRskx6FeARMEPin7A5pMxbdng",
+	"AFlA33XQNg52e77gGSXGSxECmxT9Xum90Q/DRnKatlnO2cQ4Cw48LyAOUPwnUyM5M45EijAWTbWsNsRR",
+	"xILF2Ypy+SsL+PY9ldU3XQqaLgWNL6OmL6PJ6Goyuh5eRleDuLDsflu4VSflq7Cf9ws1t7kSwNrHyEtX",
+	"hbgUQJulMEliUDZbP8ISPQ2ABgnPMEXJF9JQX8okWlVEwKs6RHGHEf1nHmo0CGMW8jSNQfkimPCUUoRN",
+	"l6gIJtkoYEqaVqRJjC+gDeIU+sgkjXRFI0q70XgQY6C5paxBIBYbEAo0gTP9GUVzAsfV9YJxFGyX4K9l",
+	"9Uu7FreDtB5hl6nPk2HKI4hYJiXugxzCZVIm4Yhr0KrYgGuAfjri4lyxXPUWWMZsyVave7lFij1uHoQ3",
+	"Jme/GnktYIUaqADRl92peWq3m4N+IzDqaun999Cyxum79EvCIxZnbCbTc4XHai6nf6tezE2Q+6hiMbtF",
+	"16NyL6ViOY6q1+KKE/r84WPS+6lMNcKuTvmBVTwNTm1waoNTH2qpArdpZWEBY4rGqOarK8PW9oqkuRdR",
+	"pLArK/4AVhmshqaI0rT+mBPMc/GilqfOk3xhQkaYfY9W8h30gS+HffR4Hai5u5CRzyoS8q+aUoYz404H",
+	"4mWbReYLO784KTF5MVckieVrcY00sZd5jeKdtbu/Xk7ZStziAottMsHsDKxJBjPzfPv5YA0ouwdQti2Q",
+	"2tz2nk7ljCvGo+hR5yyZd2n7IvjW5wo0Gr0s5yF9M9ul8HDsfysqiC+DDivSl3Mp5AssL+MZ/uAcsmO9",
+	"7eNI78pBDCU3CAmwG8uaKob5vEmgamLX9xu7bjKuHh8Gf2kRmlh2GW+G39vmXe1jqGpd9tVHGMsLWCgW",
+	"tgEuNkjleDVS7zC8OxZDxOvmHqpsKIflTTEtfoPRdg06VRYnSR6NP/A8qnpJQU2TDIV+YB/aY2KaJMH9",
+	"Y/v1yVUfC7qJm0iyumJQ/VrB8QpqkpsIOdfHSXYOP+I2qBMXRVuWGhMwPqBuVlDsR42kUtzlUZOF1mjy",
+	"JgvtTvQc6ZVqtVJiTLNC6VqJadVOp0+QIUuZtnp5uKjkVCyGiSMn1oVLO+wTBTRN45P5pJTky5MUeDRH",
+	"nVVT07ktWeyQfEG6z3AH0LAs/YSRdNNJpI32XOI9ZnfXOFYKG6ileWUj1bpWqlmckVN5I+WJt+9wsslR",
+	"Wh9u41DKIcQKhVfALMkU1PIq3RqMeFYHRjjsXNsDiSd3BiSWsW8BJehIN1wXDQxpHAqNQ+HBAS0eOgG1",
+	"m8ZWl+3WvgKehqOVqWef8M+g2ATkJIG2rdiyfe4QwmB7d/a7bUqMar7NUgcFZXLCBjAz9r/CyB7wcMTO",
+	"YxGxHSdLawIpfrmLTxbS5GwdU2xr8dlSAF7dxkSFyBdUQiDmOEDi7kK6DMbTlM+JeB4jcbsd9pGLc+r9",
+	"nLdWpl+JNEwYx0K/Y+iLLIa9fgr8XLEdl3LXzYpziHU77B3WAiCl1BLaxFwpfSh9IVOD9CKMyyGnWCYz",
+	"nqigw96vmGd8A1o0iBgfS8Ktccq6bc/zfGFGmDfbXh7BDq6hfm9KZyZKNwSXVT/YnxOJG16gnzcnqiiM",
+	"YOxapjk9rBQn1KwF9Yum92szJUsv2MEhBG1flL61P25SB90/6aEE+Cu2JgPfl+3Qf8bAhdJ/SoCrzBf4",
+	"7a6G9nqmkHvuAkQ2RX67UAoVK62re7QLFaREbqwy3AXnABNFK8hZBl/tdEbEJExUel2PKQiliBTbiSOa",
+	"MCXTjJ3DXGE9yDEG6syJcaj07NrMRhJJlcd87gtTHThuG3JiiPBuHJ9ZQCmIgcys/y5OK8dwDD4Skyr5",
+	"ZAI8zRs0+oImED/TEhLkaS+/RsIz6LDfRzLfKsZoihXjyUyfnwjCONKLq/LovIHR9Is0PkwJVSMN+mPi",
+	"82F8kIIa9Ri35YNIA4j6zNRXcqcFhKmzaTPOiu+ol/APyu5REzL/IvssTKSiR1I/v0hbgKE+bPpA6Dmm",
+	"0eygpcMprSnE4p0k0pIpb5NeSCL9Emq31Iwit2l8QTWZwZ8B8r6QkHIasxs5tZCTmtsgaNm9MOvIQjyP",
+	"WpaZubSBtkBPXWAMvA7Lb5jhkbPbSB8KbbSdwyRjO9wXuGOp9MrIiZjyaROuMrvauyydCmXqloh0iFqY",
+	"agGVAvTyg3agh8N9YfmNyFxUVjOkU6EvxRIptLMXThNtDJ4klmX9B5bJIaBUxp2f8XOgcXCGNof+PawG",
+	"5hMeIrWOzR4mWW5mybw5LS/2htAyzY6r40ww3juI9R4XsnhNPUV/TmEKUY/FWW7DB9q2LtpjanPWvp9p",
+	"yv8RsnS+90IbET3WNdIqlML2v87rjQN6ZUw+DhShgWDXWUl90PQEDvSeOrBrc2wqjXlGi5RIMQRMe1aZ",
+	"nEyMcM3He+g9YdMCYwQVw8RtGkHG44QpPqeiuJ7Wo+kcz32Km1XwNJUzUtl6E+2kGpywmUwjZSugfbHG",
+	"kKfXeoH90rcz40lSf5hCve7+dPl2/Oh0z6PJwf7W0kqPUizyvsKUlYFgrNQI5q/VvPZWe6y6LeKcnnGb",
+	"u8GZF//vpvaxqX18XLWPZksvevZWlT/+cXlT6eqH7daf7joRWC1kn+eKPq+QfN38tHUv7YphwWZtFyIp",
+	"g3WuQ2M7GJu1yXxvMt8fKuf+CmQxSWU/gfF/VCCMUEaY2O2gXFQ/BYQ1vdsPyt9aDxLhWswf1Ziy1Wv9",
+	"W06dWNkFsIPCRNDmDHzNVNko0bAzQfirl/vYsTdck6JgXcDAmrYuBesyPI+QpjI1mMiaG61eyyb2Gd9W",
+	"u9TUfjHd3XKIalnbejL4Mez2n8EBP4qegjd43j/kP4YHUReeDp7xoz5en6XzMwwgoBhSGc+mCHd+bLey",
+	"OEMBrjchw19l8DUEiHB6jWKpFtlmsdR+aU3qR0Tstn9Pz1kVC8mNuJJtqU2LqbagpxOE+Zh1X1goetn0",
+	"mgg56zlUt75wg6NV673GUDXL7vwcWo1c+QIJ+8tGJlfaQkNjyG6MnSqLS/G5/tU4HLV9ESzt5yBvCLBr",
+	"dxOFgkq2kjXDyMB5dEklzqtsvN25tFEBK1XAtUIEVxbOjknvCtrT4mxmUp5b5wC6r/RBOlDog3HdC3av",
+	"Lxn6cdZjFSY+tXzbQsBuK0St0Dz0nhRC00RLWPm96wlN955tOnOuE5XaCu9rO00LR6Gx8Ug/H+foAtJE",
+	"ciytL4vLlIvlFbECxReLK8N2AtdzQ6RBhZ/GyLJ1wsoXudOIl/xd5MQ2YrYoNxIAWK5FO0APs8rR4wu9",
+	"DUqOnkYO/sXl4DaRS2M7bYoaOhFNI0uuRaqhrW+1/43s6MuVQU2bn8ULNGQ671KWMt2vj70J+7CQK9iL",
+	"hQJBDXSSeSdnC6NQli8MoRixS5qkLlWZb1ZEFMwvlcnOKJZDXO8800rluKDFQKp/5CAbYW+CWJmHrKAN",
+	"+6wQpm/ni/0XOSLuze+5XXfrw8OSt+6Z4xt4vrK9tXfaPeo9Pax0Qd44vcJt+x637UW9MfPanIbG5dG4",
+	"PJpi/wdLSkWn1NGhqP9uUoXuo7RaV2P0WzxY7FKN99gQtnXdvEaRxiAaQl6ywfqkKekG6x1IQWUyhajj",
+	"i8/CSstcV6N5kqtKurMqLdtJyGZcsRkkSeeWkqlprpx0ajNSU42fa+hNFNJVGnxKM3AtLX5zjJ5rVVfp",
+	"O/eqDcqrfs5v0YB9i4zf4qaCHsGyuK7PAm50WJO725QQ3Y4GM5I9F+ul1NbiyN5K6dBP+peVIwh6rC+z",
+	"ERu4KqoP2Qyg1OnWVutY6ZFCrsgov8oXyFSTpVwoCqRS7hNW2mKuqBSU0Kd1AuW+2b/ZNFUalxmiAlO+",
+	"NKAUzBfv3zDnXdBD1KGLl3Skdc336VFrdKQvXCXJXuT6ayTt3c4sxIrFwtQH2c539CdM08oVdjaCsS9c",
+	"mm+Tm5vXAxm7tb7J/cD1t2nHG3IhZHaGE4GKr9wKwnS+MD9apfOvrvG3L4W6RYzgmrLfK0RoCoUasPGX",
+	"LxRqanZcZPPTreOaCjOdJOrqvrancjhMQLFc8vbMP10YVPAuG+WWm9kGGWFX/zlQqr8vpsJ5xnjpbgtA",
+	"9FPKNdFFJbTKeAZFqULujreV0IVbnp/jWLDh0HG5KRKWJ4QhTPQdKMBlajPxfbGpvexW+ONhI5CeWy5h",
+	"ZzO/pxLOLYAWWlBCLWwlaGn7Am+iHyCkg0XfOQB1xkc/ecyMJ4NKpypxT4ablBxFjxH6LHntq1mcm3DG",
+	"xnBGbcBHm6VeFbgRYkbk5LiOdl2D6xpc1+C6BtetxnUmgIF8JkaUVIA8g4huGN6Npzb0UjsIo29ZjMF8",
+	"FiRoVwRT8JYFP5Evvqtgin7FJpbSxFIaNdjEUr6jWApK7vsIpZxMMyhHUoiLgnLfiAHCdKxKgC9yxo3k",
+	"GNgAIGqzKFahvNDWqr7VFyaRlTwDKfBI5YwGcxbyqQImpBb28cAIW1UORpBZb4STqfXOZBJ1fHFSoQSt",
+	"s2KML/SdJBSUbXv9aleKR1xZaT6ocMSNqFnihW/CEY2+bvR1Y7Y+BnBwctvQoMJcNe7Ktd0s3dx7Kg4w",
+	"ifNSQSVplf4/p4F4m7lUXL4od64s6LhWknRVev19UZXpvzn5vroFpdHSvtimC6XWtEj+dYtZ+4+wDeWn",
+	"qUhjBVh5ZbiMzoH9fRSjdq9mzjgoMWd0DwrqjG5OnfGku5o648mp96z3dJk6w7PUGeTFt+QY31o80fe/",
+	"o370yh0x1/t5jINGlR0PR1mr1/WeHbVb57HQix+P9ZK0W5MU9NjO1vnliT/C8E54+90zc5MhktjmVnPL",
+	"LI6wD9Azz7v8Y6kL0BW5Op6v4nrtVnB15Eu5kavDXOlwdUxGMpM1Yhn5e99Hj80tyDf07K0k36ji3qC4",
+	"Sol6owXzX703X2R88uXF/G3szU7m3uyk+2H29ov0Tl7J2clLNaP/vlFvxufxuy8fZoMPLZeuY33jHBL7",
+	"+bT+00q5f3T9qecdPKOR/OPK4yhoQrrbdVyv09Eyc4vhcfxNuUtT7tKUuzzc3pbl03qDZS81xoLkFKSu",
+	"FtCsloyWQg27/9C1HfYKJomck/MLv3N6WfJspNhUGELVOEUXDAl4hiXnnz/+1tmgZUgIkxa0qrQ8tldO",
+	"qrBtpUlL0UZ+RZwn1WYgpmPy1oGIJjI2fX6N0kNlo/HfstOChwgCDDfjLCf7PQdResCK23OfRxaPIYkF",
+	"FA0RaCqsV5BlvO88cAAQVTzyvb5JjRD065W1njvUs/pDLuXNc2gfLT/oE2SZvTm1XZCqmyjljSWcxxaY",
+	"c/nRtr+8eTa16ZdiaWg5iF1+xAlZICY1ip7EK1SZeRIdjuXHvLZOL3yAjWnqz4am051wE9VcfkqRey4i",
+	"ZqKL5v7cYYtl30QKs2jdmXwkmZLjtTSJrn26Yf+U/MDOQ0rfV+2YNL7gGbBQCn28jR/ZDDtO2RiU4kMo",
+	"L4xzadXq8PQcMqIYteXu7lnAP1fc924CAqls5WBQnnysk6/apOQhD1OpatBzF88zhfaXf1z+fwAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -39,7 +39,8 @@ var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search|
 // TestOperationConventions checks what docs/design.md asks of every
 // operation: a verbNoun operationId, tag, summary, description, a scoped
 // security requirement, a rate-limit policy matching the method, and the
-// statuses every operation can return.
+// statuses every operation can return. The scope is x-required-scope: a
+// security requirement of an http scheme lists no scopes (OpenAPI 3.0.3).
 func TestOperationConventions(t *testing.T) {
 	doc, err := openapi3.NewLoader().LoadFromFile("../openapi.yaml")
 	if err != nil {
@@ -63,8 +64,12 @@ func TestOperationConventions(t *testing.T) {
 			if p, _ := op.Extensions["x-rate-limit-policy"].(string); p != want {
 				t.Errorf("%s: x-rate-limit-policy %q, want %q", name, p, want)
 			}
-			if op.Security == nil || len(*op.Security) != 1 || strings.Join((*op.Security)[0]["bearerAuth"], ",") != want {
-				t.Errorf("%s: security must be bearerAuth [%s]", name, want)
+			if op.Security == nil || len(*op.Security) != 1 || len((*op.Security)[0]) != 1 ||
+				(*op.Security)[0]["bearerAuth"] == nil || len((*op.Security)[0]["bearerAuth"]) != 0 {
+				t.Errorf("%s: security must be bearerAuth []", name)
+			}
+			if s, _ := op.Extensions["x-required-scope"].(string); s != want {
+				t.Errorf("%s: x-required-scope %q, want %q", name, s, want)
 			}
 			for _, status := range []string{"400", "401", "429", "500", "503"} {
 				if op.Responses.Value(status) == nil {
@@ -142,4 +147,70 @@ func walkSchema(t *testing.T, at string, s *openapi3.Schema, seen map[*openapi3.
 		n += walkSchema(t, at, a.Value, seen)
 	}
 	return n
+}
+
+// reservedNames are schema names that generators reserve or that collide
+// with what they generate beside the models: `index` barrels
+// (models/index.ts), the language's own types (Error, Object, Date, File,
+// Map…) and the HTTP types of generated clients (Request, Response).
+var reservedNames = []string{
+	"index", "error", "object", "date", "datetime", "file", "blob", "response", "request", "type",
+	"string", "number", "boolean", "integer", "array", "map", "list", "set", "record", "promise",
+	"symbol", "function", "class", "interface", "enum", "client", "model", "models", "api",
+	"configuration", "default", "any", "unknown", "never", "void", "null", "undefined",
+}
+
+// TestSchemaNamesNotReserved keeps every generator able to use the schema
+// names as they are: none is reserved, and no two differ only in case (one
+// file each on a case-insensitive file system).
+func TestSchemaNamesNotReserved(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]string{}
+	for name := range doc.Components.Schemas {
+		low := strings.ToLower(name)
+		for _, r := range reservedNames {
+			if low == r {
+				t.Errorf("schema %s: a name generators reserve; rename it", name)
+			}
+		}
+		if other, ok := seen[low]; ok {
+			t.Errorf("schemas %s and %s differ only in case", name, other)
+		}
+		seen[low] = name
+	}
+}
+
+// TestSecurityRequirementsListNoScopes holds every security requirement,
+// the document's and each operation's, to OpenAPI 3.0.3: scopes are listed
+// only for oauth2 and openIdConnect schemes, which this API has none of.
+func TestSecurityRequirementsListNoScopes(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(at string, reqs openapi3.SecurityRequirements) {
+		for _, r := range reqs {
+			for scheme, scopes := range r {
+				ref := doc.Components.SecuritySchemes[scheme]
+				if ref == nil || ref.Value == nil {
+					t.Errorf("%s: unknown security scheme %s", at, scheme)
+					continue
+				}
+				if typ := ref.Value.Type; typ != "oauth2" && typ != "openIdConnect" && len(scopes) != 0 {
+					t.Errorf("%s: %s is a %s scheme and lists scopes %v: name the scope in x-required-scope", at, scheme, typ, scopes)
+				}
+			}
+		}
+	}
+	check("document", doc.Security)
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Security != nil {
+				check(method+" "+path, *op.Security)
+			}
+		}
+	}
 }

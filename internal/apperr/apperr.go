@@ -44,12 +44,55 @@ const (
 	CannotMessage        Code = "cannot_message"
 )
 
+// FieldCode is one value of the API's closed enum of field-level reasons
+// (openapi.yaml, ProblemFieldCode). Its one field is unexported, so the
+// values below are the only ones a package can send: a reason the spec does
+// not list cannot be written.
+type FieldCode struct{ name string }
+
+// String returns the code as sent in Problem.errors[].code.
+func (c FieldCode) String() string { return c.name }
+
+// The field codes. Every one is listed in FieldCodes, which a test holds
+// equal to the enum of ProblemFieldCode in openapi.yaml.
+var (
+	FieldRequired          = FieldCode{"required"}
+	FieldUnknownField      = FieldCode{"unknown_field"}
+	FieldDuplicate         = FieldCode{"duplicate"}
+	FieldWrongType         = FieldCode{"wrong_type"}
+	FieldNotAllowed        = FieldCode{"not_allowed"}
+	FieldTooShort          = FieldCode{"too_short"}
+	FieldTooLong           = FieldCode{"too_long"}
+	FieldTooMany           = FieldCode{"too_many"}
+	FieldOutOfRange        = FieldCode{"out_of_range"}
+	FieldBadFormat         = FieldCode{"bad_format"}
+	FieldInvalidText       = FieldCode{"invalid_text"}
+	FieldUnknown           = FieldCode{"unknown"}
+	FieldTaken             = FieldCode{"taken"}
+	FieldAlreadyVoted      = FieldCode{"already_voted"}
+	FieldSingleChoice      = FieldCode{"single_choice"}
+	FieldPollClosed        = FieldCode{"poll_closed"}
+	FieldInvalid           = FieldCode{"invalid"}
+	FieldInvalidCursor     = FieldCode{"invalid_cursor"}
+	FieldUnknownParameter  = FieldCode{"unknown_parameter"}
+	FieldRepeatedParameter = FieldCode{"repeated_parameter"}
+)
+
+// FieldCodes is the closed list of field codes, in the order of the spec's
+// enum.
+var FieldCodes = []FieldCode{
+	FieldRequired, FieldUnknownField, FieldDuplicate, FieldWrongType, FieldNotAllowed,
+	FieldTooShort, FieldTooLong, FieldTooMany, FieldOutOfRange, FieldBadFormat,
+	FieldInvalidText, FieldUnknown, FieldTaken, FieldAlreadyVoted, FieldSingleChoice,
+	FieldPollClosed, FieldInvalid, FieldInvalidCursor, FieldUnknownParameter, FieldRepeatedParameter,
+}
+
 // FieldError points at one offending input: a JSON pointer into the body or a
-// parameter name, never both.
+// parameter name, never both. A zero Code is sent as `invalid`.
 type FieldError struct {
 	Pointer   string
 	Parameter string
-	Code      string
+	Code      FieldCode
 	Detail    string
 }
 
@@ -87,7 +130,7 @@ func TryLater(err error) *Error {
 }
 
 // Field returns a validation_failed error about one body field.
-func Field(pointer, code, detail string) *Error {
+func Field(pointer string, code FieldCode, detail string) *Error {
 	return &Error{
 		Code:   ValidationFailed,
 		Detail: detail,

@@ -161,10 +161,10 @@ func (s *Store) Create(ctx context.Context, nt NewToken) (Token, string, error) 
 // CreateTx is Create within a caller's transaction.
 func CreateTx(ctx context.Context, ex sqlx.ExtContext, nt NewToken) (Token, string, error) {
 	if nt.Scope != ScopeRead && nt.Scope != ScopeWrite {
-		return Token{}, "", apperr.Field("/scope", "invalid", `scope must be "read" or "write"`)
+		return Token{}, "", apperr.Field("/scope", apperr.FieldInvalid, `scope must be "read" or "write"`)
 	}
 	if len(nt.Name) > 100 {
-		return Token{}, "", apperr.Field("/name", "too_long", "name must be at most 100 characters")
+		return Token{}, "", apperr.Field("/name", apperr.FieldTooLong, "name must be at most 100 characters")
 	}
 	secret := nt.Value
 	if secret == "" {
@@ -173,7 +173,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nt NewToken) (Token, stri
 			return Token{}, "", fmt.Errorf("generate token: %w", err)
 		}
 	} else if s, ok := Parse(secret); !ok || s != nt.Scope {
-		return Token{}, "", apperr.Field("/value", "invalid", "token value is not a well-formed token of scope "+string(nt.Scope))
+		return Token{}, "", apperr.Field("/value", apperr.FieldInvalid, "token value is not a well-formed token of scope "+string(nt.Scope))
 	}
 	const q = `
 		INSERT INTO api_tokens (member_id, name, scope, token_hash, display_prefix, expires_at)
@@ -187,7 +187,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nt NewToken) (Token, stri
 	}
 	if err != nil {
 		if pg.ConstraintOf(err) == "api_tokens_token_hash_key" {
-			return Token{}, "", apperr.Field("/value", "taken", "this token value is already in use")
+			return Token{}, "", apperr.Field("/value", apperr.FieldTaken, "this token value is already in use")
 		}
 		return Token{}, "", pg.Classify(ctx, fmt.Errorf("create token: %w", err))
 	}

@@ -167,7 +167,7 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID, postID int64, 
 		if err := hydrate.Visible(ctx, q, authorID, postID); err != nil {
 			return Comment{}, err
 		}
-		return Comment{}, apperr.Field("/body", "too_short", "body must contain at least one visible character")
+		return Comment{}, apperr.Field("/body", apperr.FieldTooShort, "body must contain at least one visible character")
 	}
 	parsed := richtext.Parse(nc.Body)
 	handles := parsed.Mentions
@@ -209,9 +209,9 @@ func nnc(p *int64) sql.NullInt64 {
 func translate(ctx context.Context, err error) error {
 	switch pg.ConstraintOf(err) {
 	case "comments_parent_id_fkey":
-		return apperr.Field("/parent_id", "invalid", "parent_id must be a comment of the same post")
+		return apperr.Field("/parent_id", apperr.FieldInvalid, "parent_id must be a comment of the same post")
 	case "comments_body_check":
-		return apperr.Field("/body", "invalid", "body must be 1 to 2000 characters")
+		return apperr.Field("/body", apperr.FieldInvalid, "body must be 1 to 2000 characters")
 	case "comments_post_id_fkey":
 		return apperr.New(apperr.NotFound, "No such post.")
 	}

@@ -88,7 +88,7 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 	for _, f := range found {
 		if !f.ID.Valid {
 			i := f.Ord - 1
-			return Conversation{}, apperr.Field(fmt.Sprintf("/participants/%d", i), "unknown",
+			return Conversation{}, apperr.Field(fmt.Sprintf("/participants/%d", i), apperr.FieldUnknown,
 				fmt.Sprintf("no member with handle %q", handles[i]))
 		}
 		if !slices.Contains(ids, f.ID.Int64) {
@@ -97,9 +97,9 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 	}
 	switch {
 	case len(ids) < 2:
-		return Conversation{}, apperr.Field("/participants", "required", "a conversation needs another participant")
+		return Conversation{}, apperr.Field("/participants", apperr.FieldRequired, "a conversation needs another participant")
 	case len(ids) > MaxParticipants:
-		return Conversation{}, apperr.Field("/participants", "too_many",
+		return Conversation{}, apperr.Field("/participants", apperr.FieldTooMany,
 			fmt.Sprintf("a conversation has at most %d participants", MaxParticipants))
 	}
 	slices.Sort(ids)
@@ -111,7 +111,7 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 	// The no-op DO UPDATE returns the existing one-to-one conversation (and
 	// locks it) where DO NOTHING would return no row.
 	const ins = `
-		INSERT INTO conversations (direct_key, created_at) VALUES ($1, COALESCE($2, now()))
+		INSERT INTO conversations (direct_key, created_at) VALUES ($1, date_trunc('second', COALESCE($2, now())))
 		ON CONFLICT (direct_key) DO UPDATE SET direct_key = EXCLUDED.direct_key
 		RETURNING id, created_at, (xmax = 0) AS created`
 	var conv struct {
@@ -177,7 +177,7 @@ func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID in
 }
 
 // sendSQL sends the message $3 from the member $2 in the conversation $1 at
-// $4 (null: now) when $2 takes part in it and the guard $5 passes
+// $4 (null: now), truncated to whole seconds, when $2 takes part in it and the guard $5 passes
 // (auth.GuardSQL), and returns it with its sender: one statement, so one
 // round trip and no transaction of several.
 //
@@ -187,7 +187,11 @@ func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID in
 // updating it). Every write reads msg, so nothing is written without the
 // lock, and nothing at all when conv finds no row. Timestamps may arrive out
 // of order (fixtures): the latest message by (created_at, id) stays the last
-// one. Sending reads the conversation up to the message for the sender;
+// one. Times are stored in whole seconds, as the API shows them, so the
+// lists' order by (time, id) is the order a client sees (migration 000027);
+// the message's notification keeps the time unrounded, as every other
+// notification has it, so it sorts among them by when it happened.
+// Sending reads the conversation up to the message for the sender;
 // every other participant gets an unread message, and a notification unless
 // they would not see it (visibility.AuthorInStream: they mute the sender or
 // a block separates them) or are suspended.
@@ -208,7 +212,7 @@ var sendSQL = `
 	       FOR NO KEY UPDATE OF c
 	), msg AS (
 	    INSERT INTO messages (conversation_id, sender_id, body, created_at)
-	    SELECT conv.id, $2, $3, COALESCE($4, now()) FROM conv WHERE NOT conv.refused
+	    SELECT conv.id, $2, $3, date_trunc('second', COALESCE($4, now())) FROM conv WHERE NOT conv.refused
 	    RETURNING id, conversation_id, sender_id, body, created_at
 	), last AS (
 	    UPDATE conversations c
@@ -218,7 +222,7 @@ var sendSQL = `
 	       AND (c.last_message_id IS NULL OR (c.last_message_at, c.last_message_id) < (msg.created_at, msg.id))
 	), notify AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, conversation_id, message_id, created_at)
-	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, msg.created_at
+	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, COALESCE($4::timestamptz, now())
 	      FROM msg
 	      JOIN conversation_participants cp ON cp.conversation_id = msg.conversation_id AND cp.member_id <> msg.sender_id
 	     WHERE ` + visibility.AuthorInStream("msg.sender_id", "cp.member_id") + ` AND ` + visibility.NotSuspended("cp.member_id") + `
@@ -244,7 +248,7 @@ func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID i
 		if err := participant(ctx, q, senderID, conversationID); err != nil {
 			return MessageItem{}, err
 		}
-		return MessageItem{}, apperr.Field("/body", "too_short", "body must contain at least one visible character")
+		return MessageItem{}, apperr.Field("/body", apperr.FieldTooShort, "body must contain at least one visible character")
 	}
 	var row struct {
 		Refused bool `db:"refused"`
@@ -256,7 +260,7 @@ func send(ctx context.Context, q sqlx.QueryerContext, senderID, conversationID i
 	}
 	if err != nil {
 		if pg.ConstraintOf(err) == "messages_body_check" {
-			return MessageItem{}, apperr.Field("/body", "invalid", "body must be 1 to 2000 characters")
+			return MessageItem{}, apperr.Field("/body", apperr.FieldInvalid, "body must be 1 to 2000 characters")
 		}
 		return MessageItem{}, pg.Classify(ctx, fmt.Errorf("send message: %w", err))
 	}

@@ -76,7 +76,7 @@ func Decode(fp, s string) (*Position, error) {
 	}
 	bad := func(detail string) error {
 		return &apperr.Error{Code: apperr.InvalidCursor, Detail: detail,
-			Fields: []apperr.FieldError{{Parameter: "cursor", Code: "invalid_cursor", Detail: detail}}}
+			Fields: []apperr.FieldError{{Parameter: "cursor", Code: apperr.FieldInvalidCursor, Detail: detail}}}
 	}
 	if len(s) > MaxLen {
 		return nil, bad("The cursor is not valid.")

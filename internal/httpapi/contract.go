@@ -40,6 +40,7 @@ type operation struct {
 type queryParam struct {
 	array      bool // may repeat
 	allowEmpty bool // allowEmptyValue: "name=" is a value
+	text       bool // search text (q): only white space is no value either
 }
 
 // Probe reports whether the resource a request's path names exists and is
@@ -108,13 +109,13 @@ func newContract(spec *openapi3.T, probes map[string]Probe) (*contract, error) {
 				c.byEcho[method][echoPath(base, path)] = &routers.Route{Spec: spec, Server: server, Path: path,
 					PathItem: item, Method: method, Operation: op}
 			}
-			o := &operation{id: op.OperationID, scope: auth.Scope(meta.ScopeOf(spec, op)), hasBody: op.RequestBody != nil,
+			o := &operation{id: op.OperationID, scope: auth.Scope(meta.ScopeOf(op)), hasBody: op.RequestBody != nil,
 				query: map[string]queryParam{}, pathPattern: path}
 			for _, ps := range []openapi3.Parameters{item.Parameters, op.Parameters} {
 				for _, p := range ps {
 					if p.Value.In == openapi3.ParameterInQuery {
 						o.query[p.Value.Name] = queryParam{array: p.Value.Schema != nil && p.Value.Schema.Value.Type.Is(openapi3.TypeArray),
-							allowEmpty: p.Value.AllowEmptyValue}
+							allowEmpty: p.Value.AllowEmptyValue, text: p.Value.Name == searchText}
 					}
 				}
 			}
@@ -196,11 +197,21 @@ func (ct *contract) matchSpec(r *http.Request) routeMatch {
 	return routeMatch{err: apperr.New(apperr.NotFound, "No such API path.")}
 }
 
+// searchText is the name of the search text parameter of every operation
+// that takes one (/search, /market, /jobs).
+const searchText = "q"
+
+// blank reports whether v is only white space (Unicode's, as strings.Fields
+// splits on): a search text with no word in it.
+func blank(v string) bool { return strings.TrimSpace(v) == "" }
+
 // checkQuery rejects query parameters the operation does not declare,
 // repeated single-valued ones (which kin-openapi would silently resolve),
 // and empty values ("per_page="), which kin-openapi would read as absent and
 // replace with the parameter's default: a parameter is either left out or
-// given a value, the same rule on every operation.
+// given a value, the same rule on every operation. A search text of only
+// white space is no value either (`q=%20`): refused the same way on every
+// operation that takes one, before any handler reads it.
 func (o *operation) checkQuery(q url.Values) error {
 	var fields []apperr.FieldError
 	names := make([]string, 0, len(q))
@@ -212,14 +223,17 @@ func (o *operation) checkQuery(q url.Values) error {
 		p, known := o.query[k]
 		switch {
 		case !known:
-			fields = append(fields, apperr.FieldError{Parameter: k, Code: "unknown_parameter",
+			fields = append(fields, apperr.FieldError{Parameter: k, Code: apperr.FieldUnknownParameter,
 				Detail: "This operation does not accept this query parameter."})
 		case !p.array && len(q[k]) > 1:
-			fields = append(fields, apperr.FieldError{Parameter: k, Code: "repeated_parameter",
+			fields = append(fields, apperr.FieldError{Parameter: k, Code: apperr.FieldRepeatedParameter,
 				Detail: "This parameter may appear only once."})
 		case !p.allowEmpty && slices.Contains(q[k], ""):
-			fields = append(fields, apperr.FieldError{Parameter: k, Code: "invalid",
+			fields = append(fields, apperr.FieldError{Parameter: k, Code: apperr.FieldInvalid,
 				Detail: "This parameter must not be empty: leave it out for its default."})
+		case p.text && slices.ContainsFunc(q[k], blank):
+			fields = append(fields, apperr.FieldError{Parameter: k, Code: apperr.FieldInvalid,
+				Detail: "This parameter must contain something other than white space."})
 		}
 	}
 	if len(fields) > 0 {
@@ -235,7 +249,7 @@ func checkPathText(params map[string]string) error {
 	for name, v := range params {
 		if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
 			return &apperr.Error{Code: apperr.InvalidParameter, Detail: "Path parameters must be UTF-8 text without NUL characters.",
-				Fields: []apperr.FieldError{{Parameter: name, Code: "invalid_text", Detail: "must be UTF-8 text without NUL characters"}}}
+				Fields: []apperr.FieldError{{Parameter: name, Code: apperr.FieldInvalidText, Detail: "must be UTF-8 text without NUL characters"}}}
 		}
 	}
 	return nil
@@ -301,7 +315,7 @@ func (ct *contract) validate(ctx context.Context, r *http.Request, m routeMatch)
 		if ptr := duplicateMember(body); ptr != "" {
 			return &apperr.Error{Code: apperr.InvalidJSON,
 				Detail: "The request body is not valid JSON for this API: the member " + ptr + " appears more than once.",
-				Fields: []apperr.FieldError{{Pointer: ptr, Code: "duplicate", Detail: "This member appears more than once in its object."}}}
+				Fields: []apperr.FieldError{{Pointer: ptr, Code: apperr.FieldDuplicate, Detail: "This member appears more than once in its object."}}}
 		}
 	}
 	in := &openapi3filter.RequestValidationInput{Request: r, PathParams: m.params, Route: m.route, Options: validateOptions}
@@ -341,7 +355,7 @@ func checkIntegers(r *http.Request, route *routers.Route) error {
 		case json.Number:
 			if s.Type.Is(openapi3.TypeInteger) {
 				if _, err := strconv.ParseInt(string(x), 10, 64); err != nil {
-					fields = append(fields, apperr.FieldError{Pointer: at, Code: "wrong_type",
+					fields = append(fields, apperr.FieldError{Pointer: at, Code: apperr.FieldWrongType,
 						Detail: "Must be an integer, written without a fraction or an exponent."})
 				}
 			}
@@ -389,7 +403,11 @@ func translate(err error) error {
 		case *openapi3filter.RequestError:
 			switch {
 			case e.Parameter != nil:
-				params = append(params, apperr.FieldError{Parameter: e.Parameter.Name, Code: "invalid", Detail: describeParam(e.Parameter, e.Err)})
+				if isCursor(e.Parameter) {
+					params = append(params, apperr.FieldError{Parameter: e.Parameter.Name, Code: apperr.FieldInvalidCursor, Detail: "The cursor is not valid."})
+					break
+				}
+				params = append(params, apperr.FieldError{Parameter: e.Parameter.Name, Code: apperr.FieldInvalid, Detail: describeParam(e.Parameter, e.Err)})
 			case e.RequestBody != nil:
 				var mbe *http.MaxBytesError
 				switch {
@@ -412,13 +430,15 @@ func translate(err error) error {
 			}
 			body = append(body, schemaFields(e)...)
 		default:
-			body = append(body, apperr.FieldError{Pointer: "", Code: "invalid", Detail: "The request body is not valid."})
+			body = append(body, apperr.FieldError{Pointer: "", Code: apperr.FieldInvalid, Detail: "The request body is not valid."})
 		}
 	}
 	walk(err)
 	switch {
 	case tooLarge:
 		return apperr.New(apperr.PayloadTooLarge, "The request body is too large.")
+	case len(params) > 0 && onlyCursor(params):
+		return &apperr.Error{Code: apperr.InvalidCursor, Detail: "The cursor is not valid.", Fields: params, Err: err}
 	case len(params) > 0:
 		return &apperr.Error{Code: apperr.InvalidParameter, Detail: "One or more parameters are invalid.", Fields: params, Err: err}
 	case badJSON != nil:
@@ -427,6 +447,25 @@ func translate(err error) error {
 	default:
 		return &apperr.Error{Code: apperr.ValidationFailed, Detail: "The request body failed validation.", Fields: sortFields(body), Err: err}
 	}
+}
+
+// isCursor reports whether p is the Cursor parameter. Its schema states the
+// cursor's length and alphabet for generators, but a cursor is opaque: one
+// the schema refuses is malformed like one that does not decode, and
+// answers 400 invalid_cursor as the parameter promises, never
+// invalid_parameter.
+func isCursor(p *openapi3.Parameter) bool {
+	return p.In == openapi3.ParameterInQuery && p.Name == "cursor"
+}
+
+// onlyCursor reports whether every parameter problem is about the cursor.
+func onlyCursor(fields []apperr.FieldError) bool {
+	for _, f := range fields {
+		if f.Code != apperr.FieldInvalidCursor {
+			return false
+		}
+	}
+	return true
 }
 
 // allOfErrors returns the errors of the subschemas an allOf error is made
@@ -455,7 +494,7 @@ func schemaFields(e *openapi3.SchemaError) []apperr.FieldError {
 	switch e.SchemaField {
 	case "required":
 		// The validator puts the missing member's name on the path.
-		return []apperr.FieldError{{Pointer: ptr, Code: "required", Detail: "This member is required."}}
+		return []apperr.FieldError{{Pointer: ptr, Code: apperr.FieldRequired, Detail: "This member is required."}}
 	case "properties":
 		// One error per member the schema does not declare, each holding
 		// the whole object: name them all, deduplicated by sortFields.
@@ -463,7 +502,7 @@ func schemaFields(e *openapi3.SchemaError) []apperr.FieldError {
 		var fields []apperr.FieldError
 		for k := range obj {
 			if _, ok := s.Properties[k]; !ok {
-				fields = append(fields, apperr.FieldError{Pointer: ptr + "/" + escapePointer(k), Code: "unknown_field", Detail: "This member is not allowed."})
+				fields = append(fields, apperr.FieldError{Pointer: ptr + "/" + escapePointer(k), Code: apperr.FieldUnknownField, Detail: "This member is not allowed."})
 			}
 		}
 		if len(fields) > 0 {
@@ -472,7 +511,7 @@ func schemaFields(e *openapi3.SchemaError) []apperr.FieldError {
 	case "type":
 		if _, ok := e.Value.(json.Number); ok && (s.Type.Is(openapi3.TypeInteger) || s.Type.Is(openapi3.TypeNumber)) {
 			// A number too large for a float64 (1e400).
-			return []apperr.FieldError{{Pointer: ptr, Code: "out_of_range", Detail: describeNumber(s)}}
+			return []apperr.FieldError{{Pointer: ptr, Code: apperr.FieldOutOfRange, Detail: describeNumber(s)}}
 		}
 	}
 	return []apperr.FieldError{{Pointer: ptr, Code: schemaCode(e.SchemaField), Detail: describeSchema(s, e.SchemaField)}}
@@ -485,7 +524,7 @@ func sortFields(fields []apperr.FieldError) []apperr.FieldError {
 		if fields[i].Pointer != fields[j].Pointer {
 			return fields[i].Pointer < fields[j].Pointer
 		}
-		return fields[i].Code < fields[j].Code
+		return fields[i].Code.String() < fields[j].Code.String()
 	})
 	return slices.Compact(fields)
 }
@@ -495,22 +534,22 @@ func escapePointer(s string) string {
 }
 
 // schemaCode is the field code of a violated schema keyword.
-func schemaCode(field string) string {
+func schemaCode(field string) apperr.FieldCode {
 	switch field {
 	case "maxLength", "maxItems":
-		return "too_long"
+		return apperr.FieldTooLong
 	case "minLength", "minItems":
-		return "too_short"
+		return apperr.FieldTooShort
 	case "enum":
-		return "not_allowed"
+		return apperr.FieldNotAllowed
 	case "pattern", "format":
-		return "bad_format"
+		return apperr.FieldBadFormat
 	case "type", "nullable":
-		return "wrong_type"
+		return apperr.FieldWrongType
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
-		return "out_of_range"
+		return apperr.FieldOutOfRange
 	}
-	return "invalid"
+	return apperr.FieldInvalid
 }
 
 // describeSchema says, in a sentence of ours, what s asks for by the

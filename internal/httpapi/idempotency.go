@@ -43,7 +43,7 @@ func readKey(r *http.Request) (string, error) {
 		return "", nil
 	case len(vals) > 1 || !idempotencyKeyPattern.MatchString(vals[0]):
 		return "", &apperr.Error{Code: apperr.InvalidParameter, Detail: "Idempotency-Key must be one value of 1 to 255 visible ASCII characters.",
-			Fields: []apperr.FieldError{{Parameter: headerIdempotencyKey, Code: "invalid", Detail: "1 to 255 visible ASCII characters"}}}
+			Fields: []apperr.FieldError{{Parameter: headerIdempotencyKey, Code: apperr.FieldInvalid, Detail: "1 to 255 visible ASCII characters"}}}
 	}
 	return vals[0], nil
 }

@@ -20,8 +20,12 @@ func checkText(r *http.Request) error {
 	for name, vals := range r.URL.Query() {
 		for _, v := range vals {
 			if !utf8.ValidString(v) || strings.ContainsRune(v, 0) {
+				if name == "cursor" { // a malformed cursor (isCursor)
+					return &apperr.Error{Code: apperr.InvalidCursor, Detail: "The cursor is not valid.",
+						Fields: []apperr.FieldError{{Parameter: name, Code: apperr.FieldInvalidCursor, Detail: "The cursor is not valid."}}}
+				}
 				return &apperr.Error{Code: apperr.InvalidParameter, Detail: "Parameters must be UTF-8 text without NUL characters.",
-					Fields: []apperr.FieldError{{Parameter: name, Code: "invalid_text", Detail: "must be UTF-8 text without NUL characters"}}}
+					Fields: []apperr.FieldError{{Parameter: name, Code: apperr.FieldInvalidText, Detail: "must be UTF-8 text without NUL characters"}}}
 			}
 		}
 	}
@@ -41,7 +45,7 @@ func checkText(r *http.Request) error {
 		return nil // the validator reports malformed JSON
 	}
 	if ptr, ok := findNUL(v, ""); ok {
-		return apperr.Field(ptr, "invalid_text", "Text must not contain NUL characters.")
+		return apperr.Field(ptr, apperr.FieldInvalidText, "Text must not contain NUL characters.")
 	}
 	return nil
 }

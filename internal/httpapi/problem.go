@@ -91,7 +91,11 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 		Errors:    make([]problemField, 0, len(e.Fields)),
 	}
 	for _, f := range e.Fields {
-		pf := problemField{Code: f.Code, Detail: f.Detail}
+		code := f.Code
+		if code == (apperr.FieldCode{}) {
+			code = apperr.FieldInvalid
+		}
+		pf := problemField{Code: code.String(), Detail: f.Detail}
 		if f.Parameter != "" {
 			pf.Parameter = &f.Parameter
 		} else {

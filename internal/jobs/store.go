@@ -81,7 +81,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nj NewJob) (Job, error) {
 		nj.Description, nj.PostedAt, nj.ExpiresAt, nj.ApplyURL, nj.Closed)
 	if err != nil {
 		if f, ok := fields[pg.ConstraintOf(err)]; ok {
-			return Job{}, apperr.Field(f[0], "invalid", f[1])
+			return Job{}, apperr.Field(f[0], apperr.FieldInvalid, f[1])
 		}
 		return Job{}, pg.Classify(ctx, fmt.Errorf("create job: %w", err))
 	}

@@ -49,7 +49,7 @@ func (f Filter) Validate() error {
 
 func paramError(name, detail string) error {
 	return &apperr.Error{Code: apperr.InvalidParameter, Detail: detail,
-		Fields: []apperr.FieldError{{Parameter: name, Code: "invalid", Detail: detail}}}
+		Fields: []apperr.FieldError{{Parameter: name, Code: apperr.FieldInvalid, Detail: detail}}}
 }
 
 // Item is a listing as lists show it, with its seller and images.

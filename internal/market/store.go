@@ -72,7 +72,7 @@ func (s *Store) Create(ctx context.Context, sellerID int64, nl NewListing) (List
 // CreateTx is Create within a caller's transaction.
 func CreateTx(ctx context.Context, ex sqlx.ExtContext, sellerID int64, nl NewListing) (Listing, error) {
 	if len(nl.Images) > MaxImages {
-		return Listing{}, apperr.Field("/images", "too_many", fmt.Sprintf("a listing carries at most %d images", MaxImages))
+		return Listing{}, apperr.Field("/images", apperr.FieldTooMany, fmt.Sprintf("a listing carries at most %d images", MaxImages))
 	}
 	status := nl.Status
 	if status == "" {
@@ -88,7 +88,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, sellerID int64, nl NewLis
 	err := sqlx.GetContext(ctx, ex, &l, q, sellerID, nl.Category, nl.Title, nl.Description, nl.PriceMinor,
 		nl.Currency, nl.Condition, nl.City, nl.Region, nl.Country, status, nl.CreatedAt)
 	if errors.Is(err, sql.ErrNoRows) {
-		return Listing{}, apperr.Field("/category", "unknown", fmt.Sprintf("no category %q", nl.Category))
+		return Listing{}, apperr.Field("/category", apperr.FieldUnknown, fmt.Sprintf("no category %q", nl.Category))
 	}
 	if err != nil {
 		return Listing{}, translate(ctx, "", err)
@@ -125,7 +125,7 @@ var fields = map[string][2]string{
 
 func translate(ctx context.Context, prefix string, err error) error {
 	if f, ok := fields[pg.ConstraintOf(err)]; ok {
-		return apperr.Field(prefix+f[0], "invalid", f[1])
+		return apperr.Field(prefix+f[0], apperr.FieldInvalid, f[1])
 	}
 	return pg.Classify(ctx, fmt.Errorf("create listing: %w", err))
 }

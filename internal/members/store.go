@@ -47,16 +47,16 @@ type New struct {
 func (n New) Validate() error {
 	switch {
 	case !HandlePattern.MatchString(n.Handle):
-		return apperr.Field("/handle", "invalid", "handle must be 1 to 30 letters, digits or underscores")
+		return apperr.Field("/handle", apperr.FieldInvalid, "handle must be 1 to 30 letters, digits or underscores")
 	case n.Name == "" || utf8.RuneCountInString(n.Name) > 100:
-		return apperr.Field("/name", "invalid", "name must be 1 to 100 characters")
+		return apperr.Field("/name", apperr.FieldInvalid, "name must be 1 to 100 characters")
 	case n.Bio != nil && utf8.RuneCountInString(*n.Bio) > 500:
-		return apperr.Field("/bio", "too_long", "bio must be at most 500 characters")
+		return apperr.Field("/bio", apperr.FieldTooLong, "bio must be at most 500 characters")
 	}
 	switch n.DefaultVisibility {
 	case "", "public", "followers", "private":
 	default:
-		return apperr.Field("/default_visibility", "invalid", "default_visibility must be public, followers or private")
+		return apperr.Field("/default_visibility", apperr.FieldInvalid, "default_visibility must be public, followers or private")
 	}
 	return nil
 }
@@ -87,7 +87,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, n New) (Member, error) {
 	err := sqlx.GetContext(ctx, ex, &m, q, n.Handle, n.Name, n.Verified, n.Bio, n.AvatarURL, vis, n.CreatedAt)
 	if err != nil {
 		if pg.ConstraintOf(err) == "members_handle_lower_key" {
-			return Member{}, apperr.Field("/handle", "taken", fmt.Sprintf("handle %q is already taken", n.Handle))
+			return Member{}, apperr.Field("/handle", apperr.FieldTaken, fmt.Sprintf("handle %q is already taken", n.Handle))
 		}
 		return Member{}, pg.Classify(ctx, fmt.Errorf("create member: %w", err))
 	}

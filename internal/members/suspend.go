@@ -45,7 +45,7 @@ const unrecordedReason = "Not recorded: suspended before suspensions were record
 // white space (the schema bounds the length too).
 func validReason(reason string) error {
 	if strings.TrimSpace(reason) == "" || utf8.RuneCountInString(reason) > 1000 {
-		return apperr.Field("/reason", "invalid", "reason must be 1 to 1000 characters, not only white space")
+		return apperr.Field("/reason", apperr.FieldInvalid, "reason must be 1 to 1000 characters, not only white space")
 	}
 	return nil
 }

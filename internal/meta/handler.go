@@ -45,8 +45,8 @@ func (h *Handler) GetIndex(ctx context.Context, _ gen.GetIndexRequestObject) (ge
 	return gen.GetIndex200JSONResponse{Body: h.index}, nil
 }
 
-func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
-	var idx gen.Index
+func build(spec *openapi3.T, cfg Config) (gen.APIIndex, error) {
+	var idx gen.APIIndex
 	var err error
 	get := func(schema, prop string) int {
 		if err != nil {
@@ -105,7 +105,7 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 				Path:            cfg.BasePath + p,
 				OperationID:     op.OperationID,
 				Summary:         op.Summary,
-				Scope:           gen.Scope(ScopeOf(spec, op)),
+				Scope:           gen.Scope(ScopeOf(op)),
 				RateLimitPolicy: gen.RateLimitPolicyName(policy),
 			})
 		}
@@ -124,23 +124,18 @@ func build(spec *openapi3.T, cfg Config) (gen.Index, error) {
 	return idx, nil
 }
 
-// ScopeOf is the scope an operation's security requirement names: "write"
-// when it names write, else "read".
-func ScopeOf(spec *openapi3.T, op *openapi3.Operation) string {
-	reqs := spec.Security
-	if op.Security != nil {
-		reqs = *op.Security
+// RequiredScope is the operation extension naming the scope an operation
+// needs: an http bearer scheme's security requirement lists no scopes
+// (OpenAPI 3.0.3), so the spec states it here.
+const RequiredScope = "x-required-scope"
+
+// ScopeOf is the scope op needs, from its x-required-scope: "read", or
+// "write" for anything else (a missing or unknown value fails closed).
+func ScopeOf(op *openapi3.Operation) string {
+	if s, ok := op.Extensions[RequiredScope].(string); ok && s == "read" {
+		return "read"
 	}
-	for _, r := range reqs {
-		for _, scopes := range r {
-			for _, s := range scopes {
-				if s == "write" {
-					return "write"
-				}
-			}
-		}
-	}
-	return "read"
+	return "write"
 }
 
 func maxLength(spec *openapi3.T, schema, prop string) (int, error) {

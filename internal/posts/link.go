@@ -34,11 +34,11 @@ const MaxLinkLen = 2048
 func normalizeLink(link string) (string, error) {
 	rest, scheme, ok := cutScheme(link)
 	if !ok {
-		return "", linkErr("bad_format", "link must be an absolute http or https URL")
+		return "", linkErr(apperr.FieldBadFormat, "link must be an absolute http or https URL")
 	}
 	for _, r := range rest {
 		if !linkRune(r) {
-			return "", linkErr("bad_format", "link must not contain white space, control characters, or any of <>\"{}|\\^`")
+			return "", linkErr(apperr.FieldBadFormat, "link must not contain white space, control characters, or any of <>\"{}|\\^`")
 		}
 	}
 	end := strings.IndexAny(rest, "/?#")
@@ -51,16 +51,16 @@ func normalizeLink(link string) (string, error) {
 	}
 	tail, ok := encodeTail(rest[end:])
 	if !ok {
-		return "", linkErr("bad_format", "link must use % only as %XX, [ ] only around an IP address and # at most once")
+		return "", linkErr(apperr.FieldBadFormat, "link must use % only as %XX, [ ] only around an IP address and # at most once")
 	}
 	out := scheme + host + tail
 	if len(out) > MaxLinkLen { // all ASCII now
-		return "", linkErr("too_long", "link must be at most "+strconv.Itoa(MaxLinkLen)+" characters once written in ASCII")
+		return "", linkErr(apperr.FieldTooLong, "link must be at most "+strconv.Itoa(MaxLinkLen)+" characters once written in ASCII")
 	}
 	return out, nil
 }
 
-func linkErr(code, detail string) error { return apperr.Field("/link", code, detail) }
+func linkErr(code apperr.FieldCode, detail string) error { return apperr.Field("/link", code, detail) }
 
 // cutScheme splits "http://" or "https://" (as the spec's pattern, in
 // lower case) off link.
@@ -87,21 +87,21 @@ func linkRune(r rune) bool {
 // ASCII.
 func normalizeAuthority(auth string) (string, error) {
 	if strings.Contains(auth, "@") {
-		return "", linkErr("bad_format", "link must not carry a user name or password")
+		return "", linkErr(apperr.FieldBadFormat, "link must not carry a user name or password")
 	}
 	host, port := auth, ""
 	if strings.HasPrefix(auth, "[") {
 		i := strings.IndexByte(auth, ']')
 		if i < 0 {
-			return "", linkErr("bad_format", "link has an unclosed [ in its host")
+			return "", linkErr(apperr.FieldBadFormat, "link has an unclosed [ in its host")
 		}
 		host, port = auth[:i+1], auth[i+1:]
 		if port != "" && port[0] != ':' {
-			return "", linkErr("bad_format", "link has characters after its IP address")
+			return "", linkErr(apperr.FieldBadFormat, "link has characters after its IP address")
 		}
 		a, err := netip.ParseAddr(host[1 : len(host)-1])
 		if err != nil || !a.Is6() || a.Zone() != "" {
-			return "", linkErr("bad_format", "link's host in [ ] must be an IPv6 address")
+			return "", linkErr(apperr.FieldBadFormat, "link's host in [ ] must be an IPv6 address")
 		}
 	} else {
 		if i := strings.LastIndexByte(auth, ':'); i >= 0 {
@@ -109,13 +109,13 @@ func normalizeAuthority(auth string) (string, error) {
 		}
 		var ok bool
 		if host, ok = normalizeHost(host); !ok {
-			return "", linkErr("bad_format", "link's host must be a domain name or an IP address")
+			return "", linkErr(apperr.FieldBadFormat, "link's host must be a domain name or an IP address")
 		}
 	}
 	if port != "" {
 		n, err := strconv.Atoi(port[1:])
 		if len(port) > 6 || err != nil || port[1] == '+' || port[1] == '-' || n < 1 || n > 65535 {
-			return "", linkErr("bad_format", "link's port must be from 1 to 65535")
+			return "", linkErr(apperr.FieldBadFormat, "link's port must be from 1 to 65535")
 		}
 	}
 	return host + port, nil

@@ -107,7 +107,7 @@ func TestNormalizeLink(t *testing.T) {
 			got, err := normalizeLink(tt.in)
 			var e *apperr.Error
 			if !errors.As(err, &e) || e.Code != apperr.ValidationFailed || len(e.Fields) != 1 ||
-				e.Fields[0].Pointer != "/link" || e.Fields[0].Code != tt.code {
+				e.Fields[0].Pointer != "/link" || e.Fields[0].Code.String() != tt.code {
 				t.Errorf("%s: normalizeLink(%q) = %q, %v, want a %s error at /link", tt.name, tt.in, got, err, tt.code)
 			}
 		})

@@ -161,14 +161,14 @@ func create(ctx context.Context, q sqlx.QueryerContext, authorID int64, np NewPo
 // kind validates what the schema cannot and returns the post's type.
 func (np NewPost) kind() (string, error) {
 	if len(np.Media) > MaxMedia {
-		return "", apperr.Field("/media", "too_many", fmt.Sprintf("a post carries at most %d media", MaxMedia))
+		return "", apperr.Field("/media", apperr.FieldTooMany, fmt.Sprintf("a post carries at most %d media", MaxMedia))
 	}
 	if np.Poll != nil && (len(np.Poll.Options) < MinPollOptions || len(np.Poll.Options) > MaxPollOptions) {
-		return "", apperr.Field("/poll/options", "invalid",
+		return "", apperr.Field("/poll/options", apperr.FieldInvalid,
 			fmt.Sprintf("a poll has %d to %d options", MinPollOptions, MaxPollOptions))
 	}
 	if !richtext.HasContent(np.Body) {
-		return "", apperr.Field("/body", "too_short", "body must contain at least one visible character")
+		return "", apperr.Field("/body", apperr.FieldTooShort, "body must contain at least one visible character")
 	}
 	derived := "text"
 	switch {
@@ -188,11 +188,11 @@ func (np NewPost) kind() (string, error) {
 	case typ == "":
 		return derived, nil
 	case (typ == "poll") != (np.Poll != nil):
-		return "", apperr.Field("/poll", "invalid", "a post has a poll if and only if its type is poll")
+		return "", apperr.Field("/poll", apperr.FieldInvalid, "a post has a poll if and only if its type is poll")
 	case (typ == "photo" || typ == "video") && len(np.Media) == 0:
-		return "", apperr.Field("/media", "required", "a "+typ+" post needs media")
+		return "", apperr.Field("/media", apperr.FieldRequired, "a "+typ+" post needs media")
 	case typ == "link" && np.Link == nil:
-		return "", apperr.Field("/link", "required", "a link post needs a link")
+		return "", apperr.Field("/link", apperr.FieldRequired, "a link post needs a link")
 	default:
 		return typ, nil // the database checks the enum
 	}
@@ -205,7 +205,7 @@ func insertMedia(ctx context.Context, ex sqlx.ExtContext, postID int64, media []
 	for i, m := range media {
 		if _, err := ex.ExecContext(ctx, q, postID, i, m.Kind, m.URL, m.PreviewURL, m.Width, m.Height, m.Alt); err != nil {
 			if f, ok := fields[pg.ConstraintOf(err)]; ok {
-				return apperr.Field(fmt.Sprintf("%s/%d", f[0], i), "invalid", f[1])
+				return apperr.Field(fmt.Sprintf("%s/%d", f[0], i), apperr.FieldInvalid, f[1])
 			}
 			return translate(ctx, "add media", err)
 		}
@@ -215,7 +215,7 @@ func insertMedia(ctx context.Context, ex sqlx.ExtContext, postID int64, media []
 
 func insertPoll(ctx context.Context, ex sqlx.ExtContext, postID int64, at time.Time, np NewPoll) (int64, error) {
 	if np.ExpiresAt != nil && !np.ExpiresAt.After(at) {
-		return 0, apperr.Field("/poll/expires_at", "invalid", "a poll must expire after it is published")
+		return 0, apperr.Field("/poll/expires_at", apperr.FieldInvalid, "a poll must expire after it is published")
 	}
 	const q = `
 		WITH poll AS (
@@ -284,12 +284,12 @@ func deletePost(ctx context.Context, q sqlx.QueryerContext, actorID, postID int6
 // votes once, for one option unless the poll is multiple-choice.
 func VotePollTx(ctx context.Context, ex sqlx.ExtContext, postID, voterID int64, choices []int, at *time.Time) error {
 	if len(choices) == 0 {
-		return apperr.Field("/choices", "required", "choose at least one option")
+		return apperr.Field("/choices", apperr.FieldRequired, "choose at least one option")
 	}
 	seen := map[int]bool{}
 	for _, c := range choices {
 		if seen[c] {
-			return apperr.Field("/choices", "duplicate", fmt.Sprintf("option %d is chosen twice", c))
+			return apperr.Field("/choices", apperr.FieldDuplicate, fmt.Sprintf("option %d is chosen twice", c))
 		}
 		seen[c] = true
 	}
@@ -316,11 +316,11 @@ func VotePollTx(ctx context.Context, ex sqlx.ExtContext, postID, voterID int64, 
 	}
 	switch {
 	case poll.Voted:
-		return apperr.Field("/choices", "already_voted", "this member has already voted in this poll")
+		return apperr.Field("/choices", apperr.FieldAlreadyVoted, "this member has already voted in this poll")
 	case !poll.Multiple && len(choices) > 1:
-		return apperr.Field("/choices", "single_choice", "this poll allows one choice")
+		return apperr.Field("/choices", apperr.FieldSingleChoice, "this poll allows one choice")
 	case poll.ExpiresAt != nil && !poll.At.Before(*poll.ExpiresAt):
-		return apperr.Field("/choices", "poll_closed", "this poll has expired")
+		return apperr.Field("/choices", apperr.FieldPollClosed, "this poll has expired")
 	}
 	const q = `
 		WITH votes AS (
@@ -335,7 +335,7 @@ func VotePollTx(ctx context.Context, ex sqlx.ExtContext, postID, voterID int64, 
 		 WHERE id = $1`
 	if _, err := ex.ExecContext(ctx, q, poll.ID, voterID, pq.Array(choices), poll.At); err != nil {
 		if pg.ConstraintOf(err) == "poll_votes_option_fkey" {
-			return apperr.Field("/choices", "invalid", "no such option in this poll")
+			return apperr.Field("/choices", apperr.FieldInvalid, "no such option in this poll")
 		}
 		return pg.Classify(ctx, fmt.Errorf("vote: %w", err))
 	}
@@ -364,7 +364,7 @@ var fields = map[string][2]string{
 
 func translate(ctx context.Context, what string, err error) error {
 	if f, ok := fields[pg.ConstraintOf(err)]; ok {
-		return apperr.Field(f[0], "invalid", f[1])
+		return apperr.Field(f[0], apperr.FieldInvalid, f[1])
 	}
 	return pg.Classify(ctx, fmt.Errorf("%s: %w", what, err))
 }

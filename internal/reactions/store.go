@@ -234,7 +234,7 @@ func translate(ctx context.Context, what string, err error) error {
 	}
 	switch pg.ConstraintOf(err) {
 	case "reactions_type_check":
-		return apperr.Field("/type", "invalid", "type must be one of like, love, haha, wow, sad, angry")
+		return apperr.Field("/type", apperr.FieldInvalid, "type must be one of like, love, haha, wow, sad, angry")
 	case "reactions_post_id_fkey":
 		return apperr.New(apperr.NotFound, "No such post.")
 	}

@@ -98,7 +98,7 @@ func (h *Handler) SearchAll(ctx context.Context, req gen.SearchAllRequestObject)
 	} else if p.Cursor != nil {
 		detail := "cursor pages through one kind: give type as well."
 		return nil, &apperr.Error{Code: apperr.InvalidParameter, Detail: detail,
-			Fields: []apperr.FieldError{{Parameter: "cursor", Code: "invalid", Detail: detail}}}
+			Fields: []apperr.FieldError{{Parameter: "cursor", Code: apperr.FieldInvalid, Detail: detail}}}
 	}
 	res, err := h.search(ctx, me.MemberID, q, kind, after, perPage)
 	if err != nil {

@@ -63,7 +63,7 @@ func Parse(q string) (Query, error) {
 	if len(words) == 0 {
 		detail := "q must contain something other than white space."
 		return Query{}, &apperr.Error{Code: apperr.InvalidParameter, Detail: detail,
-			Fields: []apperr.FieldError{{Parameter: "q", Code: "invalid", Detail: detail}}}
+			Fields: []apperr.FieldError{{Parameter: "q", Code: apperr.FieldInvalid, Detail: detail}}}
 	}
 	out := Query{Text: q}
 	names := make([]string, len(words))

@@ -305,6 +305,78 @@ func (e ProblemCode) Valid() bool {
 	}
 }
 
+// Defines values for ProblemFieldCode.
+const (
+	ProblemFieldCodeAlreadyVoted      ProblemFieldCode = "already_voted"
+	ProblemFieldCodeBadFormat         ProblemFieldCode = "bad_format"
+	ProblemFieldCodeDuplicate         ProblemFieldCode = "duplicate"
+	ProblemFieldCodeInvalid           ProblemFieldCode = "invalid"
+	ProblemFieldCodeInvalidCursor     ProblemFieldCode = "invalid_cursor"
+	ProblemFieldCodeInvalidText       ProblemFieldCode = "invalid_text"
+	ProblemFieldCodeNotAllowed        ProblemFieldCode = "not_allowed"
+	ProblemFieldCodeOutOfRange        ProblemFieldCode = "out_of_range"
+	ProblemFieldCodePollClosed        ProblemFieldCode = "poll_closed"
+	ProblemFieldCodeRepeatedParameter ProblemFieldCode = "repeated_parameter"
+	ProblemFieldCodeRequired          ProblemFieldCode = "required"
+	ProblemFieldCodeSingleChoice      ProblemFieldCode = "single_choice"
+	ProblemFieldCodeTaken             ProblemFieldCode = "taken"
+	ProblemFieldCodeTooLong           ProblemFieldCode = "too_long"
+	ProblemFieldCodeTooMany           ProblemFieldCode = "too_many"
+	ProblemFieldCodeTooShort          ProblemFieldCode = "too_short"
+	ProblemFieldCodeUnknown           ProblemFieldCode = "unknown"
+	ProblemFieldCodeUnknownField      ProblemFieldCode = "unknown_field"
+	ProblemFieldCodeUnknownParameter  ProblemFieldCode = "unknown_parameter"
+	ProblemFieldCodeWrongType         ProblemFieldCode = "wrong_type"
+)
+
+// Valid indicates whether the value is a known member of the ProblemFieldCode enum.
+func (e ProblemFieldCode) Valid() bool {
+	switch e {
+	case ProblemFieldCodeAlreadyVoted:
+		return true
+	case ProblemFieldCodeBadFormat:
+		return true
+	case ProblemFieldCodeDuplicate:
+		return true
+	case ProblemFieldCodeInvalid:
+		return true
+	case ProblemFieldCodeInvalidCursor:
+		return true
+	case ProblemFieldCodeInvalidText:
+		return true
+	case ProblemFieldCodeNotAllowed:
+		return true
+	case ProblemFieldCodeOutOfRange:
+		return true
+	case ProblemFieldCodePollClosed:
+		return true
+	case ProblemFieldCodeRepeatedParameter:
+		return true
+	case ProblemFieldCodeRequired:
+		return true
+	case ProblemFieldCodeSingleChoice:
+		return true
+	case ProblemFieldCodeTaken:
+		return true
+	case ProblemFieldCodeTooLong:
+		return true
+	case ProblemFieldCodeTooMany:
+		return true
+	case ProblemFieldCodeTooShort:
+		return true
+	case ProblemFieldCodeUnknown:
+		return true
+	case ProblemFieldCodeUnknownField:
+		return true
+	case ProblemFieldCodeUnknownParameter:
+		return true
+	case ProblemFieldCodeWrongType:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RateLimitPolicyName.
 const (
 	RateLimitPolicyNameRead  RateLimitPolicyName = "read"
@@ -545,6 +617,51 @@ func (e ListListingsParamsSort) Valid() bool {
 	}
 }
 
+// APIIndex Description of the API.
+type APIIndex struct {
+	// Description Short description of the network.
+	//
+	// Example: JSON API of the social network.
+	Description string `json:"description"`
+
+	// DocumentationURL The API reference, rendered from this contract (`/docs`).
+	//
+	// Example: http://localhost:8080/docs
+	DocumentationURL string `json:"documentation_url"`
+
+	// Endpoints Every operation, sorted by path then method.
+	Endpoints []Endpoint `json:"endpoints"`
+
+	// Enums Values of the API's enums.
+	Enums IndexEnums `json:"enums"`
+
+	// Limits Limits enforced by the API.
+	Limits IndexLimits `json:"limits"`
+
+	// Name Name of the API.
+	//
+	// Example: Social Network API
+	Name string `json:"name"`
+
+	// OpenapiSha256 Lowercase hex SHA-256 of the bytes served at `openapi_url`, to detect a changed contract without downloading it.
+	//
+	// Example: 9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d5e2f0b9c8a7d6e5f4c3b2a1d0e9f
+	OpenapiSha256 string `json:"openapi_sha256"`
+
+	// OpenapiURL This OpenAPI document, exactly as served (also linked from every response with `rel="service-desc"`).
+	//
+	// Example: http://localhost:8080/api/v1/openapi.yaml
+	OpenapiURL string `json:"openapi_url"`
+
+	// RateLimitPolicies The rate-limit policies.
+	RateLimitPolicies []RateLimitPolicy `json:"rate_limit_policies"`
+
+	// Version Version of the API contract (`info.version`).
+	//
+	// Example: 1.0.0
+	Version string `json:"version"`
+}
+
 // Comment A comment on a post, or a reply to another comment.
 type Comment struct {
 	// Body Text of the comment.
@@ -768,51 +885,6 @@ type InboxListMeta struct {
 	UnreadCount int `json:"unread_count"`
 }
 
-// Index Description of the API.
-type Index struct {
-	// Description Short description of the network.
-	//
-	// Example: JSON API of the social network.
-	Description string `json:"description"`
-
-	// DocumentationURL The API reference, rendered from this contract (`/docs`).
-	//
-	// Example: http://localhost:8080/docs
-	DocumentationURL string `json:"documentation_url"`
-
-	// Endpoints Every operation, sorted by path then method.
-	Endpoints []Endpoint `json:"endpoints"`
-
-	// Enums Values of the API's enums.
-	Enums IndexEnums `json:"enums"`
-
-	// Limits Limits enforced by the API.
-	Limits IndexLimits `json:"limits"`
-
-	// Name Name of the API.
-	//
-	// Example: Social Network API
-	Name string `json:"name"`
-
-	// OpenapiSha256 Lowercase hex SHA-256 of the bytes served at `openapi_url`, to detect a changed contract without downloading it.
-	//
-	// Example: 9f2c4e8b1a7d3f6e0c5b2a9d8e7f1c3b4a6d5e2f0b9c8a7d6e5f4c3b2a1d0e9f
-	OpenapiSha256 string `json:"openapi_sha256"`
-
-	// OpenapiURL This OpenAPI document, exactly as served (also linked from every response with `rel="service-desc"`).
-	//
-	// Example: http://localhost:8080/api/v1/openapi.yaml
-	OpenapiURL string `json:"openapi_url"`
-
-	// RateLimitPolicies The rate-limit policies.
-	RateLimitPolicies []RateLimitPolicy `json:"rate_limit_policies"`
-
-	// Version Version of the API contract (`info.version`).
-	//
-	// Example: 1.0.0
-	Version string `json:"version"`
-}
-
 // IndexEnums Values of the API's enums.
 type IndexEnums struct {
 	// JobEmploymentTypes Values of `Job.employment_type`.
@@ -907,7 +979,7 @@ type IndexLimits struct {
 // IndexResponse The API description.
 type IndexResponse struct {
 	// Data The API description.
-	Data Index `json:"data"`
+	Data APIIndex `json:"data"`
 }
 
 // Job An open job.
@@ -1732,24 +1804,17 @@ type ProblemCode string
 
 // ProblemField One field-level problem. Exactly one of `pointer` and `parameter` is set.
 type ProblemField struct {
-	// Code Machine-readable reason. For a body member (`pointer`): `required` (missing),
-	// `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
-	// problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
-	// values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
-	// `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
-	// that names no member), `invalid` (any other rule). For a parameter (`parameter`):
-	// `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
-	//
+	// Code Machine-readable reason (see ProblemFieldCode).
 	//
 	// Example: too_long
-	Code string `json:"code"`
+	Code ProblemFieldCode `json:"code"`
 
 	// Detail Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
 	//
 	// Example: Must be at most 5000 characters.
 	Detail string `json:"detail"`
 
-	// Parameter Name of the query or path parameter; null for a body problem.
+	// Parameter Name of the query, path or header parameter; null for a body problem.
 	Parameter *string `json:"parameter"`
 
 	// Pointer RFC 6901 JSON pointer to the member at fault (`~` written `~0`, `/` written `~1`): the
@@ -1760,6 +1825,34 @@ type ProblemField struct {
 	// Example: /body
 	Pointer *string `json:"pointer"`
 }
+
+// ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
+// For a body member (`pointer`):
+// `required` (missing, or a member the request needs in its case: media of a photo post,
+// another participant, a choice);
+// `unknown_field` (not declared by the schema);
+// `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
+// given twice in a list, such as a poll choice);
+// `wrong_type` (not of the declared type, or an integer written with a fraction or an
+// exponent);
+// `not_allowed` (not one of the allowed values);
+// `too_short`, `too_long` (length of a string or an array);
+// `too_many` (more items than the resource may carry: media, images, participants);
+// `out_of_range` (a number outside its bounds);
+// `bad_format` (does not match its pattern or format);
+// `invalid_text` (a NUL character);
+// `unknown` (names nothing: a handle of no member, a category that does not exist);
+// `taken` (already in use: a handle, a token value);
+// `already_voted`, `single_choice`, `poll_closed` (a vote refused: the member has voted,
+// the poll takes one choice, the poll has expired).
+// For a parameter (`parameter`, a query or path parameter or the `Idempotency-Key`
+// header): `invalid_cursor` (a malformed `cursor`, or one of another query),
+// `invalid_text` (not UTF-8, or a NUL character), `unknown_parameter` (not declared by
+// the operation), `repeated_parameter` (given twice).
+// `invalid` (any other rule) is used for both.
+//
+// Example: too_long
+type ProblemFieldCode string
 
 // Profile A member's profile.
 type Profile struct {
@@ -2396,8 +2489,10 @@ type ListConversationsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2423,8 +2518,10 @@ type ListConversationMessagesParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2464,8 +2561,10 @@ type ListFeedParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2479,7 +2578,8 @@ type ListFeedParamsTab string
 
 // ListJobsParams defines parameters for ListJobs.
 type ListJobsParams struct {
-	// Q Free-text search, 1..200 characters.
+	// Q Free-text search, 1..200 characters, with at least one character other than white space.
+	// Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
 	Q *Query `form:"q,omitempty" json:"q,omitempty"`
 
 	// Workplace Only jobs with this workplace arrangement.
@@ -2495,8 +2595,10 @@ type ListJobsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2507,7 +2609,8 @@ type ListJobsParams struct {
 
 // ListListingsParams defines parameters for ListListings.
 type ListListingsParams struct {
-	// Q Free-text search, 1..200 characters.
+	// Q Free-text search, 1..200 characters, with at least one character other than white space.
+	// Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
 	Q *Query `form:"q,omitempty" json:"q,omitempty"`
 
 	// Category Category slug. An unknown slug answers 400.
@@ -2530,8 +2633,10 @@ type ListListingsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2557,8 +2662,10 @@ type ListBlocksParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2573,8 +2680,10 @@ type ListMutesParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2595,8 +2704,10 @@ type ListNotificationsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2641,8 +2752,10 @@ type ListPostCommentsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2675,7 +2788,8 @@ type ReactToPostParams struct {
 
 // SearchAllParams defines parameters for SearchAll.
 type SearchAllParams struct {
-	// Q Search text, 1..200 characters. Missing or empty answers 400.
+	// Q Search text, 1..200 characters, with at least one character other than white space.
+	// Missing, empty or only white space answers 400 `invalid_parameter`.
 	Q SearchQuery `form:"q" json:"q"`
 
 	// Type Search one kind only, paged like any list. Without it, the top few results of each
@@ -2688,8 +2802,10 @@ type SearchAllParams struct {
 	PerPage *SearchPerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2745,8 +2861,10 @@ type ListUserPostsParams struct {
 	PerPage *PerPage `form:"per_page,omitempty" json:"per_page,omitempty"`
 
 	// Cursor Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-	// produced it: a malformed cursor, or one reused with different filters, answers 400
-	// `invalid_cursor`.
+	// produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+	// API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+	// `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+	// first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current

@@ -1946,7 +1946,7 @@ export interface components {
             rate_limit_policy: components["schemas"]["RateLimitPolicyName"];
         };
         /** @description Description of the API. */
-        Index: {
+        ApiIndex: {
             /**
              * @description Name of the API.
              * @example Social Network API
@@ -2233,7 +2233,7 @@ export interface components {
         /** @description The API description. */
         IndexResponse: {
             /** @description The API description. */
-            data: components["schemas"]["Index"];
+            data: components["schemas"]["ApiIndex"];
         };
         /** @description Search results. */
         SearchResponse: {
@@ -2261,6 +2261,35 @@ export interface components {
          * @enum {string}
          */
         ProblemCode: "unauthenticated" | "invalid_json" | "invalid_parameter" | "invalid_cursor" | "validation_failed" | "invalid_token" | "token_expired" | "token_revoked" | "insufficient_scope" | "forbidden" | "not_found" | "method_not_allowed" | "unsupported_media_type" | "payload_too_large" | "cannot_follow_self" | "rate_limited" | "idempotency_key_in_use" | "idempotency_key_reused" | "unavailable" | "internal_error" | "not_implemented" | "account_suspended" | "cannot_block_self" | "cannot_mute_self" | "member_blocked" | "cannot_message";
+        /**
+         * @description Machine-readable reason of one field-level problem; the list is closed.
+         *     For a body member (`pointer`):
+         *     `required` (missing, or a member the request needs in its case: media of a photo post,
+         *     another participant, a choice);
+         *     `unknown_field` (not declared by the schema);
+         *     `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
+         *     given twice in a list, such as a poll choice);
+         *     `wrong_type` (not of the declared type, or an integer written with a fraction or an
+         *     exponent);
+         *     `not_allowed` (not one of the allowed values);
+         *     `too_short`, `too_long` (length of a string or an array);
+         *     `too_many` (more items than the resource may carry: media, images, participants);
+         *     `out_of_range` (a number outside its bounds);
+         *     `bad_format` (does not match its pattern or format);
+         *     `invalid_text` (a NUL character);
+         *     `unknown` (names nothing: a handle of no member, a category that does not exist);
+         *     `taken` (already in use: a handle, a token value);
+         *     `already_voted`, `single_choice`, `poll_closed` (a vote refused: the member has voted,
+         *     the poll takes one choice, the poll has expired).
+         *     For a parameter (`parameter`, a query or path parameter or the `Idempotency-Key`
+         *     header): `invalid_cursor` (a malformed `cursor`, or one of another query),
+         *     `invalid_text` (not UTF-8, or a NUL character), `unknown_parameter` (not declared by
+         *     the operation), `repeated_parameter` (given twice).
+         *     `invalid` (any other rule) is used for both.
+         * @example too_long
+         * @enum {string}
+         */
+        ProblemFieldCode: "required" | "unknown_field" | "duplicate" | "wrong_type" | "not_allowed" | "too_short" | "too_long" | "too_many" | "out_of_range" | "bad_format" | "invalid_text" | "unknown" | "taken" | "already_voted" | "single_choice" | "poll_closed" | "invalid" | "invalid_cursor" | "unknown_parameter" | "repeated_parameter";
         /** @description One field-level problem. Exactly one of `pointer` and `parameter` is set. */
         ProblemField: {
             /**
@@ -2271,21 +2300,15 @@ export interface components {
              */
             pointer: string | null;
             /**
-             * @description Name of the query or path parameter; null for a body problem.
+             * @description Name of the query, path or header parameter; null for a body problem.
              * @example null
              */
             parameter: string | null;
             /**
-             * @description Machine-readable reason. For a body member (`pointer`): `required` (missing),
-             *     `unknown_field` (not declared by the schema), `duplicate` (named twice in one object; the
-             *     problem is then `invalid_json`), `wrong_type`, `not_allowed` (not one of the allowed
-             *     values), `too_short`, `too_long` (length of a string or an array), `out_of_range`,
-             *     `bad_format` (pattern or format), `invalid_text` (a NUL character), `unknown` (a handle
-             *     that names no member), `invalid` (any other rule). For a parameter (`parameter`):
-             *     `invalid`, `invalid_cursor`, `invalid_text`, `unknown_parameter`, `repeated_parameter`.
+             * @description Machine-readable reason (see ProblemFieldCode).
              * @example too_long
              */
-            code: string;
+            code: components["schemas"]["ProblemFieldCode"];
             /**
              * @description Human-readable explanation, written by the API from the rule that failed (never a validator's or a parser's message).
              * @example Must be at most 5000 characters.
@@ -2752,8 +2775,10 @@ export interface components {
         PerPage: number;
         /**
          * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-         *     produced it: a malformed cursor, or one reused with different filters, answers 400
-         *     `invalid_cursor`.
+         *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+         *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+         *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+         *     first page.
          */
         Cursor: string;
         /** @description `home`: posts of the members the caller follows and the caller's own; `discover`: all public posts. */
@@ -2762,7 +2787,10 @@ export interface components {
         Unread: boolean;
         /** @description Only notifications of this type. */
         NotificationTypeFilter: components["schemas"]["NotificationType"];
-        /** @description Free-text search, 1..200 characters. */
+        /**
+         * @description Free-text search, 1..200 characters, with at least one character other than white space.
+         *     Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
+         */
         Query: string;
         /** @description Category slug. An unknown slug answers 400. */
         Category: string;
@@ -2783,7 +2811,10 @@ export interface components {
         EmploymentTypeFilter: components["schemas"]["EmploymentType"];
         /** @description Only jobs located in this country (ISO 3166-1 alpha-2, upper case). */
         Country: string;
-        /** @description Search text, 1..200 characters. Missing or empty answers 400. */
+        /**
+         * @description Search text, 1..200 characters, with at least one character other than white space.
+         *     Missing, empty or only white space answers 400 `invalid_parameter`.
+         */
         SearchQuery: string;
         /**
          * @description Number of results per kind, 1..50. When absent: 5 without `type` (the top few of each
@@ -3113,8 +3144,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -3197,8 +3230,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -3283,8 +3318,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -3867,8 +3904,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -4165,8 +4204,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -4603,8 +4644,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -4770,8 +4813,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -5018,8 +5063,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -5294,7 +5341,10 @@ export interface operations {
     listListings: {
         parameters: {
             query?: {
-                /** @description Free-text search, 1..200 characters. */
+                /**
+                 * @description Free-text search, 1..200 characters, with at least one character other than white space.
+                 *     Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
+                 */
                 q?: components["parameters"]["Query"];
                 /** @description Category slug. An unknown slug answers 400. */
                 category?: components["parameters"]["Category"];
@@ -5313,8 +5363,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -5412,7 +5464,10 @@ export interface operations {
     listJobs: {
         parameters: {
             query?: {
-                /** @description Free-text search, 1..200 characters. */
+                /**
+                 * @description Free-text search, 1..200 characters, with at least one character other than white space.
+                 *     Empty or only white space answers 400 `invalid_parameter`; leave it out to list everything.
+                 */
                 q?: components["parameters"]["Query"];
                 /** @description Only jobs with this workplace arrangement. */
                 workplace?: components["parameters"]["WorkplaceFilter"];
@@ -5424,8 +5479,10 @@ export interface operations {
                 per_page?: components["parameters"]["PerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
@@ -5509,7 +5566,10 @@ export interface operations {
     searchAll: {
         parameters: {
             query: {
-                /** @description Search text, 1..200 characters. Missing or empty answers 400. */
+                /**
+                 * @description Search text, 1..200 characters, with at least one character other than white space.
+                 *     Missing, empty or only white space answers 400 `invalid_parameter`.
+                 */
                 q: components["parameters"]["SearchQuery"];
                 /**
                  * @description Search one kind only, paged like any list. Without it, the top few results of each
@@ -5524,8 +5584,10 @@ export interface operations {
                 per_page?: components["parameters"]["SearchPerPage"];
                 /**
                  * @description Opaque cursor from `meta.next_cursor` of the previous page. Bound to the query that
-                 *     produced it: a malformed cursor, or one reused with different filters, answers 400
-                 *     `invalid_cursor`.
+                 *     produced it: a malformed cursor (too long, outside its alphabet, not text, or not one the
+                 *     API made), or one reused with different filters, answers 400 `invalid_cursor`. An empty
+                 *     `cursor=` is, like any empty parameter, 400 `invalid_parameter`: leave it out for the
+                 *     first page.
                  */
                 cursor?: components["parameters"]["Cursor"];
             };
