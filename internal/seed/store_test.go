@@ -383,8 +383,9 @@ func TestImportRollback(t *testing.T) {
 	}
 }
 
-func TestCheckCountersFindsDrift(t *testing.T) {
-	t.Parallel()
+// importedSmall returns a fresh database holding the small fixture.
+func importedSmall(t *testing.T) (*sqlx.DB, context.Context) {
+	t.Helper()
 	fx, err := seed.Parse([]byte(small))
 	if err != nil {
 		t.Fatal(err)
@@ -394,6 +395,12 @@ func TestCheckCountersFindsDrift(t *testing.T) {
 	if _, err := seed.Import(ctx, conn, fx); err != nil {
 		t.Fatal(err)
 	}
+	return conn, ctx
+}
+
+func TestCheckCountersFindsDrift(t *testing.T) {
+	t.Parallel()
+	conn, ctx := importedSmall(t)
 	conn.MustExec(`UPDATE members SET follower_count = follower_count + 2 WHERE handle = 'Bob'`)
 	conn.MustExec(`UPDATE posts SET love_count = 0, comment_count = 7`)
 	conn.MustExec(`UPDATE conversation_participants SET unread_count = unread_count + 1`)
@@ -419,15 +426,7 @@ func TestCheckCountersFindsDrift(t *testing.T) {
 // moved, or a row written without its counter, is a mismatch.
 func TestCheckCountersBlocks(t *testing.T) {
 	t.Parallel()
-	fx, err := seed.Parse([]byte(small))
-	if err != nil {
-		t.Fatal(err)
-	}
-	conn := pgtest.New(t)
-	ctx := context.Background()
-	if _, err := seed.Import(ctx, conn, fx); err != nil {
-		t.Fatal(err)
-	}
+	conn, ctx := importedSmall(t)
 	var alice int64
 	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
 		t.Fatal(err)
