@@ -419,6 +419,7 @@ func TestTimelineHorizonReadOnce(t *testing.T) {
 	db.MustExec(`ANALYZE`)
 	for _, after := range []*cursor.Position{nil, {Time: time.Now().Add(-5 * time.Minute), ID: 1 << 40}} {
 		q, args := timeline.PageSQL(after, []any{id["reader"], 21})
+		q = timeline.Standalone(q)
 		var lines []string
 		if err := db.Select(&lines, "EXPLAIN (ANALYZE, TIMING off) "+q, args...); err != nil {
 			t.Fatal(err)

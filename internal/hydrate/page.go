@@ -10,6 +10,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Statics says where Page takes the static parts of a page's posts from.
@@ -27,7 +28,9 @@ const (
 // Page runs pageSQL, which selects the id and created_at of at most
 // perPage+1 posts for viewerID (its $1 is viewerID and its $2 perPage+1, as
 // in args), and hydrates the first perPage of them in the same statement
-// (plus one for the static parts c does not hold, with FromCache). exact is false when a
+// (plus one for the static parts c does not hold, with FromCache). pageSQL
+// may read the WITH items of visibility.For("$1"), which Page and Chosen
+// declare around it. exact is false when a
 // chosen post was hidden from the viewer or deleted meanwhile (the caller
 // then pages with Chosen, which keeps the cursor on the chosen rows);
 // next is the position of the next page (nil: the page query chose no more
@@ -81,7 +84,7 @@ func (s slot) Position() cursor.Position { return cursor.Position{Time: s.Create
 // statement around it (discover does, so that PostgreSQL plans it once).
 func (c *Cache) Chosen(ctx context.Context, q sqlx.QueryerContext, viewerID int64, perPage int, pageSQL string, args []any) ([]Post, *cursor.Position, error) {
 	var slots []slot
-	chosen := "SELECT id, created_at FROM (" + pageSQL + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
+	chosen := "WITH " + visibility.For("$1").With() + " SELECT id, created_at FROM (" + pageSQL + ") chosen ORDER BY created_at DESC, id DESC LIMIT $2"
 	if err := sqlx.SelectContext(ctx, q, &slots, chosen, args...); err != nil {
 		return nil, nil, pg.Classify(ctx, fmt.Errorf("list page: %w", err))
 	}

@@ -16,17 +16,19 @@ import (
 // withStatic, the static part) of the first $2-1 of those the viewer may
 // still see, in one statement; slots is how many posts the page query chose.
 //
-// guard is the parameter of the token check (auth.GuardSQL).
+// guard is the parameter of the token check (auth.GuardSQL). The statement
+// declares the WITH items of visibility.For("$1"): the page query may read
+// them, and the posts it chose are checked with them.
 func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	cols, join := columns(bool(withStatic))
 	return `
-	WITH page AS MATERIALIZED (` + pageSQL + `),
+	WITH ` + visibility.For("$1").With() + `, page AS MATERIALIZED (` + pageSQL + `),
 	head AS (SELECT id, created_at FROM page ORDER BY created_at DESC, id DESC LIMIT $2 - 1)
 	SELECT ` + cols + `, (SELECT count(*) FROM page) AS slots
 	  FROM head
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
-	 WHERE ` + visibility.Post("p", "$1") + ` AND ` + auth.GuardSQL(guard) + `
+	 WHERE ` + visibility.For("$1").Post("p") + ` AND ` + auth.GuardSQL(guard) + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 }
 

@@ -187,7 +187,11 @@ func Unfollow(followee, unfollowed string) string {
 // out the authors the member's stream hides (visibility.AuthorInStream on
 // the author's id, which each row carries): a timeline row outlives the
 // block, mute or suspension that hides it, and a page of hidden rows would
-// be a short page that is not the end of the feed. The outbox rows are
+// be a short page that is not the end of the feed. The statement reads the
+// WITH items of visibility.For("$1"), which the statement around it
+// declares (hydrate's page statements do; Standalone wraps it alone): the
+// rule is applied four times per page, once per source here and once to
+// the posts hydrated. The outbox rows are
 // filtered above an OFFSET 0 fence: written into their join, the filter
 // turned the one scan of the (nearly empty) outbox into an index probe per
 // followee (docs/performance-journal.md, "Blocks, mutes and suspension").
@@ -210,6 +214,16 @@ func PageSQL(after *cursor.Position, args []any) (string, []any) {
 	}
 	q, _ := pageSQLs.LoadOrStore(k, pageSQL(k))
 	return q.(string), args
+}
+
+// hidden is the stream rule for the member $1, shared by the statement's
+// fragments.
+var hidden = visibility.For("$1")
+
+// Standalone returns a PageSQL statement q made to run by itself: it
+// declares the WITH items q reads.
+func Standalone(q string) string {
+	return "WITH " + hidden.With() + " SELECT id, created_at FROM (" + q + ") page"
 }
 
 // pageSQLs memoizes PageSQL's statements, which depend only on their
@@ -238,7 +252,7 @@ func pageSQL(k pageKey) string {
 		      FROM timeline t
 		     WHERE t.member_id = $1 ` + keysetT + `
 		       AND ` + atOrAboveHorizon("t.created_at", "t.post_id") + `
-		       AND ` + visibility.AuthorInStream("t.author_id", "$1") + `
+		       AND ` + hidden.AuthorInStream("t.author_id") + `
 		     ORDER BY t.created_at DESC, t.post_id DESC
 		     LIMIT $2
 		), floor AS (
@@ -256,7 +270,7 @@ func pageSQL(k pageKey) string {
 		                                 WHERE t2.member_id = $1 AND t2.created_at = o.created_at AND t2.post_id = o.post_id)
 		                AND ` + atOrAboveHorizon("o.created_at", "o.post_id") + `
 		             OFFSET 0) ob
-		      WHERE ` + visibility.AuthorInStream("ob.author_id", "$1") + `)
+		      WHERE ` + hidden.AuthorInStream("ob.author_id") + `)
 		    UNION
 		    (SELECT c.id, c.created_at
 		       FROM members m
@@ -269,7 +283,7 @@ func pageSQL(k pageKey) string {
 		                                          COALESCE((SELECT id FROM floor), 0))
 		            ORDER BY p.created_at DESC, p.id DESC
 		            LIMIT $2) c
-		      WHERE m.fanout_on_read AND ` + visibility.AuthorInStream("m.id", "$1") + `
+		      WHERE m.fanout_on_read AND ` + hidden.AuthorInStream("m.id") + `
 		        AND ` + atOrAboveHorizon("c.created_at", "c.id") + `)
 		) x
 		ORDER BY x.created_at DESC, x.id DESC

@@ -149,3 +149,58 @@ func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) boo
 	}
 	return vis == "public" || authorID == viewerID || (vis == "followers" && follows(authorID))
 }
+
+// Shared is the rule for one viewer in a statement that applies it several
+// times (a home feed page applies it to each of its three sources, then
+// to the posts it hydrates): the reads that depend on the viewer alone are
+// done once per statement, in the WITH items With returns, and every
+// fragment of s reads them. The inline forms (Post, AuthorInStream, …)
+// bring their own gates, several nodes each, and PostgreSQL sets up every
+// node of a plan at each execution, run or not: four inline fragments made
+// a feed page's statement about twice as many nodes as the page itself
+// (docs/performance-journal.md, "Blocks, mutes and suspension").
+//
+// The items: vis_hidden, the members the viewer's blocks (either way) and
+// mutes hide (blocked tells a block from a mute), read by three index
+// scans and hashed once per fragment; vis_open, whether no member is
+// suspended (the gate of NotSuspended, one read of a small partial index).
+type Shared struct{ viewer string }
+
+// For returns the shared rule for viewer, a SQL expression (a parameter or
+// a column of an outer query) the WITH items can read.
+func For(viewer string) Shared { return Shared{viewer} }
+
+// With returns the WITH items the fragments of s read ("vis_hidden,
+// vis_open"); a statement using s declares them once, at a level every
+// fragment sees.
+func (s Shared) With() string {
+	return `vis_hidden AS MATERIALIZED (
+		    SELECT blocked_id AS id, true AS blocked FROM blocks WHERE blocker_id = ` + s.viewer + `
+		    UNION ALL SELECT blocker_id, true FROM blocks WHERE blocked_id = ` + s.viewer + `
+		    UNION ALL SELECT muted_id, false FROM mutes WHERE muter_id = ` + s.viewer + `
+		), vis_open AS MATERIALIZED (
+		    SELECT ` + noneSuspended + ` AS none_suspended
+		)`
+}
+
+// Post is the package's Post, reading s's WITH items.
+func (s Shared) Post(alias string) string {
+	return "(" + rule(alias, s.viewer) + " AND " + s.Author(alias+".author_id") + ")"
+}
+
+// PostInStream is the package's PostInStream, reading s's WITH items.
+func (s Shared) PostInStream(alias string) string {
+	return "(" + rule(alias, s.viewer) + " AND " + s.AuthorInStream(alias+".author_id") + ")"
+}
+
+// Author is the package's Author, reading s's WITH items.
+func (s Shared) Author(author string) string {
+	return "(((SELECT none_suspended FROM vis_open) OR " + NotSuspended(author) + ") AND " +
+		author + " NOT IN (SELECT id FROM vis_hidden WHERE blocked))"
+}
+
+// AuthorInStream is the package's AuthorInStream, reading s's WITH items.
+func (s Shared) AuthorInStream(author string) string {
+	return "(((SELECT none_suspended FROM vis_open) OR " + NotSuspended(author) + ") AND " +
+		author + " NOT IN (SELECT id FROM vis_hidden))"
+}

@@ -91,6 +91,25 @@ func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
 				if got != w {
 					t.Errorf("post, stream, member = %+v, want %+v", got, w)
 				}
+				// The shared forms, in a statement that declares their WITH
+				// items, and the author forms by themselves.
+				var shared, author struct{ post, stream bool }
+				v := visibility.For("$1")
+				q = `WITH ` + v.With() + ` SELECT ` + v.Post("p") + `, ` + v.PostInStream("p") + `, ` +
+					visibility.Author("p.author_id", "$1") + ` AND ` + v.Author("p.author_id") + `, ` +
+					visibility.AuthorInStream("p.author_id", "$1") + ` AND ` + v.AuthorInStream("p.author_id") +
+					` FROM posts p WHERE p.id = $2`
+				if err := db.QueryRow(q, id[c.viewer], post[c.vis]).Scan(&shared.post, &shared.stream, &author.post, &author.stream); err != nil {
+					t.Fatal(err)
+				}
+				if shared.post != w.post || shared.stream != w.stream {
+					t.Errorf("shared post, stream = %+v, want %v, %v", shared, w.post, w.stream)
+				}
+				// Every case's post is one the viewer's follow lets them see,
+				// so the author forms answer as the post forms do.
+				if author.post != w.post || author.stream != w.stream {
+					t.Errorf("author, author in stream = %+v, want %v, %v", author, w.post, w.stream)
+				}
 				hidden := visibility.Hidden{}
 				rows, err := db.Query(visibility.HiddenCauseSQL, id[c.viewer])
 				if err != nil {
