@@ -63,7 +63,7 @@ type envVar struct {
 var envVars = []envVar{
 	{"DATABASE_URL", "(required)", "PostgreSQL URL, e.g. `postgres://user@127.0.0.1:5432/social?sslmode=disable`"},
 	{"ADDR", "`:8080`", "listen address of the API"},
-	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, used for every URL in bodies and headers; never derived from the `Host` header"},
+	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, at most 200 characters (so every URL the API writes stays within the contract's `maxLength`), used for every URL in bodies and headers; never derived from the `Host` header"},
 	{"LOG_FORMAT", "`json`", "`json` or `text`"},
 	{"LOG_LEVEL", "`info`", "`debug`, `info`, `warn` or `error`; logs go to stderr, one line per request at `info`"},
 	{"BODY_LIMIT_BYTES", "`65536`", "maximum request body size; a larger body answers 413"},
@@ -257,14 +257,22 @@ func corsOrigins(s string) ([]string, error) {
 	return out, nil
 }
 
-// checkPublicURL accepts an absolute http(s) URL without query or fragment
-// and returns it without a trailing slash.
+// maxPublicURL bounds PUBLIC_URL, the prefix of every URL the API writes, so
+// that those URLs stay within the maxLength openapi.yaml gives them.
+const maxPublicURL = 200
+
+// checkPublicURL accepts an absolute http(s) URL without query or fragment,
+// of at most maxPublicURL characters, and returns it without a trailing slash.
 func checkPublicURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment, got %q", s)
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	pub := strings.TrimRight(u.String(), "/")
+	if len(pub) > maxPublicURL {
+		return "", fmt.Errorf("PUBLIC_URL must be at most %d characters, got %d", maxPublicURL, len(pub))
+	}
+	return pub, nil
 }
 
 func orDefault(v, def string) string {

@@ -218,7 +218,7 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
-		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"},
+		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"}, {"PUBLIC_URL": "https://x.example/" + strings.Repeat("a", 200)},
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},

@@ -888,7 +888,7 @@ type InboxListMeta struct {
 	// UnreadCount Total number of unread items (notifications, or conversations with unread messages), regardless of filters.
 	//
 	// Example: 1
-	UnreadCount int `json:"unread_count"`
+	UnreadCount int64 `json:"unread_count"`
 }
 
 // IndexEnums Values of the API's enums.
@@ -1541,12 +1541,12 @@ type NotificationsReadResult struct {
 	// Marked Number of notifications that changed from unread to read.
 	//
 	// Example: 2
-	Marked int `json:"marked"`
+	Marked int64 `json:"marked"`
 
 	// UnreadCount Number of the caller's notifications still unread.
 	//
 	// Example: 0
-	UnreadCount int `json:"unread_count"`
+	UnreadCount int64 `json:"unread_count"`
 }
 
 // Poll A poll attached to a post (read-only in v1).
@@ -1696,7 +1696,7 @@ type PostCounts struct {
 	// Reactions Number of reactions; the sum of `reaction_counts`.
 	//
 	// Example: 5
-	Reactions int `json:"reactions"`
+	Reactions int64 `json:"reactions"`
 
 	// Shares Number of shares (no write path in v1).
 	//
@@ -1713,7 +1713,7 @@ type PostCounts struct {
 	//
 	//
 	// Example: 120
-	Views int `json:"views"`
+	Views int64 `json:"views"`
 }
 
 // PostList A page of posts.
@@ -1761,10 +1761,10 @@ type Problem struct {
 	// Example: The requested resource was not found.
 	Detail string `json:"detail"`
 
-	// Errors Field-level problems; empty when the problem is not about particular fields.
+	// Errors Field-level problems, the first 100 when there are more; empty when the problem is not about particular fields.
 	Errors []ProblemField `json:"errors"`
 
-	// Instance Path of the request.
+	// Instance Path of the request; a longer one is cut to 2048 characters, the last one `…`.
 	//
 	// Example: /api/v1/posts/999
 	Instance string `json:"instance"`
@@ -1924,7 +1924,7 @@ type ProfileCounts struct {
 	// Posts Number of this member's posts that the caller may see.
 	//
 	// Example: 42
-	Posts int `json:"posts"`
+	Posts int64 `json:"posts"`
 }
 
 // ProfileList A page of profiles.
@@ -1993,7 +1993,7 @@ type RateLimitPolicy struct {
 	// WindowSeconds Length of the window, in seconds.
 	//
 	// Example: 60
-	WindowSeconds int `json:"window_seconds"`
+	WindowSeconds int64 `json:"window_seconds"`
 }
 
 // RateLimitPolicyName Rate-limit policy: `read` (GET, HEAD) or `write` (POST, DELETE).
@@ -2030,7 +2030,7 @@ type RateLimitProblem struct {
 	// Errors Field-level problems; always empty here.
 	Errors []ProblemField `json:"errors"`
 
-	// Instance Path of the request.
+	// Instance Path of the request; a longer one is cut to 2048 characters, the last one `…`.
 	//
 	// Example: /api/v1/posts
 	Instance string `json:"instance"`
@@ -2055,7 +2055,7 @@ type RateLimitProblem struct {
 	// RetryAfter Seconds to wait before retrying; the same value as `Retry-After`.
 	//
 	// Example: 12
-	RetryAfter int `json:"retry_after"`
+	RetryAfter int64 `json:"retry_after"`
 
 	// Status HTTP status code of the response (429).
 	//
@@ -2329,12 +2329,12 @@ type UnreadCounts struct {
 	// Conversations Number of conversations with unread messages.
 	//
 	// Example: 1
-	Conversations int `json:"conversations"`
+	Conversations int64 `json:"conversations"`
 
 	// Notifications Number of unread notifications.
 	//
 	// Example: 3
-	Notifications int `json:"notifications"`
+	Notifications int64 `json:"notifications"`
 }
 
 // UserSummary Short form of a member.
@@ -3030,7 +3030,7 @@ func (w *ServerInterfaceWrapper) ListConversations(ctx echo.Context) error {
 	var params ListConversationsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3108,7 +3108,7 @@ func (w *ServerInterfaceWrapper) ListConversationMessages(ctx echo.Context) erro
 	var params ListConversationMessagesParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3229,7 +3229,7 @@ func (w *ServerInterfaceWrapper) ListFeed(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3299,7 +3299,7 @@ func (w *ServerInterfaceWrapper) ListJobs(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3383,7 +3383,7 @@ func (w *ServerInterfaceWrapper) ListListings(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3454,7 +3454,7 @@ func (w *ServerInterfaceWrapper) ListBlocks(ctx echo.Context) error {
 	var params ListBlocksParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3496,7 +3496,7 @@ func (w *ServerInterfaceWrapper) ListMutes(ctx echo.Context) error {
 	var params ListMutesParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3552,7 +3552,7 @@ func (w *ServerInterfaceWrapper) ListNotifications(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3711,7 +3711,7 @@ func (w *ServerInterfaceWrapper) ListPostComments(ctx echo.Context) error {
 	var params ListPostCommentsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3855,7 +3855,7 @@ func (w *ServerInterfaceWrapper) SearchAll(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -4080,7 +4080,7 @@ func (w *ServerInterfaceWrapper) ListUserPosts(ctx echo.Context) error {
 	var params ListUserPostsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -4199,7 +4199,7 @@ type BadRequestResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type BadRequestApplicationProblemPlusJSONResponse struct {
@@ -4225,7 +4225,7 @@ type ForbiddenResponseHeaders struct {
 	WWWAuthenticate     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type ForbiddenApplicationProblemPlusJSONResponse struct {
@@ -4240,7 +4240,7 @@ type InternalErrorResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type InternalErrorApplicationProblemPlusJSONResponse struct {
@@ -4255,7 +4255,7 @@ type NotFoundResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type NotFoundApplicationProblemPlusJSONResponse struct {
@@ -4271,7 +4271,7 @@ type NotModifiedResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type NotModifiedResponse struct {
@@ -4284,7 +4284,7 @@ type PayloadTooLargeResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
@@ -4297,10 +4297,10 @@ type ServiceUnavailableResponseHeaders struct {
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
@@ -4313,10 +4313,10 @@ type TooManyRequestsResponseHeaders struct {
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type TooManyRequestsApplicationProblemPlusJSONResponse struct {
@@ -4332,7 +4332,7 @@ type UnauthorizedResponseHeaders struct {
 	WWWAuthenticate     string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnauthorizedApplicationProblemPlusJSONResponse struct {
@@ -4347,7 +4347,7 @@ type UnprocessableEntityResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
@@ -4362,7 +4362,7 @@ type UnsupportedMediaTypeResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnsupportedMediaTypeApplicationProblemPlusJSONResponse struct {
@@ -4386,7 +4386,7 @@ type GetIndex200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -4665,7 +4665,7 @@ type ListConversations200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -4945,7 +4945,7 @@ type CreateConversation200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -4998,7 +4998,7 @@ type CreateConversation201ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5421,7 +5421,7 @@ type ListConversationMessages200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5740,7 +5740,7 @@ type CreateConversationMessage201ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -6200,7 +6200,7 @@ type MarkConversationRead200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -6584,7 +6584,7 @@ type ListFeed200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -6863,7 +6863,7 @@ type ListJobs200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7142,7 +7142,7 @@ type ListListings200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7421,7 +7421,7 @@ type GetMe200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7700,7 +7700,7 @@ type ListBlocks200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7979,7 +7979,7 @@ type ListMutes200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8258,7 +8258,7 @@ type ListNotifications200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8538,7 +8538,7 @@ type MarkNotificationsRead200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8961,7 +8961,7 @@ type CreatePost201ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -9382,7 +9382,7 @@ type DeletePost204ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -9697,7 +9697,7 @@ type GetPost200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10014,7 +10014,7 @@ type ListPostComments200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10333,7 +10333,7 @@ type CreatePostComment201ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10791,7 +10791,7 @@ type DeletePostReaction200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11115,7 +11115,7 @@ type ReactToPost200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11573,7 +11573,7 @@ type SearchAll200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11728,10 +11728,10 @@ type SearchAll429ResponseHeaders struct {
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11815,10 +11815,10 @@ type SearchAll503ResponseHeaders struct {
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11877,7 +11877,7 @@ type GetUser200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12192,7 +12192,7 @@ type UnblockUser200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12515,7 +12515,7 @@ type BlockUser200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12900,7 +12900,7 @@ type ToggleFollow200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -13283,7 +13283,7 @@ type UnmuteUser200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -13606,7 +13606,7 @@ type MuteUser200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -13991,7 +13991,7 @@ type ListUserPosts200ResponseHeaders struct {
 	RateLimitPolicy     *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -15278,545 +15278,559 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3dlhu50SD4Khh6fJplJ1kk60eqqqNjl9Rqu2z9WSq5PZ/ZUwlmgkV0JQF2IlkU3as5c7UPsA8x5+z9",
-	"Xu7dvMn3JHsQASCRmSCZLEnttrd94S4xM/ETiAjEf/zYSeR8IQUTheqc/9iZMZqyHP58fk1v9X9TppKc",
-	"LwouRee881wUvFiTgt4SOSXFjJGcLXKmmCiofiUiU5mT+GraeyUF672kRTKLz4kqciluSTced/7zf/6v",
-	"cSc+IFIQxcVtpkdQcpknTEVjsWL0jnTjbw8rL2ZcFapPrgqSSqaIkAVJZlTcMrKaMUGkyNawlnvOViSR",
-	"S1GwnHRj+Ev19a8qPhgL/EZFRMg80uPGh3MWR94gcU4LdpPxOS9UjJN12T3L1yRnPyyZKohaMJEqMlmm",
-	"t6w46I9FJ+qoZMbmVAOLfaDzRcY6551x54ejv/1jMPnjWfLXoboeLf/b8erylP3hMR93OlFnTj+8YOK2",
-	"mHXOT4+jTrFe6I9UkXNx2/n4MepcpWy+kAUTRe8tW2R0zdLmacRFvmQxrr+YcaVBuZBCMcKVPZyMrvVR",
-	"UUEYzTPOcreVFS9m8Jaic0ZiN2Oy7v2ZreN+dWdiOe+c/72jZ+x8F3k7hV9CW3jBxV1zzW+/eUYejx4/",
-	"JhkXd6pPnhvwmoUvRcpyEh/SBT+8Hx7GJKF5zpkai3i8HAyOkh8Xy0nGEzKhipH3b198tK/KBRN0wftr",
-	"Os/gVXZBcpY9GXcUy+95wnp6IeNOTLoAq0SKIqdJcXBBKGAYWdBbNhbFjBZkRhWhRLAP+CuhmZJ2KcSs",
-	"RD+9Wea1yfSv404cEU0TZMpzVfTJ9YzhYHrThKuxoBN4LgWcQEbN9FsQCuacFcXi/PAwkwnNZlIV548H",
-	"jwcWAlPG0t8tWH6jR3oyGuhPRqfJMlcyf8LWfxpcfS/5y+8v16/4YPVyPVi9+uYvq9fXcvXya7l6+UyZ",
-	"/16pq/kdf/39Xz5M/xLaWxV9j0eDQej039KCvdCE1EQBDY2EZhnLv9IoO6dccHFraMrylYXMeLK2aI0Y",
-	"i6SdEnpLuVAF6V49v/6GuJnGAvkXmXKWpYqkOZ0WB+ckHhvo4Zi4p3HnIn+CP7slmN0W5nfFEqmJfSkK",
-	"nsGizBK5ItNlZg4+7o/FG2SB+jhZFZ8LqUmPLosZEwVPqF6+2c425pEzmsIKh8NHF8WTURXmwx0g772B",
-	"jYYhr1lcD1gcwpgzBSAyU/5gNv/DUhbUAGRlfltxkcoVMXDBhxEZd1Y5L9gDvv2SoPvhyXA0uFg9OR1U",
-	"V3iKP7YDKCvyde9yWrC8Cct3BjsKSVaUF2TCpjLXLLfI11zcavapV8tzzbk1kwwueDiKOnMu+Fyz13IR",
-	"XBTsluWwir/1yoPdQFF/0QDfg3Ii+0CRBcvJnItlwfrkYWfR2bCxgbez4c6dvbVEGLgy7FozNi0I1yyT",
-	"GuRdf2Xv4s+8+uGjvc7lLVMscC7f4s3cXK1lIXggEaGKvBf8A2ELmcwskXzmLT16NDodnZwOWmEcDtW7",
-	"CkgdV6mecqpFCcC4Es2iUpy4p9mS6W3F5tkNT2N9dotcTjI2JxOZcqb6RKMuI7wAKWYscraQeaGvA2pf",
-	"7ZNLkmRcw2FO1ySZSangi8laX7KpfpkXisiVILG/9JjgfXBOKK5nLOSUDDXsTo+1BKmvf5YrMs3lnMSX",
-	"vf8gtPcPMuidkT65IeekF+tzWipNOAou9AtCxZrIYsZys8VuJsUty6OxYPNFsY6IzFGyogJfc/Mc6MH4",
-	"rZC5Hk+kCCyW37OcUKX4rVD6THmqwWo2FJHR8VhkcsXyRAs8M/aBpPyWF2ozCzyaniXDySkb0UfpMRtM",
-	"H09O6FkySofseHpKH02a4ueCFgXL9dn+979f9v6D9v4x6J31b8573/04jE6PP/7XgHz3UX+W0zkrjMLw",
-	"jBbsVuaBW8c+ISpb3vbJpSBLcSf0cekfCBVqpU/heDDQqMv1Jz8sWb7uRB1B53rWxI4d3vGE3zFVE0uQ",
-	"+zgGX90k7hC2dzwIbi/qPJMi5XoH3/AseAG81hqDFhy5uFXIllCsxM827sW+UNnMf83ZtHPe+dVhqZAd",
-	"4lN1+ALncAsyy1uKIgRtWNb3cqKIlhI1XyiXBp+Q7tW71+RoeHraGxKaLWa0N4rIcqFvAo1kB5tXjlOG",
-	"D+Hr59UTGFUOYNTAsu9+HG2CPEisgZ0t6A9LRlCgNUQ7ZwXtgySOP8fuFszZPZdLhWI1eSqXmuIkPIN9",
-	"AV8ei0Uu02WioVRoPjGn2VTmc5baabqFlETTeETkslA8ZUCbALcJKyLQRgv2oQDK1/+QgulZxuLyzRWZ",
-	"05QdwCP9c86AmQB/SPl0ynJUEjSCqcinBBJzcU8zntp9Ad0AixmL2Mj0mj1FJON3DNgSPCWOKqPqOO73",
-	"+JxkjN4DC5XLAjR2WC8oK54aEsQBPJswCjxMx6iizclwtI1yHXu66X332zD6PJ8vMrmeM1FcrxdsK/UC",
-	"mRg9mCsNQPMl0cNuooPytRuYvS0dVxcGa/2GsfSaTgKq/UzOWXxOFlILPgan52w+0fhROAWKTGWWyZVy",
-	"94nTq+RKXJA45SqR93DmNMuI0Z1h0E27K+iksqOUTekyKzrnHb2kTuRMAeafdoqqVcA8bJ7OH6lI9Rsh",
-	"1QT395UiM3gpInNaJDNNi1SxHheKCcULfs+yNenGlxlPWEymXEvhMYV/HfTJK1ngd1ouALw2+EO6lLx6",
-	"/6K8kAkXSbZMWap1RE0rTVKJiNCCFzkeHHs0saDFrAQYLraduN+BZVYx/mjQDuH1bXW06bYKCWqvlnOW",
-	"84TwmsBWmtyI3kKqBSlgmbSYaSBp9NAci+rL7J7lCkx7B33yGhngWAz7/bPB4NHw7Gx0cvzoeHB2NkRG",
-	"qOUXFCQdO9S8sQH6LRAfi90g52k7cB+Poo5m57RACff0GEGPwm9jC7v0Fc9E9mcWuHpf0jumCCVvXr+7",
-	"JopOQUwHhZB03xU5X2h5b061wK4O0CqEPLdikqPkjq1JvhTqglD8fCyqxro7to7wAnQ/Ie1Elpvjj3LB",
-	"cjg84A8Tma6NSRB5CEyuZW6jVHRVQYulikj8QosOXIo4gq8OcGVxwCp5TsAIibuxizMbGYvykrNbtHdc",
-	"fDwaacy0AL25Y+sbvB/jC7Ka8YyVa3Rfc0VUwbNsLPKl0NpipPHorDEQFzdLpVf1Z7ZWhOZ6VYuCjI7J",
-	"TC71VatmNEfMR8VKa8VUJPrme4ciOctzmSvSPfnw4QDAFx+PzmIYS6O1KrQcHxEFIsWaJFSQCar/3F7x",
-	"/nl5uIxaSYnNNcvrhsv1ZDpITumI9c4mw7R3nDxmPfpoetQbpceTU/Z4OqDDpCaBnZxs4yz/pfc/NEsZ",
-	"nZxs4inTV1IwsOGH7k+mKXwuc0aY8woYXcqamuPn1/TWqmGKdGVO4t9oJv0tmtyZ4fDmSlvmGlVACfR8",
-	"CqQLXgF9odKcKykOUM9ETNIoER8NjoHvv5Sp5nNpDPDXwg0F/AXs1ONWjPjICWlqdXInSP3h+fU5WMxB",
-	"oDJPnXA2Ott2lr7n45N9A8PB6DhsWgeN4J3MA0aH13lacnqrn5yTWLAVU0VMuuZGP4hIvMh5wm6oSmL3",
-	"Dz1YDNw7zlnG7jVVxGPRBQfJnFFNddNlZjjCD/GF/56De/xD7IuzB5slSqU3ERY4cMWeyOF+cOt2f+tl",
-	"w6VgllIVR/z3m+B8ST+80S80YflHfjvTGAPfRygwKH4Pf5I5FzInS6H1gW6iRb2DGti/Ugapk3WfvFyq",
-	"AljHhJEJy+SKxHMubmDoeJM0Nqcf8I0wLp0MBoPBA++4sO3nJRcbYPFCrj4TKDbt1UJjgwHrs+/1ldRi",
-	"Ed50O3UF4b2snOVrm56wl3JQXwss8A3L39BbFhTtJkjkvGBztOJqxS0iw37/ZHBBRgN0C4LJVC4LEN70",
-	"+zn4TWVumFs3dg6j+KCigHZRDEsyOl+wdKNRwH4eJuHRwKNCsAjbwzrZbR7+C8zU2Ps3OWM9kCoVo3ky",
-	"gz2PBgPPohcZAaTQmq5ClbwU+9EuV8yo0HJGwYhaULj5nwNIQFfP1v6zsGZeCq0XVY26kOhQBNGi0IrI",
-	"Zvb3wxabVu06HzQUhSYrewcgaYE3OVPLzNj/77hIDeaYqxndk+fkpGToei7wnWqpdkGmbKWHYTSZjYUe",
-	"4CACpINbwbzrLlQNjYO9UXAs6ji4EYpBLCy55H54hzDcgH340Fh8PhfiveRKgTDLHoqB2xGsjWZ6KzMq",
-	"bh+Mctv4p4GZBobGFNhcBPwqJRUc6ZNvDbpx40ywqGbRtYJyIIznrFjmwpjUY2sF5BgmQpOELQqWku52",
-	"IWQvVl1uGPb/XmghcoPzB0M0IjzPJbxZu0n0HvTeWbqJxeJnYdTG8zSHMpEyYxTtw9/K/G6R0WQvA9jK",
-	"fkRoDlQ6Z6LYtCz3cmvA/UlO3LLQhWBVT/AgPKWpcd7ofyVSaEVT/0kXi8zA69A4hX77vdK7cJCAAdIl",
-	"vsduUBvWv6nlfE41IXcujY5sjB7FCiUNcOPghClyAqQtmCDqpKygPLO+c6NAgCZtUAzeJn969/qV0b25",
-	"Ipdvrs49ix05vOeKT3imtSS6WDCaK9ScgBdIrXdqKRc0zs75391a3IaqC+HKDhweTEtk4ECafM8SOD/H",
-	"KDrnYpllUWchNcfLO+cdb22dj9/po0ZNWD8ygSVgLzRsBF157dxMaE7onB+De50XwGdeOgs7wEyDshTK",
-	"w/Et5szVYeVsNP5UjeTV837m+QmsM86i8KZDd+btyrEbV4AGu1u8zMmKKsKVWrIUTp56Jn2YJ3ymZip/",
-	"DhfVBtowopBdqXdypfHdnZ4+zA2HNmUs/VxndoVrJm4B+x2X+cw/MEu+5XGF8eLzUWflNH4CPLcw03N/",
-	"OoJ7aOADzco9IHZa0WoL2MphPNj5ppzSpwsXk/muNSaDjjthnh0Y6Q+c7ieDGivyxbZ/Fkr7ENnvjMov",
-	"4SprdwW+wVHwk0BwVmnndKzmnFDjsZQ52ujdzCZOcULTUpyGo48IRGUsGC1YGo0Fci9NEClLMmv61DdU",
-	"aSLuBsTKg2gsis0ccMIyKW4VRqN4HNYbywhk6AOFGLqSOsceiXifaOSPD/rk0rwL0rKRH/FKgytc79xc",
-	"g3CXj0U3/nHcKa+zced83EGX17gTNZ/k/J4WbNz5qFdHC5BCU7YoZgC96nIiZ9EdC+emMjirVxgjecSk",
-	"q4mDxO7mjo3U6YVW28DYEJ6Y1w7hnXoY5bYPyhc3RAK2+ti+vynsbNsgzQ+2hXi1Han8aFPIVfuR9AeB",
-	"8KYdA5TvfjRxIdOMJw+QUX1+HPRX+Jz0sh6nzRWpOQqcN4RMGBe3ZJHLhCnF0j6ByEWS0YLlP8m9d+Yx",
-	"1nKR4AriguDWWnLXMGQ+B4O9bBv6vhGwmkmFPU2ayhHodAosoSBTLriaMfVJ9P9puPqNzCc8TZl4oEI1",
-	"9b8vpY6vWcYwRs8wfY8jgnm+Ln6U41TEDpO2QZfFTObgQUv1yAyxXY/VFnkPj4efhL9HJf5+4621HcqW",
-	"u0OJTS2nU55wJooblcgFqwLvLaNpD1NW5B14wQglEJ9c3sVBCa4xbF0nLK9ywViqr0ecwWE7zgIf/yRc",
-	"4cgXt8rlE7v8tvJWY+efR+C6BO+ffxZao4MIrdChgIRSX4on2GDozVjM6ZooxqqBFpNl4ect8SIiapnM",
-	"CFWI8xupSUs1DsHMbFruUUqL/RBbTMkkk8kdPlFLtWBC6fWqQi4U6cYJFUIWN+abf1mB5Ntvv+1degHP",
-	"gaCpp4zm1nX/ZBygmXEnQux74nIC4gtiYqyzNWavBU55Q0x15yETBl2Qv0hb4RvsSgvYgmbPNYQ/TeQy",
-	"I93AYVVELUGWgn1YsKRgKZ4lkQl4K1MboF74ylmKvrUyVp23uag+UXs9qWqvuBliN9OWlVZg8FmYaAB4",
-	"mlH6E2ll7muAtjF3y9tblppcvypkbcCdter3f1Gd/n2I+ZUsvpFLkX4SHeurbAqjhM1/kAhjbl19n+tb",
-	"F95vLUuenZ19kthzXNLpKzt5axItt/f5bEoGGs7MzD5wjPD0Aom11AJxbUxLJxdkIiGHBUOsUrxzM4i7",
-	"dSuMD36hzn8v6rTxcxsyR6theagh+wF8tbx/Ly7wnAgJ1rwLzIFAzJOL9Vis5ZLM6D3rk3fbwvJIPBoM",
-	"4gtMYtFoDNn+DVHWli3YtnV4x0tQ/wVd/xXR9Q1dZ5Km11K+oPkt+6Q7ZYFj3RRS3mQw2jbX0twG8rEP",
-	"CWMpOT05OTolk3XB1E+hVg89tdoAgUCSkll4u3umueXP7cOwhn4Y3YS9xFhbo283r9+5mdMPNwC9mHTj",
-	"xrp+uWX+rcj2HRbjeC/oPeUZnWSfRrlLb5wazZqyH1ALhc0XMqc5hyAc94W1k3NBTlzS9U+gyHkEbMBB",
-	"qvtoR8L+N5+LeFNaUCitwhWGKyUzPT6EpN2zXJMmmMG9ubV255u+Y69sQuyD9V+Ohmv1H7Z+7r36C/Vv",
-	"pP5rKV9SsbYVHT6J9MtaTayhC6LpVr9BsNSJnJLTQajqhUZ0vMdLvxkXZDjagyHYKz3Dkz4dRJ2FQTo0",
-	"+j2AW0De1w1F3BuOvPt/5DnbrqUkcypcfSrVmnlUoNeaeziE2MFGnAnbyPAuMq5efWbtKiwsF6Qb+6v6",
-	"ha/8wlfa8pX3Ap2I/B8sfaCv04Z7gCeo6rJ7b8pVyNwLf8H3Noda2ecVvkSThCllvE1+iFoLLjNnn2SV",
-	"GjZjn+wS94t7wq801OGvG/ZhgbHlPsie448boVT9dBuUZlQzaHjvJwXSNcxerrAdkKr7KoGUs3t5VwfS",
-	"W/xxB5Dsp7uANGHgk4CX/wmQKpe5D6TsVxpSS1GpZ1SF1StJLg2Jo/nJZV7WoVYfxoPbOyZSqJvkw44q",
-	"Mu5Uxj4nxq+HpcvgNVs17ieFrOfu1Ft2aRx7aAgVUHwev/krSZKcgU2YZgqVAX8aCKcri/xUuGYZ5QdQ",
-	"1a8aYhmLblyhnvhAf2oQhNiH5t/xAZ6e8YebUIqpc4BrLQWFED0uTcBseOOe/f/ACZ4zms2fjDt0wccd",
-	"UyRUVE9uxXJmyloFv4rGovRse6emx8OI9wlN3QFG7qxk3jiFrwy1Idjb5CMFF0Q2rOcXn/pewpIJaNPa",
-	"O1b0faDMZCJLIPzkRrFsWuXZT/XvXNyStVzm8LjJrZtDePz6v8klwRdMiIseCAq9GYpuwY2XSkMB6q4c",
-	"wiCfwpxHo5I5P6svzKy+HWtu7lsfjfkVq/oEIPoNPGgHUn+QMEzxjU8FKo7ymaHqLe0hYPX3ruGKTAih",
-	"XZcsSpiW8eSlXxQ+UQEo14asQRixoihTtS7IUtgf2dwUBm4L6ImcfGYwv8SNlqtvB97apjVogQ8Dq7iZ",
-	"Up7VoftUpmtia6gFwNj8fJvrBV8h5UfhzBRwHuB8zdSUgsylKsjJoJK5uytLDvKRvlR+nH8yf3V7Iw4g",
-	"7Q6nCcrPI+99y7Ks5+dmQdThFMJ5yjlJN24swKZNSAFFYvI1FiowJUC5GAubN6HluJSZvBQDdi1GGkYQ",
-	"lSGO82XBbG0Jv9qZ5V5a3mtygTgicYPlej/qUfE3G2JpOBDIlFaSbPAF0o2rJAGC5WWZ/WQYCldgkixQ",
-	"3cAKnpFXpGaqsVADUU8NWicczzmJjx7HWForPnrcH8SQyhMf9R+zYUy68SqX4haq0MVQx1xgfv+EraUp",
-	"CGeS7f0CcpDdIpfFjZzewOP4lxSVfzMBTy0XC5kXLH3JUk4hVf3TvGxuwJu5HtEWPqxq1i69iyriT6AH",
-	"/kk84yclG/VgQGDJxCy5reYc3PHn9pGb/D0NswlUPVAkfoan1LuGIhrGSBjX4QmZZvMFBc25WR8xqmRy",
-	"Km6rkNrEOX3xKVb4JSneX3/Te6y5Z3jvvySy/VtxCYfJcJKXC34lUvahaU74uvyXvUUu31yBtJTLBcsL",
-	"bmov+F81CoDMZF6QtDmUYMVK5nfAHJzmDzLG5Zsr+5KSCaeZ/25N1486qUyWcxuZdrPMs3AEmx40Z5Cj",
-	"n7CI5EygzGFKKXpdQUg3PkxlojD6xKtrGmQb+s2OV5pqmfPQKplIQbRRgcY6UIXQ5ZpERCHr0tIQxfQd",
-	"QeasmEksE1KwudpZb9ZMp6c2a6F5Tte4lCUOQLPs9RRk521DAXI8h2+0DFxd+1+1SK887PhKERi/r2fC",
-	"iJ89p3qBHzXnwgeEianMkzKLGVDyoy1N0qh6BLUwK8hbnug7xK5XiF36eejoTHeZGzWjo5PTcHG0skT7",
-	"uz9e9kYnp3ZOCG7CUu+p1j9iO9oyz+KIFJKkrGBJgXxZ3LK0xEMrI6ZyJTJJUy/dwG3hbDpKjtnjyZA+",
-	"So+mp2yQnExG9Cx9zB5Nh8nR5JiepidsNB1MzpLH9FF6yk6mx8nRZESH6YCdTZsV4b2aP/UC8YPeGe1N",
-	"v/sxXBe+hNQGIuSKvF4wqI1tiTYi7ANNimyNVfYBSl3ouJNxcWfJs9YAAQtNBRv8tCLZQNegFhRc+qdv",
-	"bPOU1l1WWtNt6WR3d1idfO9ZroKc9q/4wMN2n6VxMZV9820dTMP+oD8I2lFLa+3fkcCqRFmuJsSHqwjR",
-	"ICTHH8KwtYzK553fuTViMYAOJGXP50ayref4JfgIU/q0iGn0u5wtIO+vbNSALzavNlD9m6fMPrhmRd6n",
-	"JUDfL25ziJYqpMRiVr/CGlv6hyyZUQ4u4CnFDlFU3Cnye1sfuoF5GPfcno0aiDzDz5qM9Bm2SVONLei5",
-	"cqgbcUM3tzRxH0COhdFtq/sfDUanvcFRb3B8PRydD07OB4PfDgbng4FPZ6mmk4IDUtW4zHc/Hn/s4R+j",
-	"8o9r+8d544+//7b3XePHII+CKg+Be4JBqUqSsXuWXZCBcXIUctGDn4LnPNheZjLq8EA4vTkdYhz/dqxH",
-	"gfKWzQH1l1yKAOd5aQrEmzds7wdmQu+xQIjxBAnWmiG9xOFCjEgrIAJVtWafmBpuAclxIIgLIpZZ1gq+",
-	"JwGY6I8xdLRS/8yDkSb0HauCMudmRkj5rUwbLB3enKegt4Fz+CNVM6iG/FnAb9IV6qAPXrBvsMI/TdOc",
-	"qTpxY/VGve+vsC+GLTg+zemtfqHVzYk8yubdj35lBu89anF/LhWGPLXjYe8Vy98ZS3KTg1270gH9xjUF",
-	"VYksDvhYamk/6pgCU7Aic44eaTmGW+GGCPQtF9Azx6U3c1u6+aZBAlHb6namPNeSonmzcl67C976ILJz",
-	"bdnNC66CVypWnJrafaiANkgLuqHxn/nGVdDFsrUyS5kqSrdIK8Kwt36AOOYMF9AO0fRGX+ovmlj2ht5y",
-	"gQZuLT1p9Aa3Qx2csGMz7xaQvjXya7ig+kbEsPDc6+7fQDPlTR/awoa1L6jY0E8Qu6FgnZnqojN5KwPo",
-	"M1EyWxbQvNPViJa39kqosMddrAisUwABKjhTh8PRoR6qvwDXT40Zbbg0SuYUVh7N5sFyVl3TZTJn5Fkm",
-	"l2mQ1YXYsx1sxSaKF2z3ntX54SFN5qyX6Hn69uG+mwtL8XBA23ha2f0jyAawgFalS4jvOi2gHcaC5gXh",
-	"ookeYbnIG6omHJ20upAzqlypi/YU89J8EKYY8BfmLIEWdPimf3J4w3oLn0HasWBkzYCWNxxOCWkNI57w",
-	"BQ1eHnoJqKL47+FlbkDNlav0fdCafVau14B8AWVnb+Ae3HYjGYhU2hLNTOK1HmGfOyrqLBfpRt3jmpd2",
-	"nIwW0E4kKfg9L9abVY/h+dHgZ6R6bJPa7L1aR6h2rBBP4fBkpxgWlJV8DKxRUQ0VKmfUjnvsFiTKd/eU",
-	"JrwPKyLFHkKEx+U+WZK4EhP5YW9xwrXvEo6qqjsDOd2Uj7Yn/RAZpBxzlyBSxb5Pk0Z8AG8QSfzpWssl",
-	"tYZqjZ38GYqNT72+bn2vmch0mWU3jv7zwv5t7WWacEze4BpKYGsOoWZ80Yk6wI6rLUb84RpU70zxQWiD",
-	"r8Oa/pvgRrN/QMu8vn7j+QTsvv7w/LoTdd68fqf/8/XzF8+vn1dXii+EDLe4gqDefO3XCr1yhoW6LbfK",
-	"qm5Z8QYrwjVmg4ZeTUYIvg59XlqwwP5spo+bawofk0XOpvxDdapqCY8fefqxjf123R6Na1bZV1qEamLz",
-	"20Z+U7XIqilfYPowV7cAVd7BL2eKxrVb2DssidYkLIiJhsFc5PiGCW20VgA5exkXjJg3qp//gRXGpLrz",
-	"jjEoHNk+bhVcKxdg9x46qBADwNC9t9AbINAoBCN4VKFxCXPIKCnk7W3GmkQ2tVGAQZOn8ZI7+UbIlWu9",
-	"WAbWVMATrsy/rwnkTS6nPNsomLpKcfia2SUsFBxJTWZa7tMsZRdcN18U+BxNGiZaahN097sxKsca3vm0",
-	"crYitRDY4/aoXtUBVhS8qRfZEo/c3MYuYra64RlVN3OZs83YZN0OIAMZXOqTS6LAVw6/lnXhGUV2y0R6",
-	"gZXqQNCZZvQW3qpg3pRmKoh6Xp/cgOqFJZ6dY/4DLsIoOnwKUIapObySM4xNqWutG5rAfnj5vVy9ug41",
-	"gX25evm3QSsFXa8/KECHjApuCxG5Y2xhrxGZc32wGVaq3nt7W72Jlc4ev3NtbUaD8XIwGJ2atr0Ph9C+",
-	"Fg1XXz2E3Ywo/g8GybeVLe7VpmmXmngtC5p5Yq2hGuxa1a3AC/xyu8Xeg4jk7JbmaWYM3KZ98ieYQr0y",
-	"9I5uq9Ti4V5tx2HO4qIlmg7azcESdR7yvZzc1HoNbx0w/pOc9GsfxBWwfCah1+lVDYSrK096C65PzO7F",
-	"u1fry5biRmEe/Ww9yU3717ks2H7LMb3oblwP9u1LMm0W++71+rIEW4EH+47d4J+3EqScKeXYpkPmD1sg",
-	"hjSydsvDl+trA8sIHDMTKd73SmbpfuvB8L87LtLtS4Ew075+r74MPkfCuucpkxpCfLrfEnwe0YIG/D56",
-	"/SAFlHkUGHMN2I8G8wi8IuvSEQR/oRVkr0WD62n3YrVyFFxkwT5Am8uZLKQHvIyLO8CrLNtvPXavm9b0",
-	"1jyHIFlVW0yGregyeY8cckY7UWcFMFTQl4qK23y934JcLwbeBkRl54Y6oLC9A1yN+lhZrrAj6D3djzfU",
-	"b4Ty/GprbcAyiKFVygkyngCxN/hlFL4DNt45L1ysXfuoufqtY2ihLM2VmUCwZrdrkBEIPq94NsHhDY1B",
-	"qwk2nowx2ClYaGTfewHg1Ndfbp/9+PGu2Q3ZPwwMtjz35wCDFU5uXFPNzbIcuCNcO0UXPH7L72vBOaP2",
-	"085pICoYSu4pr79eOWnVZ7N7HqkeiGtw1LsgfNICwqAI7D29KhtBkviHeMcx71pDuCDe5pXAccM6/Pw4",
-	"WAR8eWHL7k1kypmylVyPh0eVlUHpwp0NMUOyskPHGqpsONFoI1/ZTGpNFhA4q42g28gkNxs0bIi49+un",
-	"mjJcYH3YjNGYrbX14k9yElCDBZELJsj3ctJcOF0ssnVYff4W9N1CQtbOuuqVDrGPLa7pw4TmjOXqUDHB",
-	"Zd67lT0mbrlgEGazrwKblJEHrUMf4IMwuMtYhXpWTou0BwNUr0LBkmfYdjRfCnuhKjJhM/A7LHMykxhQ",
-	"uMhoobcezF2oXe/t91pzfzS3vMH/EXBZ6GVAFQe1PehTTqfQj1cqzWJKNNFY14N6DyFH7HFvMLweDs4H",
-	"ux2xdYz46RyzIafHn+SkHoVw1C4KQSYubKJlCJL9onmMhjoRBQlXXvCkPsE1QVW4bOaKOaV2De0iEKTa",
-	"GfGrZ19RRUDmVrPwWR+1P+uf7mwVzYx/o6VLBd9vHgU+wKTaOpusgGUnwE2eYgjj4FEtSQWYKfmDJM9L",
-	"Zvrg2IIGJwsbNTU+HR61iOosOwG3hnC1FfAWlIekHK5I2rTEoiUoGM6A0C3vD48io0rj4jrzdbhSz3Eo",
-	"b0+fWCpsc3MsxJ/kZFcIhAb2PpEPQOwPCnjQksO/QsRkBUU2iSwhDDF+8K02wwYaBdB6X9/Qz8sLtMn/",
-	"+M90Aq1eX0vj2qi7OP7yYfqXfwsf0JSxdF/Xz264/Pw8P5/iQwmRu7Fmh3jknOZ3rMDG9MZoFrBb0YLd",
-	"yn1ueTPjM/thIEnKPMKsKGu7238G92UoD8s8syireXgtikbKtHValoFPK0FtdD08OR8NflaJWfvpZE1g",
-	"XWZLjbXLOZnmdM4iMhyckNtcLheKFRERbEWKdc5Un7zhyV1vuQCC77fVCMyJ1rWCYbvMLXCGBKw6b2ay",
-	"kMrf1Kcka6WcBn1LX0Yn0YsiHHO9FznfRwh8KQULkd2lusO2qzxhMK5iWfZ5E4dMJRw9sL0UEJc+lvVE",
-	"9qTyd/hZUGlgBAet4qpx0W3WBq6bmsBbSVMy4XcsIienJDFo/inagMdRdwYZAyM+HD56UIyxFcqrgjXi",
-	"jM9eo5KXV+R2Qz0OHdxJtczRqvP7pvRjnqBhdeNNE84T+ZqrRUYxT6SsT2Xvj4rdiN8xFVRTs+XtllXp",
-	"xxGxLUqNDye2c8QmEKI61yQ8V+14YGKTALMNcv4N2OIaAxOFollFLG/pM69dfxvEcy5udylW5hj3Uq7s",
-	"Nw9TsKwk86+gZFV5V7NwS8m6QuzCHOmWUIMGswsdpHcxNU5RC30BYc/ULK0hYSMR5MVaio3Z9CEWcPXu",
-	"NTkanp72hoRmixntjYh5lyQyrfHib97WhKPL3n9sFG1ydhvc41v4HWrmFrRgLYzvl8t7lt8K1ns7+9//",
-	"j2C9y8z4offKAQMQumWVIAlhycsNzhJTcg/wAkswT1gmNeEUMuCAuKcFzdspbvguAZZfz7Uyd7fNsmqf",
-	"KIiDqsNh//vFQxIEJzyQz/hNzlgPvIATLm9zupg1HCiK1QzvT2lyx0RKUnbPMg2iPnkmp1PGIvIHCVro",
-	"XMOVcsyGaeEm2a84hIkqbl0cogyubamFmCP6XnIR0D5OesOh1j4Gj39euVkzKtKQGPZe8B+WjODjCK9f",
-	"LqAwk9L3cfwjPvoY1+S7TcU8QpqFqcjKG/lyLfSK3RJJXUniCSMvaV5wsT1NQj0gQSKIUcs8hxIQZX4E",
-	"toZR1dqURtwv4PrdJ3/znf1mR6S8HRsmcr0+2s0CGRVXYio3TIIsENCjbHiD3ul+GSq7hxoD72+k0vde",
-	"BDqEHOwS+k2SgBVm2hV6aGH/v2f5hrahfuqEOwJsJ1tA6x/7aSvT5T1nqwckT/wVPwsk67AMA41nfEEK",
-	"6Sd4dGm2omtFYq6wLCzRiyJa6z3YUG7CJFUbJhLZ684DDx4P3iM1ncVVmzB79IjA4Y3F1yp9hu/r7UEO",
-	"rm6uV/H7U6IcXm5KUHHjt45r8Ch5+9JLQm6WIoTIlJsyarD9Tv5afhModOceolimcUawFUQiKayKnEp7",
-	"45OGaGJiFRugaC43DJiU06B1FKqbYvpPUdBkBhV2bICUzDcrsjQUTXaZQet2LaxDcFO9RgFYFgNS6Wus",
-	"NKyWIueKQbdAQvVxzUlG71gbMWbG+O0ssKQ/wu9w5fIPLKuF+g9OH+1KKr/jIt0Hm1NO/6w/2RxSgeKQ",
-	"v38MdAYjGNNE3M5JQYmaI8cxn5EuNZ2VYUC4SCD8Vx00TgL6eKv28q8p2TM4HN6Y2R4oCLf2vzTB1G59",
-	"4XU1Hc88DYXrfat/3oQup4PBXskhyLIBg+yEDlMjIKHqkW+k3T8bJAwjVEnFvma9IXq+jnUB0NiaXUGG",
-	"AZJmWSQMayn+Hm+uOOTGDMvFf4TfSwHOjhfIhuxM5KStJFyW6No6ZLsCXW0Fona72CAo4eb2t4g6WWEz",
-	"4rhCJs1TxBhjLiDuelu+/u4ChmawWtAJsKHlwgizjMz4HSNSkHe0WOYpXf8ubFopl7KzLtyGGhftSr20",
-	"1EQRTCuoLVqPgPsZFwoJ64jmzKvy8lkrcCmodvwFnCirmQTQVjFpvwp19pi6dbz4lEp1ZU2UX5k/e2cP",
-	"otM6TjtgujJyrRwQ5vh2WazLAh/tLdauCM+DLNau/NG/gMXarHV7/RKPn32aXrO1LJRD9dbKDTg8Q2Hb",
-	"FAx+cPr6nYCsPt+QYDtjRNE5syNAQ4GUJXxOM4I4ra+IOf1e5mQpeF1ePD4Z9IHd1Tnbb7vjcR851DA6",
-	"+njwuyCXwllv5lyEwokucU16fv0Czu+4P5iEkjXpsv5tnyQa8lWyPsbsjQZv2y7s23HDxv3j0fBROXXT",
-	"pv/8fdCofxRi0rVjr8DCgqbjLSiEEq/YyiteTFP0otHsjXf6JqF/Y2Xj3CtmnHrK36eUMiZXBZkvoUIq",
-	"GKIJLUjGqAK9loCumrEy4YV0FWMESv1gBc2DC8IyxUhcSHkD0Ww14+gfMsgDh/A9BSLGWi7/S7UUucuP",
-	"sj8Mg5VkHliClpsdTpiXuWZ7DmiSAgW6C9s4Ho0OdpbqdbFTZ4PBo+HZ2ejk+NHx4OxsuFckFZzRRlSp",
-	"luTbE1/8On2SqILmhenQpOkSim9uZp27cac6wBfHoFby6QOwaUspPtR4HAvD2M25qbrcHWqoHp9dkGpl",
-	"PpqmLD2oJa5qlcHPTw0raV8p43UIKVPe1o4aG6txMNr7x6B3dgO8fBAWOOf0wxWu5vgMRjP/Gu7Kla2W",
-	"jtuGvp46sxfmWumwAEEz/RQN54tj5X9j6r+Ql4wVeuRH+v/AO5pTns1MNcT9cHIP9gDFtvYFLnC5Qtpo",
-	"wYcAVw9xQWa26jUVKfm9LaVMaM5IzhJ5K7hi6Zc/gOt8bUO6BFu5ovs507NoHErpGpne7xt0dNKGRWSm",
-	"7VFN7FwgxInWRbrqAMxgvkG2BNQcCqN6tbhjqAFAYj1yXEJowsaCCkKtYS02ak6sr/zY5uDF5P3bK9J9",
-	"+80zcnT2+PQgMvA5Ho1IsyMfocVYxIcwkzH8TGh6g3dZfD4WPWSlGik07yJfv3qHMU3djE5YBrwPGN3p",
-	"EcmYZjIqMh3t4OBn68WMCRURwbhmj2NBzMWgJcBMHzQ1L12Q0cmRlzRrezNGgApAMvokU1kQCtn9KXaW",
-	"vnpzf6yHdTpkbn49dT9xQeK/k+9i0hWS/EMKdnBBhCTxUrH8fEGVWsk8/X0MFVUv9Ka1xKRvQz5F43ak",
-	"d4/7PDk5OoF3hCSrGS8YUQuasAg7a8gsIgi9yFbE7S0VIyDuUqX4rWBpZZNivZqxnOkddCc85XYcRdQy",
-	"mWkJ/v1vR4PR84j8g+WyBzZHb4CDCK2/ckri2LQot93Jf/z4f4zH/z0mcRyZ/UM4O83lEjufayB5oItI",
-	"/Gv7jiLxr//2N/3hr2LXJVOKhPXHYiwuIasenRyAFxrpuCKqkDlL/Q4u6BsgV8L4ETRRaMqHAZRD1Edj",
-	"cfX2Sh0Af3B55BqDzJAUSITneqZzjTOAkoK8F1yL7WTCEjlnCkSXq69fXZLLd8+ursagW5Lu++t35PiU",
-	"ZFLeLRcRgdoQPWjQE38QvV5MEJsjoiTkysm7Hs20/ADTqJlcgWt/BfstxoLrlYrUtKHBi19I0YNJPXal",
-	"VW+Wa2Wmx4ReJ2wEequdj4Uj2oRO//f/7XJm50z87/839sCpD8O+qpeb0GkvnVP/g18/O/r102dxn1zP",
-	"2FiY72Dv3BGS5ihzrfLVEqljD50ij51mUtyaZpDNXN9b2U/Z/WEqk0OIWzk0HLVpUancb8ePK8IIjPa7",
-	"88PDoCP5c3vsvp1JMqdrou8Qy2/75Gv0uCnLlZ2sFTunYtMpF7dy5m27nW2RlT1vaOwXaOuzSONb3Kji",
-	"7ZdDbNe0IYO4Ovd6wS5Ag6JJpdwzFCBk91wuVfm2qQVuF1lCDurI1OEGqw7CzSuuEpKT/eIrThHAZQWM",
-	"KEkhv5QFNKEQ+AFih1+DyKSxzzfpqF5Jfn0RJCzX90XX/BShah9BURFhrGelunpwgaxoxRUD7+BOHXV3",
-	"65SdBvx6xV5/2UbM3r6uh7V02Wnu5wWZ0cWCiY0JLz+/TkQh+Poo30g/H7SLCNvY/+a67HzjDs3SbETq",
-	"WGdwbvtxBlvl7D7P3GeHn51ZYYBGV09LYvtrvH0jtsTVTv+3DePaWSd2RoEjhthCm4Kd+/FyH282gOhb",
-	"Lc6EiSQpm6ns4bfx9/SVFmCBcZMuNlpz6GQ9rbUKj1+431AwCQWzvPEm8HsEeTw65PDxqsWZYKxWLh//",
-	"THb5fSrVMPdx/lQ+fJgHqHLN/nyq4JvanzXI7OsyahBGgHSNnaYiTmhBeiKX1arxDy8f2KS1AGvx16re",
-	"Mpqatr17Co3fzngyqyFGISGT1jXlqKLXcnFTyOCV8VJ/VDTwDIwHgGk8xZaKoGRp3f2C0Al4hPV8Sivv",
-	"LS6xh1vPtx64AeJGb+Gy0GokeN5oDnmH1W2GobWfHzG0ns21rSUuaQ+/4qbxP9duIe8v3dYEpoZpmpxs",
-	"K1vo3moIuZDNljCjnS1hWjaiqSgk1QVhRB0OtE/3xnoZe4RDixLAb2SWBXm9zLJQmKaWwdIe1h4Q5H54",
-	"0DwErDSyRe64l5CarGUOqNCUthMydhZ+MuM2qz7xggh2z/Jm8YlS5D69Hpz96xV+0sdXF70ft2vOucwK",
-	"vsi2lfzQAGU52CWSmZSKEaWhSDMiF+7u331u5uVNrTpMTW0uiMxTVIZbSQJ662jLDskBcBcFVXE9q31K",
-	"qLqry5fXdAKWWrCdqt+FzT97xvfLLNsY3F8JFnc+KqeSwxmoNt2t0LmnVXz9TS09Z2f3V/1Ni2ngNRM0",
-	"nYURYbgfrwKp1R1XiS4eilZXV4NJrbSR5T7ulDZxvdcbqje8FhYrbflOlApqTeGgWGLj4/9guexNqGKp",
-	"ZpeVRGO5aOhTOw9lU7q959IKDAsoHMRbWWxv2omn63KCAmM/2u9sAUplRj0uYNOJ/NWRVVsKsd19wmeU",
-	"zCQPVnOHSpeed3xhpQGnDyczqViltkWgaVyTzP4+8F3lO862Xmlaj9ZaWW/OHU5Gqh0IThI50ISPYoP6",
-	"98BIHetLXDtPasUBa/2vn+gc/fRcU6nadyFHWLSN7QXJqU2hG7T7/dyje9+Agyt9SBvqsEv60sqZpUv6",
-	"CgpIGG8RuNZjEzcAPqL4oF1L0va+oJ22tPmGvCa7dnheyjFfoDDOA/upl2vChKBcFYQuFozmVCTsy3Rb",
-	"N1pFe/FoU16eha4e0Rz5UkBHFROLwBWJ9cO4VTVLVxN/X+5gTbobOYR9AdyqxgWFbmG1BFdnjFP27RJU",
-	"3N+vMfuXOscNbdv3s+lqytxR3TfgYdPcYI8KQM0RWlli/5n93h+iLKiinbKQm7RgP2in/9O5p9u4mX1T",
-	"tslA8Bbnutojb93Wy77aUyTUB79O2jsUANWyB35Y6rHd4bcJ0/adyDbBN30iWaNQ83ZB0TGMbZO5lzCo",
-	"U/McOS0dSgYocd29uX1mNaP5doUB34DgpVXOCwa1JjzLUHtVRx/Wdt1Ev3AO/mX8yYjFptYoUpztWwn5",
-	"v5oTUjJlRTJz4dJc3GZsLEAiw14DisSjwSCOKqFEwMTNRNC1D98nM7nM++SSxEeDY/0Jif/4/PJr/ZcY",
-	"C5bnMo+81XylcHaGkm7GVaFwhcihyXOazIhiuVanuVCFZuQkZ1aX1yPBtiGyB+snYBakuRb0ciAyyNRy",
-	"t/YZO5Zy4PKWgpI4ZHGIhI2FFITRZHah9+cWsRQpmICmmZTAvVNIzk4KsyA9yFTmt6yAuCaZpUwVREkp",
-	"mAbQWECOsAlPMjA1kRZuDrS+ml3xIjJlTcuIZWX2OhaKJVKkinRxdpozwLeCgQo4obCzg1pE0HC0nyWi",
-	"JLSoJHBHBRZFN7GTXV4zuI328ZZhtv6DvGSgwv0rJEnphW7PkArz3/3cGgiO4GVq7sy2Dgwn5mzMj3ZX",
-	"o/HDteuQ5V2k5sWGiOLJBdstJL5YsPH+ouImZRkrWCuLg6Z2fL3UZ2tt/SGsFrjeQasaKV8kqsKDQTO6",
-	"a7vG2C6kYgPHgFKQDqJBxMnlJGPzQFm1b56Rs+OTR2SBb5CUFZRnIDUUS4h7mcrchHMef/gATPLkwweS",
-	"G7IJCScp26v4jJ73mf6oCdWXNJlxwXo5o6mGC4FLLpCPJmRxM5VLkWJ5XL2HgFqznFPhjfVhkVHDRiyf",
-	"k4lJQ6uNj0EzYCdmqd68XOYJpksLWRCYOty2RC84IFl8w1mW9jJ2zzILe9Ww+NlDMQ2qwMtuTJDLjOZk",
-	"qgdR7fkyDgdTh/izvRo3NBw3Qowr1bS5r/jZ2Vm4th+2IArnoGlZespLH6V5OyI0UyZzmioS/61nXP29",
-	"qzS+ID8sZcEgQU4DLWcLmYMbjlrgVdd5ND1LhpNTNqKP0mM2mD6enNCzZJQO2fH0lD4KmvLUhqqP0Fje",
-	"VH2EUGu38JI0SgvV4NivGn525skGx4N9zO/voOa96QXulZ4DTEHNf8o/sBSEyFgvrBaT+8oibGizRfB6",
-	"qRQtwcJUU2chrc6tZV+cX7+7aQ1hzdkSwmFJznsGLxllz1r8XeVbwxI8HI+QUVWw0pHrFh76zLC32qEU",
-	"wFLmm/nV+VjES6HvKA29ROuXMekeD4YREZIkOQOo0kwdRCTmAlJSbr5XUsBbA//XBc3pnBUst4/Gwj3D",
-	"KvLlN4HUlu7xaOQPB+WycC0wFPz7xniy7O/E/Jyze3nn/8yFWk6nPOFMFDfQlx6eHelnU5lPeJoyEY+F",
-	"/c0dLbx2rH/Ctvc3+olJYIFnJ/rZUqjlQhM1S2+wWSQa3rrHwxNY7YKuM0n1LuQNNHODZzBVQgXOpgc1",
-	"9cns5svaYAYkZzDaUtB7yuEOjkn3BJeM7X1pdgOnCb8P7Fa4Rmgtq8MwJ4OhVgNiU9DrRi3VAvo9GXg5",
-	"pQ8vVKyEh/WN7JtGY7oYC7v+SSaTO7N8ff3a3+fLgvm7IpTAq0TmRD9rBHvIlRgLs7QLDXY9EQ7v8KJs",
-	"Um9aNIIS6glb8LrylmdCt8ype20dveXY/Sl916pCLhRa1Z/CYBEsF7TUsShfBEjylM0XsmAiWd/csfUN",
-	"FzdLhZOdYapJ45WcLZW3H2zp9+b1u2sTcQPPQWWOr8pPe39m65isZjxjXpqvbRuYL03n7SnsJuXTKcNK",
-	"jeY2RN3PSN01Oge2UxK0909Hyd5vrg9Eg3S9l2yJuwqtun8bIkV2V6NO5KhIltiV1XHaJh1CDE+IAMEL",
-	"VCM8FENrFFcpw4dLCp5o4AGeIyzBEaVrtm2p0WzBI0MIW62RX7m0kpjK3xwhAQx8ovDeCQUo+sBraky+",
-	"tBVULqdNGbBPnpsUMZu7tpCwYUP6HuvnylbM/QzyN6yyrRCeM6qkQAquf1+LVbbpUg8TyyNnZilb8WKg",
-	"HMhZy8xYcZA8SBfDrKjN5wQTGNDrguYKWKBNvKiu8qWtb2BscCeDwaDWpTSUAW9It2k19GrbQ+ucCA2T",
-	"MiczRlPoY2Q+9prUUXCz+GLr7vY1iBthte70bDAkf3r3+hUxr1XzuAjAbZkVpBv/j9gBOv4fgzgi8aH/",
-	"yzA+ONdfjsWcK6XFPjMELzTVwOpjK4XFpBsf6p3EB2iMXIqUJRnNWYqyoX55Ke6EXIkboIBYXybjzrgT",
-	"u8wkgATUaFnNZMb65FUJJQc7B6paJt6hMfXvp0xbWPon62REg7pbxMKSgAKBwWH6kVMjLDe4wIUrIa+p",
-	"3EQpjsU3JZaYA+g69nCg5UvvDMxJRYj/3jVubzTBWAoOPn3ZJVSxc1NcD/0OM1lIsFtEY1F233IlDCJC",
-	"CUZxHFyA2OSfJ+lqbdWduqFd5DjwerpcZHA16lfpnKWkWPEEirQB2wPgRnUVuIC2zRXR+AK3d0+zJRsL",
-	"U23UDoW9KSKXLozBVP6yV7kUt1ag1Gs2ROuWrh9FJnHaaGaOLspSW8bWk6MZ/gOyWJigKtLCDMKxBvMA",
-	"V6/g/TJZP/JSTUm30lEZqxXhokB3d5/OqVjrs5c5dpZQpYPCmSzA/k7zfH3uYgagYUjkHy+uRi6LGzm9",
-	"gYqlMelSl3GwLBRPUUya6OsPX/cS5Em3bMdGiwQLp5iwESNFzSmCyEk07EMBk7x6/6LkvT52GWSBYWdc",
-	"3EK2s6utKKTBckBN2wzEVJs1a4FKoAgtijoPzTRVQjTxUpMAdeXLqZHO4XTgG/PuDUQx6QNCd84NIpT+",
-	"QePXDZIrbEW/SXI21XLMeb0oPwwTjYWNICMF1DvQCIIjRi64DN43Qt6BYwQlI+x6coFeOVw6Gs5w7ZTv",
-	"Ge7aEHvHAu+lg3PSVCQpmdNMHxjTqgf+CjRhUNlyB5i0oouaI9WQh8xuw4yqBxyVt4Gv19Y4CIJJizmY",
-	"EaU1OLZAL63/mccCUH3ApehtCJuPruWGA81QXAnyiSxmVQne3Qxa+vR4m74LLPPqRJ2SgRg5tJSbHSmb",
-	"v0EKwj/n2GvTJ69O1CnJx5fz0X5v1gCeZxT8K8jYiToVXDSmfYOK5XAhLaMBfMzPqYG2Kvf6+wmIvVOe",
-	"sa3FelyjhJ9t74vRP7v3BfQ6g3eND3jG7zA8/d+wzcWoNxxcDx+dH5/8G7e52KO0b7jJxeiLNLl4Kifk",
-	"2YyJvXuj7dsmoU3138/fJGFjXsgX7ZIwYcWKVcO2MWuTq7KDxxfvjrBBXfGIfVf00SY+jQYelqs2OSH4",
-	"MnoLvP1XQiUe7wrQcYO0mdGbx3ULrqQR7Iw9Aj/W9iw6N4W+0MrWBjW/tWKsEam8R1BICWgfBHZ9Ww54",
-	"ZzwIvrZfSIj55oFRIUYw+GkCQx4QDILr2xEPsoki9gwJsbAIR4W4C7Z1YEiFOQWap+3Hm8hVQRRdm7pO",
-	"3ospT0kX8TAaCzCSovEeTfGrBou25OfXm9Gjo6XOzFH/yIysrCPD/9oLwVvNpPFG1CpJcmHr41W61YAP",
-	"6vgAItbQJoC2F5LIZWY6WsOyJozgtQGbouhM4YoonjFRkMmapEzxW4EqQy0hRS8oyKYCgS1u9WG2uPHu",
-	"MlwhvZmst83TYIK1qj87o2S2MN3AbspJwtvZNIvpHbRjJ1w1nFk+Ne4G2nxZtN2JRbq9jqV+nSvrUvD5",
-	"tn9yUYksbnUh4nYdw97IjIcKNmvG5HUMW8BrTRYFT0PMAQyCytmjFpq2uEjlKvICUft7xTZaZ9KmsAnz",
-	"1MVfTkyT/nLtXhHYPzy/7kSdPz6//LpSC3ZD7EJ5rVhReM/GbAjmV/rjwA0DD0GOhhwhLkj8oVdCv4c7",
-	"qMn+UAsFOrFosN6YeNJA32xn59PYaA+BC2K+qIx6ul/reSNaIhY0llIeWAsUfBXUMd7WUfAcIsDTmHT/",
-	"8Pw6IvoAD6AmJwRrx6T75vW764h8/fzF8+vnB/2K+QVqx8B7VdODbfFVP/tyhZtC3d5UI9xQwq3FAdjQ",
-	"nciW7WBmKyjbrcAMlzBmouj/KYFvpFtddM2XVfG2Yp0yW1n9ZgMH+Bbqm/ovYhxHRGZyReZUrK3XwEta",
-	"NZY4EHLzpXBh1hAbTgsCQ2ysYDHcUFKtuoLQITKIBIPL2pl7rE9jBXWkwNxqwvJyNFJDD0UyWRZkwqAC",
-	"HSmkhJ2Nhb81CCZ3W1uxnOm9CQgoM5birmI0T2YRZKPE+I/LLHMussoF1TVBFjHgPc0yq6J8RQp5i/eO",
-	"iRE1cfjdWP/BExYf9Mk7kFL0EqdLRTOQbeZgqCoYyCYm34Ci2diCwZwR7rpq18TpoTMHzFIlLve0QV5f",
-	"KKQSszY0yhJkHHJKTgcltsH1w4WRvxzpkbesyMFoPxz5rPEToy9NM0MMwpyxnP3sIis7wTrL7a91A0tM",
-	"r9h04Z4OdmvHVhD5nFfrdcltVzOpLAI7S/1ycWFKMYdYVYVXewzKZK4oQm+pPoaoOrhmXzN6z0qcy9i0",
-	"qLuU8SL6IiGsnx6fmmtiuKHTYCTAO5O6Ukiyolzzv6mESuMFpLhflG0cwNEF6wPq6l3qAeOa2LczZ+uB",
-	"sbIYgVezlJz9VBGzNcZkrgaHEl8gTnavaNhaANU/IyDW0XwpQPpot1Vm3NQ1v5IykZjOx4Ysp8a/+JnV",
-	"GuR/+6oyOZtTLoLKo5sFs8moIBNG5jRlJIdmnEKuqrMNH+2eTbFiu0OlZIzTZZYhZ9tV02H08/Cr1NCz",
-	"RCYLYg8AW7FqF0LZvtnWv9tAJR4yfu7XebqO4s077SmelOE5Rh0y15SnFYEvDS+ZLze50brs7DXlK5Bc",
-	"VFHBmidRrUnQJjtY/4PRZGbiaqBu/5RnWUibouI2X28bNYY34nL0/TJ+Z3RGtw6vX3jw6Bm/Y1tH1y9s",
-	"Gn1nTjZki20dXd5vHH33HU631jCMFU0fDJeVXG0deyVXDxy7wVigmbLJq4PDxtlxf5HBr22Ivak6ZDjV",
-	"z1ZlNb1KbLt5AhckRMtRcRtMl/uMhYKuAwuAK+inS3kUcmWCG3DnOZvLe/rwCtJfqGCKB6m8UTvFwGxL",
-	"uqX1tNYXuBufNvuX8DnapRw4N6HNfv6mGkrvKAruLAsQ+9zaCVVBl8DuvP4Ivq2vPaU28KdpBfQcXS17",
-	"++e+b8zEdLpAQkO7xtG19D1e2LlmbsTJz+AM3Fp1xV9lZIJZ8bOvFInR3x+bwFlT94Dvk1n+jmY0dN3i",
-	"7yTfwLt+sh6SoAlu6p/5fqEJFyJRdzTR9MOu5IKJHmSHVLsED+B/O/pp7q7bP+di03pfQAHoNuutRi20",
-	"WlnAWsNyLveQavHM3+BXAQ8IPMAQvDmaVnI2hfSC6vmuGQ3UBnZg8Y/U6/7p1rsZTd+4DW1cmUK8DS7Q",
-	"8J2ZXOqJU6rnXDF2p1ckBTSuh6V/19hMAC3fhe3U1xA7jDZwJ3nzORbiQTWgnb8DfwpNDJbnlywUrIHP",
-	"TBgwS2YyIoUsaIaFYBZekESzh726mct8W11elwxwy5zLt2tMp+AaRfIqC6RpWjlo56MV7ENhQ1ObsUnw",
-	"u2upwD4UsAhD03xqCrhka/23XiPDxPl6/Cdb/+kfV9/LDy++f6+u5nf89fd/WU//0kYcgeUFg+JCAapu",
-	"hRG5Y2xhzUAy5xr+GR7P3qsP24qMkRjdEb/74QkWrBwvB4PRqd7GEzAf478Rvk82gmHfmNcFy28Wwfb7",
-	"bzSOKP4PhgbcrmbTdxwDRbZjyIlv+hvschz9sKHhM5IBRN6CZyhh/L4egYqQCpr4gGT24Jsw3TV+FXLp",
-	"YQEkC4T+/mXuzAybxfE7LMOk32Kpf9nRLIOHCp1a9pVaFTXjYtgvceqHssaawwQHvKjkKFXq9ogpyOhh",
-	"gZtFOMPhcpBn1adKYG42PVgwthOekMm6PLn9YtY8bt0c/i+7+fS+wWzVHe0An9sX+TOgCAakI4ZAsSv0",
-	"iIE3KwDr7+UkVBRUozskKi2YIPqd1t60P8lJyImWQQ2w221z2VdaT/UCPwhWEWUyWKDeTWZcuZ8jAHJD",
-	"uKmbysaXhkJLP6EkVz0FEnccOUbgIB7hIW/GtGvHKzfG5tbY37Zo2Tb4VRu5gmla7jO37TAaDAZEsBVT",
-	"hVtDF3+dMypU2VgXfmzWDbTX0NA2vd1q9tuEooHl2pf/aavdhOGBtXq4XvoyPjmIel7F7xIOBgJm4/vC",
-	"YbgXHD4jEWwtzaZ8nusL/21mbF7SDXHlmt6GAr5NtfMmWYUTRbQUUdBbsITIZUHiX8WmLSwkCbeVndrW",
-	"1C3obQRRN9A7eVNLWNKN//N//q/Dgt6qw4ROf/3s6NeXZ5gtHkOL2LhVizT43q15LzeqCZ7bJK6Auncl",
-	"pnIDQEEbdOmGEHjhBXvUjCptUqpwxBVVxLy+wf03bNlX5qdLq9rZR6fcnnm11kvHy+bVj0MbP22/8X9e",
-	"Qx0X4dZSgoTXm8Ij/O7IScOtHwpdqeGzLQVTyR/yjiaE5O+hm9Mmdx8+Ld0OleJDIbdH2TpwRx1j70U0",
-	"0JouWaaWx56XUqXj1baJw0312rvp6hykMm9UA0AQ3l6d7w0xLdDI2ivU9DPOqB0+MKP2c6dhQnH2T0vE",
-	"HH6RRMxLvTDykuYF//LJmBYKP3U6Zqs2MXtlQoYo56+VCvTVdcdYKz4+NzXYTLk1ErtUu/jcL+lt/bqu",
-	"praNVHLvX5B4kfN7WrDql1Jk64qch0Xqo0pSn/myJuPZN5tCiWLJMufF+p2+FkzKEaM5yy+XxSxoEldS",
-	"0IzQJGFKmYvVcH1bmcVW8xG2ZYRp70660LVEsxOiWIKFF8bCxTFewj75P4CHnZOnsA4yXg4GRwlMBH+y",
-	"uE/gklKVfIAyQlOZOm5oJR+LLkRLvnn97hp+xwiVC2c910McmOLlZaw2VgbBOjP6QuTVCjdjEX/oWRzr",
-	"mTKF7ENhStJ1zcLK5ISDc0IJQhYr1zBbhfW13jYkkcG49kCIGR3qdmPtHiFxMYp0Xy+YuHxzRY76g/5R",
-	"RN7Zj96WH5HXgL+mjDjOqYkE1lDigibozsePEFSM8ib0NUpAnGJziNLu0AX/vZIJp5lgRd8iluVJnXfw",
-	"iLxixUrmd1BVq2B0bihqE9NwyKAwItzHM6gzBUGeejBb7h6nEThNnzwHgtMSAaEJlMknEzaj2dR+4CX2",
-	"yRW2xBoLcwiAUOdlm+gpY2mEimPkNTuwOapR9eKOqnJENBbQpLKAJv1OE498E4KzpFoz2YVtoATPTEFq",
-	"swDwnUdj4Vo52yKKOVkK87fNTsaRhSfAjMVY/OpX5JleInaUGIseucwyc51l/N4GbcfW1B9fEEqAjnKI",
-	"IYPwGfMQ6qeQIqc809q1yqiaudqTY0FIfDQYkpfynqXkDcvnVIua2To24dUvZGJIWmtddj4suQ091S5c",
-	"jRlTjIgrcscWheYOxIYYeyUQuRR9YkIlscojKSN/JzLVZE1zhtXKuvEzKQqtBmp9+pzQBdZb4VIcQtGn",
-	"gwvMhoFvYDf+KyZq9rfwap9cA1qlnGJgh4a9VjfjZEZzxYoY5kULAyxLK7k9rnmc4gW/Z9madONLb3y9",
-	"xgtiPn8C6in4MPTvBxcY6KMf+R0i4C09uuv5cDw8IRtKm/b12SOpVNgkBpG7EaDzA+lCAe/hcIDpJxjJ",
-	"ncwYVNU08dZQPQTq+2jBSC9Dv6nH7sbPr+ltHBEHckxAM+H0XsSk+f6CxFfT3ispWA9skzE0kFeEYkuK",
-	"A9yjFpqhTFmfXCJuQhlG5cdAmhDWjN8xu5w+vmvYrKZJNAFQoYct4WDzdFYCQHVpULEsc8QVYRygn7Fp",
-	"QeSy0ESCpYFMsbBzQoUxa2Pceze2zosnMWBxXNDJk/jAO7LBgAQq8EphBAm3wMhkN2MlMaix1yfvJCqu",
-	"VI/tO6biH2KsBAcJTbxg2PqTdOMfnvx6NPj1aBBH5L3gEDXvv2DbuRy4JVTBhPZVV1OqGxvvIJT3Q+4H",
-	"f2puFx8AKC2JWmzp+slVGRfMSUOmjiEWIHe5TAdATSZSnRSSHI3In/nTvl7YC5rfYttrpHWbp4Us5/ho",
-	"6Gb/I479DY59LSV+G4PMoWF2uMgoF6ZIFADUVa+XyVLz34PIrTSRQqDsUtbSO/cyrr5SeG9ldM1y0v2D",
-	"/ErpG+tQ34GAz0xMZZ4Y4QKpwVaJhdtIVVM9bIKFhITeqMYGYVmarvTIMBi+JFLMhTKB5FhA25SuxSqL",
-	"IHEICfcr4EK+FMpkuCGbwx3MKeCBlvcWBVku9DE81qdAJmwtDVBwG11eoDhFJsvplOUKseAViFL6jGIl",
-	"6B270Twx7pOrFH81Oo4iE6avtdF/PzmC7yAN2ZaZAwuX6SAA2tgYfFbjzjn5sd/vf/wI9xeISbXHf+/3",
-	"+99FZAzOLe99jy/aY2apyeDnyiZvLTBBUHMeW6wSCZwrEmtlM74oST+RWYa4oUGm3/j7d7ElX3wb2Rn8",
-	"IOe8KKAQY49c8zlTBZ0vECSaCx8dHZ1pafP99TMbRyaWc5bzhMjpVN8IePEn+hAWOUu4Fj3PgddsbMEY",
-	"26Km8X+4hdmKg+a4ECSQcCJseUhoyW8UfD3rZMmzoqycapL/IEpUTPntMmcpCjcJmVAFRgEg2nJsW33V",
-	"YKmegLx/e4UX0NHZ49ODc3L57tnVFXAykz9b1lxz9d7AWgEkS4sZUewWRN/Nhl9jJLZ2Xpi4ICFz8IG5",
-	"DdDd72RJXC+ME0NZ0rKxlpMbodCEqQxL5ktVuF6h1s0ArFUwYgtLuP1oRAOQB3k43gyWe8ff6mc37/Sz",
-	"GIQNO8o5EbI3yRm9iwibR1qPxuJfPMG4EAAi9oSOSk6sryF4jSim/y5kjsoUoLNoLFaRrt5YLjP4HJV/",
-	"/7EtlQmR+Sue6iOCSe2gUMMrVygfrGSeml/wh8ka4iJTYEP5HaIeTzkxs6oLeyH2+K2QOZ1kwAghB8Cb",
-	"Xo/1Rypul5l79P63w+HJNxH893Sg/3s0PD2GGd7/9ptvLgcX5J7mnFpiVkxTttQiy/vfjh4PBmSixWGw",
-	"kWAZyklGxZ1/v49GJFAtXyMyygOuNidgINa4xVhMy080hkCTd4sUwMxnEK7ZOAzCQRYzTUapsoVF0R8S",
-	"uumR88y4QnjSpMAi0LmW42FNRlbXWgxd8P6azjMofQjjg3Qdeg2l6givJHGnuarmFIi8pZy+JvELLu7O",
-	"jYbv6Qb+fKjzX5CcZU/GNs24p7XFcUfzXpT9oXp6ggYrkjOt2thpeWGJ/DCViYqtdnRZuUjH4rlZnrl3",
-	"Yy3QlsqKhVkExU4h6q69uQLcOYpwMRa+mmMFF62ms1QfMppTZtS3PDRMCaRbDwBEE8ZYXLuPqPBtGWi4",
-	"wK5GAbuFtVboyx9yiOz4+gdrNxkLm9ozFrZBK9p9cNWqnb0HE0TdFapmciUg0R9FhUrninMtJA9Jo8sF",
-	"injffvttzztD5k4gZzSbPxl36IKPO3jNv8eilMCXXfFRYwGAOaq9Ky5scVTztNrBQuMi1MPHu7Z8wfay",
-	"uHDFXoOtGMygzZ4OF5jM5DhEux1GqL0+GVeL+dutX1oEMivSdzqcqcyNKazEFFjZEQm14Ni9qHIV9a/1",
-	"GuGPJ2N0H+HagApf2w6wqGSOK2dtmlz85//5f/k5/ZDaCz8irmOfCP3vTMq75QKYeNmXE9uC6OdjUfJj",
-	"aGhyCB0d9Jdypa+hGV/gaJoWa7VugfUKWUqkCRWY6d2lgsQ8jcfCFjIe9vtaiu0NNZBBqXDlnqHLIhqh",
-	"47KeMdg8ypLGUaOq7VhUShVrIVxvliwX55rB7VIqBZ27rGH7qxX/jgfH9jCegxnEssJQey5gpYI023wZ",
-	"CRqL+INwZGoYxLZQtxHhxkJt6G2DfX0iq9XbpGGoqrwx3R3Ek0hzqrEIVD5XWhciMdp3YtAP9NlCnV1T",
-	"NAhJAvkDnLkHzJOxCDWTMcIoiS/1L7HVXrvG7meNKasZy1HY/sPzaxQ1cQTNQ8HezESBGeRuhVB/Ha4r",
-	"qJXGFa71vFaofbIGfHF1+V3d9rEA0bRNYf1zUhbWh0LKfjeICbqULvDOwOzueCxATtcnAbdtoJtCN7bN",
-	"D7Cc87nRA6LSvxER46Tox0Bo5qjHwqoa+nZMCpAvwK5i0lAMEpfV51dQ1JoWoBekbFHMIlC6fCLAsu5j",
-	"4RVctzBxEpLGqpTf6p1246PHMdh6SXz0uD/QsGGZYpvEOUs5ZaFASz2giqK5xJmCYtId9vsng8iKrWQ0",
-	"QJeoNSxdoHVpihky+lhQEgS4Hw8G0Vgg1SYZnS9Yiq4OuO3pD0vmCmr3yQtoz7pUjNyxtdYW8YkiEnta",
-	"QGAoCtfnNj4Ke9RoLJlqkcGaw8diq+3b2Z0jLwRNpGD2vrC9VMuhrW0d+qriovT2MH3FFNhDKQlY7iKX",
-	"6TKBlqoX0GoHeSXSIOoxU56BtsHBHFY5fgeON3qBIG9hgrDJxfKuCRwFzCdKaiwHjzgIlDZERHMDU/+e",
-	"ifQcFbR4zgrat2HJsRHYbegJht1TP3gfP/CCl+NoLLwfl7kxE9CqgGwfViVi/eu443gQ8AFNE7ywuPnW",
-	"XZ1qjAmMtnqBafpAs8x3+n+lrEQHvWKBkNG8anh4sZJgtwexRRRjYfPfrUMuIsNRuOqOl6Me+V66aEOZ",
-	"nrGo5pVflC+5Ti0Nk5hnM1wAqXC4OtI0Z0oZt1FV0EjLC86J9y4fvvfGVB8bQ17NuHPxw5PhaHCxeqIV",
-	"RyfSXPzw5BR/hPN0n+vv8AAxUx6Pb9y5yJ/gz65WgTnYwvxuuwQvRcEzqMxgFIoI7kC3PPh/mNP/9a0d",
-	"1XT6qT4DV0X3veAfCFtIaNsMkx30yWtrawYYnmuCGp2Ral0zlMArdV3CDlQQarBAgNZ+wqXtyDtTAgvS",
-	"WcDqR1NTVieRCutg5JjozzDrf86zjJs1R6D5gowATAQd0a7UmDHvmwB0DCRiH4paWHpGC5ZVK491Rxp9",
-	"NM2b7E0gSUMTpvCAs/kmdEETYCPVwlwH57AjaKHhHGYBiJpJoyZoz8nQ9mlrlClCccuvGub5/lKuD4Jm",
-	"JcnoUZ69fvvO3lHQKhwb62pt16K+lmzAkUO6qgBJSQrTa9yJvyoiK0bv9BNoBH4BnbRtW2/jlYwP5yz+",
-	"SvmOH1tGA4jUeVP0ER1oPAB3GpnQ5A4qIVadQ2NRSHLLCnAOkVeyIC9lCrEbsYsvRTEJ/GYeBPTuPJ+R",
-	"sVGXHiMo3AasyVaP9YTq0WCgL2I9Z9errAaXgvORrWR+d9AnT3O5UtAZg99ygUwKe02kbJHJNcjIFJPc",
-	"9Oz6NKx7JNJap4T7Dfi+pnPrOtV/W9+ao+PfNIj+N/DcI8uoJi7jsbh+HZoVLDK6ZqAfEvTAO/9xGfYy",
-	"FpfYJpkr4tXC9SNeTA6WiYaJ9OOyifLGqJexcGKhGaAMmzE+l8o4ZZ0+FyODzgo4BOjgdasFHOvsR6++",
-	"wd2Gc99l6kf+5WdeM041dD/6MXvkUqxBC8OD9dINkKOwsiuj6b0GOKakViVQDWs0kUEl1QK+0cbQa3eo",
-	"j8JAHMoDVTo02mTKbny4VCxXhzZo7RDeA/9c7YH+LjaXMRVjgRxc4ujGNlHGA6JTRoM5ZQlPmSnpDLxw",
-	"pv+NA1lTH03R3Q43AZgjfvMb2NxvfkO6l7Ze8dMDa282FKUFDKixs6Jr1SdP9Z8m6IGlWo7zak7Prdce",
-	"CkNg0J6jyiKnQtkqBDi2SblHNwx6dfVOzfCuWX+fXEvyNCKXXynjEJzyjEU2swAqGiAaYUaTf9JW+ZKC",
-	"oQ3rmHhdSl0lUL1CiG+Q6TqqMENWahBl2AjiqLAu6/j3l7EJnyRsOtUKUhdtx6YDix4aD/ncOMDFnSYG",
-	"IUHPQpxmqTn6SywC4Ev2fgMno/c3hgYwXUbkqSta3wBNc2MaL87JTM5t1E3KVaKpFkzG5VBdZwjXoLjQ",
-	"F+BSKw7wFPTpwUGVuG0L2GKGntTuU/BJ4WrQiQHKoqnUga8d1GJ7SFfoK1uv3QS2XRBG84z77uYZNLx0",
-	"zhE8ogtySVTBs0xzAYU7sYiD9zpWVujbQs3npMiXWqBTErnCJSCjKQwBGhIJ9U8FkRyJp+JvqLVg7WMI",
-	"kIt2VgVF6DtHiSlmFUEt07LVKnj+9MVbyB40kPLRwic+sByogmKTbClYVA1LGRyRWlvXCxz8NpfLRXVc",
-	"q0aSW0mkKD3uZjcAZmgThnzTIrBhKy+XBUOuglzzKbRk0nvQH6VISFBw/XwTtmaM3jNN8R5u6lkdeuId",
-	"6F0MBs9wrU8JlIIFiqwiVCHJZb+BGxW+Ui7JkT31UVsfv34Hs2/VnUn94EVfC0JwrWBpF4W2MKKZlwmd",
-	"MX7/gmWZIk8NvN65G0VDzfkL4HJOjTPZul1Nh8EDMgd7RlNRxBmcOTzQrtj5ikERdpVlBdzePK8x2Mhj",
-	"IUhgpWUBtLsalwVYAHOB0JTjwXGVoYKI6vHSC/K9nIAPFuIUIPIAraqJnC+o4Cbgz0nxFyUh+nJDjdvx",
-	"OTrO8FpCqB8Pji/qGKExM2UZv2c54nUhoYudgdHc6hqbKNBeIXMT9aKIYCtHP3rAboj0DvrkBZ8W1hLs",
-	"tVCeoDsKIIjIBCI4VWBpocrgjOvmAsdLtKzb/81vyCWp1bHxRgah4ALybCDAsTRha44DMhqp3u3A5wz/",
-	"e1stIYTOdVN/1XO7o/M5M2ll5eMKhQFXwacWAnoD+kVk5vawwQf7kqpCplJ8hWf8NFsydbfWtCHPcWCE",
-	"Afd0AIeEBNm8Ceq14VtAfqAMWoEZTJcosQGcMFQ34wkzSeomvvZNLhc5ZwXN1ztiaguWz5VXujQQmosh",
-	"7wrjbIf9QX+g3zcu1855B0KKMYVrBvHgh/r/blmwJmaxNKK2qWDvPUc3DM5UlrCAZaCm//7tC1XWbTUe",
-	"3LGwrgTjpjFeWzR02hrQNvzZuR2AIrSe8O6Pl73RyWlUWjAwuGAsAvUaI2PKW84NC9enAzb5sViwnDCR",
-	"gj0NVQz7L9dI9ZYJzTKtoxnGmk9Yqq+b+goNLoyFiSuySaiagZugbeXchsDfTBSgkVCzDJHDGViu0s65",
-	"PpUrkbIPfpdZtTH1q3zl8Gqq9WpQqyEHzJq/4MBHg4GNA2cCjr0eMwux4Ta9YFOLH4gP2By+3Yk6laO+",
-	"2RorLhMFqQ94BLhHdM10zk1DBwcaqKZchU0x80pfV3qI39ji07Zojsmjc/+0GVOdr2F3E2Z9HZ2PkbeG",
-	"N6/fBRaBAiRkyzeWYTNvQ2uxZXrsYty/3Wre2Nhx4IHVtWyCx5Z1HP7I048PBMwfWOGW8R3mp9hE+xs2",
-	"t2YPiEZW0IRqmWU3LlE0L+zfNgqlE3UKNl/IHPkdNmhXM77Qm9L00PkOMplvNB5BxD0MK8WNQijN1pMc",
-	"kn60TojJMEZ+uHFWIfhEsFUHi2ve4J+3UkJJZMqhc7OUuf8xBkDjbPpiusciJSLFQrNKZlBmCoOvoTwK",
-	"pB/NsYTJPU+Z1HPwqX7LFwg82MA15lUCBLjAxYeNNLM11OkQ5pnXR14fQDmQ6fQJjZe9ybUWaNp5dr7z",
-	"6g2679qXz3O+E45fbs9HspXlTbYm7OhGa6I3c/rhBhsSd85HkF6vF1n7+fix2+umr6yX7cY41/Tv3q9z",
-	"+gFr/wCcGmOcwBjgeKqPXZawdl9N1oXe9OnJydHpxy15MB13s96oGR2dnHbOO2fTUXLMHk+G9FF6ND1l",
-	"g+RkMqJn6WP2aDpMjibH9DQ9YaPpYHKWPKaP0lN2Mj1OjiYjOkwH7GzqjbmNZQZiqQL0jWfnql5j9Wrb",
-	"aqfeKsds01YXqzWfOR1oJmQGOq2OY7gjenG8oSxfC4z1XUBO+WgSmeiu+iTA+V25H0hvaqbRw/1c/qpv",
-	"JGOK1cM/NwUQQtOY1w7hnY9R54Wmqh3vwjt+xeldH5Qv+l/1yq5NrT6273+MOg2n0a5Bmh/URnnrVzJv",
-	"O1L5UWM0xYr9RtIf4CjOxt1igPJdwIyjwfGmj5xcdPhKFtbboGc8Rhlp+zdPaWrmwk+Guz95L6gJKzTz",
-	"jM52f3Qt5Usq1rZ4vP7upM36ruBmpRnE/eBXR7u/eocxmO8Fvacck639TFJgJ34O6d+/07S8RY6KOgW9",
-	"VdhOButPBdyEJd+pBzC6flgfo85how5AUHHB4AiTzuEZyDx7PoZuaPGEcBGRuVQFVHwTBYGrH0MGclWM",
-	"RTdeLlJT9iAGjoIiAagXGBvm/XrQh0Ab1xo/RruTAluFV+LAxgRg3QAsCBxb7ba59GAlA3I8GKBHsox7",
-	"HAsvHkXmJi4kpF1osadiQNxbzXjD8jdaOtEXw45XsRpjmze/hO7y9x8hX/8k6mRUOYsJZEPLVOPeOzDd",
-	"LRem4AqD/tlECvKOFss8pevf1Wow3Jjx/PIrlTYKw/OjSjkR/f6ZJiORmj7CptSCWGZZWbfA9H3Wb4/c",
-	"Neo1Xd4mEpieyWUSPhTO/Lj9I4tMhye/Mn/2zqAak4fDAMCfbL3fRR2fKKCAQkmBO8DcbquAWLYkX1nE",
-	"1BQarZQVxe2WpTzx32URSy1R1ZbbXo7xyQ9a8AZEGegja2ogVXjCLwLNLwLNLwLNlxdoNGFWKc8TaRp1",
-	"eR4m26DaGqjbU9C8aHhuN/ZkZq5qgObEEChVFUbGooucW0U2jT2Qw37R7J2LX0GWya2QuQ1N1deZGguT",
-	"KkcxIgyDQQ237RPoF2k96BA2DEZPG3cFdtUPJrS6dImMRWXLtg0X5Tkmiy5dYq7zaioMIsewTBeSYrJi",
-	"IdBnLLhQhZah5JSMBkO0/NoK1SWcbPFfQkls3SsVFw+EcjwzifNc2EDb48EwIsejM9LFVoUmrjIix4Mj",
-	"EgcSLyJyPDzR/3ek3xmMRVyJbNaDjUgcyDPrCtlcd+Q58UtHTaqFQnN+pk+W72wO98WGhCofJIcYtchd",
-	"kCLEvEG9gpPBWPivRujWjzBnTs9ZSEnABRfbiHQASM2BRboNLKkMDL345s2O2Af9sbgEH1kFZcoAr2Hp",
-	"QLh8c2WTX8voq5B0jIKdf0Hvb4W3cVjJ+s9sbYRZYHlPQercR47dR06tiW4gon3XWiZ5xVaVXW+wrlTI",
-	"xRJblfI7fp2mIl+yj5/LE/FTC/Oj82FDmB8OQtL8XsXNnBBt62vBuE6MrpX42ipK2xFKYdoAfE/Zfzj4",
-	"mQn/gy3Cf/1Y2gr/D5LPd5kbA3dYza1P7b3l3dZ4dcG9BaWnakJ9IJRzl7wY+uQXkf9fXOQfoSz+C6f8",
-	"hVP+63PKBle0BQZDbPFnwRCtpLilMKoVLF0oTFUajcYi/nFCFbtZ5tlH672raI/go48xJdMFS1KtyhQt",
-	"P3ZHZyTaqvTlH2XLBjHVKU7alMH+5e74ud0dP5npp40x5huZTyAcD79oYSx6JsU041ip9XjYYoo3dJ1J",
-	"ml5LCYXA8LuTNvtxBfZe6ksIG+dEnePRqM3Hi1wmmvwmGXsOVW3/Tc1hYJKqWaT2N4jZyICARawsQb6N",
-	"xbVw/jkmCuaOyq2z2RPo50qPRTcuJZ1Wvr/LjfOYuHY90VjoFRnzxPHguJpfohWHQA5R0NsHK4ge7vN7",
-	"aaG5v22jjS/vX8lB+IsnMOwJdJDBooF3jPx/7F3rcttGln6VHs6PSLUUBcqW5VA1NevYccapyFd5U1OL",
-	"lNAEDklYYDeDBkVzXXqrfYN9sa0+pxtokCAJ6i4H82NiUgDY6Ms537l9B5POCJoM9Uv/basZeXLafV5h",
-	"JDz/Hm2E5ysCjQTHSnHGFsx/9d58kfHJlxfzt7E3O5l7s5Puh6/vXsmvJ6/k7OSlmtF/35gGfKMf3b5o",
-	"20G5fLT/zIlMDxb7/V1lOE5gtL7xYKRQnQio28WhCX42wc+HFfysObbXciq+62hpGW39UNizdxg5RTqA",
-	"ouaRl8JbWKRYCxHeYKTP89iOm6cVRxQJe4rRPGSzLMc80wr8yN3Iy+7V44e1QnS+WI7RralbQ0qPbCYL",
-	"7npTwJ7Xf7cN1bYvZnyO1aV0kxsSxkCujVxqSL0Yx3NdRJah3bhffHGFwJ5RP9eO77VroeYbiAL+G9Tf",
-	"2AkAMgEdmZJEIvDXgrPT2ibYZ99+hbPOKT2sE9C7opu67os13ug13uht8dYmP609YzOuHrsr1rxKLS/s",
-	"wg4rXA7732yJShxdBh120fWFoWhw2g0YKn09gDlkWBtLfY4GMZT8Erfjoy1G2/Uaf23jr71Zf+22+LZx",
-	"8D5CB6+lBLKo6K5cuwjoe99WAPoTnp6rnJOKNFN9xy519OdR7taji9q+yDt/2HTH6ow/U8vOsxVcDR12",
-	"ir8npC8s/4VpauMQjeX4tfSQnaBcBeJVOpJ9sexJZldxJN+BRVMFvMc8PS+HidGyuzPM3SSeNekU33s6",
-	"RZsJOUNB1ySSNeCyAZdlcNngPBfnnWDPnTLMMN7WW0F8AyCZUxm1x/55IzmGgO0Ygoddw+uFdR/InVbq",
-	"+1ny5xruLrYI5nzi/Zc5o/QCpacCOKbefZYFLrBsYklie1zh7R329jqZAW02IQ75vIddEbEn9l9DZY4E",
-	"oHl432nn4Ib4i0YUhx6R+/d5ZML+Dh70VqUAvAbYHnrpm055/zuN+5+mc8sbJmDG/j6UCRdDlkICXAHL",
-	"ZMTntHIGQIR5Z3vLEIc93nPyOAR2SCetEExcxDBTSMFxuRbweUuA7+mBIXYhiKF6+/tD2YngYj+SIfXZ",
-	"3TfjbBl6Gn3acx4ZWt1q7LQRKV3+YehkDATLKWWK9yfKGP2OyCfT84hzB6cDiWb0Dylt23nENdPTU2Bk",
-	"TM6CRhO+iQCND9W+ufKy6OVtaG82A1XDhvT0QF+tHjiCJpo53GFcnBHBnnUT5vxBuCyXDl3PvOgI7iZv",
-	"8L7CkjDsz/bPFfvXK+3fbtX+fXK0Zvt6P1Zt367dvrSDqjdovs30KZ2QR9TUY9NntfBrz6p/7Xm7NZ4m",
-	"WYzH3DxATopjgB2J8YUsh56eGj39Ejl/jvSkmYu6DtEezltx2RO9+1DNGyC+NL/O6o1kTCRW3h/0AGeN",
-	"pZZteem4Z36g+OKy1pHr2iPn2SPnrT5yxbnBGd8sBOyp6VacmjtIWqo+B2Zti4NAU7F4FAq2quul4rx9",
-	"/WH27lTOqnNfPnwdfNgiGUdDoW0Sb2r9+JVSb95LldXJu8E4XDyGJBbQ5N40uTcN8cAdpdK4B8+xzNCY",
-	"uhaV0hfZ35RELScgsM8TNWbYIRcyKufdcqY02wm0jlhnDfmiTJL0Z5CzpKKSbRty5jnaQ85wjgva/rwX",
-	"FN7pC+Purk6NXmE7bUqP/lX2t0+H/jCFtJY3+nfLafka36TOLT/nHJun88kW9yGdc71RPSZ7TV83d5Ss",
-	"Nod4OIa9MJHTqGNu2Q95CnoUCkQs072h3AMxjAVASpSbeqfp5yZyKDdg/5w0fL97sK+v70zQULFYPxwD",
-	"e6l/vARwqsfVWtKyP03jhErf0qmwpGmK9WEUi4jJacr0eLRtOkl4pve21r8LxKsa6Di0qxWI+eme1z1F",
-	"r/UiYkYrrUiqCAk3/QRpEgtrJxCz28+YrzB0zY781LvQvOKHFE9QqH1r2R5HrV7r588ftcHKv56NY6GR",
-	"148e/q/dGsfCfndkv5tAGiP/7Rx4WiLBxiVmv0j2c7HE61CYFmn7T5D41JxGfSmxyt4kM1R9GPar7NdB",
-	"YblAbiBYA8EaCHZHECw/dQ7+wo/Xwl9jnp7TFlqDwOgiFFF5j4wK7LQMmYKQZzCU6TwwfTPtZ6aS6RA7",
-	"gliiIPzCcRrvHrNJGoem+DgWDAUxm4q4cMGbsfyg/LxnXYeaPRvWKSXTLOixgEBi4dTXI9vkNy8hxTa2",
-	"AgvhjKswYPv2k74iYDv4wbmVet0GKSRwwUUIAduhnmLY3zr4Mzimof3DucL2ltOz6k5DhwVaDeFPBFTp",
-	"RI2iBQu0zqI/+MK5B3tLRLIGDMWOF2tx6G9muW8Pi740W6LOtSexeK/ft9a1/Gvta/NGhvVxrZmYTzLN",
-	"vjdsaw+p0xzkp/gc/Y76lLZ6rT5+vMQ0Epo4dJ0jrX21V/bgtHvYOyiBsYW82WQ6jkU8HbNBil0+ut4h",
-	"NXBSkKGZx7J5CqrD3sfh+d50gtZgx/q8j9pEgW/yNRL94z8lU2Cp5BHT42UJcEHMOIyzGUef4wji4ShD",
-	"yNduncdCb3tLpT9J4SKG2dn6tAoNza1M3O8e7XfPzH3GRb/l3eauWRxpRdA98JCjvAIZ/zaXZVz8+qOD",
-	"i1svpheQDgXsfRz93/8K2HuRTGjFUF7gbhiTc7f19NDr4ILQNxbxPiWy+gWgjGorSe7c+0pdEVq9oiWC",
-	"xd0f7QK32eEzFpr9s2nmUaPtd4/uCWkb6VEHbecKtwHbDdhuwPbdgO0qxOtSyBNqvh7yhlotr0ybO/LA",
-	"YuMm6iOnWCZ71PraNh9TkOFA25ai3fZJNs2p8HbDpIrjQfyXxAPIYq1xl3KQTf/citbKK/pEncADaRJ1",
-	"pWh6P5ZaU/HwHNCQuYBEv2GHvZSDAUCb/SJxjlBN8pi4r4toaBHj63UPntsONSh9jg7JR6VavacHFZHr",
-	"w71uV2Mk7/kCS8N2Af6i7woOyGayu21X0kIkdjVoSrWMWpUAcmDGcdk2GVS9UusV51n0cc2j7CvRUaR9",
-	"ShsfDbKzVdHSdgt3Le6CSmDZXQ7Au35HUtILeWA2ydbsLbeXQ7fcMwlj7FfKnHADxrYTa44rzAtGZ/35",
-	"wnfuVbE6U5AM7PPG06z46+U2dXYbc3ftgTfCpoEaDdRooMbtQ41fICsrXHP+Ss1qrosyqCt7PaaqpYzW",
-	"vm0SX3SmSea2WbINuqLfq5/36I+j9oLvjOcgRTEFdLHThIZ9snX2Rcm+29N7NooT8EVejb+Cg2qL6Cr1",
-	"vv+uO82UbXOENvTPFYClpICeeDle8arhysFet0Lz5nAl5KlMisiegSsv9bfsVcz/Z5MbwN6/4AioVqqk",
-	"HrfUqebzglK9F2fAezobdZwB9hg1GrrR0I2GvsPkp5W60dHVKSRkNIziibq22h5PM7ii1sZbF5W2/vIR",
-	"q+wTnI5GY2/W2EcPX2NfzQxeUNmYu95o7EZjNxq70di1NPbY6JBbUNgLTsPNLWGtyV+6cSmdedssFaox",
-	"4gl2r0rmNhAgBSjqumXaWmXzCXTYW7hAFsIwmUaA+TnuaBjva1Wu5Biyka1KNDNJfHwaGXSYiWUW/B5j",
-	"LOkVc7zLxxF02Jo+szxJ7EAXZiOFIU+jBBSm/Ji06w5xDC6CCfrrdlnWb0urti24+CwM+ePGK93f2S59",
-	"+lEBmDCTd50XYJv866ceVdCaGAS1ptD1cCkT2eua/v227LVc5tg2gRUDMkzisxnIdvWffzd37R3hst33",
-	"BFq4ufUcHizPobdyDqk00M4iOW/MJOYXbVdF+0D66LqnvA40LAm7Bh82+LDBh3eED8WC3reAsPz9zQHC",
-	"WqRyq2EhEqL0WIYkxcj+wAWLIzadsIxSEgjDaRQWTCdnmTxDaLiTzSdxiGhQPzyOHDJSWJgGF92NODl9",
-	"KI9ZwzO6b8xmIxC+0Jf2ZTRnsaImq/oyw0Fa/H6H6ffSY4oVi3Map+OFd0NCFJ6m8QX4IsHsZpVxC10r",
-	"iOtGcsbGXMwXnhOOuBg67bvcHBg9ZJ4xSlhQ6P5iio+BiSn6v7iqxKdOmvnu/ffahc6w40yv5eGW1C+Z",
-	"xSKDIaS7q0jvSlj3RljvrsMhbV8D4daVNCy+Qy7gljXt70i0I8kasVvJbFfcvOOCypHsm9SyVt9MDhIm",
-	"iRl+kzKn2+V1Xnh9Kkf5TMwgBcplixo6tgaCNL3ZGureu6J0WwYw2+OseoxuJuyxCly9n/aTWI1AkbLM",
-	"yj04OiwoUg8DZtIRlVYchRPxB+WLwGYtdpZTFgPq4K+f/oNigTZmseAtSGJxHiBoYtx+ihUbxhf6GxH5",
-	"Isjgq0Ya2QjSWayA7Vx0LZTCLFU2nei9utth/+JqpCcQEc5/WtIi7CGPzTJYH0I5BhboiwKiFA7sZcFq",
-	"/MJ2MMVydzscw3b0mu5JkcxNZjG1AcEuIsFL0pZ7+oT02KLCRHre7hO2g3pYXkDqi4DyVjsGUZzpP52N",
-	"+dez/jwDRYS+HiuDJYf2l/366d1bfIUDX1yl1Ug7r0Qs1rVdrJrGj76w3U8E45bmf5Rlkx21yz5/fKOf",
-	"Gqv8wcUTJ6mGY9l8RRsRX9C+LDcRYTV7iLzXu/4+odxVqevqk8lVs4rVby6CU7Sms4ie/ttvK3Ij3H5l",
-	"bjSvihvtr8PsV4dmrGH2u0Vmv60IvjaZLigEZ1wR4akaQfSIW71Ui5QrNFZxNlTTRaWxrBrL6q9sWRlb",
-	"xlgyjkFFNtBNGFLYBIVkHemDRan3Cr9XmEZgBF7utc5prtsEZDSctdiFyKUsdrkpd6pjhjBjhfii3BGE",
-	"VbU41KNsU0oELNJxm8wG+6sDe2zQo17KgdCX5czgrD/NbFcU/eJ0QkuY/2nuvS/8kFXInub+isi+KqT/",
-	"dHkdSyqXfjDqsLeSBlXWvI17r1FCD6Pbwvcn00me3oJIb68vLteCj86/ldTkb9JiWhtkHfaC/l4tHdmO",
-	"AvDFf+Vmwe7qFlDcPmi5CxRz+wxocTzNmBz4IuViCNS/wO0kwF5DFmKwRskx6FeARMEPin7A5pMxbdng",
-	"AFlA33XQNg52e77gGSXGSxECmxT9Xum90Q/DRnKatlnO2cQ4Cw48LyAOUPwnUyM5M45EijAWTbWsNsRR",
-	"xILF2Ypy+SsL+PY9ldU3XQqaLgWNL6OmL6PJ6Goyuh5eRleDuLDsflu4VSflq7Cf9ws1t7kSwNrHyEtX",
-	"hbgUQJulMEliUDZbP8ISPQ2ABgnPMEXJF9JQX8okWlVEwKs6RHGHEf1nHmo0CGMW8jSNQfkimPCUUoRN",
-	"l6gIJtkoYEqaVqRJjC+gDeIU+sgkjXRFI0q70XgQY6C5paxBIBYbEAo0gTP9GUVzAsfV9YJxFGyX4K9l",
-	"9Uu7FreDtB5hl6nPk2HKI4hYJiXugxzCZVIm4Yhr0KrYgGuAfjri4lyxXPUWWMZsyVave7lFij1uHoQ3",
-	"Jme/GnktYIUaqADRl92peWq3m4N+IzDqaun999Cyxum79EvCIxZnbCbTc4XHai6nf6tezE2Q+6hiMbtF",
-	"16NyL6ViOY6q1+KKE/r84WPS+6lMNcKuTvmBVTwNTm1waoNTH2qpArdpZWEBY4rGqOarK8PW9oqkuRdR",
-	"pLArK/4AVhmshqaI0rT+mBPMc/GilqfOk3xhQkaYfY9W8h30gS+HffR4Hai5u5CRzyoS8q+aUoYz404H",
-	"4mWbReYLO784KTF5MVckieVrcY00sZd5jeKdtbu/Xk7ZStziAottMsHsDKxJBjPzfPv5YA0ouwdQti2Q",
-	"2tz2nk7ljCvGo+hR5yyZd2n7IvjW5wo0Gr0s5yF9M9ul8HDsfysqiC+DDivSl3Mp5AssL+MZ/uAcsmO9",
-	"7eNI78pBDCU3CAmwG8uaKob5vEmgamLX9xu7bjKuHh8Gf2kRmlh2GW+G39vmXe1jqGpd9tVHGMsLWCgW",
-	"tgEuNkjleDVS7zC8OxZDxOvmHqpsKIflTTEtfoPRdg06VRYnSR6NP/A8qnpJQU2TDIV+YB/aY2KaJMH9",
-	"Y/v1yVUfC7qJm0iyumJQ/VrB8QpqkpsIOdfHSXYOP+I2qBMXRVuWGhMwPqBuVlDsR42kUtzlUZOF1mjy",
-	"JgvtTvQc6ZVqtVJiTLNC6VqJadVOp0+QIUuZtnp5uKjkVCyGiSMn1oVLO+wTBTRN45P5pJTky5MUeDRH",
-	"nVVT07ktWeyQfEG6z3AH0LAs/YSRdNNJpI32XOI9ZnfXOFYKG6ileWUj1bpWqlmckVN5I+WJt+9wsslR",
-	"Wh9u41DKIcQKhVfALMkU1PIq3RqMeFYHRjjsXNsDiSd3BiSWsW8BJehIN1wXDQxpHAqNQ+HBAS0eOgG1",
-	"m8ZWl+3WvgKehqOVqWef8M+g2ATkJIG2rdiyfe4QwmB7d/a7bUqMar7NUgcFZXLCBjAz9r/CyB7wcMTO",
-	"YxGxHSdLawIpfrmLTxbS5GwdU2xr8dlSAF7dxkSFyBdUQiDmOEDi7kK6DMbTlM+JeB4jcbsd9pGLc+r9",
-	"nLdWpl+JNEwYx0K/Y+iLLIa9fgr8XLEdl3LXzYpziHU77B3WAiCl1BLaxFwpfSh9IVOD9CKMyyGnWCYz",
-	"nqigw96vmGd8A1o0iBgfS8Ktccq6bc/zfGFGmDfbXh7BDq6hfm9KZyZKNwSXVT/YnxOJG16gnzcnqiiM",
-	"YOxapjk9rBQn1KwF9Yum92szJUsv2MEhBG1flL61P25SB90/6aEE+Cu2JgPfl+3Qf8bAhdJ/SoCrzBf4",
-	"7a6G9nqmkHvuAkQ2RX67UAoVK62re7QLFaREbqwy3AXnABNFK8hZBl/tdEbEJExUel2PKQiliBTbiSOa",
-	"MCXTjJ3DXGE9yDEG6syJcaj07NrMRhJJlcd87gtTHThuG3JiiPBuHJ9ZQCmIgcys/y5OK8dwDD4Skyr5",
-	"ZAI8zRs0+oImED/TEhLkaS+/RsIz6LDfRzLfKsZoihXjyUyfnwjCONKLq/LovIHR9Is0PkwJVSMN+mPi",
-	"82F8kIIa9Ri35YNIA4j6zNRXcqcFhKmzaTPOiu+ol/APyu5REzL/IvssTKSiR1I/v0hbgKE+bPpA6Dmm",
-	"0eygpcMprSnE4p0k0pIpb5NeSCL9Emq31Iwit2l8QTWZwZ8B8r6QkHIasxs5tZCTmtsgaNm9MOvIQjyP",
-	"WpaZubSBtkBPXWAMvA7Lb5jhkbPbSB8KbbSdwyRjO9wXuGOp9MrIiZjyaROuMrvauyydCmXqloh0iFqY",
-	"agGVAvTyg3agh8N9YfmNyFxUVjOkU6EvxRIptLMXThNtDJ4klmX9B5bJIaBUxp2f8XOgcXCGNof+PawG",
-	"5hMeIrWOzR4mWW5mybw5LS/2htAyzY6r40ww3juI9R4XsnhNPUV/TmEKUY/FWW7DB9q2LtpjanPWvp9p",
-	"yv8RsnS+90IbET3WNdIqlML2v87rjQN6ZUw+DhShgWDXWUl90PQEDvSeOrBrc2wqjXlGi5RIMQRMe1aZ",
-	"nEyMcM3He+g9YdMCYwQVw8RtGkHG44QpPqeiuJ7Wo+kcz32Km1XwNJUzUtl6E+2kGpywmUwjZSugfbHG",
-	"kKfXeoH90rcz40lSf5hCve7+dPl2/Oh0z6PJwf7W0kqPUizyvsKUlYFgrNQI5q/VvPZWe6y6LeKcnnGb",
-	"u8GZF//vpvaxqX18XLWPZksvevZWlT/+cXlT6eqH7daf7joRWC1kn+eKPq+QfN38tHUv7YphwWZtFyIp",
-	"g3WuQ2M7GJu1yXxvMt8fKuf+CmQxSWU/gfF/VCCMUEaY2O2gXFQ/BYQ1vdsPyt9aDxLhWswf1Ziy1Wv9",
-	"W06dWNkFsIPCRNDmDHzNVNko0bAzQfirl/vYsTdck6JgXcDAmrYuBesyPI+QpjI1mMiaG61eyyb2Gd9W",
-	"u9TUfjHd3XKIalnbejL4Mez2n8EBP4qegjd43j/kP4YHUReeDp7xoz5en6XzMwwgoBhSGc+mCHd+bLey",
-	"OEMBrjchw19l8DUEiHB6jWKpFtlmsdR+aU3qR0Tstn9Pz1kVC8mNuJJtqU2LqbagpxOE+Zh1X1goetn0",
-	"mgg56zlUt75wg6NV673GUDXL7vwcWo1c+QIJ+8tGJlfaQkNjyG6MnSqLS/G5/tU4HLV9ESzt5yBvCLBr",
-	"dxOFgkq2kjXDyMB5dEklzqtsvN25tFEBK1XAtUIEVxbOjknvCtrT4mxmUp5b5wC6r/RBOlDog3HdC3av",
-	"Lxn6cdZjFSY+tXzbQsBuK0St0Dz0nhRC00RLWPm96wlN955tOnOuE5XaCu9rO00LR6Gx8Ug/H+foAtJE",
-	"ciytL4vLlIvlFbECxReLK8N2AtdzQ6RBhZ/GyLJ1wsoXudOIl/xd5MQ2YrYoNxIAWK5FO0APs8rR4wu9",
-	"DUqOnkYO/sXl4DaRS2M7bYoaOhFNI0uuRaqhrW+1/43s6MuVQU2bn8ULNGQ671KWMt2vj70J+7CQK9iL",
-	"hQJBDXSSeSdnC6NQli8MoRixS5qkLlWZb1ZEFMwvlcnOKJZDXO8800rluKDFQKp/5CAbYW+CWJmHrKAN",
-	"+6wQpm/ni/0XOSLuze+5XXfrw8OSt+6Z4xt4vrK9tXfaPeo9Pax0Qd44vcJt+x637UW9MfPanIbG5dG4",
-	"PJpi/wdLSkWn1NGhqP9uUoXuo7RaV2P0WzxY7FKN99gQtnXdvEaRxiAaQl6ywfqkKekG6x1IQWUyhajj",
-	"i8/CSstcV6N5kqtKurMqLdtJyGZcsRkkSeeWkqlprpx0ajNSU42fa+hNFNJVGnxKM3AtLX5zjJ5rVVfp",
-	"O/eqDcqrfs5v0YB9i4zf4qaCHsGyuK7PAm50WJO725QQ3Y4GM5I9F+ul1NbiyN5K6dBP+peVIwh6rC+z",
-	"ERu4KqoP2Qyg1OnWVutY6ZFCrsgov8oXyFSTpVwoCqRS7hNW2mKuqBSU0Kd1AuW+2b/ZNFUalxmiAlO+",
-	"NKAUzBfv3zDnXdBD1KGLl3Skdc336VFrdKQvXCXJXuT6ayTt3c4sxIrFwtQH2c539CdM08oVdjaCsS9c",
-	"mm+Tm5vXAxm7tb7J/cD1t2nHG3IhZHaGE4GKr9wKwnS+MD9apfOvrvG3L4W6RYzgmrLfK0RoCoUasPGX",
-	"LxRqanZcZPPTreOaCjOdJOrqvrancjhMQLFc8vbMP10YVPAuG+WWm9kGGWFX/zlQqr8vpsJ5xnjpbgtA",
-	"9FPKNdFFJbTKeAZFqULujreV0IVbnp/jWLDh0HG5KRKWJ4QhTPQdKMBlajPxfbGpvexW+ONhI5CeWy5h",
-	"ZzO/pxLOLYAWWlBCLWwlaGn7Am+iHyCkg0XfOQB1xkc/ecyMJ4NKpypxT4ablBxFjxH6LHntq1mcm3DG",
-	"xnBGbcBHm6VeFbgRYkbk5LiOdl2D6xpc1+C6BtetxnUmgIF8JkaUVIA8g4huGN6Npzb0UjsIo29ZjMF8",
-	"FiRoVwRT8JYFP5Evvqtgin7FJpbSxFIaNdjEUr6jWApK7vsIpZxMMyhHUoiLgnLfiAHCdKxKgC9yxo3k",
-	"GNgAIGqzKFahvNDWqr7VFyaRlTwDKfBI5YwGcxbyqQImpBb28cAIW1UORpBZb4STqfXOZBJ1fHFSoQSt",
-	"s2KML/SdJBSUbXv9aleKR1xZaT6ocMSNqFnihW/CEY2+bvR1Y7Y+BnBwctvQoMJcNe7Ktd0s3dx7Kg4w",
-	"ifNSQSVplf4/p4F4m7lUXL4od64s6LhWknRVev19UZXpvzn5vroFpdHSvtimC6XWtEj+dYtZ+4+wDeWn",
-	"qUhjBVh5ZbiMzoH9fRSjdq9mzjgoMWd0DwrqjG5OnfGku5o648mp96z3dJk6w7PUGeTFt+QY31o80fe/",
-	"o370yh0x1/t5jINGlR0PR1mr1/WeHbVb57HQix+P9ZK0W5MU9NjO1vnliT/C8E54+90zc5MhktjmVnPL",
-	"LI6wD9Azz7v8Y6kL0BW5Op6v4nrtVnB15Eu5kavDXOlwdUxGMpM1Yhn5e99Hj80tyDf07K0k36ji3qC4",
-	"Sol6owXzX703X2R88uXF/G3szU7m3uyk+2H29ov0Tl7J2clLNaP/vlFvxufxuy8fZoMPLZeuY33jHBL7",
-	"+bT+00q5f3T9qecdPKOR/OPK4yhoQrrbdVyv09Eyc4vhcfxNuUtT7tKUuzzc3pbl03qDZS81xoLkFKSu",
-	"FtCsloyWQg27/9C1HfYKJomck/MLv3N6WfJspNhUGELVOEUXDAl4hiXnnz/+1tmgZUgIkxa0qrQ8tldO",
-	"qrBtpUlL0UZ+RZwn1WYgpmPy1oGIJjI2fX6N0kNlo/HfstOChwgCDDfjLCf7PQdResCK23OfRxaPIYkF",
-	"FA0RaCqsV5BlvO88cAAQVTzyvb5JjRD065W1njvUs/pDLuXNc2gfLT/oE2SZvTm1XZCqmyjljSWcxxaY",
-	"c/nRtr+8eTa16ZdiaWg5iF1+xAlZICY1ip7EK1SZeRIdjuXHvLZOL3yAjWnqz4am051wE9VcfkqRey4i",
-	"ZqKL5v7cYYtl30QKs2jdmXwkmZLjtTSJrn26Yf+U/MDOQ0rfV+2YNL7gGbBQCn28jR/ZDDtO2RiU4kMo",
-	"L4xzadXq8PQcMqIYteXu7lnAP1fc924CAqls5WBQnnysk6/apOQhD1OpatBzF88zhfaXf1z+fwAAAP//",
+	"7P3bdiO5sSAMvwqGHq+m7CRFUocqSauWra6u7pZdJ5dUbs82e5RgJkiilQTYiUxRdE/N2lf/A/wPsdea",
+	"++/yu9tvsp/kW4gAkMgTSR2q3fbYF24VE4kEAhGBOMdPnUgullIwkanO6U+dOaMxS+HPV1d0pv8bMxWl",
+	"fJlxKTqnnVci49maZHRG5JRkc0ZStkyZYiKjekhApjIl4cW091YK1ntDs2genhKVpVLMSDccd/7r3/9j",
+	"3An3iBREcTFL9AxK5mnEVDAWK0ZvSDf8br80MOEqU31ykZFYMkWEzEg0p2LGyGrOBJEiWcNabjlbkUjm",
+	"ImMp6Ybwl+rrX1W4Nxb4jgqIkGmg5w33FywMvEnClGbsOuELnqkQP9Zltyxdk5T9mDOVEbVkIlZkkscz",
+	"lu31x6ITdFQ0ZwuqgcXu6GKZsM5pZ9z58eAvfxtMvj2J/jxUV6P8fxyuzo/ZN8/5uNMJOgt695qJWTbv",
+	"nB4fBp1svdQvqSzlYtb59CnoXMRssZQZE1nvA1smdM3i+mmEWZqzENefzbnSoFxKoRjhyh5OQtf6qKgg",
+	"jKYJZ6nbyopncxil6IKR0H0xWvf+yNZhv7wzkS86p3/t6C92vg+8ncIvTVt4zcVNfc0fvn5Jno+ePycJ",
+	"FzeqT14Z8JqF5yJmKQn36ZLv3w73QxLRNOVMjUU4zgeDg+inZT5JeEQmVDHy8cPrT3aoXDJBl7y/posE",
+	"hrIzkrLkxbijWHrLI9bTCxl3QtIFWEVSZCmNsr0zQgHDyJLO2Fhkc5qROVWEEsHu8FdCEyXtUohZiX56",
+	"naeVj+lfx50wIJomyJSnKuuTqznDyfSmCVdjQSfwXAo4gYSaz29AKPjmPMuWp/v7iYxoMpcqO30+eD6w",
+	"EJgyFv9uydJrPdOL0UC/MjqO8lTJ9AVb/2Fw8YPkb344X7/lg9Wb9WD19us/rd5dydWbr+TqzUtl/nuh",
+	"LhY3/N0Pf7qb/qlpb2X0PRwNBk2n/4Fm7LUmpDoKaGhENElY+oVG2QXlgouZoSnLV5Yy4dHaojViLJJ2",
+	"TOiMcqEy0r14dfU1cV8aC+RfZMpZEisSp3Sa7Z2ScGygh3Pinsads/QF/uyWYHabmd8Vi6Qm9lxkPIFF",
+	"mSVyRaZ5Yg4+7I/Fe2SB+jhZGZ8zqUmP5tmciYxHVC/fbGcT80gZjWGFw+Gzs+zFqAzz4RaQ997DRpsh",
+	"r1lcD1gcwpgzBSAyn/zRbP7HXGbUAGRlfltxEcsVMXDBhwEZd1Ypz9gD3v2coPvxxXA0OFu9OB6UV3iM",
+	"P+4GUJal6975NGNpHZaXBjsySVaUZ2TCpjLVLDdL11zMNPvUq+Wp5tyaSTYueDgKOlOZLmjWOe1wkR0f",
+	"4sr4QvPbk9Ho4ODZaHBwHHQWXOCPxVK5yNiMpbDWv/SK42+huz/pY7kHfQX2gSJLlpIFF3nG+uRhJ9Zp",
+	"2f6gvP+Dkb//4QD+521+uHXzHyw1N9w9djsJm2aEa95LDRWsv7CX+hNvcPjsfhsc7LBBxRpO9zuUAuob",
+	"suwKjzUgVJGPgt8RtpTR3BLkE+/62bPR8ejoePCE2I0f7F00yEEXsV7YVAs3gN0FSgeFgHNLk5zpzYfm",
+	"2TWPQ40Ey1ROErYgExlzpvpEkwkjPAO5aixStpRppi8oaof2yTmJEq6htaBrEs2lVPDGZK2v/VgP5pki",
+	"ciVI6C89JHhDnRKK6xkLOSVDDeHjQy3TaoGEpYpMU7kg4Xnv3wjt/Y0MeiekT67JKemF+jRzpYlUgYhx",
+	"RqhYE5nNWWq22E2kmLE0GAu2WGbrgMgUZT0qcJj7zp6ejM+ETPV8IkZgsfSWpYQqxWdC6ZPnsQar2VBA",
+	"RodjkcgVSyMtgs3ZHYn5jGeqnSkfTE+i4eSYjeiz+JANps8nR/QkGsVDdjg9ps8mdYF4SbOMpfps/+df",
+	"z3v/Rnt/G/RO+tenve9/GgbHh5/+e4PE+Um/ltIFy4wK85JmbCbThnvQPiEqyWd9ci5ILm6EPi79A6FC",
+	"rfQpHA4GGsG5fuXHnKXrTtARdKG/Gtm5m3c84TdMVQQlpHJ35ZQ3iTuE7R0OGrcXdF5KEXO9g6950ngl",
+	"vdM6jBZluZgp5G8o6OJrrXuxA0qb+e8pm3ZOO7/aL1TEfXyq9l/jN9yCzPJykTVBG5b1g5woouVWzT2K",
+	"pcErpHtx+Y4cDI+Pe0NCk+Wc9kYByZf61tFItte+cvxk8yF89ap8AqPSAYxqWPb9T6M2yIMM3bCzJf0x",
+	"ZwRFbEO0C5bRPugG+HPobtyU3XKZKxT0yZcy1xQn4RnsC7j3WCxTGeeRhlKm+cSCJpqFsth+pptJSTSN",
+	"B0TmmeIxA9oEuE1YFoB+nLG7DChf/0MKpr8yFufvL8iCxmwPHumfUwbMBPhDzKdTlqLaohFMBT4lkJCL",
+	"W5rw2O4L6AZYzFiERsvQ7CkgCb9hwJbgKXFUGZTncb+HpyRh9BZYqMwzsCHAekF98hSjRhzAs2lGgYdp",
+	"PWW0ORqONlGuY0/Xve9/24w+rxbLRK4XTGRX6yXbSL1AJkYz50oD0LxJ9LRtdFAMu4av70rH5YXBWr9m",
+	"LL6ikwZjw1wuWHhKllJLUAanF2wx0fiROZWOTGWSyJVy94nT9ORKnJEw5iqSt3DmNEmI0eZh0rbdZXRS",
+	"2lHMpjRPtEihl9QJnHHC/NN+omynMA/rp/MtFbEe0aQs4f6+UGQOgwKyoFk017RIFetxoZhQPOO3LFmT",
+	"bnie8IiFZMq1XhBS+Nden7yVGb6n5QLAa4M/pEvJ24+viwuZcBElecxirbVqWqmTSkCEFs/I4eDQo4kl",
+	"zeYFwHCxuykgHVhmGeMPBrshvL6tDtpuqyZB7W2+YCmPCK8IbIURkOgtxFqQApZJs7kGkkYPzbGovsxu",
+	"WarA2LjXJ++QAY7FsN8/GQyeDU9ORkeHzw4HJydDZIRafkFB0rFDzRtroN8A8bHYDnIe7wbuw80ScXUL",
+	"2xQfz2j3R9Zw9b6hN0wRSt6/u7wiik5BmAcVlXQvs5Qvtby3oFqsV3top0KeWzISUnLD1iTNhTojFF8f",
+	"i7L58IatA7wA3U9IO4Hl5vijXLIUDg/4w0TGa2OkRB4CH9cyt1E9uiqjWa4CEr7WogOXIgzgrT1cWdhg",
+	"Jz0lYBbF3djFmY2MRXHJ2S3aOy48HI00ZlqAXt+w9TXej+EZWc15woo1ure5IirjSTIWaS602hloPDqp",
+	"TcTFda70qv7I1orQVK9qmZHRIZnLXF+1ak5TxHxUv7QGTkWkb75LFMlZmspUke7R3d0egC88HJ2EMJdG",
+	"a5VpOT4gCkSKNYmoIBM0SHB7xfvn5eEyaiUFNldswS2X69F0EB3TEeudTIZx7zB6znr02fSgN4oPJ8fs",
+	"+XRAh1FFAjs62sRZ/lvvf2uWMjo6auMp07dSMPAqNN2fTFP4QqaMMOenMLqUNX6Hr67ozKphinRlSsLf",
+	"aCb9HToBmOHw5krLU40qoAR6Xg7SBT+FvlBpypUUe6hnIiZplAgPBofA99/IWPO5OAT4a+GGAv4Cdup5",
+	"S24F5IQ0tpq7E6S+eXV1CjZ8EKjMUyecjU42naXvi3m0t2I4GB02G/tBI7iUaYNp4l0aF5ze6ienJBRs",
+	"xVQWkq650fcCEi5THrFrqqLQ/UNPFgL3DlOWsFtNFeFYdMFls2BUU900TwxH+DE888c5uIc/hr44u9cu",
+	"USq9iWaBA1fsiRzuB7du97deNlwKZillccQfXwfnG3r3Xg+ow/JbPptrjIH3AxQYFL+FP8mCC5mSXGh9",
+	"oBtpUW+vAvYvlEHqaN0nb3KVAeuYMDJhiVyRcMHFNUwdtkljC3qHI5px6QjtWQ+645ptP2+4aIHFa7l6",
+	"IlC07dVCo8XM9eR7fSu1WIQ33VZdQXiDlbN8bdIT7qUcVNcCC3zP0vd0xhpFuwkSOc/YAi3GWnELyLDf",
+	"PxqckdEAHZVge5V5BsKbHp+CJ1emhrl1Q+fCCvdKCmgXxbAooYsli1uNAvb1ZhIeDTwq3Gx9PtpueP4T",
+	"fLoGjK9TxnogZipG02gOQBgNBp6JLzASSaZVX4U6eqEHoKEum1OhBY+MEbWkIAq8AhiB8p6s/WfNqnoh",
+	"xZ6VVexMos8TZI1Maybt/PDHDUauyv0+qGkOdd52CSDZAZFSpvLEOB9uuIgNKpm7Gj2op+So4PD6W+De",
+	"1WLukkzZSk/DaDQfCz3BXgBYCNeEGetuWA2NvXvj5FhUkbIVio1oWbDNRyIiArUFHfGhsQk9FSa+4UqB",
+	"uMseipKbMW4X3XUmEypmD8bBTRzWwEwDQ6MObC4AjhaTEtL0yXcG/7hxN1jcs/hbwkEQ11OW5akwRvfQ",
+	"2gk5hrbQKGLLjMWku1lMuRczLzYM+/8otJjZ4kTCsJIAzzOHkZW7Ru9B753FbUwYX2vGdTxPcygTKRNG",
+	"0YL8nUxvlgmN7mUiW9mXCE2BbBdMZG3LcoN3Btwf5MQtC50MVjkFH8OXNDbuHf2vSAqtiuo/6XKZGHjt",
+	"G7fRb39QehcOEjBBnOM4do36sv5N5YsF1YTcOTdatDGLZCuURcDRgx+MkRMgbcEHgk7MMsoT6+83Kgbo",
+	"2gbFYDT5w+W7t0Y754qcv7849Wx6ZP+WKz7hidaj6HLJaKpQtwJeILVmquVg0Ek7p391a3EbKi+EKztx",
+	"82RaZgMX0+QHFsH5OUbRORV5kgSdpdQcL+2cdry1dT59r48adWX9yATDgEXRsBF09u3miEKDQ+f0EEIC",
+	"eAZ85o2zwQPMNCgLsb05JsecudovnY3Gn7IZvXzeLz1PgnXXWRRuO3RnAC8du3EWaLC7xcuUrKgiXKmc",
+	"xXDy1DP6w3eaz9R8yv+Gi8QDfRlRyK7UO7nCPO9OTx9my6FNGYuf6swucM3ELeB+x2Ve8w/Mkm9xXM14",
+	"8XTUWTqNnwHPLcz0tx+P4B4a+ECzghDIoVbW2gC2YhoPdr6xp/D6wsVk3tsZk0ELnjDPUoz0B275o0GF",
+	"Ffly3N8LpX2I3O+MijfhKtvtCnyPs+ArDQFlhSXUsZpTQo1PU6ZoxXdfNrGVExoX8jUcfUAgbmPJaMbi",
+	"YCyQe2mCiFmUWOOovqEKI3K3QazcC8Yia+eAE5ZIMVMY1eJxWG8uI5ChlxTi/grqHHsk4r2ikT/c65Nz",
+	"MxakZSM/4pUGV7jeubkG4S4fi27407hTXGfjzum4g06xcSeoP0n5Lc3YuPNJr45mIIXGbJnNAXrl5QTO",
+	"5jsWzpFlcFavMETyCElXEwcJ3c0dGqnTCwe3wbxNeGKG7cOYaujnpheKgS3Rizu9bMe3BcFtmqT+wqZo",
+	"sl1nKl5qC93afSb9QkMA1JYJirGfTOTINOHRA2RUnx83ejR8TnpejS3nilRcCc5fQiaMixlZpjJiSrG4",
+	"TyDakiQ0Y+nPcu+deIy1WCQ4i7gguLUduWszZJ6CwZ7vGq7fCljNpJp9UZrKEeh0CiwhI1MuuJoz9Sj6",
+	"fxyufi3TCY9jJh6oUE399wup4yuWMIziM0zf44hgwK+KH8U8JbHDpJrQPJvLFHxssZ6ZIbbruXZF3v3D",
+	"4aPw96DA36+9te6GssXuUGJT+XTKI85Edq0iuWRl4H1gNO5hmo28AT8ZoQRiqou7uFGCq01b1QmLq1ww",
+	"FuvrEb/gsB2/Ai//LFzhwBe3iuUTu/xd5a3azp9G4DoH/6B/FlqjgxiupkMBCaW6FE+wweCcsVjQNVGM",
+	"lUMxJnnm51rxLCAqj+aEKsT5VmrSUo1DMPM1LfcopcV+iFGmZJLI6AafqFwtmVB6vSqTS0W6YUSFkNm1",
+	"eecfViD57rvveude4HRDWNWXjKbWuf9i3EAz406A2PfC5TGEZ8TEaidrzLhrOOWW2OzOQz64U7rEv6Sv",
+	"5hvtQgvcgiavNMQfJ4KZma7h8EqilyC5YHdLFmUsxrMlMgL/ZmxD2jNfWYvRG1dEt/NdLq5HarNHZW0W",
+	"N0PsZnZlrSUYPAlTbQCeZpz+h7Ry9xVA25i/5WzGYpOvWIasDdGzVv7+v1Spfx5ifiuzr2Uu4kfRsb7a",
+	"pjBLszkQEmzMLazvd30Lw/idZcuTk5NHiUGHBZ2+tR/fmUSL7T2djclAw5md2R3HmFAv9FhLMRAJx7S0",
+	"ckYmErJeMCgrxjs4gUhdt8Jw71/U+c9FnTbiriX7tRzIhxqzH/JXqV3gRRKeEiHBuneGWROIeXK5Hou1",
+	"zMmc3rI+udwUyEfC0WAQnmHai0ZjqFhQE21t6YVNW4cxXpL9v9D1HxFd39N1Iml8JeVrms7Yo+6UJc51",
+	"nUl5ncBsm1xNCxv6x+4ixmJyfHR0cEwm64ypn0PNHnpqtgECgbQms/Dd7pn6lp/ap2EN/zC7CYMJsT5I",
+	"325ej7le0LtrgF5IumFtXf+6Zf6pyPYSC4p8FPSW8oROksdRbu7NU6FZU7oE6rmwxVKmNOUQlOPesHZz",
+	"LsiRS+b+GRQ5j4ANOEh5H7uRsP/OUxFvTDMK5WG4wvClaK7nhxC1W5Zq0gSzuPdtrd35pvDQK/0Q+mD9",
+	"h6PhSg2Lja97Q/9F/a3UfyXlGyrWtpjEo0i/qDfFarogmnL1CILlWuSUHA+aanJoRMd7vPCjcUGGo3sw",
+	"BHulJ3jSx4OgszRIh0bAB3ALyBS7poh7w5F3/48859uVlGRBhauxpXZmHiXo7cw9HEJsYSPOpG1keBcp",
+	"V62gs3Y1GfIl6Yb+qv7FV/7FV3blKx8FOhX531j8QN+nDf8Az1DZhffRFLiQqRcOg+PaQ6/s8xJfolHE",
+	"lDLeJz9kbQcus2CPskoN67FQdon3i4PCtzTU4a9rdrfEWHMfZK/wx1YolV/dBKU51Qwaxv2sQLqCrxcr",
+	"3A1I5X0VQErZrbypAukD/rgFSPbVbUCaMPBJwOC/A6SKZd4HUvYtDalclOoklWH1VpJzQ+JofnK5mlWo",
+	"Vafx4HbJRAz1mHzYUUXGndLcp8T4+bD8Ggyzle9+Vsh67k+9ZZfWcQ8NoQSKp/Gjv5UkShnYhGmiUBnw",
+	"PwPhdUVZoBLXLKL+AKp6qCGWseiGJeoJ9/SrBkGIfWj+He7h6Rn/uAmtmDqHuNZSUAjR89IIzIbX7tn/",
+	"BU7xlNFk8WLcoUs+7phCp6J8ciuWMlMIq/GtYCwKT7d3ano+jICf0NgdYODOSqa1U/jCUBuCfZf8pMYF",
+	"kZb1/MvH/ijhyQS8aW0eqxQ/UIYykScQnnKtWDIt8/Av9e9czMha5ik8rnPv+hQe//4fMic4wITA6Img",
+	"VJyh8B24c640FKByyz5M8hhmPRoVzPpldWFm9bux6vq+9dGYX7EuUANEv4YHu4HUn6QZpjjisUDFWZ4Y",
+	"qt7SHgJWf+8arsiUENpVSaOAaRFvXvhJ4RXVAOXKlBUII1ZkRSrXGcmF/ZEtTLHjXQE9kZMnBvMb3Gix",
+	"+t3AW9m0Bi3wZWAV11PKkyp0v5TxmtgqbA1grL++yRWDQ0jxUnPmCjgT8Hv11JWMLKTKyNGglNm7LYsO",
+	"8pU+V/6cfzJ/dnsjDiC7HU4dlE8j/33HkqTn525BVOIUwnuKb5JuWFuATauQAsrMpGssdWCKiHIxFjav",
+	"Qst1MTN5KwbsWqw0jCAoQiAXecZsdQq/XprlXlr+q3OBMCBhjeV6P+pZ8Tcbgmk4EMiYVrKs8QXSDcsk",
+	"AYLmeZEdZRgKV2CizFD9wBqggVfmZqqxUANRfxq0UDieUxIePA+xOFd48Lw/CCHVJzzoP2fDkHTDVSrF",
+	"DOrYhVCbXWBBgAlbS1NSzmTn+yXoIPtF5tm1nF7D4/BfKSz/ZAKeypdLmWYsfsNiTiGV/XFeNzfh9ULP",
+	"aEsnljVtl/5FFfE/oCf+WTzlRwUb9WBAYMnELHlXTbpxx0/tMzf5fRpmE6iKoEj4Ek+pdwVVN4zRMKzC",
+	"EzLRFksKmnS9wmJQyvRU3NYxtYl1+uJTLPNLVny8+rr3XHPP5r3/K9Htn4pLOEyGkzxf8gsRs7u6eeGr",
+	"4l/2Fjl/fwHSUiqXLM24qc3gv1UrEDKXaUbi+lSCZSuZ3gBzcJYAkDHO31/YQUpGnCb+2LLuX1f+g04s",
+	"o3xhQ9eu8zRpDnHTX0kZJPVHLCApEyiEmOqMXusT0g33YxkpDE/xSqU28hE9suOVqclTXq1wfXLcsGwm",
+	"YhB+VEM7Iah06LJVAqKQuWl5iWICkCALls0lFhrJ2EJtrWlrPqc/vaB3F/iOb06haUrXuLIc56NJ8m4K",
+	"wvammQGbXsE7Wmgub+XPWgdQHjp9oQjM39dfwpChe37qNb5U/xY+IExMZRoVadGAw59srZNaXSUov1nC",
+	"9uLELxEd3yI66ufbrVFBx7TcuVZzOjo6bq7PVlSJv/z2vDc6OrZrgGgprDYfawUmtLPlaRIGJJMkZhmL",
+	"MmTsYsbiAm+tkBnLlUgkjb38Bbelk+koOmTPJ0P6LD6YHrNBdDQZ0ZP4OXs2HUYHk0N6HB+x0XQwOYme",
+	"02fxMTuaHkYHkxEdxgN2Mq0XpfeKClVr1A96J7Q3/f6n5tL0BaRaiJYr8m7JoDy3JfKAsDsaZckaC/0D",
+	"lLrQhijh4saSc6VTA5a2aux6tBOJN7RSegjFFx7wa9tiZudeNDvTeeHGd7diQe6jOrHfslQ1MvI/4wOP",
+	"NnwGycVU9s27VSAO+4N+pZPMUaPVtrAV/xWps0zRxeKamHwZe2pU55hLM9wtl/P58PdujViaoAMp4ouF",
+	"kaOrGYcRPsIEQy3QGm0yZUvIQiwaS+DA+kUKhoY6BrA71+7Je7WA78flLIVYrUxKLK31K6z4pX9Iojnl",
+	"4ICeUuyxRcWNIr9vqGc9ar5PMQx7d6ZsQPQSX6uz5ZfYeU7V9qS/lUJZi2va3rnFvQApH0a1LgNkNBgd",
+	"9wYHvcHh1XB0Ojg6HQx+OxicDgY+lcaaqDIOWFbhUd//dPiph3+Mij+u7B+ntT/++tve97UfGzkcFKFo",
+	"uHUY1NokCbtlyRkZGJ9LJpc9+Knx4DdWZRwND58dPj84Pny2uZpm0OENOQDmDImJVrBffPZ0VbmDjv4A",
+	"l6KB570x5fLNCNsJg5m0AiyGYrxcgu3MCt/gdGUWeHz8rM4EtW4lUAutN9Gp4C3QNwfqOyMiT5Kdzu7o",
+	"4ZDU38Bg2lKFOA+ymvlsWTyUijcLg6To0uqesvx60MnorOGQv6VqDoWnn+RsTZ7HlnNtlCveY28FGscp",
+	"U1WuhGUyNbS+wI4kttT7NKUzPWAngQG5ra1nMPqVmbz37CFiQ64wlmw3bvxRsfTSmOTrvPjK1Wjo125g",
+	"KP9kUcmnCcvFgo6p5AUrMufs0bW7Okp8HU9hw9360t037fcGbb9EkRzVpoqpMU+1xGxGlg5w+BQ8tQJI",
+	"u6INe37NVaNMgQXApna3qkH5phlt6R1p3nElj7HOsExiprLCC7UTeVmxp0RiRw264oLhcnZDTr3tN/qN",
+	"Oma+pzMu0LugZUt9JODzqQIX9m++uwHAH4zs31wPvxWZLHTvJfm00Fkh5zRtoWXtSypaGlRiMxssAlRe",
+	"dCJnsgGZJkomeQbdYF2Jbzmzl1aJ5W7jZ2AaBAhQwZnaH4729VT9Jfjd2jnaaHD4vPUCKzhcs2ZuoAF2",
+	"zPIiz6MFIy8TmccNNW7r/LPpErCTr9hE8YxtB4o63d+n0YL1Iv3dvn346N03q0FwpJs4Z9HupZGNYD20",
+	"UlsY39OdQf+TJU0zwkUdoZolRG+qiph49JTSQ0KVK3DS0n1IQqORCBoN4kD//PA291Y7h1RxwciaAclL",
+	"wXYg7jdmCZ8C1+ZZf+P71hO1x/N90LnrzWTP/PybYiJ9p2Y84kvaeOHpvaHG6I9DicQcHFeuUPzezsy8",
+	"JBL4DP3wpEFkggrF13CTb7pTDeBLPa7mJidfz/D0t2zQyZdxq7Z4xQs7XkIz6GATZfyWZ+t2ZXF4ejD4",
+	"BSmLm8RVKxlUsXs39o1ntX90f/mzUUj00bhCsRUMKh3abgxtu2xUjL2ngOS9WJKS7iEXeYz3iYWjCzGR",
+	"d/eWkFxDOeFIs7xP0F9MuXKLCA8Rq4o5t8lWZeR8nIDlg7tFyvI/t7OoVWnxV9vJH6G4/dTrNNj32ttM",
+	"8yS5duwhzezf1kCqidvkpa6h5LpmIGrOl/r20Ry+3PTGn67GFJzjphHa4DuzjqI6uNFJ1KCMX1299zxI",
+	"dl/fvLrqBJ337y71f7569frV1avySnFAkx0fV9Bohbjya9NeOONO1bRf5mQzlr3HCoRb/S3Qcq7ON8FT",
+	"ps9PS0LYQdB0GiShMemHZJmyKb8rf7pcMuYnHn/aZRVVK/N6dzSv2Ozfahmwju0favl15aK/pnyG6VJe",
+	"3hJ0HQA/sCliuNvCLrFEX53wICYfJnOZCy0ftNGBDcjbS7hgxIwov/4Ny4xRfbuEXyF5g/KB7URYws1i",
+	"QRYWTQfXxDAwdPQD9K5o6GyDEWQq07iGOY2UZHI2S1idKKc2CrXR5m2iNJxQJeTKNQ8tArtK4GruHHFf",
+	"y9H7VE55wlr4bFHJEIeZXcJCwQ9ZZ77FPs1StsG1/WLB52gJMtF6bdC93w1TOtbmnU9LZytiC4F73Dbl",
+	"q72BVTXe7MskxyM3t7eL2C5veE7V9UKmrB2brCMKJCiDS31yThTEasCvRd8CRpE9MxGfYSVFEJOmCZ3B",
+	"qBLmTWmiGlHP6/TcoEtiCXIXGHKHizBKHJ8ClOHTHIakDGOjqnp5Sxvjuzc/yNXbq6Y2xm9Wb/4yaOhj",
+	"vN1EoffTKJ832VnclgJyw9jSXjsy5fqgE6ysfu/tbnROlzrR/M71ZRoNxvlgMDo2jagfDrFtasNWCLoG",
+	"AU3oz4jif2OQLV7a8+M6kW3TZq9kRhNPcDZ0hp3auiWIgm93u2C9F5CUzWgaJ8a1YFqGb9KGH9kbz2dA",
+	"XhMGxxXKtOhhcgU6zXzLhfbU4wPaI3uqHOoHObmu9OLeOGH4BznpV14ISyB8IhHc6XybQxVKIRQNep7e",
+	"n2uhtH1nbmh1T1JcKywpMV9PUtM7eSEz9oRrNV0eryMpYt7ij/XWaxqY9t3w6poFW0GsxQ27xj9nEqSv",
+	"KeXY3kamn2H1GAfMdls7Dq4uHKxDgD1MxCikKJnET7hYDKi94SLevE4I3O7rcdU18gUS8y2PmdSw5dMn",
+	"XJ/P4HYgSr/xZb+RJIu0JUxxAHJEF0kAXrF14S6Ev9Bk9HQ7Au/l9p1oxbJxBxm7g6a1c5lJD+wJFzeA",
+	"y0nyhIu1UGpb8AfzHKLZVWWlCTaZTOQtMvs57QSdFUBfQYM5Kmbp+glX6zqu8F2AW/RnqYIYm7iAQKGx",
+	"haUKOwPf0idkc9VrsUCLykZqp9BIFWVSbuShDaypdi8EzRdh68X72kXH7h7nWr16Df0V1fgSA9N6S3wQ",
+	"QAg+L/ncIVQDugeXc+g8KW2wOTZpMNgqqWkau/cCIapFv7l5dYfPN69OP98WuwSs6mFgtBX+fw4wWgnw",
+	"2nX2bZe2wVvmWri6/JMZv60E2D1WCneLWtCGtAOo8am8Bp/FkspexseuQqoH0gGg2bbTO9pyekc7nB7o",
+	"hfdenir62JLwx3ALim3BsG1LbC7v2b5QwDRYpp/dC2uEN89sEdGJjDlTti714fCgtHAoxLpp6cfPhoPn",
+	"z008+qaWwE36kqOWCq62IE3QylbbOUWdwzUcdyt4W++IdpOZzXnxfn2sscylDjUbympf29k+9gc5aTCs",
+	"CCKXTJAf5KS+cLpcJutmg8x3YEHJJOQlrsuRHU3cbUN4x35EU8ZSta+Y4DLtzWSPiRkXDOLfHh33EhXx",
+	"PjsHHMELzfAvIoSqiYg7ZHoZKHtFWnKeYCfmNBdWwFBkwubgGstTMpcYxLxMaKZh0ZCu1SS4VQSg3Xdf",
+	"8dnVgdDitGvws+llQGkbtTn0XE6n0MVcKs2pCkzSiNmDIjhNwQWHvcHwajg4HWwPLqjiyM8XbNDkqfuD",
+	"nFRjew6eNLZHRi0xS4ZoEREJV15otT61NUFDSNHlGpPp7YS7h/W8tkt4dFyPNxNcE9vSGPTGVlQR0IDU",
+	"vBl1DnZHnZ8PVRRNGn14l/A71h2o8tnSLnc7Gpzu8Qfj5rEZ4k1oDo8q2X7A5Mk3krwqmPzDwgsbgnZq",
+	"DLbZnK8RfP/gIXHiRRP3nTlquYt7jZ8WRAnpj1yRuO6UQEtlY5wQgr+45zwGEJR6zlevBIdy1YSw4tr3",
+	"aa7EzNuDjP4gJ9tiizT07xNSBOzoQZFEWuT5x4uuLiHMBiZewxcTYLLRwl1DqgYkv68T9ZflLm1z1P89",
+	"vaWrd1fS+Pyqvr8/3U3/9E/pLJ0yFt/XR7odTv+ILtLHOBCbGITxuTTx2AVNb1gGrIMYY2mDvZJmbCbT",
+	"9f24Hhezl/bFhgRU8wgzTq3N9v5fcG825biaZxap9R1QCWiTMt455dXAZyd5cXQ1PDodDX5RSa/30z3r",
+	"wDpPco21+YJMU7pgARkOjsgslflSsSwggq1Itk6Z6pP3PLrp5UtgCf1q0nmjwNak+Jgjrio/wydNgAVv",
+	"XoOp7P1cZlL5wHhMzmvMabXGR4Mf1VPEdiQCp+1sEBP1EgnH2h7LlN9HFH0jBWsi3nN1g327ecRgXsWS",
+	"5GkTIk2pND2xvXwQIz8VBafuySsu8bX69y5pwghOWsZ4445uV1qu6grLB0ljMuE3LCBHxyQyxPKUSovH",
+	"p7cmGQB73x8+e5ocA6s7lOV/RCqfiwfFlVFSLwyxOXxxR7ljcmr1WqmLZeYJGrdbL7Tm3LavuFomFHPb",
+	"igqH9poqmeH4DXogt8UfqySfbVilfhwQ2xTbuAxD+83QBCqVvz2pf/twa/wtrMPk9G0CrH8P73CZgilI",
+	"0aSkTuwYfFK5hFvUCi5m29RDc8r3UhHtOw9TE6089Y+nKpY5YZPtyDLCJmZjDnhDkE6NdTYda6u98ZyA",
+	"INoggJoS2RWUrKWRvV5jDMs2soTguib+cXH5jhwMj497Q0KT5Zz2RsSMJZGMK5z+6w8Vrl4W5857/9Yq",
+	"jKVs1giBD/A7FHTPaMZ28JOc57csnQnW+zD/z/9HsN55smxkTffLeAWAu2UWAGvCqTctfi5TDxawCPsF",
+	"TFgiNdFlssF3dEszmu6mnOJYArdJNcnUyA02vXT3RGqcVO0P+z8snySBesIbEsC/ThnrgVN4wuUspct5",
+	"zRmmWMVD8iWNbpiIScxuWaJh1icv5XTKWEC+kaB6LzSgKcfMu7KwvZPH6361hUxOws61hYrQ/B0VLXOG",
+	"P0guGhSso95wqBWswfNfVqLonIq4SUb8KPiPOSP4OMCrngsoGqj03R/+hI8+hRXhs14c6mBX1cmUF+fx",
+	"k8Q4NypO22WoqvbII0be0DTj4n6pW+oBSVuNeJmnKdQKKnK2sF2aKtdnNhpNBhLCPZQldmnf2ZKtY+eG",
+	"D7n+V7t9BbK8LsRUtnwEOS0gWdEEDuMX+kXw/T00NRjfSusfvSwYiGvZpseYRCUrb+1WtOchnpdblrb0",
+	"1vbzudyZYM/1DPrj2Vd3MhPfcrZ6QEbXn/G1hoxClmAuw5wvSSb9rLMuTVZ0rUjIFdZKJ3pRRGv6ey2l",
+	"g0zpCsObAnvNeuDB88LrqqKGucpBZo8eVThEsghcJthmOWFzXIwrJu+1wXhMYMybtqw5N//OoTAeaW9e",
+	"ekHZ9fq8EMx0XQTh7r6TPxfvNBRzdQ9RPNQ4I9gK4uMUtgqIpRUsSE0kMqG/NVDUl9sMmJjTRrsylPzG",
+	"nMQso9EcarPZsD2ZtuvmtCk+8lzrwVoBumUQUlctDQM22Qbp+B2W31e5SLli0FKXUH1cC5LQm8rtOtxN",
+	"XJozPps3rPFb+B2udn7Hkkp60eD42dPU27jhIr4PEcSc/lG/0h6Zg8KZDzZMcQB7IdO0v5vfiBK1QEZl",
+	"XiNdSlTGkwRFdbiQIHxf7dUOkN1xlandxXVTxm2wP7w2X3squX1nH1kdbrsteMeF1mMJeNwUffqd/rkN",
+	"7Y4Hg89QTA1vDMBEuyxHFwFQcBl1WlnHHw0yNyNmwUR880NL/k0VexsAaGtPNvIrEJiLYpdYnvj3eHGG",
+	"TR7rZmn/W/i9ECjtfA0Z4p2JnDxQvi9qSG78wpNWkNxVrNtt7y3iHoLkCUzVTuJpx7+WalbnLjeAC8i3",
+	"2FQ6ZXu1YDNZJaoJuGK+NDI6I3N+w4gU5JJmeRrT9e92rApcrG1rodSW8kRPWidsR/UewbuCauHVeNBf",
+	"cCmoZk3b4EpZWzh5SqgqaIvwGbxrq7mEEygj6v1qtNrT7Fax7DG1WoviWL8yf/ZOnoYvVEnGQdcVUt3J",
+	"E2WOfZtvoqjttLtvwhVxe5Bvwits9w/mmzAr31zIyuOmj9MNDZRaqMNSws4KIjjKm7IlKNhmARf0mAZ9",
+	"Z9FSB2HOiKILZmeATkUxi/iCJgQxXF9QC/qDTEkueFV4Pjwa9AeVshrDZ3V2+dvueNxHtjcMDj7t/a6R",
+	"9eEirhdcNEXDneMS9XL0AFyOu3nA7BatSZf1Z30S6YMoM4HDeprWY+ovBB37yWYHz+Fo+KxYVd2v8+pj",
+	"xbFz0ODYOWi6IiroUgKahWHHW14TKr1lK6+/AY3R60qT9x7WmAovrc0PUq/fQewp3o/pdkAuMrLIoWA5",
+	"+BoIzUjCqAKbAgE7QcKKFDfSVYwRqBWHlaj3zghLFCNhJuU1RG1W7N3fJFDmA8JUFQhGa5n/tyY5yGtu",
+	"MmwsPfbAwvHc7HDCvDxb2wRJkyIYL7qwjcPRaO9zleWvoBGcUSuqlIvO3hNf/Eq0kqiMpplpGakJGMpT",
+	"t7Pc7bhTnuCzY9DDpOrt2LShPCyqe47XYYzywrRO6A41VA9Pzki5WiyNYxbvVXLwtebjp9o3a6hfKONI",
+	"2kGTLG+swsFo72+D3sk1MP1Bs7hbrkm74MLGrm3L7C9XIt2Evp4Sdi/MtUJnBvJr/Bi97LNj5f9g6r+R",
+	"N4xleuZn+v/AI55SnsxNTd774eQ92ANUa7wvcIHLZdLGuD4EuHqKMzK33SWoiMnvbUsCQlNGUhbJmeCK",
+	"xZ//AK7StQ0hFGzl+vKkTH9F41BM18j0fl+jo6NdWERi+jBWxNUlQpxoFaer9sB06BvDC0AtoPS31+Qi",
+	"hEIoJNQzhwWEJmwsqCDUGiNDoz2F+soPbcpsSD5+uCDdD1+/JAcnz4/3AgOfw9GI1FsEE5qNRbgPXzJW",
+	"rwmNr/EuC0/HooesVCOF5l3kq7eXGCLXTeiEJcD7gNEdH5CEaSajAtNiFw5+vl7OmVABEYxr9jgWxFwM",
+	"WlRM9EFTM+iMjI4OvDR52yw6AFQAktEnGcuMUChUEu8FhApy8f72UE/rVNPU/HrsfuKChH8l34ekKyT5",
+	"mxRs74wIScJcsfR0SZVayTT+fQhVvs/0prXEpG9DPkXHQqB3j/s8Ojo4gjFCktWcZ4yoJY1YgL24ZBIQ",
+	"hF5ga773csUIyMVUKT4TLC5tUqxXc5YyvYPuhMfczqOIyqO5lvw//nY0GL0KyN9YKntgcPUm2AvQhC6n",
+	"JAzJOB8MDiL4fzbu/PTpf43H/zMkYRiY/UOaBk1lLmILJA90AQl/bccoEv76L3/RL/4qdG27pYhYfyzG",
+	"4hxqfKCDCfBCIx1XRGUyZbHfEQ79MuRCGB+OJgpN+TCBcoj6bCwuPlyoPeAPru6ExiAzJQUS4an+0qnG",
+	"GUBJQT4KroV4MmGRXDAFosvFV2/Pyfnly4uLMeikpPvx6pIcHpNEypt8GRAoc9ODhn/hnej1QoLYHBAl",
+	"IYdV3vRoouUH+IyayxVEa6xgv9lYcL1SEZu2dnjxCyl68FGPXWkFnqVa6+kxodcJG4Fmr6dj4Yg2otP/",
+	"/D8uxX3BxH/+v6EHTn0YdqhebkSnvXhB/Rd+/fLg11++DPvkas7GwrwHe+eOkDRHWWhVsVL3IPTQKfDY",
+	"aSLFzHSnrqfmz2Q/Zrf7sYz2ITRp33DUHXwbnjACs/3udH+/SQR5cm/pd3NJFnRN9B1i+W2ffIXeTmW5",
+	"spO1QufQrTtEw50cqZtuZ1tM6p43NDYwtnWopPHrtqp498vnt2tqyeYvf3u9ZGegQdGo1HQAKtKyWy5z",
+	"VYw23S7sIgvIQb2sKtxg1Y1w80pBNcnJfqkopwjgshqML1EmP5dhNaIQhQNih1+lzRSZWLTpqF6bGn0R",
+	"RCzV90XX/BSgah9ACSNhrG6Furp3hqxoxRUDF+tT6ajbG55tdUZUK8P7uzPS+Oblf9Z+bVtdFzwjc7pc",
+	"MtGa9PXL63TYdAw+AdUKSwyeNEawtQfeVdH9zqGAZRQBqaK6QfTNyPGYdnnbsSP1WPUGjogROF39Pgnt",
+	"r+Hmhdt6gbvVYyjz512rMliMqFZlqMzWsbGBWwugzylw9ib2tksl6vvdST7GttxL32mxrJk8o6Jt2j3c",
+	"Wv6evtCCOFxApIs9ZR2GWsd3pRDxz92QsDFZC4s24BXnNxH0Lp8mf5hXKNRE+O3kEfMPaZtbrFTF+T6+",
+	"sdKLD3OQleSHX2q3GFPBugKn+3rUanTTQNnGHFWSmrS+MJF5ubvKw+vI1kmx4aby16o+MBp/wKDle8rG",
+	"3815NK+gSSYhzd11wCojW768zmTjJfVGv5TVsA5sJIB3PMbm0qBLEinYGaET8Kfr7ylCK5z+SW/XT1sO",
+	"3ACx1ZmaZ1pbBsckTSGdt7zNZmjdz83atJ72ng4Sl3QPt2vb/E+1W0ifjTd1XKtgmiYn7Lxhmt4bQs5k",
+	"vf/a6Ck9nrt2iCvpaOXFY6QmTrSpxfUTlsY38N2h6P17mSSNN4pMkqYIYy1Nxj0sSSLI7XCvfrhYnmiD",
+	"uHMrofyAFnWg2Fy8m2yztYadmbdewI5nRLBbltZr1BQ6xvHV4OQfr4adPr6qrvH8SfuY50nGl8mmAkIa",
+	"7iwF6080l1IxojSwaULk0gki24/XDG7rqGUaU3BBZBqjyWEnsURDCD0G2wtFwMXYqozYp4Sqm6osfEUn",
+	"YB0He7X6XdVnOGg0wd0zv0UmSWtySylZwvkJnVkETkjt0ucSHayruYRTraS5PVFPfj3zDouBYSa1IGlG",
+	"puHnCMIGYd2hQoGYHjGU91CBb6VAm2WH7sTb2PC7lhoy74TFf1ugGcWfShtbqFVbe/nfWCp7E6pYrPl3",
+	"qdCAXNb0yo3gPNl2rm21PDz/ZcM3gXZ2SVwEkG9HGJed1/CtZ58DXQDwRQ0PXGbbIf/ZUf2uBGw7CDYf",
+	"ezSXvLENC9Qu9gIollaScqaGaC4VKxXfaehuW+cCfx340RSPQJfNvBg+vLPJpL7M5rTCytnhRwIHxeZT",
+	"a9G5Hxj3ZT3Ta+eXL7nzrTf/qV3tj89OlyrbPTVdmrTYnQLXQbLcpfoXGoJ/6aHr78F/Gj+ZFbW5f0QD",
+	"TlpxvQiMuIAqOMZnCQEeoYleAU9luLdbL/hHeCS3poUtWlId7WbgeSH4ffZqYZYA25L/lZeAY1izK/IP",
+	"K8TUv1RlhC6XjKZUROwxqxYNwuvx8bOmhkBNuhxk5lpg6iHmyHMBbdtMRAxXJNQPw90rGIPq+Oj6xWaW",
+	"ojXNffmSNbW38iY7AOIFjG8V4x1UDj78ED/Zt0tQIRYQoLPGwETDrH+Gs7+is13O/X5Gf038W0rKN7iS",
+	"NcO5Rym1+gw7meofUo/gfn1ft3uaaZ7NJdaquL+KprLdVLTUFCPww9X6P19gxi4BFr6vw2TweIszcLfs",
+	"26tpUHNqlFuKGbry+Gyd9reoSk4OaSimVoghbWEbxla+UZOwYwITxq5MS222sV3AQ/Vhx3c2LckNwqBn",
+	"zbrktPCFGtCFT+LXb1ylmtN0s/6FIyAQcJXyjEEpHs9MuJuaeQ87AmerzQqhHnAKER34k1EdTBVrpHTb",
+	"ShyqHWgWTcmUZdHcJShwMUvYWICQig17FAlHg0EYlIL34HYxH4LGyTiezGWe9sk5CQ8Gh/oVEn776vwr",
+	"/ZcYC5amMg281Xyh8OsMtYGEq0zhCvHqIK9oNCeKpbcsJVyoTN8wJGXWcqNngm1DLB2Wj8Gka3Nf6eVA",
+	"LJ7pbWJtdXYu5cDlLQW1Fci3EhEbCykIo9H8TO/PLSIXMZgDp4mUcI3EUIoiysyC9CRTmc5YBpGEMomZ",
+	"yoiSUjANoLGA0gYmINDA1MQ2uW+gI8DsimeBKZBd5Agos9exUCySIlaki1+nKQOszBho1BMKO9urxOAN",
+	"R5/PKF+QeVAwIUdXFp3bWN421y9cofdx+WIdkwe5ekEl/sdLhNTL3pwF2Xxj3M83h8BpvP7NLb+rF85J",
+	"aq2FHNxlbpzJu7X09K5+M7AmVHmSzGZTlS/ItN64VFzHLGEZ28meo/kEDi+MA91yog+EwAO/3NupltTm",
+	"KCNvM/WQys0K8i8mxKiF10DFYAf9RiRL5SRhi4aSmV+/JCeHR8/IEkeQmGWUJyATZTmElk1lasK0D+/u",
+	"gBUf3d2R1JBYk+gVs3sV9NLffalfqtPTGxrNuWC9lNFYQ43AVdqQdSpkdj2VuYixWLveQ4NWly+o8Oa6",
+	"WybUsBzLIWVk0ksr82OcGvgLWKw3L/M0wiIMQmYEPt3QLKypV5jeQYNA8zVnSdxL2C1L7GGowMsDHA4G",
+	"zn6bMrjpFjKtm3btQZrWlxCKYmzNeUJTMtXfUbvfAjgdrK5qVmm4Duwd3tTvIXPSloHkGUR/iBmGf+gV",
+	"RznkTo0Gh89LMfVQS9cmNYX/9e//UQkft10wUMU8OTnZqSSQ7UzYnOuqNZcpLxz/ZnRAaKJM4QeqSPiX",
+	"nom16V3E4Rn5MZcZg0RcfSApW8oU/NXUHkx54QfTk2g4OWYj+iw+ZIPp88kRPYlG8ZAdTo/ps4qR9/iw",
+	"qUp2Sznib6+u3ttyxJDh4fZRUG5huRwcbuy5ceIb+g8H9/EMXUKPGYXquFfVFLAUDTVTfsdiEK1DvdLK",
+	"4b61BLaL/yhrvEpLBaiwWOHU2drLa9EYhuvRY9vW1GzosHS7X7CjxwYjGt3c+p1cxXfD4zyKC5DzltDa",
+	"sZsNl8JLw68rp5YBj1y0M+DTsQhzoS9oDc6IZiwOSfdwMAyIkCRKGYCZJmovICEXkDt3/YOSAkYN/F+X",
+	"NKULlrHUPhoL9wybtBTvNOTgdQ9HI386qKmIa4Gp4N/XxkVrfyfm55Tdyhv/Zy5UPp3yiDORXatILhk8",
+	"O9DPpjKd8DhmIhwL+5s7axh2qH9asGwu42v9xGTawbMj/SwXKl9qrsDia+zBjbbZ7uHwCFa7pOtEUr0L",
+	"eQ2NZOEZfCqiAr+mJzVFLO3miwKSBiQnMFsu6C3lIHKEpHuES+aYTJZcw2nC7wO7Fa4xXKstMM3RYKi1",
+	"p9BUfbxWuVpCk0gDL6cro4SA9VOxmp0daRTNs7Gw658kMroxy9fyhP19kWfM3xWhBIYSmRL9rBaCJVdi",
+	"LMzSzjTY9YdweocXWlcFeNnO1aC7e5ImDFfe8kzwpTl1r9u1txy7P6WFB5XJpULHy5cwWQDLBeV+LIqB",
+	"AEkes8VSZkxE6+sbtr7m4jpX+LETzImrDUlZrrz9YDvh9+8ur0zMHDwHS0N4Ubza+yNbh2Q15wnz6hHY",
+	"lsVpLlSgdzKF3cR8OmVY39eUu0WV2agcFToHtlMQtPdPR8neb67NUo10vUG2DmqJVt2/DZEiu6tQJ7JY",
+	"JEtsdu9Yb50OIVquiQDBn1ghPJSrKxRXqtWKS2o80YYHeI6wBEeUsCWfGs0WPDKEMPQK+RVLK4ip+M0R",
+	"EsDAJwpvTFOIsQ+8urroi4KNmvW0LsP2ySuTy2qTbJcSNmxI32P9XNnq7U+gUMAqd9UqUkaVFEjB1fcr",
+	"yQg2r/NhekbgrFOmXcn5+wsMdQXJLE+M8QvJg3QxoJHaxHOwHAK9LmmqgAXa1K/yKt/YQizGdHk0GAwq",
+	"DdS3ayoFLdetr16TF2hmF6AZWKZkzmgMnQbNy17bWwp+NF8Qri1ie0M5xJ5mTfb4ZDAkf7h895aYYeWU",
+	"VAKQzZOMdMP/HbqjCP/3IAxIuO//Mgz3TvWbY7HgSmlJ0UzBM01XsJ3Qymkh6Yb7emvhHqoquYhZlNCU",
+	"xShO6sG5uBFyJa6BRkJ93Yw7407okiwBNFCmajWXCeuTtwXYHDAd7CpJxfvGd3NfeFZrjxjg+mfvxEqD",
+	"7RskyYLmGrIBmklOTo3AXWMcZ66BCiiGGEI8Fl8XeGROpOs4yp4WSb1DMUcXIMl4N7+9BAVjMfh49f0Y",
+	"UcVOTdVU9CzNZSbBPBSMRdFB05VnCQglGFO0dwaSln/ApKu1b4cGhtyRScHwOF8mcJvqoXTBYpKteARl",
+	"M4FTAnCDqkqvL+GKNH2G27ulSc7GwlSxtlNhG6fAlULAwEJ/2atUipmVQfWaDVm7petHgSkKYbQ9RyhF",
+	"dUJjUkvR4XGHXBk+UJaC4QvCMQ/zAFevYHxRiCTw0uhJF3PtjXCJFdxwUWB8cK8uqFjrs5cpdllShSvI",
+	"mW3A00HTdH3qAk+gt1bgHy+uRubZtZxeQyXskHSpSzPKM8VjlKwm+sbE4V7xD9ItWqrSLMKiUCZmyQhe",
+	"C4ogckIQu8vgI28/vi7YtY9dBllg2jkXM6jk4IrmCmmwHFDT9skyVczNWqBUNEKLoppEE02VEOqfaxKg",
+	"rtsGNQI9nA68Y8ZeQ0ydPiB0nF0jQukfNH5dI7nCVvRIkrKpFn1Oq01mYJpgLGzoI8mglotGEJwxcFGR",
+	"MN7IhXuOERScseuJEnrlcC1pOMPFVIwz7LYmKY8F3lx7p6Sue1KyoIk+MKa1FfwVaMKgsuUO8NGS+mqO",
+	"VEMeqlYYZlQ+4KC4HnxVuMJBEExaMsIsSa30sSX64f3XPBaAGgcuRW9D2FobWtTY0wzF9bqYyGxeFvrd",
+	"zaAFVo+36bvAMq9O0CkYiBFdC1HbkbL5GwQn/HOB3bN98uoEnYJ8fNUA/R1mDRBbgLpCCRk7QaeEi8YV",
+	"YlCxmK5JMakBH5PyKqAti8r+fhok5SlP2MZCZK6vzy+2l9PoF9fLCdqKwljjfp/zG8wS+b+gbdOoNxxc",
+	"DZ+dHh79E7dtenhR9+amTaO/Z9OmL+WEvJyznRo2PWnbnwfVgX/6pj+tWWCftevPhGUrVs5zwBRxrooW",
+	"VZ+920+LmuTxkG1xbW33A9qiWKp2yfHCwejp8PZfCoZ5/jSBWu5Tu6zLW41ZYzkX4tnR0ywKHIKbU3rd",
+	"QvSlXLT9qcQqKMaeJtR/ewhRccA+UO1eNiDW1ughHHa/ACLzzgNjiIwg9PcII3pA6BCudkv0UBtd3jOA",
+	"yEKmOYbISQ87hxGVWGRDa9T7cUhykRFF16Zinzcw5jHpIlYGYwFWZfR2oO9iVbsoLHn7lcT07GjaNN+o",
+	"vmRmVtbz47/thXqu5tK4byo1grmwlU9LPeDAaXe4B5GRaBFByxOJZJ7EWLgRljVhBC8v2BRF7xNXRPGE",
+	"iYxM1iRmis8EKkyV5DC9oEY22BAG5VbfzJxbb1DDI+LryXrTd2pMtlLPbWtM1Qam3rCb4iPN22n7iunI",
+	"t2UnXNW8fz41bgfaIs923YlFunsdS1WoUNYH43Nx/+SCAlnc6pqI2zXmfC8T3lSYXzMmrzHnEobVWRQ8",
+	"bWIOYA5Vzhq31LTFRSxXgRfw3N8YQ1u+oYcD+N/W7FBw0LUFr5inLhQYjKj6CnLb8yqAf/PqqhN0vn11",
+	"/lWpELgn9T7bWKV7VL+UrLx/z+6peEhv9csN9xM8BGUBsva4IOFdrzi7Hm6uohZBKSloYqYP5dpEPdfB",
+	"9trZSDUu2yPkgpg3SrMeb46CHo0ODp6NBgfH9yq3b4RoxLTagosT3wHN3zaqWx+qaH4K+RFxSLrfvLoK",
+	"iMaAPajoDOkJIem+f3d5FZCvXr1+dfVqr18ycEGBLhhXNu7Y5pxVdClW2BZQ+b4cR4myfCU4w0ZgBbYa",
+	"EjNbQclzBYbOiDGTifJ3Ca8k3fKiKw7Gkgscy1favhzXLVzmO6iO7Q/E4JqAzOWKLKhYW7+Ml89ubJ0g",
+	"gqe5cCkDkOdAMwJTbNL4m9jS1j5c1TU2HTODCEAQGZzJzfqVVlDfD0zeJjw0RUcBNEwmkzwjEwYVTkkm",
+	"Jex9LPzNQ+qE2/yKpUzvXkAgobHWdxWjaTQPIOcrxH+cJ4nzW5auya6JjQmBMmiSWEXsC5LJGd5+Jhza",
+	"ZJ10Q/0Hj1i41yeXICvpJU5zRROQsBZgLMwYSEgmu4ai6d6CwZwi7rpsW8bPQ/8o+EqZ/NzTGgF+ptBe",
+	"zGTSSE2QtcgpOR4U+AiXIBdGCnTEST6wLAXHyXDks9injQI+I6ZzMUb6zlnK/pnDd3cK3b2PJGMODjOX",
+	"2gSI46cQZ5ZOPHtKkeGquB9Wc6ksQTnvTb48M60Hmphr6XbxWKrJG1OEzqg+9qA8uWa4c3rLChpI2DSr",
+	"xh3g1flZQqmfPE461bR6TaeN0SOXJo8sk2RFuWbPUwmNNjKoyXFWdDECXygsF4i/d64nDCuy8b0Fq+Zk",
+	"zAdGdmP0Z8VcdfJ3i++usFtz4TnE+hmiuu8Vu12J7vtFhG871lJI1j46bxSmL1uwqJQUhWwjs9Q/Na7t",
+	"J9YpkRN/Bj0yZQvKRaNy7xaCWaVUkAkjCxozkkLHcSFX5QUNnz3JghTLNjv8Ci4+zZME2fC2ijijX4bf",
+	"r4LkBUraU/AAsBE3t6Elwki5AIUaQvIma7atw33PS9gQSv0C/hJPyrA2o22aO9VTOsHXizfi5/u4UWrt",
+	"1yu6bUOGYEnDrZ9Eua7KLqUJ9D8YjeYmMAya6kx5kjQpq1TM0vWmWUMYERazf44SAnM6pxsXoQd85jUk",
+	"/IZtXIMe0LaGJypBAXmsG9cgb1vXMHqaNSi6sSJwqGj8mU9iJVcbV7CSq8+6ghrzvAGDGeYYA6riGhFW",
+	"gaGhTcTbVre5Oe3Z1ks3zdIi63UGUQJCWqmYNeb1PmEpuauGBcBN/IA8biFXJnIIt5Cyhbylv+g2EZ+p",
+	"CJYH1bRWD8vAd0MOuQ1hqC5wO+61u0zxOZpB3Ym1odj9XKgV9N/SbsmZqSD/YWe/aunwGnbnNXPyTcu7",
+	"U3UNRetGZ8932w7oxoIN4O41QdouMtjQufHd5r4TF9vsLYyQ/gT+7Y2FsvxVBiY6HV/7QpEQA2lCEwlv",
+	"Ssbw+5TWuKQJbRI/8HeStvC5v1P7a3irrUf4x6UmYwg039Io3A+ilEsmepAvVlrkidVhHhrAsr3jz4KL",
+	"tq28hn4Pu2ylHBH02EU3mOtYyuU9NAXEm/f4VoNrDx5gXO4CbWspm0ISUhlH1ow2VPN3EPMRwWt37tbb",
+	"jurv3YZaV6YQ9xsXaHjXXOb6wzHV31wxdqNXJEU27wS49O9rm2lA5stmx8kVJBSg28ZpM3yB9ddQtdrN",
+	"RYc/NX0YXCFvWFNEEz4zuQEsmsuAZDKjCdbhWnqxQ1WuMKfqeiHTTSXyXYbQjLlIiK4x3UPEABJlUYtT",
+	"k9HebqELgt1lNl69HjgIv7veS+wug0UYTsCnpn5WstZ/Y/kQ3hQUztZ/+NvFD/Lu9Q8f1cXihr/74U/r",
+	"6Z8q0dXD0Q7R1bDcxpDWpih2t+KA3DC2tBY8mXJ9Hgke171302zmM54G9Jf97scXWGN5nA8Go2O9jRfg",
+	"g8B/I7xftIJlm2lwezIjS6+XpoN3LYyNEcX/xtDE39Xc/4ZjgNVmFNoYOHm01ff5Y7NkgfAiEK8Pzs2I",
+	"8dtqnDrCstaRu8meC0R3D84Ln7/Ct5r82FjBzkKp324z1pu5wZJ4ekoW+/clTRJ4qNDlaodUKmkaJ9Vu",
+	"qoRZ+ZMoEv5cldvjx6KMp0MqB+ag4F5lTuIRauOlAt9rFzkNN01B/laPlRjd1/RkjUHe8IRM1sUZ3y9s",
+	"1LsZ6tP/afudcN940vKOtoDP7Yv8ETAQE2AQAaHaE3p/wVXbAOsf5KSpmLUmDMiUXDJB9JidPcd/kJPt",
+	"YbsJFH+cbfqyHbLzh1/jC9s/vmSysWeN+7SJcXj6aOWWqHL3YRtG3hRB/mS1F6u52wiNwPEndzYBIkc7",
+	"hl45btwatl9hsJtC5HfBy8rMJQzVsqmRAIbBYDAggq2YytwauvjrglEBJUQTRlWGQ+9RgHa4gxOnHbsb",
+	"1m8H/3KW30YfDYv3KKVwhD36+9tyLxZleikAZ0BmIHVfwD1y4U9IVxvLeiqf/fs6zy5frIsjNRnris6a",
+	"kkFMH5I6pTZnt2l5KaMzMCLJPCPhr0LT/h8KJmwXAB+Q7uaVmM/oLIBoOL06zX4iJrIeE5GMsa8/JFWT",
+	"bvhf//4f+xmdqf2ITn/98uDX5ydYWiOM6PQ//0+4U0tZeN/t4XGOfxMH2yZagRp8IaayBeKgJbvcbAha",
+	"soWZ6garXdJLccYVVcQMb3E1D3fskPfzpZhu7QhYbM8MrXQF9Eof6MdNGz/efeN/v9aALhR1R2kXhtcF",
+	"Xfjd0ZeGW78ppquCz7bUVinp0TuaJiT/CH0p21zL+LRw/5SKuzW5n4pWy1vK+nsD0fht+oiaWkkbr7nH",
+	"WRRLPUE3LbK5RXG7y/cJ0wvLawwqgG08R6+dRkv4l16rX2DvF1zWYPhUZQ2eOvcduqQ8afb78O+Z/X6u",
+	"t0Pe0DTjP38GvIXl3z0HfqcOdfdKP2+i0D+XGsqU1x1i65fw1NToNOU4SejyjMNTv1OGjQ9wrSpsbKAb",
+	"f0bCZcpvacbKb0qRrEuCLPacCUoZzebNihBrR9aFKsWiPOXZ+lJfaybDktGUpee5PsYGV4eSgiaERhFT",
+	"yggG5tayZbhsLTdhW0SxDHW3LjQ+02yLKBZhlZ2xcAHK57BP/jfglafkS1gHGeeDwUEEH4I/WdgncMmq",
+	"UmpSEXqtTJ1P9H6MRRfCoN+/u7yC3zGa68x5RfQUe6YnSJEUgmWgsKiYvtB5uZzZWIR3PYtjPVPGlt1l",
+	"pmRp1yysyJPaOyWUIGSxTBmzJcTf6W1DzizMaw+EmNmhxQUWahMSF6NI992SifP3F+SgP+gfBOTSvvSh",
+	"eIm8A/w13Tnwm5pIYA0FLmgK73z6BNkJKC9DS8UIxEG2gHSQDl3y3ysZcZoIlvUtYlmm1bmER+Qty1Yy",
+	"vYGqixmjC0NRbVzEIYPC1BMfz6DKIARi68lsFxn8jMDP9MkrIDgt0RAaQfcZMmFzmkztC14es1xh486x",
+	"MIcACHVKsAP6nJEpY3GAqnLg9S6yCfpBWZgIynJQMBbQLjxbJjRizlgR+GYXZxS3Jskz26oRnpluDWYB",
+	"EFcRjIVZSOCK7KYkF+ZvW+wBZxaeADYWY/GrX5GXeonYIGoseuQ8ScwtmfBbm7ARWpdNeEYoATpKId4S",
+	"grXMQyiWRbKU8oSLGVEJVXNXm3gsCAkPBkPyRt6ymLxn6YJqUTlZhyZv4rWMDElrNdJ+D/tRQOfXM1dQ",
+	"zFSe44rcsGWmuQOxyQJeiVwuRZ+YyGOsAkyK6PyJjDVZ05Rhrcpu+FKKTOu1V+slOyV0icW1uBT7UOFv",
+	"7wwT8+Ad2I0/xASu/xaG9skVoFXMKQb9aNhr/TmM5jRVLAuxcwDYVGBZWovvcc3jFM/4LUvWpBuee/Pr",
+	"NZ4R8/oL0LfB9aR/3zvDgDH9yG+8BKP07K6V0uHwiLSUvu7rs0dSKbFJzA5xM0BDJdKFjhXD4QDz3DAn",
+	"I5ozqLpsciKgMhQUc9Pyll6GHqnn7oavrugsDIgDOYoDJk/Giy4275+R8GLaeysF64F1NyQzfgvtk6DT",
+	"0x7uUQvyUJOyT84RN6FMr/LjhU24d8JvmF1OH8caNqtpEm0aVOhpCzjYhMCVAFCdG1QsatpxRRgH6Cds",
+	"mhGZZ5pIsA6cqQx5SqgwLgTMYOmG1lH0IgQsDjM6eRHueUc2GJCGCu1SGEHCLTAwxRywbCRUWO2TS4mK",
+	"N9Vz++7D8McQy35C5iTPGPZTJ93wxxe/Hg1+PRqEAfkoOGS2+ANsd7Y9t4QymNAm7QoIdkPj5YXirsj9",
+	"4E/N7cI9AKUlUYstXT+LM+GCOWnIlLXF7hkuaXIPqMkki5BMkoMR+SP/sq8X9pqmJjUOad0mhCLLOTwY",
+	"uq9/i3N/jXNfSYnvhiBzaJjtLxPKhakICAB17VpklGv+uxe4lUZSCJRdisKpp15q5xcK762ErllKut/I",
+	"L5S+sfb1HQj4zMRUppERLpAabBVxuI1UOYfLpkpJqF8QVNggLEvTlZ4ZJsNBIsakS5OXgR0XTGlzrLEL",
+	"EoeQcL8CLqS5UCaVFtkc7mBBAQ+0vLfMSL7Ux/BcnwKZsLU0QMFtdHmG4hSZ5NMpSxViwVsQpfQZhUrQ",
+	"G3ateWLYJxcx/mqUIEUmTF9ro/95dODxLFsTFQUyjtkKC5qRbgjWZxSyQP0KUfCDTAYsGoqQQHoyV4u5",
+	"LsDLg6zbaS04lXUKhaRr2rtq0hb5AktLOmPV3iluW/l5vWZ2IFWa0QlVDIIuANozJjQxmaKvymbLaFWb",
+	"pqlc6b+g9xxUa+2Tt9LtHnNigdlq+PSGACGoS2GrroIN0zQVAjV4DB7UceeU/NTv9z99ghseBMnK47/2",
+	"+/3vAzIGV6s33jsFSwgsNiVduLJps0vM1da82RZzRhbIFQm1lh+eFcwxkkmC1KO3okf89fvQMjgcjQwf",
+	"fpALnmVQl1izZfww4PNcalKmpuCvx8HhBHEarmwdXWC/EE9wSv76039P2fSU/OVTQH7KQCC4Cog1RpwS",
+	"UCjhuE8JxhF8+j4k3Ss0563RtPcXmwVOSEkQ1/dSAiKSnJJx5y96NXqOccek02cpj7Ki3LiyZGWWPHX6",
+	"Ic305AZh9ECUNhQJ/0L+F8ypCUhjrwthCD2d5RuJL0CiGV3ynqbwGROBZjXRXM+9wpo8ms2uuNIyyw0j",
+	"lOTCXYkA9iu+YCqjiyXSqhYPDg4OTrQa9PHqpQ1+FfmCpTwicjrVogpKpJHmDsuURVzrRKdwCq1dyENb",
+	"jT38N4cPtu6x4SOIiZCMKGyRao2G1sIFtJ/zJCtKvpv0dwiDF1M+y1MWo9QdEaDNjx9ew21SzG3Lxhv2",
+	"qT9APn64QMno4OT58d4pOb98eXEBV6ypMVFUfnV52WCug7uEZnOi2Ax0snYXi3HHWI8KfDgjTY6XPUMP",
+	"GC3klBxcL8wTQrX0ooGrU2ig4JMpaU8Wucpc/3zr8YM7XzBiCzy5/Wj6BpA3ChfIYq1YEX6nn11f6mch",
+	"SMF2llMiZG+SMnoTELYICI8ZVhzlEQaeARBhUhUUIoKWj2AYUUz/rUlizzLbohpVkRRPunpjqUzgdXNj",
+	"eI9twW5Ir1rxWB8RfNROCoVCbXL9Sqax+QV/mKwhmDuG+zG9QdTjMSfmq+rMSmo9PhMy1bxFzwqJXN7n",
+	"9VzfUjHLE/fo42+Hw6OvA/jv8UD/92B4fAhf+Pjbr78+H5yRW5pyanmoYpqhSi1Lf/zt6PlgQCZaTwNr",
+	"HhbDniRU3PiC52hEGtr8aERGQdVVCAcMxNL7GEBu2bjGEC1+OqRArgwx5rXDIBzuLdNAnzq2jJ7HJhEU",
+	"Oc+cK4QnjTLsXpFqBRPWZJRIrV7TJe+v6SKBAswwP6h9TcNQ3QtQVhI3+jLTnAKRt1Ag1yR8zcXNqTE9",
+	"eUqr/z00Rp2RlCUvxrbQRi9mKhp39JWHSim0fYnQtEpSpnVu+1meWSLfj2WkQqu2n5ckvLF4ZZZnBMJQ",
+	"a1qFFm1hFkDJdQjz3d2OBn5SRbgYC1//thL1DyzS16/mNWDnm1PfJFazcZFuNeIYbWtjceVeosI3sqFF",
+	"DcW6BoOaNaPpawwSQe38+gdr0BsLm585Fm+MSQQNkrhqtZsh8qwQvQDZ5iBNiIihDFtquXWqtbchqbXn",
+	"Qt3ju+++63lnyNwJpIwmixfjDl3ycQelq49YGhv4siuBbkxT8I1y060zW6LdPC233tK4CI188K4tBtgm",
+	"XGeu5HxjDykzab0Z1RlmpDoOsdsOAzSrvBiXuxDZrZ9bBDIr0nc6nKlMjY22wBRY2QFp6h22fVHFKqpv",
+	"6zXCHy/G6JfFtQEVvgPuLqfG+jEunbXpzvVf/7//v1/VBupCwI+I69jgSv87kfImXwITL/q/Yz8z/Xws",
+	"Cn4Mndj2oRWVflOu9DU050ucTdNipeI+sF4hC0VAqxVQW6RLBQl5HI6Fbacw7PdRfQDJVGZe0wnoqo3e",
+	"kbDoqgDGuKKxQlCrrT8WpYYJWjvUmyX58lQzuG3WDkEXrqKE/dWKf4eDQ3sYr8A+Z1lhU6NUYKWC1Buu",
+	"GsUFuw+BcGSK9oS2XYgR4cZCtTTlww6FgTU32foR0NuhtcAKiCeB5lRjMW1sPqpPBw2PIahl+myh2r+p",
+	"zIckgfwBztwD5tFYNHXBM8IoCc/1L6E1q3SNQdpa+VZzlqKw/c2rKxQ1cQbNQ8ERwkSG1UbcCqELDFxX",
+	"ULMUtCuJHTL8djETVKpduyDXPWYsQDTdpd/PKSn6/YDO7bexmqAz9AzvDCz0EY4FyOn6JOC2bWgD1Q1t",
+	"1yZsKnFq9ICgcLwFxHjP+iEQmjnqsbCqhtHftHwBBj+TO2eQuOiBs4LWGjQDvSBmy2wegK7rEwE2lxkL",
+	"r+2LhYmTkDRWxXymd9oND56H4IQg4cHz/kDDhiWKtYlzlnKKgr2WesACgHY8Z6MMSXfY7x8NAiu2kpFp",
+	"h2stnmdo9pxiWp8+FpQEAe6Hg0EwFki1UUIXSxajKQZue/pjzlxbjz55De34czCMrLW2iE8UkdiMC6LD",
+	"Ubg+taGK2FxPY8lUiwzWTzMWG50yziESeOGjIgZ/zJntnV9MbZ0+0EcfF6W3h6l0ptAtSknAcpepjPMI",
+	"WuifQY9A5JVIg6jHTHkC2gYHO23p+B043usFgryFVR5MAql3TeAsYNdTUmM5hISAQGljrzQ3MF14mIhP",
+	"UUELFyyjfZubEBqB/buiyTGcnZcdhC94GQxhMBbej3lqrDO0LCDbh2WJWP867jgeBHxA0wQYFgA3P7ir",
+	"U40x69oWsjGtp2iS+FEvXygr0UG/fyBktPsbHp6tJDiUQGwR2VjYIibWUxyQ4ai57pxXaCTw3cdBS6G6",
+	"sSgXBzkrBrkWczVbrWfMXgKpcLg64jhlShl/ZlnQiIsLzon3rqhJ772p0DmGRL5x5+zHF8PR4Gz1QiuO",
+	"TqQ5+/HFMf4I5+le1+/hAWK5Ezy+cecsfYE/u4Iz5mAz87spxUdykfEEyusYhSKAO9AtD/4fvun/+sHO",
+	"aloUlp+BD637UfA7wpYymtu6f3t98s46QQCGp5qgRiekXPsTJfBS6bBmzz4INVjlRWs/zUViyaUpAgn5",
+	"cmBspbEp5BZJhfWOUqzWwrB0y4InCTdrDkDzBRkBmAhGSLhynMZqabJQMEKP3WWV3JSEZiwpV+fsjjT6",
+	"aJo3KedAkoYmTPUY54yI6JJGwEbKpSn3TmFH0MjLeXIbIGo+GtRBe0qGtsFsrTAeilt+3UzPKR1zfRA0",
+	"KUhGz/Ly3YdLe0eFo8FAKwbGJW1RX0s24GEkXZWBpCQFwbZETvxVAVkxeqOfaKavzsgtZytTjs+6y8P9",
+	"BQu/UL5H0tZCAiJ1bj59RHsaD8DPSyY0uoGawmWv5VhkksxYBl5L8lZm5I2MIagodJHdKCaBQ9eDgN6d",
+	"58w0zpPClQmlS4E12SrunlA9Ggz0Ray/2fV8EHApOOftSqY3e33yZSpXCvpz8RkXypiY0aW4TOQaZGSK",
+	"WbX66/o0rN8u0FqnhPsN+L6mc+vT139bp6+j49/UiP438Nwjy6AiLuOxuK5hmhUsE7pmoB8SDA1xgQ1F",
+	"PNZYnIMsAAFiRU16PxTL5HSaMK1AP9ZktyUcayycWGgmKOK5jDOwNE9RqdYFb6EXDQ4BWo/OtIBjo1Aw",
+	"3MTgbi3qxJUXCfzLzwwz3l70i/sBruRcrEELw4P1coeQo7CinbRpGgs4pqRWJVANq7WyQyXVAr7Wf9nr",
+	"06yPwkAcHFul1tI2e7sb7ueKpWrfBmnuwzhwHFce6PdCcxlTMRbIwSXObmwTRUAs+sI0mGMW8ZiZ1grA",
+	"C+f6374rEMgMgjzgJgBzxG9+A5v7zW9I99z2Dfhyz9qbDUVpAQPciyu6Vn3ypf7TROOwWMtxXu+HhQ0n",
+	"gYI5GKTqqDJLqVC2dArObeqEoPcLww30Ts30cAPpH/vkSpIvA3L+hTKe6ilPWGCTfKAMC6IRpjX6J22V",
+	"LykY2rAOidde3VXL1iuEwBsZr4MSM2SFBlHEMyGOChtLEf7+PDTxw4RNp1pB6qLt2PSB01PjIZ+ayAxx",
+	"o4lBSNCzEKdZbI7+HCuX+JK930bS6P21qQFM5wH50rWdqYGmvjGNF6dkLhc2HCzmKtJUCybjYqquM4Rr",
+	"UJzpCzDXigM8BX16sFcmbtu7Ppuji7/7JfikcDXoxABl0ZQXwmF7laAz0hX6ytZrNxGXZ4TRNOF+HMQc",
+	"OnU75wge0Rk5JyrjSaK5gMKdWMTBex3LwfRtwwR0hIagcQBXOAdkNNVsQEMiTY3fQSRH4in5Gyq94/sY",
+	"m+bSCFRGEfrOUWIqEgZQzbvoEQ+eP33xZrIHbSx9tPCJDywHKoPwaED4oBwvNTgglX70Zzj5LJX5sjyv",
+	"VSPJTBIpilAQsxsAMzQrRb5pEdiwlTd5xpCrINf8EhpD6j3ol2IkJGh8ctqGrQmjt0xTvIeb+qsOPfEO",
+	"9C4Gg2e41i8JFEMHiiwjVCbJeb+GGyW+UizJkT31UVsfvx6DGf7qxuRU8ayvBSG4VrAelUJbGNHMy8R0",
+	"mYCUjCWJIl8aeF26G0VDzfkL4HKOjTPZul1Nn+M98F6rBkURv+DM4XXTduErBkXY1VYXcHvztMJgA4+F",
+	"IIEVlgXQ7ipcFmABzAVipg4Hh2WGCiKqx0vPyA9yAj5YCKCBkBi0qkZysaSCm0hUJ8WfFYToyw0VbscX",
+	"6DjDawmhfjg4PKtihMbMmCX8lqWI15mEXroGRgura7RRoL1CFiYcSxHBVo5+9ITdJtLb65PXfJpZS3Ah",
+	"U5AJuqMAgohMIIJTBZYWqgzOuN5ucLxEy7r93/yGnJNK8S1vZhAKziCBDSJvCxO25jgmuqN0twOfM/zv",
+	"Q7nuGTrXTcVvz+2OzufEJHQWj0sUBlwFn1oI6A3ogcjM7WGDD/YNVZmMpfgCz/jLJGfqZq1pQ57ixAgD",
+	"7ukADgkJsnkTbW7jCoH8QBm0AjOYLlFiAzhhDHnCI2YqVZjA7/epXKacZTRdbwn2zli6UF6Z64aYcczF",
+	"UBgAPuwP+gM93rhcO6cdCLHB3Mg5JCrs6/+bscbyyFluRG3TC8Z7jm4Y/FJRIweWgZr+xw+vVVH023hw",
+	"x8K6Eoybxnht0dBpuyDYcCDndgCK0HrC5bfnvdHRcVBYMDC4YCwaiu4GxpSXLwwL16cDNvmxWLKUMBGD",
+	"PQ1VDPsv1869CDRz3E2fbKyvm+oKDS6MhQnnsvngmoGbbALl3IbA30x4qpFQkwSRwxlYLuLOqT6VCxGz",
+	"O7/XvWrNqSyG7F9MtV4NajUkV1rzFxz4aDCwCQpMwLFXg7khacHmvbQ13oP4gPa8gk7QKR319cYkBhkp",
+	"yMnBI8A9omumc2q6JjnQQP3+MmyyudegoRN4nV+ubbsDW6XLJKi6f9qUwc5XsLsJs74OKIXj1vD+3WXD",
+	"IlCAhEIYtWXYnPemtdi6YHYx7t9uNe9tUgPwwPJa2uCxYR37P/H40wMB8w3L3DK+x8QpWzXjmi2s2QPC",
+	"5BW0hsyT5NplYKeZ/dtGoXSCTsYWS5kivwPHFpRX1JvS9ND5HmoIXGs8glQQmFaKa4VQmq8nKWSjaZ0Q",
+	"s7SM/HDtrELwimCrDlY1vsY/Z1JCuXzKUyhdIFP/ZYzMx6/pi+kWKxWJGKuFK5lAXTvMCoASTJAXt8A6",
+	"Rrc8ZlJ/g0/1KF8g8GAD15hXvhTgAhcftvNO1lCsR5hn5m7XE+oDKCYy/caXc5lJ7+NaCzRNxTvfe0VS",
+	"3Xu71/x0vhOOb25OlLPtTkwaNOzoWmui1wt6d50UhbYGuMjKz4fP3V7b3rJetmvjXNO/e78u6B0WoAE4",
+	"1eY4gjnA8VSdu+hm4N6arDO96eOjo4PjTxsStDruZr1Wczo6Ou6cdk6mo+iQPZ8M6bP4YHrMBtHRZERP",
+	"4ufs2XQYHUwO6XF8xEbTweQkek6fxcfsaHoYHUxGdBgP2MnUm3MTy2yIpWqgbzw71wABGhm4fnbVfnRm",
+	"m7acYaWN2/FAMyEz0XF5HsMd0YvjTWX5WsNc3zfIKZ9Mhh3dVnoIOL+r+QV5d/X6FHA/F7/qG8mYYvX0",
+	"r0zpkabPmGH7MOZT0HmtqWrLWBjjtw3Y9kIx0H+rV3RP3OllO/5T0Kk5jbZNUn+hMssHv2PFrjMVL9Vm",
+	"Uyy730z6BZzF2bh3mKAYC5hxMDhse8nJRftvZWa9DfqLhygjbX7nSxqbb+Erw+2vfBTUhBWa74xOtr90",
+	"JeUbKta2SYh+72iX9V3AzUoTiPvBtw62v3WJMZgfBb2lHIsL+CnOwE785Oa/fq9peYMcFXQyOlPYUA2L",
+	"0DW4CQu+Uw1gdJ0lPwWd/VqBjUbFBYMjTJ6RZyDz7PkYuqHFE8JFQBZSZVAwUmQErn4MGUhVNhbdMF/G",
+	"pp5ICBwFRQJQLzA2zPt1rw+BNtayqkK0OymwVXi1Q2xMABbZwCrmodVu60tvLBFCDgcD9EgWcY9j4cWj",
+	"yNTEhTRpF1rsKRkQ761mvGfpey2d6Ithy1As/7rLyM+hu/z1JyhIcRR0EqqcxQTS9GWsce8STHf/H3vf",
+	"uty2sa35Kr2ZH5FqKAqkJMuma1eO7cQ5zkSOL/Kkdg1SQpNokrDAbgYNiua49FbzBvNiU73WaqBBgiRI",
+	"XSw5OD/OjmhcGn1Z61u3b00nxGQk2MjYaEqyjzydJiGf/7RAQnJBz3N5jQq9cNrdowJPj7n+mTlGMsTe",
+	"XpZrRE7jOOfpaPRUj67uZGr0peqxVyMhN3gH/gvvzdkhgKn3ev1NdjMdnvxA/3nwDIjRnD0ME3hv4/2r",
+	"2XAPBTB95CdwwzRX+1TYWJaXM2dNJmbjAo8xfm7OFYx/56S4BlEtDLc6jnGPHzTGL4Ey0M+d2MYKMqEG",
+	"NDWgqQHN3QMaczCLJ8+BNEvEVLthGzRbS4irUp6kS5FbJ0Rn8YyNplk6CyOJIVGqCEZ8uYeSWzctv0IJ",
+	"ucLz5R72eBdUmQylSmxqqlFn2pdUKseptBiSQUnathj0VLYRdEgbBqenzbsCv+oXSq3OQyK+LHyybdnI",
+	"owRrdKdZxXgW1dSYRI5pmVlKCpVrQ6KPLyOpU4Oh1IB1vDZ6fi0lfj5PljuccRbY8EohxAOpHK+I0SGS",
+	"NtH22Gs32XHnGdvDZr2UV9lkx94RC0oKL5rsuH1i/t+RucbzZVDIbDYP67CgpM5sT6rlcTedIH4eqAkN",
+	"KKT1o5aJbrB5NlI22Ozup5QFh+6UHGLWYpQlKULOGxBpnHi+dC9tYli/iTVz5p2pUtCFl2oq7YQsBLDY",
+	"3tIuKTwYur+O3VHiuPdbvnwBMbLClskTvNp5AOHFuze2+DXPvipDxwjsXAW9vRfe5mH15/9TzAnMgsh7",
+	"CahzGxy7DU5dgG4A0f6qjEneilnhq1d4VwrHxR624slvuARiaTIV17cVibhvMN/ptpfAfNsrQ/Nbsftl",
+	"INoywcFzMxi9QE63FkrbJ+RgmiZ8S+zf9h4Y+PfWgP/FZakK/nfC55vcjSU6bCGsz63ecrQ1qi7QW8CJ",
+	"tgDqS1I5N+HFsltqyP/IIX8HsXgtKWtJ+fgl5ZJUtMyXZWLxQQhEixTXMANbYJmlwhTRaNOXwdce1+Ji",
+	"msTXNnpXsB4hRh9gSWaWLMmNKZNWvDlbOkK0RfTlLmXFDlTFV5zsRDhfK5OHpkzuzRdUxTvzWiU9yM/D",
+	"Oyp4j14pOYgj5BQ+bld4xTs+jxUPz5UCyjq876TK92RUkGdGK9neuMedTpWbJ4nqm/PYi8UvwL/8nfrH",
+	"wEe14KLa3kNmUwVKXGQ52f86mVchGphJVfB/FNTQ6tCgWzzty70ghz6VgoEvVr6HEt3Ni3xpRkT+imPv",
+	"uFhwYiyJkqKi0vAfjKC5exDwzM7m9s6OKsG9xxQxrEOD5aHBbGaQ3vJSMMhCQ6wyNB/9r61m5Oi8/bTE",
+	"anj6PRoNT1dEHhGfFQKPDTH/zXvzWUVnn1/M30be7Gzuzc7a77/88bP6cvazmp290jP83zfU8nP0zO2W",
+	"uB22y0b7U0a521nsMLrLcJxIaXVrgqRQlZCo2y+ljobW0dCHFQ2tOLbXaiq/6/BpEW39mBu49xhKBX6A",
+	"vAiSF+JdULVYCRHeYujP89iem7gVhRgaO4bwHtBbFoOgSQl+5G4oZn/3gGKlmJ0vl4N2awrZgOMjnam8",
+	"ywJVtGcF4U0ihffljM+h3BRvcmPEENm1oUwDqRcDe67PyPYSIH+ML3eI9JH6uXHAr1kJNd9CWPA/Qv+L",
+	"nQkB1ECnVKOIrSaM4Gw1ton+2a9f4b1zahGrRPh29FtX/bDaPb3GPb0t3trkuLVnbMb1Y/fN0qdUcssu",
+	"7LDc5XD41dasROF10GJXbV8SZ4PTGIOaPpgBzEUKxbLYkWsQiYJf4m6ctvlo217twK0duHfswN0W8NYe",
+	"30fo8bWkQRYm3ZevFxB+9+sKhH/Gk0udsVahqqru6WWc2q4MCjC76cusaY1NiCzPCaRqd56uYHNosXN4",
+	"n1S+tAwZ1I/JoSLLAG3hIXtBsU7EK/Us+3LZtcx28Szfg4lThsTHPLksBpLB1Ls3EF6nptUJF997wkWT",
+	"STUDQVenmtXgsgaXRXBZ4zwX551BV54izCD3650gvoFAmVMaxofWjyM1FgHbIwqIfWL+gsoQYFcrtKwt",
+	"OHiJ3YstgjkfOwOojHN6gfRTC/Ec205anrjA8o3Fse2CBbe32NubpAo02QRZ5rP2i3kIH/mBiewcKEKz",
+	"eL/T8MGN+eetKk48pP/v8ZDyABw86K3KCXgtxPbQy9x0znvfaSLAeTK3zGJSzNgPQxVzOWSJiAXXgqUq",
+	"5HNcOQIQWMztEKLoRvcoJ2XRAOyAcFoDmLiKxEwDScf1WsDnLQG+4w5RvyDE0N3Dw6FqheLqMFR9bBF9",
+	"SONsEIGNOe0Z0wyubjl22oiUrv8iwhmCYBnpTP79SCpjvhEYZ7oesvLAdAAVjXmRNradh2w0XTMFJGMy",
+	"njSc8E0UaXyoD+nK67wNPRHjbAaqxJd03DFX6weOoJGIDnYYlxdIwWf9hhnDECzLtUPoM8+b2bvZHLyn",
+	"oWgMOrj9tGL/eoX92y7bv0ena7av96xs+7bt9sUdVL5Bs21mTukEXaRUsY1/64W3PSl/29NmYzyN0wiO",
+	"OT1ATfJjAM204YMsy56ZGjP9CliBTs2k0UVth4oP5i2/7MjsPlDzBMSX5tdZvZGKkObK+wsf4KyxMrIt",
+	"Ky736AX5D9eVjlzbHjnPHjlv9ZHLzw3M+GYhYE9Nu+TU3EMWU/k5oLXNDwJOxeJRyPmsbpab8/b1+9kf",
+	"52pWngzz/svg/RbZOQYKbZOJU+nlO+XivFM6rZKIA4G5aCziSIo6GadOxqmpCe4pt8Y9eI5lBsbUjciW",
+	"PqvepqxqNRESOkFh64Y9dCGDct4vpk6zvcDoiHXWkC+LNEp/BxmPKijZJtE3z8EecobzPCf2z7pFwZ2+",
+	"JHd3ea70CttpU770b6q3fX70+6lIKnmj/7Ssl6/hS6rc8kvGwnk+n2xxHxA+VxvVY7LXzHVzR8kac4j3",
+	"x+KgH6tp2KJbDvs8EWYUWshIJQdDdSDkMJJCJEjKaXaaeW6shmoD9s9oxQ/bnUNzfWsChorF+v2xYK/M",
+	"ywsAp3xcjSUt+3IaxVgcl0ylpVXTrCdGkQyZmibMjMfYppOYp2ZvG/27QM1qgI5DzFqCmI8PvPY5eK0X",
+	"ETNYaXmWRR9x00uRxJG0dgJyv/0CCQxD1+zITr0LzUtepHkMQu1rw3ZBanQbv3z6gEkKF+NIGuT1zIP/",
+	"azbGkbS/ndrfJiKJgCF3LnhSoMmGJWa/KvZLvsTrUJgRaYdHQI1Kp9Fciryzt8kdVR2G/aZ6VVBYJpBr",
+	"CFZDsBqC3RMEy06dg7/gzxvhrzFPLnELrUFgeBGIqKyLRgl2WoZMQZ+nYqiSeUCdNe3fTMfTIfQMsVRC",
+	"8IPjNN5/ziZJ1Kfy5EgyEMRsKqPcBU9j+VH7WVe7FraDJl4qrZI06LIAQWLu1Dcj2+Q3LyDFJjQL64sL",
+	"rvsBO7R/mSsCtgd/OLdiN9wgEbG44rIvAraHXcegA3bwd/Ach/Zv5wrbfc7MqjsNLRYYNQSvCLD0CVtJ",
+	"SxYYnYX/4EvnHug+EaoKMBR6YqzFob/Tct8dFn1FW6LKtWeRfGe+t9K1/Evla7NWh9VxLU3MR5Wk3xu2",
+	"tYfUaR/yMroEv6M5pY1uowd/XkMaCU4cuM6B+L7cK9s5b590OwUwtpBIG0/HkYymYzZIoA9I2zvBFk9a",
+	"pGDmsXSeCN1i76L+5cF0AtZgy/q8T5tIkk/5GrF5+ct4KliieMjMeFksuETuHMbZjIPPcSSi4SgFyNds",
+	"XEbSbHtLtj9JxFUkZhfr0yoMNLcy8bB9eti+oPvIRb/l3XTXLAqNImh3PGAxL0HGv89VERe//uDg4saL",
+	"6ZVIhlIcfBj9v/8rxcGLeIIrBvICdsMYnbuN4xOvBQuCv1jEe4x09gtAGdRWHN+79xX7JjS6edMEi7s/",
+	"2AVuspMnrE/7Z9PMg0Y7bJ9+I6RN0qMK2s4Ubg22a7Bdg+37AdtliNclmUfUfDPkLSo1xaJGeOiBhdZO",
+	"2GlOs1R1sTm2bU+mRQoDbVoSd9tJmdpXwe3EtQrjAfwXRwORRkbjLuUgU4fdkubLKzpJnYkH0kZqp2h6",
+	"L1JGU/H+pQBD5krE5gtb7JUaDIRosl8VzBGoSR4hO3YeDc1jfN1256ntYQPS5/QEfVS60T3ulESuTw7a",
+	"bYORvKcLtA3bBfjzziwwIJvJ7jZmSXKR2DagKTEyalUCSIfGcd2kDKpuoTmL8yz8c82j7CfhUcR9ihsf",
+	"DLKLVdHSZgN2LeyCUmDZXg7Au35HVNILeWA2yZb2ltvtoV3sqgQx9p0yJ9yAse3VmuEK+sDwojdf+M29",
+	"KtIXWsQD+7zxNM3/9XqbwruNubv2wJOwqaFGDTVqqHH3UONXkRYVLp2/Qjubm6IM7NtejbpqKaO1Z9vI",
+	"571r4rltp2yDruD36mVd/KOwueA74xlI0UwLvNhpU8M+2sL7vIbf7fo9G0Wx8GVWnr+ClGqL6Cp2x/+u",
+	"e9EUbXOANvifKwBLQQEdeRle8crhSuegXaJ5M7jS54mK88gewZVX5lf2c8T/zyY3gL1/wRFQrlRRPW6p",
+	"U+nvBaX6TZwB7/BsVHEG2GNUa+haQ9ca+h6Tn1bqRkdXJyJGo2EUTfSN1fZ4moodtTbcuqi0zY+PWGWf",
+	"wXTUGnuzxj59+Bp7NzN4QWVD7nqtsWuNXWvsWmNX0thj0iF3oLAXnIabm8Zak79w41I687ZZKlhjxGPo",
+	"bxXPbSBASaGxLxc1vkrnE9Fib8UV0BL242koID/HHQ3jPaPKtRqLdGSrEmkmkaDPIIMWo1hmzu8xhpJe",
+	"OYe7fBhBi63pRMvj2A50YTYSMeRJGAsNKT+Udt1C0sFFMIH/ul2W9dvCqm0LLj5JYoPceKX7nu3Spx8V",
+	"gOmn6r7zAqhqEChMTktoTQhBrSl0PVnKRPba1OHflr0WyxybFFghkEGJzzSQ7eo/f6C7Dk5h2b71BFq4",
+	"ufUcdpbn0Fs5h1gaaGcRnTc0idlF21XRPpBOu+4prwINC8Kuxoc1Pqzx4T3hQ7mg9y0gLP5+e4CwEqnc",
+	"algIhChdlgJrMbA/cMmikE0nLMWUBMRwBoUF08lFqi4AGu6l80nUBzRoHh6FDjupWJgGF92NODp9MI/Z",
+	"wDO8b8xmIyF9aS7tqXDOIo1tWM1lREqav7/FzHeZMUWaRRmN0/OFbwNCFJ4k0ZXwZQzZzTrlFrqWENeN",
+	"1IyNuZwvPKc/4nLoNPhyc2DMkHnKMGFBg/uLaT4WTE7B/8V1KT510sz3v303XtEatpzptcTcCjsqs0im",
+	"YiiS/VWkdwWseyusdzchlbafAXBrJw0L35AJuGVN+ycQ7Si0RuxWou0Km3ecUzmifZNYGuvbyUGCJDHi",
+	"Nylyul3f5IPXp3IUz8RMJAJz2cKajq2GIHWztpq6974o3ZYBzPY4qxqjG4U9VoGrd9NeHOmR0Kgs02JT",
+	"jhYL8tTDgFE6ojaKI3ci/qh9GdisxdZyymKAPf7N03/ULDDGLBS8BXEkLwMATYzbvyLNhtGV+UWGvgxS",
+	"8cUgjXQkklmkBdu7alsoBVmqbDoxe3W/xf6b65GZQEA4/2VJi6DLPHTPYD3RV2PBAnNRgJTCgb0sWI1f",
+	"2B6kWO5vh2PYnlnTAyXjOWUWY18QaCsSvEJteWBOSJctKkyg520fsT3Qw+pKJL4MMG+1RYjiwvzTxZh/",
+	"uejNU6GR0NdjRbDk0P6y3z7+8RY+oePLXXqPNLNKxHxdm/mqGfzoS9sORTJuef9HaTrZ0/vs04c35qmR",
+	"zh6cP3GSGDiWzlf0FfEl7stiVxFWsanIO7PrvyWU25W6rjqZXDmrWPVuIzBFa1qNmOm/+z4jt8LtV+RG",
+	"88q40f45zH5VaMZqZr87ZPbbiuBrk+kCQnDGNRKe6pEIH3Hvl3KRskOnFWdD1W1ValOrNrVqU8sxtci4",
+	"IdPGsbDQKLoNywq6oqDwQwWxKAZ/ht815BWQBMzc2BnvdRORjcG3Fswg25QFM7flX3XsEkZmiS+LLUJY",
+	"WRNEM8om5kiIRX5uSnWwbx3YYwMu9kJShLksowpnvWlq26SYD8cTWjACjjN3fu6YLIP6OPc7Qv2yGP/x",
+	"8joWdDC+MGyxtwoHVVTFtb+vVkIPo/3C9yfTUZ7egUhvrq82N4IPz7+V1OiAMmLaWGgt9gL/vVw6sj0t",
+	"hC//V2Yn7K/uCcXtg5bbQjG38YARx9OUqYEvEy6HAhsauK0F2GuR9iF6o9VYmE8QsRY/anyBTTBjxtSB",
+	"AbIAf2uBsRzsd33JU8yUV7Iv2CTvCIvfDY4ZNlLTpMkyEifGWdDxvABJQeE/mR6pGXkWMeSYd9my2hBG",
+	"EUkWpSvq53cW8M1vVGdfty2o2xbUzo2Kzo06xatO8Xp4KV414oI6/G3hVpUcsNx+PszV3ObSAGsfA1Fd",
+	"GeLSQjRZIiZxJLRN3w+hZs8AoEHMU8hZ8qUiLkwVh6uqCnhZyyjuUKT/wvsGDYox6/MkiYT2ZTDhCeYM",
+	"U9uoUEzSUcC0ot6kcQQfYAziRPSAWhr4i0aYh2PwIARFM0vZgECoPkAUSJE08zeI5lg8Ly8gjMJgu4x/",
+	"I6tf2bW4G6T1CNtOfZoMEx6KkKVKwT7IIFyqVNwfcQNaNRtwA9DPR1xeapap3hzL0JZsdNvXW+Tcw+YB",
+	"eENJ/OXIawErVEAFgL7sTs1yvd2k9FuBUbvl+3+DHjZOI6ZfYx6yKGUzlVxqOFZzNf1X+WJugtynJYvZ",
+	"ztsgFZsr5ctxWr4WO07o04ePSb9NqSoJuyr1CFbx1Di1xqk1Tn2otQvc5pn1cxiTd0qln3aGrc0VWXQv",
+	"wlBDm1Z4AZQdrIamgNKM/pgjzHPxopGnzpN8SSEjSMcHK/keGsMXwz5mvA7U3F9I0WclGfq75pjBzLjT",
+	"AXjZppX50s4vTEqEXswVWWPZWtwgb+xVVrR4b/3vb5ZkthK3uMBim9QwOwNrssNonu8+QawGZd8AlG0L",
+	"pDb3wcdTOeOa8TB81ElM9C1NXwZfe1wLg0avi4lJX2m75B6Ow695SfF10GJ5PnMmhXwJ9WY8hRfORfrc",
+	"bPsoNLtyEImCGwQF2K2lUeXDfFpnVNXB7AcWzK5TsB4fKH9lIZtc9iFvxuPbJmIdQuxqXTrWBzFWV2Kh",
+	"nNhGvNggUePV0L3F4O5IDgHA0z1Y+1CM01O5LfwC4XeDQnUaxXEWnu94HtbFJEJP4xS0QGAf2mVyGsfB",
+	"twf767OtPuSEFLeRdbVjlP1G0fIS8pLbiEFXB052Dj/ANqgSKAXjFlsXMD7Aflci348GWiWwy8M6La3W",
+	"5HVa2r3oOdQr5WqlwKlmhdKNMtXKvVAfRQo8ZsYM5v1FJacjOYwdObEuftpiHzHCSa1R5pNC1i+PE8HD",
+	"OeisiprObdpih+RL1H3ELoDDsgQVJOmmk9BY8ZnEe8z+r3GkNbRYS7LaR6yGLVWzMCPn6lYKGO/eA2Wz",
+	"pYw+3MbDlEGIFQovh1mKaVHJzXRnMOJJFRjh8HdtDySO7g1ILGPfHErgka7ZMGoYUjsUaofCgwNavO9E",
+	"2G4bW103G4da8KQ/WpmL9hH+WWg2EWoSi6Yt4bKd8ADCQAN49qdtWwxqvskSBwWlasIGYkb2v4ZQn+D9",
+	"EbuMZMj2nLStiUjgx314slSUxPUcg12Lz1ZSwNVNyFwIfYk1BXIOA0R2LyDUYDxJ+Byp6SE0t99iH7i8",
+	"xO7QWfNlfEtoYMI4kuYb+75MI3HQSwS/1GzPJeV10+Qc6t0W+wOKA4B0agltQvKUOZS+VAkhvRACdcA6",
+	"lqqUxzposXcr5hm+ABdNhIyPFeLWKGHtpud5vqQRZu24l0ewB2tovhvzm5H0DcBl2Qt7c6R5gwvM8+ZI",
+	"JgUhjX3LRWeGlcCE0lpgR2n8vibTqvCBLRhC0PRl4Vf7csoldP/JDCWAt9giDfhetof/MxZcavNPseA6",
+	"9SX8um+gvZkpYKe7EjKdAgNeX0kdaaOru7gLtUiQ/linsAsuhZhoXEHOUvHFTmeIXMNIttf2mBZ9JUPN",
+	"9qIQJ0yrJGWXYq6hQOQ5RO7oxDhke3ZtZiMFtMtjPvcllQuOm0RfLEK4G8ZHC6gkcpTR+u/DtHKIz8Aj",
+	"IcuSTyaCJ1kLR1/iBMLfuIQIeZrLnxHzVLTYnyOVbRUymiLNeDwz5ycU/Sg0i6uzcD3BaHwjjg9yRPXI",
+	"gP4IGX8YHyRCj7qM23pCIAoEfUYFl9xpEkGFN03GWf4bdhv+Uds9SjH0z6rH+rHS+Ejs+BcaC7BvDps5",
+	"EGaOcTR7YOlwzHPqQzVPHBrJlDVSzyWR+Qi9X2hXkdk0vsQizeDvAJhhUEg5rdtJTi0kqWY2CFh2L2gd",
+	"WR/Oo5FlNJc28haYqQvIwGux7IYZHDm7jcyhMEbbpZikbI/7EnYs1mKRnIgwwTbmOrWrvc+SqdRUyIS0",
+	"RNjk1AioRIhudtA6Zjjcl5YBCc1FbTVDMpXmUqiZAjt74TThxuBxbHnYf2SpGgqQyrDzU34pcBycgc1h",
+	"3gflwXzC+0C+Y9OJUZbTLNGX4/JC9wgj0+y4Ws4Ew72DyOxxqfLPNFP091RMRdhlUZrZ8IGxrfMGmsac",
+	"td9Hbfs/iDSZH7wwRkSXtUla9ZW0HbKzAuQAPxmykQONaCDYd1bSHDQzgQOzpzp2bZ5T6TFPcZFiJYcC",
+	"8qB1qiYTEq7ZeE+8IzbNMUZQMkzYpqFIeRQzzedYJdc1ejSZw7lPYLNKniRqhirbbKK9xIATNlNJqG1J",
+	"tC/XGPL4WS+go/p2ZjxK6vdTUa3/P16+HYM63vNokrK/NozSw5yLrPMwpmkAGCu0ivlntbe90y6sbhM5",
+	"p6vc5n5x9OH/uy6GrIshH1cxJG3pRc/eqnrIv65vK3/9pNn4210nBKu57PNc0eflkq+dnbb2tV0xqOCs",
+	"7EJEZbDOdUi2A9msdSp8nQr/UFn5VyCLSaJ6sRj/jxKE0VchZHo7KBfUTw5hqbt7p/ir9SAhroWEUoMp",
+	"G93Gf9TUiZVdCdbJTQRjzogvqS4aJQZ2xgB/zXI/d+wN16TIaRggsGasS8naDM6jSBKVECay5kaj27CZ",
+	"fuTbahba3i/mv1uWUSNrG0eDZ/1274no8NPwWHiDp70T/qzfCdviePCEn/bg+jSZX0AAAcSQTnk6Bbjz",
+	"rNlIoxQEuNmEDN7KxJe+ECFMLymWcpFNi6UPC2tSPSJit/07fM6qWEhmxBVsS2NaTI0FPZ0AzIc0/NxC",
+	"Mctm1kSqWdchw/WlGxwtW+81hiotu/M6sBq59iVQ+heNTK6NhQbGkN0Ye2UWl+Zz89aoP2r6Mljaz0HW",
+	"MmDf7iYMBRVsJWuGoYHz6JJKnE/ZeLtzaa0CVqqAG4UIdhbOjknvCtrz/GymSl1a5wC4r8xB6mjwwbju",
+	"BbvXlwz9KO2yEhMfm8JtIWC3FaJWaJ54R7nQpGgJK353NaHp3rNN7851otJY4T1jpxnhKA02Hpnnwxxd",
+	"iSRWHGrti+Iy4XJ5RaxA8eXiyrC9wPXcIItQ7qchWbZOWPkycxrxgr8LndgkZvP6IykE1G/hDjDDLHP0",
+	"+NJsg4Kjp5aD/3A5uE3kkmynTVFDJ6JJsuRGLBvG+taHX9GOvl4Z1LT5WTxHQ9SbF7OU8X5z7Cnsw/pc",
+	"i4NIaiGxxU48b2X0YRjK8iUxjCHdJCV16dJ8szyiQG8qsp9hLAfZ4HlqlMrznCcDmgEAKdkIuhdEmh6y",
+	"gkfskwaYvp0v9r/REfHN/J7b9b8+OSl46544voGnKxtge+ft0+7xSakL8tb5Fu7a97htt+qNmdd0GmqX",
+	"R+3yqKv/HyxLFZ5SR4eC/rtNFXoI0mpdjdHv0WCxjzXcY0PY1nXzGkQaE+FQZCUbrIeaEm+w3oFE6FQl",
+	"Imz58pO00jLT1WCeZKoS7yxLy3YSshnXbCbiuHVHydQ4V046NY2UyvMzDb2JU7pMg09xBm6kxW+P4nOt",
+	"6ir85l61QXlVz/nNW7RvkfGb35TzJVha1/VZwLUOq3N36xKiu9FgJNkzsV5Ibc2P7J2UDr00b9aOIOiy",
+	"nkpHbOCqqJ5IZ0IUeuHaah0rPRKRKTLMr/IlUNekCZcaA6mY+wSVtpArqiQm9BmdgLlv9t9smiqOi4ao",
+	"BZUvDTAF88W7N8z5FvAQtfDiJR1pXfM9fNQaHelLV0myF5n+Gil7tzMLkWaRpPog2xsP/wnStDKFnY7E",
+	"2Jcu7zfl5mb1QGS3Vje5H7j+poa9fS6lSi9gIkDxFXtDUCsMemmZzt9d429fCnWHGME1Zb9XiFAXCtVg",
+	"4x9fKFTX7LjI5uWd45oSMx0l6urOt+dqOIyFZpnk7dJ/ujAoJ2Im5ZaZ2YSMoO//XGCqvy+n0nnGeOlu",
+	"C0DMU4o10XkltE55KvJShcwdbyuhc7c8v4SxQAei58UuSVCe0O+LibkDBLhKbCa+Lzc1oN0KfzxsBNJ1",
+	"yyXsbGb3lMK5BdCCC4qoha0ELU1fwk34AkQ6UPSdAVBnfPjK54w8GVg6VYp7Utik6Ch6jNBnyWtfTutc",
+	"hzM2hjMqAz7cLNWqwEmIkcjJcB3uuhrX1biuxnU1rluN6yiAAXwmJEpKQB4holuGd+OpDb1UDsKYWxZj",
+	"MJ8kCtoVwRS4ZcFP5MvvKphiPrGOpdSxlFoN1rGU7yiWApL7W4RSzqapKEZSkIsCc9+QAYJaWMWCL3LG",
+	"jdRYsIEQYZOFke6rK2Otmlt9SYms6BlIBA91xmgwZ30+1YJJZYR9NCBhq4vBCDTrSThRrXeq4rDly7MS",
+	"JWidFWP4oO8koaBo25tP2ykesbPSfFDhiFtRs0gUX4cjan1d6+vabH0M4ODsrqFBiblK7sq17S3d3Hss",
+	"DqDEeaVFKWmV+X9OR/Emc6m4fFlsZZnTca0k6Sr1+vuyLNN/c/J9eU9K0tK+3KYtpdG0QP51h1n7j7Av",
+	"5cepTCItoPKKuIwuBfthFIF2L2fO6BSYM9qdnDqjnVFnHLVXU2ccnXtPusfL1Bmepc5AL74lx/ja4LG5",
+	"/w9sUK/dEXOzn8cwaFDZ0XCUNrpt78lps3EZSbP40dgsSbMxSYQZ28U6vzzyRxDvhHfYvqCbiEhim1vp",
+	"llkUQmOgJ553/ddSW6AduTqeruJ6bZdwdWRLuZGrg650uDomI5WqCrGM7Lu/RdPNLcg3zOytJN8o497A",
+	"uEqBeqMh5r95bz6r6Ozzi/nbyJudzb3ZWfv97O1n5Z39rGZnr/QM//eNfjO+jP74/H42eN9w6TrWd9JB",
+	"sZ9N609Wyv277U89r/MER/LvnceR04S0t2vBXqXFZeoWw8P463KXutylLnd5uM0ui6f1FsteKowFyClQ",
+	"XS2gWSMZLYUadP/Ba1vsZzGJ1RydX/Cb09ySpyPNppIIVaMEXDAo4BmUnH/68Htrg5ZBIYxa0KrS4th+",
+	"dlKFbW9NXIom8CvCPOkmE3I6Rm+dkOFERdT4l5QeKBuD/5adFrwPIIC4GWcZ2e+lkIUHrLg983mk0VjE",
+	"kRR5QwScCusVZCnvOQ8cCBGWPPKduUmPAPSblbWeO9Cz5o9MytNzcB8tP+ijSFN7c2K7IJU3UcoaSziP",
+	"zTHn8qNtw3l6NvbtV3JpaBmIXX7EGVoglBqFT+IlqoyehIdj+TGvrdMLHmBjmuZvoul0J5yimstPyXPP",
+	"Zcgoukj3Zw5bKPtGUphF647ykVSCjtfCJLr26Yb9U/ADOw8p/F62Y5LoiqeC9ZU0x5v8yDTsKGFjoTUf",
+	"iuLCOJeWrQ5PLkWKFKO23N09C/DPJff9MRESqGzVYFCcfKiTL9uk6CHvJ0pXoOfOn0eF9td/Xf//AAAA",
+	"//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

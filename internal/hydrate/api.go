@@ -21,8 +21,8 @@ func PostAPI(u apiurl.URLs, p Post) gen.Post {
 		User:       u.UserSummary(p.Author),
 		Media:      mediaAPI(u, p.Media),
 		Counts: gen.PostCounts{
-			Reactions: int(p.Like + p.Love + p.Haha + p.Wow + p.Sad + p.Angry),
-			Comments:  int(p.Comments), Shares: int(p.Shares), Views: int(p.Views),
+			Reactions: int64(p.Like) + int64(p.Love) + int64(p.Haha) + int64(p.Wow) + int64(p.Sad) + int64(p.Angry),
+			Comments:  int(p.Comments), Shares: int(p.Shares), Views: int64(p.Views),
 		},
 		CreatedAt:      apitime.New(p.CreatedAt),
 		URL:            u.Post(p.Author.Handle, p.ID),

@@ -356,10 +356,12 @@ var fields = map[string][2]string{
 	"post_media_width_check":       {"/media", "media width must be positive"},
 	"post_media_height_check":      {"/media", "media height must be positive"},
 	"post_media_alt_check":         {"/media", "media alt must be at most 1500 characters"},
+	"post_media_position_check":    {"/media", "a post has at most 10 media"},
 	"posts_view_count_check":       {"/views", "views must not be negative"},
 	"posts_share_count_check":      {"/shares", "shares must not be negative"},
 	"polls_question_check":         {"/poll/question", "the question must be 1 to 300 characters"},
 	"poll_options_title_check":     {"/poll/options", "option titles must be 1 to 100 characters"},
+	"poll_options_position_check":  {"/poll/options", "a poll has at most 10 options"},
 }
 
 func translate(ctx context.Context, what string, err error) error {

@@ -121,7 +121,7 @@ func (s *session) run(follow string) {
 	// The home feed, newest first, to the end; our post is on the first page.
 	var pages, items int
 	var sawPost bool
-	params := &socialapi.ListFeedParams{PerPage: ptr(5)}
+	params := &socialapi.ListFeedParams{PerPage: ptr[socialapi.PerPage](5)}
 	for {
 		page, err := c.ListFeedWithResponse(ctx, params)
 		if !s.check(err == nil && page.JSON200 != nil, "GET /feed page %d (%v, %s)", pages+1, err, status(page)) {

@@ -835,16 +835,19 @@ export interface components {
         /** @description Counters of a profile. */
         ProfileCounts: {
             /**
+             * Format: int32
              * @description Number of members following this member.
              * @example 128
              */
             followers: number;
             /**
+             * Format: int32
              * @description Number of members this member follows.
              * @example 75
              */
             following: number;
             /**
+             * Format: int64
              * @description Number of this member's posts that the caller may see.
              * @example 42
              */
@@ -955,11 +958,13 @@ export interface components {
         /** @description Unread counters of the caller. */
         UnreadCounts: {
             /**
+             * Format: int64
              * @description Number of unread notifications.
              * @example 3
              */
             notifications: number;
             /**
+             * Format: int64
              * @description Number of conversations with unread messages.
              * @example 1
              */
@@ -988,11 +993,13 @@ export interface components {
         /** @description The caller's current budget for one rate-limit policy. */
         RateLimitStatus: {
             /**
+             * Format: int32
              * @description Requests allowed per minute.
              * @example 120
              */
             limit: number;
             /**
+             * Format: int32
              * @description Requests that can be made right now.
              * @example 117
              */
@@ -1084,11 +1091,13 @@ export interface components {
              */
             kind: components["schemas"]["MediaKind"];
             /**
+             * Format: int32
              * @description Width in pixels.
              * @example 1600
              */
             width: number;
             /**
+             * Format: int32
              * @description Height in pixels.
              * @example 1067
              */
@@ -1108,21 +1117,25 @@ export interface components {
         /** @description Counters of a post. */
         PostCounts: {
             /**
+             * Format: int64
              * @description Number of reactions; the sum of `reaction_counts`.
              * @example 5
              */
             reactions: number;
             /**
+             * Format: int32
              * @description Number of comments, replies included.
              * @example 3
              */
             comments: number;
             /**
+             * Format: int32
              * @description Number of shares (no write path in v1).
              * @example 0
              */
             shares: number;
             /**
+             * Format: int64
              * @description Number of views: a member other than the author counts one when a fetch of the single
              *     post answers `200`, at most once per member and post an hour. A `304`, a `HEAD`, an
              *     error, the author's fetches and lists count none. Each server instance remembers the views it
@@ -1137,31 +1150,37 @@ export interface components {
         /** @description Number of reactions of each type, zero-filled. */
         ReactionCounts: {
             /**
+             * Format: int32
              * @description Number of `like` reactions.
              * @example 3
              */
             like: number;
             /**
+             * Format: int32
              * @description Number of `love` reactions.
              * @example 2
              */
             love: number;
             /**
+             * Format: int32
              * @description Number of `haha` reactions.
              * @example 0
              */
             haha: number;
             /**
+             * Format: int32
              * @description Number of `wow` reactions.
              * @example 0
              */
             wow: number;
             /**
+             * Format: int32
              * @description Number of `sad` reactions.
              * @example 0
              */
             sad: number;
             /**
+             * Format: int32
              * @description Number of `angry` reactions.
              * @example 0
              */
@@ -1204,6 +1223,7 @@ export interface components {
         /** @description One option of a poll. */
         PollOption: {
             /**
+             * Format: int32
              * @description Zero-based position of the option.
              * @example 0
              */
@@ -1214,6 +1234,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description Number of votes for this option.
              * @example 7
              */
@@ -1255,11 +1276,13 @@ export interface components {
              */
             multiple: boolean;
             /**
+             * Format: int32
              * @description Number of votes over all options.
              * @example 10
              */
             votes_count: number;
             /**
+             * Format: int32
              * @description Number of members who voted.
              * @example 10
              */
@@ -1284,7 +1307,7 @@ export interface components {
              * @description The caller's reaction on the post; null when none.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /**
              * @description Whether the caller may delete the post (the caller is its author).
              * @example true
@@ -1339,7 +1362,7 @@ export interface components {
              */
             link: string | null;
             /** @description The attached poll; null unless `type` is `poll`. */
-            poll: components["schemas"]["Poll"] | null;
+            poll: components["schemas"]["Poll"] | (never | null);
             /** @description Hashtags in the body, in order of first appearance; empty when none. */
             tags: components["schemas"]["Tag"][];
             /** @description Members mentioned in the body, in order of first appearance; empty when none. */
@@ -1355,7 +1378,7 @@ export interface components {
              * @description The caller's reaction now; null after removal.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /** @description The post's counters now. */
             counts: components["schemas"]["PostCounts"];
             /** @description The post's reactions per type now. */
@@ -1364,6 +1387,7 @@ export interface components {
         /** @description Counters of a comment. */
         CommentCounts: {
             /**
+             * Format: int32
              * @description Number of direct replies.
              * @example 1
              */
@@ -1390,6 +1414,7 @@ export interface components {
              */
             parent_id: number | null;
             /**
+             * Format: int32
              * @description Nesting level; 0 for a top-level comment.
              * @example 0
              */
@@ -1457,7 +1482,7 @@ export interface components {
              * @description The reaction given (type `reaction`); otherwise null.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /**
              * @description Whether the caller has read the notification.
              * @example false
@@ -1521,8 +1546,9 @@ export interface components {
             /** @description The other participants (the caller is left out). */
             participants: components["schemas"]["UserSummary"][];
             /** @description The most recent message; null when the conversation has none yet. */
-            last_message: components["schemas"]["Message"] | null;
+            last_message: components["schemas"]["Message"] | (never | null);
             /**
+             * Format: int32
              * @description Number of messages the caller has not read.
              * @example 1
              */
@@ -1702,7 +1728,7 @@ export interface components {
             /** @description The employer. */
             company: components["schemas"]["Company"];
             /** @description Where the job is; null for fully remote jobs without a location. */
-            location: components["schemas"]["Location"] | null;
+            location: components["schemas"]["Location"] | (never | null);
             /**
              * @description Where the work is done.
              * @example hybrid
@@ -1714,7 +1740,7 @@ export interface components {
              */
             employment_type: components["schemas"]["EmploymentType"];
             /** @description Salary range; null when not published. */
-            salary: components["schemas"]["Salary"] | null;
+            salary: components["schemas"]["Salary"] | (never | null);
             /**
              * @description Description of the job.
              * @example Build and run the APIs behind our hosting platform.
@@ -1748,41 +1774,49 @@ export interface components {
         /** @description Limits enforced by the API. */
         IndexLimits: {
             /**
+             * Format: int32
              * @description Page size when `per_page` is not given.
              * @example 20
              */
             per_page_default: number;
             /**
+             * Format: int32
              * @description Largest accepted `per_page`.
              * @example 50
              */
             per_page_max: number;
             /**
+             * Format: int32
              * @description Maximum length of a post body, in characters.
              * @example 5000
              */
             post_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a comment body, in characters.
              * @example 2000
              */
             comment_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a message body, in characters.
              * @example 2000
              */
             message_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a post link, in characters.
              * @example 2048
              */
             link_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a search text `q`, in characters.
              * @example 200
              */
             query_max_length: number;
             /**
+             * Format: int32
              * @description Maximum size of a request body, in bytes; larger bodies answer 413.
              * @example 65536
              */
@@ -1796,11 +1830,13 @@ export interface components {
              */
             name: components["schemas"]["RateLimitPolicyName"];
             /**
+             * Format: int32
              * @description Requests allowed per window, per member.
              * @example 120
              */
             limit: number;
             /**
+             * Format: int64
              * @description Length of the window, in seconds.
              * @example 60
              */
@@ -1991,6 +2027,7 @@ export interface components {
         /** @description Pagination information. */
         ListMeta: {
             /**
+             * Format: int32
              * @description Page size used.
              * @example 20
              */
@@ -2015,6 +2052,7 @@ export interface components {
         /** @description Pagination information plus the unread count. */
         InboxListMeta: {
             /**
+             * Format: int32
              * @description Page size used.
              * @example 20
              */
@@ -2036,6 +2074,7 @@ export interface components {
              */
             next_url: string | null;
             /**
+             * Format: int64
              * @description Total number of unread items (notifications, or conversations with unread messages), regardless of filters.
              * @example 1
              */
@@ -2104,21 +2143,25 @@ export interface components {
         /** @description Number of matches per kind that the caller may see. */
         SearchTotals: {
             /**
+             * Format: int32
              * @description Number of matching members.
              * @example 1
              */
             people: number;
             /**
+             * Format: int32
              * @description Number of matching posts among the newest 1,000 matches (1,000 means at least 1,000).
              * @example 1
              */
             posts: number;
             /**
+             * Format: int32
              * @description Number of matching listings among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
             listings: number;
             /**
+             * Format: int32
              * @description Number of matching open jobs among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
@@ -2135,8 +2178,9 @@ export interface components {
              * @description The kind searched; null when all kinds were searched.
              * @example posts
              */
-            type: (string & components["schemas"]["SearchType"]) | null;
+            type: components["schemas"]["SearchType"] | (null);
             /**
+             * Format: int32
              * @description Page size used (per kind when `type` is null).
              * @example 5
              */
@@ -2210,11 +2254,13 @@ export interface components {
         /** @description Outcome of marking notifications read. */
         NotificationsReadResult: {
             /**
+             * Format: int64
              * @description Number of notifications that changed from unread to read.
              * @example 2
              */
             marked: number;
             /**
+             * Format: int64
              * @description Number of the caller's notifications still unread.
              * @example 0
              */
@@ -2329,6 +2375,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description HTTP status code of the response.
              * @example 404
              */
@@ -2339,7 +2386,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description Path of the request.
+             * @description Path of the request; a longer one is cut to 2048 characters, the last one `…`.
              * @example /api/v1/posts/999
              */
             instance: string;
@@ -2353,7 +2400,7 @@ export interface components {
              * @example 3f9c1b6e2a7d4e0f8b5a9c2d1e4f6a7b
              */
             request_id: string;
-            /** @description Field-level problems; empty when the problem is not about particular fields. */
+            /** @description Field-level problems, the first 100 when there are more; empty when the problem is not about particular fields. */
             errors: components["schemas"]["ProblemField"][];
         };
         /** @description Problem details of a `rate_limited` response, with the policy that was exceeded. */
@@ -2370,6 +2417,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description HTTP status code of the response (429).
              * @example 429
              */
@@ -2380,7 +2428,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description Path of the request.
+             * @description Path of the request; a longer one is cut to 2048 characters, the last one `…`.
              * @example /api/v1/posts
              */
             instance: string;
@@ -2403,11 +2451,13 @@ export interface components {
              */
             policy: components["schemas"]["RateLimitPolicyName"];
             /**
+             * Format: int32
              * @description Requests allowed per minute under this policy.
              * @example 60
              */
             limit: number;
             /**
+             * Format: int64
              * @description Seconds to wait before retrying; the same value as `Retry-After`.
              * @example 12
              */
@@ -2422,6 +2472,7 @@ export interface components {
              */
             concurrency_scope?: "member" | "service";
             /**
+             * Format: int32
              * @description With `concurrency_scope`, how many requests of the operation may run at once in that scope.
              * @example 2
              */

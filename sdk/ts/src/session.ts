@@ -5,9 +5,11 @@
 //
 //   BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] node dist/session.js
 //
+// Every response body is validated against the contract the server serves (src/validate.ts).
 // Prints one line per check and closes with "N passed, N failed"; exits 1 if a check failed.
 import { randomUUID } from "node:crypto";
 import { createSocialClient, type Problem } from "./index.js";
+import { contractValidator } from "./validate.js";
 
 const base = process.env.BASE_URL ?? "";
 const token = process.env.TOKEN ?? "";
@@ -31,6 +33,10 @@ function must(ok: boolean, what: string): asserts ok {
 }
 
 const api = createSocialClient(base, token);
+// Every response body is validated against the served contract (Ajv + ajv-formats, their
+// defaults); a body that violates it fails the session.
+const validator = await contractValidator(base, token);
+api.use(validator);
 
 async function run(): Promise<void> {
   const idx = await api.GET("/");
@@ -119,5 +125,6 @@ try {
     check(false, `unexpected error: ${e instanceof Error ? e.stack : String(e)}`);
   }
 }
+check(validator.validated >= 15, `${validator.validated} response bodies valid against the contract (Ajv + ajv-formats)`);
 console.log(`ts-sdk: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
