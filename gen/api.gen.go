@@ -4194,9 +4194,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 }
 
 type BadRequestResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4209,8 +4211,15 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
 }
 type ConflictApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -4219,10 +4228,12 @@ type ConflictApplicationProblemPlusJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4235,9 +4246,11 @@ type ForbiddenApplicationProblemPlusJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4250,9 +4263,11 @@ type InternalErrorApplicationProblemPlusJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4265,10 +4280,12 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 }
 
 type NotModifiedResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4279,9 +4296,11 @@ type NotModifiedResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4294,10 +4313,12 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4310,10 +4331,12 @@ type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4326,10 +4349,12 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4342,9 +4367,11 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4357,9 +4384,11 @@ type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 }
 
 type UnsupportedMediaTypeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4380,10 +4409,12 @@ type GetIndexResponseObject interface {
 }
 
 type GetIndex200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4402,6 +4433,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4413,6 +4447,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4434,6 +4471,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 type GetIndex304Response = NotModifiedResponse
 
 func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4445,6 +4485,9 @@ func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4473,6 +4516,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4481,6 +4527,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4510,6 +4559,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4520,6 +4572,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4548,6 +4603,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4558,6 +4616,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4586,6 +4647,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4594,6 +4658,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4623,6 +4690,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4633,6 +4703,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4659,10 +4732,12 @@ type ListConversationsResponseObject interface {
 }
 
 type ListConversations200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4681,6 +4756,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4692,6 +4770,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4713,6 +4794,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 type ListConversations304Response = NotModifiedResponse
 
 func (response ListConversations304Response) VisitListConversationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4724,6 +4808,9 @@ func (response ListConversations304Response) VisitListConversationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4752,6 +4839,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4760,6 +4850,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4789,6 +4882,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4799,6 +4895,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4827,6 +4926,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4837,6 +4939,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4865,6 +4970,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4873,6 +4981,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4902,6 +5013,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4912,6 +5026,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4939,10 +5056,12 @@ type CreateConversationResponseObject interface {
 }
 
 type CreateConversation200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -4961,6 +5080,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -4972,6 +5094,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4991,11 +5116,13 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 }
 
 type CreateConversation201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -5014,6 +5141,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5026,6 +5156,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5055,6 +5188,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5063,6 +5199,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5092,6 +5231,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5102,6 +5244,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5130,6 +5275,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5141,6 +5289,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5170,8 +5321,29 @@ func (response CreateConversation409ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5192,6 +5364,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5200,6 +5375,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5229,6 +5407,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5237,6 +5418,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5266,6 +5450,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5274,6 +5461,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5303,6 +5493,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5313,6 +5506,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5341,6 +5537,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5349,6 +5548,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5378,6 +5580,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5388,6 +5593,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5415,10 +5623,12 @@ type ListConversationMessagesResponseObject interface {
 }
 
 type ListConversationMessages200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -5437,6 +5647,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5448,6 +5661,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5469,6 +5685,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 type ListConversationMessages304Response = NotModifiedResponse
 
 func (response ListConversationMessages304Response) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5480,6 +5699,9 @@ func (response ListConversationMessages304Response) VisitListConversationMessage
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5508,6 +5730,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5516,6 +5741,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5545,6 +5773,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5555,6 +5786,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5583,6 +5817,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5591,6 +5828,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5620,6 +5860,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5630,6 +5873,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5658,6 +5904,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5666,6 +5915,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5695,6 +5947,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5705,6 +5960,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5733,11 +5991,13 @@ type CreateConversationMessageResponseObject interface {
 }
 
 type CreateConversationMessage201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -5756,6 +6016,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5768,6 +6031,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5797,6 +6063,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5805,6 +6074,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5834,6 +6106,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5844,6 +6119,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5872,6 +6150,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5883,6 +6164,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5912,6 +6196,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5920,6 +6207,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5949,8 +6239,29 @@ func (response CreateConversationMessage409ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5971,6 +6282,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5979,6 +6293,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6008,6 +6325,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6016,6 +6336,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6045,6 +6368,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6053,6 +6379,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6082,6 +6411,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6092,6 +6424,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6120,6 +6455,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6128,6 +6466,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6157,6 +6498,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6167,6 +6511,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6194,10 +6541,12 @@ type MarkConversationReadResponseObject interface {
 }
 
 type MarkConversationRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -6216,6 +6565,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -6227,6 +6579,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6256,6 +6611,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6264,6 +6622,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6293,6 +6654,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6303,6 +6667,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6331,6 +6698,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6342,6 +6712,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6371,6 +6744,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6379,6 +6755,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6408,8 +6787,29 @@ func (response MarkConversationRead409ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6430,6 +6830,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6438,6 +6841,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6467,6 +6873,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6477,6 +6886,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6505,6 +6917,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6513,6 +6928,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6542,6 +6960,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6552,6 +6973,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6578,10 +7002,12 @@ type ListFeedResponseObject interface {
 }
 
 type ListFeed200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -6600,6 +7026,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6611,6 +7040,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6632,6 +7064,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 type ListFeed304Response = NotModifiedResponse
 
 func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6643,6 +7078,9 @@ func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6671,6 +7109,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6679,6 +7120,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6708,6 +7152,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6718,6 +7165,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6746,6 +7196,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6756,6 +7209,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6784,6 +7240,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6792,6 +7251,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6821,6 +7283,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6831,6 +7296,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6857,10 +7325,12 @@ type ListJobsResponseObject interface {
 }
 
 type ListJobs200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -6879,6 +7349,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6890,6 +7363,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6911,6 +7387,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 type ListJobs304Response = NotModifiedResponse
 
 func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6922,6 +7401,9 @@ func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6950,6 +7432,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6958,6 +7443,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6987,6 +7475,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6997,6 +7488,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7025,6 +7519,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7035,6 +7532,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7063,6 +7563,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7071,6 +7574,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7100,6 +7606,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7110,6 +7619,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7136,10 +7648,12 @@ type ListListingsResponseObject interface {
 }
 
 type ListListings200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -7158,6 +7672,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7169,6 +7686,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7190,6 +7710,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 type ListListings304Response = NotModifiedResponse
 
 func (response ListListings304Response) VisitListListingsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7201,6 +7724,9 @@ func (response ListListings304Response) VisitListListingsResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7229,6 +7755,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7237,6 +7766,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7266,6 +7798,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7276,6 +7811,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7304,6 +7842,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7314,6 +7855,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7342,6 +7886,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7350,6 +7897,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7379,6 +7929,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7389,6 +7942,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7415,10 +7971,12 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -7437,6 +7995,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7448,6 +8009,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7469,6 +8033,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 type GetMe304Response = NotModifiedResponse
 
 func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7480,6 +8047,9 @@ func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7508,6 +8078,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7516,6 +8089,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7545,6 +8121,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7555,6 +8134,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7583,6 +8165,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7593,6 +8178,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7621,6 +8209,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7629,6 +8220,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7658,6 +8252,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7668,6 +8265,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7694,10 +8294,12 @@ type ListBlocksResponseObject interface {
 }
 
 type ListBlocks200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -7716,6 +8318,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7727,6 +8332,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7748,6 +8356,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 type ListBlocks304Response = NotModifiedResponse
 
 func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7759,6 +8370,9 @@ func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7787,6 +8401,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7795,6 +8412,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7824,6 +8444,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7834,6 +8457,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7862,6 +8488,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7872,6 +8501,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7900,6 +8532,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7908,6 +8543,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7937,6 +8575,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7947,6 +8588,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7973,10 +8617,12 @@ type ListMutesResponseObject interface {
 }
 
 type ListMutes200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -7995,6 +8641,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8006,6 +8655,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8027,6 +8679,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 type ListMutes304Response = NotModifiedResponse
 
 func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8038,6 +8693,9 @@ func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8066,6 +8724,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8074,6 +8735,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8103,6 +8767,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8113,6 +8780,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8141,6 +8811,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8151,6 +8824,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8179,6 +8855,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8187,6 +8866,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8216,6 +8898,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8226,6 +8911,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8252,10 +8940,12 @@ type ListNotificationsResponseObject interface {
 }
 
 type ListNotifications200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -8274,6 +8964,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8285,6 +8978,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8306,6 +9002,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 type ListNotifications304Response = NotModifiedResponse
 
 func (response ListNotifications304Response) VisitListNotificationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8317,6 +9016,9 @@ func (response ListNotifications304Response) VisitListNotificationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8345,6 +9047,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8353,6 +9058,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8382,6 +9090,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8392,6 +9103,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8420,6 +9134,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8430,6 +9147,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8458,6 +9178,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8466,6 +9189,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8495,6 +9221,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8505,6 +9234,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8532,10 +9264,12 @@ type MarkNotificationsReadResponseObject interface {
 }
 
 type MarkNotificationsRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -8554,6 +9288,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -8565,6 +9302,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8594,6 +9334,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8602,6 +9345,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8631,6 +9377,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8641,6 +9390,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8669,6 +9421,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8680,6 +9435,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8709,8 +9467,29 @@ func (response MarkNotificationsRead409ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -8731,6 +9510,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8739,6 +9521,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8768,6 +9553,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8776,6 +9564,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8805,6 +9596,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8813,6 +9607,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8842,6 +9639,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8852,6 +9652,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8880,6 +9683,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8888,6 +9694,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8917,6 +9726,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8927,6 +9739,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8954,11 +9769,13 @@ type CreatePostResponseObject interface {
 }
 
 type CreatePost201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -8977,6 +9794,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -8989,6 +9809,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9018,6 +9841,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9026,6 +9852,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9055,6 +9884,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9065,6 +9897,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9093,6 +9928,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9104,6 +9942,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9133,8 +9974,29 @@ func (response CreatePost409ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -9155,6 +10017,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9163,6 +10028,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9192,6 +10060,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9200,6 +10071,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9229,6 +10103,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9237,6 +10114,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9266,6 +10146,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9276,6 +10159,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9304,6 +10190,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9312,6 +10201,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9341,6 +10233,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9351,6 +10246,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9377,9 +10275,11 @@ type DeletePostResponseObject interface {
 }
 
 type DeletePost204ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -9391,6 +10291,9 @@ type DeletePost204Response struct {
 }
 
 func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9399,6 +10302,9 @@ func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9427,6 +10333,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9435,6 +10344,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9464,6 +10376,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9474,6 +10389,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9502,6 +10420,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9513,6 +10434,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9542,6 +10466,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9550,6 +10477,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9579,6 +10509,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9589,6 +10522,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9617,6 +10553,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9625,6 +10564,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9654,6 +10596,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9664,6 +10609,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9691,10 +10639,12 @@ type GetPostResponseObject interface {
 }
 
 type GetPost200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -9713,6 +10663,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9724,6 +10677,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9745,6 +10701,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 type GetPost304Response = NotModifiedResponse
 
 func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9756,6 +10715,9 @@ func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9784,6 +10746,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9792,6 +10757,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9821,6 +10789,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9831,6 +10802,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9859,6 +10833,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9867,6 +10844,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9896,6 +10876,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9906,6 +10889,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9934,6 +10920,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9942,6 +10931,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9971,6 +10963,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9981,6 +10976,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10008,10 +11006,12 @@ type ListPostCommentsResponseObject interface {
 }
 
 type ListPostComments200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -10030,6 +11030,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10041,6 +11044,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10062,6 +11068,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 type ListPostComments304Response = NotModifiedResponse
 
 func (response ListPostComments304Response) VisitListPostCommentsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10073,6 +11082,9 @@ func (response ListPostComments304Response) VisitListPostCommentsResponse(w http
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10101,6 +11113,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10109,6 +11124,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10138,6 +11156,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10148,6 +11169,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10176,6 +11200,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10184,6 +11211,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10213,6 +11243,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10223,6 +11256,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10251,6 +11287,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10259,6 +11298,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10288,6 +11330,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10298,6 +11343,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10326,11 +11374,13 @@ type CreatePostCommentResponseObject interface {
 }
 
 type CreatePostComment201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -10349,6 +11399,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -10361,6 +11414,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10390,6 +11446,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10398,6 +11457,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10427,6 +11489,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10437,6 +11502,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10465,6 +11533,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10476,6 +11547,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10505,6 +11579,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10513,6 +11590,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10542,8 +11622,29 @@ func (response CreatePostComment409ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -10564,6 +11665,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10572,6 +11676,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10601,6 +11708,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10609,6 +11719,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10638,6 +11751,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10646,6 +11762,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10675,6 +11794,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10685,6 +11807,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10713,6 +11838,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10721,6 +11849,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10750,6 +11881,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10760,6 +11894,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10786,9 +11923,11 @@ type DeletePostReactionResponseObject interface {
 }
 
 type DeletePostReaction200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -10807,6 +11946,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10815,6 +11957,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10844,6 +11989,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10852,6 +12000,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10881,6 +12032,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10891,6 +12045,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10919,6 +12076,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10930,6 +12090,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10959,6 +12122,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10967,6 +12133,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10996,6 +12165,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11006,6 +12178,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11034,6 +12209,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11042,6 +12220,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11071,6 +12252,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11081,6 +12265,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11109,10 +12296,12 @@ type ReactToPostResponseObject interface {
 }
 
 type ReactToPost200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -11131,6 +12320,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -11142,6 +12334,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11171,6 +12366,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11179,6 +12377,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11208,6 +12409,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11218,6 +12422,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11246,6 +12453,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11257,6 +12467,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11286,6 +12499,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11294,6 +12510,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11323,8 +12542,29 @@ func (response ReactToPost409ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -11345,6 +12585,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11353,6 +12596,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11382,6 +12628,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11390,6 +12639,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11419,6 +12671,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11427,6 +12682,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11456,6 +12714,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11466,6 +12727,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11494,6 +12758,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11502,6 +12769,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11531,6 +12801,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11541,6 +12814,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11567,10 +12843,12 @@ type SearchAllResponseObject interface {
 }
 
 type SearchAll200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -11589,6 +12867,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11600,6 +12881,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11621,6 +12905,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 type SearchAll304Response = NotModifiedResponse
 
 func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11632,6 +12919,9 @@ func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11660,6 +12950,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11668,6 +12961,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11697,6 +12993,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11707,6 +13006,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11725,10 +13027,12 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll429ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -11747,6 +13051,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11757,6 +13064,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11785,6 +13095,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11793,6 +13106,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11812,10 +13128,12 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll503ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -11834,6 +13152,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11844,6 +13165,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11871,10 +13195,12 @@ type GetUserResponseObject interface {
 }
 
 type GetUser200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -11893,6 +13219,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11904,6 +13233,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11925,6 +13257,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 type GetUser304Response = NotModifiedResponse
 
 func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11936,6 +13271,9 @@ func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11964,6 +13302,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11972,6 +13313,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12001,6 +13345,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12011,6 +13358,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12039,6 +13389,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12047,6 +13400,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12076,6 +13432,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12086,6 +13445,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12114,6 +13476,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12122,6 +13487,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12151,6 +13519,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12161,6 +13532,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12187,9 +13561,11 @@ type UnblockUserResponseObject interface {
 }
 
 type UnblockUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -12208,6 +13584,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12216,6 +13595,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12245,6 +13627,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12253,6 +13638,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12282,6 +13670,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12292,6 +13683,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12320,6 +13714,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12331,6 +13728,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12360,6 +13760,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12368,6 +13771,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12397,6 +13803,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12407,6 +13816,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12435,6 +13847,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12443,6 +13858,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12472,6 +13890,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12482,6 +13903,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12509,10 +13933,12 @@ type BlockUserResponseObject interface {
 }
 
 type BlockUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -12531,6 +13957,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -12542,6 +13971,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12571,6 +14003,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12579,6 +14014,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12608,6 +14046,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12618,6 +14059,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12646,6 +14090,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12657,6 +14104,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12686,6 +14136,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12694,6 +14147,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12723,8 +14179,29 @@ func (response BlockUser409ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -12745,6 +14222,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12753,6 +14233,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12782,6 +14265,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12792,6 +14278,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12820,6 +14309,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12828,6 +14320,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12857,6 +14352,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12867,6 +14365,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12894,10 +14395,12 @@ type ToggleFollowResponseObject interface {
 }
 
 type ToggleFollow200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -12916,6 +14419,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -12927,6 +14433,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12956,6 +14465,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12964,6 +14476,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12993,6 +14508,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13003,6 +14521,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13031,6 +14552,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13042,6 +14566,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13071,6 +14598,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13079,6 +14609,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13108,8 +14641,29 @@ func (response ToggleFollow409ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13130,6 +14684,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13138,6 +14695,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13167,6 +14727,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13177,6 +14740,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13205,6 +14771,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13213,6 +14782,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13242,6 +14814,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13252,6 +14827,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13278,9 +14856,11 @@ type UnmuteUserResponseObject interface {
 }
 
 type UnmuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -13299,6 +14879,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13307,6 +14890,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13336,6 +14922,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13344,6 +14933,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13373,6 +14965,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13383,6 +14978,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13411,6 +15009,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13422,6 +15023,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13451,6 +15055,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13459,6 +15066,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13488,6 +15098,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13498,6 +15111,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13526,6 +15142,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13534,6 +15153,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13563,6 +15185,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13573,6 +15198,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13600,10 +15228,12 @@ type MuteUserResponseObject interface {
 }
 
 type MuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -13622,6 +15252,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -13633,6 +15266,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13662,6 +15298,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13670,6 +15309,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13699,6 +15341,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13709,6 +15354,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13737,6 +15385,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13748,6 +15399,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13777,6 +15431,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13785,6 +15442,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13814,8 +15474,29 @@ func (response MuteUser409ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13836,6 +15517,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13844,6 +15528,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13873,6 +15560,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13883,6 +15573,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13911,6 +15604,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13919,6 +15615,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13948,6 +15647,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13958,6 +15660,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13985,10 +15690,12 @@ type ListUserPostsResponseObject interface {
 }
 
 type ListUserPosts200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int
@@ -14007,6 +15714,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14018,6 +15728,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14039,6 +15752,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 type ListUserPosts304Response = NotModifiedResponse
 
 func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14050,6 +15766,9 @@ func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14078,6 +15797,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14086,6 +15808,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14115,6 +15840,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14125,6 +15853,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14153,6 +15884,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14161,6 +15895,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14190,6 +15927,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14200,6 +15940,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14228,6 +15971,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14236,6 +15982,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14265,6 +16014,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14275,6 +16027,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -15278,545 +17033,570 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3dlhu50SD4Khh6fJplJ1kk60eqqqNjl9Rqu2z9WSq5PZ/ZUwlmgkV0JQF2IlkU3as5c7UPsA8x5+z9",
-	"Xu7dvMn3JHsQASCRmSCZLEnttrd94S4xM/ETiAjEf/zYSeR8IQUTheqc/9iZMZqyHP58fk1v9X9TppKc",
-	"LwouRee881wUvFiTgt4SOSXFjJGcLXKmmCiofiUiU5mT+GraeyUF672kRTKLz4kqciluSTced/7zf/6v",
-	"cSc+IFIQxcVtpkdQcpknTEVjsWL0jnTjbw8rL2ZcFapPrgqSSqaIkAVJZlTcMrKaMUGkyNawlnvOViSR",
-	"S1GwnHRj+Ev19a8qPhgL/EZFRMg80uPGh3MWR94gcU4LdpPxOS9UjJN12T3L1yRnPyyZKohaMJEqMlmm",
-	"t6w46I9FJ+qoZMbmVAOLfaDzRcY6551x54ejv/1jMPnjWfLXoboeLf/b8erylP3hMR93OlFnTj+8YOK2",
-	"mHXOT4+jTrFe6I9UkXNx2/n4MepcpWy+kAUTRe8tW2R0zdLmacRFvmQxrr+YcaVBuZBCMcKVPZyMrvVR",
-	"UUEYzTPOcreVFS9m8Jaic0ZiN2Oy7v2ZreN+dWdiOe+c/72jZ+x8F3k7hV9CW3jBxV1zzW+/eUYejx4/",
-	"JhkXd6pPnhvwmoUvRcpyEh/SBT+8Hx7GJKF5zpkai3i8HAyOkh8Xy0nGEzKhipH3b198tK/KBRN0wftr",
-	"Os/gVXZBcpY9GXcUy+95wnp6IeNOTLoAq0SKIqdJcXBBKGAYWdBbNhbFjBZkRhWhRLAP+CuhmZJ2KcSs",
-	"RD+9Wea1yfSv404cEU0TZMpzVfTJ9YzhYHrThKuxoBN4LgWcQEbN9FsQCuacFcXi/PAwkwnNZlIV548H",
-	"jwcWAlPG0t8tWH6jR3oyGuhPRqfJMlcyf8LWfxpcfS/5y+8v16/4YPVyPVi9+uYvq9fXcvXya7l6+UyZ",
-	"/16pq/kdf/39Xz5M/xLaWxV9j0eDQej039KCvdCE1EQBDY2EZhnLv9IoO6dccHFraMrylYXMeLK2aI0Y",
-	"i6SdEnpLuVAF6V49v/6GuJnGAvkXmXKWpYqkOZ0WB+ckHhvo4Zi4p3HnIn+CP7slmN0W5nfFEqmJfSkK",
-	"nsGizBK5ItNlZg4+7o/FG2SB+jhZFZ8LqUmPLosZEwVPqF6+2c425pEzmsIKh8NHF8WTURXmwx0g772B",
-	"jYYhr1lcD1gcwpgzBSAyU/5gNv/DUhbUAGRlfltxkcoVMXDBhxEZd1Y5L9gDvv2SoPvhyXA0uFg9OR1U",
-	"V3iKP7YDKCvyde9yWrC8Cct3BjsKSVaUF2TCpjLXLLfI11zcavapV8tzzbk1kwwueDiKOnMu+Fyz13IR",
-	"XBTsluWwir/1yoPdQFF/0QDfg3Ii+0CRBcvJnItlwfrkYWfR2bCxgbez4c6dvbVEGLgy7FozNi0I1yyT",
-	"GuRdf2Xv4s+8+uGjvc7lLVMscC7f4s3cXK1lIXggEaGKvBf8A2ELmcwskXzmLT16NDodnZwOWmEcDtW7",
-	"CkgdV6mecqpFCcC4Es2iUpy4p9mS6W3F5tkNT2N9dotcTjI2JxOZcqb6RKMuI7wAKWYscraQeaGvA2pf",
-	"7ZNLkmRcw2FO1ySZSangi8laX7KpfpkXisiVILG/9JjgfXBOKK5nLOSUDDXsTo+1BKmvf5YrMs3lnMSX",
-	"vf8gtPcPMuidkT65IeekF+tzWipNOAou9AtCxZrIYsZys8VuJsUty6OxYPNFsY6IzFGyogJfc/Mc6MH4",
-	"rZC5Hk+kCCyW37OcUKX4rVD6THmqwWo2FJHR8VhkcsXyRAs8M/aBpPyWF2ozCzyaniXDySkb0UfpMRtM",
-	"H09O6FkySofseHpKH02a4ueCFgXL9dn+979f9v6D9v4x6J31b8573/04jE6PP/7XgHz3UX+W0zkrjMLw",
-	"jBbsVuaBW8c+ISpb3vbJpSBLcSf0cekfCBVqpU/heDDQqMv1Jz8sWb7uRB1B53rWxI4d3vGE3zFVE0uQ",
-	"+zgGX90k7hC2dzwIbi/qPJMi5XoH3/AseAG81hqDFhy5uFXIllCsxM827sW+UNnMf83ZtHPe+dVhqZAd",
-	"4lN1+ALncAsyy1uKIgRtWNb3cqKIlhI1XyiXBp+Q7tW71+RoeHraGxKaLWa0N4rIcqFvAo1kB5tXjlOG",
-	"D+Hr59UTGFUOYNTAsu9+HG2CPEisgZ0t6A9LRlCgNUQ7ZwXtgySOP8fuFszZPZdLhWI1eSqXmuIkPIN9",
-	"AV8ei0Uu02WioVRoPjGn2VTmc5baabqFlETTeETkslA8ZUCbALcJKyLQRgv2oQDK1/+QgulZxuLyzRWZ",
-	"05QdwCP9c86AmQB/SPl0ynJUEjSCqcinBBJzcU8zntp9Ad0AixmL2Mj0mj1FJON3DNgSPCWOKqPqOO73",
-	"+JxkjN4DC5XLAjR2WC8oK54aEsQBPJswCjxMx6iizclwtI1yHXu66X332zD6PJ8vMrmeM1FcrxdsK/UC",
-	"mRg9mCsNQPMl0cNuooPytRuYvS0dVxcGa/2GsfSaTgKq/UzOWXxOFlILPgan52w+0fhROAWKTGWWyZVy",
-	"94nTq+RKXJA45SqR93DmNMuI0Z1h0E27K+iksqOUTekyKzrnHb2kTuRMAeafdoqqVcA8bJ7OH6lI9Rsh",
-	"1QT395UiM3gpInNaJDNNi1SxHheKCcULfs+yNenGlxlPWEymXEvhMYV/HfTJK1ngd1ouALw2+EO6lLx6",
-	"/6K8kAkXSbZMWap1RE0rTVKJiNCCFzkeHHs0saDFrAQYLraduN+BZVYx/mjQDuH1bXW06bYKCWqvlnOW",
-	"84TwmsBWmtyI3kKqBSlgmbSYaSBp9NAci+rL7J7lCkx7B33yGhngWAz7/bPB4NHw7Gx0cvzoeHB2NkRG",
-	"qOUXFCQdO9S8sQH6LRAfi90g52k7cB+Poo5m57RACff0GEGPwm9jC7v0Fc9E9mcWuHpf0jumCCVvXr+7",
-	"JopOQUwHhZB03xU5X2h5b061wK4O0CqEPLdikqPkjq1JvhTqglD8fCyqxro7to7wAnQ/Ie1Elpvjj3LB",
-	"cjg84A8Tma6NSRB5CEyuZW6jVHRVQYulikj8QosOXIo4gq8OcGVxwCp5TsAIibuxizMbGYvykrNbtHdc",
-	"fDwaacy0AL25Y+sbvB/jC7Ka8YyVa3Rfc0VUwbNsLPKl0NpipPHorDEQFzdLpVf1Z7ZWhOZ6VYuCjI7J",
-	"TC71VatmNEfMR8VKa8VUJPrme4ciOctzmSvSPfnw4QDAFx+PzmIYS6O1KrQcHxEFIsWaJFSQCar/3F7x",
-	"/nl5uIxaSYnNNcvrhsv1ZDpITumI9c4mw7R3nDxmPfpoetQbpceTU/Z4OqDDpCaBnZxs4yz/pfc/NEsZ",
-	"nZxs4inTV1IwsOGH7k+mKXwuc0aY8woYXcqamuPn1/TWqmGKdGVO4t9oJv0tmtyZ4fDmSlvmGlVACfR8",
-	"CqQLXgF9odKcKykOUM9ETNIoER8NjoHvv5Sp5nNpDPDXwg0F/AXs1ONWjPjICWlqdXInSP3h+fU5WMxB",
-	"oDJPnXA2Ott2lr7n45N9A8PB6DhsWgeN4J3MA0aH13lacnqrn5yTWLAVU0VMuuZGP4hIvMh5wm6oSmL3",
-	"Dz1YDNw7zlnG7jVVxGPRBQfJnFFNddNlZjjCD/GF/56De/xD7IuzB5slSqU3ERY4cMWeyOF+cOt2f+tl",
-	"w6VgllIVR/z3m+B8ST+80S80YflHfjvTGAPfRygwKH4Pf5I5FzInS6H1gW6iRb2DGti/Ugapk3WfvFyq",
-	"AljHhJEJy+SKxHMubmDoeJM0Nqcf8I0wLp0MBoPBA++4sO3nJRcbYPFCrj4TKDbt1UJjgwHrs+/1ldRi",
-	"Ed50O3UF4b2snOVrm56wl3JQXwss8A3L39BbFhTtJkjkvGBztOJqxS0iw37/ZHBBRgN0C4LJVC4LEN70",
-	"+zn4TWVumFs3dg6j+KCigHZRDEsyOl+wdKNRwH4eJuHRwKNCsAjbwzrZbR7+C8zU2Ps3OWM9kCoVo3ky",
-	"gz2PBgPPohcZAaTQmq5ClbwU+9EuV8yo0HJGwYhaULj5nwNIQFfP1v6zsGZeCq0XVY26kOhQBNGi0IrI",
-	"Zvb3wxabVu06HzQUhSYrewcgaYE3OVPLzNj/77hIDeaYqxndk+fkpGToei7wnWqpdkGmbKWHYTSZjYUe",
-	"4CACpINbwbzrLlQNjYO9UXAs6ji4EYpBLCy55H54hzDcgH340Fh8PhfiveRKgTDLHoqB2xGsjWZ6KzMq",
-	"bh+Mctv4p4GZBobGFNhcBPwqJRUc6ZNvDbpx40ywqGbRtYJyIIznrFjmwpjUY2sF5BgmQpOELQqWku52",
-	"IWQvVl1uGPb/XmghcoPzB0M0IjzPJbxZu0n0HvTeWbqJxeJnYdTG8zSHMpEyYxTtw9/K/G6R0WQvA9jK",
-	"fkRoDlQ6Z6LYtCz3cmvA/UlO3LLQhWBVT/AgPKWpcd7ofyVSaEVT/0kXi8zA69A4hX77vdK7cJCAAdIl",
-	"vsduUBvWv6nlfE41IXcujY5sjB7FCiUNcOPghClyAqQtmCDqpKygPLO+c6NAgCZtUAzeJn969/qV0b25",
-	"Ipdvrs49ix05vOeKT3imtSS6WDCaK9ScgBdIrXdqKRc0zs75391a3IaqC+HKDhweTEtk4ECafM8SOD/H",
-	"KDrnYpllUWchNcfLO+cdb22dj9/po0ZNWD8ygSVgLzRsBF157dxMaE7onB+De50XwGdeOgs7wEyDshTK",
-	"w/Et5szVYeVsNP5UjeTV837m+QmsM86i8KZDd+btyrEbV4AGu1u8zMmKKsKVWrIUTp56Jn2YJ3ymZip/",
-	"DhfVBtowopBdqXdypfHdnZ4+zA2HNmUs/VxndoVrJm4B+x2X+cw/MEu+5XGF8eLzUWflNH4CPLcw03N/",
-	"OoJ7aOADzco9IHZa0WoL2MphPNj5ppzSpwsXk/muNSaDjjthnh0Y6Q+c7ieDGivyxbZ/Fkr7ENnvjMov",
-	"4SprdwW+wVHwk0BwVmnndKzmnFDjsZQ52ujdzCZOcULTUpyGo48IRGUsGC1YGo0Fci9NEClLMmv61DdU",
-	"aSLuBsTKg2gsis0ccMIyKW4VRqN4HNYbywhk6AOFGLqSOsceiXifaOSPD/rk0rwL0rKRH/FKgytc79xc",
-	"g3CXj0U3/nHcKa+zced83EGX17gTNZ/k/J4WbNz5qFdHC5BCU7YoZgC96nIiZ9EdC+emMjirVxgjecSk",
-	"q4mDxO7mjo3U6YVW28DYEJ6Y1w7hnXoY5bYPyhc3RAK2+ti+vynsbNsgzQ+2hXi1Han8aFPIVfuR9AeB",
-	"8KYdA5TvfjRxIdOMJw+QUX1+HPRX+Jz0sh6nzRWpOQqcN4RMGBe3ZJHLhCnF0j6ByEWS0YLlP8m9d+Yx",
-	"1nKR4AriguDWWnLXMGQ+B4O9bBv6vhGwmkmFPU2ayhHodAosoSBTLriaMfVJ9P9puPqNzCc8TZl4oEI1",
-	"9b8vpY6vWcYwRs8wfY8jgnm+Ln6U41TEDpO2QZfFTObgQUv1yAyxXY/VFnkPj4efhL9HJf5+4621HcqW",
-	"u0OJTS2nU55wJooblcgFqwLvLaNpD1NW5B14wQglEJ9c3sVBCa4xbF0nLK9ywViqr0ecwWE7zgIf/yRc",
-	"4cgXt8rlE7v8tvJWY+efR+C6BO+ffxZao4MIrdChgIRSX4on2GDozVjM6ZooxqqBFpNl4ect8SIiapnM",
-	"CFWI8xupSUs1DsHMbFruUUqL/RBbTMkkk8kdPlFLtWBC6fWqQi4U6cYJFUIWN+abf1mB5Ntvv+1degHP",
-	"gaCpp4zm1nX/ZBygmXEnQux74nIC4gtiYqyzNWavBU55Q0x15yETBl2Qv0hb4RvsSgvYgmbPNYQ/TeQy",
-	"I93AYVVELUGWgn1YsKRgKZ4lkQl4K1MboF74ylmKvrUyVp23uag+UXs9qWqvuBliN9OWlVZg8FmYaAB4",
-	"mlH6E2ll7muAtjF3y9tblppcvypkbcCdter3f1Gd/n2I+ZUsvpFLkX4SHeurbAqjhM1/kAhjbl19n+tb",
-	"F95vLUuenZ19kthzXNLpKzt5axItt/f5bEoGGs7MzD5wjPD0Aom11AJxbUxLJxdkIiGHBUOsUrxzM4i7",
-	"dSuMD36hzn8v6rTxcxsyR6theagh+wF8tbx/Ly7wnAgJ1rwLzIFAzJOL9Vis5ZLM6D3rk3fbwvJIPBoM",
-	"4gtMYtFoDNn+DVHWli3YtnV4x0tQ/wVd/xXR9Q1dZ5Km11K+oPkt+6Q7ZYFj3RRS3mQw2jbX0twG8rEP",
-	"CWMpOT05OTolk3XB1E+hVg89tdoAgUCSkll4u3umueXP7cOwhn4Y3YS9xFhbo283r9+5mdMPNwC9mHTj",
-	"xrp+uWX+rcj2HRbjeC/oPeUZnWSfRrlLb5wazZqyH1ALhc0XMqc5hyAc94W1k3NBTlzS9U+gyHkEbMBB",
-	"qvtoR8L+N5+LeFNaUCitwhWGKyUzPT6EpN2zXJMmmMG9ubV255u+Y69sQuyD9V+Ohmv1H7Z+7r36C/Vv",
-	"pP5rKV9SsbYVHT6J9MtaTayhC6LpVr9BsNSJnJLTQajqhUZ0vMdLvxkXZDjagyHYKz3Dkz4dRJ2FQTo0",
-	"+j2AW0De1w1F3BuOvPt/5DnbrqUkcypcfSrVmnlUoNeaeziE2MFGnAnbyPAuMq5efWbtKiwsF6Qb+6v6",
-	"ha/8wlfa8pX3Ap2I/B8sfaCv04Z7gCeo6rJ7b8pVyNwLf8H3Noda2ecVvkSThCllvE1+iFoLLjNnn2SV",
-	"GjZjn+wS94t7wq801OGvG/ZhgbHlPsie448boVT9dBuUZlQzaHjvJwXSNcxerrAdkKr7KoGUs3t5VwfS",
-	"W/xxB5Dsp7uANGHgk4CX/wmQKpe5D6TsVxpSS1GpZ1SF1StJLg2Jo/nJZV7WoVYfxoPbOyZSqJvkw44q",
-	"Mu5Uxj4nxq+HpcvgNVs17ieFrOfu1Ft2aRx7aAgVUHwev/krSZKcgU2YZgqVAX8aCKcri/xUuGYZ5QdQ",
-	"1a8aYhmLblyhnvhAf2oQhNiH5t/xAZ6e8YebUIqpc4BrLQWFED0uTcBseOOe/f/ACZ4zms2fjDt0wccd",
-	"UyRUVE9uxXJmyloFv4rGovRse6emx8OI9wlN3QFG7qxk3jiFrwy1Idjb5CMFF0Q2rOcXn/pewpIJaNPa",
-	"O1b0faDMZCJLIPzkRrFsWuXZT/XvXNyStVzm8LjJrZtDePz6v8klwRdMiIseCAq9GYpuwY2XSkMB6q4c",
-	"wiCfwpxHo5I5P6svzKy+HWtu7lsfjfkVq/oEIPoNPGgHUn+QMEzxjU8FKo7ymaHqLe0hYPX3ruGKTAih",
-	"XZcsSpiW8eSlXxQ+UQEo14asQRixoihTtS7IUtgf2dwUBm4L6ImcfGYwv8SNlqtvB97apjVogQ8Dq7iZ",
-	"Up7VoftUpmtia6gFwNj8fJvrBV8h5UfhzBRwHuB8zdSUgsylKsjJoJK5uytLDvKRvlR+nH8yf3V7Iw4g",
-	"7Q6nCcrPI+99y7Ks5+dmQdThFMJ5yjlJN24swKZNSAFFYvI1FiowJUC5GAubN6HluJSZvBQDdi1GGkYQ",
-	"lSGO82XBbG0Jv9qZ5V5a3mtygTgicYPlej/qUfE3G2JpOBDIlFaSbPAF0o2rJAGC5WWZ/WQYCldgkixQ",
-	"3cAKnpFXpGaqsVADUU8NWicczzmJjx7HWForPnrcH8SQyhMf9R+zYUy68SqX4haq0MVQx1xgfv+EraUp",
-	"CGeS7f0CcpDdIpfFjZzewOP4lxSVfzMBTy0XC5kXLH3JUk4hVf3TvGxuwJu5HtEWPqxq1i69iyriT6AH",
-	"/kk84yclG/VgQGDJxCy5reYc3PHn9pGb/D0NswlUPVAkfoan1LuGIhrGSBjX4QmZZvMFBc25WR8xqmRy",
-	"Km6rkNrEOX3xKVb4JSneX3/Te6y5Z3jvvySy/VtxCYfJcJKXC34lUvahaU74uvyXvUUu31yBtJTLBcsL",
-	"bmov+F81CoDMZF6QtDmUYMVK5nfAHJzmDzLG5Zsr+5KSCaeZ/25N1486qUyWcxuZdrPMs3AEmx40Z5Cj",
-	"n7CI5EygzGFKKXpdQUg3PkxlojD6xKtrGmQb+s2OV5pqmfPQKplIQbRRgcY6UIXQ5ZpERCHr0tIQxfQd",
-	"QeasmEksE1KwudpZb9ZMp6c2a6F5Tte4lCUOQLPs9RRk521DAXI8h2+0DFxd+1+1SK887PhKERi/r2fC",
-	"iJ89p3qBHzXnwgeEianMkzKLGVDyoy1N0qh6BLUwK8hbnug7xK5XiF36eejoTHeZGzWjo5PTcHG0skT7",
-	"uz9e9kYnp3ZOCG7CUu+p1j9iO9oyz+KIFJKkrGBJgXxZ3LK0xEMrI6ZyJTJJUy/dwG3hbDpKjtnjyZA+",
-	"So+mp2yQnExG9Cx9zB5Nh8nR5JiepidsNB1MzpLH9FF6yk6mx8nRZESH6YCdTZsV4b2aP/UC8YPeGe1N",
-	"v/sxXBe+hNQGIuSKvF4wqI1tiTYi7ANNimyNVfYBSl3ouJNxcWfJs9YAAQtNBRv8tCLZQNegFhRc+qdv",
-	"bPOU1l1WWtNt6WR3d1idfO9ZroKc9q/4wMN2n6VxMZV9820dTMP+oD8I2lFLa+3fkcCqRFmuJsSHqwjR",
-	"ICTHH8KwtYzK553fuTViMYAOJGXP50ayref4JfgIU/q0iGn0u5wtIO+vbNSALzavNlD9m6fMPrhmRd6n",
-	"JUDfL25ziJYqpMRiVr/CGlv6hyyZUQ4u4CnFDlFU3Cnye1sfuoF5GPfcno0aiDzDz5qM9Bm2SVONLei5",
-	"cqgbcUM3tzRxH0COhdFtq/sfDUanvcFRb3B8PRydD07OB4PfDgbng4FPZ6mmk4IDUtW4zHc/Hn/s4R+j",
-	"8o9r+8d544+//7b3XePHII+CKg+Be4JBqUqSsXuWXZCBcXIUctGDn4LnPNheZjLq8EA4vTkdYhz/dqxH",
-	"gfKWzQH1l1yKAOd5aQrEmzds7wdmQu+xQIjxBAnWmiG9xOFCjEgrIAJVtWafmBpuAclxIIgLIpZZ1gq+",
-	"JwGY6I8xdLRS/8yDkSb0HauCMudmRkj5rUwbLB3enKegt4Fz+CNVM6iG/FnAb9IV6qAPXrBvsMI/TdOc",
-	"qTpxY/VGve+vsC+GLTg+zemtfqHVzYk8yubdj35lBu89anF/LhWGPLXjYe8Vy98ZS3KTg1270gH9xjUF",
-	"VYksDvhYamk/6pgCU7Aic44eaTmGW+GGCPQtF9Azx6U3c1u6+aZBAlHb6namPNeSonmzcl67C976ILJz",
-	"bdnNC66CVypWnJrafaiANkgLuqHxn/nGVdDFsrUyS5kqSrdIK8Kwt36AOOYMF9AO0fRGX+ovmlj2ht5y",
-	"gQZuLT1p9Aa3Qx2csGMz7xaQvjXya7ig+kbEsPDc6+7fQDPlTR/awoa1L6jY0E8Qu6FgnZnqojN5KwPo",
-	"M1EyWxbQvNPViJa39kqosMddrAisUwABKjhTh8PRoR6qvwDXT40Zbbg0SuYUVh7N5sFyVl3TZTJn5Fkm",
-	"l2mQ1YXYsx1sxSaKF2z3ntX54SFN5qyX6Hn69uG+mwtL8XBA23ha2f0jyAawgFalS4jvOi2gHcaC5gXh",
-	"ookeYbnIG6omHJ20upAzqlypi/YU89J8EKYY8BfmLIEWdPimf3J4w3oLn0HasWBkzYCWNxxOCWkNI57w",
-	"BQ1eHnoJqKL47+FlbkDNlav0fdCafVau14B8AWVnb+Ae3HYjGYhU2hLNTOK1HmGfOyrqLBfpRt3jmpd2",
-	"nIwW0E4kKfg9L9abVY/h+dHgZ6R6bJPa7L1aR6h2rBBP4fBkpxgWlJV8DKxRUQ0VKmfUjnvsFiTKd/eU",
-	"JrwPKyLFHkKEx+U+WZK4EhP5YW9xwrXvEo6qqjsDOd2Uj7Yn/RAZpBxzlyBSxb5Pk0Z8AG8QSfzpWssl",
-	"tYZqjZ38GYqNT72+bn2vmch0mWU3jv7zwv5t7WWacEze4BpKYGsOoWZ80Yk6wI6rLUb84RpU70zxQWiD",
-	"r8Oa/pvgRrN/QMu8vn7j+QTsvv7w/LoTdd68fqf/8/XzF8+vn1dXii+EDLe4gqDefO3XCr1yhoW6LbfK",
-	"qm5Z8QYrwjVmg4ZeTUYIvg59XlqwwP5spo+bawofk0XOpvxDdapqCY8fefqxjf123R6Na1bZV1qEamLz",
-	"20Z+U7XIqilfYPowV7cAVd7BL2eKxrVb2DssidYkLIiJhsFc5PiGCW20VgA5exkXjJg3qp//gRXGpLrz",
-	"jjEoHNk+bhVcKxdg9x46qBADwNC9t9AbINAoBCN4VKFxCXPIKCnk7W3GmkQ2tVGAQZOn8ZI7+UbIlWu9",
-	"WAbWVMATrsy/rwnkTS6nPNsomLpKcfia2SUsFBxJTWZa7tMsZRdcN18U+BxNGiZaahN097sxKsca3vm0",
-	"crYitRDY4/aoXtUBVhS8qRfZEo/c3MYuYra64RlVN3OZs83YZN0OIAMZXOqTS6LAVw6/lnXhGUV2y0R6",
-	"gZXqQNCZZvQW3qpg3pRmKoh6Xp/cgOqFJZ6dY/4DLsIoOnwKUIapObySM4xNqWutG5rAfnj5vVy9ug41",
-	"gX25evm3QSsFXa8/KECHjApuCxG5Y2xhrxGZc32wGVaq3nt7W72Jlc4ev3NtbUaD8XIwGJ2atr0Ph9C+",
-	"Fg1XXz2E3Ywo/g8GybeVLe7VpmmXmngtC5p5Yq2hGuxa1a3AC/xyu8Xeg4jk7JbmaWYM3KZ98ieYQr0y",
-	"9I5uq9Ti4V5tx2HO4qIlmg7azcESdR7yvZzc1HoNbx0w/pOc9GsfxBWwfCah1+lVDYSrK096C65PzO7F",
-	"u1fry5biRmEe/Ww9yU3717ks2H7LMb3oblwP9u1LMm0W++71+rIEW4EH+47d4J+3EqScKeXYpkPmD1sg",
-	"hjSydsvDl+trA8sIHDMTKd73SmbpfuvB8L87LtLtS4Ew075+r74MPkfCuucpkxpCfLrfEnwe0YIG/D56",
-	"/SAFlHkUGHMN2I8G8wi8IuvSEQR/oRVkr0WD62n3YrVyFFxkwT5Am8uZLKQHvIyLO8CrLNtvPXavm9b0",
-	"1jyHIFlVW0yGregyeY8cckY7UWcFMFTQl4qK23y934JcLwbeBkRl54Y6oLC9A1yN+lhZrrAj6D3djzfU",
-	"b4Ty/GprbcAyiKFVygkyngCxN/hlFL4DNt45L1ysXfuoufqtY2ihLM2VmUCwZrdrkBEIPq94NsHhDY1B",
-	"qwk2nowx2ClYaGTfewHg1Ndfbp/9+PGu2Q3ZPwwMtjz35wCDFU5uXFPNzbIcuCNcO0UXPH7L72vBOaP2",
-	"085pICoYSu4pr79eOWnVZ7N7HqkeiGtw1LsgfNICwqAI7D29KhtBkviHeMcx71pDuCDe5pXAccM6/Pw4",
-	"WAR8eWHL7k1kypmylVyPh0eVlUHpwp0NMUOyskPHGqpsONFoI1/ZTGpNFhA4q42g28gkNxs0bIi49+un",
-	"mjJcYH3YjNGYrbX14k9yElCDBZELJsj3ctJcOF0ssnVYff4W9N1CQtbOuuqVDrGPLa7pw4TmjOXqUDHB",
-	"Zd67lT0mbrlgEGazrwKblJEHrUMf4IMwuMtYhXpWTou0BwNUr0LBkmfYdjRfCnuhKjJhM/A7LHMykxhQ",
-	"uMhoobcezF2oXe/t91pzfzS3vMH/EXBZ6GVAFQe1PehTTqfQj1cqzWJKNNFY14N6DyFH7HFvMLweDs4H",
-	"ux2xdYz46RyzIafHn+SkHoVw1C4KQSYubKJlCJL9onmMhjoRBQlXXvCkPsE1QVW4bOaKOaV2De0iEKTa",
-	"GfGrZ19RRUDmVrPwWR+1P+uf7mwVzYx/o6VLBd9vHgU+wKTaOpusgGUnwE2eYgjj4FEtSQWYKfmDJM9L",
-	"Zvrg2IIGJwsbNTU+HR61iOosOwG3hnC1FfAWlIekHK5I2rTEoiUoGM6A0C3vD48io0rj4jrzdbhSz3Eo",
-	"b0+fWCpsc3MsxJ/kZFcIhAb2PpEPQOwPCnjQksO/QsRkBUU2iSwhDDF+8K02wwYaBdB6X9/Qz8sLtMn/",
-	"+M90Aq1eX0vj2qi7OP7yYfqXfwsf0JSxdF/Xz264/Pw8P5/iQwmRu7Fmh3jknOZ3rMDG9MZoFrBb0YLd",
-	"yn1ueTPjM/thIEnKPMKsKGu7238G92UoD8s8syireXgtikbKtHValoFPK0FtdD08OR8NflaJWfvpZE1g",
-	"XWZLjbXLOZnmdM4iMhyckNtcLheKFRERbEWKdc5Un7zhyV1vuQCC77fVCMyJ1rWCYbvMLXCGBKw6b2ay",
-	"kMrf1Kcka6WcBn1LX0Yn0YsiHHO9FznfRwh8KQULkd2lusO2qzxhMK5iWfZ5E4dMJRw9sL0UEJc+lvVE",
-	"9qTyd/hZUGlgBAet4qpx0W3WBq6bmsBbSVMy4XcsIienJDFo/inagMdRdwYZAyM+HD56UIyxFcqrgjXi",
-	"jM9eo5KXV+R2Qz0OHdxJtczRqvP7pvRjnqBhdeNNE84T+ZqrRUYxT6SsT2Xvj4rdiN8xFVRTs+XtllXp",
-	"xxGxLUqNDye2c8QmEKI61yQ8V+14YGKTALMNcv4N2OIaAxOFollFLG/pM69dfxvEcy5udylW5hj3Uq7s",
-	"Nw9TsKwk86+gZFV5V7NwS8m6QuzCHOmWUIMGswsdpHcxNU5RC30BYc/ULK0hYSMR5MVaio3Z9CEWcPXu",
-	"NTkanp72hoRmixntjYh5lyQyrfHib97WhKPL3n9sFG1ydhvc41v4HWrmFrRgLYzvl8t7lt8K1ns7+9//",
-	"j2C9y8z4offKAQMQumWVIAlhycsNzhJTcg/wAkswT1gmNeEUMuCAuKcFzdspbvguAZZfz7Uyd7fNsmqf",
-	"KIiDqsNh//vFQxIEJzyQz/hNzlgPvIATLm9zupg1HCiK1QzvT2lyx0RKUnbPMg2iPnkmp1PGIvIHCVro",
-	"XMOVcsyGaeEm2a84hIkqbl0cogyubamFmCP6XnIR0D5OesOh1j4Gj39euVkzKtKQGPZe8B+WjODjCK9f",
-	"LqAwk9L3cfwjPvoY1+S7TcU8QpqFqcjKG/lyLfSK3RJJXUniCSMvaV5wsT1NQj0gQSKIUcs8hxIQZX4E",
-	"toZR1dqURtwv4PrdJ3/znf1mR6S8HRsmcr0+2s0CGRVXYio3TIIsENCjbHiD3ul+GSq7hxoD72+k0vde",
-	"BDqEHOwS+k2SgBVm2hV6aGH/v2f5hrahfuqEOwJsJ1tA6x/7aSvT5T1nqwckT/wVPwsk67AMA41nfEEK",
-	"6Sd4dGm2omtFYq6wLCzRiyJa6z3YUG7CJFUbJhLZ684DDx4P3iM1ncVVmzB79IjA4Y3F1yp9hu/r7UEO",
-	"rm6uV/H7U6IcXm5KUHHjt45r8Ch5+9JLQm6WIoTIlJsyarD9Tv5afhModOceolimcUawFUQiKayKnEp7",
-	"45OGaGJiFRugaC43DJiU06B1FKqbYvpPUdBkBhV2bICUzDcrsjQUTXaZQet2LaxDcFO9RgFYFgNS6Wus",
-	"NKyWIueKQbdAQvVxzUlG71gbMWbG+O0ssKQ/wu9w5fIPLKuF+g9OH+1KKr/jIt0Hm1NO/6w/2RxSgeKQ",
-	"v38MdAYjGNNE3M5JQYmaI8cxn5EuNZ2VYUC4SCD8Vx00TgL6eKv28q8p2TM4HN6Y2R4oCLf2vzTB1G59",
-	"4XU1Hc88DYXrfat/3oQup4PBXskhyLIBg+yEDlMjIKHqkW+k3T8bJAwjVEnFvma9IXq+jnUB0NiaXUGG",
-	"AZJmWSQMayn+Hm+uOOTGDMvFf4TfSwHOjhfIhuxM5KStJFyW6No6ZLsCXW0Fona72CAo4eb2t4g6WWEz",
-	"4rhCJs1TxBhjLiDuelu+/u4ChmawWtAJsKHlwgizjMz4HSNSkHe0WOYpXf8ubFopl7KzLtyGGhftSr20",
-	"1EQRTCuoLVqPgPsZFwoJ64jmzKvy8lkrcCmodvwFnCirmQTQVjFpvwp19pi6dbz4lEp1ZU2UX5k/e2cP",
-	"otM6TjtgujJyrRwQ5vh2WazLAh/tLdauCM+DLNau/NG/gMXarHV7/RKPn32aXrO1LJRD9dbKDTg8Q2Hb",
-	"FAx+cPr6nYCsPt+QYDtjRNE5syNAQ4GUJXxOM4I4ra+IOf1e5mQpeF1ePD4Z9IHd1Tnbb7vjcR851DA6",
-	"+njwuyCXwllv5lyEwokucU16fv0Czu+4P5iEkjXpsv5tnyQa8lWyPsbsjQZv2y7s23HDxv3j0fBROXXT",
-	"pv/8fdCofxRi0rVjr8DCgqbjLSiEEq/YyiteTFP0otHsjXf6JqF/Y2Xj3CtmnHrK36eUMiZXBZkvoUIq",
-	"GKIJLUjGqAK9loCumrEy4YV0FWMESv1gBc2DC8IyxUhcSHkD0Ww14+gfMsgDh/A9BSLGWi7/S7UUucuP",
-	"sj8Mg5VkHliClpsdTpiXuWZ7DmiSAgW6C9s4Ho0OdpbqdbFTZ4PBo+HZ2ejk+NHx4OxsuFckFZzRRlSp",
-	"luTbE1/8On2SqILmhenQpOkSim9uZp27cac6wBfHoFby6QOwaUspPtR4HAvD2M25qbrcHWqoHp9dkGpl",
-	"PpqmLD2oJa5qlcHPTw0raV8p43UIKVPe1o4aG6txMNr7x6B3dgO8fBAWOOf0wxWu5vgMRjP/Gu7Kla2W",
-	"jtuGvp46sxfmWumwAEEz/RQN54tj5X9j6r+Ql4wVeuRH+v/AO5pTns1MNcT9cHIP9gDFtvYFLnC5Qtpo",
-	"wYcAVw9xQWa26jUVKfm9LaVMaM5IzhJ5K7hi6Zc/gOt8bUO6BFu5ovs507NoHErpGpne7xt0dNKGRWSm",
-	"7VFN7FwgxInWRbrqAMxgvkG2BNQcCqN6tbhjqAFAYj1yXEJowsaCCkKtYS02ak6sr/zY5uDF5P3bK9J9",
-	"+80zcnT2+PQgMvA5Ho1IsyMfocVYxIcwkzH8TGh6g3dZfD4WPWSlGik07yJfv3qHMU3djE5YBrwPGN3p",
-	"EcmYZjIqMh3t4OBn68WMCRURwbhmj2NBzMWgJcBMHzQ1L12Q0cmRlzRrezNGgApAMvokU1kQCtn9KXaW",
-	"vnpzf6yHdTpkbn49dT9xQeK/k+9i0hWS/EMKdnBBhCTxUrH8fEGVWsk8/X0MFVUv9Ka1xKRvQz5F43ak",
-	"d4/7PDk5OoF3hCSrGS8YUQuasAg7a8gsIgi9yFbE7S0VIyDuUqX4rWBpZZNivZqxnOkddCc85XYcRdQy",
-	"mWkJ/v1vR4PR84j8g+WyBzZHb4CDCK2/ckri2LQot93Jf/z4f4zH/z0mcRyZ/UM4O83lEjufayB5oItI",
-	"/Gv7jiLxr//2N/3hr2LXJVOKhPXHYiwuIasenRyAFxrpuCKqkDlL/Q4u6BsgV8L4ETRRaMqHAZRD1Edj",
-	"cfX2Sh0Af3B55BqDzJAUSITneqZzjTOAkoK8F1yL7WTCEjlnCkSXq69fXZLLd8+ursagW5Lu++t35PiU",
-	"ZFLeLRcRgdoQPWjQE38QvV5MEJsjoiTkysm7Hs20/ADTqJlcgWt/BfstxoLrlYrUtKHBi19I0YNJPXal",
-	"VW+Wa2Wmx4ReJ2wEequdj4Uj2oRO//f/7XJm50z87/839sCpD8O+qpeb0GkvnVP/g18/O/r102dxn1zP",
-	"2FiY72Dv3BGS5ihzrfLVEqljD50ij51mUtyaZpDNXN9b2U/Z/WEqk0OIWzk0HLVpUancb8ePK8IIjPa7",
-	"88PDoCP5c3vsvp1JMqdrou8Qy2/75Gv0uCnLlZ2sFTunYtMpF7dy5m27nW2RlT1vaOwXaOuzSONb3Kji",
-	"7ZdDbNe0IYO4Ovd6wS5Ag6JJpdwzFCBk91wuVfm2qQVuF1lCDurI1OEGqw7CzSuuEpKT/eIrThHAZQWM",
-	"KEkhv5QFNKEQ+AFih1+DyKSxzzfpqF5Jfn0RJCzX90XX/BShah9BURFhrGelunpwgaxoxRUD7+BOHXV3",
-	"65SdBvx6xV5/2UbM3r6uh7V02Wnu5wWZ0cWCiY0JLz+/TkQh+Poo30g/H7SLCNvY/+a67HzjDs3SbETq",
-	"WGdwbvtxBlvl7D7P3GeHn51ZYYBGV09LYvtrvH0jtsTVTv+3DePaWSd2RoEjhthCm4Kd+/FyH282gOhb",
-	"Lc6EiSQpm6ns4bfx9/SVFmCBcZMuNlpz6GQ9rbUKj1+431AwCQWzvPEm8HsEeTw65PDxqsWZYKxWLh//",
-	"THb5fSrVMPdx/lQ+fJgHqHLN/nyq4JvanzXI7OsyahBGgHSNnaYiTmhBeiKX1arxDy8f2KS1AGvx16re",
-	"Mpqatr17Co3fzngyqyFGISGT1jXlqKLXcnFTyOCV8VJ/VDTwDIwHgGk8xZaKoGRp3f2C0Al4hPV8Sivv",
-	"LS6xh1vPtx64AeJGb+Gy0GokeN5oDnmH1W2GobWfHzG0ns21rSUuaQ+/4qbxP9duIe8v3dYEpoZpmpxs",
-	"K1vo3moIuZDNljCjnS1hWjaiqSgk1QVhRB0OtE/3xnoZe4RDixLAb2SWBXm9zLJQmKaWwdIe1h4Q5H54",
-	"0DwErDSyRe64l5CarGUOqNCUthMydhZ+MuM2qz7xggh2z/Jm8YlS5D69Hpz96xV+0sdXF70ft2vOucwK",
-	"vsi2lfzQAGU52CWSmZSKEaWhSDMiF+7u331u5uVNrTpMTW0uiMxTVIZbSQJ662jLDskBcBcFVXE9q31K",
-	"qLqry5fXdAKWWrCdqt+FzT97xvfLLNsY3F8JFnc+KqeSwxmoNt2t0LmnVXz9TS09Z2f3V/1Ni2ngNRM0",
-	"nYURYbgfrwKp1R1XiS4eilZXV4NJrbSR5T7ulDZxvdcbqje8FhYrbflOlApqTeGgWGLj4/9guexNqGKp",
-	"ZpeVRGO5aOhTOw9lU7q959IKDAsoHMRbWWxv2omn63KCAmM/2u9sAUplRj0uYNOJ/NWRVVsKsd19wmeU",
-	"zCQPVnOHSpeed3xhpQGnDyczqViltkWgaVyTzP4+8F3lO862Xmlaj9ZaWW/OHU5Gqh0IThI50ISPYoP6",
-	"98BIHetLXDtPasUBa/2vn+gc/fRcU6nadyFHWLSN7QXJqU2hG7T7/dyje9+Agyt9SBvqsEv60sqZpUv6",
-	"CgpIGG8RuNZjEzcAPqL4oF1L0va+oJ22tPmGvCa7dnheyjFfoDDOA/upl2vChKBcFYQuFozmVCTsy3Rb",
-	"N1pFe/FoU16eha4e0Rz5UkBHFROLwBWJ9cO4VTVLVxN/X+5gTbobOYR9AdyqxgWFbmG1BFdnjFP27RJU",
-	"3N+vMfuXOscNbdv3s+lqytxR3TfgYdPcYI8KQM0RWlli/5n93h+iLKiinbKQm7RgP2in/9O5p9u4mX1T",
-	"tslA8Bbnutojb93Wy77aUyTUB79O2jsUANWyB35Y6rHd4bcJ0/adyDbBN30iWaNQ83ZB0TGMbZO5lzCo",
-	"U/McOS0dSgYocd29uX1mNaP5doUB34DgpVXOCwa1JjzLUHtVRx/Wdt1Ev3AO/mX8yYjFptYoUpztWwn5",
-	"v5oTUjJlRTJz4dJc3GZsLEAiw14DisSjwSCOKqFEwMTNRNC1D98nM7nM++SSxEeDY/0Jif/4/PJr/ZcY",
-	"C5bnMo+81XylcHaGkm7GVaFwhcihyXOazIhiuVanuVCFZuQkZ1aX1yPBtiGyB+snYBakuRb0ciAyyNRy",
-	"t/YZO5Zy4PKWgpI4ZHGIhI2FFITRZHah9+cWsRQpmICmmZTAvVNIzk4KsyA9yFTmt6yAuCaZpUwVREkp",
-	"mAbQWECOsAlPMjA1kRZuDrS+ml3xIjJlTcuIZWX2OhaKJVKkinRxdpozwLeCgQo4obCzg1pE0HC0nyWi",
-	"JLSoJHBHBRZFN7GTXV4zuI328ZZhtv6DvGSgwv0rJEnphW7PkArz3/3cGgiO4GVq7sy2Dgwn5mzMj3ZX",
-	"o/HDteuQ5V2k5sWGiOLJBdstJL5YsPH+ouImZRkrWCuLg6Z2fL3UZ2tt/SGsFrjeQasaKV8kqsKDQTO6",
-	"a7vG2C6kYgPHgFKQDqJBxMnlJGPzQFm1b56Rs+OTR2SBb5CUFZRnIDUUS4h7mcrchHMef/gATPLkwweS",
-	"G7IJCScp26v4jJ73mf6oCdWXNJlxwXo5o6mGC4FLLpCPJmRxM5VLkWJ5XL2HgFqznFPhjfVhkVHDRiyf",
-	"k4lJQ6uNj0EzYCdmqd68XOYJpksLWRCYOty2RC84IFl8w1mW9jJ2zzILe9Ww+NlDMQ2qwMtuTJDLjOZk",
-	"qgdR7fkyDgdTh/izvRo3NBw3Qowr1bS5r/jZ2Vm4th+2IArnoGlZespLH6V5OyI0UyZzmioS/61nXP29",
-	"qzS+ID8sZcEgQU4DLWcLmYMbjlrgVdd5ND1LhpNTNqKP0mM2mD6enNCzZJQO2fH0lD4KmvLUhqqP0Fje",
-	"VH2EUGu38JI0SgvV4NivGn525skGx4N9zO/voOa96QXulZ4DTEHNf8o/sBSEyFgvrBaT+8oibGizRfB6",
-	"qRQtwcJUU2chrc6tZV+cX7+7aQ1hzdkSwmFJznsGLxllz1r8XeVbwxI8HI+QUVWw0pHrFh76zLC32qEU",
-	"wFLmm/nV+VjES6HvKA29ROuXMekeD4YREZIkOQOo0kwdRCTmAlJSbr5XUsBbA//XBc3pnBUst4/Gwj3D",
-	"KvLlN4HUlu7xaOQPB+WycC0wFPz7xniy7O/E/Jyze3nn/8yFWk6nPOFMFDfQlx6eHelnU5lPeJoyEY+F",
-	"/c0dLbx2rH/Ctvc3+olJYIFnJ/rZUqjlQhM1S2+wWSQa3rrHwxNY7YKuM0n1LuQNNHODZzBVQgXOpgc1",
-	"9cns5svaYAYkZzDaUtB7yuEOjkn3BJeM7X1pdgOnCb8P7Fa4Rmgtq8MwJ4OhVgNiU9DrRi3VAvo9GXg5",
-	"pQ8vVKyEh/WN7JtGY7oYC7v+SSaTO7N8ff3a3+fLgvm7IpTAq0TmRD9rBHvIlRgLs7QLDXY9EQ7v8KJs",
-	"Um9aNIIS6glb8LrylmdCt8ype20dveXY/Sl916pCLhRa1Z/CYBEsF7TUsShfBEjylM0XsmAiWd/csfUN",
-	"FzdLhZOdYapJ45WcLZW3H2zp9+b1u2sTcQPPQWWOr8pPe39m65isZjxjXpqvbRuYL03n7SnsJuXTKcNK",
-	"jeY2RN3PSN01Oge2UxK0909Hyd5vrg9Eg3S9l2yJuwqtun8bIkV2V6NO5KhIltiV1XHaJh1CDE+IAMEL",
-	"VCM8FENrFFcpw4dLCp5o4AGeIyzBEaVrtm2p0WzBI0MIW62RX7m0kpjK3xwhAQx8ovDeCQUo+sBraky+",
-	"tBVULqdNGbBPnpsUMZu7tpCwYUP6HuvnylbM/QzyN6yyrRCeM6qkQAquf1+LVbbpUg8TyyNnZilb8WKg",
-	"HMhZy8xYcZA8SBfDrKjN5wQTGNDrguYKWKBNvKiu8qWtb2BscCeDwaDWpTSUAW9It2k19GrbQ+ucCA2T",
-	"MiczRlPoY2Q+9prUUXCz+GLr7vY1iBthte70bDAkf3r3+hUxr1XzuAjAbZkVpBv/j9gBOv4fgzgi8aH/",
-	"yzA+ONdfjsWcK6XFPjMELzTVwOpjK4XFpBsf6p3EB2iMXIqUJRnNWYqyoX55Ke6EXIkboIBYXybjzrgT",
-	"u8wkgATUaFnNZMb65FUJJQc7B6paJt6hMfXvp0xbWPon62REg7pbxMKSgAKBwWH6kVMjLDe4wIUrIa+p",
-	"3EQpjsU3JZaYA+g69nCg5UvvDMxJRYj/3jVubzTBWAoOPn3ZJVSxc1NcD/0OM1lIsFtEY1F233IlDCJC",
-	"CUZxHFyA2OSfJ+lqbdWduqFd5DjwerpcZHA16lfpnKWkWPEEirQB2wPgRnUVuIC2zRXR+AK3d0+zJRsL",
-	"U23UDoW9KSKXLozBVP6yV7kUt1ag1Gs2ROuWrh9FJnHaaGaOLspSW8bWk6MZ/gOyWJigKtLCDMKxBvMA",
-	"V6/g/TJZP/JSTUm30lEZqxXhokB3d5/OqVjrs5c5dpZQpYPCmSzA/k7zfH3uYgagYUjkHy+uRi6LGzm9",
-	"gYqlMelSl3GwLBRPUUya6OsPX/cS5Em3bMdGiwQLp5iwESNFzSmCyEk07EMBk7x6/6LkvT52GWSBYWdc",
-	"3EK2s6utKKTBckBN2wzEVJs1a4FKoAgtijoPzTRVQjTxUpMAdeXLqZHO4XTgG/PuDUQx6QNCd84NIpT+",
-	"QePXDZIrbEW/SXI21XLMeb0oPwwTjYWNICMF1DvQCIIjRi64DN43Qt6BYwQlI+x6coFeOVw6Gs5w7ZTv",
-	"Ge7aEHvHAu+lg3PSVCQpmdNMHxjTqgf+CjRhUNlyB5i0oouaI9WQh8xuw4yqBxyVt4Gv19Y4CIJJizmY",
-	"EaU1OLZAL63/mccCUH3ApehtCJuPruWGA81QXAnyiSxmVQne3Qxa+vR4m74LLPPqRJ2SgRg5tJSbHSmb",
-	"v0EKwj/n2GvTJ69O1CnJx5fz0X5v1gCeZxT8K8jYiToVXDSmfYOK5XAhLaMBfMzPqYG2Kvf6+wmIvVOe",
-	"sa3FelyjhJ9t74vRP7v3BfQ6g3eND3jG7zA8/d+wzcWoNxxcDx+dH5/8G7e52KO0b7jJxeiLNLl4Kifk",
-	"2YyJvXuj7dsmoU3138/fJGFjXsgX7ZIwYcWKVcO2MWuTq7KDxxfvjrBBXfGIfVf00SY+jQYelqs2OSH4",
-	"MnoLvP1XQiUe7wrQcYO0mdGbx3ULrqQR7Iw9Aj/W9iw6N4W+0MrWBjW/tWKsEam8R1BICWgfBHZ9Ww54",
-	"ZzwIvrZfSIj55oFRIUYw+GkCQx4QDILr2xEPsoki9gwJsbAIR4W4C7Z1YEiFOQWap+3Hm8hVQRRdm7pO",
-	"3ospT0kX8TAaCzCSovEeTfGrBou25OfXm9Gjo6XOzFH/yIysrCPD/9oLwVvNpPFG1CpJcmHr41W61YAP",
-	"6vgAItbQJoC2F5LIZWY6WsOyJozgtQGbouhM4YoonjFRkMmapEzxW4EqQy0hRS8oyKYCgS1u9WG2uPHu",
-	"MlwhvZmst83TYIK1qj87o2S2MN3AbspJwtvZNIvpHbRjJ1w1nFk+Ne4G2nxZtN2JRbq9jqV+nSvrUvD5",
-	"tn9yUYksbnUh4nYdw97IjIcKNmvG5HUMW8BrTRYFT0PMAQyCytmjFpq2uEjlKvICUft7xTZaZ9KmsAnz",
-	"1MVfTkyT/nLtXhHYPzy/7kSdPz6//LpSC3ZD7EJ5rVhReM/GbAjmV/rjwA0DD0GOhhwhLkj8oVdCv4c7",
-	"qMn+UAsFOrFosN6YeNJA32xn59PYaA+BC2K+qIx6ul/reSNaIhY0llIeWAsUfBXUMd7WUfAcIsDTmHT/",
-	"8Pw6IvoAD6AmJwRrx6T75vW764h8/fzF8+vnB/2K+QVqx8B7VdODbfFVP/tyhZtC3d5UI9xQwq3FAdjQ",
-	"nciW7WBmKyjbrcAMlzBmouj/KYFvpFtddM2XVfG2Yp0yW1n9ZgMH+Bbqm/ovYhxHRGZyReZUrK3XwEta",
-	"NZY4EHLzpXBh1hAbTgsCQ2ysYDHcUFKtuoLQITKIBIPL2pl7rE9jBXWkwNxqwvJyNFJDD0UyWRZkwqAC",
-	"HSmkhJ2Nhb81CCZ3W1uxnOm9CQgoM5birmI0T2YRZKPE+I/LLHMussoF1TVBFjHgPc0yq6J8RQp5i/eO",
-	"iRE1cfjdWP/BExYf9Mk7kFL0EqdLRTOQbeZgqCoYyCYm34Ci2diCwZwR7rpq18TpoTMHzFIlLve0QV5f",
-	"KKQSszY0yhJkHHJKTgcltsH1w4WRvxzpkbesyMFoPxz5rPEToy9NM0MMwpyxnP3sIis7wTrL7a91A0tM",
-	"r9h04Z4OdmvHVhD5nFfrdcltVzOpLAI7S/1ycWFKMYdYVYVXewzKZK4oQm+pPoaoOrhmXzN6z0qcy9i0",
-	"qLuU8SL6IiGsnx6fmmtiuKHTYCTAO5O6Ukiyolzzv6mESuMFpLhflG0cwNEF6wPq6l3qAeOa2LczZ+uB",
-	"sbIYgVezlJz9VBGzNcZkrgaHEl8gTnavaNhaANU/IyDW0XwpQPpot1Vm3NQ1v5IykZjOx4Ysp8a/+JnV",
-	"GuR/+6oyOZtTLoLKo5sFs8moIBNG5jRlJIdmnEKuqrMNH+2eTbFiu0OlZIzTZZYhZ9tV02H08/Cr1NCz",
-	"RCYLYg8AW7FqF0LZvtnWv9tAJR4yfu7XebqO4s077SmelOE5Rh0y15SnFYEvDS+ZLze50brs7DXlK5Bc",
-	"VFHBmidRrUnQJjtY/4PRZGbiaqBu/5RnWUibouI2X28bNYY34nL0/TJ+Z3RGtw6vX3jw6Bm/Y1tH1y9s",
-	"Gn1nTjZki20dXd5vHH33HU631jCMFU0fDJeVXG0deyVXDxy7wVigmbLJq4PDxtlxf5HBr22Ivak6ZDjV",
-	"z1ZlNb1KbLt5AhckRMtRcRtMl/uMhYKuAwuAK+inS3kUcmWCG3DnOZvLe/rwCtJfqGCKB6m8UTvFwGxL",
-	"uqX1tNYXuBufNvuX8DnapRw4N6HNfv6mGkrvKAruLAsQ+9zaCVVBl8DuvP4Ivq2vPaU28KdpBfQcXS17",
-	"++e+b8zEdLpAQkO7xtG19D1e2LlmbsTJz+AM3Fp1xV9lZIJZ8bOvFInR3x+bwFlT94Dvk1n+jmY0dN3i",
-	"7yTfwLt+sh6SoAlu6p/5fqEJFyJRdzTR9MOu5IKJHmSHVLsED+B/O/pp7q7bP+di03pfQAHoNuutRi20",
-	"WlnAWsNyLveQavHM3+BXAQ8IPMAQvDmaVnI2hfSC6vmuGQ3UBnZg8Y/U6/7p1rsZTd+4DW1cmUK8DS7Q",
-	"8J2ZXOqJU6rnXDF2p1ckBTSuh6V/19hMAC3fhe3U1xA7jDZwJ3nzORbiQTWgnb8DfwpNDJbnlywUrIHP",
-	"TBgwS2YyIoUsaIaFYBZekESzh726mct8W11elwxwy5zLt2tMp+AaRfIqC6RpWjlo56MV7ENhQ1ObsUnw",
-	"u2upwD4UsAhD03xqCrhka/23XiPDxPl6/Cdb/+kfV9/LDy++f6+u5nf89fd/WU//0kYcgeUFg+JCAapu",
-	"hRG5Y2xhzUAy5xr+GR7P3qsP24qMkRjdEb/74QkWrBwvB4PRqd7GEzAf478Rvk82gmHfmNcFy28Wwfb7",
-	"bzSOKP4PhgbcrmbTdxwDRbZjyIlv+hvschz9sKHhM5IBRN6CZyhh/L4egYqQCpr4gGT24Jsw3TV+FXLp",
-	"YQEkC4T+/mXuzAybxfE7LMOk32Kpf9nRLIOHCp1a9pVaFTXjYtgvceqHssaawwQHvKjkKFXq9ogpyOhh",
-	"gZtFOMPhcpBn1adKYG42PVgwthOekMm6PLn9YtY8bt0c/i+7+fS+wWzVHe0An9sX+TOgCAakI4ZAsSv0",
-	"iIE3KwDr7+UkVBRUozskKi2YIPqd1t60P8lJyImWQQ2w221z2VdaT/UCPwhWEWUyWKDeTWZcuZ8jAHJD",
-	"uKmbysaXhkJLP6EkVz0FEnccOUbgIB7hIW/GtGvHKzfG5tbY37Zo2Tb4VRu5gmla7jO37TAaDAZEsBVT",
-	"hVtDF3+dMypU2VgXfmzWDbTX0NA2vd1q9tuEooHl2pf/aavdhOGBtXq4XvoyPjmIel7F7xIOBgJm4/vC",
-	"YbgXHD4jEWwtzaZ8nusL/21mbF7SDXHlmt6GAr5NtfMmWYUTRbQUUdBbsITIZUHiX8WmLSwkCbeVndrW",
-	"1C3obQRRN9A7eVNLWNKN//N//q/Dgt6qw4ROf/3s6NeXZ5gtHkOL2LhVizT43q15LzeqCZ7bJK6Auncl",
-	"pnIDQEEbdOmGEHjhBXvUjCptUqpwxBVVxLy+wf03bNlX5qdLq9rZR6fcnnm11kvHy+bVj0MbP22/8X9e",
-	"Qx0X4dZSgoTXm8Ij/O7IScOtHwpdqeGzLQVTyR/yjiaE5O+hm9Mmdx8+Ld0OleJDIbdH2TpwRx1j70U0",
-	"0JouWaaWx56XUqXj1baJw0312rvp6hykMm9UA0AQ3l6d7w0xLdDI2ivU9DPOqB0+MKP2c6dhQnH2T0vE",
-	"HH6RRMxLvTDykuYF//LJmBYKP3U6Zqs2MXtlQoYo56+VCvTVdcdYKz4+NzXYTLk1ErtUu/jcL+lt/bqu",
-	"praNVHLvX5B4kfN7WrDql1Jk64qch0Xqo0pSn/myJuPZN5tCiWLJMufF+p2+FkzKEaM5yy+XxSxoEldS",
-	"0IzQJGFKmYvVcH1bmcVW8xG2ZYRp70660LVEsxOiWIKFF8bCxTFewj75P4CHnZOnsA4yXg4GRwlMBH+y",
-	"uE/gklKVfIAyQlOZOm5oJR+LLkRLvnn97hp+xwiVC2c910McmOLlZaw2VgbBOjP6QuTVCjdjEX/oWRzr",
-	"mTKF7ENhStJ1zcLK5ISDc0IJQhYr1zBbhfW13jYkkcG49kCIGR3qdmPtHiFxMYp0Xy+YuHxzRY76g/5R",
-	"RN7Zj96WH5HXgL+mjDjOqYkE1lDigibozsePEFSM8ib0NUpAnGJziNLu0AX/vZIJp5lgRd8iluVJnXfw",
-	"iLxixUrmd1BVq2B0bihqE9NwyKAwItzHM6gzBUGeejBb7h6nEThNnzwHgtMSAaEJlMknEzaj2dR+4CX2",
-	"yRW2xBoLcwiAUOdlm+gpY2mEimPkNTuwOapR9eKOqnJENBbQpLKAJv1OE498E4KzpFoz2YVtoATPTEFq",
-	"swDwnUdj4Vo52yKKOVkK87fNTsaRhSfAjMVY/OpX5JleInaUGIseucwyc51l/N4GbcfW1B9fEEqAjnKI",
-	"IYPwGfMQ6qeQIqc809q1yqiaudqTY0FIfDQYkpfynqXkDcvnVIua2To24dUvZGJIWmtddj4suQ091S5c",
-	"jRlTjIgrcscWheYOxIYYeyUQuRR9YkIlscojKSN/JzLVZE1zhtXKuvEzKQqtBmp9+pzQBdZb4VIcQtGn",
-	"gwvMhoFvYDf+KyZq9rfwap9cA1qlnGJgh4a9VjfjZEZzxYoY5kULAyxLK7k9rnmc4gW/Z9madONLb3y9",
-	"xgtiPn8C6in4MPTvBxcY6KMf+R0i4C09uuv5cDw8IRtKm/b12SOpVNgkBpG7EaDzA+lCAe/hcIDpJxjJ",
-	"ncwYVNU08dZQPQTq+2jBSC9Dv6nH7sbPr+ltHBEHckxAM+H0XsSk+f6CxFfT3ispWA9skzE0kFeEYkuK",
-	"A9yjFpqhTFmfXCJuQhlG5cdAmhDWjN8xu5w+vmvYrKZJNAFQoYct4WDzdFYCQHVpULEsc8QVYRygn7Fp",
-	"QeSy0ESCpYFMsbBzQoUxa2Pceze2zosnMWBxXNDJk/jAO7LBgAQq8EphBAm3wMhkN2MlMaix1yfvJCqu",
-	"VI/tO6biH2KsBAcJTbxg2PqTdOMfnvx6NPj1aBBH5L3gEDXvv2DbuRy4JVTBhPZVV1OqGxvvIJT3Q+4H",
-	"f2puFx8AKC2JWmzp+slVGRfMSUOmjiEWIHe5TAdATSZSnRSSHI3In/nTvl7YC5rfYttrpHWbp4Us5/ho",
-	"6Gb/I479DY59LSV+G4PMoWF2uMgoF6ZIFADUVa+XyVLz34PIrTSRQqDsUtbSO/cyrr5SeG9ldM1y0v2D",
-	"/ErpG+tQ34GAz0xMZZ4Y4QKpwVaJhdtIVVM9bIKFhITeqMYGYVmarvTIMBi+JFLMhTKB5FhA25SuxSqL",
-	"IHEICfcr4EK+FMpkuCGbwx3MKeCBlvcWBVku9DE81qdAJmwtDVBwG11eoDhFJsvplOUKseAViFL6jGIl",
-	"6B270Twx7pOrFH81Oo4iE6avtdF/PzmC7yAN2ZaZAwuX6SAA2tgYfFbjzjn5sd/vf/wI9xeISbXHf+/3",
-	"+99FZAzOLe99jy/aY2apyeDnyiZvLTBBUHMeW6wSCZwrEmtlM74oST+RWYa4oUGm3/j7d7ElX3wb2Rn8",
-	"IOe8KKAQY49c8zlTBZ0vECSaCx8dHZ1pafP99TMbRyaWc5bzhMjpVN8IePEn+hAWOUu4Fj3PgddsbMEY",
-	"26Km8X+4hdmKg+a4ECSQcCJseUhoyW8UfD3rZMmzoqycapL/IEpUTPntMmcpCjcJmVAFRgEg2nJsW33V",
-	"YKmegLx/e4UX0NHZ49ODc3L57tnVFXAykz9b1lxz9d7AWgEkS4sZUewWRN/Nhl9jJLZ2Xpi4ICFz8IG5",
-	"DdDd72RJXC+ME0NZ0rKxlpMbodCEqQxL5ktVuF6h1s0ArFUwYgtLuP1oRAOQB3k43gyWe8ff6mc37/Sz",
-	"GIQNO8o5EbI3yRm9iwibR1qPxuJfPMG4EAAi9oSOSk6sryF4jSim/y5kjsoUoLNoLFaRrt5YLjP4HJV/",
-	"/7EtlQmR+Sue6iOCSe2gUMMrVygfrGSeml/wh8ka4iJTYEP5HaIeTzkxs6oLeyH2+K2QOZ1kwAghB8Cb",
-	"Xo/1Rypul5l79P63w+HJNxH893Sg/3s0PD2GGd7/9ptvLgcX5J7mnFpiVkxTttQiy/vfjh4PBmSixWGw",
-	"kWAZyklGxZ1/v49GJFAtXyMyygOuNidgINa4xVhMy080hkCTd4sUwMxnEK7ZOAzCQRYzTUapsoVF0R8S",
-	"uumR88y4QnjSpMAi0LmW42FNRlbXWgxd8P6azjMofQjjg3Qdeg2l6givJHGnuarmFIi8pZy+JvELLu7O",
-	"jYbv6Qb+fKjzX5CcZU/GNs24p7XFcUfzXpT9oXp6ggYrkjOt2thpeWGJ/DCViYqtdnRZuUjH4rlZnrl3",
-	"Yy3QlsqKhVkExU4h6q69uQLcOYpwMRa+mmMFF62ms1QfMppTZtS3PDRMCaRbDwBEE8ZYXLuPqPBtGWi4",
-	"wK5GAbuFtVboyx9yiOz4+gdrNxkLm9ozFrZBK9p9cNWqnb0HE0TdFapmciUg0R9FhUrninMtJA9Jo8sF",
-	"injffvttzztD5k4gZzSbPxl36IKPO3jNv8eilMCXXfFRYwGAOaq9Ky5scVTztNrBQuMi1MPHu7Z8wfay",
-	"uHDFXoOtGMygzZ4OF5jM5DhEux1GqL0+GVeL+dutX1oEMivSdzqcqcyNKazEFFjZEQm14Ni9qHIV9a/1",
-	"GuGPJ2N0H+HagApf2w6wqGSOK2dtmlz85//5f/k5/ZDaCz8irmOfCP3vTMq75QKYeNmXE9uC6OdjUfJj",
-	"aGhyCB0d9Jdypa+hGV/gaJoWa7VugfUKWUqkCRWY6d2lgsQ8jcfCFjIe9vtaiu0NNZBBqXDlnqHLIhqh",
-	"47KeMdg8ypLGUaOq7VhUShVrIVxvliwX55rB7VIqBZ27rGH7qxX/jgfH9jCegxnEssJQey5gpYI023wZ",
-	"CRqL+INwZGoYxLZQtxHhxkJt6G2DfX0iq9XbpGGoqrwx3R3Ek0hzqrEIVD5XWhciMdp3YtAP9NlCnV1T",
-	"NAhJAvkDnLkHzJOxCDWTMcIoiS/1L7HVXrvG7meNKasZy1HY/sPzaxQ1cQTNQ8HezESBGeRuhVB/Ha4r",
-	"qJXGFa71vFaofbIGfHF1+V3d9rEA0bRNYf1zUhbWh0LKfjeICbqULvDOwOzueCxATtcnAbdtoJtCN7bN",
-	"D7Cc87nRA6LSvxER46Tox0Bo5qjHwqoa+nZMCpAvwK5i0lAMEpfV51dQ1JoWoBekbFHMIlC6fCLAsu5j",
-	"4RVctzBxEpLGqpTf6p1246PHMdh6SXz0uD/QsGGZYpvEOUs5ZaFASz2giqK5xJmCYtId9vsng8iKrWQ0",
-	"QJeoNSxdoHVpihky+lhQEgS4Hw8G0Vgg1SYZnS9Yiq4OuO3pD0vmCmr3yQtoz7pUjNyxtdYW8YkiEnta",
-	"QGAoCtfnNj4Ke9RoLJlqkcGaw8diq+3b2Z0jLwRNpGD2vrC9VMuhrW0d+qriovT2MH3FFNhDKQlY7iKX",
-	"6TKBlqoX0GoHeSXSIOoxU56BtsHBHFY5fgeON3qBIG9hgrDJxfKuCRwFzCdKaiwHjzgIlDZERHMDU/+e",
-	"ifQcFbR4zgrat2HJsRHYbegJht1TP3gfP/CCl+NoLLwfl7kxE9CqgGwfViVi/eu443gQ8AFNE7ywuPnW",
-	"XZ1qjAmMtnqBafpAs8x3+n+lrEQHvWKBkNG8anh4sZJgtwexRRRjYfPfrUMuIsNRuOqOl6Me+V66aEOZ",
-	"nrGo5pVflC+5Ti0Nk5hnM1wAqXC4OtI0Z0oZt1FV0EjLC86J9y4fvvfGVB8bQ17NuHPxw5PhaHCxeqIV",
-	"RyfSXPzw5BR/hPN0n+vv8AAxUx6Pb9y5yJ/gz65WgTnYwvxuuwQvRcEzqMxgFIoI7kC3PPh/mNP/9a0d",
-	"1XT6qT4DV0X3veAfCFtIaNsMkx30yWtrawYYnmuCGp2Ral0zlMArdV3CDlQQarBAgNZ+wqXtyDtTAgvS",
-	"WcDqR1NTVieRCutg5JjozzDrf86zjJs1R6D5gowATAQd0a7UmDHvmwB0DCRiH4paWHpGC5ZVK491Rxp9",
-	"NM2b7E0gSUMTpvCAs/kmdEETYCPVwlwH57AjaKHhHGYBiJpJoyZoz8nQ9mlrlClCccuvGub5/lKuD4Jm",
-	"JcnoUZ69fvvO3lHQKhwb62pt16K+lmzAkUO6qgBJSQrTa9yJvyoiK0bv9BNoBH4BnbRtW2/jlYwP5yz+",
-	"SvmOH1tGA4jUeVP0ER1oPAB3GpnQ5A4qIVadQ2NRSHLLCnAOkVeyIC9lCrEbsYsvRTEJ/GYeBPTuPJ+R",
-	"sVGXHiMo3AasyVaP9YTq0WCgL2I9Z9errAaXgvORrWR+d9AnT3O5UtAZg99ygUwKe02kbJHJNcjIFJPc",
-	"9Oz6NKx7JNJap4T7Dfi+pnPrOtV/W9+ao+PfNIj+N/DcI8uoJi7jsbh+HZoVLDK6ZqAfEvTAO/9xGfYy",
-	"FpfYJpkr4tXC9SNeTA6WiYaJ9OOyifLGqJexcGKhGaAMmzE+l8o4ZZ0+FyODzgo4BOjgdasFHOvsR6++",
-	"wd2Gc99l6kf+5WdeM041dD/6MXvkUqxBC8OD9dINkKOwsiuj6b0GOKakViVQDWs0kUEl1QK+0cbQa3eo",
-	"j8JAHMoDVTo02mTKbny4VCxXhzZo7RDeA/9c7YH+LjaXMRVjgRxc4ujGNlHGA6JTRoM5ZQlPmSnpDLxw",
-	"pv+NA1lTH03R3Q43AZgjfvMb2NxvfkO6l7Ze8dMDa282FKUFDKixs6Jr1SdP9Z8m6IGlWo7zak7Prdce",
-	"CkNg0J6jyiKnQtkqBDi2SblHNwx6dfVOzfCuWX+fXEvyNCKXXynjEJzyjEU2swAqGiAaYUaTf9JW+ZKC",
-	"oQ3rmHhdSl0lUL1CiG+Q6TqqMENWahBl2AjiqLAu6/j3l7EJnyRsOtUKUhdtx6YDix4aD/ncOMDFnSYG",
-	"IUHPQpxmqTn6SywC4Ev2fgMno/c3hgYwXUbkqSta3wBNc2MaL87JTM5t1E3KVaKpFkzG5VBdZwjXoLjQ",
-	"F+BSKw7wFPTpwUGVuG0L2GKGntTuU/BJ4WrQiQHKoqnUga8d1GJ7SFfoK1uv3QS2XRBG84z77uYZNLx0",
-	"zhE8ogtySVTBs0xzAYU7sYiD9zpWVujbQs3npMiXWqBTErnCJSCjKQwBGhIJ9U8FkRyJp+JvqLVg7WMI",
-	"kIt2VgVF6DtHiSlmFUEt07LVKnj+9MVbyB40kPLRwic+sByogmKTbClYVA1LGRyRWlvXCxz8NpfLRXVc",
-	"q0aSW0mkKD3uZjcAZmgThnzTIrBhKy+XBUOuglzzKbRk0nvQH6VISFBw/XwTtmaM3jNN8R5u6lkdeuId",
-	"6F0MBs9wrU8JlIIFiqwiVCHJZb+BGxW+Ui7JkT31UVsfv34Hs2/VnUn94EVfC0JwrWBpF4W2MKKZlwmd",
-	"MX7/gmWZIk8NvN65G0VDzfkL4HJOjTPZul1Nh8EDMgd7RlNRxBmcOTzQrtj5ikERdpVlBdzePK8x2Mhj",
-	"IUhgpWUBtLsalwVYAHOB0JTjwXGVoYKI6vHSC/K9nIAPFuIUIPIAraqJnC+o4Cbgz0nxFyUh+nJDjdvx",
-	"OTrO8FpCqB8Pji/qGKExM2UZv2c54nUhoYudgdHc6hqbKNBeIXMT9aKIYCtHP3rAboj0DvrkBZ8W1hLs",
-	"tVCeoDsKIIjIBCI4VWBpocrgjOvmAsdLtKzb/81vyCWp1bHxRgah4ALybCDAsTRha44DMhqp3u3A5wz/",
-	"e1stIYTOdVN/1XO7o/M5M2ll5eMKhQFXwacWAnoD+kVk5vawwQf7kqpCplJ8hWf8NFsydbfWtCHPcWCE",
-	"Afd0AIeEBNm8Ceq14VtAfqAMWoEZTJcosQGcMFQ34wkzSeomvvZNLhc5ZwXN1ztiaguWz5VXujQQmosh",
-	"7wrjbIf9QX+g3zcu1855B0KKMYVrBvHgh/r/blmwJmaxNKK2qWDvPUc3DM5UlrCAZaCm//7tC1XWbTUe",
-	"3LGwrgTjpjFeWzR02hrQNvzZuR2AIrSe8O6Pl73RyWlUWjAwuGAsAvUaI2PKW84NC9enAzb5sViwnDCR",
-	"gj0NVQz7L9dI9ZYJzTKtoxnGmk9Yqq+b+goNLoyFiSuySaiagZugbeXchsDfTBSgkVCzDJHDGViu0s65",
-	"PpUrkbIPfpdZtTH1q3zl8Gqq9WpQqyEHzJq/4MBHg4GNA2cCjr0eMwux4Ta9YFOLH4gP2By+3Yk6laO+",
-	"2RorLhMFqQ94BLhHdM10zk1DBwcaqKZchU0x80pfV3qI39ji07Zojsmjc/+0GVOdr2F3E2Z9HZ2PkbeG",
-	"N6/fBRaBAiRkyzeWYTNvQ2uxZXrsYty/3Wre2Nhx4IHVtWyCx5Z1HP7I048PBMwfWOGW8R3mp9hE+xs2",
-	"t2YPiEZW0IRqmWU3LlE0L+zfNgqlE3UKNl/IHPkdNmhXM77Qm9L00PkOMplvNB5BxD0MK8WNQijN1pMc",
-	"kn60TojJMEZ+uHFWIfhEsFUHi2ve4J+3UkJJZMqhc7OUuf8xBkDjbPpiusciJSLFQrNKZlBmCoOvoTwK",
-	"pB/NsYTJPU+Z1HPwqX7LFwg82MA15lUCBLjAxYeNNLM11OkQ5pnXR14fQDmQ6fQJjZe9ybUWaNp5dr7z",
-	"6g2679qXz3O+E45fbs9HspXlTbYm7OhGa6I3c/rhBhsSd85HkF6vF1n7+fix2+umr6yX7cY41/Tv3q9z",
-	"+gFr/wCcGmOcwBjgeKqPXZawdl9N1oXe9OnJydHpxy15MB13s96oGR2dnHbOO2fTUXLMHk+G9FF6ND1l",
-	"g+RkMqJn6WP2aDpMjibH9DQ9YaPpYHKWPKaP0lN2Mj1OjiYjOkwH7GzqjbmNZQZiqQL0jWfnql5j9Wrb",
-	"aqfeKsds01YXqzWfOR1oJmQGOq2OY7gjenG8oSxfC4z1XUBO+WgSmeiu+iTA+V25H0hvaqbRw/1c/qpv",
-	"JGOK1cM/NwUQQtOY1w7hnY9R54Wmqh3vwjt+xeldH5Qv+l/1yq5NrT6273+MOg2n0a5Bmh/URnnrVzJv",
-	"O1L5UWM0xYr9RtIf4CjOxt1igPJdwIyjwfGmj5xcdPhKFtbboGc8Rhlp+zdPaWrmwk+Guz95L6gJKzTz",
-	"jM52f3Qt5Usq1rZ4vP7upM36ruBmpRnE/eBXR7u/eocxmO8Fvacck639TFJgJ34O6d+/07S8RY6KOgW9",
-	"VdhOButPBdyEJd+pBzC6flgfo85how5AUHHB4AiTzuEZyDx7PoZuaPGEcBGRuVQFVHwTBYGrH0MGclWM",
-	"RTdeLlJT9iAGjoIiAagXGBvm/XrQh0Ab1xo/RruTAluFV+LAxgRg3QAsCBxb7ba59GAlA3I8GKBHsox7",
-	"HAsvHkXmJi4kpF1osadiQNxbzXjD8jdaOtEXw45XsRpjmze/hO7y9x8hX/8k6mRUOYsJZEPLVOPeOzDd",
-	"LRem4AqD/tlECvKOFss8pevf1Wow3Jjx/PIrlTYKw/OjSjkR/f6ZJiORmj7CptSCWGZZWbfA9H3Wb4/c",
-	"Neo1Xd4mEpieyWUSPhTO/Lj9I4tMhye/Mn/2zqAak4fDAMCfbL3fRR2fKKCAQkmBO8DcbquAWLYkX1nE",
-	"1BQarZQVxe2WpTzx32URSy1R1ZbbXo7xyQ9a8AZEGegja2ogVXjCLwLNLwLNLwLNlxdoNGFWKc8TaRp1",
-	"eR4m26DaGqjbU9C8aHhuN/ZkZq5qgObEEChVFUbGooucW0U2jT2Qw37R7J2LX0GWya2QuQ1N1deZGguT",
-	"KkcxIgyDQQ237RPoF2k96BA2DEZPG3cFdtUPJrS6dImMRWXLtg0X5Tkmiy5dYq7zaioMIsewTBeSYrJi",
-	"IdBnLLhQhZah5JSMBkO0/NoK1SWcbPFfQkls3SsVFw+EcjwzifNc2EDb48EwIsejM9LFVoUmrjIix4Mj",
-	"EgcSLyJyPDzR/3ek3xmMRVyJbNaDjUgcyDPrCtlcd+Q58UtHTaqFQnN+pk+W72wO98WGhCofJIcYtchd",
-	"kCLEvEG9gpPBWPivRujWjzBnTs9ZSEnABRfbiHQASM2BRboNLKkMDL345s2O2Af9sbgEH1kFZcoAr2Hp",
-	"QLh8c2WTX8voq5B0jIKdf0Hvb4W3cVjJ+s9sbYRZYHlPQercR47dR06tiW4gon3XWiZ5xVaVXW+wrlTI",
-	"xRJblfI7fp2mIl+yj5/LE/FTC/Oj82FDmB8OQtL8XsXNnBBt62vBuE6MrpX42ipK2xFKYdoAfE/Zfzj4",
-	"mQn/gy3Cf/1Y2gr/D5LPd5kbA3dYza1P7b3l3dZ4dcG9BaWnakJ9IJRzl7wY+uQXkf9fXOQfoSz+C6f8",
-	"hVP+63PKBle0BQZDbPFnwRCtpLilMKoVLF0oTFUajcYi/nFCFbtZ5tlH672raI/go48xJdMFS1KtyhQt",
-	"P3ZHZyTaqvTlH2XLBjHVKU7alMH+5e74ud0dP5npp40x5huZTyAcD79oYSx6JsU041ip9XjYYoo3dJ1J",
-	"ml5LCYXA8LuTNvtxBfZe6ksIG+dEnePRqM3Hi1wmmvwmGXsOVW3/Tc1hYJKqWaT2N4jZyICARawsQb6N",
-	"xbVw/jkmCuaOyq2z2RPo50qPRTcuJZ1Wvr/LjfOYuHY90VjoFRnzxPHguJpfohWHQA5R0NsHK4ge7vN7",
-	"aaG5v22jjS/vX8lB+IsnMOwJdJDBooF3jPx/7F3rcttGln6VHs6PSLUUBcqW5VA1NevYccapyFd5U1OL",
-	"lNAEDklYYDeDBkVzXXqrfYN9sa0+pxtokCAJ6i4H82NiUgDY6Ms537l9B5POCJoM9Uv/basZeXLafV5h",
-	"JDz/Hm2E5ysCjQTHSnHGFsx/9d58kfHJlxfzt7E3O5l7s5Puh6/vXsmvJ6/k7OSlmtF/35gGfKMf3b5o",
-	"20G5fLT/zIlMDxb7/V1lOE5gtL7xYKRQnQio28WhCX42wc+HFfysObbXciq+62hpGW39UNizdxg5RTqA",
-	"ouaRl8JbWKRYCxHeYKTP89iOm6cVRxQJe4rRPGSzLMc80wr8yN3Iy+7V44e1QnS+WI7RralbQ0qPbCYL",
-	"7npTwJ7Xf7cN1bYvZnyO1aV0kxsSxkCujVxqSL0Yx3NdRJah3bhffHGFwJ5RP9eO77VroeYbiAL+G9Tf",
-	"2AkAMgEdmZJEIvDXgrPT2ibYZ99+hbPOKT2sE9C7opu67os13ug13uht8dYmP609YzOuHrsr1rxKLS/s",
-	"wg4rXA7732yJShxdBh120fWFoWhw2g0YKn09gDlkWBtLfY4GMZT8Erfjoy1G2/Uaf23jr71Zf+22+LZx",
-	"8D5CB6+lBLKo6K5cuwjoe99WAPoTnp6rnJOKNFN9xy519OdR7taji9q+yDt/2HTH6ow/U8vOsxVcDR12",
-	"ir8npC8s/4VpauMQjeX4tfSQnaBcBeJVOpJ9sexJZldxJN+BRVMFvMc8PS+HidGyuzPM3SSeNekU33s6",
-	"RZsJOUNB1ySSNeCyAZdlcNngPBfnnWDPnTLMMN7WW0F8AyCZUxm1x/55IzmGgO0Ygoddw+uFdR/InVbq",
-	"+1ny5xruLrYI5nzi/Zc5o/QCpacCOKbefZYFLrBsYklie1zh7R329jqZAW02IQ75vIddEbEn9l9DZY4E",
-	"oHl432nn4Ib4i0YUhx6R+/d5ZML+Dh70VqUAvAbYHnrpm055/zuN+5+mc8sbJmDG/j6UCRdDlkICXAHL",
-	"ZMTntHIGQIR5Z3vLEIc93nPyOAR2SCetEExcxDBTSMFxuRbweUuA7+mBIXYhiKF6+/tD2YngYj+SIfXZ",
-	"3TfjbBl6Gn3acx4ZWt1q7LQRKV3+YehkDATLKWWK9yfKGP2OyCfT84hzB6cDiWb0Dylt23nENdPTU2Bk",
-	"TM6CRhO+iQCND9W+ufKy6OVtaG82A1XDhvT0QF+tHjiCJpo53GFcnBHBnnUT5vxBuCyXDl3PvOgI7iZv",
-	"8L7CkjDsz/bPFfvXK+3fbtX+fXK0Zvt6P1Zt367dvrSDqjdovs30KZ2QR9TUY9NntfBrz6p/7Xm7NZ4m",
-	"WYzH3DxATopjgB2J8YUsh56eGj39Ejl/jvSkmYu6DtEezltx2RO9+1DNGyC+NL/O6o1kTCRW3h/0AGeN",
-	"pZZteem4Z36g+OKy1pHr2iPn2SPnrT5yxbnBGd8sBOyp6VacmjtIWqo+B2Zti4NAU7F4FAq2quul4rx9",
-	"/WH27lTOqnNfPnwdfNgiGUdDoW0Sb2r9+JVSb95LldXJu8E4XDyGJBbQ5N40uTcN8cAdpdK4B8+xzNCY",
-	"uhaV0hfZ35RELScgsM8TNWbYIRcyKufdcqY02wm0jlhnDfmiTJL0Z5CzpKKSbRty5jnaQ85wjgva/rwX",
-	"FN7pC+Purk6NXmE7bUqP/lX2t0+H/jCFtJY3+nfLafka36TOLT/nHJun88kW9yGdc71RPSZ7TV83d5Ss",
-	"Nod4OIa9MJHTqGNu2Q95CnoUCkQs072h3AMxjAVASpSbeqfp5yZyKDdg/5w0fL97sK+v70zQULFYPxwD",
-	"e6l/vARwqsfVWtKyP03jhErf0qmwpGmK9WEUi4jJacr0eLRtOkl4pve21r8LxKsa6Di0qxWI+eme1z1F",
-	"r/UiYkYrrUiqCAk3/QRpEgtrJxCz28+YrzB0zY781LvQvOKHFE9QqH1r2R5HrV7r588ftcHKv56NY6GR",
-	"148e/q/dGsfCfndkv5tAGiP/7Rx4WiLBxiVmv0j2c7HE61CYFmn7T5D41JxGfSmxyt4kM1R9GPar7NdB",
-	"YblAbiBYA8EaCHZHECw/dQ7+wo/Xwl9jnp7TFlqDwOgiFFF5j4wK7LQMmYKQZzCU6TwwfTPtZ6aS6RA7",
-	"gliiIPzCcRrvHrNJGoem+DgWDAUxm4q4cMGbsfyg/LxnXYeaPRvWKSXTLOixgEBi4dTXI9vkNy8hxTa2",
-	"AgvhjKswYPv2k74iYDv4wbmVet0GKSRwwUUIAduhnmLY3zr4Mzimof3DucL2ltOz6k5DhwVaDeFPBFTp",
-	"RI2iBQu0zqI/+MK5B3tLRLIGDMWOF2tx6G9muW8Pi740W6LOtSexeK/ft9a1/Gvta/NGhvVxrZmYTzLN",
-	"vjdsaw+p0xzkp/gc/Y76lLZ6rT5+vMQ0Epo4dJ0jrX21V/bgtHvYOyiBsYW82WQ6jkU8HbNBil0+ut4h",
-	"NXBSkKGZx7J5CqrD3sfh+d50gtZgx/q8j9pEgW/yNRL94z8lU2Cp5BHT42UJcEHMOIyzGUef4wji4ShD",
-	"yNduncdCb3tLpT9J4SKG2dn6tAoNza1M3O8e7XfPzH3GRb/l3eauWRxpRdA98JCjvAIZ/zaXZVz8+qOD",
-	"i1svpheQDgXsfRz93/8K2HuRTGjFUF7gbhiTc7f19NDr4ILQNxbxPiWy+gWgjGorSe7c+0pdEVq9oiWC",
-	"xd0f7QK32eEzFpr9s2nmUaPtd4/uCWkb6VEHbecKtwHbDdhuwPbdgO0qxOtSyBNqvh7yhlotr0ybO/LA",
-	"YuMm6iOnWCZ71PraNh9TkOFA25ai3fZJNs2p8HbDpIrjQfyXxAPIYq1xl3KQTf/citbKK/pEncADaRJ1",
-	"pWh6P5ZaU/HwHNCQuYBEv2GHvZSDAUCb/SJxjlBN8pi4r4toaBHj63UPntsONSh9jg7JR6VavacHFZHr",
-	"w71uV2Mk7/kCS8N2Af6i7woOyGayu21X0kIkdjVoSrWMWpUAcmDGcdk2GVS9UusV51n0cc2j7CvRUaR9",
-	"ShsfDbKzVdHSdgt3Le6CSmDZXQ7Au35HUtILeWA2ydbsLbeXQ7fcMwlj7FfKnHADxrYTa44rzAtGZ/35",
-	"wnfuVbE6U5AM7PPG06z46+U2dXYbc3ftgTfCpoEaDdRooMbtQ41fICsrXHP+Ss1qrosyqCt7PaaqpYzW",
-	"vm0SX3SmSea2WbINuqLfq5/36I+j9oLvjOcgRTEFdLHThIZ9snX2Rcm+29N7NooT8EVejb+Cg2qL6Cr1",
-	"vv+uO82UbXOENvTPFYClpICeeDle8arhysFet0Lz5nAl5KlMisiegSsv9bfsVcz/Z5MbwN6/4AioVqqk",
-	"HrfUqebzglK9F2fAezobdZwB9hg1GrrR0I2GvsPkp5W60dHVKSRkNIziibq22h5PM7ii1sZbF5W2/vIR",
-	"q+wTnI5GY2/W2EcPX2NfzQxeUNmYu95o7EZjNxq70di1NPbY6JBbUNgLTsPNLWGtyV+6cSmdedssFaox",
-	"4gl2r0rmNhAgBSjqumXaWmXzCXTYW7hAFsIwmUaA+TnuaBjva1Wu5Biyka1KNDNJfHwaGXSYiWUW/B5j",
-	"LOkVc7zLxxF02Jo+szxJ7EAXZiOFIU+jBBSm/Ji06w5xDC6CCfrrdlnWb0urti24+CwM+ePGK93f2S59",
-	"+lEBmDCTd50XYJv866ceVdCaGAS1ptD1cCkT2eua/v227LVc5tg2gRUDMkzisxnIdvWffzd37R3hst33",
-	"BFq4ufUcHizPobdyDqk00M4iOW/MJOYXbVdF+0D66LqnvA40LAm7Bh82+LDBh3eED8WC3reAsPz9zQHC",
-	"WqRyq2EhEqL0WIYkxcj+wAWLIzadsIxSEgjDaRQWTCdnmTxDaLiTzSdxiGhQPzyOHDJSWJgGF92NODl9",
-	"KI9ZwzO6b8xmIxC+0Jf2ZTRnsaImq/oyw0Fa/H6H6ffSY4oVi3Map+OFd0NCFJ6m8QX4IsHsZpVxC10r",
-	"iOtGcsbGXMwXnhOOuBg67bvcHBg9ZJ4xSlhQ6P5iio+BiSn6v7iqxKdOmvnu/ffahc6w40yv5eGW1C+Z",
-	"xSKDIaS7q0jvSlj3RljvrsMhbV8D4daVNCy+Qy7gljXt70i0I8kasVvJbFfcvOOCypHsm9SyVt9MDhIm",
-	"iRl+kzKn2+V1Xnh9Kkf5TMwgBcplixo6tgaCNL3ZGureu6J0WwYw2+OseoxuJuyxCly9n/aTWI1AkbLM",
-	"yj04OiwoUg8DZtIRlVYchRPxB+WLwGYtdpZTFgPq4K+f/oNigTZmseAtSGJxHiBoYtx+ihUbxhf6GxH5",
-	"Isjgq0Ya2QjSWayA7Vx0LZTCLFU2nei9utth/+JqpCcQEc5/WtIi7CGPzTJYH0I5BhboiwKiFA7sZcFq",
-	"/MJ2MMVydzscw3b0mu5JkcxNZjG1AcEuIsFL0pZ7+oT02KLCRHre7hO2g3pYXkDqi4DyVjsGUZzpP52N",
-	"+dez/jwDRYS+HiuDJYf2l/366d1bfIUDX1yl1Ug7r0Qs1rVdrJrGj76w3U8E45bmf5Rlkx21yz5/fKOf",
-	"Gqv8wcUTJ6mGY9l8RRsRX9C+LDcRYTV7iLzXu/4+odxVqevqk8lVs4rVby6CU7Sms4ie/ttvK3Ij3H5l",
-	"bjSvihvtr8PsV4dmrGH2u0Vmv60IvjaZLigEZ1wR4akaQfSIW71Ui5QrNFZxNlTTRaWxrBrL6q9sWRlb",
-	"xlgyjkFFNtBNGFLYBIVkHemDRan3Cr9XmEZgBF7utc5prtsEZDSctdiFyKUsdrkpd6pjhjBjhfii3BGE",
-	"VbU41KNsU0oELNJxm8wG+6sDe2zQo17KgdCX5czgrD/NbFcU/eJ0QkuY/2nuvS/8kFXInub+isi+KqT/",
-	"dHkdSyqXfjDqsLeSBlXWvI17r1FCD6Pbwvcn00me3oJIb68vLteCj86/ldTkb9JiWhtkHfaC/l4tHdmO",
-	"AvDFf+Vmwe7qFlDcPmi5CxRz+wxocTzNmBz4IuViCNS/wO0kwF5DFmKwRskx6FeARMEPin7A5pMxbdng",
-	"AFlA33XQNg52e77gGSXGSxECmxT9Xum90Q/DRnKatlnO2cQ4Cw48LyAOUPwnUyM5M45EijAWTbWsNsRR",
-	"xILF2Ypy+SsL+PY9ldU3XQqaLgWNL6OmL6PJ6Goyuh5eRleDuLDsflu4VSflq7Cf9ws1t7kSwNrHyEtX",
-	"hbgUQJulMEliUDZbP8ISPQ2ABgnPMEXJF9JQX8okWlVEwKs6RHGHEf1nHmo0CGMW8jSNQfkimPCUUoRN",
-	"l6gIJtkoYEqaVqRJjC+gDeIU+sgkjXRFI0q70XgQY6C5paxBIBYbEAo0gTP9GUVzAsfV9YJxFGyX4K9l",
-	"9Uu7FreDtB5hl6nPk2HKI4hYJiXugxzCZVIm4Yhr0KrYgGuAfjri4lyxXPUWWMZsyVave7lFij1uHoQ3",
-	"Jme/GnktYIUaqADRl92peWq3m4N+IzDqaun999Cyxum79EvCIxZnbCbTc4XHai6nf6tezE2Q+6hiMbtF",
-	"16NyL6ViOY6q1+KKE/r84WPS+6lMNcKuTvmBVTwNTm1waoNTH2qpArdpZWEBY4rGqOarK8PW9oqkuRdR",
-	"pLArK/4AVhmshqaI0rT+mBPMc/GilqfOk3xhQkaYfY9W8h30gS+HffR4Hai5u5CRzyoS8q+aUoYz404H",
-	"4mWbReYLO784KTF5MVckieVrcY00sZd5jeKdtbu/Xk7ZStziAottMsHsDKxJBjPzfPv5YA0ouwdQti2Q",
-	"2tz2nk7ljCvGo+hR5yyZd2n7IvjW5wo0Gr0s5yF9M9ul8HDsfysqiC+DDivSl3Mp5AssL+MZ/uAcsmO9",
-	"7eNI78pBDCU3CAmwG8uaKob5vEmgamLX9xu7bjKuHh8Gf2kRmlh2GW+G39vmXe1jqGpd9tVHGMsLWCgW",
-	"tgEuNkjleDVS7zC8OxZDxOvmHqpsKIflTTEtfoPRdg06VRYnSR6NP/A8qnpJQU2TDIV+YB/aY2KaJMH9",
-	"Y/v1yVUfC7qJm0iyumJQ/VrB8QpqkpsIOdfHSXYOP+I2qBMXRVuWGhMwPqBuVlDsR42kUtzlUZOF1mjy",
-	"JgvtTvQc6ZVqtVJiTLNC6VqJadVOp0+QIUuZtnp5uKjkVCyGiSMn1oVLO+wTBTRN45P5pJTky5MUeDRH",
-	"nVVT07ktWeyQfEG6z3AH0LAs/YSRdNNJpI32XOI9ZnfXOFYKG6ileWUj1bpWqlmckVN5I+WJt+9wsslR",
-	"Wh9u41DKIcQKhVfALMkU1PIq3RqMeFYHRjjsXNsDiSd3BiSWsW8BJehIN1wXDQxpHAqNQ+HBAS0eOgG1",
-	"m8ZWl+3WvgKehqOVqWef8M+g2ATkJIG2rdiyfe4QwmB7d/a7bUqMar7NUgcFZXLCBjAz9r/CyB7wcMTO",
-	"YxGxHSdLawIpfrmLTxbS5GwdU2xr8dlSAF7dxkSFyBdUQiDmOEDi7kK6DMbTlM+JeB4jcbsd9pGLc+r9",
-	"nLdWpl+JNEwYx0K/Y+iLLIa9fgr8XLEdl3LXzYpziHU77B3WAiCl1BLaxFwpfSh9IVOD9CKMyyGnWCYz",
-	"nqigw96vmGd8A1o0iBgfS8Ktccq6bc/zfGFGmDfbXh7BDq6hfm9KZyZKNwSXVT/YnxOJG16gnzcnqiiM",
-	"YOxapjk9rBQn1KwF9Yum92szJUsv2MEhBG1flL61P25SB90/6aEE+Cu2JgPfl+3Qf8bAhdJ/SoCrzBf4",
-	"7a6G9nqmkHvuAkQ2RX67UAoVK62re7QLFaREbqwy3AXnABNFK8hZBl/tdEbEJExUel2PKQiliBTbiSOa",
-	"MCXTjJ3DXGE9yDEG6syJcaj07NrMRhJJlcd87gtTHThuG3JiiPBuHJ9ZQCmIgcys/y5OK8dwDD4Skyr5",
-	"ZAI8zRs0+oImED/TEhLkaS+/RsIz6LDfRzLfKsZoihXjyUyfnwjCONKLq/LovIHR9Is0PkwJVSMN+mPi",
-	"82F8kIIa9Ri35YNIA4j6zNRXcqcFhKmzaTPOiu+ol/APyu5REzL/IvssTKSiR1I/v0hbgKE+bPpA6Dmm",
-	"0eygpcMprSnE4p0k0pIpb5NeSCL9Emq31Iwit2l8QTWZwZ8B8r6QkHIasxs5tZCTmtsgaNm9MOvIQjyP",
-	"WpaZubSBtkBPXWAMvA7Lb5jhkbPbSB8KbbSdwyRjO9wXuGOp9MrIiZjyaROuMrvauyydCmXqloh0iFqY",
-	"agGVAvTyg3agh8N9YfmNyFxUVjOkU6EvxRIptLMXThNtDJ4klmX9B5bJIaBUxp2f8XOgcXCGNof+PawG",
-	"5hMeIrWOzR4mWW5mybw5LS/2htAyzY6r40ww3juI9R4XsnhNPUV/TmEKUY/FWW7DB9q2LtpjanPWvp9p",
-	"yv8RsnS+90IbET3WNdIqlML2v87rjQN6ZUw+DhShgWDXWUl90PQEDvSeOrBrc2wqjXlGi5RIMQRMe1aZ",
-	"nEyMcM3He+g9YdMCYwQVw8RtGkHG44QpPqeiuJ7Wo+kcz32Km1XwNJUzUtl6E+2kGpywmUwjZSugfbHG",
-	"kKfXeoH90rcz40lSf5hCve7+dPl2/Oh0z6PJwf7W0kqPUizyvsKUlYFgrNQI5q/VvPZWe6y6LeKcnnGb",
-	"u8GZF//vpvaxqX18XLWPZksvevZWlT/+cXlT6eqH7daf7joRWC1kn+eKPq+QfN38tHUv7YphwWZtFyIp",
-	"g3WuQ2M7GJu1yXxvMt8fKuf+CmQxSWU/gfF/VCCMUEaY2O2gXFQ/BYQ1vdsPyt9aDxLhWswf1Ziy1Wv9",
-	"W06dWNkFsIPCRNDmDHzNVNko0bAzQfirl/vYsTdck6JgXcDAmrYuBesyPI+QpjI1mMiaG61eyyb2Gd9W",
-	"u9TUfjHd3XKIalnbejL4Mez2n8EBP4qegjd43j/kP4YHUReeDp7xoz5en6XzMwwgoBhSGc+mCHd+bLey",
-	"OEMBrjchw19l8DUEiHB6jWKpFtlmsdR+aU3qR0Tstn9Pz1kVC8mNuJJtqU2LqbagpxOE+Zh1X1goetn0",
-	"mgg56zlUt75wg6NV673GUDXL7vwcWo1c+QIJ+8tGJlfaQkNjyG6MnSqLS/G5/tU4HLV9ESzt5yBvCLBr",
-	"dxOFgkq2kjXDyMB5dEklzqtsvN25tFEBK1XAtUIEVxbOjknvCtrT4mxmUp5b5wC6r/RBOlDog3HdC3av",
-	"Lxn6cdZjFSY+tXzbQsBuK0St0Dz0nhRC00RLWPm96wlN955tOnOuE5XaCu9rO00LR6Gx8Ug/H+foAtJE",
-	"ciytL4vLlIvlFbECxReLK8N2AtdzQ6RBhZ/GyLJ1wsoXudOIl/xd5MQ2YrYoNxIAWK5FO0APs8rR4wu9",
-	"DUqOnkYO/sXl4DaRS2M7bYoaOhFNI0uuRaqhrW+1/43s6MuVQU2bn8ULNGQ671KWMt2vj70J+7CQK9iL",
-	"hQJBDXSSeSdnC6NQli8MoRixS5qkLlWZb1ZEFMwvlcnOKJZDXO8800rluKDFQKp/5CAbYW+CWJmHrKAN",
-	"+6wQpm/ni/0XOSLuze+5XXfrw8OSt+6Z4xt4vrK9tXfaPeo9Pax0Qd44vcJt+x637UW9MfPanIbG5dG4",
-	"PJpi/wdLSkWn1NGhqP9uUoXuo7RaV2P0WzxY7FKN99gQtnXdvEaRxiAaQl6ywfqkKekG6x1IQWUyhajj",
-	"i8/CSstcV6N5kqtKurMqLdtJyGZcsRkkSeeWkqlprpx0ajNSU42fa+hNFNJVGnxKM3AtLX5zjJ5rVVfp",
-	"O/eqDcqrfs5v0YB9i4zf4qaCHsGyuK7PAm50WJO725QQ3Y4GM5I9F+ul1NbiyN5K6dBP+peVIwh6rC+z",
-	"ERu4KqoP2Qyg1OnWVutY6ZFCrsgov8oXyFSTpVwoCqRS7hNW2mKuqBSU0Kd1AuW+2b/ZNFUalxmiAlO+",
-	"NKAUzBfv3zDnXdBD1KGLl3Skdc336VFrdKQvXCXJXuT6ayTt3c4sxIrFwtQH2c539CdM08oVdjaCsS9c",
-	"mm+Tm5vXAxm7tb7J/cD1t2nHG3IhZHaGE4GKr9wKwnS+MD9apfOvrvG3L4W6RYzgmrLfK0RoCoUasPGX",
-	"LxRqanZcZPPTreOaCjOdJOrqvrancjhMQLFc8vbMP10YVPAuG+WWm9kGGWFX/zlQqr8vpsJ5xnjpbgtA",
-	"9FPKNdFFJbTKeAZFqULujreV0IVbnp/jWLDh0HG5KRKWJ4QhTPQdKMBlajPxfbGpvexW+ONhI5CeWy5h",
-	"ZzO/pxLOLYAWWlBCLWwlaGn7Am+iHyCkg0XfOQB1xkc/ecyMJ4NKpypxT4ablBxFjxH6LHntq1mcm3DG",
-	"xnBGbcBHm6VeFbgRYkbk5LiOdl2D6xpc1+C6BtetxnUmgIF8JkaUVIA8g4huGN6Npzb0UjsIo29ZjMF8",
-	"FiRoVwRT8JYFP5Evvqtgin7FJpbSxFIaNdjEUr6jWApK7vsIpZxMMyhHUoiLgnLfiAHCdKxKgC9yxo3k",
-	"GNgAIGqzKFahvNDWqr7VFyaRlTwDKfBI5YwGcxbyqQImpBb28cAIW1UORpBZb4STqfXOZBJ1fHFSoQSt",
-	"s2KML/SdJBSUbXv9aleKR1xZaT6ocMSNqFnihW/CEY2+bvR1Y7Y+BnBwctvQoMJcNe7Ktd0s3dx7Kg4w",
-	"ifNSQSVplf4/p4F4m7lUXL4od64s6LhWknRVev19UZXpvzn5vroFpdHSvtimC6XWtEj+dYtZ+4+wDeWn",
-	"qUhjBVh5ZbiMzoH9fRSjdq9mzjgoMWd0DwrqjG5OnfGku5o648mp96z3dJk6w7PUGeTFt+QY31o80fe/",
-	"o370yh0x1/t5jINGlR0PR1mr1/WeHbVb57HQix+P9ZK0W5MU9NjO1vnliT/C8E54+90zc5MhktjmVnPL",
-	"LI6wD9Azz7v8Y6kL0BW5Op6v4nrtVnB15Eu5kavDXOlwdUxGMpM1Yhn5e99Hj80tyDf07K0k36ji3qC4",
-	"Sol6owXzX703X2R88uXF/G3szU7m3uyk+2H29ov0Tl7J2clLNaP/vlFvxufxuy8fZoMPLZeuY33jHBL7",
-	"+bT+00q5f3T9qecdPKOR/OPK4yhoQrrbdVyv09Eyc4vhcfxNuUtT7tKUuzzc3pbl03qDZS81xoLkFKSu",
-	"FtCsloyWQg27/9C1HfYKJomck/MLv3N6WfJspNhUGELVOEUXDAl4hiXnnz/+1tmgZUgIkxa0qrQ8tldO",
-	"qrBtpUlL0UZ+RZwn1WYgpmPy1oGIJjI2fX6N0kNlo/HfstOChwgCDDfjLCf7PQdResCK23OfRxaPIYkF",
-	"FA0RaCqsV5BlvO88cAAQVTzyvb5JjRD065W1njvUs/pDLuXNc2gfLT/oE2SZvTm1XZCqmyjljSWcxxaY",
-	"c/nRtr+8eTa16ZdiaWg5iF1+xAlZICY1ip7EK1SZeRIdjuXHvLZOL3yAjWnqz4am051wE9VcfkqRey4i",
-	"ZqKL5v7cYYtl30QKs2jdmXwkmZLjtTSJrn26Yf+U/MDOQ0rfV+2YNL7gGbBQCn28jR/ZDDtO2RiU4kMo",
-	"L4xzadXq8PQcMqIYteXu7lnAP1fc924CAqls5WBQnnysk6/apOQhD1OpatBzF88zhfaXf1z+fwAAAP//",
+	"7P3bdiM30iAKvwqGPb1MdScpkjpUSVq1vpbLZVvddeoqVbvna3qUYCYoppUE6ERSFNu/Z83V/wD7IWat",
+	"fb8v9928yTzJXhEBIJEnHlRVbn8z7ou2ipkJBAKBQJzjp06k5gslhcx15/ynzkzwWGT453MezUTvuZJ5",
+	"plL4IRY6ypJFnijZOe+Eiyy557kImFQ9natMhExJJu5FtmaZ0AsltWBLGYuMhYd8kRzeDw/Dc8bZRMVr",
+	"FouFkLGGT/KZYBFPU5F9oVmu7oQMxlIrJhXTM56JmEUACpvzNbsTYsGSnHXDv/Fsfc4ul/lMZck/OUAV",
+	"Ms3XGsfTfC4OLlhYgm2RqUkq5mMZq2g5hyX3x7ITdHQ0E3MOSxRyOe+c/6NTW1sn6Lg/vw864oHPF6no",
+	"nDe+ma8X8EjnWSJvOz//HHReXPPbOgpfyDzJ1yznt0xNEexMLDKhhcxxPQGbqoyFV9PeayVF7xXPo1l4",
+	"znSeKXnLuuG487/++/8Yd8IDWJxO5G0KI2i1zCKhg7FcCX7HuuF3h6UX00Tnus+uchYroZlUOYtmXN4K",
+	"tpoJyZRM1wjLfSJWLFJLmYuMdUP8S/fhVx0ejCV9o2HhWQDjhodzEQbeIGHGc3GTJvMk1yFN1rXk8eNS",
+	"6JxpooHJMr4V+UFtMxySx50fj/7+z8Hk27Pob0N9PVr+l+PV5an45mky7nSCzpw/vBTyNp91zk+Pm9B/",
+	"FYv5QuVC5r13YpHytYgbCDrPliIk+PNZogsiTrTdnJSvYau4ZIJnaSIyt5RVks8c5bHQzRite38R67Df",
+	"SGYwY5mc8JemJbxM5F0d5ndfP2dPR0+fsjSRd7rPXmw+fSziWZYIPZbheDkYHEU/LZaTNInYhGvBPrx7",
+	"+bN9VS2E5Iukv+bzFF8VFywT6bNxR4vsPolEDwAZd0LWRVxFwCZ4lB9cMI4Uxhb8VoxlPuM5m3HNOJPi",
+	"gX5lPNXKgsIMJPD0ZplVJoNfx50wYHAm2DTJdN5n1zNBg8GiWaLHkk/wueElKTfTbyAonHOW54vzw8NU",
+	"RTydKZ2fPx08HVgMTIWI/20hshsY6dloAJ+MTqNlplX2TKz/PLj6QSWvfrhcv04Gq1frwer1139dvblW",
+	"q1dfqdWr59r890pfze+SNz/89WH616a1lcn3eDQYNO3+O56Ll3CQ6iRw7XPPTMx5IhN5a86U5SsLlSbR",
+	"2pI1USwd7ZjxW55InbPu1Yvrr5mbaSzpLmDTRKSxZnHGp/nBOQvHBns0Jq1p3LnIntHPDgSz2tz8rkWk",
+	"4LAvZZ6kCJQBMdFsukzNxof9sXxLLLDhNskVHD2+zGdC5knEAXyznE3MIxM8RgiHwycX+bNRGefDLSjv",
+	"vcWFNmMeWFwPWRzhOBEaUWSm/NEs/selyrlByMr8tkpkrFbM4IUeBmzcWWVJLh7x7edE3Y/PhqPBxerZ",
+	"6aAM4Sn9uBtCRZ6te5fTXGR1XL431JErtuJJziZiqjJguXm2TuQtsE+ANsmAcwOTbAR4OAo680Qmc2Cv",
+	"BRCJzMWtyBCKv6NEAzfB9Xohem8QAN1wG0ilZTKdNgg152ySqZUWGZwlHluJBu88rlmSaxaLKEXJJfRn",
+	"a7kFzEzli8D+2ITJv/cK4mzhCn8Fotnj9Af2gWYLkbF5Ipe56LPH0VOnZXMG3u4MW3anWNk7y0garj0L",
+	"ayqmOUuA7XNzANdfWHniE0M/fLIDbfnQa9GwL9+RdFGH1rJB2pAACOmDTB6YWKhoZg/6J17Skyej09HJ",
+	"6WCXU2NQ3rtqkJyuYphyCuIQUlxBZkEhEt3zdClgWaF5dpPEIeydkcrhECVC9xmQrgAZHySxsczEQmU5",
+	"XGncvtpnlyxKE8AD6ATRTCmNX0zWICjE8DKcQrWSLPRBDxndaaCFIDxjqaZsCLg7PQYpGEQYONfTTM1Z",
+	"eNn7d8Z7/2SD3hnrsxt2znoh7NNSw8HRKJRcMC7XTOUzkZkldlMlb0UWjKWYL/J1wFRG0iGX9Jqb5wAG",
+	"S26lAk7BZUzIEtm9yBjXOrmVGvY0iQGtZkEBGx2PZapWIotAaJuJBxYnt0mDLuN4ydH0LBpOTsWIP4mP",
+	"xWD6dHLCz6JRPBTH01P+ZFIXoRc8z0UGe/tf/3HZ+3fe++egd9a/Oe99/9MwOD3++T838KWf4bOMz0Xu",
+	"FMhc3Kqs4ea0T5hOl7d9dinZUt5J2C74gXGpV7ALx4MBkG4Cn/y4FNkatDA+h1kjO3bziifJndAV0Yq4",
+	"j7ukyoukFeLyjgeNyws6z5WME1jB10naeIm9gRsAhN9E3mpiSyQa02eta7EvlBbznzMx7Zx3fndYKOiH",
+	"9FQfvqQ5HEAGvKXMm7CNYP2gJpqBpAt8oQANP2Hdq/dv2NHw9LQ3ZDxdzHhvFLDlAm4CILKDdshpyuZN",
+	"+OpFeQdGpQ0Y1ajs+59GbZhHqbthZQv+41IwEsrNoZ2LnPdRm6CfQ3cLZuI+UUtNqgH7Ui3hxCl8hutC",
+	"vjyWi0zFywiwlAOfmPN0qrK5iO003VwpBmc8YGqZ6yQWeDYRbxORB6hR5+Ihx5MP/1BSwCxjefn2is15",
+	"LA7wEfycCWQmyB/iZDoVGSk6QGA68E8CCxN5z9MktuvCc4MsZixDo5cAewpYmtwJZEv4lLlTGZTHcb+H",
+	"5ywV/B5ZqFrmaHVAeFHh8lSpRhqgvWkmgcfpSWWyORmONp1cx55uet//sZl8XswXqVrPhcxBCtt4evGY",
+	"GF0+0YBA8yWDYdvOQfHaDc6+6zkuA4awfi1EfM0nDQLpTM1FeM4WCgQfQ9NzMZ8AfRQmNDZVaapW2t0n",
+	"TjdUK3nBwjjRkbrHPedpyoz+j4O2rS7nk9KKYjHlyzTvnHcApE7gBFnzTztFWaA1D+u78y2XMbzRpF7R",
+	"+r7QbIYvBWzO82iGFkEteonUQuokT+5Fumbd8DJNIhGyaQKaRMjxXwd99lrl9B3IBUjXhn5Yl7PXH14W",
+	"FzJLZJQuYxGDngtnpX5UAiZB8GLHg2PvTCx4PisQRsDuprJ0EMwyxR8NdiN4uK2O2m6rJkHt9XIusiRi",
+	"SUVgK8yGDJYQgyCFLJPnM0ASkAdwLA6X2b3INJonD/rsDTHAsRz2+2eDwZPh2dno5PjJ8eDsbEiMEOQX",
+	"EiQdOwTeWEP9BoyP5XaUJ/Fu6D4eBR1g5zwnCff0mFBPwm9tCdv0Fc/M9xfRcPW+4ndCM87evnl/zTSf",
+	"opiOSi3rvs+zZAHy3pyDwK4PyLJFPLdkVuTsTqxZtpT6gnH6fCzLBsc7sQ7oAnQ/0dkJLDenH9VCZLh5",
+	"yB9QbyWzJvEQnBxkbqNUdHXO86UOWPgSRIdEyTDArw4IsrDBsnrO0JBKq7HAmYWMZXHJ2SXaOy48Ho2A",
+	"Mi1Cb+7E+obux/CCrWZJKgoY3deJZjpP0nQss6UEbTEAOjqrDZTIm6UGqP4i1prxDKBa5Gx0zGZqCVet",
+	"cTVM1kaxAq2YywhuvvckkossU5lm3ZOHhwNEX3g8OgtxLCBrtP7HAdMoUqxZxCWbkAkjsVe8v18eLZNW",
+	"UlBzxXrccrmeTAfRKR+J3tlkGPeOo6eix59Mj3qj+HhyKp5OB3wYVSSwk5NNnOU/9f4bsJTRyUkbT5m+",
+	"VlKgH6Lp/hRwwucqE0w4z4bRpay5PHxxzW+tGqZZV2Us/AMw6e/IbSAMhzdX2jIDUkEl0POLsC56NuBC",
+	"5VmilTwgPZMoCUgiPBocI99/pWLgc3GI+Afhhqw1SJ0wbskRQZyQx1Ynd4LUNy+uz9HqjwKVeeqEs9HZ",
+	"pr30vTcf7d8YDkbHze4B1Ajeq6zB6PAmiwtOb/WTcxZKsRI6D1nX3OgHAQsXWRKJG66j0P0DBguRe4eZ",
+	"SMU9nIpwLLto8JoLDqduukwNR/gxvPDfc3gPfwx9cfagXaLUsIhmgYMg9kQO94OD2/0NYOOlYECp+e3c",
+	"+3V0vuIPb+GFOi6/TW5nQDH4fUACg07u8U82T6TK2FKCPtCNQNQ7qKD9C22IOlr32aulzpF1TASbiFSt",
+	"WDhP5A0OHbZJY3P+QG8009LJYDAYPPKOa7b9vEpkCy5eqtUnQkXbWi02WgxYn3ytrxWIRXTTbdUVpPey",
+	"dpavTXrCXspBFRYE8K3I3vJb0SjaTeiQJ7mYkxUXFLeADfv9k8EFGw3ItYkmU7XMUXiD9zP0/arMMLdu",
+	"6Jxe4UFJAe2SGBalfL4QcatRwH7efIRHA+8UokXYbtbJdvPwX3Gm2tq/zoTooVSpBc+iGa55NBh4Fr3A",
+	"CCA5aLqaVPJC7Ce7XD7jEuSMXDC94Hjzv0CUoK6erv1nzZp5IbRelDXqXJFTFEWLHBSRdvb34wabVuU6",
+	"H9QUhTore48o2YFuMqGXqbH/3yUyNpRjrmZysZ6zk4Khw1zo/wWpdsGmYgXDCB7NxhIGOAiQ6PBWMO+6",
+	"CxWwcbA3CY5llQZbsdhIhQWX3I/uCIct1EcPjcXnUxHeq0RrFGbFYylwM4HtopneqpTL20eT3Cb+aXAG",
+	"yABKwcUFyK9iVqKRPvvOkFtinAmW1Cy5lkgOhfFM5MtMGpN6aK2ACYW68CgSi1zErLtZCNmLVRcLxvV/",
+	"kCBEtjh/KMwkoP1c4puVmwTWAGsXcRuLpc+aSZv202zKRKlUcLIPf6eyu0XKo70MYCv7EeMZntK5kHkb",
+	"WO7lnRH3ZzVxYJELwaqe6EH4ksfGeQP/isiVCn/yxSI1+Do0TqE//qBhFQ4T5NNd0nvihrRh+E0v53MO",
+	"B7lzaXRkY/TIVyRpoBuHJoyJE9DZwgmCTixynqTW/28UCNSkDYnh2+zP79+8Nrp3otnl26tzz2LHDu8T",
+	"nUySFLQkvlgInmnSnJAXKNA7QcpFjbNz/g8Hi1tQGZBE24GbBwOJDB1Ikx9EhPvnGEXnXC7TNOgsFHC8",
+	"rHPe8WDr/Pw9bDVpwvDIBMegvdCwEXLl7eZmInNC5/wYQwSSHPnMK2dhR5wBKguhvDlGx+y5PiztDdBP",
+	"2Uhe3u/nnp/AOuMsCbdtujNvl7bduAIA7Q54lbEV1yzReili3HnumfRxnuY9NVP5c7jIPNSGiYQspN7O",
+	"FcZ3t3uwmS2bNhUi/lR7dkUwMwfAfttlPvM3zB7fYrua6eLTnc7SbvwCdG5xBnN/PIF7ZOAjzco9KHZa",
+	"0WoD2ophPNz5ppzCp4sXk/luZ0pGHXciPDswnT90up8MKqzIF9v+VSTtY2S/PSq+xKtstyvwLY1CnzQE",
+	"mBV2Tsdqzhk3HkuVkY3ezWxiLSc8LsRp3PqAYVTGQvBcxMFYEveCA+FilYzRvzARdxvEyoNgLPN2DjgR",
+	"qZK3mqJRPA7rjWUEMvKBYhxgcTrH3hHxPgHiDw/67NK8i9KykR/pSsMrHFZurkG8y8eyG/407hTX2bhz",
+	"Pu6Qy2vcCepPKJZ73PkZoOM5SqGxWOQzxF4ZnMBZdMfSuakMzQKEIR2PkHXhcLDQ3dyhkTo3hdo3EYx5",
+	"/7D8shcavOkjfKcaSLrpg+LFlljInT62728MvNs0UstXbUFwm4eqfrAp4GzXkYqP2gLAdh8JPmgIttoy",
+	"QPHuzyZKZZom0SMkZv92aPSe+Hz9shr5nmhWcVs43wybiETeskWmIqG1iPsMY0FZynOR/SK38JnH5gsg",
+	"0TGVSEZL25HXN2PmU7D7y12TCVoRCyyz2e8FPIeQzqfIoHI2TWSiZ0L/xo1+40afjRt9rbJJEsdCPlKB",
+	"n/rfF1LuVyIVFBNqhAzvBkZ3UFXcLcYpibkm1YljFhl6bGMYWRA/g7F2ZU+Hx8OP4lBHBYf62oN1N6ZU",
+	"rI40BL2cTpMoETK/0ZFaiDLy3gke9yjNS92h15VxhjH9hezXqDHUhq3aIArRUQoRgzhGMzh+RrPgx78I",
+	"3z/yxfsCfGbB31W+r6380wj4l+ht9vdixU14cdOmoERcBcUTpCnUayznfM20EOXAnsky93P9kjxgehnN",
+	"GNdE862nCaRoR2BmNpCztQY1E2PZOZukKrqjJ3qpF0JqgFfnaqFZN4y4lCq/Md/8HyoAf/fdd71LLzy/",
+	"IcTvS8EzG2jybNxw4sadgGj3mcvCCS+YyQhI15Qv2kAjLRkAncdM2JKS8tt9+kvcp1egXkqevoAd+zgR",
+	"34x0g5tfEu0lW0rxsBBRLmKiDaYi9NXHNj0j900TMXmWi0yNZJdr8yNtNydl2w0thtnF7MrYSzj4JCy9",
+	"AXnAtv2JwoM++wqxbZw96vZWxCZbt4xZG25qfVr930T131jL52Etr1X+tVrK+KO4ClzzUxyl2RSPSWlG",
+	"IgFZByQSfH9nOfvs7OyjRMLjgmu8tpPvzDCK5X06+67BhnP5iIeEoq29oH6Q6DDGVIDkdsEmCvPJKNwx",
+	"JokixRh4B2F48Buv+I1XfD5eYSNrW/LiywG7ZK3yQ3srVU28iOFzJhXa+S8oO4rOgVqsx3KtlmzG70Wf",
+	"vd8UsMvC0WAQXlB6GxwqrGXyiZUOW9Jl00f4zm+H57fDUzo8b/k6VTy+Vuolz27FR923CxrrJlfqJsXR",
+	"NrnA5zbgWDxEQsTs9OTk6JRN1rnQv4Q5ZuiZYwwSGCZTGsB3u4PrS/7UvlbrkMTRTXheSHWM+nbx8M7N",
+	"nD/cIPZC1g1rcP12A//GRD4bE3lPZZg+SH7Pk5RP0o/jI0tvnAoHMQWfsAqWmC9UxrMEQxfdF9afl0h2",
+	"4kpV/AIGAI+dGHSw8jp2Yyj+N5+KlcQ851hUK9EU5BnNYHwM5L0XGTAKdNd5c4cHFo/kogu9gjmhj9b/",
+	"wzhKpW7Qxs+9V3/jRb8YL7pW6hWXa1uV56MYUVEzUNRsCOQOgTcYldxSU3Y6aKpcBMeOZJwi2iCRbDja",
+	"gz1ZcSelnT4dBJ2FIWIyhT+Cd2Hu7g0nWh6OPNlo5IUoXCvF5ly6Ool6Z1ZWwt7OvMwRxBam5txCRtty",
+	"0c3VKmhrVyVnuWDd0IfqNy73G5f7j8nlPkhuis2K+JHRDDaAEH29Zaf8B1MASWVeQCW91x68a5+XuCSP",
+	"IqFNId1S0PMOPG8uPsq2OqxH01oQ94ukpa8A6/jXjXhYULaSj7IX9GMrlsqfbsLSjMN1ge/9oki6xtkL",
+	"CHdDUnldBZIyca/uqkh6Rz9uQZL9dBuSJgL9fPjyvwBTBZj7YMp+BZhaylKFvDKuXqtyPWnmcvmrWKsO",
+	"4+HtvZAxVuLzccc1G3dKY58z43ungp74mq2l+oti1gtJgCW7xMA9tKcSKj5NZMxrxaJMoGeDp5oUJX8a",
+	"DNAuysaVuGYRN45YhVfNYRnLblg6PeEBfGoIhNmH5t/hgalGTnEtJlhq6kJcQIMjkQjG5RGam2/cs9/C",
+	"XLaEuWSCp/Nn4w5fJOOOKbwty/u+EpkwZRYbvwrGsohd8fYcxqMMrAmP3fYHbqdVVttDW3ueNm2X/NhG",
+	"gFgLPL9FzfxLRTcTIs0nqaCq+4+U4EwkG4a73WiRTss3yJfweyJv2VotM3xcvzvqQ3i3x39RS0YvmJA6",
+	"GAgLmRr+ssPdsNSABawrdoiDfMxVMRoVV8XzKmAG+t0uivq6YWvMr1S1rgGjX+OD3VDqD9KMU3rjY5FK",
+	"o3xirHqgPQat/toBr8TUCNtVOafAaZEvVcQa4Ce6AcuVISsYJqrIi1TkC7aU9kcxN8X7d0X0RE0+MZpf",
+	"0UIL6HdDb2XRgFrk68gqbqY8SavY/VLFa2ZrhDagsf75JpcdvcKKj5ozL9HpRPPVUy9zNlc6ZyeDUmWK",
+	"bVngmG/7ufK//Z35m1sbcwjZbXPqqPw00ud3Ik17fu4xRjlPMWCvmJN1wxoANi1QSSyClq2pEI8pcZ3I",
+	"sbR5gSBVxsLkXRq0g1BrGEFQhFTPl7mwtZP8ap6We4H0WecCYcDCGsv1foRR6Tcb0m04EEq4Vq6t8QXW",
+	"DctHAsXcyyK71zCURKO5NiflhypUB14RtilQISARpkYdGLfnnIVHT0MqHRkePe0PQkxVDY/6T8UwZN1w",
+	"lSl5i1VWQ+w1Iql+zUSslSl4aorJ+AVSMXtTLfMbNb3Bx+FvSU+/iZufUdzUy8VCZbmIX4k44VgY5uO8",
+	"s27AmzmMaMsMl60OLpmaa+ZPAAP/IvEdJwVT93DAEGRmQN7VqtC44k8d6WGy5QFnE6wxpCsdO6wBNazi",
+	"E/O65wuOVoV6NeKgVDdBJ7bmt01Th2tYi9wvAPXh+uveU+DlzWv/LW38N5712XiWO1eI2ctFciVj8VA3",
+	"3XxV/MvesJdvr1CSzNRCZHki6r10asW/ZirLWVwfSop8pbI7ZFXOyoLy1+XbK/uSVlHCU//dil0l6Nj2",
+	"fiSYLbO0OUYVBs0E1ueJRMAyIUkeM2WUva5mrBsexirSFNHl1TRvZGLwZscrS7nMkiYohYxR7GtoPkRt",
+	"3FzeX8A0MVKQFDmlUko2F/lMUYmwXMz11lrzZjqY2sDCs4yvCZQlDcDT9M0U9YpNQyFxvMBvQD8ow/43",
+	"UHe0Rx1faIbj92EmiqLbc6qX9FF9LnrAhJyqLCoqmCBJ/mzLktUqHmId7BLxFjv6nqjrNVEXPG/aOtMd",
+	"70bP+OjktLkwatGe5f23l73RyamdEwMGqc1LDLpZaEdbZmkYsFyxWOQiyumWkLciLujQys+xWslU8dhL",
+	"tnJLOJuOomPxdDLkT+Kj6akYRCeTET+Ln4on02F0NDnmp/GJGE0Hk7PoKX8Sn4qT6XF0NBnxYTwQZ9N6",
+	"Nxiv3l+1Ocygd8Z70+9/au4JU2Cq5RAmmr1ZCOyLYQ9twMQDj3LqpWWw1MWOgWki7+zxrDQ/oiKTjQ0K",
+	"dzqyDV0PdzjBRVzDjW3+tnOXuJ3PbRGc4e7E6vG9F5lu5LR/owcetfssLZFT1TffVtE07A/6g0abdWEZ",
+	"/wcdsPKhLKBp4sNlgqgdJMcfmnFrGZXPO793MFIhoA6WQJnPjZxdzbeO6BGlV4PAa3TfTCwwB7to0kQv",
+	"1q82NIvUd1k8uGaL3qcFQj8sbjOM+cuVokKWv6P6mvBDGs14gs76KacOl1zeafYn2xuiRnmU2bA7GzUY",
+	"eU6f1Rnpc2rzqmtLgLkyrBl1w9vbmbkPMKfL6P3l9Y8Go9Pe4Kg3OL4ejs4HJ+eDwR8Hg/PBwD9nMZyT",
+	"PEGiqnCZ7386/rlHf4yKP67tH+e1P/7xx973tR8beRRWeGq4JwSWqWapuBfpBRsYh1KuFj38qXGfB5tL",
+	"TAedpCFhxuwOMyEadqwnDaWt6wPCl80tDF+Z5jDmDdv3SZjkGioOZrxuUuzMkF7RcE2MCNQhSYpjvUdc",
+	"hbbwyCV4IC6YXKbpTvg9acAJfEwB0KXapx6O4KBvgQpbnJgZsfxCadrGtiH1eXJ+27AP33I9w04InwT9",
+	"JqWoivrGC/YtdffhcZwJXT3cVLkZ1v0F9cSyzUamGb+FF3a6OYlH2Rooo9+ZwXtPdrg/l5qC3XbjYR+0",
+	"yN4bK3udg127Mi792jWFFQktDfhUas9+0DHFJREis4/e0XIMt8QNCekbLqDnjku3c1veftPQAdGbanbH",
+	"SQaSonmztF/bi937KLJzbVjNy0Q3XqlUbXJq16EbtEGe85bGxeYbVz2fStarNBY6L1xGOx0Me+s3HI65",
+	"IAB2IzRY6Cv4ok5lb/ltIsn4D9ITkDe6ZKroxBWbeTeg9J2RX5ubqbQShsXnXnd/y5kpbvqmJbTAvuCy",
+	"pR8ydUKjqm5loFN1qxrIZ6JVusyx+bjrD6Fu7ZVQYo/bWBHayhADXCZCHw5HhzBUf4FusQozark0CubU",
+	"rDyaxaMdrwzTZTQX7HmqlnEjq2tiz3awlZjoJBfb16zPDw95NBe9CObp24f7Lq5ZiscN2sTTis5fjWyA",
+	"imeWOoT5buUcW2EteJazRNbJo1ku8oaqCEcnO13IKdeu7NDuJ+aV+aD5xKAvNRMRtp+lN/2doxvWA3yG",
+	"ZQ6kYGuBZ7llcwpMA46SKFnwxssDQCAVxX+PLnOD6kS7Lh8HO7PP0vXaIF9gyfkbvAc33UgGI6WWhDNT",
+	"6AFG2OeOCjrLRdyqe1wnhR0n5Tm2Eovy5D7J1+2qx/D8aPArUj02SW32Xq0S1G6skHbh8GSrGNYoK/kU",
+	"WDlFFVIo7dFu3GO7IFG8u6c04X1YEin2ECI8LvfRksSVnKiHvcUJ17pTulNVXhnK6aZ1hN3px8ggxZjb",
+	"BJEy9X2cNOIjuEUk8afbWS6pNFOtreQv2Ghk6vV07XuNxKbLNL1x5z/L7d/WXgYHx2S/rrH9BXAIPUsW",
+	"naCD7LjcXswfrnbqnSm+Edvo67Cm/zq6yezfoGVeX7/1fAJ2Xd+8uO4Enbdv3sN/vnrx8sX1izKk9EKT",
+	"4ZYgaNSbr/064VfOsFC15ZZZ1a3I31J1ztps2MyzzgjR1wH7BYIF9WY1PVxZaGy2IVtkYpo8lKcqlwz6",
+	"KYl/3sV+u96djCtW2dcgQtWp+V0tL65cYN0UKMGW/7qCLezwgn45U8BzN8DeU3nK+sHC6HUczMX4t0xo",
+	"I9kaiLOXJlIw80b5829EbkyqW+8YQ8KB7eFaorUCALv2po1qYgAU1vgO+wI1NAmj6CadAy1R7iFnubq9",
+	"TUX9kE1thGSjydP47J18I9XKtV0ugo5K6GnuyrOvCeRtpqZJ2iqYuqqd9JpZJQKKjqQ6My3WaUDZhtf2",
+	"i4Kek0nDRJK1YXe/G6O0rc0rn5b2VsYWA3vcHuWruoEVNd7Ui3RJW25uYxdNXF7wjOubucpEOzVZtwPK",
+	"QIaW+uySafSV469FTxjBid0KGV9Q3U8UdKYpv8W3SpQ35aluJD2vR36D6kXtHZxj/oGAMIpOMkUs49QJ",
+	"vpIJipSpaq0tDeAfXv2gVq+vmxrAv1q9+vtgJwUd4G8UoJuMCm4JAbsTYmGvEZUlsLEpdanYe3kbvYml",
+	"rl7/5lrajQbj5WAwOjUt+x+PoX0tGq63ShN1C6aTfwpM2i4tca8WjdvUxGuV89QTa82poY6V3RK+0C+3",
+	"Xew9CFgmbnkWp8bAPcXmZh9jCvVa0LhzWz4tHu1VVtzMWVy0RN1B2x4sUeUhP6jJTSG6YkjYxgHDP6tJ",
+	"v/JBWELLJxJ6nV5VI7iq8gRLcD3itgPvXq2CreSNpvoLs/UkM63f5yoX+4Fj+tDeRErGSYsPzQPJtFju",
+	"u9erYEmxQg/2nbihP28VSjlTnlCLLpU9DkAKsBS7gUcvV2FDywhus5Ax3fdapfF+8FAw4l0i482gYNBr",
+	"H96rgpHM6WDdJ7FQgKFkuh8IPo/Y4Qz4PXT7jSegyDGheHSkfjKYB+gVWReOIPyLrCB7AY2up+3AgnLU",
+	"CGQuHrDF9UzlykNemsg7pKs03Q8eu9Y2mN6Z5xiyqyvApNSGNlX3xCFnvBN0VohDjT0pubzN1vsB5Pow",
+	"JbugqOjaVEUUtXbCqxG2VWSauoHf8/14Q/VGKPavAmsNl40UWj45jYyn4bDX+GXQfAe03jkvXazd7lFz",
+	"1VvHnIWi3F1qAsFqwQYkIzB6XvJsosMbm4KXk488GWOwVbAAYt8bAHTqw5ebZz9+um12c+wfhwbbKuFT",
+	"oMEKJzeuoXa7LIfuCNdK2YWy3yb3leCc0e7TznlDVDCWsdReb91i0rLPZvs8Sj+S1nCrt2H4ZAcMoyKw",
+	"9/S6aALNwh/DLdu8DYbmIpPtkOB2Ixx+7iACgV9e2FKWExUnQtvK0cfDoxJkWA50azPsJlnZkWOFVFp2",
+	"NGjlK+1Hrc4CGvaqFXWtTLLdoGFDxL1fP9aU4QLrm80Ytdl2tl78WU0a1GDJ1EJI9oOa1AHni0W6blaf",
+	"v0N9N1eYQ7Que6Wb2McG1/RhxDMhMn2ohUxU1rtVPSFvEykwzGZfBTYqIg92Dn3AD5rRXcQqVHOEdkh7",
+	"MEj1qkEsk5RajmdLaS9UzSZihn6HZcZmigIKFynPYemNuQuV6333tVbcH/Ult/g/GlwWAAZWzNCbgz7V",
+	"dIq9+JUGFlOQCVBdD2trNDlij3uD4fVwcD7Y7oitUsQv55htcnr8WU2qUQhHu0UhqMiFTewYgmS/qG+j",
+	"OZ1EgizRXvAk7OCakSpcNHKnfFsLw24RCEpvjfiF2VdcM5S59ax5r4923+tfbm81T41/Y0eXCr1f3wp6",
+	"QAnHVTZZQstWhJusySaKw0eVJBVkpuwbxV4UzPTRsQU1TtZs1AR6OjzaIarTaSy7Y/jPavKd+2oTyWNS",
+	"TqJZXLfEkiWoMZyBsFvcH96J9MGtM19HK9Uch+L29A9LiW22x0L8WU22hUAAsveJfMDD/qiAB5Ac/iNE",
+	"TJZIpE1kaaIQ4wffaDOskVEDWe/rG/p1eYHa/I//SifQ6s21Mq6Nqovjrw/Tv/5v4QOaChHv6/rZjpdf",
+	"n+fnY3woTcfdWLObeOScZ3ciR0bAjNGswW7Fc3Gr9rnlzYzP7YcNSVLmEWVFWdvd/jO4L5vysMwzS7LA",
+	"wytRNErFO6dlGfzsJKiNrocn56PBryoxaz+drI6sy3QJVLucs2nG5yJgw8EJu83UcqFFHjApVixfZ0L3",
+	"2dskuustF3jg+7tqBGZHq1rBcLfMLXSGNFh13s5UrrS/qI9J1ooT3uhb+jw6CQDFEsr1XmTJPkLgKyVF",
+	"07G71HfU5DyJBI6rRZp+2sQhUyUIBraXAtHSz0V1kz1P+Xv6rFFpEIwGLdOqcdG1awPXdU3gneIxmyR3",
+	"ImAnpywyZP4x2oDHUbcGGSMjPhw+eVSMsRXKy4I10YzPXoOCl5fkdnN6HDm4ndoxR6vK7+vSj3lChtXW",
+	"m6Y5T+SrRC9STnkiRe0ue3+U7EbJndCNamq6vN0AFTwOmG0XbXw4oZ0jNIEQ5bkmzXNVtgcnNgkwmzDn",
+	"34A7XGNootA8LYnlO/rMK9dfi3ieyNttipXZxr2UK/vN4xQsK8n8R1CyyryrXrilYF1N7MJs6YZQgxqz",
+	"a9pI72Kq7SIIfQ3CnqnnWiHCWiLIy7WSrdn0TSzg6v0bdjQ8Pe0NGU8XM94bMfMui1Rc4cVfv6sIR5e9",
+	"f28VbTJx27jGd/g71ifOeS52ML5fLu9FditF793sf/4/UvQuU+OH3isHDFHowCpQ0kQlr1qcJaYcIdIF",
+	"FcueiFTBwclVgwPinuc8201xo3cZsvxqrpW5u22W1e6JgjSoPhz2f1g8JkFwkjTkM36dCdFDL+AkUbcZ",
+	"X8xqDhQtKob3L3l0J2TMYnEvUkBRnz1X06kQAftGoRY6B7zyhLJhdnCT7FccwkQV71wcogiu3VELMVv0",
+	"g0pkg/Zx0hsOQfsYPP115WbNuIybxLAPMvlxKRg9Duj6TSQWZtJwH4c/0aOfw4p811bMo0mzMNVqk1q+",
+	"3A56xXaJpKokJZFgr3iWJ3JzmoR+RIJEI0UtswxLQBT5EdRSSJfrdhpxP8frd5/8zff2my2R8nZsnMh1",
+	"ZdltFsyouJJT1TIJsUAkj6JREnmn+0Wo7B5qDL7feko/eBHoGHKwTeg3SQJWmNmt0MMO9v97kbU0BvZT",
+	"J9wWUPvqHFtG2U93Ml3eJ2L1iOSJv9FnDck6IqVA41myYLnyEzy6PF3xtWZhoqlkLgOgGGi9By3lJkxS",
+	"tWEigb3uPPTQ9tA9UtFZXLUJs0bvEDi6sfRaPp/N9/XmIAdXU9irhv4xUQ6v2hJU3Pg7xzV4J3kz6MVB",
+	"rpcixMiUmyJqcPeV/K34pqHQnXtIYhnQjBQrjETSVDE6VvbGZzXRxMQq1lBRB7cZMXHCG62jWGuV0n/y",
+	"nEczrLBjA6RU1q7I8qZosktQIkG1uBcY3FStUYCWxQap9A1VYdZLmSVaYM9LxmG75izld2IXMWYmkttZ",
+	"A0jf4u945SYPIq2E+g9On2xLKr9LZLwPNccJ/wt80h5SQeKQv34KdEYjmIBDvJuTgjM9J45jPmNdbnqn",
+	"44B4kWD4rz6o7YR4SHSud5d/TcmeweHwxsz2SEF4Z/9LHU27wdcMV93xnMRN4Xrfwc9t5HI6GOyVHEIs",
+	"GynITugoNcAjVN7y1rP7F0OEzQRVnGJfs26Jnq9SXQNqbM2uRoaBkmZRJIxqKf6Jbq6wyY3ZLBd/i78X",
+	"ApwdryEbsjNRk10l4aJE18YhdyvQtatAtNsqWgQlWtz+FlEnK7QTjitkUt9FijFOJMZdb8rX317A0AxW",
+	"CTpBNrRcGGFWsFlyJ5iS7D3Pl1nM1//WbFopQNlaF66lxsVupV521EQJTSusLVqNgPsVFwpp1hHNnpfl",
+	"5bOd0KWx2vFncKKsZgpRW6ak/SrU2W3qVuniYyrVFTVRfmf+7J096pxWadoh05WR28kBYbZvm8W6KPCx",
+	"u8XaFeF5lMXalT/6D2CxNrBurl/i8bOP02s2loVypL6zcoMOz6awbY4GP9x9eKdBVp+3JNjOBNN8LuwI",
+	"2N4gFlEy5ykjmoYrYs5/UBlbyqQqLx6fDPrI7qqc7Y/d8bhPHGoYHP188G+NXIpmvZknsimc6JJggvnh",
+	"BZrfcX80CUVr1hX92z6LAPPlY31M2Rs13rZZ2LfjNhv3j0fDJ8XUdZv+iw+NRv2jJiZd2fYSLixqOh5A",
+	"TSTxWqy84sU8Ji8aT996u28S+lsrG2deMePYU/4+ppQxu8rZfIkVUtEQzXjOUsE16rUMddVUFAkvrKuF",
+	"YFjqhypoHlwwkWrBwlypG4xmqxhHv0kxDxzD9zSKGGu1/E/lUuQuP8r+MGysJPPIErSJWeFEeJlrtucA",
+	"HClUoLu4jOPR6GBrqV4XO3U2GDwZnp2NTo6fHA/OzoZ7RVLhHrWSSrkk35704tfpU0znPMtN9yo4l1h8",
+	"s511bqed8gCfnYJ2kk8fQU0bSvGRxuNYGMVuzk3V5e4QsHp8dsHKlfl4HIv4oJK4CiqDn5/arKR9oY3X",
+	"oUmZ8pZ2VFtYhYPx3j8HvbMb5OWDZoFzzh+uCJrjMxzN/Gu4LVe2XDpuE/l66sxelGulwxwFzfhjNJzP",
+	"TpX/Rej/xF4JkcPIT+D/0Dua8SSdmWqI+9HkHuwBi23ti1zkcrmy0YKPQS4MccFmtuo1lzH7ky2lzHgm",
+	"WCYidSsTLeLPvwHX2dqGdEmxckX3MwGzAA3FfE1M70+1c3SyC4tITRuliti5IIwz0EW6+gDNYL5BtkDU",
+	"HAujerW4Q6wBwEIYOSwwNBFjySXj1rAWGjUnhCs/tDl4Ifvw7op13339nB2dPT09CAx+jkcjVu9WyHg+",
+	"luEhzmQMPxMe39BdFp6PZY9YKRAF8C721ev3FNPUTflEpMj7kNGdHrFUAJPRgen2hxs/Wy9mQuqASZEA",
+	"exxLZi4GkABT2GhuXrpgo5MjL2nW9q0MkBTwyMBOxipnHLP7Y+oBfvX2/hiGdTpkZn49dT8lkoX/YN+H",
+	"rCsV+6eS4uCCScXCpRbZ+YJrvVJZ/KcQK6pewKJBYoLbMJmScTuA1dM6T06OTvAdqdhqluSC6QWPRECd",
+	"NVQaMMJeYCvi9pZaMBR3udbJrRRxaZFyvZqJTMAKupMkTuw4mullNAMJ/sMfR4PRi4D9U2SqhzZHb4CD",
+	"gKy/asrC0DSTt33kf/r5/zce/9eQhWFg1o/h7DxTS+pRD0jyUBew8Pf2Hc3C3//97/Dh70LXQVTJSPTH",
+	"ciwvMauenBxIF0B0iWY6V5mI/Q4u5BtgV9L4EeBQwMnHAbQj1CdjefXuSh8gf3B55EBBZkiORyTJYKZz",
+	"oBkkSck+yATEdjYRkZoLjaLL1VevL9nl++dXV2PULVn3w/V7dnzKUqXulouAYW2IHjboCR9krxcyouaA",
+	"aYW5cuqux1OQH3AaPVMrdO2vcL35WCYAqYxNGxq6+KWSPZzUY1egeosMlJmekAAnLgQ7vZ2PpTu0EZ/+",
+	"z//b5czOhfyf/2/ooRM2w74K4EZ82ovn3P/g98+Pfv/l87DPrmdiLM13uPbEHSTgKHNQ+SqJ1KFHToHH",
+	"TlMlb02jzHqu763qx+L+MFbRIcatHBqOWreolO6346clYQRH+7fzw8NGR/Kn9th9N1NsztcM7hDLb/vs",
+	"K/K4acuVnawVOqdi3SkX7uTM23Q72yIre97Q1L3Q1mdRxrfYquLtl0NsYWrJIC7PvV6IC9SgeFQq94wF",
+	"CMV9opa6eNvUArdAFpjDOjJVvCHUjXjziqs0ycl+8RWnCBBYDUaUKFefywIacQz8QLHDr0Fk0tjnbTqq",
+	"V5IfLoJIZHBfdM1PAan2ARYVkcZ6VqirBxfEilaJFugd3Kqjbm+dstWAX63Y64NtxOzNcD2upctWc3+S",
+	"sxlfLIRsTXj59XUiasKvT/K19PPBbhFhrf1vrovON27T7JkNWJXqDM1t3s7GVjnb9zPz2eEnZ1YUoNGF",
+	"aVlofw03L8SWuNrq/7ZhXFvrxM44csQmtrBLwc79eLlPNy0o+g7EmeZDEhXNVPbw2/hr+gIEWGTcrEuN",
+	"1hw5WU9rpcLjZ+431JiEQlnedBP4PYI8Ht3k8PGqxZlgrJ1cPv6ebPP7lKph7uP8KX34OA9Q6Zr99VTB",
+	"N7U/K5jZ12VUOxgNR9fYaUriBAjSE7UsV41/fPnA+llrYC0+rPqd4LFp27un0PjdLIlmFcLIFWbSuqYc",
+	"ZfJaLm5y1XhlvIKP8hqdofEAKS2JqaUiKlmgu18wPkGPMMynQXnf4RJ7vPV844YbJLZ6C5c5qJHoeeMZ",
+	"5h2Wl9mMrf38iE3wtNe2VgTSHn7FtvE/1Wox7y/e1ASmQmlwnGwrW+zeag5yruotYUZbW8Ls2IimpJCU",
+	"AaKIOhpon+6N1TL2hIcdSgC/VWnayOtVmjaFaYIMFveo9oBk98OD+iZQpZENcse9wtRkkDmwQlO8m5Cx",
+	"tfCTGbde9SnJmRT3IqsXnyhE7tPrwdl/vMJPsH1V0fvpbs05l2meLNJNJT8AoSJDu0Q0U0oLpgGLPGVq",
+	"4e7+7fumFi0VjKlVh6mpnUimspiU4Z0kAVg62bKb5AC8ixpVcZjVPmVc31Xly2s+QUst2k71vzWbf/aM",
+	"71dp2hrcXwoWdz4qp5LjHuhduluRcw9UfPimkp6ztfsrfLPDNPiaCZpOmwlhuB+vQqnVbVdBLh6JlqGr",
+	"4KRS2shyH7dLbVzvTUv1hjfSUqUt30lSQaUpHBZLrH387yJTvQnXIgZ2WUo0VouaPrV1U9rS7T2XVsOw",
+	"SMKNdKvyzU07aXddTlDD2E/221vEUpFRTwC07cjf3LHa9YTY7j7NexTNVNJYzR0rXXre8YWVBpw+HM2U",
+	"FqXaFg1N4+rH7B8D31W+ZW+rlaZhtJ2V9frczclIlQ2hSQKHmuataFH/HhmpY32Ja+dJLTlgrf/1I52j",
+	"H59rqvTuXcgJF7vG9qLktEuhG7L7/dqje9+igyt+TBvqZpf0pZUzC5f0FRaQMN4idK2HJm4AfUThwW4t",
+	"SXf3BW21pc1b8pos7Pi8kGM+Q2GcR/ZTL2CihKBM54wvFoJnXEbi83RbN1rF7uJRW16exS6MaLZ8KbGj",
+	"iolFSDQL4WG4UzVLVxN/X+5gTbqtHMK+gG5V44Iit7BeoqszpCn7FgQd9vdrzP659rGlbft+Nl04mVuq",
+	"+zZ42IAb7FEBqD7CTpbYf2W/98coCzrfTVnITFqwH7TT/+Xc07u4mX1TtslA8IBzXe2Jt27qZV/uKdLU",
+	"B796tLcoAHrHHvjNUo/tDr9JmLbvBLYJvukTKWqFmjcLio5hbJrMvURBncBz1LRwKBmkhFX35uaZ9Yxn",
+	"mxUGegODl1ZZkgusNeFZhnZXdWCzNusm8MI5+pfpJyMWm1qjdOJs30rM/wVOyNlU5NHMhUsn8jYVY4kS",
+	"GfUa0CwcDQZhUAolQiZuJsKuffQ+m6ll1meXLDwaHMMnLPz2xeVX8JccS5FlKgs8aL7QNLsgSTdNdK4J",
+	"QuLQ7AWPZkyLDNTpROocGDnLhNXlYSRcNkb2UP0EyoI01wKAg5FBppa7tc/YsbRDlwcKSeKYxSEjMZZK",
+	"MsGj2QWszwGxlDGagKapUsi9Y0zOjnIDEAwyVdmtyDGuSaWx0DnTSkkBCBpLzBE24UkGpybSws1B1lez",
+	"qiQPTFnTImJZm7WOpRaRkrFmXZqdZwLpLReoAk44ruygEhE0HO1niSgOWlAccHcKLIm2sZNtXjO8jfbx",
+	"llG2/qO8ZKjC/UdIkgJAN2dINfPf/dwahI7Gy9Tcmbs6MJyY05of7a5G44fbrUOWd5GaF2siiicXbLaQ",
+	"+GJB6/3F5U0sUpGLnSwOcNrp9UKfrbT1x7Ba5HoHO9VI+SxRFR4O6tFdmzXG3UIqWjgGloJ0GG0knExN",
+	"UjFvKKv29XN2dnzyhC3oDRaLnCcpSg35EuNepioz4ZzHDw/IJE8eHlhmjk2TcBKLvYrPwLzP4aM6Vl/x",
+	"aJZI0csEjwEvDC+5hnw0qfKbqVrKmMrjwhoa1JrlnEtvrIdFyg0bsXxORSYNrTI+Bc2gnVjEsHi1zCJK",
+	"l5YqZzh1c9sSALhBsvg6EWncS8W9SC3udc3iZzfFNKhCL7sxQS5TnrEpDKJ358s0HE7dxJ/t1djScNwI",
+	"Ma5UU3tf8bOzs+baftSCqDkHDWTpaVL4KM3bAeOpNpnTXLPw7z3j6u9dxeEF+3GpcoEJcoC0TCxUhm44",
+	"bpFXhvNoehYNJ6dixJ/Ex2IwfTo54WfRKB6K4+kpf9JoytMtVR+xsbyp+oih1g7w4mgUFqrBsV81/OzM",
+	"kw2OB/uY399jzXvTC9wrPYeUQpr/NHkQMQqRIQBWicl9bQm2abF54/VSKlpChammzkJanhtkX5of3m2D",
+	"oVlztgfhsDjOewYvGWXPWvxd5VvDEjwaD4hRlajSHdcNPPS5YW+VTcmRpczb+dX5WIZLCXcUYC8C/TJk",
+	"3ePBMGBSsSgTiFWe6oOAhYnElJSbH7SS+NbA/3XBMz4Xucjso7F0z6iKfPFNQ2pL93g08ofDclkECw6F",
+	"/74xniz7OzM/Z+Je3fk/J1Ivp9MkSoTMb7AvPT47gmdTlU2SOBYyHEv7m9tafO0YfqK29zfwxCSw4LMT",
+	"eLaUermAQy3iG2oWSYa37vHwBKFd8HWqOKxC3WAzN3yGU0Vc0mwwqKlPZhdf1AYzKDnD0ZaS3/ME7+CQ",
+	"dU8IZGrvy9Mb3E38fWCXkgBBg6yOw5wMhqAGhKag141e6gX2ezL4ckofXahUCY/qG9k3jcZ0MZYW/kmq",
+	"ojsDPly/9vf5Mhf+qhhn+CpTGYNntWAPtZJjaUC7ALTDRDS8o4uiSb1p0YhKqCds4evaA8+Ebpld99o6",
+	"euDY9Wm4a3WuFpqs6l/iYAGCi1rqWBYvIiaTWMwXKhcyWt/cifVNIm+WmiY7o1ST2iuZWGpvPdTS7+2b",
+	"99cm4gafo8ocXhWf9v4i1iFbzZJUeGm+tm1gtjSdt6e4mjiZTgVVajS3Iel+RuqunHNkO8WB9v7pTrL3",
+	"m+sDUTu63ku2xF3prLp/m0NK7K5yOomj0rGkrqyO09bPIcbwNB1A9AJVDh6JoZUTVyrDRyA17mjDA9pH",
+	"BMEdStds255GswTvGGLYauX4FaAVh6n4zR0kxIF/KLx3mgIUfeTVNSZf2mpULqd1GbDPXpgUMZu7tlC4",
+	"YHP0PdafaFsx9xPI3wjlrkJ4JrhWkk5w9ftKrLJNl3qcWB44M0vRipcC5VDOWqbGikPHg3UpzIrbfE40",
+	"geF5XfBMIwu0iRdlKF/Z+gbGBncyGAwqXUqbMuDN0a1bDb3a9tg6JyDDpMrYTPAY+xiZj70mdRzdLL7Y",
+	"ur19DdFGs1p3ejYYsj+/f/OamdfKeVwM8bZMc9YN/1voEB3+t0EYsPDQ/2UYHpzDl2M5T7QGsc8MkeRw",
+	"ahD60EphIeuGh7CS8ICMkUsZiyjlmYhJNoSXl/JOqpW8wRMQwmUy7ow7octMQkxgjZbVTKWiz14XWHK4",
+	"c6iqZOIdGlP/fsq0xaW/s05GNKS7QSwsDlBDYHDz+VFTIyzXuMCFKyEPp9xEKY7l1wWVmA3oOvZwAPKl",
+	"twdmpwKif+8atzeaFCJGBx9cdhHX4twU1yO/w0zlCu0WwVgW3bdcCYOAcUZRHAcXKDb5+8m6oK26XTdn",
+	"lzgOvh4vFylejfAqn4uY5askwiJtyPYQuUFVBc6xbXNJNL6g5d3zdCnG0lQbtUNRb4rApQtTMJUP9ipT",
+	"8tYKlACzObQOdHgUmMRpo5m5c1GU2jK2nozM8A/EYnGCskiLM0jHGswDgl7j+0WyfuClmrJuqaMyVSsi",
+	"oFB3d5/OuVzD3quMOkvowkHhTBZof+dZtj53MQPYMCTwt5egUcv8Rk1vsGJpyLrcZRwsc53EJCZN4Pqj",
+	"170EedYt2rHxPKLCKSZsxEhRc04ochKNeMhxktcfXha816cuQyw47CyRt5jt7GorSmWoHEnTNgMx1WYN",
+	"LFgJlLDFSefhKZxKjCZewhHgrnw5N9I57g5+Y969wSgm2CBy59wQQcEPQF83dFxxKfAmy8QU5JjzalF+",
+	"HCYYSxtBxnKsdwAEQiMGLrgM3zdC3oFjBAUj7HpyAUCOlw7gGa+d4j3DXWti71jSvXRwzuqKJGdznsKG",
+	"CVA96Fc8E4aULXfASUu6qNlSwDxmdhtmVN7goLgNfL22wkEITSDmUEYUaHBiQV5a/zOPBZD6QKDAMqTN",
+	"Rwe54QAYiitBPlH5rCzBu5sBpE+Pt8FdYJlXJ+gUDMTIoYXc7I6y+RulIPpzTr02/ePVCTrF8fHlfLLf",
+	"GxjQ80yCf4kYO0GnRIvGtG9IsRiuScuoIZ/ycyqoLcu9/noaxN5pkoqNxXpco4Rfbe+L0b+69wX2OsN3",
+	"jQ94ltxRePr/hm0uRr3h4Hr45Pz45H/jNhd7lPZtbnIx+ixNLr5UE/Z8JuTevdH2bZOwS/XfT98koTUv",
+	"5LN2SZiIfCXKYduUtZnoooPHZ++O0KKueId9W/RRG58mA4/I9C45IfQyeQu89ZdCJZ5uC9Bxg+wyozeP",
+	"6xZcSiPYGnuEfqzNWXRuCrjQitYGFb+1FqIWqbxHUEiBaB8FFr4NG7w1HoRe2y8kxHzzyKgQIxj8MoEh",
+	"jwgGIfi2xIO0nYg9Q0IsLpqjQtwFu3NgSIk5NTRP2483saucab42dZ28F+MkZl2iw2As0UhKxnsyxa9q",
+	"LNoeP7/eDIxOljozR/UjM7K2jgz/ay8EbzVTxhtRqSSZSFsfr9StBn1QxwcYsUY2AbK9sEgtU9PRGsGa",
+	"CEbXBi6KkzMl0UwnqZA5m6xZLHRyK0llqCSkAECNbKohsMVB38wWW+8uwxXim8l60zw1Jlip+rM1SmYD",
+	"021YTTFJ83LaZjG9g7asJNE1Z5Z/Grcjbb7Md12JJbq9tqV6nWvrUvD5tr9zQUEsDrqmw+06hr1VadJU",
+	"sBkYk9cxbIGv1VkUPm1iDmgQ1M4etYCzlchYrQIvELW/V2yjdSa1hU2Ypy7+cmKa9Bewe0Vgv3lx3Qk6",
+	"3764/KpUC7YldqG4VqwovGdjNkLza/i44YbBhyhHY45QIln40Cuw36MVVGR/rIWCnVgArTcmnrShb7az",
+	"8wE12k1IJDNflEY93a/1vBEtiQpqoBQbtgMJvm7UMd5VSfAcI8DjkHW/eXEdMNjAA6zJicHaIeu+ffP+",
+	"OmBfvXj54vrFQb9kfsHaMfhe2fRgW3xV976AsC3U7W05wo0k3EocgA3dCWzZDmGWQrLdCs1wkRAmiv5f",
+	"EvjGumWgK76skreV6pTZyuo3LRzgO6xv6r9IcRwBm6kVm3O5tl4DL2nVWOJQyM2W0oVZY2w4zxkO0VrB",
+	"YthSUq0MQdMmCowEw8vamXusT2OFdaTQ3GrC8jIyUmMPRTZZ5mwisAIdy5XClY2lvzQMJndLW4lMwNok",
+	"BpQZS3FXC55FswCzUUL6x2WaOhdZ6YLqmiCLEOmep6lVUb5gubqle8fEiJo4/G4IfySRCA/67D1KKQDi",
+	"dKl5irLNHA1VuUDZxOQbcDIbWzSYPaJVl+2aND125sBZyofLPa0dr88UUklZG0CyjBiHmrLTQUFteP0k",
+	"0shf7uixdyLP0Gg/HPms8SOjL00zQwrCnIlM/OoiKzuNdZZ3v9YNLim9ou3CPR1s146tIPIpr9brgtuu",
+	"ZkpbAnaW+uXiwpRibmJVJV7tMSiTuaIZv+WwDUF5cGBfM34vCppLxTSvupTpIvosIawfH5+awWG44dPG",
+	"SID3JnUlV2zFE+B/U4WVxnNMcb8o2jigowvhw9PVu4QBw4rYtzVn65GxshSBV7GUnP1SEbMVxmSuBkcS",
+	"nyFOdq9o2EoA1b8iINad+UKA9Mluo8zY1jW/lDIRmc7H5lhOjX/xE6s1xP/2VWUyMeeJbFQe3SyUTcYl",
+	"mwg257FgGTbjlGpVnm34ZPtsWuSbHSoFY5wu05Q427aaDqNfh1+lQp4FMVkUewjYSFXbCMr2zbb+3Rop",
+	"JU3Gz/06T1dJvH6nfUk7ZXiOUYfMNeVpRehLo0vm801utC47e0X5akguKqlg9Z0o1yTYJTsY/iF4NDNx",
+	"NVi3f5qkaZM2xeVttt40aohvhMXo+2X8zviMbxweXnj06GlyJzaODi+0jb41JxuzxTaOru5bR99+h/ON",
+	"NQxDzeNH42WlVhvHXqnVI8euMRZspmzy6nCzaXZaX2DoaxNht1WHbE71s1VZTa8S226e4QWJ0XJc3jam",
+	"y33CQkHXDQDgFfTLpTxKtTLBDbTyTMzVPX98BenPVDDFw1RWq51icLYh3dJ6WqsAbqendv8SPSe7lENn",
+	"G9ns52+qkPSWouDOsoCxzzs7oUrk0rA6rz+Cb+vb/aTW6KduBfQcXTv29s9835iJ6XSBhObsGkfX0vd4",
+	"UeeauREnP4EzcGPVFR/KwASz0mdfaBaSvz80gbOm7kGyT2b5e57ypuuWfmdZC+/6xXpIoibY1j/zwwIO",
+	"Lkaibmmi6YddqYWQPcwOKXcJHuD/tvTT3F63f57INnhfYgHoXeAtRy3sBFmDtUZkidpDqqU9f0tfNXhA",
+	"8AGF4M3JtJKJKaYXlPd3LXhDbWCHFn9Lve6fDt52Mn3rFtQKmSa6bQTQ8J2ZWsLEMYc5V0LcAURKYuN6",
+	"BP372mIayPJ9s536GmOHyQbuJO9kToV4SA3Yzd9BPzVNjJbnV6IpWIOemTBgEc1UwHKV85QKwSy8IIl6",
+	"D3t9M1fZprq8LhngVjiXb9eYTtE1SserKJAGZ+VgNx+tFA+5DU2txybh766lgnjIEQhzppOpKeCSruFv",
+	"gFFQ4nw1/lOs//zPqx/Uw8sfPuir+V3y5oe/rqd/3UUcQfAag+KaAlQdhAG7E2JhzUAqSwD/KW3P3tA3",
+	"24qMkZjcEf/24zMqWDleDgajU1jGMzQf078Jv89a0bBvzOtCZDeLxvb7b4FGdPJPQQbcLrDpu4QCRTZT",
+	"yIlv+htscxz92NLwmY4BRt6iZygSyX01ApUw1WjiwyOzB9/E6a7pqyaXHhVAskjo71/mzszQLo7fURkm",
+	"eEvE/mXH0xQfanJq2VcqVdSMi2G/xKkfixprjhIc8oKCo5RPt3eYGhk9AtguwhkOl6E8qz9WAnOzwWCN",
+	"sZ34hE3Wxc7tF7Pmcev68H/dzqf3DWYrr2gL+ty62F+QRCggnSgEi12RRwy9WQ24/kFNmoqCArljotJC",
+	"SAbv7OxN+7OaNDnRUqwBdrtpLvvKzlO9pA8aq4gK1Vig3k1mXLmfIgCyJdzUTWXjS5tCSz+iJFc1BZJW",
+	"HDhG4DAe0Ca3U9q145WtsbkV9rcpWnYX+qqMXKI0kPvMbTsMBoMBk2IldO5g6NKvc8GlLhrr4o/1uoH2",
+	"GhraprcbzX5tJNoArn35XwZtG4U3wOrReuHL+Ogg6nmZvgs8GAyYhe+Lh+FeePiEh2BjaTbt81xf+N9l",
+	"xvolXRNXrvltU8C3qXZeP1bNiSIgReT8Fi0hapmz8HehaQuLScK7yk671tTN+W2AUTfYO7mtJSzrhv/r",
+	"v/+Pw5zf6sOIT3///Oj3l2eULR5ii9hwpxZp+L2DeS83qgmeaxNXUN27klPVglDUBl26IQZeeMEeFaPK",
+	"LilVNOKKa2Zeb3H/DXfsK/PLpVVt7aNTLM+8Wuml42XzwuOmhZ/uvvB/XUMdF+G2owSJr9eFR/zdHSfA",
+	"W78pdKVCz7YUTCl/yNuaJiL/gN2c2tx99LRwO5SKDzW5PYrWgVvqGHsvkoHWdMkytTz2vJRKHa82Tdzc",
+	"VG93N12Vg5TmDSoIaMS3V+e7JaYFG1l7hZp+xRm1w0dm1H7qNEwszv5xiZjDz5KIeQmAsVc8y5PPn4xp",
+	"sfBLp2Pu1CZmr0zIppPzt1IF+jLcIdWKD89NDTZTbo2FLtUuPPdLelu/rqupbSOV3PsXLFxkyT3PRflL",
+	"JdN1Sc6jIvVBKanPfFmR8eybdaFEi2iZJfn6PVwLJuVI8Exkl8t81mgS10rylPEoElqbi9VwfVuZxVbz",
+	"kbZlhGnvzrrYtQTYCdMiosILY+niGC9xnck/kYedsy8RDjZeDgZHEU6Ef4qwz/CS0qV8gCJCU5s6bmQl",
+	"H8suRku+ffP+Gn+nCJULZz2HIQ5M8fIiVpsqg1CdGbgQk3KFm7EMH3qWxnqmTKF4yE1Juq4BrEhOODhn",
+	"nBFmqXKNsFVY38CyMYkMx7UbwszoWLebavdIRcBo1n2zEPLy7RU76g/6RwF7bz96V3zE3iD9mjLiNCcc",
+	"EoShoAU40J2ff8agYpI3sa9RhOKUmGOUdocvkj9pFSU8lSLvW8KyPKnzHh+x1yJfqewOq2rlgs/NiWpj",
+	"Go4YNEWE+3SGdaYwyBMGs+XuaRpJ0/TZCzxwIBEwHmGZfDYRM55O7QdeYp9aUUussTSbgAR1XrSJngoR",
+	"B6Q4Bl6zA5ujGpQv7qAsRwRjiU0qc2zS7zTxwDchOEuqNZNd2AZK+MwUpDYAoO88GEvXytkWUczYUpq/",
+	"bXYyjSw9AWYsx/J3v2PPAUTqKDGWPXaZpuY6S5N7G7QdWlN/eME4w3OUYQwZhs+Yh1g/heUZT1LQrnXK",
+	"9czVnhxLxsKjwZC9UvciZm9FNucgaqbr0IRXv1SROdKgddn5qOQ29lS7cDVmTDGiRLM7sciBOzAbYuyV",
+	"QEyU7DMTKklVHlkR+TtRMRxrngmqVtYNnyuZgxoI+vQ54wuqt5IoeYhFnw4uKBsGv8HV+K+YqNk/4qt9",
+	"do1kFSecAjsA96BuhtGMZ1rkIc5LFgYEC5TcXgI8Tid5ci/SNeuGl974AOMFM58/Q/UUfRjw+8EFBfrA",
+	"I79DBL4Fo7ueD8fDE9ZS2rQPe09HpcQmKYjcjYCdH1gXC3gPhwNKP6FI7mgmsKqmibfG6iFY3wcEIwAD",
+	"3oSxu+GLa34bBsyhnBLQTDi9FzFpvr9g4dW091pJ0UPbZIgN5DXj1JLigNYIQjOWKeuzS6JNLMOo/RhI",
+	"E8KaJnfCgtOndw2bhTNJJgAuYdgCDzZPZyURVZeGFIsyR4lmIkHsp2KaM7XM4ZBQaSBTLOyccWnM2hT3",
+	"3g2t8+JZiFQc5nzyLDzwtmwwYA0VeJU0goQDMDDZzVRJDGvs9dl7RYorh7F9x1T4Y0iV4DChKckFtf5k",
+	"3fDHZ78fDX4/GoQB+yATjJr3X7DtXA4cCGU0kX3V1ZTqhsY7iOX9iPvhn8DtwgNEpT2illq6fnJVmkjh",
+	"pCFTx5AKkLtcpgM8TSZSneWKHY3YX5Iv+wDYS57dUttrOus2T4tYzvHR0M3+LY39NY19rRR9G6LMATg7",
+	"XKQ8kaZIFCLUVa9X0RL470HgII2UlCS7FLX0zr2Mqy803VspX4uMdb9RX2i4sQ7hDkR6FnKqssgIF3Qa",
+	"bJVYvI10OdXDJlgoTOgNKmwQwYJzBSPjYPSSjCkXygSSUwFtU7qWqiyixCEV3q9IC9lSapPhRmyOVjDn",
+	"SAcg7y1ytlzANjyFXWATsVYGKbSMbpKTOMUmy+lUZJqo4DWKUrBHoZb8TtwATwz77CqmX42Oo9lEwLU2",
+	"+q8nR/gdpiHbMnNo4TIdBFAbG6PPatw5Zz/1+/2ff8b7C8WkyuN/9Pv97wM2RueW977HF+02i9hk8Cfa",
+	"Jm8tKEEQOI8tVkkHPNEsBGUzvCiOfqTSlGgDUAZv/OP70B5fepvYGf6g5kmeYyHGHrtO5kLnfL4glAAX",
+	"Pjo6OgNp88P1cxtHJpdzkSURU9Mp3Ah08UewCYtMRAmInufIa1pbMIa2qGn47w4wW3HQbBehBBNOpC0P",
+	"iS35jYIPs06WSZoXlVNN8h9GicppcrvMREzCTcQmXKNRAA9tMbatvmqoFCZgH95d0QV0dPb09OCcXb5/",
+	"fnWFnMzkzxY111y9N7RW4JHl+YxpcYuib7vh1xiJrZ0XJ85Zkzn4wNwG5O53siTBi+OEWJa0aKzl5EYs",
+	"NGEqw7L5UueuV6h1MyBrlYLZwhJuPUBoiPJGHk43g+Xe4Xfw7OY9PAtR2LCjnDOpepNM8LuAiXkAejQV",
+	"/0oiigtBJFJP6KDgxHAN4WtMC/g7VxkpU0jOsgasZl1YWKZS/JyUf/+xLZWJkfmrJIYtwkntoFjDK9Mk",
+	"H6xUFptf6IfJGuMiY2RD2R2RXhInzMyqL+yF2Etupcr4JEVGiDkA3vQw1rdc3i5T9+jDH4fDk68D/O/p",
+	"AP57NDw9xhk+/PHrry8HF+yeZwm3h1kLONkKRJYPfxw9HQzYBMRhtJFQGcpJyuWdf7+PRqyhWj4QMskD",
+	"rjYnUiDVuKVYTMtPgEKwybslCmTmMwzXrG0GS1AWM01GubaFRckf0nTTE+eZJZrwyaOcikBnIMcjTEZW",
+	"By2GL5L+ms9TLH2I46N03fQaSdUBXUnyDrgqcAoi3kJOX7PwZSLvzo2G7+kG/nyk81+wTKTPxjbNuAfa",
+	"4rgDvJdkf6yeHpHBimUCVBs7bZLbQ34Yq0iHVju6LF2kY/nCgGfu3RAE2kJZsTgLsNgpRt3tbq5Ad45m",
+	"iRxLX82xgguo6SKGTSZzyoz7loeaKYF1qwGAZMIYy2v3EZe+LYMMF9TVqMFuYa0VcPljDpEdH36wdpOx",
+	"tKk9Y2kbtJLdh6DWu9l7KEHUXaF6plYSE/1JVCh1rjgHIXnIal0uSMT77rvvet4eCrcDmeDp/Nm4wxfJ",
+	"uEPX/AcqSol82RUfNRYAnKPcu+LCFkc1T8sdLIAWsR4+3bXFC7aXxYUr9trYisEMWu/pcEHJTI5D7LbC",
+	"gLTXZ+NyMX+79EtLQAYiuNNxT1VmTGEFpSBkR6ypBcd2oAooql8DjPjHszG5jwg2PIVvbAdYUjLHpb02",
+	"TS7+1/////Jz+jG1l35US3rpGG1jwO1BDAjY8eCEYS1VUxiGXidgqHMI/uAJ2l9ocn50jweDw+Ph0eHx",
+	"8IReSpW6Wy7wZiiafVKvkYZBqPgyTjI4xIYR9h2HZVPLIVumIEgcD47gvYCJ/m0fHohMz5LFgWHONQAT",
+	"U0ULuDagzKg8oJSigshzjiKXqc3rz2pcfyD544Ve9Ix0qr4tnqUyVJpLlZ4xGwmkLLKNYvFjbGFZrgpM",
+	"BgGC0JXqJSlKZWymQAmrFO21hbGqine5MgjchDC4V8o3wNQWKi4Lo7tr05QGxjsZVeJui7594GxPMDTx",
+	"pTr0FcDbBrsoa/W25PFUZdZKQj8ZLghXOvYQcOakbng8PAnJfo1xrvDDEQFZCAA+aDBwGRy6fRFkXsM0",
+	"yfTGytZtk1F4TrZoZkv9IwBe2eZan5NW9CIZv8Qj5EgFF0FExCUoFtT4hMjMlYKuhHJRECHWUCOaPR4c",
+	"Y2tOVq1KTcOrgnAjLqkmQ5dLFiZwmZqK48N+H9TN3tASfFGXPSDRIiSHUVjUHkf7ZFF+/ICVioiDegwc",
+	"g8F6ixNmbopGi4/kc5fSb3+1uhksss4IiMmg9DADddWUpWs46+ceXixrYq27FZR2mWi1kaRNKwZDwGRm",
+	"JUvUWub8gZnesU5r8ovyqwyZlEmGctLAOWuiYmNfxaFxRa1EewDyk8er6JwY4oLDgB1qfOqhljyWG+Yz",
+	"oYW1tAlyVSMrTEydd2dWf4HGYiswNjUxxJklqzdDNHYGanWCKqSp9BLadgZG0R1L3dIBjLqfBdb2aUsr",
+	"YO351qIgiMiAGFFDfwgNp4qFZAUP0YoC2PRvUBIcSIrC8+bZMU/GsqnlllHZWXgJv4TWxtc13hFrcl7N",
+	"REYmiW9eXJNCTiMA70CvnJA51dlwECJbQqHe3oUI63mlncVkjSfVdS9x3S3GEhX4XdqPnLOi/QjeKX7P",
+	"nAk53i9IsqYaGOFYojUDdgJ1koaeM93QtoihovfnxloSFF7ggBlXbt+SNu7mWFqDDDDxKMfDh9Znk6xn",
+	"uEnRo2OFpf95jtaTWCxAPkp0w2m7GEuvLYXFidMjgari5BZW2g2PnoboEWPh0dP+AHAjUi3alF57copy",
+	"qvb0oMGOjMrOYB6y7rDfPxkEVrlnowEFjljz+wXZ4KeUR1hc/Ij348EgGEs6yFHK5wsREx9BnYj/uBSu",
+	"7UCfvcQm1kst2J1Ya5EbpqeZos4/GD5PJohzG0VKnbyASqagWFmn4Vhu9BA671zgBerKGJ2DF7bjdDG0",
+	"9UCiKXYsyQhialYCzXAWpSBh4+WGgiBpu3QejCWZ7NJ5MhekWSS5mJtszi42wnGtqImhm9uxS70+TGdu",
+	"mM1YGSM1J709iUPYHR0JGQO14Rn2m8zABhTIOsCL2twniWnyYW8tEvqQYS8yFS8jbJ99gW3V6K4lTkI2",
+	"q2mSomUpQddH093UBzIztyMVgzBXjSe90yhoKtcKzipGP6HxwIYDAk8zvU6EjM/JGBfORc77NgUlNMYZ",
+	"G2ZIKVbcT9SiD7xElTAYS+/HZWZMwrxsDLEPy9YP+HXccZwUuRkJa/aEvXNqkh5TsrqtVGMa/PA09QO8",
+	"vtBWe8e+4LjZ5EozN1G+UuijRRVV5mNpa53Y4IuADUfNFda8eiSBH5ERtJRkG8tyDZGL4iXXlavm/vD8",
+	"Qws88HgoeBxnQmsTIlBWKuPimnamHFf7pPfWVJocYw7luHPx47PhaHCxenY6CJhTXy9+fHZKP+J+us/h",
+	"O9pAqopC2zfuXGTP6GdXl8ZsbG5+tx3hlzJPUqzCY4xHAd7kDjz8f5zT//WdHdV0dSs/Q7d094NMHphY",
+	"KGzRT2e+z95YvyLi8BwO1OiMlWtYkrWlVMOrOVgGhWIqBpNICpCplzFl7025Q8vI0F9EJdQipYmfZVTU",
+	"RVCFl3mSpomBOUDegpIOMhEKOnJlJY0r1yQbUdCoeMgrKUgpz0VarjLZHQH5wJk3mfp4JM2ZMEVmnH8v",
+	"4gseIRspF2E8OMcVYbskJ/c3YNRMGtRRe86GtidnrSQdCY1+hUh36C09Gz9rYcs0vxttuXDhT9bmr8Dz",
+	"vsIOYiCJPTfFABgrMpZFsEhxdEpyZkBcjEyKDfbag4CFz3k0E73nZMEHScxGu4FA0UPzNSjS7m+QPKsC",
+	"NDa1/RvP1uesZIUNyVIZ/r3nx3z03mBYkT5nUmmZTKfhhTFGG48otpZ3RT+RFslaVuIbY2kX3RzMQBvk",
+	"ceCDAK9jlESQLBHlffalAOUTOCiGS6BoPZbfvLj+QrNwNBgYEjgaHCNCTfQMvQcvDOFnp4LDEV+kfA2U",
+	"hW9k5p8sBHZKDMo7vfASEKWZ5WRwBMNVzXrmtYGlxxa7IAxuxHt6/yQsXOXP37x775CDzt0+e63MRW7u",
+	"MHQ4SKql+u319VvbVrYctdMYUhJ+BXAeeNFOcQKI4mlxcQAoAIY9EoRe3O9vXlw7KgYthfaiq3PUepRk",
+	"1ALJ6ZQ6YCvB7+AJCDn6gt0nYmXKQdo4rPBwLsIvtE8dtnAYXlUufgQY1QFwQ1Rw2YRHd1j7uRwOM5a5",
+	"YrciR2Jgr1XOXqkYo1VDZ/UjlQcjhTwMwOq8KBnjlS9iZLBULV7Qnp5rdbrRYABCNczZ9WrJomhUmApV",
+	"dkfI/zJTKw3fUS+4NHV6TpQprXuUoU4SlPMZ04/aRLUsUrVGzRhRWwRZwt7dvHl39c3V6/ehdSywLkjH",
+	"vGeclGj6o8Gswy+c5flCnx8e8sXChitSk7HwD8Yex+X6wNT/lMC1KT4o8KNssJO2R8SWWPsMKxzbSe2X",
+	"JmbGMU28pRyfJG71Br8J7QVT5jmheQrzmHAloBw4Yhhta5lmD09cz77dRemIoLFrNF7b6ocvHhZKix5F",
+	"xOhzBsw6YJbDBMyJDd6fRiQKxrImiASsUQqp/qwFjFewIHzuLo2AwckLxrKBowWsypcCRuwmsDF7zpnJ",
+	"LtkiE9MU6yR2wzdvr6/eANGQ58LhFk9pBS0WmFdoxfCDtEaD47A5ADGwLm/g3Wa3DKHzojmCrUsfOlk4",
+	"YL6QGzpmmZVjpWDv/JstYD4/DFjFAhuwEuMoYzhEyw87HQys6Af8tYKDV/yhd3mLZaKNuzLP+L1IkSuV",
+	"L1lrnEwki5S6A2WgjUafF948qsxAfToookZahHnxecgqpaqP9wer9qDKhtZHYju4wWSdL1WALaJTMK7Y",
+	"XhNFLP9YXqLqjskFRYMPP4zfFJYwIf4BPIaLfEso/1g6K44ZoMgFMLdjaZyi+LgL/KcILOSz2Jb4Vt2L",
+	"zEYwU6iyuZ5qEcuu/Fjga3nmNRMpSDGVfiISu5RrNGBTZ8S64b1oNW8aSuM1ohVQOJmva50xyUlmEV/r",
+	"ze71cIetMBjHmqeltvO2Qkw3PFzCNXNoM3EO8T0MOqw8gO9Co3VyOZakqiga3ThciyQnijQDNMciAsmM",
+	"rCgo9M/g3zSQjV/gMcUQo8qD1vk//AEX94c/sO6lbcLy5YENojGXJmjSWDh0xdcgBMKfJpJbxLdC+410",
+	"5jYUGavdUSaSu3jzjEttS6vR2KaOGMWWUagqrNQMj9ct/AhHm30ZsMsvtIlynCapCGy6NFl4KOEAyzT4",
+	"O21tpUoKcswfM9euPCzaGwCEGLSt4nVQkndEYfArYuGJRqWNww3/dBmanDAmplMR5axLATGmrSQMTZt8",
+	"briGvIPDIBWaRYmmRWy2/pIqm/mGOL8rrTHT14ZGNF0G7EvXiauGmvrCgC7O2UzNbSpBnOgITi3GwRRD",
+	"dV10D6DiAjS9pcx1H58ijxwclA83M22G8hmFh3a/xEA7goYis9C2a8oP0msHlYQF1kUpB2A32ToXTPAs",
+	"TfwYWvKRuIgv2qILdsl0nqQpcAFNK7GEQwoslYvr2+4z5yzPliBuIZ/mObtEYjTV7ozPzuYzFKYosj3R",
+	"4SkFUZVb6Id9ymtwKZw654R9F/1lKvQGqFRwa3gl1ydckbnqYVdcnyz8w4dClM4xcw4JPijH2g+OWLmL",
+	"f3hBg99markoj2utvuxWMSs0uBNLKQLU+5j4piVgw1ZeLXNBXIW45pfYZxbWAB/Fxk+cCpmft1FrKvi9",
+	"gBPv0SbM6siT7kDvYjB0RrB+ybC/BZ7IMkHlil32a7RR4isFSO7Yc5+0YfvhHSoppO9MPnuSg55I1wrV",
+	"q9TWh/5lYPMBrOou0lSzLw2+3rsbBbDmgqDwco5NhKyNJTVt0w/YHN0PdYsozeBifOrxOoWIgRZf1y5D",
+	"4u2dZBUGG3gshA5Y4QhAM2aFyyIukLlgvP3x4LjMUElVKnjpBftBTTCwFIOvUeMmh3Sk5gsuE5PF5MxV",
+	"F8VB9OWGCrdL5hQNSNcSYf14cHxRpQigzFikyb3IiK5zha25DY7mVudpO4H2CpmbUH4QFlfu/Fi3de3o",
+	"HfTZy2SaWw96IVOwCcXYIQaJmFDL5mjnWnFtaMa1qMTtZSBU9v/wB3bJKsU5vZFRKLjA4gGYtVV4/ycU",
+	"huNxOLrbkc8Z/veuXBeVIoZNUwkvlpjUi9TUyigel04YchV6ajEAC4AXjcPbbDYGlr7iOlcxxgfg2U6X",
+	"Qt+t4WyocxqYcJB4ar4jQkZs3mQqep5yygdxAjN6Go2NB/BE+YdpEglTecskDb7N1CJLRM6z9ZZEwVxk",
+	"c+31Y2jIN6Q8Xk3Jg8P+oD+A900caee8g3mSVJdihkmuh/B/t6Kx0H++NKK2acvlPacwMJqpqMuHYJDp",
+	"4MO7l7poRmHCUsfSGi6J1LsmFJX8kraxjc3pdFECeCJAT3j/7WVvdHIaFKZ6MtyOZUMR+sD4rJZzw8Jh",
+	"d9CFPpYLkTEhY3QckYph/2Udd+xWSEFGFcfdYGdjuG6qEBpaGEuTLGEr6wADN5mo2sVCIn8zqU1GQk1T",
+	"Ig7nSbiKO+ewK1cyFg+4XcbVrlvrWRSvHF5NQQNGBRgLW1hVEDd8NBjY5FYhcduriYCY8Gpzptv6lmKs",
+	"S3tOaifolLb6ZmMCrIo05nPTFtAayWLQOTdd6hxqsEVMGTf5zOvn0wm8Vl03tqOOrQRqioO4f9oyEJ2v",
+	"cHUTYU12nZ8DD4a3b943AEECJJYAq4Fhywk1wWJrj1pg3L8dNG9tQizywDIsbfjYAMfhT0n88yMR843I",
+	"HRjfU9K9rR52I+bWXokplho76y7T9MZVv8ly+7cNre8EnVzMFyojfodxKFh+GRYF56HzPZZnugE6wjRi",
+	"HFbJG01Ymq0nGVYyAJ2QMvyN/HDjDL/4iRSrDnUMuKE/b5XCPi88ybAqlMr8j8krQbPBxXRPlRfRsQ8Y",
+	"USnWzqWMUqz5iDUV5lSX8T6JhYI5kim85QsEHm7wGvPKmyNe8OLDHxfpGosPSvPM3O0wIGxAMVAuHnCv",
+	"ZypX3uSgBVJLGazf4Iqou+92rwnuggQS+nJzkQXbLsuUoMEV3YAmejPnDzcpeio65yOsGQZAVn4+furW",
+	"2vaVDYq5MTZp+N37dc4fqKAp4qk2xgmOgREW1bGLvjzuq8k6h0Wfnpwcnf68Ibm/427WGz3jo5PTznnn",
+	"bDqKjsXTyZA/iY+mp/8fe9+63DaOrfsqGPWPtuvQMiXbcaLUVO8k3elJn3auznRNDVMmJEIWYwpQE5QV",
+	"nZTf6rzBebFTWGuBBCVKonxJ4oT7x562QoAgbutbt28Jf3DU7/JH0UNxPOwMDvqH/EF0JLpDv/9o8JAf",
+	"Rw/E0fBwcNDv8k7ki0dDp891V2ZFgkjF+ca1y0v5YEkeWz90sf4nfaalTF6oqPnAN5cQdfSg3A/djmjJ",
+	"dbqy91pFXx8qcMoVsTPwTaSLcPPnHKbA2bDMDQbyufjVSCQyKZvuS87XVe+j5/fLD195rd+IE25dI3jm",
+	"ymv9ac7khmfhGbcIz6YGxYNuq72ikG2txvb5K69V7Sje1NOKVtDfgotkc1eLDRZ6eesWi6rbU9FoqTct",
+	"su16Mg2wl9yhUKOD4lnYpwf+4apGOUrbf6ky6940bzxExLa+zVMe0buwSWdzk/eSkzuD3tN9tLnRqVIn",
+	"XM5tfS7T7qjO+F6AnOcJBA1jq4PNrd5h2MR7yS95jHxWLlkPXG4uTc9/P5ibZQ2q81oZP9dYsRMpfiui",
+	"c4pbcDFHLC85fOW19peo1irVKIyspIx5x1zneBcw7tOAJRZLj42VzoBUW2YMgAhG6qU6C+ROOJ1ExCwX",
+	"OpGHbthi8etuG6J0rZ1Xh2gF08xmyRCLnA3FQ2o2rLkSWl17eeiVZHHs0PfRDViEzgfSCWZVKQWVVuk6",
+	"BoSVzJlbKz2vRfraYCUjpjY8ioT3dZ68C03qv5+BEu3IayVc5/YbIJxSkdl778CQOJ0Qp6VgI6MxKsne",
+	"8WyaRnz+ywLN3Rn15zJclirVdXoHJcZG8/wjc4xkhLUtLZudnCZJQQ3X6qs+Pd3NhfpT1WfPRkJusFX8",
+	"D7YteM6gNsHV+kZ2M+0f/UT/ufcICG+dPQwT+MXG+8FruYcCOOqKE7hhmut9Kmwsy3pe1ImgWg6lyg34",
+	"uUW1BPy7qBNg8N3CcOujKvf4mUurCli9kiKnmS3dCQ28auBVA69+NHhlronyPeAArCUi1ushLVTpK4ha",
+	"M55mS15tx31p0ZX1NFqaOMzB688XoFEgd1COaM/yllWQlj12eqb8ZWwFtALnUqU2ywYCiANJ3Cgcw8Ix",
+	"r4Xufgqfs9EFkAEFBmEbfA0250+UJVa4iwJZ+mRbd5nHKbIDTXMmptzjS8GlmJuRh+sQDRLEOQYyljoz",
+	"iE4NWdfvoFXcliQq5slWe2Gchdb1VHJ/QZjLM2JKi6XNGTr0Ox477D5iO1ibnpIrPHboH7CwKqKWHXaO",
+	"zP87MM/4gQxLSVqmsy4LK5J2d6RaHrfnBDgUTqzIQFRaP8q2dR3xs5Gyjnh3P2Us3HenZB9TF+I8UwEC",
+	"34Gg7sgPpPuohyEPHiVkG3ynFAP3ZGiT62BCFpx7bGdpl5Q6huLrY3eUOO7ddiCfgP+wtGWK+NZO4Vx5",
+	"8vqFZTsqYq2rsDrCTBcubO+hKKL2/reYE7SGK+8pYOBtUPU2qHkBSAJg/FAbIb0Us9JXr7A8lY6LPWzl",
+	"k99yiXmzdCqubstL86VVi26vs6RadPwq3WIrNusc0ltCZeg3B/ULnM5rgb3toYD2NOFbaiId/xtTRfw1",
+	"qsjistRVRa6lLWwyxVbIsIWQB27lliOtUXSB3IIw+FtVMSpirDf1UdWkUUAaBaSkgHRRM2ju7ebevv/3",
+	"9tIdbfntqy7p7+B6tqh3TVUPC5LzkKcysvYCGX7ucy3OpmlyZb20JU0YYjFCZMrIg2K5Ucuymo3zhSd0",
+	"XkaS7kaoWd20/IqjOjWcGkn2vUuyL2YWq2Ooeq7SPoRxYosahrRnSg6TGMuWHHZqvOI1nyeKR6dKASs2",
+	"tjuq8z052/yJEYlYRdZrHXa7dRpPUjUwx7mfiN+gxMt3aioEc92CtW57Y6GNKKmwFhb1uNZdmTXctPml",
+	"DKagkgxc7bN1WV4CuRMWuKuWl/bJyvdQPoR5USDNiBzerlJeElLFLeWeVfplkbjm+t7ZEzub29t96nhd",
+	"75Mrt/HZVvts85lBBv0LwSBYEaHOufnof2w1IwennYcVKsvD71FjebjCJYzwruQRbon5H/6Ljyo++fhk",
+	"/jL2Zydzf3bSefPp1a/q08mvanbyTM/wf19QNfrRI7dI+HbQMB/tL3lVj+5i8fvrDMdxYddXZegWquOr",
+	"dksaNm7qBls3buo1eLze2J6rqfyu/dpl7Pdzoa1/QR838NYUmbu85IiEVNta+PTOfLI7ZUgJTQ/BAwsM",
+	"NGU/dVqBa7nrLdvd1tNby5kayGVv6prsS2S9mqmirBzRMOQsBh5VwQrkjM8hRxobuc57cLlbH7MB+Ise",
+	"V9d8ZounkXEpkNdwwZIwvLEn1quF4W/BX/sfof/BToQA4sZjSqzF2nrm4my3tnHL2q9fYch0EmjruF6v",
+	"acKv+2GNpX6NpX5b9LfJhm3P2IzrH9tMTRNRy0K9sD8L88n+Z5umFUdXYZtddgJJNCVOHUGqkWcGMBcZ",
+	"5IdjAeOhJQ20h/FO7NfFaDt+Y8tu8Pa3bcveFm03xu97aPy2NFsWo30pszeoF73PK9SLE55e6JznDeVk",
+	"faM341TkclhC9l4g8xKhNky2OlKU+CF4toL/pM1O4X1SBdJyylD1W4efM0fTpU52wnIuk19pZA/kspWd",
+	"XcfIfnv6le+zHTd/KteqqtSAMU8vyg590DO/mAbQBCw2gS/fe+CLx6SawUXXBCA2ULeBut8y1G1Qp4s6",
+	"T6BUcBn0kCX6TvDnUOAdVhlfAWX/R2osQrZDFC67xNwH2UvAjkjmCmt5dZAnsfOxRWgZYCEulRdHWSDt",
+	"1UI8ZvBuy/MYWr7AJLGluaF5m728SQyHxyZY1CkvvV/EVmAhC6rKAxS/udXcKXTnBmMUZfmOfKrgyPNC",
+	"dAU69VcFazw3S7EtEDSNTnn/O43QOE3nlhlQihn76VwlXJ6zVCSCQ52LiM9x5QjOIP2BQ2ikW72DglRJ",
+	"A8yEyigaoM1lLGYaSHau1sJPfwl+HnaJugkBj+7t75+rdiQu9yM12Ifawfs0zhYRUJnTnjNF4epWI7mN",
+	"uO3qAxFGESDMSaOK70dSKPONwBjV85FVC6YDqKTMi7TRNH1kk+qZKaA7Juc5xAnfRHHIz/U+PWlGRtY6",
+	"IrbaDJuJ7+ywa57W3zieRyJJ2GFcniGFpjWC5gxhsCxXDiGX2czExuWG2fC+hsRGKCv/y4r965f2b6dq",
+	"/x4cr9m+/qOq7dux2xd3UPUGzbeZOaUTtPcSxwH+rRfe9qD6bQ+91niaZDEcc+pATYpjEAMtoPkgy5Jp",
+	"psZMvwJWr2MzafRQx6HShHkrHjswuw/EPKkFS/PrrN5IxUhT53/ADpw1VuZuy+kYfHpB8cNVrSPXsUfO",
+	"t0fOX33kinMDM775ErCnplNxar5AeFn1OaC1LQ4CTsXiUSj46G4WNPXy+ZvZq1M1q45SevNp+GaLsCkD",
+	"hbYJkar18msFSb1WOqsTIWULJCaxFE2UVKPKNlFSPySZh3sNOHoiqHY3Ikv7qPqbgu/VREgoA4uFYHbQ",
+	"vA5QYbccYc92QiOx1ulmgSzToP0d5qzMIPI9IoOfg3bmDOdxUSYkL7IKLQNJroDqkPoVmtymsPo/VH/7",
+	"MPo3U5HWstT/ZTl0n8OX1GnyW87pa+6p+u2APr7eqO6T9miemzsiH4qpDcZib5CoaWRrqu0PeCrMKLSQ",
+	"sUr3ztWekOexFCJFil+z00y/iTpXGzSRvEjBfqe7b55vT0BtsprHYCzYM/PyEtyqHldrSeY/ncYJJnCm",
+	"U2lpETXri1EsI6amKTPjMZryJOGZ2dsGDSwQPRvY5dA8V+D3wz2/cwoW/UX8DjpjEcAyQBT3VKRJLK3W",
+	"gtyNv0FsyLmrBOWn3lUUKl6keQKX2ueWLR7a6rV+e//WqM/809k4lgYHPvLh/7zWOJb2t2P720SkMfBt",
+	"zwVPS6T7sMTsd8V+K5Z4HSY0V9r+ARAt02k0jyKL9W1yv9UHhX+ofh1MmF/IDSBsAGEDCH9IQJjfAQ4a",
+	"hD9vhAbHPL3ALbQGD+JDcGHmFYIqkNwygAsHPBPnKp2HVB7f/s10Mj2HekiWCgx+cAzqu4/ZJI0HlJIf",
+	"SwZigU1lXLgnaCw/6yAvTd1mr9JIpMQrp1WahT0WImQtHB5mZJt8CiXc6kEhxIE443oQsn37l3kiZDvw",
+	"h9N0F4uepiIRl1wORMh2sKIiFv78O3yMQ/un84Qtnmtm1Z2GNguNUIRXhJivBxXSuWShkaD4D4F02kBl",
+	"nUjVAMVQ72ctKv6TlvvukPEz2hJ1nj2J5WvzvbWe5Z9qP5tXaq6Psmli3qk0+96Qtj2kTmmkp/EF2GTN",
+	"KW31Wn348woCfnDiwK0ART2qLdbd085Rr1uChgsR08l0HMt4OmbDFGocdfwjLF8HxXqlmLFsngrdZq/j",
+	"wcXedAK6adv6A449LABCkTWJefnTZCpYqnjEzHhZIrhE7ivG2YyDPXYk4vNRBgDUa13E0mx7W0hkkorL",
+	"WMzO1gfAGEXB3on7neP9zhm1I/fFlq2p1SyOjCDodH2o0FCB0/+cqzJKf/7WQemtJ9NLkZ5Lsfd29P/+",
+	"rxR7T5IJrhjcF7Abxmj4bh0e+W1YEPzF4u9DLNWxANtBbCXJF7dMY02YVq8oCGO1gLd2gT129IANaP9s",
+	"mnmQaPud46+E++n2qIP9c4HbQP8G+jfQ/0eE/lX42y2ggRj+ZnqAqFV+kEqOonUaiuhhTU/NMtWD1Mm8",
+	"EKQWGQzUswUqBlTWkgoFQnNibobxABpN4qHIYiP/l2LXqZY5cyoMYhy3XlGz70R8IwX7rhX30I+VkZt8",
+	"cCFArboUifnCNnumhkMhPPa7gjkCoc1jZP4v/NaFN7bX6T601cLg9jk+QvudbvUOuxUxBkd7nY5BbP7D",
+	"BeaT7UIxihpYMCCbAeGWwEqLK7FjIFxq7qhVoTpdGseVR7FuvVIZLKcv/HNNV/aT8CjiPsWND+rh2Sq/",
+	"tteCXQu7oBLmdpZDJVybLEKGhYg9G5xNe8utZNMp16+DaIhrxbi4rn1bFTtHOfSB0Vl/vvCb+1Ssz7RI",
+	"hra/8TQr/vVqm2zRjTHf9sDTZdMAnwb4NMDnRwM+v4usLP7pNigVDrsp5tlHcv5aXHRLkdDYtlQlLJnb",
+	"MvrWPQ42wf48J6OIvAW7Is8hk2Za4MNOQTD2znJXFDQYqSiqrs9GcSICmTNcrGCZ28IP/hSn5Huu+lW2",
+	"WwDQwv9cAZ9K4vDAz9GTXw2eunudChyQg6cBN7Io98ESeHpmfmW/xvz/bDKR2PYLRpJqEY/CeksJT38v",
+	"iPivYih5jWejjqHEHqMGLzR4ocELP2zQ3EpJ7SCHVCSoUI3iib4xiBhPM3FNDAFNFyGE+fEeA4gTmI4G",
+	"P2zGD8ffPn64nolgAUBABkaDHxr80OCHBj/cQ/wwJol2B/Bhwby7uXS5NYeUGi4F5W8b3YR5ezyBuobJ",
+	"3LpslBQa6zFSwcNsPhFt9lJcAuvpIJlGAuK63NEw3jfAQquxyEY205dmEvk/DU5pM/KBFww+Y0iTl3No",
+	"FcAI2mxNPXSeJHagC7ORinOeRonQECpGyQNt5DRdhDb4r9vlCrwsrdq2UOe9JLLZjU+679kuCeBewalB",
+	"pr50PAll4gJJ0XEFcRHhuTXJ40dL8fR+B5HdmU0lL6cOe+QCI8hD4fs0kO1yqn+iVnvHsGxfewIt+N16",
+	"DrvLc+ivnENMt7WziIYtmsT8oe0y07+Reu/uKa8DVEuXXYNWG7TaoNUfEq3KBRRi4Wn599uDp7VILFeD",
+	"VKA86rEMKNqB34VLFkdsOmEZhrIgojSYMJxOzjJ1BkB1J5tP4gFgU9N5HDlkymJhGlysOeJoEMNofAMW",
+	"sd2YzUZCBtI82lfRnMUai4Gbx4hDuXh/m5nvMmOKNYtz4rfHC98GlEc8TeNLEcgEYvR1xi2QriDKHKkZ",
+	"G3M5X+hnMOLy3Cns6MZOmSHzjGGgiwbTINN8LJicgm2Q60q07CRL7H79mvCifd52ptfWHlBY15/FMhPn",
+	"It1dRbJZQt63wrJ5EwZ9+xkA/q4l7+Eb8gtuWe7/BVRaCnUju5Vou8LmHRfUsahtpZaz/3Zi1yC4kBiM",
+	"yhySVzf54PUhQOUzMROpwBjIqKF/bABRQ//YVO38MSkkl+HU9qivHoMkOahWQb3X034S65HQKLqzcj2k",
+	"NguLANqQUVCtNmKsMLD+rAMZ2tjb9nLgbdhmp0RH+bNmoVH0IYk0TGJ5EQKEY9z+FWt2Hl+aX2QUyDAT",
+	"nwzuyUYincVasJ3LjgV2EGvNphOzV3fb7F9cj8wEAt76H0uSZpARFi5ifTFQY8FC81CIhOqhfSxcjabY",
+	"DgQK726HqtiOWdM9JZM5xcfvAtCCOk6hewP32KL4BnLyzgHbAVSgLkUayBCjr9uEb87MP52N+aez/jwT",
+	"GunMfVaGbg7pOfvj3auX8AndQF6n7JOXZ/cW6+oVq2bQbCBt/SnJuC2aMsqyyY7eZe/fvjC9xjrvuOhx",
+	"khpwmM1XlHQKJO7LckEnVrOe02uz678msLwuVWZ98spqFsP6hZ5gitZUeTLTf/clnm6FS7TMxehXcTH+",
+	"OEyidWgNGybRO2QS3YpQcJMiBZfgjGskWNYjEf2wZbeqL6RrFLlytmNT0arR8xo9r9Hzbk/PI82K9CpH",
+	"vUON7DbUOihIhXcnSqfFW/RX+F1DwAddoLlFPyf59xBWGXBtkRSS2VkkdVumZkcpYqQTBbJcnamy5K0Z",
+	"pYfBK2KxGAHFoNi3Du2xAW9DKVrFPJbXRWD9aWYrVJkPxxNa0kAOc89GYaOt0jNw7q+pZ1QFXxwur2MJ",
+	"AOALozZ7qXBQt4kDGtNnIxK/z8o335+Ewdv9DgSMt54+wlzDeBtZuYG2OCM0jLLaZk/w36vvarajhQjk",
+	"v3OVaXd1cUBuO1quD8jcmi9GOEwzpoaBTLk8F1hLxq3qwp6LbABuNa3GwnyCSLT4WeMLbBwiM1ofDJCF",
+	"+Fsb7Abhbi+QPMP0DiUHgk2KuuT43WCjYiM1TT2Wc8QxzsKu74fIgAz/yfRIzcjIir7gotyilc0wiliy",
+	"OFtBiHFtceN9JeKMpmJMUzGmsfPUtPM0kYAN+msiATcgxgb//S6yrcFfnVDBwrawXwjdzfks1nYArJxV",
+	"+E8L4bFUTJJYaJtzEkHaq4Fjw4RnENoWSEXEvyqJVqXC8KragdypTvEbHxhsKsZswNM0FjqQ4YSnGOhO",
+	"9QMjMclGIdOKSmYnMXzAgEuWij6w+gM92gjDtQw6BW91bkUwkBRSZhCTkovT/A2CIhGPq3Nw4yjcLk3F",
+	"SI5ndi3uBvfdw/qD7yfnKY9ExDKlYB/kgDJTKhmMuIHQmg25URdOR1xeaJYDgQJZ0ZZs9TpXWySKwOYB",
+	"sEWZJ9U4cAG51MAogAXtTs0TFNxMilsBdddLUvkKxcyciny/JzxiccZmKr3QcKzmavqP6sXcpAAcVyxm",
+	"p6iHV66yVyzHcfVaXHNCH377CPnrZHvTZVcnicYKngY1N6i5Qc0Naq6TcMNtOOKgAFVFAW/66dog2lsR",
+	"bPkkijRUD4cXQK7MaqAMmNFIszmCThe9mtvd6SmQ5NyDHBKwINxVdkgNV50ZuQOBK2MTbxSKCDPjTgeg",
+	"dxt9GEg7vzApMVp4VwQX5mtxg/DCZ3ne782iDL36/sKbxSKuRFEuzNkmgtDOwJogQprnu48jbCDiV4CI",
+	"28K6jcTBdCpnXDMeRT9wrBvNhBfI8HOfa2GQ9VU5fu0zbbbCWrP/ucjpvwrbrAiaz++wQEKKJc/ghXOR",
+	"PTaHJo7Mnh7GomTSwevv1qLtimE+bALvGsT8fUUZNJF6908jeGbxolw2p29WBraN19sHp+K6qL23Yqwu",
+	"xUICvnVFsmGqxqv1hjaD1rE8B+2B2mB+TjmAghLU4ReIizAQWGdxkuRxE13fx9ytVOhpkoEQCW2nPSan",
+	"SRLeoqZRigQMZF39Yn1Q3tuCUOY2gvOuGf5wozCGCvKh2wgOqI/a7By+hW1Qx4MNmjUWiWF8iHUORbEf",
+	"Da5LYZdHTfRigysaXPED2uFQylULuRJDo70ibxTQWG2QeycyYEVMBZTkWhC5OpbniXNrrXNst9k7dD1T",
+	"Saz5pBSqzpNU8GgOErSm3HWLddkhBRIlMbGD4LAswQzdu9NJxDNRFOm6z6bAcaw1FPpM82xhzB+vFPow",
+	"I6fqVlJ+794YZ4PqjHTextiWA5oV4rcAfYppUcvidmeg5kEdUOOwAW4Paw6+GKxZRuIFsMEj3bDZNKCo",
+	"AUWNsaUxtqyFfXzguD5vG+ldea19LXg6GK0MWXwH/yw0mwg1SYRnsyBtPVYAVB9VX7fZX7aUP4AOj6UO",
+	"JsvUhA3FjGwjGnywgg9G7CKWEdtxovsmIoUfd6FnqSjW7zF6IRf7VlLA0x4EuESBxEQYOYcBIlcgEOIw",
+	"nqZ8jkVAwGe622ZvubwQEevPIaXikssBETRGBrSMY2m+cRDILBZ7/VTwC812XMJxN5rSoRVvs1eQ0QIU",
+	"dkvYF2LszKEMpEoJd0bgQQUOw0xlPNFhm71eMc/wBbhoImJ8rBBFxynreL5BmjTCMc9g3SpGsANraL4b",
+	"g/KRQhKgbtUL+3MkjYQHTH9zpKYDX9OuZbY0w0phQmktoAP6Po9pVfrANgwh9AJZ+tW+nEJO3X8yQwnh",
+	"LTazCL6X7eD/jAWX2vxTIrjOAgm/7hpFw8wUcF1eCplNgU9zoKSOtZGEPdyFWqRI7a4z2AUXQkw0riBn",
+	"mfhkpzNCHnWk7uz4TIuBkpFmO3GEE6ZVmrELMdeQ1fQYXKp0YhzqTrs2s5ECSvkxnweSMm7HHlGziwha",
+	"w/hoAZVExkNa/12YVg6uL+gSgnH5ZCJ4mhcSDiROIPyNS4gAzFv+jIRnos3+Gql8q5AKF2vGk5k5P5EY",
+	"xJFZXJ3HURCoxzfi+CCUWI+MChIjYxfjw1ToUY9xm5ILtKMgzyhnmTvleChbzGOcFb9hBf6ftd2jFNzw",
+	"UfXZIFEau8S6s5HRRwfmsJkDYeYYR7MD2hbHcLgBpKAlkbmZYGdz6cYZm4/Qu6XCQLmGFUjMcw7/DoHZ",
+	"CS+pEK4P9w5ciGXONSLQM5/QOrIBnEdzl9FcWqdmaKYuJHWzzfIGMzhydhuZQ2EUxwsxydgODyTsWEwg",
+	"pHsixjjshOvMrvYuS6dSU/Yd0ophqW1zQaVC9PKD1jXD4YG0DGaosmorGdKpNI9Coh9o/QunCTcGTxJb",
+	"Y+JnlqlzAbcy7PyMXwgcB2egAZn3QYY9n/ABkGfZqHO8y2mW6MtxeaFOj7nT7LjazgRD22Fs9rhUxWea",
+	"Kfp7KqYi6rE4yy0KodH0izLORrm232fWN5DhW5Gl870nRqXpsQ7dVgMlsVb3YJ7n8If4yRC0HmpEA+Gu",
+	"s5LmoJkJHJo91bVr85iy93mGi5QoeS4gXF5najKhyzUf75F/wKYFxggrhgnbNBIZjxOm+RxTO3tGjqZz",
+	"OPcpbFbJ01TNUGSbTbSTGnDCZiqNtGUVCOQaswJ+1pMk2dqogDf1m6lIa1kU8PHtqkNgm3sTu/+5ZYQe",
+	"BsPk9e8xfgbAWKko149VZP1Oa4G7xUOdaqKb64TSh/+3yeBtMnjvVwYvbelFO+OqJN4PV7eV5nDktf52",
+	"1wnBanH3+e7V5xc3Xyc/bZ0ru2KQdlzboInCYJ0hk3QH0lmbjInGJNlkTNSpOLIC50xS1U/E+H9V4J2B",
+	"iiAhwMHcIAwLQJ3gFuiWf7X2LETZEHdsEG6r1/qPmjp+xEvBuoXCYpQr8SnTZRXJgOAEwLhZ7seO9uMq",
+	"OAWTCTgdja4rWYfB7SDSVKWE0Kzy0+q1bEgnWdrMhQbf0ulC0adymoTlLDY3f+tg+GjQ6T8QXX4cHQp/",
+	"+LB/xB8NulFHHA4f8OM+PJ+l8zNwrsClqDOeTQF8PfJaWZyBODGbkMFbmfg0ECKC6SUxVy1AaLH0fmlN",
+	"6nuL7LZ/jf2s8hPlKmVJ0zWKztTo89MJKB2QrVHoS2bZzJpINes51NqBdB3HVeu9Rm2mZXdeBzos14GE",
+	"ciVllZdroy+CamY3xk6V/qf53Lw1Hoy8QIZL+znMy6Hs2t2EbrKS5maVQlS3frDwH2ciNjZ3Hm0E0hcT",
+	"SDdyn1xbVDjmDvfaPy1uikypC2s4AdOeOdZdDfYp1/RiT96SESTOeqzC/IHFQLe47re90u0VfuQfFFc4",
+	"eZJY+bvrXeFum20qSK+7uCOe8b7RYc1VLY3eMDL9wxxdijRRHOgqypd3yuXyitjrLZCLK8N2QteqhbRg",
+	"hQ2LbtZ1V2cgc4MaL9kC0cBPl36RNCeFgKRD3AFmmFVGsECabVAygjW3cnMrf0O38jY+ZtJyN/l3Hd8z",
+	"3Ww3os2ZajPuz2jxuFrpfrZxfbxAilSvHmPtsb25hMhBxwZci71YaiGxtFoyb+fshOh0DCQRGCK3LgUD",
+	"6so4xcL3Q28qkyui1w3rbvDMiLjHBfENlF0BzsMR1ImJNXWygqbwvQYVZjur+b/QZPTVLNRlYhOwK9uy",
+	"uBXW4qOjkl31gWPFeVhtLO7udfzTznHv8KjSWHzrBCp3bSXeRv6abb4xf4BOQ2OcaoxTjXGqofOoRYKH",
+	"d4Yj0UEa36ZA34e7c13e3p/xMFtIIYA2NvTBGtmewwXLRHQu8jQo1ke5jQ2sHScVOlOpiNqBfC/t3Z0j",
+	"B1DdcsGNLauSC5y0AsY1m4kkad9Rzh7OlZMKQCMlvo0cL2yi86/CE1OcgRthitvjM14rSEu/uU9tEKX1",
+	"I9cTrA44iidbxK0XjQoCFMthfZex7I1EbSRqk5Z3P+QpyZlcyJQCtIsL5E7S8Z6aN2vnWuqxvspGbOgK",
+	"zL7IZkKU6sPbDDh7l6UiF6sYJRhIYMbKUi41hgNgBB/k0kPEs5IYlmokFEZw2n+zwdY4LhqiFpQSOMRA",
+	"4ievXzDnW8CW18aHlyS2den0sas1EjuQrshmT3JpOlK2tTMLsWaxpEw7W6EV/wmCDXP4kI3EOJBuyQWK",
+	"MM9z7Einr2+O+MbRBBWxH3ApVXYGEwFiuFwkiGoi0UurEMj18cf26YV3iFhcNb8BLE3yXQN9GujzBZLv",
+	"mjw4F2c9vXOUVWHCwPt9dTX4U3V+ngjNcjnQo/90QVnBgU+iNjdBEE4zAIPNBabPBHIqnT7GS60tHDK9",
+	"lFkPCq4DnfFMFOk/uePEch0UDhR+AWOBwniPy8X7IOVnMBAT0wLEiUptdksgNxVl3woNfdt4qOemINnZ",
+	"zNtUgssFCIULihiKrYRQXiChEb4AcRfQOuRw2BkfvvIxIysPpiNWorAMNika0e4jEFvyr1Qz6jeOp42O",
+	"p9rwEzdLPZ4HusToyslRJu66BmU2KLNBmQ3KvC8ok1xNwJ9EF1sF5CR8dstgczy1TrLa7jLTZNFb9l7i",
+	"tb/C7QVNFmxogfyu3F7mExuvV+P1aoRyI5Qbr9cdeb1AjnwNp9fJNBNlnxdy32AEJzLOUGXFRPBFxsyR",
+	"Ggs2FCLyWBTrgbo0mrxpGkgKDkerSSp4pHMGlTkb8KkWTCojeuIhXf267DZCkwddlcQtkakkagfypEIk",
+	"W0POGD7oOwlEKds9zKddy3N0bRH+TTmObkXoY8WQxnHUqPQNemhU+kal3xaqnNw1UKlQ5cmwvLYGtJvP",
+	"ggk3lIyitKik7DP/7985Fceux1wiwkCW6z0XZIQrKQor/TOBrMqe2ZzQUl24mTBDILep3WzkPlAf3mEm",
+	"zD0s3vxuKtNYC8itJCa3C8F+GsWANap5g7ol3qBOtyAO6uTEQQed1cRBB6f+g97hMnGQb4mD0N9iqYE+",
+	"t3hi2r9KDVBg2h0xN/t5DIMGABGfj7JWr+M/OPZaF7E0ix+PzZJ4rUkqzNjO1nlQkD2HWHf8/c4ZNSIa",
+	"nW2aUpNZHEG9uge+f/VhqVrdNZmKHq7i3e5UMBXlS7mRqYiedJiKJiOVqRpep/y7v0Zl6i2oh8zsraQe",
+	"qmIeQg9YiXioJeZ/+C8+qvjk45P5y9ifncz92UnnzezlR+Wf/KpmJ8/0DP/3hX4xvohffXwzG75puWRF",
+	"60u04bWfT+sv9pb7ZyeY+n73AY7kn9ceR0GS1NkibUzpWnWgM5d8A8bfpJA14L1JIWtSyOpVhC7fHbeY",
+	"SlZjLEDNg8JzAVube9rSWUKVOny2zX4Vk0TN0TAIvzkVoHk20mwqidw6TsE8heKGAcXF+7d/tjfIPBQJ",
+	"KJOtYC+P7Vcn4N0WoMal8IDrFuZJe0zI6RgtmUJGExVTrX4SwSD6DBpdNujwAUAS4smd5cTrF0KWOljR",
+	"PLcHZfFYJLEURakcnAprMWUZ7zsdDgWcjcUuX5tGegQqiFlZa9UEqW/+yGUO9YP7aLmjdyLLbOPUVuur",
+	"LvaXlxxyui0Q8HLXz6ypGPuGOsemk8Wh5ZB6uYsT1IcopA574hWClXrCw7HczXNrEIQOrPfZ/E2Uye6E",
+	"k/95uZcig0JGjPzA1D43ZgOxA1JiLeqaFMemUjRKlybR1ZY37J+SjdzppPR71Y5J40ueCTZQ0hxvsrHT",
+	"sOOUjYXW/FyUF8Z5tGp1eHohMqR7toQW7lmAf65o92oiJNCKq+GwPPnAhFG1SdF7MEiVrlEqoeiPqDSu",
+	"Plz9/wAAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,
