@@ -4194,9 +4194,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 }
 
 type BadRequestResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4209,8 +4211,15 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 type ConflictApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -4219,10 +4228,12 @@ type ConflictApplicationProblemPlusJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4235,9 +4246,11 @@ type ForbiddenApplicationProblemPlusJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4250,9 +4263,11 @@ type InternalErrorApplicationProblemPlusJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4265,10 +4280,12 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 }
 
 type NotModifiedResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4279,9 +4296,11 @@ type NotModifiedResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4294,10 +4313,12 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4310,10 +4331,12 @@ type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4326,10 +4349,12 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4342,9 +4367,11 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4357,9 +4384,11 @@ type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 }
 
 type UnsupportedMediaTypeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4380,10 +4409,12 @@ type GetIndexResponseObject interface {
 }
 
 type GetIndex200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4402,6 +4433,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4413,6 +4447,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4434,6 +4471,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 type GetIndex304Response = NotModifiedResponse
 
 func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4445,6 +4485,9 @@ func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4473,6 +4516,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4481,6 +4527,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4510,6 +4559,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4520,6 +4572,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4548,6 +4603,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4558,6 +4616,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4586,6 +4647,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4594,6 +4658,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4623,6 +4690,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4633,6 +4703,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4659,10 +4732,12 @@ type ListConversationsResponseObject interface {
 }
 
 type ListConversations200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4681,6 +4756,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4692,6 +4770,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4713,6 +4794,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 type ListConversations304Response = NotModifiedResponse
 
 func (response ListConversations304Response) VisitListConversationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4724,6 +4808,9 @@ func (response ListConversations304Response) VisitListConversationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4752,6 +4839,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4760,6 +4850,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4789,6 +4882,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4799,6 +4895,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4827,6 +4926,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4837,6 +4939,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4865,6 +4970,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4873,6 +4981,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4902,6 +5013,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4912,6 +5026,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4939,10 +5056,12 @@ type CreateConversationResponseObject interface {
 }
 
 type CreateConversation200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -4961,6 +5080,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -4972,6 +5094,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4991,11 +5116,13 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 }
 
 type CreateConversation201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -5014,6 +5141,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5026,6 +5156,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5055,6 +5188,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5063,6 +5199,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5092,6 +5231,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5102,6 +5244,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5130,6 +5275,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5141,6 +5289,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5170,8 +5321,29 @@ func (response CreateConversation409ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5192,6 +5364,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5200,6 +5375,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5229,6 +5407,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5237,6 +5418,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5266,6 +5450,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5274,6 +5461,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5303,6 +5493,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5313,6 +5506,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5341,6 +5537,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5349,6 +5548,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5378,6 +5580,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5388,6 +5593,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5415,10 +5623,12 @@ type ListConversationMessagesResponseObject interface {
 }
 
 type ListConversationMessages200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -5437,6 +5647,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5448,6 +5661,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5469,6 +5685,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 type ListConversationMessages304Response = NotModifiedResponse
 
 func (response ListConversationMessages304Response) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5480,6 +5699,9 @@ func (response ListConversationMessages304Response) VisitListConversationMessage
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5508,6 +5730,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5516,6 +5741,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5545,6 +5773,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5555,6 +5786,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5583,6 +5817,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5591,6 +5828,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5620,6 +5860,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5630,6 +5873,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5658,6 +5904,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5666,6 +5915,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5695,6 +5947,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5705,6 +5960,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5733,11 +5991,13 @@ type CreateConversationMessageResponseObject interface {
 }
 
 type CreateConversationMessage201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -5756,6 +6016,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5768,6 +6031,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5797,6 +6063,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5805,6 +6074,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5834,6 +6106,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5844,6 +6119,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5872,6 +6150,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5883,6 +6164,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5912,6 +6196,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5920,6 +6207,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5949,8 +6239,29 @@ func (response CreateConversationMessage409ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5971,6 +6282,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5979,6 +6293,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6008,6 +6325,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6016,6 +6336,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6045,6 +6368,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6053,6 +6379,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6082,6 +6411,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6092,6 +6424,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6120,6 +6455,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6128,6 +6466,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6157,6 +6498,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6167,6 +6511,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6194,10 +6541,12 @@ type MarkConversationReadResponseObject interface {
 }
 
 type MarkConversationRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -6216,6 +6565,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -6227,6 +6579,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6256,6 +6611,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6264,6 +6622,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6293,6 +6654,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6303,6 +6667,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6331,6 +6698,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6342,6 +6712,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6371,6 +6744,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6379,6 +6755,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6408,8 +6787,29 @@ func (response MarkConversationRead409ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6430,6 +6830,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6438,6 +6841,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6467,6 +6873,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6477,6 +6886,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6505,6 +6917,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6513,6 +6928,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6542,6 +6960,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6552,6 +6973,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6578,10 +7002,12 @@ type ListFeedResponseObject interface {
 }
 
 type ListFeed200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -6600,6 +7026,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6611,6 +7040,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6632,6 +7064,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 type ListFeed304Response = NotModifiedResponse
 
 func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6643,6 +7078,9 @@ func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6671,6 +7109,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6679,6 +7120,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6708,6 +7152,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6718,6 +7165,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6746,6 +7196,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6756,6 +7209,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6784,6 +7240,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6792,6 +7251,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6821,6 +7283,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6831,6 +7296,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6857,10 +7325,12 @@ type ListJobsResponseObject interface {
 }
 
 type ListJobs200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -6879,6 +7349,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6890,6 +7363,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6911,6 +7387,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 type ListJobs304Response = NotModifiedResponse
 
 func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6922,6 +7401,9 @@ func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6950,6 +7432,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6958,6 +7443,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6987,6 +7475,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6997,6 +7488,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7025,6 +7519,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7035,6 +7532,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7063,6 +7563,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7071,6 +7574,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7100,6 +7606,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7110,6 +7619,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7136,10 +7648,12 @@ type ListListingsResponseObject interface {
 }
 
 type ListListings200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -7158,6 +7672,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7169,6 +7686,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7190,6 +7710,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 type ListListings304Response = NotModifiedResponse
 
 func (response ListListings304Response) VisitListListingsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7201,6 +7724,9 @@ func (response ListListings304Response) VisitListListingsResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7229,6 +7755,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7237,6 +7766,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7266,6 +7798,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7276,6 +7811,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7304,6 +7842,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7314,6 +7855,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7342,6 +7886,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7350,6 +7897,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7379,6 +7929,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7389,6 +7942,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7415,10 +7971,12 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -7437,6 +7995,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7448,6 +8009,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7469,6 +8033,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 type GetMe304Response = NotModifiedResponse
 
 func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7480,6 +8047,9 @@ func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7508,6 +8078,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7516,6 +8089,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7545,6 +8121,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7555,6 +8134,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7583,6 +8165,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7593,6 +8178,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7621,6 +8209,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7629,6 +8220,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7658,6 +8252,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7668,6 +8265,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7694,10 +8294,12 @@ type ListBlocksResponseObject interface {
 }
 
 type ListBlocks200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -7716,6 +8318,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7727,6 +8332,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7748,6 +8356,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 type ListBlocks304Response = NotModifiedResponse
 
 func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7759,6 +8370,9 @@ func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7787,6 +8401,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7795,6 +8412,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7824,6 +8444,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7834,6 +8457,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7862,6 +8488,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7872,6 +8501,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7900,6 +8532,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7908,6 +8543,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7937,6 +8575,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7947,6 +8588,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7973,10 +8617,12 @@ type ListMutesResponseObject interface {
 }
 
 type ListMutes200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -7995,6 +8641,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8006,6 +8655,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8027,6 +8679,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 type ListMutes304Response = NotModifiedResponse
 
 func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8038,6 +8693,9 @@ func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8066,6 +8724,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8074,6 +8735,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8103,6 +8767,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8113,6 +8780,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8141,6 +8811,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8151,6 +8824,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8179,6 +8855,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8187,6 +8866,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8216,6 +8898,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8226,6 +8911,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8252,10 +8940,12 @@ type ListNotificationsResponseObject interface {
 }
 
 type ListNotifications200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -8274,6 +8964,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8285,6 +8978,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8306,6 +9002,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 type ListNotifications304Response = NotModifiedResponse
 
 func (response ListNotifications304Response) VisitListNotificationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8317,6 +9016,9 @@ func (response ListNotifications304Response) VisitListNotificationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8345,6 +9047,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8353,6 +9058,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8382,6 +9090,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8392,6 +9103,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8420,6 +9134,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8430,6 +9147,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8458,6 +9178,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8466,6 +9189,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8495,6 +9221,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8505,6 +9234,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8532,10 +9264,12 @@ type MarkNotificationsReadResponseObject interface {
 }
 
 type MarkNotificationsRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -8554,6 +9288,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -8565,6 +9302,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8594,6 +9334,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8602,6 +9345,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8631,6 +9377,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8641,6 +9390,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8669,6 +9421,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8680,6 +9435,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8709,8 +9467,29 @@ func (response MarkNotificationsRead409ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -8731,6 +9510,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8739,6 +9521,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8768,6 +9553,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8776,6 +9564,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8805,6 +9596,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8813,6 +9607,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8842,6 +9639,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8852,6 +9652,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8880,6 +9683,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8888,6 +9694,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8917,6 +9726,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8927,6 +9739,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8954,11 +9769,13 @@ type CreatePostResponseObject interface {
 }
 
 type CreatePost201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -8977,6 +9794,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -8989,6 +9809,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9018,6 +9841,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9026,6 +9852,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9055,6 +9884,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9065,6 +9897,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9093,6 +9928,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9104,6 +9942,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9133,8 +9974,29 @@ func (response CreatePost409ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -9155,6 +10017,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9163,6 +10028,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9192,6 +10060,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9200,6 +10071,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9229,6 +10103,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9237,6 +10114,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9266,6 +10146,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9276,6 +10159,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9304,6 +10190,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9312,6 +10201,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9341,6 +10233,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9351,6 +10246,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9377,9 +10275,11 @@ type DeletePostResponseObject interface {
 }
 
 type DeletePost204ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -9391,6 +10291,9 @@ type DeletePost204Response struct {
 }
 
 func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9399,6 +10302,9 @@ func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9427,6 +10333,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9435,6 +10344,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9464,6 +10376,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9474,6 +10389,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9502,6 +10420,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9513,6 +10434,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9542,6 +10466,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9550,6 +10477,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9579,6 +10509,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9589,6 +10522,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9617,6 +10553,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9625,6 +10564,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9654,6 +10596,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9664,6 +10609,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9691,10 +10639,12 @@ type GetPostResponseObject interface {
 }
 
 type GetPost200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -9713,6 +10663,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9724,6 +10677,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9745,6 +10701,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 type GetPost304Response = NotModifiedResponse
 
 func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9756,6 +10715,9 @@ func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9784,6 +10746,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9792,6 +10757,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9821,6 +10789,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9831,6 +10802,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9859,6 +10833,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9867,6 +10844,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9896,6 +10876,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9906,6 +10889,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9934,6 +10920,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9942,6 +10931,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9971,6 +10963,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9981,6 +10976,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10008,10 +11006,12 @@ type ListPostCommentsResponseObject interface {
 }
 
 type ListPostComments200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -10030,6 +11030,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10041,6 +11044,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10062,6 +11068,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 type ListPostComments304Response = NotModifiedResponse
 
 func (response ListPostComments304Response) VisitListPostCommentsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10073,6 +11082,9 @@ func (response ListPostComments304Response) VisitListPostCommentsResponse(w http
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10101,6 +11113,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10109,6 +11124,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10138,6 +11156,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10148,6 +11169,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10176,6 +11200,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10184,6 +11211,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10213,6 +11243,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10223,6 +11256,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10251,6 +11287,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10259,6 +11298,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10288,6 +11330,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10298,6 +11343,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10326,11 +11374,13 @@ type CreatePostCommentResponseObject interface {
 }
 
 type CreatePostComment201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -10349,6 +11399,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -10361,6 +11414,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10390,6 +11446,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10398,6 +11457,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10427,6 +11489,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10437,6 +11502,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10465,6 +11533,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10476,6 +11547,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10505,6 +11579,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10513,6 +11590,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10542,8 +11622,29 @@ func (response CreatePostComment409ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -10564,6 +11665,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10572,6 +11676,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10601,6 +11708,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10609,6 +11719,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10638,6 +11751,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10646,6 +11762,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10675,6 +11794,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10685,6 +11807,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10713,6 +11838,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10721,6 +11849,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10750,6 +11881,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10760,6 +11894,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10786,9 +11923,11 @@ type DeletePostReactionResponseObject interface {
 }
 
 type DeletePostReaction200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -10807,6 +11946,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10815,6 +11957,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10844,6 +11989,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10852,6 +12000,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10881,6 +12032,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10891,6 +12045,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10919,6 +12076,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10930,6 +12090,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10959,6 +12122,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10967,6 +12133,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10996,6 +12165,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11006,6 +12178,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11034,6 +12209,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11042,6 +12220,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11071,6 +12252,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11081,6 +12265,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11109,10 +12296,12 @@ type ReactToPostResponseObject interface {
 }
 
 type ReactToPost200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -11131,6 +12320,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -11142,6 +12334,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11171,6 +12366,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11179,6 +12377,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11208,6 +12409,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11218,6 +12422,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11246,6 +12453,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11257,6 +12467,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11286,6 +12499,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11294,6 +12510,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11323,8 +12542,29 @@ func (response ReactToPost409ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -11345,6 +12585,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11353,6 +12596,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11382,6 +12628,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11390,6 +12639,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11419,6 +12671,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11427,6 +12682,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11456,6 +12714,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11466,6 +12727,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11494,6 +12758,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11502,6 +12769,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11531,6 +12801,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11541,6 +12814,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11567,10 +12843,12 @@ type SearchAllResponseObject interface {
 }
 
 type SearchAll200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -11589,6 +12867,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11600,6 +12881,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11621,6 +12905,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 type SearchAll304Response = NotModifiedResponse
 
 func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11632,6 +12919,9 @@ func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11660,6 +12950,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11668,6 +12961,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11697,6 +12993,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11707,6 +13006,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11725,10 +13027,12 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll429ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -11747,6 +13051,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11757,6 +13064,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11785,6 +13095,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11793,6 +13106,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11812,10 +13128,12 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll503ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -11834,6 +13152,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11844,6 +13165,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11871,10 +13195,12 @@ type GetUserResponseObject interface {
 }
 
 type GetUser200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -11893,6 +13219,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11904,6 +13233,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11925,6 +13257,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 type GetUser304Response = NotModifiedResponse
 
 func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11936,6 +13271,9 @@ func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11964,6 +13302,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11972,6 +13313,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12001,6 +13345,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12011,6 +13358,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12039,6 +13389,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12047,6 +13400,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12076,6 +13432,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12086,6 +13445,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12114,6 +13476,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12122,6 +13487,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12151,6 +13519,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12161,6 +13532,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12187,9 +13561,11 @@ type UnblockUserResponseObject interface {
 }
 
 type UnblockUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -12208,6 +13584,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12216,6 +13595,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12245,6 +13627,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12253,6 +13638,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12282,6 +13670,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12292,6 +13683,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12320,6 +13714,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12331,6 +13728,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12360,6 +13760,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12368,6 +13771,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12397,6 +13803,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12407,6 +13816,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12435,6 +13847,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12443,6 +13858,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12472,6 +13890,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12482,6 +13903,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12509,10 +13933,12 @@ type BlockUserResponseObject interface {
 }
 
 type BlockUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -12531,6 +13957,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -12542,6 +13971,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12571,6 +14003,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12579,6 +14014,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12608,6 +14046,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12618,6 +14059,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12646,6 +14090,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12657,6 +14104,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12686,6 +14136,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12694,6 +14147,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12723,8 +14179,29 @@ func (response BlockUser409ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -12745,6 +14222,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12753,6 +14233,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12782,6 +14265,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12792,6 +14278,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12820,6 +14309,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12828,6 +14320,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12857,6 +14352,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12867,6 +14365,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12894,10 +14395,12 @@ type ToggleFollowResponseObject interface {
 }
 
 type ToggleFollow200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -12916,6 +14419,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -12927,6 +14433,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12956,6 +14465,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12964,6 +14476,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12993,6 +14508,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13003,6 +14521,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13031,6 +14552,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13042,6 +14566,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13071,6 +14598,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13079,6 +14609,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13108,8 +14641,29 @@ func (response ToggleFollow409ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13130,6 +14684,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13138,6 +14695,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13167,6 +14727,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13177,6 +14740,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13205,6 +14771,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13213,6 +14782,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13242,6 +14814,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13252,6 +14827,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13278,9 +14856,11 @@ type UnmuteUserResponseObject interface {
 }
 
 type UnmuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -13299,6 +14879,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13307,6 +14890,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13336,6 +14922,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13344,6 +14933,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13373,6 +14965,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13383,6 +14978,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13411,6 +15009,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13422,6 +15023,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13451,6 +15055,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13459,6 +15066,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13488,6 +15098,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13498,6 +15111,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13526,6 +15142,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13534,6 +15153,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13563,6 +15185,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13573,6 +15198,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13600,10 +15228,12 @@ type MuteUserResponseObject interface {
 }
 
 type MuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -13622,6 +15252,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -13633,6 +15266,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13662,6 +15298,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13670,6 +15309,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13699,6 +15341,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13709,6 +15354,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13737,6 +15385,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13748,6 +15399,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13777,6 +15431,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13785,6 +15442,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13814,8 +15474,29 @@ func (response MuteUser409ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13836,6 +15517,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13844,6 +15528,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13873,6 +15560,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13883,6 +15573,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13911,6 +15604,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13919,6 +15615,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13948,6 +15647,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13958,6 +15660,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13985,10 +15690,12 @@ type ListUserPostsResponseObject interface {
 }
 
 type ListUserPosts200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
 	XRateLimitReset     *int64
@@ -14007,6 +15714,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14018,6 +15728,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14039,6 +15752,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 type ListUserPosts304Response = NotModifiedResponse
 
 func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14050,6 +15766,9 @@ func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14078,6 +15797,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14086,6 +15808,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14115,6 +15840,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14125,6 +15853,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14153,6 +15884,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14161,6 +15895,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14190,6 +15927,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14200,6 +15940,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14228,6 +15971,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14236,6 +15982,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14265,6 +16014,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14275,6 +16027,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -15278,559 +17033,583 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bdiO5sSAMvwqGHq+m7CRFUocqSauWra6u7pZdJ5dUbs82e5RgJkiilQTYiUxRdE/N2lf/A/wPsdea",
-	"++/yu9tvsp/kW4gAkMgTSR2q3fbYF24VE4kEAhGBOMdPnUgullIwkanO6U+dOaMxS+HPV1d0pv8bMxWl",
-	"fJlxKTqnnVci49maZHRG5JRkc0ZStkyZYiKjekhApjIl4cW091YK1ntDs2genhKVpVLMSDccd/7r3/9j",
-	"3An3iBREcTFL9AxK5mnEVDAWK0ZvSDf8br80MOEqU31ykZFYMkWEzEg0p2LGyGrOBJEiWcNabjlbkUjm",
-	"ImMp6Ybwl+rrX1W4Nxb4jgqIkGmg5w33FywMvEnClGbsOuELnqkQP9Zltyxdk5T9mDOVEbVkIlZkkscz",
-	"lu31x6ITdFQ0ZwuqgcXu6GKZsM5pZ9z58eAvfxtMvj2J/jxUV6P8fxyuzo/ZN8/5uNMJOgt695qJWTbv",
-	"nB4fBp1svdQvqSzlYtb59CnoXMRssZQZE1nvA1smdM3i+mmEWZqzENefzbnSoFxKoRjhyh5OQtf6qKgg",
-	"jKYJZ6nbyopncxil6IKR0H0xWvf+yNZhv7wzkS86p3/t6C92vg+8ncIvTVt4zcVNfc0fvn5Jno+ePycJ",
-	"FzeqT14Z8JqF5yJmKQn36ZLv3w73QxLRNOVMjUU4zgeDg+inZT5JeEQmVDHy8cPrT3aoXDJBl7y/posE",
-	"hrIzkrLkxbijWHrLI9bTCxl3QtIFWEVSZCmNsr0zQgHDyJLO2Fhkc5qROVWEEsHu8FdCEyXtUohZiX56",
-	"naeVj+lfx50wIJomyJSnKuuTqznDyfSmCVdjQSfwXAo4gYSaz29AKPjmPMuWp/v7iYxoMpcqO30+eD6w",
-	"EJgyFv9uydJrPdOL0UC/MjqO8lTJ9AVb/2Fw8YPkb344X7/lg9Wb9WD19us/rd5dydWbr+TqzUtl/nuh",
-	"LhY3/N0Pf7qb/qlpb2X0PRwNBk2n/4Fm7LUmpDoKaGhENElY+oVG2QXlgouZoSnLV5Yy4dHaojViLJJ2",
-	"TOiMcqEy0r14dfU1cV8aC+RfZMpZEisSp3Sa7Z2ScGygh3Pinsads/QF/uyWYHabmd8Vi6Qm9lxkPIFF",
-	"mSVyRaZ5Yg4+7I/Fe2SB+jhZGZ8zqUmP5tmciYxHVC/fbGcT80gZjWGFw+Gzs+zFqAzz4RaQ997DRpsh",
-	"r1lcD1gcwpgzBSAyn/zRbP7HXGbUAGRlfltxEcsVMXDBhwEZd1Ypz9gD3v2coPvxxXA0OFu9OB6UV3iM",
-	"P+4GUJal6975NGNpHZaXBjsySVaUZ2TCpjLVLDdL11zMNPvUq+Wp5tyaSTYueDgKOlOZLmjWOe1wkR0f",
-	"4sr4QvPbk9Ho4ODZaHBwHHQWXOCPxVK5yNiMpbDWv/SK42+huz/pY7kHfQX2gSJLlpIFF3nG+uRhJ9Zp",
-	"2f6gvP+Dkb//4QD+521+uHXzHyw1N9w9djsJm2aEa95LDRWsv7CX+hNvcPjsfhsc7LBBxRpO9zuUAuob",
-	"suwKjzUgVJGPgt8RtpTR3BLkE+/62bPR8ejoePCE2I0f7F00yEEXsV7YVAs3gN0FSgeFgHNLk5zpzYfm",
-	"2TWPQ40Ey1ROErYgExlzpvpEkwkjPAO5aixStpRppi8oaof2yTmJEq6htaBrEs2lVPDGZK2v/VgP5pki",
-	"ciVI6C89JHhDnRKK6xkLOSVDDeHjQy3TaoGEpYpMU7kg4Xnv3wjt/Y0MeiekT67JKemF+jRzpYlUgYhx",
-	"RqhYE5nNWWq22E2kmLE0GAu2WGbrgMgUZT0qcJj7zp6ejM+ETPV8IkZgsfSWpYQqxWdC6ZPnsQar2VBA",
-	"RodjkcgVSyMtgs3ZHYn5jGeqnSkfTE+i4eSYjeiz+JANps8nR/QkGsVDdjg9ps8mdYF4SbOMpfps/+df",
-	"z3v/Rnt/G/RO+tenve9/GgbHh5/+e4PE+Um/ltIFy4wK85JmbCbThnvQPiEqyWd9ci5ILm6EPi79A6FC",
-	"rfQpHA4GGsG5fuXHnKXrTtARdKG/Gtm5m3c84TdMVQQlpHJ35ZQ3iTuE7R0OGrcXdF5KEXO9g6950ngl",
-	"vdM6jBZluZgp5G8o6OJrrXuxA0qb+e8pm3ZOO7/aL1TEfXyq9l/jN9yCzPJykTVBG5b1g5woouVWzT2K",
-	"pcErpHtx+Y4cDI+Pe0NCk+Wc9kYByZf61tFItte+cvxk8yF89ap8AqPSAYxqWPb9T6M2yIMM3bCzJf0x",
-	"ZwRFbEO0C5bRPugG+HPobtyU3XKZKxT0yZcy1xQn4RnsC7j3WCxTGeeRhlKm+cSCJpqFsth+pptJSTSN",
-	"B0TmmeIxA9oEuE1YFoB+nLG7DChf/0MKpr8yFufvL8iCxmwPHumfUwbMBPhDzKdTlqLaohFMBT4lkJCL",
-	"W5rw2O4L6AZYzFiERsvQ7CkgCb9hwJbgKXFUGZTncb+HpyRh9BZYqMwzsCHAekF98hSjRhzAs2lGgYdp",
-	"PWW0ORqONlGuY0/Xve9/24w+rxbLRK4XTGRX6yXbSL1AJkYz50oD0LxJ9LRtdFAMu4av70rH5YXBWr9m",
-	"LL6ikwZjw1wuWHhKllJLUAanF2wx0fiROZWOTGWSyJVy94nT9ORKnJEw5iqSt3DmNEmI0eZh0rbdZXRS",
-	"2lHMpjRPtEihl9QJnHHC/NN+omynMA/rp/MtFbEe0aQs4f6+UGQOgwKyoFk017RIFetxoZhQPOO3LFmT",
-	"bnie8IiFZMq1XhBS+Nden7yVGb6n5QLAa4M/pEvJ24+viwuZcBElecxirbVqWqmTSkCEFs/I4eDQo4kl",
-	"zeYFwHCxuykgHVhmGeMPBrshvL6tDtpuqyZB7W2+YCmPCK8IbIURkOgtxFqQApZJs7kGkkYPzbGovsxu",
-	"WarA2LjXJ++QAY7FsN8/GQyeDU9ORkeHzw4HJydDZIRafkFB0rFDzRtroN8A8bHYDnIe7wbuw80ScXUL",
-	"2xQfz2j3R9Zw9b6hN0wRSt6/u7wiik5BmAcVlXQvs5Qvtby3oFqsV3top0KeWzISUnLD1iTNhTojFF8f",
-	"i7L58IatA7wA3U9IO4Hl5vijXLIUDg/4w0TGa2OkRB4CH9cyt1E9uiqjWa4CEr7WogOXIgzgrT1cWdhg",
-	"Jz0lYBbF3djFmY2MRXHJ2S3aOy48HI00ZlqAXt+w9TXej+EZWc15woo1ure5IirjSTIWaS602hloPDqp",
-	"TcTFda70qv7I1orQVK9qmZHRIZnLXF+1ak5TxHxUv7QGTkWkb75LFMlZmspUke7R3d0egC88HJ2EMJdG",
-	"a5VpOT4gCkSKNYmoIBM0SHB7xfvn5eEyaiUFNldswS2X69F0EB3TEeudTIZx7zB6znr02fSgN4oPJ8fs",
-	"+XRAh1FFAjs62sRZ/lvvf2uWMjo6auMp07dSMPAqNN2fTFP4QqaMMOenMLqUNX6Hr67ozKphinRlSsLf",
-	"aCb9HToBmOHw5krLU40qoAR6Xg7SBT+FvlBpypUUe6hnIiZplAgPBofA99/IWPO5OAT4a+GGAv4Cdup5",
-	"S24F5IQ0tpq7E6S+eXV1CjZ8EKjMUyecjU42naXvi3m0t2I4GB02G/tBI7iUaYNp4l0aF5ze6ienJBRs",
-	"xVQWkq650fcCEi5THrFrqqLQ/UNPFgL3DlOWsFtNFeFYdMFls2BUU900TwxH+DE888c5uIc/hr44u9cu",
-	"USq9iWaBA1fsiRzuB7du97deNlwKZillccQfXwfnG3r3Xg+ow/JbPptrjIH3AxQYFL+FP8mCC5mSXGh9",
-	"oBtpUW+vAvYvlEHqaN0nb3KVAeuYMDJhiVyRcMHFNUwdtkljC3qHI5px6QjtWQ+645ptP2+4aIHFa7l6",
-	"IlC07dVCo8XM9eR7fSu1WIQ33VZdQXiDlbN8bdIT7qUcVNcCC3zP0vd0xhpFuwkSOc/YAi3GWnELyLDf",
-	"PxqckdEAHZVge5V5BsKbHp+CJ1emhrl1Q+fCCvdKCmgXxbAooYsli1uNAvb1ZhIeDTwq3Gx9PtpueP4T",
-	"fLoGjK9TxnogZipG02gOQBgNBp6JLzASSaZVX4U6eqEHoKEum1OhBY+MEbWkIAq8AhiB8p6s/WfNqnoh",
-	"xZ6VVexMos8TZI1Maybt/PDHDUauyv0+qGkOdd52CSDZAZFSpvLEOB9uuIgNKpm7Gj2op+So4PD6W+De",
-	"1WLukkzZSk/DaDQfCz3BXgBYCNeEGetuWA2NvXvj5FhUkbIVio1oWbDNRyIiArUFHfGhsQk9FSa+4UqB",
-	"uMseipKbMW4X3XUmEypmD8bBTRzWwEwDQ6MObC4AjhaTEtL0yXcG/7hxN1jcs/hbwkEQ11OW5akwRvfQ",
-	"2gk5hrbQKGLLjMWku1lMuRczLzYM+/8otJjZ4kTCsJIAzzOHkZW7Ru9B753FbUwYX2vGdTxPcygTKRNG",
-	"0YL8nUxvlgmN7mUiW9mXCE2BbBdMZG3LcoN3Btwf5MQtC50MVjkFH8OXNDbuHf2vSAqtiuo/6XKZGHjt",
-	"G7fRb39QehcOEjBBnOM4do36sv5N5YsF1YTcOTdatDGLZCuURcDRgx+MkRMgbcEHgk7MMsoT6+83Kgbo",
-	"2gbFYDT5w+W7t0Y754qcv7849Wx6ZP+WKz7hidaj6HLJaKpQtwJeILVmquVg0Ek7p391a3EbKi+EKztx",
-	"82RaZgMX0+QHFsH5OUbRORV5kgSdpdQcL+2cdry1dT59r48adWX9yATDgEXRsBF09u3miEKDQ+f0EEIC",
-	"eAZ85o2zwQPMNCgLsb05JsecudovnY3Gn7IZvXzeLz1PgnXXWRRuO3RnAC8du3EWaLC7xcuUrKgiXKmc",
-	"xXDy1DP6w3eaz9R8yv+Gi8QDfRlRyK7UO7nCPO9OTx9my6FNGYuf6swucM3ELeB+x2Ve8w/Mkm9xXM14",
-	"8XTUWTqNnwHPLcz0tx+P4B4a+ECzghDIoVbW2gC2YhoPdr6xp/D6wsVk3tsZk0ELnjDPUoz0B275o0GF",
-	"Ffly3N8LpX2I3O+MijfhKtvtCnyPs+ArDQFlhSXUsZpTQo1PU6ZoxXdfNrGVExoX8jUcfUAgbmPJaMbi",
-	"YCyQe2mCiFmUWOOovqEKI3K3QazcC8Yia+eAE5ZIMVMY1eJxWG8uI5ChlxTi/grqHHsk4r2ikT/c65Nz",
-	"MxakZSM/4pUGV7jeubkG4S4fi27407hTXGfjzum4g06xcSeoP0n5Lc3YuPNJr45mIIXGbJnNAXrl5QTO",
-	"5jsWzpFlcFavMETyCElXEwcJ3c0dGqnTCwe3wbxNeGKG7cOYaujnpheKgS3Rizu9bMe3BcFtmqT+wqZo",
-	"sl1nKl5qC93afSb9QkMA1JYJirGfTOTINOHRA2RUnx83ejR8TnpejS3nilRcCc5fQiaMixlZpjJiSrG4",
-	"TyDakiQ0Y+nPcu+deIy1WCQ4i7gguLUduWszZJ6CwZ7vGq7fCljNpJp9UZrKEeh0CiwhI1MuuJoz9Sj6",
-	"fxyufi3TCY9jJh6oUE399wup4yuWMIziM0zf44hgwK+KH8U8JbHDpJrQPJvLFHxssZ6ZIbbruXZF3v3D",
-	"4aPw96DA36+9te6GssXuUGJT+XTKI85Edq0iuWRl4H1gNO5hmo28AT8ZoQRiqou7uFGCq01b1QmLq1ww",
-	"FuvrEb/gsB2/Ai//LFzhwBe3iuUTu/xd5a3azp9G4DoH/6B/FlqjgxiupkMBCaW6FE+wweCcsVjQNVGM",
-	"lUMxJnnm51rxLCAqj+aEKsT5VmrSUo1DMPM1LfcopcV+iFGmZJLI6AafqFwtmVB6vSqTS0W6YUSFkNm1",
-	"eecfViD57rvveude4HRDWNWXjKbWuf9i3EAz406A2PfC5TGEZ8TEaidrzLhrOOWW2OzOQz64U7rEv6Sv",
-	"5hvtQgvcgiavNMQfJ4KZma7h8EqilyC5YHdLFmUsxrMlMgL/ZmxD2jNfWYvRG1dEt/NdLq5HarNHZW0W",
-	"N0PsZnZlrSUYPAlTbQCeZpz+h7Ry9xVA25i/5WzGYpOvWIasDdGzVv7+v1Spfx5ifiuzr2Uu4kfRsb7a",
-	"pjBLszkQEmzMLazvd30Lw/idZcuTk5NHiUGHBZ2+tR/fmUSL7T2djclAw5md2R3HmFAv9FhLMRAJx7S0",
-	"ckYmErJeMCgrxjs4gUhdt8Jw71/U+c9FnTbiriX7tRzIhxqzH/JXqV3gRRKeEiHBuneGWROIeXK5Hou1",
-	"zMmc3rI+udwUyEfC0WAQnmHai0ZjqFhQE21t6YVNW4cxXpL9v9D1HxFd39N1Iml8JeVrms7Yo+6UJc51",
-	"nUl5ncBsm1xNCxv6x+4ixmJyfHR0cEwm64ypn0PNHnpqtgECgbQms/Dd7pn6lp/ap2EN/zC7CYMJsT5I",
-	"325ej7le0LtrgF5IumFtXf+6Zf6pyPYSC4p8FPSW8oROksdRbu7NU6FZU7oE6rmwxVKmNOUQlOPesHZz",
-	"LsiRS+b+GRQ5j4ANOEh5H7uRsP/OUxFvTDMK5WG4wvClaK7nhxC1W5Zq0gSzuPdtrd35pvDQK/0Q+mD9",
-	"h6PhSg2Lja97Q/9F/a3UfyXlGyrWtpjEo0i/qDfFarogmnL1CILlWuSUHA+aanJoRMd7vPCjcUGGo3sw",
-	"BHulJ3jSx4OgszRIh0bAB3ALyBS7poh7w5F3/48859uVlGRBhauxpXZmHiXo7cw9HEJsYSPOpG1keBcp",
-	"V62gs3Y1GfIl6Yb+qv7FV/7FV3blKx8FOhX531j8QN+nDf8Az1DZhffRFLiQqRcOg+PaQ6/s8xJfolHE",
-	"lDLeJz9kbQcus2CPskoN67FQdon3i4PCtzTU4a9rdrfEWHMfZK/wx1YolV/dBKU51Qwaxv2sQLqCrxcr",
-	"3A1I5X0VQErZrbypAukD/rgFSPbVbUCaMPBJwOC/A6SKZd4HUvYtDalclOoklWH1VpJzQ+JofnK5mlWo",
-	"Vafx4HbJRAz1mHzYUUXGndLcp8T4+bD8Ggyzle9+Vsh67k+9ZZfWcQ8NoQSKp/Gjv5UkShnYhGmiUBnw",
-	"PwPhdUVZoBLXLKL+AKp6qCGWseiGJeoJ9/SrBkGIfWj+He7h6Rn/uAmtmDqHuNZSUAjR89IIzIbX7tn/",
-	"BU7xlNFk8WLcoUs+7phCp6J8ciuWMlMIq/GtYCwKT7d3ano+jICf0NgdYODOSqa1U/jCUBuCfZf8pMYF",
-	"kZb1/MvH/ijhyQS8aW0eqxQ/UIYykScQnnKtWDIt8/Av9e9czMha5ik8rnPv+hQe//4fMic4wITA6Img",
-	"VJyh8B24c640FKByyz5M8hhmPRoVzPpldWFm9bux6vq+9dGYX7EuUANEv4YHu4HUn6QZpjjisUDFWZ4Y",
-	"qt7SHgJWf+8arsiUENpVSaOAaRFvXvhJ4RXVAOXKlBUII1ZkRSrXGcmF/ZEtTLHjXQE9kZMnBvMb3Gix",
-	"+t3AW9m0Bi3wZWAV11PKkyp0v5TxmtgqbA1grL++yRWDQ0jxUnPmCjgT8Hv11JWMLKTKyNGglNm7LYsO",
-	"8pU+V/6cfzJ/dnsjDiC7HU4dlE8j/33HkqTn525BVOIUwnuKb5JuWFuATauQAsrMpGssdWCKiHIxFjav",
-	"Qst1MTN5KwbsWqw0jCAoQiAXecZsdQq/XprlXlr+q3OBMCBhjeV6P+pZ8Tcbgmk4EMiYVrKs8QXSDcsk",
-	"AYLmeZEdZRgKV2CizFD9wBqggVfmZqqxUANRfxq0UDieUxIePA+xOFd48Lw/CCHVJzzoP2fDkHTDVSrF",
-	"DOrYhVCbXWBBgAlbS1NSzmTn+yXoIPtF5tm1nF7D4/BfKSz/ZAKeypdLmWYsfsNiTiGV/XFeNzfh9ULP",
-	"aEsnljVtl/5FFfE/oCf+WTzlRwUb9WBAYMnELHlXTbpxx0/tMzf5fRpmE6iKoEj4Ek+pdwVVN4zRMKzC",
-	"EzLRFksKmnS9wmJQyvRU3NYxtYl1+uJTLPNLVny8+rr3XHPP5r3/K9Htn4pLOEyGkzxf8gsRs7u6eeGr",
-	"4l/2Fjl/fwHSUiqXLM24qc3gv1UrEDKXaUbi+lSCZSuZ3gBzcJYAkDHO31/YQUpGnCb+2LLuX1f+g04s",
-	"o3xhQ9eu8zRpDnHTX0kZJPVHLCApEyiEmOqMXusT0g33YxkpDE/xSqU28hE9suOVqclTXq1wfXLcsGwm",
-	"YhB+VEM7Iah06LJVAqKQuWl5iWICkCALls0lFhrJ2EJtrWlrPqc/vaB3F/iOb06haUrXuLIc56NJ8m4K",
-	"wvammQGbXsE7Wmgub+XPWgdQHjp9oQjM39dfwpChe37qNb5U/xY+IExMZRoVadGAw59srZNaXSUov1nC",
-	"9uLELxEd3yI66ufbrVFBx7TcuVZzOjo6bq7PVlSJv/z2vDc6OrZrgGgprDYfawUmtLPlaRIGJJMkZhmL",
-	"MmTsYsbiAm+tkBnLlUgkjb38Bbelk+koOmTPJ0P6LD6YHrNBdDQZ0ZP4OXs2HUYHk0N6HB+x0XQwOYme",
-	"02fxMTuaHkYHkxEdxgN2Mq0XpfeKClVr1A96J7Q3/f6n5tL0BaRaiJYr8m7JoDy3JfKAsDsaZckaC/0D",
-	"lLrQhijh4saSc6VTA5a2aux6tBOJN7RSegjFFx7wa9tiZudeNDvTeeHGd7diQe6jOrHfslQ1MvI/4wOP",
-	"NnwGycVU9s27VSAO+4N+pZPMUaPVtrAV/xWps0zRxeKamHwZe2pU55hLM9wtl/P58PdujViaoAMp4ouF",
-	"kaOrGYcRPsIEQy3QGm0yZUvIQiwaS+DA+kUKhoY6BrA71+7Je7WA78flLIVYrUxKLK31K6z4pX9Iojnl",
-	"4ICeUuyxRcWNIr9vqGc9ar5PMQx7d6ZsQPQSX6uz5ZfYeU7V9qS/lUJZi2va3rnFvQApH0a1LgNkNBgd",
-	"9wYHvcHh1XB0Ojg6HQx+OxicDgY+lcaaqDIOWFbhUd//dPiph3+Mij+u7B+ntT/++tve97UfGzkcFKFo",
-	"uHUY1NokCbtlyRkZGJ9LJpc9+Knx4DdWZRwND58dPj84Pny2uZpm0OENOQDmDImJVrBffPZ0VbmDjv4A",
-	"l6KB570x5fLNCNsJg5m0AiyGYrxcgu3MCt/gdGUWeHz8rM4EtW4lUAutN9Gp4C3QNwfqOyMiT5Kdzu7o",
-	"4ZDU38Bg2lKFOA+ymvlsWTyUijcLg6To0uqesvx60MnorOGQv6VqDoWnn+RsTZ7HlnNtlCveY28FGscp",
-	"U1WuhGUyNbS+wI4kttT7NKUzPWAngQG5ra1nMPqVmbz37CFiQ64wlmw3bvxRsfTSmOTrvPjK1Wjo125g",
-	"KP9kUcmnCcvFgo6p5AUrMufs0bW7Okp8HU9hw9360t037fcGbb9EkRzVpoqpMU+1xGxGlg5w+BQ8tQJI",
-	"u6INe37NVaNMgQXApna3qkH5phlt6R1p3nElj7HOsExiprLCC7UTeVmxp0RiRw264oLhcnZDTr3tN/qN",
-	"Oma+pzMu0LugZUt9JODzqQIX9m++uwHAH4zs31wPvxWZLHTvJfm00Fkh5zRtoWXtSypaGlRiMxssAlRe",
-	"dCJnsgGZJkomeQbdYF2Jbzmzl1aJ5W7jZ2AaBAhQwZnaH4729VT9Jfjd2jnaaHD4vPUCKzhcs2ZuoAF2",
-	"zPIiz6MFIy8TmccNNW7r/LPpErCTr9hE8YxtB4o63d+n0YL1Iv3dvn346N03q0FwpJs4Z9HupZGNYD20",
-	"UlsY39OdQf+TJU0zwkUdoZolRG+qiph49JTSQ0KVK3DS0n1IQqORCBoN4kD//PA291Y7h1RxwciaAclL",
-	"wXYg7jdmCZ8C1+ZZf+P71hO1x/N90LnrzWTP/PybYiJ9p2Y84kvaeOHpvaHG6I9DicQcHFeuUPzezsy8",
-	"JBL4DP3wpEFkggrF13CTb7pTDeBLPa7mJidfz/D0t2zQyZdxq7Z4xQs7XkIz6GATZfyWZ+t2ZXF4ejD4",
-	"BSmLm8RVKxlUsXs39o1ntX90f/mzUUj00bhCsRUMKh3abgxtu2xUjL2ngOS9WJKS7iEXeYz3iYWjCzGR",
-	"d/eWkFxDOeFIs7xP0F9MuXKLCA8Rq4o5t8lWZeR8nIDlg7tFyvI/t7OoVWnxV9vJH6G4/dTrNNj32ttM",
-	"8yS5duwhzezf1kCqidvkpa6h5LpmIGrOl/r20Ry+3PTGn67GFJzjphHa4DuzjqI6uNFJ1KCMX1299zxI",
-	"dl/fvLrqBJ337y71f7569frV1avySnFAkx0fV9Bohbjya9NeOONO1bRf5mQzlr3HCoRb/S3Qcq7ON8FT",
-	"ps9PS0LYQdB0GiShMemHZJmyKb8rf7pcMuYnHn/aZRVVK/N6dzSv2Ozfahmwju0favl15aK/pnyG6VJe",
-	"3hJ0HQA/sCliuNvCLrFEX53wICYfJnOZCy0ftNGBDcjbS7hgxIwov/4Ny4xRfbuEXyF5g/KB7URYws1i",
-	"QRYWTQfXxDAwdPQD9K5o6GyDEWQq07iGOY2UZHI2S1idKKc2CrXR5m2iNJxQJeTKNQ8tArtK4GruHHFf",
-	"y9H7VE55wlr4bFHJEIeZXcJCwQ9ZZ77FPs1StsG1/WLB52gJMtF6bdC93w1TOtbmnU9LZytiC4F73Dbl",
-	"q72BVTXe7MskxyM3t7eL2C5veE7V9UKmrB2brCMKJCiDS31yThTEasCvRd8CRpE9MxGfYSVFEJOmCZ3B",
-	"qBLmTWmiGlHP6/TcoEtiCXIXGHKHizBKHJ8ClOHTHIakDGOjqnp5Sxvjuzc/yNXbq6Y2xm9Wb/4yaOhj",
-	"vN1EoffTKJ832VnclgJyw9jSXjsy5fqgE6ysfu/tbnROlzrR/M71ZRoNxvlgMDo2jagfDrFtasNWCLoG",
-	"AU3oz4jif2OQLV7a8+M6kW3TZq9kRhNPcDZ0hp3auiWIgm93u2C9F5CUzWgaJ8a1YFqGb9KGH9kbz2dA",
-	"XhMGxxXKtOhhcgU6zXzLhfbU4wPaI3uqHOoHObmu9OLeOGH4BznpV14ISyB8IhHc6XybQxVKIRQNep7e",
-	"n2uhtH1nbmh1T1JcKywpMV9PUtM7eSEz9oRrNV0eryMpYt7ij/XWaxqY9t3w6poFW0GsxQ27xj9nEqSv",
-	"KeXY3kamn2H1GAfMdls7Dq4uHKxDgD1MxCikKJnET7hYDKi94SLevE4I3O7rcdU18gUS8y2PmdSw5dMn",
-	"XJ/P4HYgSr/xZb+RJIu0JUxxAHJEF0kAXrF14S6Ev9Bk9HQ7Au/l9p1oxbJxBxm7g6a1c5lJD+wJFzeA",
-	"y0nyhIu1UGpb8AfzHKLZVWWlCTaZTOQtMvs57QSdFUBfQYM5Kmbp+glX6zqu8F2AW/RnqYIYm7iAQKGx",
-	"haUKOwPf0idkc9VrsUCLykZqp9BIFWVSbuShDaypdi8EzRdh68X72kXH7h7nWr16Df0V1fgSA9N6S3wQ",
-	"QAg+L/ncIVQDugeXc+g8KW2wOTZpMNgqqWkau/cCIapFv7l5dYfPN69OP98WuwSs6mFgtBX+fw4wWgnw",
-	"2nX2bZe2wVvmWri6/JMZv60E2D1WCneLWtCGtAOo8am8Bp/FkspexseuQqoH0gGg2bbTO9pyekc7nB7o",
-	"hfdenir62JLwx3ALim3BsG1LbC7v2b5QwDRYpp/dC2uEN89sEdGJjDlTti714fCgtHAoxLpp6cfPhoPn",
-	"z008+qaWwE36kqOWCq62IE3QylbbOUWdwzUcdyt4W++IdpOZzXnxfn2sscylDjUbympf29k+9gc5aTCs",
-	"CCKXTJAf5KS+cLpcJutmg8x3YEHJJOQlrsuRHU3cbUN4x35EU8ZSta+Y4DLtzWSPiRkXDOLfHh33EhXx",
-	"PjsHHMELzfAvIoSqiYg7ZHoZKHtFWnKeYCfmNBdWwFBkwubgGstTMpcYxLxMaKZh0ZCu1SS4VQSg3Xdf",
-	"8dnVgdDitGvws+llQGkbtTn0XE6n0MVcKs2pCkzSiNmDIjhNwQWHvcHwajg4HWwPLqjiyM8XbNDkqfuD",
-	"nFRjew6eNLZHRi0xS4ZoEREJV15otT61NUFDSNHlGpPp7YS7h/W8tkt4dFyPNxNcE9vSGPTGVlQR0IDU",
-	"vBl1DnZHnZ8PVRRNGn14l/A71h2o8tnSLnc7Gpzu8Qfj5rEZ4k1oDo8q2X7A5Mk3krwqmPzDwgsbgnZq",
-	"DLbZnK8RfP/gIXHiRRP3nTlquYt7jZ8WRAnpj1yRuO6UQEtlY5wQgr+45zwGEJR6zlevBIdy1YSw4tr3",
-	"aa7EzNuDjP4gJ9tiizT07xNSBOzoQZFEWuT5x4uuLiHMBiZewxcTYLLRwl1DqgYkv68T9ZflLm1z1P89",
-	"vaWrd1fS+Pyqvr8/3U3/9E/pLJ0yFt/XR7odTv+ILtLHOBCbGITxuTTx2AVNb1gGrIMYY2mDvZJmbCbT",
-	"9f24Hhezl/bFhgRU8wgzTq3N9v5fcG825biaZxap9R1QCWiTMt455dXAZyd5cXQ1PDodDX5RSa/30z3r",
-	"wDpPco21+YJMU7pgARkOjsgslflSsSwggq1Itk6Z6pP3PLrp5UtgCf1q0nmjwNak+Jgjrio/wydNgAVv",
-	"XoOp7P1cZlL5wHhMzmvMabXGR4Mf1VPEdiQCp+1sEBP1EgnH2h7LlN9HFH0jBWsi3nN1g327ecRgXsWS",
-	"5GkTIk2pND2xvXwQIz8VBafuySsu8bX69y5pwghOWsZ4445uV1qu6grLB0ljMuE3LCBHxyQyxPKUSovH",
-	"p7cmGQB73x8+e5ocA6s7lOV/RCqfiwfFlVFSLwyxOXxxR7ljcmr1WqmLZeYJGrdbL7Tm3LavuFomFHPb",
-	"igqH9poqmeH4DXogt8UfqySfbVilfhwQ2xTbuAxD+83QBCqVvz2pf/twa/wtrMPk9G0CrH8P73CZgilI",
-	"0aSkTuwYfFK5hFvUCi5m29RDc8r3UhHtOw9TE6089Y+nKpY5YZPtyDLCJmZjDnhDkE6NdTYda6u98ZyA",
-	"INoggJoS2RWUrKWRvV5jDMs2soTguib+cXH5jhwMj497Q0KT5Zz2RsSMJZGMK5z+6w8Vrl4W5857/9Yq",
-	"jKVs1giBD/A7FHTPaMZ28JOc57csnQnW+zD/z/9HsN55smxkTffLeAWAu2UWAGvCqTctfi5TDxawCPsF",
-	"TFgiNdFlssF3dEszmu6mnOJYArdJNcnUyA02vXT3RGqcVO0P+z8snySBesIbEsC/ThnrgVN4wuUspct5",
-	"zRmmWMVD8iWNbpiIScxuWaJh1icv5XTKWEC+kaB6LzSgKcfMu7KwvZPH6361hUxOws61hYrQ/B0VLXOG",
-	"P0guGhSso95wqBWswfNfVqLonIq4SUb8KPiPOSP4OMCrngsoGqj03R/+hI8+hRXhs14c6mBX1cmUF+fx",
-	"k8Q4NypO22WoqvbII0be0DTj4n6pW+oBSVuNeJmnKdQKKnK2sF2aKtdnNhpNBhLCPZQldmnf2ZKtY+eG",
-	"D7n+V7t9BbK8LsRUtnwEOS0gWdEEDuMX+kXw/T00NRjfSusfvSwYiGvZpseYRCUrb+1WtOchnpdblrb0",
-	"1vbzudyZYM/1DPrj2Vd3MhPfcrZ6QEbXn/G1hoxClmAuw5wvSSb9rLMuTVZ0rUjIFdZKJ3pRRGv6ey2l",
-	"g0zpCsObAnvNeuDB88LrqqKGucpBZo8eVThEsghcJthmOWFzXIwrJu+1wXhMYMybtqw5N//OoTAeaW9e",
-	"ekHZ9fq8EMx0XQTh7r6TPxfvNBRzdQ9RPNQ4I9gK4uMUtgqIpRUsSE0kMqG/NVDUl9sMmJjTRrsylPzG",
-	"nMQso9EcarPZsD2ZtuvmtCk+8lzrwVoBumUQUlctDQM22Qbp+B2W31e5SLli0FKXUH1cC5LQm8rtOtxN",
-	"XJozPps3rPFb+B2udn7Hkkp60eD42dPU27jhIr4PEcSc/lG/0h6Zg8KZDzZMcQB7IdO0v5vfiBK1QEZl",
-	"XiNdSlTGkwRFdbiQIHxf7dUOkN1xlandxXVTxm2wP7w2X3squX1nH1kdbrsteMeF1mMJeNwUffqd/rkN",
-	"7Y4Hg89QTA1vDMBEuyxHFwFQcBl1WlnHHw0yNyNmwUR880NL/k0VexsAaGtPNvIrEJiLYpdYnvj3eHGG",
-	"TR7rZmn/W/i9ECjtfA0Z4p2JnDxQvi9qSG78wpNWkNxVrNtt7y3iHoLkCUzVTuJpx7+WalbnLjeAC8i3",
-	"2FQ6ZXu1YDNZJaoJuGK+NDI6I3N+w4gU5JJmeRrT9e92rApcrG1rodSW8kRPWidsR/UewbuCauHVeNBf",
-	"cCmoZk3b4EpZWzh5SqgqaIvwGbxrq7mEEygj6v1qtNrT7Fax7DG1WoviWL8yf/ZOnoYvVEnGQdcVUt3J",
-	"E2WOfZtvoqjttLtvwhVxe5Bvwits9w/mmzAr31zIyuOmj9MNDZRaqMNSws4KIjjKm7IlKNhmARf0mAZ9",
-	"Z9FSB2HOiKILZmeATkUxi/iCJgQxXF9QC/qDTEkueFV4Pjwa9AeVshrDZ3V2+dvueNxHtjcMDj7t/a6R",
-	"9eEirhdcNEXDneMS9XL0AFyOu3nA7BatSZf1Z30S6YMoM4HDeprWY+ovBB37yWYHz+Fo+KxYVd2v8+pj",
-	"xbFz0ODYOWi6IiroUgKahWHHW14TKr1lK6+/AY3R60qT9x7WmAovrc0PUq/fQewp3o/pdkAuMrLIoWA5",
-	"+BoIzUjCqAKbAgE7QcKKFDfSVYwRqBWHlaj3zghLFCNhJuU1RG1W7N3fJFDmA8JUFQhGa5n/tyY5yGtu",
-	"MmwsPfbAwvHc7HDCvDxb2wRJkyIYL7qwjcPRaO9zleWvoBGcUSuqlIvO3hNf/Eq0kqiMpplpGakJGMpT",
-	"t7Pc7bhTnuCzY9DDpOrt2LShPCyqe47XYYzywrRO6A41VA9Pzki5WiyNYxbvVXLwtebjp9o3a6hfKONI",
-	"2kGTLG+swsFo72+D3sk1MP1Bs7hbrkm74MLGrm3L7C9XIt2Evp4Sdi/MtUJnBvJr/Bi97LNj5f9g6r+R",
-	"N4xleuZn+v/AI55SnsxNTd774eQ92ANUa7wvcIHLZdLGuD4EuHqKMzK33SWoiMnvbUsCQlNGUhbJmeCK",
-	"xZ//AK7StQ0hFGzl+vKkTH9F41BM18j0fl+jo6NdWERi+jBWxNUlQpxoFaer9sB06BvDC0AtoPS31+Qi",
-	"hEIoJNQzhwWEJmwsqCDUGiNDoz2F+soPbcpsSD5+uCDdD1+/JAcnz4/3AgOfw9GI1FsEE5qNRbgPXzJW",
-	"rwmNr/EuC0/HooesVCOF5l3kq7eXGCLXTeiEJcD7gNEdH5CEaSajAtNiFw5+vl7OmVABEYxr9jgWxFwM",
-	"WlRM9EFTM+iMjI4OvDR52yw6AFQAktEnGcuMUChUEu8FhApy8f72UE/rVNPU/HrsfuKChH8l34ekKyT5",
-	"mxRs74wIScJcsfR0SZVayTT+fQhVvs/0prXEpG9DPkXHQqB3j/s8Ojo4gjFCktWcZ4yoJY1YgL24ZBIQ",
-	"hF5ga773csUIyMVUKT4TLC5tUqxXc5YyvYPuhMfczqOIyqO5lvw//nY0GL0KyN9YKntgcPUm2AvQhC6n",
-	"JAzJOB8MDiL4fzbu/PTpf43H/zMkYRiY/UOaBk1lLmILJA90AQl/bccoEv76L3/RL/4qdG27pYhYfyzG",
-	"4hxqfKCDCfBCIx1XRGUyZbHfEQ79MuRCGB+OJgpN+TCBcoj6bCwuPlyoPeAPru6ExiAzJQUS4an+0qnG",
-	"GUBJQT4KroV4MmGRXDAFosvFV2/Pyfnly4uLMeikpPvx6pIcHpNEypt8GRAoc9ODhn/hnej1QoLYHBAl",
-	"IYdV3vRoouUH+IyayxVEa6xgv9lYcL1SEZu2dnjxCyl68FGPXWkFnqVa6+kxodcJG4Fmr6dj4Yg2otP/",
-	"/D8uxX3BxH/+v6EHTn0YdqhebkSnvXhB/Rd+/fLg11++DPvkas7GwrwHe+eOkDRHWWhVsVL3IPTQKfDY",
-	"aSLFzHSnrqfmz2Q/Zrf7sYz2ITRp33DUHXwbnjACs/3udH+/SQR5cm/pd3NJFnRN9B1i+W2ffIXeTmW5",
-	"spO1QufQrTtEw50cqZtuZ1tM6p43NDYwtnWopPHrtqp498vnt2tqyeYvf3u9ZGegQdGo1HQAKtKyWy5z",
-	"VYw23S7sIgvIQb2sKtxg1Y1w80pBNcnJfqkopwjgshqML1EmP5dhNaIQhQNih1+lzRSZWLTpqF6bGn0R",
-	"RCzV90XX/BSgah9ACSNhrG6Furp3hqxoxRUDF+tT6ajbG55tdUZUK8P7uzPS+Oblf9Z+bVtdFzwjc7pc",
-	"MtGa9PXL63TYdAw+AdUKSwyeNEawtQfeVdH9zqGAZRQBqaK6QfTNyPGYdnnbsSP1WPUGjogROF39Pgnt",
-	"r+Hmhdt6gbvVYyjz512rMliMqFZlqMzWsbGBWwugzylw9ib2tksl6vvdST7GttxL32mxrJk8o6Jt2j3c",
-	"Wv6evtCCOFxApIs9ZR2GWsd3pRDxz92QsDFZC4s24BXnNxH0Lp8mf5hXKNRE+O3kEfMPaZtbrFTF+T6+",
-	"sdKLD3OQleSHX2q3GFPBugKn+3rUanTTQNnGHFWSmrS+MJF5ubvKw+vI1kmx4aby16o+MBp/wKDle8rG",
-	"3815NK+gSSYhzd11wCojW768zmTjJfVGv5TVsA5sJIB3PMbm0qBLEinYGaET8Kfr7ylCK5z+SW/XT1sO",
-	"3ACx1ZmaZ1pbBsckTSGdt7zNZmjdz83atJ72ng4Sl3QPt2vb/E+1W0ifjTd1XKtgmiYn7Lxhmt4bQs5k",
-	"vf/a6Ck9nrt2iCvpaOXFY6QmTrSpxfUTlsY38N2h6P17mSSNN4pMkqYIYy1Nxj0sSSLI7XCvfrhYnmiD",
-	"uHMrofyAFnWg2Fy8m2yztYadmbdewI5nRLBbltZr1BQ6xvHV4OQfr4adPr6qrvH8SfuY50nGl8mmAkIa",
-	"7iwF6080l1IxojSwaULk0gki24/XDG7rqGUaU3BBZBqjyWEnsURDCD0G2wtFwMXYqozYp4Sqm6osfEUn",
-	"YB0He7X6XdVnOGg0wd0zv0UmSWtySylZwvkJnVkETkjt0ucSHayruYRTraS5PVFPfj3zDouBYSa1IGlG",
-	"puHnCMIGYd2hQoGYHjGU91CBb6VAm2WH7sTb2PC7lhoy74TFf1ugGcWfShtbqFVbe/nfWCp7E6pYrPl3",
-	"qdCAXNb0yo3gPNl2rm21PDz/ZcM3gXZ2SVwEkG9HGJed1/CtZ58DXQDwRQ0PXGbbIf/ZUf2uBGw7CDYf",
-	"ezSXvLENC9Qu9gIollaScqaGaC4VKxXfaehuW+cCfx340RSPQJfNvBg+vLPJpL7M5rTCytnhRwIHxeZT",
-	"a9G5Hxj3ZT3Ta+eXL7nzrTf/qV3tj89OlyrbPTVdmrTYnQLXQbLcpfoXGoJ/6aHr78F/Gj+ZFbW5f0QD",
-	"TlpxvQiMuIAqOMZnCQEeoYleAU9luLdbL/hHeCS3poUtWlId7WbgeSH4ffZqYZYA25L/lZeAY1izK/IP",
-	"K8TUv1RlhC6XjKZUROwxqxYNwuvx8bOmhkBNuhxk5lpg6iHmyHMBbdtMRAxXJNQPw90rGIPq+Oj6xWaW",
-	"ojXNffmSNbW38iY7AOIFjG8V4x1UDj78ED/Zt0tQIRYQoLPGwETDrH+Gs7+is13O/X5Gf038W0rKN7iS",
-	"NcO5Rym1+gw7meofUo/gfn1ft3uaaZ7NJdaquL+KprLdVLTUFCPww9X6P19gxi4BFr6vw2TweIszcLfs",
-	"26tpUHNqlFuKGbry+Gyd9reoSk4OaSimVoghbWEbxla+UZOwYwITxq5MS222sV3AQ/Vhx3c2LckNwqBn",
-	"zbrktPCFGtCFT+LXb1ylmtN0s/6FIyAQcJXyjEEpHs9MuJuaeQ87AmerzQqhHnAKER34k1EdTBVrpHTb",
-	"ShyqHWgWTcmUZdHcJShwMUvYWICQig17FAlHg0EYlIL34HYxH4LGyTiezGWe9sk5CQ8Gh/oVEn776vwr",
-	"/ZcYC5amMg281Xyh8OsMtYGEq0zhCvHqIK9oNCeKpbcsJVyoTN8wJGXWcqNngm1DLB2Wj8Gka3Nf6eVA",
-	"LJ7pbWJtdXYu5cDlLQW1Fci3EhEbCykIo9H8TO/PLSIXMZgDp4mUcI3EUIoiysyC9CRTmc5YBpGEMomZ",
-	"yoiSUjANoLGA0gYmINDA1MQ2uW+gI8DsimeBKZBd5Agos9exUCySIlaki1+nKQOszBho1BMKO9urxOAN",
-	"R5/PKF+QeVAwIUdXFp3bWN421y9cofdx+WIdkwe5ekEl/sdLhNTL3pwF2Xxj3M83h8BpvP7NLb+rF85J",
-	"aq2FHNxlbpzJu7X09K5+M7AmVHmSzGZTlS/ItN64VFzHLGEZ28meo/kEDi+MA91yog+EwAO/3NupltTm",
-	"KCNvM/WQys0K8i8mxKiF10DFYAf9RiRL5SRhi4aSmV+/JCeHR8/IEkeQmGWUJyATZTmElk1lasK0D+/u",
-	"gBUf3d2R1JBYk+gVs3sV9NLffalfqtPTGxrNuWC9lNFYQ43AVdqQdSpkdj2VuYixWLveQ4NWly+o8Oa6",
-	"WybUsBzLIWVk0ksr82OcGvgLWKw3L/M0wiIMQmYEPt3QLKypV5jeQYNA8zVnSdxL2C1L7GGowMsDHA4G",
-	"zn6bMrjpFjKtm3btQZrWlxCKYmzNeUJTMtXfUbvfAjgdrK5qVmm4Duwd3tTvIXPSloHkGUR/iBmGf+gV",
-	"RznkTo0Gh89LMfVQS9cmNYX/9e//UQkft10wUMU8OTnZqSSQ7UzYnOuqNZcpLxz/ZnRAaKJM4QeqSPiX",
-	"nom16V3E4Rn5MZcZg0RcfSApW8oU/NXUHkx54QfTk2g4OWYj+iw+ZIPp88kRPYlG8ZAdTo/ps4qR9/iw",
-	"qUp2Sznib6+u3ttyxJDh4fZRUG5huRwcbuy5ceIb+g8H9/EMXUKPGYXquFfVFLAUDTVTfsdiEK1DvdLK",
-	"4b61BLaL/yhrvEpLBaiwWOHU2drLa9EYhuvRY9vW1GzosHS7X7CjxwYjGt3c+p1cxXfD4zyKC5DzltDa",
-	"sZsNl8JLw68rp5YBj1y0M+DTsQhzoS9oDc6IZiwOSfdwMAyIkCRKGYCZJmovICEXkDt3/YOSAkYN/F+X",
-	"NKULlrHUPhoL9wybtBTvNOTgdQ9HI386qKmIa4Gp4N/XxkVrfyfm55Tdyhv/Zy5UPp3yiDORXatILhk8",
-	"O9DPpjKd8DhmIhwL+5s7axh2qH9asGwu42v9xGTawbMj/SwXKl9qrsDia+zBjbbZ7uHwCFa7pOtEUr0L",
-	"eQ2NZOEZfCqiAr+mJzVFLO3miwKSBiQnMFsu6C3lIHKEpHuES+aYTJZcw2nC7wO7Fa4xXKstMM3RYKi1",
-	"p9BUfbxWuVpCk0gDL6cro4SA9VOxmp0daRTNs7Gw658kMroxy9fyhP19kWfM3xWhBIYSmRL9rBaCJVdi",
-	"LMzSzjTY9YdweocXWlcFeNnO1aC7e5ImDFfe8kzwpTl1r9u1txy7P6WFB5XJpULHy5cwWQDLBeV+LIqB",
-	"AEkes8VSZkxE6+sbtr7m4jpX+LETzImrDUlZrrz9YDvh9+8ur0zMHDwHS0N4Ubza+yNbh2Q15wnz6hHY",
-	"lsVpLlSgdzKF3cR8OmVY39eUu0WV2agcFToHtlMQtPdPR8neb67NUo10vUG2DmqJVt2/DZEiu6tQJ7JY",
-	"JEtsdu9Yb50OIVquiQDBn1ghPJSrKxRXqtWKS2o80YYHeI6wBEeUsCWfGs0WPDKEMPQK+RVLK4ip+M0R",
-	"EsDAJwpvTFOIsQ+8urroi4KNmvW0LsP2ySuTy2qTbJcSNmxI32P9XNnq7U+gUMAqd9UqUkaVFEjB1fcr",
-	"yQg2r/NhekbgrFOmXcn5+wsMdQXJLE+M8QvJg3QxoJHaxHOwHAK9LmmqgAXa1K/yKt/YQizGdHk0GAwq",
-	"DdS3ayoFLdetr16TF2hmF6AZWKZkzmgMnQbNy17bWwp+NF8Qri1ie0M5xJ5mTfb4ZDAkf7h895aYYeWU",
-	"VAKQzZOMdMP/HbqjCP/3IAxIuO//Mgz3TvWbY7HgSmlJ0UzBM01XsJ3Qymkh6Yb7emvhHqoquYhZlNCU",
-	"xShO6sG5uBFyJa6BRkJ93Yw7407okiwBNFCmajWXCeuTtwXYHDAd7CpJxfvGd3NfeFZrjxjg+mfvxEqD",
-	"7RskyYLmGrIBmklOTo3AXWMcZ66BCiiGGEI8Fl8XeGROpOs4yp4WSb1DMUcXIMl4N7+9BAVjMfh49f0Y",
-	"UcVOTdVU9CzNZSbBPBSMRdFB05VnCQglGFO0dwaSln/ApKu1b4cGhtyRScHwOF8mcJvqoXTBYpKteARl",
-	"M4FTAnCDqkqvL+GKNH2G27ulSc7GwlSxtlNhG6fAlULAwEJ/2atUipmVQfWaDVm7petHgSkKYbQ9RyhF",
-	"dUJjUkvR4XGHXBk+UJaC4QvCMQ/zAFevYHxRiCTw0uhJF3PtjXCJFdxwUWB8cK8uqFjrs5cpdllShSvI",
-	"mW3A00HTdH3qAk+gt1bgHy+uRubZtZxeQyXskHSpSzPKM8VjlKwm+sbE4V7xD9ItWqrSLMKiUCZmyQhe",
-	"C4ogckIQu8vgI28/vi7YtY9dBllg2jkXM6jk4IrmCmmwHFDT9skyVczNWqBUNEKLoppEE02VEOqfaxKg",
-	"rtsGNQI9nA68Y8ZeQ0ydPiB0nF0jQukfNH5dI7nCVvRIkrKpFn1Oq01mYJpgLGzoI8mglotGEJwxcFGR",
-	"MN7IhXuOERScseuJEnrlcC1pOMPFVIwz7LYmKY8F3lx7p6Sue1KyoIk+MKa1FfwVaMKgsuUO8NGS+mqO",
-	"VEMeqlYYZlQ+4KC4HnxVuMJBEExaMsIsSa30sSX64f3XPBaAGgcuRW9D2FobWtTY0wzF9bqYyGxeFvrd",
-	"zaAFVo+36bvAMq9O0CkYiBFdC1HbkbL5GwQn/HOB3bN98uoEnYJ8fNUA/R1mDRBbgLpCCRk7QaeEi8YV",
-	"YlCxmK5JMakBH5PyKqAti8r+fhok5SlP2MZCZK6vzy+2l9PoF9fLCdqKwljjfp/zG8wS+b+gbdOoNxxc",
-	"DZ+dHh79E7dtenhR9+amTaO/Z9OmL+WEvJyznRo2PWnbnwfVgX/6pj+tWWCftevPhGUrVs5zwBRxrooW",
-	"VZ+920+LmuTxkG1xbW33A9qiWKp2yfHCwejp8PZfCoZ5/jSBWu5Tu6zLW41ZYzkX4tnR0ywKHIKbU3rd",
-	"QvSlXLT9qcQqKMaeJtR/ewhRccA+UO1eNiDW1ughHHa/ACLzzgNjiIwg9PcII3pA6BCudkv0UBtd3jOA",
-	"yEKmOYbISQ87hxGVWGRDa9T7cUhykRFF16Zinzcw5jHpIlYGYwFWZfR2oO9iVbsoLHn7lcT07GjaNN+o",
-	"vmRmVtbz47/thXqu5tK4byo1grmwlU9LPeDAaXe4B5GRaBFByxOJZJ7EWLgRljVhBC8v2BRF7xNXRPGE",
-	"iYxM1iRmis8EKkyV5DC9oEY22BAG5VbfzJxbb1DDI+LryXrTd2pMtlLPbWtM1Qam3rCb4iPN22n7iunI",
-	"t2UnXNW8fz41bgfaIs923YlFunsdS1WoUNYH43Nx/+SCAlnc6pqI2zXmfC8T3lSYXzMmrzHnEobVWRQ8",
-	"bWIOYA5Vzhq31LTFRSxXgRfw3N8YQ1u+oYcD+N/W7FBw0LUFr5inLhQYjKj6CnLb8yqAf/PqqhN0vn11",
-	"/lWpELgn9T7bWKV7VL+UrLx/z+6peEhv9csN9xM8BGUBsva4IOFdrzi7Hm6uohZBKSloYqYP5dpEPdfB",
-	"9trZSDUu2yPkgpg3SrMeb46CHo0ODp6NBgfH9yq3b4RoxLTagosT3wHN3zaqWx+qaH4K+RFxSLrfvLoK",
-	"iMaAPajoDOkJIem+f3d5FZCvXr1+dfVqr18ycEGBLhhXNu7Y5pxVdClW2BZQ+b4cR4myfCU4w0ZgBbYa",
-	"EjNbQclzBYbOiDGTifJ3Ca8k3fKiKw7Gkgscy1favhzXLVzmO6iO7Q/E4JqAzOWKLKhYW7+Ml89ubJ0g",
-	"gqe5cCkDkOdAMwJTbNL4m9jS1j5c1TU2HTODCEAQGZzJzfqVVlDfD0zeJjw0RUcBNEwmkzwjEwYVTkkm",
-	"Jex9LPzNQ+qE2/yKpUzvXkAgobHWdxWjaTQPIOcrxH+cJ4nzW5auya6JjQmBMmiSWEXsC5LJGd5+Jhza",
-	"ZJ10Q/0Hj1i41yeXICvpJU5zRROQsBZgLMwYSEgmu4ai6d6CwZwi7rpsW8bPQ/8o+EqZ/NzTGgF+ptBe",
-	"zGTSSE2QtcgpOR4U+AiXIBdGCnTEST6wLAXHyXDks9injQI+I6ZzMUb6zlnK/pnDd3cK3b2PJGMODjOX",
-	"2gSI46cQZ5ZOPHtKkeGquB9Wc6ksQTnvTb48M60Hmphr6XbxWKrJG1OEzqg+9qA8uWa4c3rLChpI2DSr",
-	"xh3g1flZQqmfPE461bR6TaeN0SOXJo8sk2RFuWbPUwmNNjKoyXFWdDECXygsF4i/d64nDCuy8b0Fq+Zk",
-	"zAdGdmP0Z8VcdfJ3i++usFtz4TnE+hmiuu8Vu12J7vtFhG871lJI1j46bxSmL1uwqJQUhWwjs9Q/Na7t",
-	"J9YpkRN/Bj0yZQvKRaNy7xaCWaVUkAkjCxozkkLHcSFX5QUNnz3JghTLNjv8Ci4+zZME2fC2ijijX4bf",
-	"r4LkBUraU/AAsBE3t6Elwki5AIUaQvIma7atw33PS9gQSv0C/hJPyrA2o22aO9VTOsHXizfi5/u4UWrt",
-	"1yu6bUOGYEnDrZ9Eua7KLqUJ9D8YjeYmMAya6kx5kjQpq1TM0vWmWUMYERazf44SAnM6pxsXoQd85jUk",
-	"/IZtXIMe0LaGJypBAXmsG9cgb1vXMHqaNSi6sSJwqGj8mU9iJVcbV7CSq8+6ghrzvAGDGeYYA6riGhFW",
-	"gaGhTcTbVre5Oe3Z1ks3zdIi63UGUQJCWqmYNeb1PmEpuauGBcBN/IA8biFXJnIIt5Cyhbylv+g2EZ+p",
-	"CJYH1bRWD8vAd0MOuQ1hqC5wO+61u0zxOZpB3Ym1odj9XKgV9N/SbsmZqSD/YWe/aunwGnbnNXPyTcu7",
-	"U3UNRetGZ8932w7oxoIN4O41QdouMtjQufHd5r4TF9vsLYyQ/gT+7Y2FsvxVBiY6HV/7QpEQA2lCEwlv",
-	"Ssbw+5TWuKQJbRI/8HeStvC5v1P7a3irrUf4x6UmYwg039Io3A+ilEsmepAvVlrkidVhHhrAsr3jz4KL",
-	"tq28hn4Pu2ylHBH02EU3mOtYyuU9NAXEm/f4VoNrDx5gXO4CbWspm0ISUhlH1ow2VPN3EPMRwWt37tbb",
-	"jurv3YZaV6YQ9xsXaHjXXOb6wzHV31wxdqNXJEU27wS49O9rm2lA5stmx8kVJBSg28ZpM3yB9ddQtdrN",
-	"RYc/NX0YXCFvWFNEEz4zuQEsmsuAZDKjCdbhWnqxQ1WuMKfqeiHTTSXyXYbQjLlIiK4x3UPEABJlUYtT",
-	"k9HebqELgt1lNl69HjgIv7veS+wug0UYTsCnpn5WstZ/Y/kQ3hQUztZ/+NvFD/Lu9Q8f1cXihr/74U/r",
-	"6Z8q0dXD0Q7R1bDcxpDWpih2t+KA3DC2tBY8mXJ9Hgke171302zmM54G9Jf97scXWGN5nA8Go2O9jRfg",
-	"g8B/I7xftIJlm2lwezIjS6+XpoN3LYyNEcX/xtDE39Xc/4ZjgNVmFNoYOHm01ff5Y7NkgfAiEK8Pzs2I",
-	"8dtqnDrCstaRu8meC0R3D84Ln7/Ct5r82FjBzkKp324z1pu5wZJ4ekoW+/clTRJ4qNDlaodUKmkaJ9Vu",
-	"qoRZ+ZMoEv5cldvjx6KMp0MqB+ag4F5lTuIRauOlAt9rFzkNN01B/laPlRjd1/RkjUHe8IRM1sUZ3y9s",
-	"1LsZ6tP/afudcN940vKOtoDP7Yv8ETAQE2AQAaHaE3p/wVXbAOsf5KSpmLUmDMiUXDJB9JidPcd/kJPt",
-	"YbsJFH+cbfqyHbLzh1/jC9s/vmSysWeN+7SJcXj6aOWWqHL3YRtG3hRB/mS1F6u52wiNwPEndzYBIkc7",
-	"hl45btwatl9hsJtC5HfBy8rMJQzVsqmRAIbBYDAggq2YytwauvjrglEBJUQTRlWGQ+9RgHa4gxOnHbsb",
-	"1m8H/3KW30YfDYv3KKVwhD36+9tyLxZleikAZ0BmIHVfwD1y4U9IVxvLeiqf/fs6zy5frIsjNRnris6a",
-	"kkFMH5I6pTZnt2l5KaMzMCLJPCPhr0LT/h8KJmwXAB+Q7uaVmM/oLIBoOL06zX4iJrIeE5GMsa8/JFWT",
-	"bvhf//4f+xmdqf2ITn/98uDX5ydYWiOM6PQ//0+4U0tZeN/t4XGOfxMH2yZagRp8IaayBeKgJbvcbAha",
-	"soWZ6garXdJLccYVVcQMb3E1D3fskPfzpZhu7QhYbM8MrXQF9Eof6MdNGz/efeN/v9aALhR1R2kXhtcF",
-	"Xfjd0ZeGW78ppquCz7bUVinp0TuaJiT/CH0p21zL+LRw/5SKuzW5n4pWy1vK+nsD0fht+oiaWkkbr7nH",
-	"WRRLPUE3LbK5RXG7y/cJ0wvLawwqgG08R6+dRkv4l16rX2DvF1zWYPhUZQ2eOvcduqQ8afb78O+Z/X6u",
-	"t0Pe0DTjP38GvIXl3z0HfqcOdfdKP2+i0D+XGsqU1x1i65fw1NToNOU4SejyjMNTv1OGjQ9wrSpsbKAb",
-	"f0bCZcpvacbKb0qRrEuCLPacCUoZzebNihBrR9aFKsWiPOXZ+lJfaybDktGUpee5PsYGV4eSgiaERhFT",
-	"yggG5tayZbhsLTdhW0SxDHW3LjQ+02yLKBZhlZ2xcAHK57BP/jfglafkS1gHGeeDwUEEH4I/WdgncMmq",
-	"UmpSEXqtTJ1P9H6MRRfCoN+/u7yC3zGa68x5RfQUe6YnSJEUgmWgsKiYvtB5uZzZWIR3PYtjPVPGlt1l",
-	"pmRp1yysyJPaOyWUIGSxTBmzJcTf6W1DzizMaw+EmNmhxQUWahMSF6NI992SifP3F+SgP+gfBOTSvvSh",
-	"eIm8A/w13Tnwm5pIYA0FLmgK73z6BNkJKC9DS8UIxEG2gHSQDl3y3ysZcZoIlvUtYlmm1bmER+Qty1Yy",
-	"vYGqixmjC0NRbVzEIYPC1BMfz6DKIARi68lsFxn8jMDP9MkrIDgt0RAaQfcZMmFzmkztC14es1xh486x",
-	"MIcACHVKsAP6nJEpY3GAqnLg9S6yCfpBWZgIynJQMBbQLjxbJjRizlgR+GYXZxS3Jskz26oRnpluDWYB",
-	"EFcRjIVZSOCK7KYkF+ZvW+wBZxaeADYWY/GrX5GXeonYIGoseuQ8ScwtmfBbm7ARWpdNeEYoATpKId4S",
-	"grXMQyiWRbKU8oSLGVEJVXNXm3gsCAkPBkPyRt6ymLxn6YJqUTlZhyZv4rWMDElrNdJ+D/tRQOfXM1dQ",
-	"zFSe44rcsGWmuQOxyQJeiVwuRZ+YyGOsAkyK6PyJjDVZ05Rhrcpu+FKKTOu1V+slOyV0icW1uBT7UOFv",
-	"7wwT8+Ad2I0/xASu/xaG9skVoFXMKQb9aNhr/TmM5jRVLAuxcwDYVGBZWovvcc3jFM/4LUvWpBuee/Pr",
-	"NZ4R8/oL0LfB9aR/3zvDgDH9yG+8BKP07K6V0uHwiLSUvu7rs0dSKbFJzA5xM0BDJdKFjhXD4QDz3DAn",
-	"I5ozqLpsciKgMhQUc9Pyll6GHqnn7oavrugsDIgDOYoDJk/Giy4275+R8GLaeysF64F1NyQzfgvtk6DT",
-	"0x7uUQvyUJOyT84RN6FMr/LjhU24d8JvmF1OH8caNqtpEm0aVOhpCzjYhMCVAFCdG1QsatpxRRgH6Cds",
-	"mhGZZ5pIsA6cqQx5SqgwLgTMYOmG1lH0IgQsDjM6eRHueUc2GJCGCu1SGEHCLTAwxRywbCRUWO2TS4mK",
-	"N9Vz++7D8McQy35C5iTPGPZTJ93wxxe/Hg1+PRqEAfkoOGS2+ANsd7Y9t4QymNAm7QoIdkPj5YXirsj9",
-	"4E/N7cI9AKUlUYstXT+LM+GCOWnIlLXF7hkuaXIPqMkki5BMkoMR+SP/sq8X9pqmJjUOad0mhCLLOTwY",
-	"uq9/i3N/jXNfSYnvhiBzaJjtLxPKhakICAB17VpklGv+uxe4lUZSCJRdisKpp15q5xcK762ErllKut/I",
-	"L5S+sfb1HQj4zMRUppERLpAabBVxuI1UOYfLpkpJqF8QVNggLEvTlZ4ZJsNBIsakS5OXgR0XTGlzrLEL",
-	"EoeQcL8CLqS5UCaVFtkc7mBBAQ+0vLfMSL7Ux/BcnwKZsLU0QMFtdHmG4hSZ5NMpSxViwVsQpfQZhUrQ",
-	"G3ateWLYJxcx/mqUIEUmTF9ro/95dODxLFsTFQUyjtkKC5qRbgjWZxSyQP0KUfCDTAYsGoqQQHoyV4u5",
-	"LsDLg6zbaS04lXUKhaRr2rtq0hb5AktLOmPV3iluW/l5vWZ2IFWa0QlVDIIuANozJjQxmaKvymbLaFWb",
-	"pqlc6b+g9xxUa+2Tt9LtHnNigdlq+PSGACGoS2GrroIN0zQVAjV4DB7UceeU/NTv9z99ghseBMnK47/2",
-	"+/3vAzIGV6s33jsFSwgsNiVduLJps0vM1da82RZzRhbIFQm1lh+eFcwxkkmC1KO3okf89fvQMjgcjQwf",
-	"fpALnmVQl1izZfww4PNcalKmpuCvx8HhBHEarmwdXWC/EE9wSv76039P2fSU/OVTQH7KQCC4Cog1RpwS",
-	"UCjhuE8JxhF8+j4k3Ss0563RtPcXmwVOSEkQ1/dSAiKSnJJx5y96NXqOccek02cpj7Ki3LiyZGWWPHX6",
-	"Ic305AZh9ECUNhQJ/0L+F8ypCUhjrwthCD2d5RuJL0CiGV3ynqbwGROBZjXRXM+9wpo8ms2uuNIyyw0j",
-	"lOTCXYkA9iu+YCqjiyXSqhYPDg4OTrQa9PHqpQ1+FfmCpTwicjrVogpKpJHmDsuURVzrRKdwCq1dyENb",
-	"jT38N4cPtu6x4SOIiZCMKGyRao2G1sIFtJ/zJCtKvpv0dwiDF1M+y1MWo9QdEaDNjx9ew21SzG3Lxhv2",
-	"qT9APn64QMno4OT58d4pOb98eXEBV6ypMVFUfnV52WCug7uEZnOi2Ax0snYXi3HHWI8KfDgjTY6XPUMP",
-	"GC3klBxcL8wTQrX0ooGrU2ig4JMpaU8Wucpc/3zr8YM7XzBiCzy5/Wj6BpA3ChfIYq1YEX6nn11f6mch",
-	"SMF2llMiZG+SMnoTELYICI8ZVhzlEQaeARBhUhUUIoKWj2AYUUz/rUlizzLbohpVkRRPunpjqUzgdXNj",
-	"eI9twW5Ir1rxWB8RfNROCoVCbXL9Sqax+QV/mKwhmDuG+zG9QdTjMSfmq+rMSmo9PhMy1bxFzwqJXN7n",
-	"9VzfUjHLE/fo42+Hw6OvA/jv8UD/92B4fAhf+Pjbr78+H5yRW5pyanmoYpqhSi1Lf/zt6PlgQCZaTwNr",
-	"HhbDniRU3PiC52hEGtr8aERGQdVVCAcMxNL7GEBu2bjGEC1+OqRArgwx5rXDIBzuLdNAnzq2jJ7HJhEU",
-	"Oc+cK4QnjTLsXpFqBRPWZJRIrV7TJe+v6SKBAswwP6h9TcNQ3QtQVhI3+jLTnAKRt1Ag1yR8zcXNqTE9",
-	"eUqr/z00Rp2RlCUvxrbQRi9mKhp39JWHSim0fYnQtEpSpnVu+1meWSLfj2WkQqu2n5ckvLF4ZZZnBMJQ",
-	"a1qFFm1hFkDJdQjz3d2OBn5SRbgYC1//thL1DyzS16/mNWDnm1PfJFazcZFuNeIYbWtjceVeosI3sqFF",
-	"DcW6BoOaNaPpawwSQe38+gdr0BsLm585Fm+MSQQNkrhqtZsh8qwQvQDZ5iBNiIihDFtquXWqtbchqbXn",
-	"Qt3ju+++63lnyNwJpIwmixfjDl3ycQelq49YGhv4siuBbkxT8I1y060zW6LdPC233tK4CI188K4tBtgm",
-	"XGeu5HxjDykzab0Z1RlmpDoOsdsOAzSrvBiXuxDZrZ9bBDIr0nc6nKlMjY22wBRY2QFp6h22fVHFKqpv",
-	"6zXCHy/G6JfFtQEVvgPuLqfG+jEunbXpzvVf/7//v1/VBupCwI+I69jgSv87kfImXwITL/q/Yz8z/Xws",
-	"Cn4Mndj2oRWVflOu9DU050ucTdNipeI+sF4hC0VAqxVQW6RLBQl5HI6Fbacw7PdRfQDJVGZe0wnoqo3e",
-	"kbDoqgDGuKKxQlCrrT8WpYYJWjvUmyX58lQzuG3WDkEXrqKE/dWKf4eDQ3sYr8A+Z1lhU6NUYKWC1Buu",
-	"GsUFuw+BcGSK9oS2XYgR4cZCtTTlww6FgTU32foR0NuhtcAKiCeB5lRjMW1sPqpPBw2PIahl+myh2r+p",
-	"zIckgfwBztwD5tFYNHXBM8IoCc/1L6E1q3SNQdpa+VZzlqKw/c2rKxQ1cQbNQ8ERwkSG1UbcCqELDFxX",
-	"ULMUtCuJHTL8djETVKpduyDXPWYsQDTdpd/PKSn6/YDO7bexmqAz9AzvDCz0EY4FyOn6JOC2bWgD1Q1t",
-	"1yZsKnFq9ICgcLwFxHjP+iEQmjnqsbCqhtHftHwBBj+TO2eQuOiBs4LWGjQDvSBmy2wegK7rEwE2lxkL",
-	"r+2LhYmTkDRWxXymd9oND56H4IQg4cHz/kDDhiWKtYlzlnKKgr2WesACgHY8Z6MMSXfY7x8NAiu2kpFp",
-	"h2stnmdo9pxiWp8+FpQEAe6Hg0EwFki1UUIXSxajKQZue/pjzlxbjz55De34czCMrLW2iE8UkdiMC6LD",
-	"Ubg+taGK2FxPY8lUiwzWTzMWG50yziESeOGjIgZ/zJntnV9MbZ0+0EcfF6W3h6l0ptAtSknAcpepjPMI",
-	"WuifQY9A5JVIg6jHTHkC2gYHO23p+B043usFgryFVR5MAql3TeAsYNdTUmM5hISAQGljrzQ3MF14mIhP",
-	"UUELFyyjfZubEBqB/buiyTGcnZcdhC94GQxhMBbej3lqrDO0LCDbh2WJWP867jgeBHxA0wQYFgA3P7ir",
-	"U40x69oWsjGtp2iS+FEvXygr0UG/fyBktPsbHp6tJDiUQGwR2VjYIibWUxyQ4ai57pxXaCTw3cdBS6G6",
-	"sSgXBzkrBrkWczVbrWfMXgKpcLg64jhlShl/ZlnQiIsLzon3rqhJ772p0DmGRL5x5+zHF8PR4Gz1QiuO",
-	"TqQ5+/HFMf4I5+le1+/hAWK5Ezy+cecsfYE/u4Iz5mAz87spxUdykfEEyusYhSKAO9AtD/4fvun/+sHO",
-	"aloUlp+BD637UfA7wpYymtu6f3t98s46QQCGp5qgRiekXPsTJfBS6bBmzz4INVjlRWs/zUViyaUpAgn5",
-	"cmBspbEp5BZJhfWOUqzWwrB0y4InCTdrDkDzBRkBmAhGSLhynMZqabJQMEKP3WWV3JSEZiwpV+fsjjT6",
-	"aJo3KedAkoYmTPUY54yI6JJGwEbKpSn3TmFH0MjLeXIbIGo+GtRBe0qGtsFsrTAeilt+3UzPKR1zfRA0",
-	"KUhGz/Ly3YdLe0eFo8FAKwbGJW1RX0s24GEkXZWBpCQFwbZETvxVAVkxeqOfaKavzsgtZytTjs+6y8P9",
-	"BQu/UL5H0tZCAiJ1bj59RHsaD8DPSyY0uoGawmWv5VhkksxYBl5L8lZm5I2MIagodJHdKCaBQ9eDgN6d",
-	"58w0zpPClQmlS4E12SrunlA9Ggz0Ray/2fV8EHApOOftSqY3e33yZSpXCvpz8RkXypiY0aW4TOQaZGSK",
-	"WbX66/o0rN8u0FqnhPsN+L6mc+vT139bp6+j49/UiP438Nwjy6AiLuOxuK5hmhUsE7pmoB8SDA1xgQ1F",
-	"PNZYnIMsAAFiRU16PxTL5HSaMK1AP9ZktyUcayycWGgmKOK5jDOwNE9RqdYFb6EXDQ4BWo/OtIBjo1Aw",
-	"3MTgbi3qxJUXCfzLzwwz3l70i/sBruRcrEELw4P1coeQo7CinbRpGgs4pqRWJVANq7WyQyXVAr7Wf9nr",
-	"06yPwkAcHFul1tI2e7sb7ueKpWrfBmnuwzhwHFce6PdCcxlTMRbIwSXObmwTRUAs+sI0mGMW8ZiZ1grA",
-	"C+f6374rEMgMgjzgJgBzxG9+A5v7zW9I99z2Dfhyz9qbDUVpAQPciyu6Vn3ypf7TROOwWMtxXu+HhQ0n",
-	"gYI5GKTqqDJLqVC2dArObeqEoPcLww30Ts30cAPpH/vkSpIvA3L+hTKe6ilPWGCTfKAMC6IRpjX6J22V",
-	"LykY2rAOidde3VXL1iuEwBsZr4MSM2SFBlHEMyGOChtLEf7+PDTxw4RNp1pB6qLt2PSB01PjIZ+ayAxx",
-	"o4lBSNCzEKdZbI7+HCuX+JK930bS6P21qQFM5wH50rWdqYGmvjGNF6dkLhc2HCzmKtJUCybjYqquM4Rr",
-	"UJzpCzDXigM8BX16sFcmbtu7Ppuji7/7JfikcDXoxABl0ZQXwmF7laAz0hX6ytZrNxGXZ4TRNOF+HMQc",
-	"OnU75wge0Rk5JyrjSaK5gMKdWMTBex3LwfRtwwR0hIagcQBXOAdkNNVsQEMiTY3fQSRH4in5Gyq94/sY",
-	"m+bSCFRGEfrOUWIqEgZQzbvoEQ+eP33xZrIHbSx9tPCJDywHKoPwaED4oBwvNTgglX70Zzj5LJX5sjyv",
-	"VSPJTBIpilAQsxsAMzQrRb5pEdiwlTd5xpCrINf8EhpD6j3ol2IkJGh8ctqGrQmjt0xTvIeb+qsOPfEO",
-	"9C4Gg2e41i8JFEMHiiwjVCbJeb+GGyW+UizJkT31UVsfvx6DGf7qxuRU8ayvBSG4VrAelUJbGNHMy8R0",
-	"mYCUjCWJIl8aeF26G0VDzfkL4HKOjTPZul1Nn+M98F6rBkURv+DM4XXTduErBkXY1VYXcHvztMJgA4+F",
-	"IIEVlgXQ7ipcFmABzAVipg4Hh2WGCiKqx0vPyA9yAj5YCKCBkBi0qkZysaSCm0hUJ8WfFYToyw0VbscX",
-	"6DjDawmhfjg4PKtihMbMmCX8lqWI15mEXroGRgura7RRoL1CFiYcSxHBVo5+9ITdJtLb65PXfJpZS3Ah",
-	"U5AJuqMAgohMIIJTBZYWqgzOuN5ucLxEy7r93/yGnJNK8S1vZhAKziCBDSJvCxO25jgmuqN0twOfM/zv",
-	"Q7nuGTrXTcVvz+2OzufEJHQWj0sUBlwFn1oI6A3ogcjM7WGDD/YNVZmMpfgCz/jLJGfqZq1pQ57ixAgD",
-	"7ukADgkJsnkTbW7jCoH8QBm0AjOYLlFiAzhhDHnCI2YqVZjA7/epXKacZTRdbwn2zli6UF6Z64aYcczF",
-	"UBgAPuwP+gM93rhcO6cdCLHB3Mg5JCrs6/+bscbyyFluRG3TC8Z7jm4Y/FJRIweWgZr+xw+vVVH023hw",
-	"x8K6Eoybxnht0dBpuyDYcCDndgCK0HrC5bfnvdHRcVBYMDC4YCwaiu4GxpSXLwwL16cDNvmxWLKUMBGD",
-	"PQ1VDPsv1869CDRz3E2fbKyvm+oKDS6MhQnnsvngmoGbbALl3IbA30x4qpFQkwSRwxlYLuLOqT6VCxGz",
-	"O7/XvWrNqSyG7F9MtV4NajUkV1rzFxz4aDCwCQpMwLFXg7khacHmvbQ13oP4gPa8gk7QKR319cYkBhkp",
-	"yMnBI8A9omumc2q6JjnQQP3+MmyyudegoRN4nV+ubbsDW6XLJKi6f9qUwc5XsLsJs74OKIXj1vD+3WXD",
-	"IlCAhEIYtWXYnPemtdi6YHYx7t9uNe9tUgPwwPJa2uCxYR37P/H40wMB8w3L3DK+x8QpWzXjmi2s2QPC",
-	"5BW0hsyT5NplYKeZ/dtGoXSCTsYWS5kivwPHFpRX1JvS9ND5HmoIXGs8glQQmFaKa4VQmq8nKWSjaZ0Q",
-	"s7SM/HDtrELwimCrDlY1vsY/Z1JCuXzKUyhdIFP/ZYzMx6/pi+kWKxWJGKuFK5lAXTvMCoASTJAXt8A6",
-	"Rrc8ZlJ/g0/1KF8g8GAD15hXvhTgAhcftvNO1lCsR5hn5m7XE+oDKCYy/caXc5lJ7+NaCzRNxTvfe0VS",
-	"3Xu71/x0vhOOb25OlLPtTkwaNOzoWmui1wt6d50UhbYGuMjKz4fP3V7b3rJetmvjXNO/e78u6B0WoAE4",
-	"1eY4gjnA8VSdu+hm4N6arDO96eOjo4PjTxsStDruZr1Wczo6Ou6cdk6mo+iQPZ8M6bP4YHrMBtHRZERP",
-	"4ufs2XQYHUwO6XF8xEbTweQkek6fxcfsaHoYHUxGdBgP2MnUm3MTy2yIpWqgbzw71wABGhm4fnbVfnRm",
-	"m7acYaWN2/FAMyEz0XF5HsMd0YvjTWX5WsNc3zfIKZ9Mhh3dVnoIOL+r+QV5d/X6FHA/F7/qG8mYYvX0",
-	"r0zpkabPmGH7MOZT0HmtqWrLWBjjtw3Y9kIx0H+rV3RP3OllO/5T0Kk5jbZNUn+hMssHv2PFrjMVL9Vm",
-	"Uyy730z6BZzF2bh3mKAYC5hxMDhse8nJRftvZWa9DfqLhygjbX7nSxqbb+Erw+2vfBTUhBWa74xOtr90",
-	"JeUbKta2SYh+72iX9V3AzUoTiPvBtw62v3WJMZgfBb2lHIsL+CnOwE785Oa/fq9peYMcFXQyOlPYUA2L",
-	"0DW4CQu+Uw1gdJ0lPwWd/VqBjUbFBYMjTJ6RZyDz7PkYuqHFE8JFQBZSZVAwUmQErn4MGUhVNhbdMF/G",
-	"pp5ICBwFRQJQLzA2zPt1rw+BNtayqkK0OymwVXi1Q2xMABbZwCrmodVu60tvLBFCDgcD9EgWcY9j4cWj",
-	"yNTEhTRpF1rsKRkQ761mvGfpey2d6Ithy1As/7rLyM+hu/z1JyhIcRR0EqqcxQTS9GWsce8STHf/H3vf",
-	"uty2sa35Kr2ZH5FqKAqkJMuma1eO7cQ5zkSOL/Kkdg1SQpNokrDAbgYNiua49FbzBvNiU73WaqBBgiRI",
-	"XSw5OD/OjmhcGn1Z61u3b00nxGQk2MjYaEqyjzydJiGf/7RAQnJBz3N5jQq9cNrdowJPj7n+mTlGMsTe",
-	"XpZrRE7jOOfpaPRUj67uZGr0peqxVyMhN3gH/gvvzdkhgKn3ev1NdjMdnvxA/3nwDIjRnD0ME3hv4/2r",
-	"2XAPBTB95CdwwzRX+1TYWJaXM2dNJmbjAo8xfm7OFYx/56S4BlEtDLc6jnGPHzTGL4Ey0M+d2MYKMqEG",
-	"NDWgqQHN3QMaczCLJ8+BNEvEVLthGzRbS4irUp6kS5FbJ0Rn8YyNplk6CyOJIVGqCEZ8uYeSWzctv0IJ",
-	"ucLz5R72eBdUmQylSmxqqlFn2pdUKseptBiSQUnathj0VLYRdEgbBqenzbsCv+oXSq3OQyK+LHyybdnI",
-	"owRrdKdZxXgW1dSYRI5pmVlKCpVrQ6KPLyOpU4Oh1IB1vDZ6fi0lfj5PljuccRbY8EohxAOpHK+I0SGS",
-	"NtH22Gs32XHnGdvDZr2UV9lkx94RC0oKL5rsuH1i/t+RucbzZVDIbDYP67CgpM5sT6rlcTedIH4eqAkN",
-	"KKT1o5aJbrB5NlI22Ozup5QFh+6UHGLWYpQlKULOGxBpnHi+dC9tYli/iTVz5p2pUtCFl2oq7YQsBLDY",
-	"3tIuKTwYur+O3VHiuPdbvnwBMbLClskTvNp5AOHFuze2+DXPvipDxwjsXAW9vRfe5mH15/9TzAnMgsh7",
-	"CahzGxy7DU5dgG4A0f6qjEneilnhq1d4VwrHxR624slvuARiaTIV17cVibhvMN/ptpfAfNsrQ/Nbsftl",
-	"INoywcFzMxi9QE63FkrbJ+RgmiZ8S+zf9h4Y+PfWgP/FZakK/nfC55vcjSU6bCGsz63ecrQ1qi7QW8CJ",
-	"tgDqS1I5N+HFsltqyP/IIX8HsXgtKWtJ+fgl5ZJUtMyXZWLxQQhEixTXMANbYJmlwhTRaNOXwdce1+Ji",
-	"msTXNnpXsB4hRh9gSWaWLMmNKZNWvDlbOkK0RfTlLmXFDlTFV5zsRDhfK5OHpkzuzRdUxTvzWiU9yM/D",
-	"Oyp4j14pOYgj5BQ+bld4xTs+jxUPz5UCyjq876TK92RUkGdGK9neuMedTpWbJ4nqm/PYi8UvwL/8nfrH",
-	"wEe14KLa3kNmUwVKXGQ52f86mVchGphJVfB/FNTQ6tCgWzzty70ghz6VgoEvVr6HEt3Ni3xpRkT+imPv",
-	"uFhwYiyJkqKi0vAfjKC5exDwzM7m9s6OKsG9xxQxrEOD5aHBbGaQ3vJSMMhCQ6wyNB/9r61m5Oi8/bTE",
-	"anj6PRoNT1dEHhGfFQKPDTH/zXvzWUVnn1/M30be7Gzuzc7a77/88bP6cvazmp290jP83zfU8nP0zO2W",
-	"uB22y0b7U0a521nsMLrLcJxIaXVrgqRQlZCo2y+ljobW0dCHFQ2tOLbXaiq/6/BpEW39mBu49xhKBX6A",
-	"vAiSF+JdULVYCRHeYujP89iem7gVhRgaO4bwHtBbFoOgSQl+5G4oZn/3gGKlmJ0vl4N2awrZgOMjnam8",
-	"ywJVtGcF4U0ihffljM+h3BRvcmPEENm1oUwDqRcDe67PyPYSIH+ML3eI9JH6uXHAr1kJNd9CWPA/Qv+L",
-	"nQkB1ECnVKOIrSaM4Gw1ton+2a9f4b1zahGrRPh29FtX/bDaPb3GPb0t3trkuLVnbMb1Y/fN0qdUcssu",
-	"7LDc5XD41dasROF10GJXbV8SZ4PTGIOaPpgBzEUKxbLYkWsQiYJf4m6ctvlo217twK0duHfswN0W8NYe",
-	"30fo8bWkQRYm3ZevFxB+9+sKhH/Gk0udsVahqqru6WWc2q4MCjC76cusaY1NiCzPCaRqd56uYHNosXN4",
-	"n1S+tAwZ1I/JoSLLAG3hIXtBsU7EK/Us+3LZtcx28Szfg4lThsTHPLksBpLB1Ls3EF6nptUJF997wkWT",
-	"STUDQVenmtXgsgaXRXBZ4zwX551BV54izCD3650gvoFAmVMaxofWjyM1FgHbIwqIfWL+gsoQYFcrtKwt",
-	"OHiJ3YstgjkfOwOojHN6gfRTC/Ec205anrjA8o3Fse2CBbe32NubpAo02QRZ5rP2i3kIH/mBiewcKEKz",
-	"eL/T8MGN+eetKk48pP/v8ZDyABw86K3KCXgtxPbQy9x0znvfaSLAeTK3zGJSzNgPQxVzOWSJiAXXgqUq",
-	"5HNcOQIQWMztEKLoRvcoJ2XRAOyAcFoDmLiKxEwDScf1WsDnLQG+4w5RvyDE0N3Dw6FqheLqMFR9bBF9",
-	"SONsEIGNOe0Z0wyubjl22oiUrv8iwhmCYBnpTP79SCpjvhEYZ7oesvLAdAAVjXmRNradh2w0XTMFJGMy",
-	"njSc8E0UaXyoD+nK67wNPRHjbAaqxJd03DFX6weOoJGIDnYYlxdIwWf9hhnDECzLtUPoM8+b2bvZHLyn",
-	"oWgMOrj9tGL/eoX92y7bv0ena7av96xs+7bt9sUdVL5Bs21mTukEXaRUsY1/64W3PSl/29NmYzyN0wiO",
-	"OT1ATfJjAM204YMsy56ZGjP9CliBTs2k0UVth4oP5i2/7MjsPlDzBMSX5tdZvZGKkObK+wsf4KyxMrIt",
-	"Ky736AX5D9eVjlzbHjnPHjlv9ZHLzw3M+GYhYE9Nu+TU3EMWU/k5oLXNDwJOxeJRyPmsbpab8/b1+9kf",
-	"52pWngzz/svg/RbZOQYKbZOJU+nlO+XivFM6rZKIA4G5aCziSIo6GadOxqmpCe4pt8Y9eI5lBsbUjciW",
-	"PqvepqxqNRESOkFh64Y9dCGDct4vpk6zvcDoiHXWkC+LNEp/BxmPKijZJtE3z8EecobzPCf2z7pFwZ2+",
-	"JHd3ea70CttpU770b6q3fX70+6lIKnmj/7Ssl6/hS6rc8kvGwnk+n2xxHxA+VxvVY7LXzHVzR8kac4j3",
-	"x+KgH6tp2KJbDvs8EWYUWshIJQdDdSDkMJJCJEjKaXaaeW6shmoD9s9oxQ/bnUNzfWsChorF+v2xYK/M",
-	"ywsAp3xcjSUt+3IaxVgcl0ylpVXTrCdGkQyZmibMjMfYppOYp2ZvG/27QM1qgI5DzFqCmI8PvPY5eK0X",
-	"ETNYaXmWRR9x00uRxJG0dgJyv/0CCQxD1+zITr0LzUtepHkMQu1rw3ZBanQbv3z6gEkKF+NIGuT1zIP/",
-	"azbGkbS/ndrfJiKJgCF3LnhSoMmGJWa/KvZLvsTrUJgRaYdHQI1Kp9Fciryzt8kdVR2G/aZ6VVBYJpBr",
-	"CFZDsBqC3RMEy06dg7/gzxvhrzFPLnELrUFgeBGIqKyLRgl2WoZMQZ+nYqiSeUCdNe3fTMfTIfQMsVRC",
-	"8IPjNN5/ziZJ1Kfy5EgyEMRsKqPcBU9j+VH7WVe7FraDJl4qrZI06LIAQWLu1Dcj2+Q3LyDFJjQL64sL",
-	"rvsBO7R/mSsCtgd/OLdiN9wgEbG44rIvAraHXcegA3bwd/Ach/Zv5wrbfc7MqjsNLRYYNQSvCLD0CVtJ",
-	"SxYYnYX/4EvnHug+EaoKMBR6YqzFob/Tct8dFn1FW6LKtWeRfGe+t9K1/Evla7NWh9VxLU3MR5Wk3xu2",
-	"tYfUaR/yMroEv6M5pY1uowd/XkMaCU4cuM6B+L7cK9s5b590OwUwtpBIG0/HkYymYzZIoA9I2zvBFk9a",
-	"pGDmsXSeCN1i76L+5cF0AtZgy/q8T5tIkk/5GrF5+ct4KliieMjMeFksuETuHMbZjIPPcSSi4SgFyNds",
-	"XEbSbHtLtj9JxFUkZhfr0yoMNLcy8bB9eti+oPvIRb/l3XTXLAqNImh3PGAxL0HGv89VERe//uDg4saL",
-	"6ZVIhlIcfBj9v/8rxcGLeIIrBvICdsMYnbuN4xOvBQuCv1jEe4x09gtAGdRWHN+79xX7JjS6edMEi7s/",
-	"2AVuspMnrE/7Z9PMg0Y7bJ9+I6RN0qMK2s4Ubg22a7Bdg+37AdtliNclmUfUfDPkLSo1xaJGeOiBhdZO",
-	"2GlOs1R1sTm2bU+mRQoDbVoSd9tJmdpXwe3EtQrjAfwXRwORRkbjLuUgU4fdkubLKzpJnYkH0kZqp2h6",
-	"L1JGU/H+pQBD5krE5gtb7JUaDIRosl8VzBGoSR4hO3YeDc1jfN1256ntYQPS5/QEfVS60T3ulESuTw7a",
-	"bYORvKcLtA3bBfjzziwwIJvJ7jZmSXKR2DagKTEyalUCSIfGcd2kDKpuoTmL8yz8c82j7CfhUcR9ihsf",
-	"DLKLVdHSZgN2LeyCUmDZXg7Au35HVNILeWA2yZb2ltvtoV3sqgQx9p0yJ9yAse3VmuEK+sDwojdf+M29",
-	"KtIXWsQD+7zxNM3/9XqbwruNubv2wJOwqaFGDTVqqHH3UONXkRYVLp2/Qjubm6IM7NtejbpqKaO1Z9vI",
-	"571r4rltp2yDruD36mVd/KOwueA74xlI0UwLvNhpU8M+2sL7vIbf7fo9G0Wx8GVWnr+ClGqL6Cp2x/+u",
-	"e9EUbXOANvifKwBLQQEdeRle8crhSuegXaJ5M7jS54mK88gewZVX5lf2c8T/zyY3gL1/wRFQrlRRPW6p",
-	"U+nvBaX6TZwB7/BsVHEG2GNUa+haQ9ca+h6Tn1bqRkdXJyJGo2EUTfSN1fZ4moodtTbcuqi0zY+PWGWf",
-	"wXTUGnuzxj59+Bp7NzN4QWVD7nqtsWuNXWvsWmNX0thj0iF3oLAXnIabm8Zak79w41I687ZZKlhjxGPo",
-	"bxXPbSBASaGxLxc1vkrnE9Fib8UV0BL242koID/HHQ3jPaPKtRqLdGSrEmkmkaDPIIMWo1hmzu8xhpJe",
-	"OYe7fBhBi63pRMvj2A50YTYSMeRJGAsNKT+Udt1C0sFFMIH/ul2W9dvCqm0LLj5JYoPceKX7nu3Spx8V",
-	"gOmn6r7zAqhqEChMTktoTQhBrSl0PVnKRPba1OHflr0WyxybFFghkEGJzzSQ7eo/f6C7Dk5h2b71BFq4",
-	"ufUcdpbn0Fs5h1gaaGcRnTc0idlF21XRPpBOu+4prwINC8Kuxoc1Pqzx4T3hQ7mg9y0gLP5+e4CwEqnc",
-	"algIhChdlgJrMbA/cMmikE0nLMWUBMRwBoUF08lFqi4AGu6l80nUBzRoHh6FDjupWJgGF92NODp9MI/Z",
-	"wDO8b8xmIyF9aS7tqXDOIo1tWM1lREqav7/FzHeZMUWaRRmN0/OFbwNCFJ4k0ZXwZQzZzTrlFrqWENeN",
-	"1IyNuZwvPKc/4nLoNPhyc2DMkHnKMGFBg/uLaT4WTE7B/8V1KT510sz3v303XtEatpzptcTcCjsqs0im",
-	"YiiS/VWkdwWseyusdzchlbafAXBrJw0L35AJuGVN+ycQ7Si0RuxWou0Km3ecUzmifZNYGuvbyUGCJDHi",
-	"Nylyul3f5IPXp3IUz8RMJAJz2cKajq2GIHWztpq6974o3ZYBzPY4qxqjG4U9VoGrd9NeHOmR0Kgs02JT",
-	"jhYL8tTDgFE6ojaKI3ci/qh9GdisxdZyymKAPf7N03/ULDDGLBS8BXEkLwMATYzbvyLNhtGV+UWGvgxS",
-	"8cUgjXQkklmkBdu7alsoBVmqbDoxe3W/xf6b65GZQEA4/2VJi6DLPHTPYD3RV2PBAnNRgJTCgb0sWI1f",
-	"2B6kWO5vh2PYnlnTAyXjOWUWY18QaCsSvEJteWBOSJctKkyg520fsT3Qw+pKJL4MMG+1RYjiwvzTxZh/",
-	"uejNU6GR0NdjRbDk0P6y3z7+8RY+oePLXXqPNLNKxHxdm/mqGfzoS9sORTJuef9HaTrZ0/vs04c35qmR",
-	"zh6cP3GSGDiWzlf0FfEl7stiVxFWsanIO7PrvyWU25W6rjqZXDmrWPVuIzBFa1qNmOm/+z4jt8LtV+RG",
-	"88q40f45zH5VaMZqZr87ZPbbiuBrk+kCQnDGNRKe6pEIH3Hvl3KRskOnFWdD1W1ValOrNrVqU8sxtci4",
-	"IdPGsbDQKLoNywq6oqDwQwWxKAZ/ht815BWQBMzc2BnvdRORjcG3Fswg25QFM7flX3XsEkZmiS+LLUJY",
-	"WRNEM8om5kiIRX5uSnWwbx3YYwMu9kJShLksowpnvWlq26SYD8cTWjACjjN3fu6YLIP6OPc7Qv2yGP/x",
-	"8joWdDC+MGyxtwoHVVTFtb+vVkIPo/3C9yfTUZ7egUhvrq82N4IPz7+V1OiAMmLaWGgt9gL/vVw6sj0t",
-	"hC//V2Yn7K/uCcXtg5bbQjG38YARx9OUqYEvEy6HAhsauK0F2GuR9iF6o9VYmE8QsRY/anyBTTBjxtSB",
-	"AbIAf2uBsRzsd33JU8yUV7Iv2CTvCIvfDY4ZNlLTpMkyEifGWdDxvABJQeE/mR6pGXkWMeSYd9my2hBG",
-	"EUkWpSvq53cW8M1vVGdfty2o2xbUzo2Kzo06xatO8Xp4KV414oI6/G3hVpUcsNx+PszV3ObSAGsfA1Fd",
-	"GeLSQjRZIiZxJLRN3w+hZs8AoEHMU8hZ8qUiLkwVh6uqCnhZyyjuUKT/wvsGDYox6/MkiYT2ZTDhCeYM",
-	"U9uoUEzSUcC0ot6kcQQfYAziRPSAWhr4i0aYh2PwIARFM0vZgECoPkAUSJE08zeI5lg8Ly8gjMJgu4x/",
-	"I6tf2bW4G6T1CNtOfZoMEx6KkKVKwT7IIFyqVNwfcQNaNRtwA9DPR1xeapap3hzL0JZsdNvXW+Tcw+YB",
-	"eENJ/OXIawErVEAFgL7sTs1yvd2k9FuBUbvl+3+DHjZOI6ZfYx6yKGUzlVxqOFZzNf1X+WJugtynJYvZ",
-	"ztsgFZsr5ctxWr4WO07o04ePSb9NqSoJuyr1CFbx1Di1xqk1Tn2otQvc5pn1cxiTd0qln3aGrc0VWXQv",
-	"wlBDm1Z4AZQdrIamgNKM/pgjzHPxopGnzpN8SSEjSMcHK/keGsMXwz5mvA7U3F9I0WclGfq75pjBzLjT",
-	"AXjZppX50s4vTEqEXswVWWPZWtwgb+xVVrR4b/3vb5ZkthK3uMBim9QwOwNrssNonu8+QawGZd8AlG0L",
-	"pDb3wcdTOeOa8TB81ElM9C1NXwZfe1wLg0avi4lJX2m75B6Ow695SfF10GJ5PnMmhXwJ9WY8hRfORfrc",
-	"bPsoNLtyEImCGwQF2K2lUeXDfFpnVNXB7AcWzK5TsB4fKH9lIZtc9iFvxuPbJmIdQuxqXTrWBzFWV2Kh",
-	"nNhGvNggUePV0L3F4O5IDgHA0z1Y+1CM01O5LfwC4XeDQnUaxXEWnu94HtbFJEJP4xS0QGAf2mVyGsfB",
-	"twf767OtPuSEFLeRdbVjlP1G0fIS8pLbiEFXB052Dj/ANqgSKAXjFlsXMD7Aflci348GWiWwy8M6La3W",
-	"5HVa2r3oOdQr5WqlwKlmhdKNMtXKvVAfRQo8ZsYM5v1FJacjOYwdObEuftpiHzHCSa1R5pNC1i+PE8HD",
-	"OeisiprObdpih+RL1H3ELoDDsgQVJOmmk9BY8ZnEe8z+r3GkNbRYS7LaR6yGLVWzMCPn6lYKGO/eA2Wz",
-	"pYw+3MbDlEGIFQovh1mKaVHJzXRnMOJJFRjh8HdtDySO7g1ILGPfHErgka7ZMGoYUjsUaofCgwNavO9E",
-	"2G4bW103G4da8KQ/WpmL9hH+WWg2EWoSi6Yt4bKd8ADCQAN49qdtWwxqvskSBwWlasIGYkb2v4ZQn+D9",
-	"EbuMZMj2nLStiUjgx314slSUxPUcg12Lz1ZSwNVNyFwIfYk1BXIOA0R2LyDUYDxJ+Byp6SE0t99iH7i8",
-	"xO7QWfNlfEtoYMI4kuYb+75MI3HQSwS/1GzPJeV10+Qc6t0W+wOKA4B0agltQvKUOZS+VAkhvRACdcA6",
-	"lqqUxzposXcr5hm+ABdNhIyPFeLWKGHtpud5vqQRZu24l0ewB2tovhvzm5H0DcBl2Qt7c6R5gwvM8+ZI",
-	"JgUhjX3LRWeGlcCE0lpgR2n8vibTqvCBLRhC0PRl4Vf7csoldP/JDCWAt9giDfhetof/MxZcavNPseA6",
-	"9SX8um+gvZkpYKe7EjKdAgNeX0kdaaOru7gLtUiQ/linsAsuhZhoXEHOUvHFTmeIXMNIttf2mBZ9JUPN",
-	"9qIQJ0yrJGWXYq6hQOQ5RO7oxDhke3ZtZiMFtMtjPvcllQuOm0RfLEK4G8ZHC6gkcpTR+u/DtHKIz8Aj",
-	"IcuSTyaCJ1kLR1/iBMLfuIQIeZrLnxHzVLTYnyOVbRUymiLNeDwz5ycU/Sg0i6uzcD3BaHwjjg9yRPXI",
-	"gP4IGX8YHyRCj7qM23pCIAoEfUYFl9xpEkGFN03GWf4bdhv+Uds9SjH0z6rH+rHS+Ejs+BcaC7BvDps5",
-	"EGaOcTR7YOlwzHPqQzVPHBrJlDVSzyWR+Qi9X2hXkdk0vsQizeDvAJhhUEg5rdtJTi0kqWY2CFh2L2gd",
-	"WR/Oo5FlNJc28haYqQvIwGux7IYZHDm7jcyhMEbbpZikbI/7EnYs1mKRnIgwwTbmOrWrvc+SqdRUyIS0",
-	"RNjk1AioRIhudtA6Zjjcl5YBCc1FbTVDMpXmUqiZAjt74TThxuBxbHnYf2SpGgqQyrDzU34pcBycgc1h",
-	"3gflwXzC+0C+Y9OJUZbTLNGX4/JC9wgj0+y4Ws4Ew72DyOxxqfLPNFP091RMRdhlUZrZ8IGxrfMGmsac",
-	"td9Hbfs/iDSZH7wwRkSXtUla9ZW0HbKzAuQAPxmykQONaCDYd1bSHDQzgQOzpzp2bZ5T6TFPcZFiJYcC",
-	"8qB1qiYTEq7ZeE+8IzbNMUZQMkzYpqFIeRQzzedYJdc1ejSZw7lPYLNKniRqhirbbKK9xIATNlNJqG1J",
-	"tC/XGPL4WS+go/p2ZjxK6vdTUa3/P16+HYM63vNokrK/NozSw5yLrPMwpmkAGCu0ivlntbe90y6sbhM5",
-	"p6vc5n5x9OH/uy6GrIshH1cxJG3pRc/eqnrIv65vK3/9pNn4210nBKu57PNc0eflkq+dnbb2tV0xqOCs",
-	"7EJEZbDOdUi2A9msdSp8nQr/UFn5VyCLSaJ6sRj/jxKE0VchZHo7KBfUTw5hqbt7p/ir9SAhroWEUoMp",
-	"G93Gf9TUiZVdCdbJTQRjzogvqS4aJQZ2xgB/zXI/d+wN16TIaRggsGasS8naDM6jSBKVECay5kaj27CZ",
-	"fuTbahba3i/mv1uWUSNrG0eDZ/1274no8NPwWHiDp70T/qzfCdviePCEn/bg+jSZX0AAAcSQTnk6Bbjz",
-	"rNlIoxQEuNmEDN7KxJe+ECFMLymWcpFNi6UPC2tSPSJit/07fM6qWEhmxBVsS2NaTI0FPZ0AzIc0/NxC",
-	"Mctm1kSqWdchw/WlGxwtW+81hiotu/M6sBq59iVQ+heNTK6NhQbGkN0Ye2UWl+Zz89aoP2r6Mljaz0HW",
-	"MmDf7iYMBRVsJWuGoYHz6JJKnE/ZeLtzaa0CVqqAG4UIdhbOjknvCtrz/GymSl1a5wC4r8xB6mjwwbju",
-	"BbvXlwz9KO2yEhMfm8JtIWC3FaJWaJ54R7nQpGgJK353NaHp3rNN7851otJY4T1jpxnhKA02Hpnnwxxd",
-	"iSRWHGrti+Iy4XJ5RaxA8eXiyrC9wPXcIItQ7qchWbZOWPkycxrxgr8LndgkZvP6IykE1G/hDjDDLHP0",
-	"+NJsg4Kjp5aD/3A5uE3kkmynTVFDJ6JJsuRGLBvG+taHX9GOvl4Z1LT5WTxHQ9SbF7OU8X5z7Cnsw/pc",
-	"i4NIaiGxxU48b2X0YRjK8iUxjCHdJCV16dJ8szyiQG8qsp9hLAfZ4HlqlMrznCcDmgEAKdkIuhdEmh6y",
-	"gkfskwaYvp0v9r/REfHN/J7b9b8+OSl46544voGnKxtge+ft0+7xSakL8tb5Fu7a97htt+qNmdd0GmqX",
-	"R+3yqKv/HyxLFZ5SR4eC/rtNFXoI0mpdjdHv0WCxjzXcY0PY1nXzGkQaE+FQZCUbrIeaEm+w3oFE6FQl",
-	"Imz58pO00jLT1WCeZKoS7yxLy3YSshnXbCbiuHVHydQ4V046NY2UyvMzDb2JU7pMg09xBm6kxW+P4nOt",
-	"6ir85l61QXlVz/nNW7RvkfGb35TzJVha1/VZwLUOq3N36xKiu9FgJNkzsV5Ibc2P7J2UDr00b9aOIOiy",
-	"nkpHbOCqqJ5IZ0IUeuHaah0rPRKRKTLMr/IlUNekCZcaA6mY+wSVtpArqiQm9BmdgLlv9t9smiqOi4ao",
-	"BZUvDTAF88W7N8z5FvAQtfDiJR1pXfM9fNQaHelLV0myF5n+Gil7tzMLkWaRpPog2xsP/wnStDKFnY7E",
-	"2Jcu7zfl5mb1QGS3Vje5H7j+poa9fS6lSi9gIkDxFXtDUCsMemmZzt9d429fCnWHGME1Zb9XiFAXCtVg",
-	"4x9fKFTX7LjI5uWd45oSMx0l6urOt+dqOIyFZpnk7dJ/ujAoJ2Im5ZaZ2YSMoO//XGCqvy+n0nnGeOlu",
-	"C0DMU4o10XkltE55KvJShcwdbyuhc7c8v4SxQAei58UuSVCe0O+LibkDBLhKbCa+Lzc1oN0KfzxsBNJ1",
-	"yyXsbGb3lMK5BdCCC4qoha0ELU1fwk34AkQ6UPSdAVBnfPjK54w8GVg6VYp7Utik6Ch6jNBnyWtfTutc",
-	"hzM2hjMqAz7cLNWqwEmIkcjJcB3uuhrX1biuxnU1rluN6yiAAXwmJEpKQB4holuGd+OpDb1UDsKYWxZj",
-	"MJ8kCtoVwRS4ZcFP5MvvKphiPrGOpdSxlFoN1rGU7yiWApL7W4RSzqapKEZSkIsCc9+QAYJaWMWCL3LG",
-	"jdRYsIEQYZOFke6rK2Otmlt9SYms6BlIBA91xmgwZ30+1YJJZYR9NCBhq4vBCDTrSThRrXeq4rDly7MS",
-	"JWidFWP4oO8koaBo25tP2ykesbPSfFDhiFtRs0gUX4cjan1d6+vabH0M4ODsrqFBiblK7sq17S3d3Hss",
-	"DqDEeaVFKWmV+X9OR/Emc6m4fFlsZZnTca0k6Sr1+vuyLNN/c/J9eU9K0tK+3KYtpdG0QP51h1n7j7Av",
-	"5cepTCItoPKKuIwuBfthFIF2L2fO6BSYM9qdnDqjnVFnHLVXU2ccnXtPusfL1Bmepc5AL74lx/ja4LG5",
-	"/w9sUK/dEXOzn8cwaFDZ0XCUNrpt78lps3EZSbP40dgsSbMxSYQZ28U6vzzyRxDvhHfYvqCbiEhim1vp",
-	"llkUQmOgJ553/ddSW6AduTqeruJ6bZdwdWRLuZGrg650uDomI5WqCrGM7Lu/RdPNLcg3zOytJN8o497A",
-	"uEqBeqMh5r95bz6r6Ozzi/nbyJudzb3ZWfv97O1n5Z39rGZnr/QM//eNfjO+jP74/H42eN9w6TrWd9JB",
-	"sZ9N609Wyv277U89r/MER/LvnceR04S0t2vBXqXFZeoWw8P463KXutylLnd5uM0ui6f1FsteKowFyClQ",
-	"XS2gWSMZLYUadP/Ba1vsZzGJ1RydX/Cb09ySpyPNppIIVaMEXDAo4BmUnH/68Htrg5ZBIYxa0KrS4th+",
-	"dlKFbW9NXIom8CvCPOkmE3I6Rm+dkOFERdT4l5QeKBuD/5adFrwPIIC4GWcZ2e+lkIUHrLg983mk0VjE",
-	"kRR5QwScCusVZCnvOQ8cCBGWPPKduUmPAPSblbWeO9Cz5o9MytNzcB8tP+ijSFN7c2K7IJU3UcoaSziP",
-	"zTHn8qNtw3l6NvbtV3JpaBmIXX7EGVoglBqFT+IlqoyehIdj+TGvrdMLHmBjmuZvoul0J5yimstPyXPP",
-	"Zcgoukj3Zw5bKPtGUphF647ykVSCjtfCJLr26Yb9U/ADOw8p/F62Y5LoiqeC9ZU0x5v8yDTsKGFjoTUf",
-	"iuLCOJeWrQ5PLkWKFKO23N09C/DPJff9MRESqGzVYFCcfKiTL9uk6CHvJ0pXoOfOn0eF9td/Xf//AAAA",
-	"//8=",
+	"7P3bliO3sSAMvwqGHi+x7CSLZB26u2r1skutllRyn9xdbWm2qakEM0ESqiRAJZLFojWaNVf/A/wPMWvN",
+	"/Xf53e032U/yrYgAkMhk8lDd1bI8W76wqplIZCAQCMQ5fmolejbXSqjCtM5+ak0FT0WOfz7jyVR0nmlV",
+	"5DqDH1JhklzOC6lV66wVz3N5ywsRMaU7ptC5iJlWTNyKfMVyYeZaGcEWKhU5iw/5XB7e9g/jM8bZSKcr",
+	"loq5UKmBV4qpYAnPMpF/Zlihb4SKhspopjQzU56LlCUACpvxFbsRYs5kwdrx33i+OmMXi2Kqc/kPDlDF",
+	"zPCVwfkMn4mDcxZXYJvnepSJ2VClOlnMYMndoWpFLZNMxYzDEoVazFpnf2+tra0Vtfyf30ctccdn80y0",
+	"zhpHFqs5PDJFLtWk9fPPUev5FZ+so/C5KmSxYgWfMD1GsHMxz4URqsD1RGyscxZfjjuvtBKdl7xIpvEZ",
+	"M0Wu1YS142HrP/7X/x624gNYnJFqksEMRi/yRJhoqJaC37B2/O1hZWAmTWG67LJgqRaGKV2wZMrVRLDl",
+	"VCimVbZCWG6lWLJEL1QhctaO8S/ThV9NfDBU9I6BhecRzBsfzkQcBZPEOS/EdSZnsjAxfaztyOPHhTAF",
+	"M0QDo0U6EcXB2mZ4JA9bPx5994/e6Osnyd/65mqw+G/Hy4tT8dVjOWy1otaM370QalJMW2enx03ov0zF",
+	"bK4LoYrOWzHP+EqkDQRd5AsRE/zFVJqSiKVxm5PxFWwVV0zwPJMi90tZymLqKY/F/ovJqvMXsYq7jWQG",
+	"X6ySE/7StIQXUt2sw/z2y2fs8eDxY5ZJdWO67Pn208cSnudSmKGKh4te7yj5ab4YZTJhI24Ee//2xc9u",
+	"qJ4Lxeeyu+KzDIeKc5aL7OmwZUR+KxPRAUCGrZi1EVcJsAmeFAfnjCOFsTmfiKEqprxgU24YZ0rc0a+M",
+	"Z0Y7UJiFBJ5eL/Lax+DXYSuOGJwJNpa5KbrsaipoMlg0k2ao+AifW16Scfv5LQSF35wWxfzs8DDTCc+m",
+	"2hRnj3uPew4DYyHSP81Ffg0zPR304JXBabLIjc6fitU3vcsftHz5w8XqlewtX656y1df/nX5+kovX36h",
+	"ly+fGfvfS3M5u5Gvf/jr3fivTWurku/xoNdr2v23vBAv4CCtk8BVyD1zMeNSSTWxZ8rxlbnOZLJyZE0U",
+	"S0c7ZXzCpTIFa18+v/qS+S8NFd0FbCxFlhqW5nxcHJyxeGixR3PSmoat8/wp/exBsKst7O9GJBoO+0IV",
+	"MkOgLIjSsPEisxsfd4fqDbHAhtuk0HD0+KKYClXIhAP4djnbmEcueIoQ9vuPzoungyrO+ztQ3nmDC23G",
+	"PLC4DrI4wrEUBlFkP/mjXfyPC11wi5Cl/W0pVaqXzOKFHkZs2FrmshAf8O6nRN2PT/uD3vny6WmvCuEp",
+	"/bgfQkWRrzoX40Lk67h8Z6mj0GzJZcFGYqxzYLlFvpJqAuwToJU5cG5gko0A9wdRa6zzGS9aZy2pitNj",
+	"gkzOgN8+GQyOjh4NekenUWsmFf1YgipVISYiR1i/Q7kH7our1Vx0XiOYpuHOUNooOR43iD5nbJTrpRE5",
+	"nDieOrkHb0ZumCwMS0WSoXwTh1/bcFfYL1WvC/djE76/65QkvIF3/BVI6x48InIPDJuLnM2kWhSiyz6M",
+	"6lobtrBX3cOjQbiH/R7+L9jA/oYNLBf/1nGkhvvTLScT44JJuD+4Pcmrz5xg8sAL7D+63wJ7eyzQiIbd",
+	"/ZYkmfUFOZZL2xoBOb5X8o6JuU6mjqk88KofPRqcDk5Oew93Qu3edS4bZLnLFAAbg4CG1F2SdFQKabc8",
+	"WwhYfGyfXcs0BiKwegIcWClMl8ExEaB1gGw4VLmY67yAS5a7oV12wZJMArZAS0mmWht8Y7QC0SWFwXDi",
+	"9VKxOAQ9ZnTLgl6E8AyVHrM+YPj0GORyEKqAh4xzPWPxReffGO/8g/U6T1iXXbMz1olhNxcGDqlBMemc",
+	"cbViupiK3C6xnWk1EXk0VGI2L1YR0znJq1zRMP+dA5hMTpQGrsRVSsgS+a3IGTdGTpSBnZcpoNUuKGKD",
+	"46HK9FLkCYiRU3HHUjmRDdqV51tH4ydJf3QqBvxReix648ejE/4kGaR9cTw+5Y9G60L9nBeFyGFv//vf",
+	"Lzr/xjv/6HWedK/POt//1I9Oj3/+rw088Gd4LeczUXiVthATnTfc5e4JM9li0mUXii3UjYLtgh8YV2YJ",
+	"u3Dc6wGBS3jlx4XIV6AX8hl8NXFzN694JG+EqQl7dMr9tVldJK0Ql3fca1xe1HqmVSphBV/KrPFafQ23",
+	"DYjjUk0M8TcS1um1jWtxAyqL+a+5GLfOWr87LE0Gh/TUHL6gb3iALHgLVTRhG8H6QY8MA9kbuEcJGr7C",
+	"2pfvXrOj/ulpp894Np/yziBiizncOkBkB5shp082b8IXz6s7MKhswGCNyr7/abAJ86gHNKxszn9cCEZq",
+	"gj20M1HwLuo39HPsb9xc3Eq9MKSssM/1Ak6cxme4LuTeQzXPdbpIAEsF8IkZz4CFitR9pl1ozeCMR0wv",
+	"CiNTgWcT8TYSRYQ6fiHuCjz58A+tBHxlqC7eXLIZT8UBPoKfc4HMBPlDKsdjkZPqBQRmovAksFiqW57J",
+	"1K0Lzw2ymKGKraYE7ClimbwRyJbwKfOnMqrO43+Pz1gm+C2yUL0o0A6C8KIKGCh3jTRAe9NMAh+muVXJ",
+	"5qQ/2HZyPXu67nz/x2byeT6bZ3o1E6oAiW/r6cVjYq0L0gAC7ZsMpt10Dsph1/j1fc9xFTCE9Ush0is+",
+	"ahB+p3om4jM21yBBWZqeidkI6KM06rGxzjK9NP4+8dqqXqpzFqfSJPoW95xnGbMWCZx00+oKPqqsKBVj",
+	"vshApACQWpEXmu0/3SeqwrN9uL47X3OVwogmhY/W95lhUxwUsRkvkinaKI3oSGWEMrKQtyJbsXZ8kclE",
+	"xGwsQbeJOf7roMte6YLeA7kA6drSD2tz9ur9i/JCZlIl2SIVKWjecFbWj0rEFIhn7Lh3HJyJOS+mJcII",
+	"2P2UqBaCWaX4o95+BA+31dGm26pJUHu1mIlcJkzWBLbSkMlgCSkIUsgyeTEFJAF5AMficJnditygwfSg",
+	"y14TAxyqfrf7pNd71H/yZHBy/Oi49+RJnxghyC8kSHp2CLxxDfVbMD5Uu1Eu0/3QfbxdIq4vYZfiExge",
+	"/yIart6X/EYYxtmb1++umOFjFOZRzWbtd0Uu5yDvzTiI9eaAbG3EcyuGTs5uxIrlC2XOGafXh6pqAr0R",
+	"q4guQP8TnZ3IcXP6Uc9FjpuH/AF1ZDK0Eg/Bj4PMbVWPtil4sTARi1+A6CC1iiN864AgixtsvWcMTbu0",
+	"GgecXchQlZecW6K74+LjwQAo0yH0+kasrul+jM/ZciozUcLo35aGmUJm2VDlCwVqZwR09GRtIqmuFwag",
+	"+otYGcZzgGpesMExm+oFXLXW+TFaWfULNHCuErj53pFILvJc54a1T+7uDhB98fHgSYxzAVmjPyKNmEGR",
+	"YsUSrtiIjCrSXfHhfgW0TFpJSc01e/aGy/Vk3EtO+UB0noz6aec4eSw6/NH4qDNIj0en4vG4x/tJTQI7",
+	"OdnGWf5L538CSxmcnGziKeNXWgn0jDTdnwJO+Eznggnva7G6lDPgx8+v+MSpYYa1dc7iPwCT/pYcGcJy",
+	"eHulLXIgFVQCA08Na6OvBS5Unkuj1QHpmURJQBLxUe8Y+f5LnQKfS2PEPwg3ZBlC6oR5K64R4oQ8dZq7",
+	"F6S+en51hn4IFKjsUy+cDZ5s28vQn/TRHpd+b3Dc7LBAjeCdzhtME6/ztOT0Tj85Y7ESS2GKmLXtjX4Q",
+	"sXiey0Rcc5PE/h8wWYzcO85FJm7hVMRD1Ubj2kxwOHXjRWY5wo/xeTjO4z3+MQ7F2YPNEqWBRTQLHARx",
+	"IHL4Hzzc/m8AGy8FC8qaJ9GPX0fnS373Bgas4/JrOZkCxeD7EQkMRt7in2wmlc7ZQoE+0E5A1Duoof0z",
+	"Y4k6WXXZy4UpkHWMBBuJTC9ZPJPqGqeON0ljM35HI5pp6YTsWR90xzXbfl5KtQEXL/TygVCxaa0OGxvM",
+	"XA++1lcaxCK66XbqCioYbLzla5uecC/loA4LAvhG5G/4RDSKdiM65LIQM7IYg+IWsX63e9I7Z4MeOVvR",
+	"9qoXBQpvMD5Hb7TOLXNrx94NFx9UFNA2iWFJxmdzkW40CrjXm4/woBecwu3W55Pdhue/4qfXkPFlLkQH",
+	"xUwjeJ5MEQmDXi8w8UVWIilA9TWko5d6ABnqiilXIHgUgpk5R1HgOeIIlfdsFT5rVtVLKfa8qmIXmvy2",
+	"KGsUoJls5oc/bjFy1e733prmsM7b3iFK9iCkXJhFZp0PN1KllpTsXU1e4DN2UnJ4+Ba6qEHMnbOxWMI0",
+	"gifToYIJDiKkQrwm7Fh/wwI2Du5Nk0NVJ8qNWGwky5JtfiQhElI3kCM9tDahh6LEl9IYFHfFh5Lkdorb",
+	"R3ed6IyryQfT4DYOa3EGyADSwcVFyNFSViGaLvvW0p+07gZHe45+KzSI4nouikWurNE9dnZCSeE5PEnE",
+	"vBApa28XU+7FzMsF4/rfKxAzNziRKDQmov1c4MjaXQNrgLWLdBMTpteaaZ32027KSOtMcLIgf6vzm3nG",
+	"k3uZyJbuJcZzPLYzoYpNYPnBeyPuGz3yYJGTwSmn6GP4nKfWvQP/SsixC3/y+Tyz+Dq0bqM//mBgFR4T",
+	"5GFe0DhxTfoy/GYWsxmHg9y6sFq0NYsUS5JF0NFDH0yJE9DZwg9ErVQUXGYuZsGqGKhrWxLD0eybd69f",
+	"We1cGnbx5vIssOmxw1tp5EhmoEfx+Vzw3JBuhbxAg2YKcjDqpK2zv3tY/IKqgEjjJm6eDGQ2dDGNfhAJ",
+	"7p9nFK0ztciyqDXXwPHy1lkrgK318/ew1aQrwyMb0IMWRctGyNm3nyOKDA6ts2MMa5AF8pmX3gaPOANU",
+	"lmJ7c1yR3XNzWNkboJ+qGb26388CT4Jz1zkS3rTp3gBe2XbrLAC0e+B1zpbcMGnMQqS48zww+uN3mvfU",
+	"fir8ho8mRH2ZSMhBGuxcaZ73uwebuWHTxkKkD7VnlwQz8wDcb7vsa+GGueNbblczXTzc6azsxi9A5w5n",
+	"8O2PJ/CADEKkOUEI5VAna21BWzlNgLvQ2FN6ffFisu/tTcmoBY9EYCmm84du+ZNejRWFctw/i6RDjNxv",
+	"j8o38Srb7wp8Q7PQKw1BcaUl1LOaM8atT1PnZMX3X7bxoSOelvI1bn3EMG5jLngh0mioiHvBgfCRU9Yt",
+	"UBqR2w1i5UE0VMVmDjgSmVYTQ1EtAYcN5rICGXlJMXaxPJ3D4IgErwDxxwdddmHHorRs5Ue60vAKh5Xb",
+	"axDv8qFqxz8NW+V1NmydDVvkFBu2ovUnFH8+bP0M0PECpdBUzIspYq8KTuRtvkPlHVmWZgHCmI5HzNpw",
+	"OFjsb+7YSp3b0gOaCMaOP6wODsKZt72EY+rBr9teKAduiN/c62U3fmsY4LaZNry1KSRv+1T1F7bFtu07",
+	"U/nSpkCy/WeCFxrCsXZMUI792caxjDOZfIDEHN4Ojf6VkK9f1KP1pWE1x4b33rCRkGrC5rlOhDEi7TKM",
+	"X2UZL0T+i9zCTwI2XwKJriupGC1tT17fjJmHYPcX+yZAbEQssMxmzxjwHEI6HyODKthYKmmmwvzGjX7j",
+	"Rp+MG32p85FMU6E+UIEfh++XUu4XIhMUNWqFjOAGRodRXdwt56mIuTY9i2PmG/p0U5hZED+DufZlT4fH",
+	"/Y/iUEclh/oygHU/plSujjQEsxiPZSKFKq5Noueiiry3gqcdSk3TN+iXZZxhHkIp+zVqDGvT1m0Qpeio",
+	"hEhBHKMveH5GX8GXfxG+fxSK9yX4zIG/r3y/tvKHEfAv0B8d7sWS2wDkpk1BibgOSiBIUzDYUM34ihkh",
+	"qqE/o0UR5ifKImJmkUwZN0TzG08TSNGewOzXQM42BtRMjInnbJTp5IaemIWZC2UAXlPouWHtOOFK6eLa",
+	"vvOfVAD+9ttvOxdBmH9DEODngucuFOXpsOHEDVsR0e5TnzkUnzObWZCtKMe1gUY2ZBK0PuSDeyUo/Xa/",
+	"/jL36yWom4pnz2EHP07ktzNdIzFURH3FFkrczUVSiJRohekEvfupS+goQlNFSr7oMrdD7nONfqQt56Rq",
+	"y6HFMLeYfRl9BQcPwuIbkAdsPPxQfNBlXyC2rfNHTyYitRnHVcy6AFXn4+r+Jrr/xlo+DWt5pYsv9UKl",
+	"H8VV4Nof4yzNpnlMdrMSCsg+IKHg+L3l7idPnnyUiHhcco1X7uN7M4xyeQ9n77XY8C4gcScpPjtIAwAJ",
+	"D6NSBUhy52ykMQONAiRTkjAyjJr3EMYHv/GK33jFp+MVLhZ3Q25/NcSXrFdhMHCtMksQY3zGlEa7/znl",
+	"U9E50PPVUK30gk35reiyd9tCfFk86PXic0qIg0OF9VgeWAlxZWm2vYRjfjs8vx2eyuF5w1eZ5umV1i94",
+	"PhEfdd/Oaa7rQuvrDGfb5hKfuRBlcZcIkbLTk5OjUzZaFcL8EuaZfmCesUhgmH5pAd/vDl5f8kP7Xp2D",
+	"Eme34Xox1WLqusXDmOsZv7tG7MWsHa/B9dsN/BsT+WRM5B2Vknqv+C2XGR9lH8dHFsE8NQ5ii1ZhJS8x",
+	"m+uc5xJDGf0bzr8nFTvxJTB+AQNAwE4sOlh1HfsxlPCdh2IlKS84FgaThoI+kynMj4G9tyIHRoHuu+Db",
+	"8YHDI7ns4qDoTxyi9T8ZR6nVPtr6ejD0N170i/GiK61fcrVyBYE+ihGVdQ/Fmg2B3CMwglHZMD1mp72m",
+	"ukpw7EjGKaMPpGL9wT3YkxN3Mtrp017UmlsiJtP4B/AuzPa95kTL/UEgGw2CkIUrrdmMK1/r0ezNyirY",
+	"25uXeYLYwdS8m8hqWz7auV7JbeXr6izmrB2HUP3G5X7jcv+aXO694rZgrkg/MLrBBRSi77fqpH9vSybp",
+	"PAiwpHGbg3nd8wqX5EkijC0GXAmC3oPnzcRH2Vb769G1DsT7RdbSW4B1/Ota3M0peylE2XP6cSOWqq9u",
+	"w9KUw3WB435RJF3h10sI90NSdV0lknJxq2/qSHpLP+5Aknt1F5JGAv18OPifgKkSzPtgyr0FmFqoSuW9",
+	"Kq5e6WpNbOaz/+tYq08T4O2dUClW+Atxxw0btipznzHri6eipDjM1YP9RTEbhCjAkn2i4D20pwoqHiZS",
+	"5pVmSS7Qs8EzQ4pS+BkM2C4LzVW4ZhlHjliFofawDFU7rpye+ABetQTC3EP77/jAVlSnOBcbPDX2IS+g",
+	"wZFIBPPyBM3N1/7Zb2EvO8JecsGz2dNhi8/lsGWLh6vqvi9FLmxhxsa3oqEqY1mCPYf5KCNrxFO//ZHf",
+	"aZ2v7aGrn0+btk++bCNAbAM8v0XR/KpEORtCzUeZoE4CHyjR2Ug3DIe7NiIbV2+Uz+F3qSZspRc5Pl6/",
+	"S9anCG6T/6YXjAbYkDuYCEuhWn6zx12xMIAFrEx2iJN8zNUxGJRXx7M6YBb6/S6O9XXD1thfqe5dA0a/",
+	"xAf7oTScpBmnNOJjkUqzPDBWA9A+BK3h2gGvxOQI23W5p8RpmU9Vxh7gK6YBy7UpaxgmqijKVOVztlDu",
+	"RzGzDQn2RfRIjx4YzS9poSX0+6G3tmhALfJ5ZBXXYy6zOnY/1+mKuSqjDWhcf32bC4+GsPKl5sxMdELR",
+	"99ZTMws206ZgJ71K5YpdWeKYj/up8sPDnfmbXxvzCNlvc9ZR+TDS6LciyzphbjJGQY8xgK/8JmvHawC4",
+	"tEGtsIxavqJSPrZItlRD5fIGQcpMhc3LtGgHIdcygqgMuZ4tCuGqL4X1QB33Aml0nQvEEYvXWG7wI8xK",
+	"v7mQb8uBUOJ1cu4aX2DtuHokUOy9KLN/LUORBs23BSlDVOM6Csq4jYEKAYnwadSJcXvOWHz0OKbik/HR",
+	"424vxlTW+Kj7WPRj1o6XuVYTrNMaY/8URQVvRmKlbclUW30mLLGK2Z16UVzr8TU+jn9LivpN3PyE4qZZ",
+	"zOc6L0T6UqSSY+GYj/PW+gmvZzCjK1RctUL4ZGtuWPgBmPgXifc4KZl6gAOGIDML8r5WhsYVP3Tkh82m",
+	"B5yNsAaRqfUXcQbVuI5PzPuezTlaGdbrGUeVugpGuqrhLo0drmEjirBA1PurLzuPgZc3r/23tPLfeNYn",
+	"41n+XCFmL+byUqXibt2U80X5L3fDXry5REky13ORF1Ksd/5ZKw421XnB0vWplCiWOr9BVuWtLih/Xby5",
+	"dIOMTiTPwrFVO8u6oSVquR6GJKkt8qw5iBW+kgss6JOIiOVCkYBmKzMHrdtYOz5MdWIo5Csok97I1WBk",
+	"KyhRt8hlvbvFk9MGsIVKUTBsaKZEzet85mDEDLFakCU5JWMqNhPFVFORsULMzM569vZz8OkZv7ukd0LT",
+	"Fc9zviLIFjQfz7LXY1REts2M1PQc3wGForqUv4F+ZAJy+swwnL8LX6IwvHt+6gW9tP4tesCEGus8KUui",
+	"IA3/7OqcrdVUxNLbFWovd/wdkeMrIkd4vtvyF7Vsy8BrM+WDk9Pm2qxlh5h3X190BienDgaMQKROMyko",
+	"d7GbbZFnccQKzVJRiKSga0ZNRFrSrRPAU71UmeZpkL3ll/RkPEiOxeNRnz9Kj8anopecjAb8SfpYPBr3",
+	"k6PRMT9NT8Rg3Bs9SR7zR+mpOBkfJ0ejAe+nPfFkvN6QJigoWO9P0+s84Z3x9z81t6UpMbXh0ErDXs8F",
+	"tuZwhzxi4o4nBbUOs1hqYxvFTKobd5xrXZqorGVj18a9jnhDK8gPOfFl5MS1a5G3dy+9vc95Gf7hb9ny",
+	"uA/WD/utyE0jI/8bPQjORsggpRrrrn23jsR+t9etdcI7abSQl3b5v9PprJ7oErgmJl+lnrVT55lLM94d",
+	"lwv58PceRipL1MKCLLOZlerr2d8JPaJkbxCvraadizlmhJdNpWjg+kWKRph1ChB3vl1l8GqJ3/fzSY4R",
+	"h4XWVFbzd1TtE37IkimXGCow5tQjlKsbw/7c0Mti0HyfUqLF/kzZougZvbbOlp9R51yztib4Vo4lra75",
+	"5q5t/gVMMbNmhypCBr3Baad31OkdX/UHZ72Ts17vj73eWa8XntIUDlUhkcpqPOr7n45/7tAfg/KPK/fH",
+	"2doff/9j5/u1Hxs5HBagarh1BNbZZpm4Fdk561n/VqHnHfypceO3VmQe9I8fHT8+Oj1+tL2SdtSSDVk+",
+	"dg+ZjStxX3z0cB05ohZ8oLl55EvbKseOcF2whE0cokJo1qOoxN6s8CVNV2WBp6eP1pkgaHqKdOL1Bno1",
+	"usXzLfH0nTO1yLK99u7kwzEJ36CQ8Ep12ACzwHx2AI9tYixgWKCiAt1Dtl6JWgWfNGzy19xMsenEg+yt",
+	"zcXasa+NcsUb6qvE0zQXps6VqEQ2YOsz6kbm2ryMcz6BAXsJDMRtXW2Zwe/s5J1HHyI2LAxFEe7Hjd8b",
+	"kb+z7op1Xnzl6+V0125gLP3oSCk8E46LRS1bxRMhsvscnGt/dVT4Ou3Clrv1mb9vNt8bfPMlSsfRbKuW",
+	"nsocJGY7srKB/YfgqTVEOoi2rPmFNI0yBRX/HLvVmgblmxd8Q+9r+45vd0A9BnSWClOUHrq9jpcTeypH",
+	"7KRBV5wJAmc/4oRlv4Q31inzDZ9IRZ4XkC1hS9AfVkcurt9+dwuC31rZv7kXzkZicti9l+Sz4ZyVck7T",
+	"EjbAPudqQ4NtamRHJfeqQGd6ohuIaWR0tiiwm71v76En7tKqsNxd/AwNlYgBrqQwh/3BIUzVnaNPcjNH",
+	"G/SOH2+8wEoO16yZW2ygVbUK5EUyE+xZphdpQ337df7ZdAm4yZdiZGQhdiPFnB0e8mQmOgl8t+sefvTq",
+	"m9Ug3NJtnLNs9dbIRqgWaqUlXBgFUGDvsznPCybVOkE1S4jBVDUx8eQhpYeMG19sakPnQY1NxhJsMkwD",
+	"w/2j2zyAdoqlKZRgK4FHXiuxx+F+aUH4OfKtx+Eb32/cUbc930etu85Ed+zPfygngju1kImc88YLD9ZG",
+	"GmM4jiQSu3HS+CYxB3sz84pIEDL04ycNIhN2J7jGm3zbnWoRX+lvObU1QGCGh79lo9Zinm7UFq9kacfL",
+	"eIHd65JC3spitVlZ7J8d9X5FyuI2cdVJBnXq3o99014dntxf/mwUEkMyrp3YGgVVNm0/hrZbNirH3lNA",
+	"Cl6sSEn3kIsCxvvAwtGlGum7e0tIvpms8kezuk7UX2yrEkcIHyJWlXPukq2qxPlxAlaI7g1SVvi5vUWt",
+	"WnvftZX8BRvbjIMuw92gtd14kWXXnj3khfvbGUjhcNvs6hW2WwEGYqZyDrcPcPhqw7twujWm4B03jdhG",
+	"35lzFK2jm5xEDcr41dWbwIPk1vXV86tW1Hrz+h3854vnL55fPa9CSgOa7PgEQaMV4iqsS3/pjTt1036V",
+	"k01E8Yaqwe70t2C72XW+iZ4y2D+QhKh7sO0yzGJr0o/ZPBdjeVf9dLVE1U8y/XkfKOpW5tX+ZF6z2b8C",
+	"GXCd2t+u5WVWC/7bAjl8wqUyNWxixyH0A9uCsvsB9o7Kpa4fPMyewMl8jsmGD7rIyQbi7WRSCWZHVF//",
+	"ShTWqL5bwq8deUvyketCXKHNEiCHi6aNa2IYFFb7FvtWNXS1o+g6UwCtUS4sZ4WeTDKxfijHLkK30eZt",
+	"Y0a8UKX00jcOL4PeKuhq7hp1X8vRm1yPZSY28NmyqiwNs6tEQNEPuc58y3VaUHbhdfPFQs/JEmQjGTdh",
+	"9343TGVbm1c+ruytSh0G7nHbVK/2BlbVeLPPswVtub29fTR7dcFTbq5nOhebqck5olCCsrTUZRfMYKwG",
+	"/lr2LBKc2LNQ6TnVpUUxaZzxCY6qUN6YZ6aR9JS4K4I2TjVdktqP+MCQOwLCKnFyjFjGT0sckguK1Krr",
+	"5WL1Te/yBy1f/nCxeiV7y5er3vLVl3+9e/mDXr660suXz8zy5Rfw30tzObuRr394uXz5Xd012R/sY6KA",
+	"9TTK5012Fr+kiN0IMXfXjs4lbHRGXVXuvdytzulKF7o/+Z6Mg95w0esNTmkrnn44xnapDTsx6JsDNZG/",
+	"YEb+Q2CVgcqaP64L6S5t9koXPAsEZ3vOqEtru4JR9O3uFqwPIpaLCc/TzLoWxtiub6vN+SP74oYMKGjA",
+	"5LlC9SwGlFzDTjPf8qE96/EBmyN76hzqBz26LgVpDHjcOmH8jR51ay/EFRQ+kAjudb7toQqVEIoGPQ/W",
+	"59sn7l6ZH1pfk1bXhkqRTFejXFI9pZkuxAPCajs8XydapXKDPzaA1zYv7/rhdZiVWGKsxY24pj8nGqWv",
+	"MZfU2k7nnwB6ikoW+8FOg+uAo3UIqUeolIQUo7P0AYGl8N4bqdLtcGIYeRfG1WGUMzrMtzIVGnArxw8I",
+	"X8jg9jiUYdPrbuORLFO6KP0DjyO5SCL0iq1KdyH+RSajh1sRei93rwQUy8YVFOIOG9ZPdaEDtGdS3SAt",
+	"Z9kDAuuwtAngt/Y5xtabGqQZNZjO9C0x+ylvRa0lYt9gc1muJvnqAaH13dbkPsgte7PVUUwN3FCgAGoR",
+	"ucHrAv0VDwZu/VosyaK2kLVdaDwV1aPcyEMbWNPavRA1X4QbL94XPjp2/zjX+tVrz19Z4TKzOF2LwSEB",
+	"hNHzis8dQzUiJlUtvzCQ0nrbY5N6vZ2SGpyxewOIUS3w5nbojh9vhw6e74pdQlb1YWh03VZ+CTQ6CfDa",
+	"d/XfLG2jt8y3b/fZMBN5Wwuw+1gp3AM14w1pB1g31wTNvUuQql7Gj4VCmw88B0hmu3bvZMfuneyxe6gX",
+	"3hs8U/awZ/GP8Q4S20Fhu0BsLpm7GVCkNAQzzHxGGPHNc1eYd6RTKYyrg3/cP6oAjsWNt4F++qjfe/zY",
+	"xqNvhH+DvuRPS41WNxBNtJGtbuYU6xyuYbs3onfjHbHZZOZyXoJfP9ZY5lOHmg1la1/b2z72jR41GFYU",
+	"03Oh2A96tA44n8+zVbNB5lu0oBQasyRX1ciOJu62JbzjMOG5ELk5NEJJnXcmuiPURCqB8W8fHfeSlPE+",
+	"ewcc4QvN+C8jhOppkXtkelksBwVxFjJL0TSVL5QTMAwbiSm6xhY5m2oKYp5nvABcNKRrNQluNQFo/9XX",
+	"fHbrSNjgtGvwswEYWEbIbA891+OxyFmSaQOcqqQkIMwOFhxqCi447vT6V/3eWW93cEGdRn65YIMmT903",
+	"elSP7Tl60NgenWyIWbKHlgiRSROEVsOurRgZQuCpCQoNuAn3D+t54UD46LieYCa8JnalMcDCltww1IDM",
+	"tJl0jvYnnV+OVAzPGn147/B3qslQ57OVVe63NTTdx2+Mn8flqzeROT6qZfshk2dfafa8ZPIfFl7YELSz",
+	"xmCbzflA4IdHHxIn7jXN/TnqN3r0rX9rnZ+WhxLTH6Vh6bpTgiyVjXFChP7yngsYQAju+pXgSa6eEFZe",
+	"++GZqzDzzUFG3+jRrtgiwP59QoqQHX1QJBGIPP960dUVgtnCxNfoxQaYbLVwrxFVA5Hf14n663KXbnLU",
+	"/zO9pcvXV9r6/Oq+v7/ejf/6f6WzdCxEel8f6W48/Su6SD/GgdjEIKzPpYnHznh+IwpkHcwaSxvslbwQ",
+	"E52v7sf1pJo8cy82JKDaR5Rx6my29/+Cf7Mpx9U+c0QNd0AtoE3rdO+UV4ufveTFwVX/5GzQ+1Ulvd5P",
+	"91xH1kW2AKpdzNg45zMRsX7vhE1yvZgbUURMiSUrVrkwXfZGJjedxRxZQreedN4osDUpPnaL68pP/0ET",
+	"YNGb12AqezPVhTYhMj4m5zWVvF7jo8GPGihiex4Cr+1sERMBRCaptsc8l/cRRV9qJZoO74XBkqs4G85r",
+	"RJY9bEKkLSMHE7vLhyjy57L81T15xTt6bf1773gmGE1apXjrjt6stFytKyxvNU/ZSN6IiJ2cssQelodU",
+	"WgI+vTPJANn7Yf/Rw+QYON2hKv8TUYVcPCqvjIp6YQ+bpxe/lXsmp9avlXWxzD4h4/bGC605t+0LaeYZ",
+	"p9y2svqju6YqZjh5Qx7IXfHHJltMtkAJjyPGbScX6zKM3TdjG6hU/fZo/dvHO+NvEQ6b07cNseE9vMdl",
+	"iqYgw7OKOrFn8EntEt6gVkg12aUe2l2+l4ro3vkwNdHJU/96qmKVEzbZjhwjbGI2doO3BOmssc6mbd1o",
+	"b7xgKIg2CKC2fHiNJNfSyF6sKIZl17HE4Lom/nH57jU76p+edvqMZ/Mp7wyYHcsSndY4/Zdva1y9Ks5d",
+	"dP5tozCWi0kjBt7i71g8v+CF2MNPcrG4FflEic7b6b//P0p0LrJ5I2u6X8YrItyDWSKsiaZebvBz2Vq5",
+	"SEXU2WEkMg2HrtANvqNbXvB8P+WUxjK8TepJplZucOml+ydS06TmsN/9Yf4gCdQj2ZAA/mUuRAedwiOp",
+	"JzmfT9ecYUbUPCSf8+RGqJSl4lZkgLMue6bHYyEi9pVG1XsGiOaSMu+qwvZeHq/71RayOQl71xYqQ/P3",
+	"VLTsHv6gpWpQsE46/T4oWL3Hv65E0SlXaZOM+F7JHxeC0eOIrnqpsGiggbs//oke/RzXhM/14lBH+6pO",
+	"tvS6TB8kxrlRcdotQ9W1R5kI9pLnhVT3S90yH5C01UiXizzHWkFlzha12TPV2tVWoylQQriHsiTeuXd2",
+	"ZOu4ufFDvlPZfl/BLK9LNdYbPkKcFomsbB5I8QvdMvj+Hpoajt941t8HWTAY17JLj7GJSk7e2q9oz4d4",
+	"Xm5FvqF7fpjP5fdEprY/vjTMvbqXmfhWiuUHZHT9jV5ryCgUGeUyTOWcFTrMOmvzbMlXhsXSUB15BkAx",
+	"0PQPNpQOsqUrLG+K3DUboIf2i66rmhrmKwfZNQanwhOSI+DqgW2WE7bHxfhC+0GLkI8JjHm5KWvOz793",
+	"KExwtLeDXp7s9fq8GMx0XQbh7r+Sv5XvNBRz9Q9JPASaUWKJ8XGG2iik2gkWbE0ksqG/a6hYB7cZMank",
+	"jXZlLEBOOYlFwZMp1mZzYXs636yb86b4yAvQg0EBuhUYUlcvDYM22Qbp+DW1JjALlUsjsDE047BdM5bx",
+	"m9rt2t9PXJoKOZk2wPg1/o5Xu7wTWS29qHf66GHqbdxIld7nEKSS/wVe2RyZQ8JZiDZKcUB7oYCzv5/f",
+	"iDMzI0ZlX2Ntzkwhs4xEdbyQMHzfHKxtoLiTpjD7i+u2jFvvsH9tv/ZQcvvePrJ1vO0H8J6ArscSyLQp",
+	"+vRb+HkT2Z32ep+gmBrdGEiJDix/LiI8wVXS2cg6/mKJuZkwSyYSmh825N/UqbcBga72ZCO/QoG5LHZJ",
+	"5Yn/TBdn3OSxbpb2v8bfS4HSzdeQId4a6dEHyvdlDcmtX3jQCpL7inX7rX2DuEcoeQBTtZd4NtPfhmpW",
+	"Fz43QCrMt9hWOmV3tWA7WS2qCbniYm5ldMGm8kYwrdg7XizylK/+tGdV4BK2nYVSN5QnetA6YXuq94Te",
+	"JVYLr8eD/opLQTVr2pZWqtrCk4fEqsG2CJ/Au7acatyBKqHer0ar2812nco+plZrWRzrd/bPzpOH4Qv1",
+	"I+Ox6wup7uWJstu+yzdR1nba3zfhi7h9kG8iKGz3L+absJBvL2QVcNOP0w0tljacDncS9lYQ0VHelC3B",
+	"0TaLtABjGvSd2YY6CFPBDJ8JNwP2TUpFImc8Y0ThcEHN+A86Zwsl68Lz8Umv26uV1eg/WmeXf2wPh11i",
+	"e/3o6OeDPzWyPgLieiZVUzTcBYEI4MAAAsffPGh2S1asLbqTLktgI6pM4Hg9Tetj6i9ELffJZgfP8aD/",
+	"qIRq3a/z/H3NsXPU4Ng5aroiauRSQZrDYSsAr4mUXoll0N+Ap+R15dmbgGpshZeNzQ/yoN9BGijeH9Pt",
+	"gF0WbLbAguXoa2C8YJngBm0KDO0EmShT3FjbCMGwVhxVoj44ZyIzgsWF1tcYtVmzd3+VYZkPDFM1KBit",
+	"9OK/NMlBQXOTfmPpsQ8sHC/tCkciyLN1TZDgKKLxoo3LOB4MDj5VWf4aGeEebSSVatHZe9JLWIlWM1Pw",
+	"vLDtNOEAY3nqzSx3N+1UJ/jkFPRhUvVuatpSHpbUPc/rKEZ5ZlsntPuA1eMn56xaLZanqUgPajn4oPmE",
+	"qfbNGupnxjqS9tAkqwurcTDe+Uev8+QamX6vWdyt1qSdSeVi13Zl9lcrkW4j30AJuxflOqGzQPk1/Ri9",
+	"7JNT5X8T5r+wl0IUMPMj+D/0iOdcZlNbk/d+NHkP9oDVGu+LXORyhXYxrh+CXJjinE1ddwmuUvZn15KA",
+	"8VywXCR6oqQR6affgKt85UIIlVj6vjy5gK8ADaV8RUzvz2vn6GQfFpHZvo41cXVOGGeg4rTNAZoOQ2N4",
+	"iagZlv4OmlzEWAiFxTBzXGJoJIaKK8adMTK22lMMV37sUmZj9v7tJWu//fIZO3ry+PQgsvg5HgzYevtk",
+	"xouhig/xS9bqNeLpNd1l8dlQdYiVAlEA72JfvHpHIXLtjI9EhrwPGd3pEcsEMBkT2fbDuPHT1XwqlImY",
+	"EhLY41AxezGAqJjBRnM76JwNTo6CNHnXSDtCUsAjAzuZ6oJxLFSSHkSMK3b55vYYpvWqaW5/PfU/ScXi",
+	"v7PvY9ZWmv1DK3FwzpRm8cKI/GzOjVnqPP1zjFW+z2HRIDHBbSjH5FiIYPW0zpOToxMcozRbTmUhmJnz",
+	"RETUi0tnESPsRa7me2dhBEO5mBsjJ0qklUWq1XIqcgEraI9kKt08hplFMgXJ//0fB73B84j9Q+S6gwbX",
+	"YIKDiEzoeszimA0Xvd5Rgv8vhq2ffv4fw+F/j1kcR3b9mKbBc71QqUNSgLqIxb93YwyLf//dd/Di72Lf",
+	"0lyrRHSHaqgusMYHOZiQLoDopGGm0LlIw45w5Jdhl8r6cOBQwMnHCYwn1EdDdfn20hwgf/B1J4CC7JQc",
+	"j4jM4UtnQDNIkoq9VxKEeDYSiZ4Jg6LL5RevLtjFu2eXl0PUSVn7/dU7dnzKMq1vFvOIYZmbDjb8i+9U",
+	"pxMzouaIGY05rPqmwzOQH/AzZqqXGK2xxPUWQyUBUpXatnZ08SutOvjRgF2BAi9y0Ho6QgGcuBBsPXs2",
+	"VP7QJnz87//Hp7jPhPr3/zcO0Amb4YYCuAkfd9IZD1/4/bOj33/+LO6yq6kYKvserl36gwQcZQaqYq3u",
+	"QRyQUxSw00yrie3cvZ6aP9HdVNwepjo5xNCkQ8tR9/BtBMIIzvans8PDJhHkwb2l3041m/EVgzvE8dsu",
+	"+4K8ncZxZS9rxd6hu+4QjfdypG67nV0xqXve0NRO2dWh0tavu1HFu18+v4NpQzZ/9duruThHDYonlaYD",
+	"WJFW3Eq9MOVo2+3CAVliDutl1fGGUDfiLSgF1SQnh6WivCJAYDUYX5JCfyrDasIxCgfFjrBKmy0yMduk",
+	"owZtauAiSEQO90Xb/hSRah9hCSNlrW6lunpwTqxoKY1AF+tD6ai7G57tdEbUK8OHq7PS+HbwP2m/tp2u",
+	"C1mwKZ/PhdqY9PXr63TYtA3hAVorLNF70BjBjT3wrsrud54EHKOIWJ3ULaFvJ46PaZe3mzrygFVv4YgU",
+	"gdOG91nsfo23A+7qBe5Xj6HKn/etyuAool6VoTZby8UG7iyAPuXI2ZvY2z6VqO93J4UUu+Fe+hbEsubj",
+	"mZRt0+7h1grX9BkI4ngBsTb1lPUU6hzftULEv3RDwsZkLSraQFdc2EQwuHya/GFBoVAb4beXRyzcpF1u",
+	"sUoV5/v4xiovfpiDrCI//Fq7xdgK1jU83dejtnZuGk62NUdVpCbQF0Z6Ue2u8uF1ZNePYsNNFcJq3gqe",
+	"vqWg5XvKxt9OZTKtkUmhMc3dd8CqEttifl3oxkvqJbxUrFEd2kiQ7mRKzaVRl2RaiXPGR+hPh+8Zxmuc",
+	"/kFv1593bLhF4kZn6qIAbRkdkzzHdN7qMpuxdT83axM8m3s6aALpHm7XTfM/1GoxfTbd1nGtRmlwnKjz",
+	"hm16bw9yodf7rw0e0uO5b4e4io5WBZ4iNWmibS2uH7A0vsXvHkXv3+gsa7xRdJY1RRiDNJl2qCSJYrf9",
+	"g/XNpfJEW8SdW43lB0DUwWJz6X6yzc4adnbe9QJ2smBK3Ip8vUZNqWOcXvWe/OvVsIPtq+sajx+0j/ki",
+	"K+Q821ZACPAucrT+JFOtjWAGkM0zpudeENm9vXbwpo5atjGFVEznKZkc9hJLAEPkMdhdKAIvxo3KiHvK",
+	"uLmpy8JXfITWcbRXmz/VfYa9RhPcPfNbdJZtTG6pJEt4P6E3i+AOmX36XJKDdTnVuKu1NLcH6skPM+8B",
+	"DA6zqQVZMzH1P0UQNgrrnhRKwgwOQ3UNNfzWCrQ5duh3fBMbfr2hhsxr5ejfFWgm8afWxhZr1a69/G8i",
+	"150RNyIF/l0pNKDna3rlVnQ+2bWvm2p5BP7Lhm/i2dkncRFRvptgfHZew7cefQpyQcSXNTwIzE2b/Dd/",
+	"6vc9wK6DYPO2J1MtG9uwYO3iIIBi7iQpb2pIptqISvGdhu6261zg770wmuIjyGU7L8YP720yWQezOa2w",
+	"tnf0kchjsXnXNujcHxj35TzTK++Xr7jznTf/oV3tH5+drk2xf2q6tmmxewWuo2S5T/UvMgT/2kPX36D/",
+	"NH0wK2pz/4gGmnTiehkYcYlVcKzPEgM8Yhu9gp7K+GC/XvAf4ZHcmRY225Dq6BaDz0vB75NXC3MHcFPy",
+	"vwkScCxr9kX+EUJK/ctNwfh8LnjOVSI+BmrVILyenj5qagjUpMthZq5DJgyxW75Q2LbNRsRIw2J4GO9f",
+	"wRhVx4+uX2xnKVvT3JcvOVP7Rt7kBmC8gPWtUryDWaAPP6ZPdh0IJqYCAnzSGJhomfUvsPdXfLLPvt/P",
+	"6A+Hf0dJ+QZXMjCce5RSW59hL1P9h9QjuF/f192eZr4opppqVdxfRTPFfipabosRhOFq3V8uMGOfAIvQ",
+	"12EzeALgLN4d+w5qGqw5Naotxey5Cvjs+tnfoSp5OaShmFophmwK27C28q2ahBsT2TB2Y1tqi63tAj5U",
+	"H/Z8ZxtIfhAFPQPr0uPSF2pRFz+IX78RSjPl+Xb9i0ZgIOAyl4XAUjyBmXA/NfMedgQpltsVQhhwhhEd",
+	"9JNVHWwVazrprpU4VjsAFs3ZWBTJ1CcoSDXJxFChkEoNewyLB71eHFWC9/B2sR/Cxsk0nk31Iu+yCxYf",
+	"9Y7hFRZ//fziC/hLDZXIc51HATSfGfq6IG0gk6YwBCFdHew5T6bMiPxW5EwqU8ANw3LhLDcwEy4bY+mo",
+	"fAwlXdv7CsDBWDzb28TZ6txcxqMrAIW0Fcy3UokYKq2Y4Mn0HNbngVioFM2B40xrvEZSLEWRFBYgmGSs",
+	"84koMJJQZ6kwBTNaKwEIGiosbWADAi1ObWyT/wY5AuyqZBHZAtlljoCxax0qIxKtUsPa9HWeC6TKQqBG",
+	"PeK4soNaDF5/8OmM8uUxj0om5M+VI+dNLG+X6xev0Pu4fKmOyQe5elEl/tdLhASwt2dBNt8Y9/PNEXIa",
+	"r397y+/rhfOS2sZCDv4yt87k/Vp6Ble/HbgmVAWSzHZTVSjIbLxxubpORSYKsZc9B/gEDS+NA+1qog+G",
+	"wCO/PNirltT2KKNgMeshldsV5F9NiNEGXoMVgz32G4ks16NMzBpKZn75jD05PnnE5jSCpaLgMkOZqFhg",
+	"aNlY5zZM+/juDlnxyd0dy+0RaxK9UnGvgl7w3Wfw0vp5esmTqVSikwueAtYYXqUNWadKF9djvVApFWuH",
+	"NTRodYsZV8Fcd/OMW5bjOKRObHppbX6KU0N/gUhh8XqRJ1SEQemC4acbmoU19QqDFTQINF9KkaWdTNyK",
+	"zG2GiYI8wH6v5+23ucCbbqbzddOu20jb+hJDUayteZHxnI3hO2b/W4CmQ+jqZpWG68Dd4U39HgovbVlM",
+	"nmP0h5pQ+AdAnCwwd2rQO35cianHWrouqSn+j//1v2vh464LBqmYT5482askkOtM2JzrCprLWJaOfzs6",
+	"YjwztvADNyz+rmNjbTqXaXzOflzoQmAiLmxILuY6R381dxtTBfxo/CTpj07FgD9Kj0Vv/Hh0wp8kg7Qv",
+	"jsen/FHNyHt63FQle0M54q+vrt64csSY4eHXUZ7c0nLZO97ac+NJaOg/7t3HM/QOe8wYUseDqqZIpWSo",
+	"Gcs7kaJoHQOktc195Q7YPv6jovEqrRSgomKFY29rr8ICFEbwwNhNMDUbOty5PSzZ0ccGI1rd3PmdfMV3",
+	"y+OCExcR562QtWc3Wy6FZ5Zf13atQB4528yAz4YqXii4oAGdCS9EGrP2ca8fMaVZkgtEM8/MQcRiqTB3",
+	"7voHoxWO6oW/znnOZ6IQuXs0VP4ZNWkp32nIwWsfDwbhdFhTkWDBqfDf19ZF635n9udc3Oqb8GepzGI8",
+	"lokUqrg2iZ4LfHYEz8Y6H8k0FSoeKveb32scdgw/zUQx1ek1PLGZdvjsBJ4tlFnMgSuI9Jp6cJNttn3c",
+	"P0Fo53yVaQ6r0NfYSBaf4acSruhrMKktYukWXxaQtCh5grMtFL/lEkWOmLVPCGRJyWTZNe4m/t5zS5FA",
+	"4aC24DQnvT5oT7Gt+nhtFmaOTSItvryuTBIC1U+lanZupFU0z4fKwT/KdHJjwQd5wv0+WxQiXBXjDIcy",
+	"nTN4thaCpZdqqCxo54B2+BBN7+kCdFXEl+tcjbp7IGnicBOAZ4Mv7a4H3a4DcNz6DAgPptBzQ46Xz3Gy",
+	"CMFF5X6oyoGISZmK2VwXQiWr6xuxupbqemHoY08oJ25tSC4WJlgPtRN+8/rdlY2Zw+doaYgvy1c7fxGr",
+	"mC2nMhNBPQLXsjhfKBPBSsa4mlSOx4Lq+9pyt6QyW5Wjds6R7ZQHOvinP8nBb77N0trRDQa5OqiVs+r/",
+	"bQ8psbva6SQWS8eSmt171rt+DjFarukAoj+xdvBIrq6duEqtVgKpcUcbHtA+Igj+UOKSwtNolxAcQwxD",
+	"rx2/ErTyMJW/+YOEOAgPRTCmKcQ4RN66uhiKgo2a9Xhdhu2y5zaX1SXZzjUu2B79gPVL46q3P4BCgVDu",
+	"q1Xkghut6ATX368lI7i8zg/TMyJvnbLtSi7eXFKoK0pmi8wav+h4sDYFNHKXeI6WQzyvc54bZIEu9asK",
+	"5UtXiMWaLk96vV6tgfpuTaU8y+vW16DJCzazi8gMrHM2FTzFToP25aDtLUc/WigIrwGxu6EcUU+zJnv6",
+	"pNdn37x7/YrZYdWUVIaYXWQFa8f/M/ZbEf/PXhyx+DD8pR8fnMGbQzWTxoCkaKeQBZwrXE7s5LSYteND",
+	"WFp8QKrKQqUiyXguUhInYfBC3Si9VNd4RmK4boatYSv2SZaIGixTtZzqTHTZqxJtHpked7Wk4kPru7kv",
+	"Puu1Ryxyw733YqWl9i2SZHnmGrIBmo+cHluBe41xnPsGKqgYUgjxUH1Z0pHdkbbnKAcgkgabYrcuoiMT",
+	"3PzuElRCpOjjhfsx4Uac2aqp5Fma6kKjeSgaqrKDpi/PEjHOKKbo4BwlrXCDWRu0b08G9rgTk8Lh6WKe",
+	"4W0KQ/lMpKxYygTLZiKnRORGdZUeLuGaNH1Oy7vl2UIMla1i7aaiNk6RL4VAgYUh2Mtcq4mTQQFme6w9",
+	"6PAoskUhrLbnD0pZndCa1HJyeNwRV8YPVKVg/ILyzMM+IOgNji8LkURBGj1rU669FS6pghsBhcYH/+qM",
+	"qxXsvc6py5IpXUHebIOeDp7nqzMfeIK9taJwewkavSiu9fgaK2HHrM19mtGiMDIlyWoENyYND4p/sHbZ",
+	"UpUXCRWFsjFLVvCacUKRF4LEXYEfefX+RcmuQ+qyxILTTqWaYCUHXzRXaUvlSJquT5atYm5hwVLRhC1O",
+	"ahLP4FRiqP8CjgD33Ta4Fehxd/AdO/YaY+pgg8hxdk0EBT8AfV3TccWlwEiWizGIPmf1JjM4TTRULvSR",
+	"FVjLBQiEZox8VCSOt3LhgWcEJWdsB6IEQI7XEuAZL6ZynGW3a5LyUNHNdXDG1nVPzmY8gw0ToK3Qr3gm",
+	"LCk77oAfraivdksB81i1wjKj6gZH5fUQqsI1DkJoAsmIsiRB6RNz8sOHrwUsgDQOAgWWoVytDRA1DoCh",
+	"+F4XI11Mq0K/vxlAYA14G9wFjnm1olbJQKzoWora/ijbv1Fwoj9n1D07PF6tqFUen1A1IH+HhQFjC0hX",
+	"qBBjK2pVaNG6QiwpltM1KSZryKekvBpqq6JyuJ4GSXksM7G1EJnv6/Or7eU0+NX1csK2ojjWut+n8oay",
+	"RP4TtG0adPq9q/6js+OT/4vbNn14Uffmpk2Df2bTps/1iD2bir0aNj1o258PqgP/8E1/NmaBfdKuPyNR",
+	"LEU1z4FSxKUpW1R98m4/G9SkgIfsimvbdD+QLUrkZp8cLxpMno5g/ZVgmMcPE6jlP7UPXAE0FsZqLsSj",
+	"k4cBCh2C21N6PSBwKZdtf2qxCkaIhwn13x1CVG5wiFS3li2EtTN6iIbdL4DIvvOBMURWEPpnhBF9QOgQ",
+	"QbsjemjTubxnAJHDTHMMkZce9g4jqrDIhtao9+OQ7LJghq9sxb5gYCpT1iaqjIYKrcrk7SDfxXLtonDH",
+	"O6wkBrOTadN+o/6Sndk4z0/4dhDquZxq676p1QiWylU+rfSAQ6fd8QFGRpJFhCxPLNGLLKXCjQjWSDC6",
+	"vHBRnLxP0jAjM6EKNlqxVBg5UaQw1ZLDAKBGNtgQBuWhb2bOG29QyyPS69Fq23fWmGytntvOmKotTL1h",
+	"NeVHmpez6Su2I9+OlUiz5v0LT+NupM0Wxb4rcUR3r22pCxXG+WBCLh7uXFQSi4eu6XD7xpxvdCabCvMD",
+	"Ywoac85x2DqLwqdNzAHNocZb4+ZwtqRK9TIKAp67W2Noqzd0v4f/25kdig66TcEr9qkPBUYjKlxBfnlB",
+	"BfCvnl+1otbXzy++qBQCD6TeR1urdA/WLyUn79+zeypt0it4ueF+woeoLGDWnlQsvuuUe9ehxdXUIiwl",
+	"hU3MYFOubdTzOtpeeBsp0LLbQqmYfaMy6+n2KOjB4Ojo0aB3dHqvcvtWiCZKWwO43PE9yPxVo7r1tk7m",
+	"Z5gfkcas/dXzq4gBBRxgRWdMT4hZ+83rd1cR++L5i+dXzw+6FQMXFujCcVXjjmvOWSeXEsJNAZVvqnGU",
+	"JMvXgjNcBFbkqiEJuxSSPJdo6EyEsJko/5TwStauAl1zMFZc4FS+0vXluN7AZb7F6tjhQAquidhUL9mM",
+	"q5XzywT57NbWiSJ4vlA+ZQDzHHjBcIptGn8TW9rZh6sOY9M2C4wARJHBm9ycX2mJ9f3Q5G3DQ3NyFGDD",
+	"ZDZaFGwksMIpK7TGtQ9VuHhMnfCLX4pcwOoVBhJaa33bCJ4n0whzvmL6x0WWeb9l5Zps29iYGE8GzzKn",
+	"iH3GCj2h28+GQ9usk3YMf8hExAdd9g5lJQBxvDA8QwlrhsbCQqCEZLNrOJnuHRrsLtKqq7Zl+jz2j8Kv",
+	"VI+ff7p2AD9RaC9lMgFRM2ItesxOeyU94iUolZUC/eFkb0WRo+OkPwhZ7MNGAZ8z27mYIn2nIhf/N4fv",
+	"7hW6ex9Jxm4cZS5tEiBOH0KcmXvx7CFFhqvyflhOtXEHyntvFvNz23qgiblWbpeApdq8McP4hMO2R9XJ",
+	"geFO+a0oz0AmxkU97oCuzk8SSv3gcdI5nNVrPm6MHnln88gKzZZcAnsea2y0UWBNjvOyixH6QhFcPPyd",
+	"C5gwrsnG9xasmpMxPzCym6I/a+aqJ/+0+O4au7UXniesXyCq+16x27Xovl9F+LZnLaVkHZLzVmH63QYq",
+	"qiRFEdso3OkfW9f2A+uUxIk/gR6ZixmXqlG594BQVilXbCTYjKeC5dhxXOllFaD+owcByIhiu8Ov5OLj",
+	"RZYRG95VEWfw6/D71Yi8JEm3CwECttLmLrIkHBkfoLBGkLLJmu3qcN/zErYHZf0C/px2yrI2q23aOzVQ",
+	"OtHXSzfip/u4VWrd12u6bUOGYEXDXd+Jal2VfUoTwD8ET6Y2MAyb6oxlljUpq1xN8tW2WWMcEZezf4oS",
+	"AlM+5VuBgAGfGIZM3oitMMCATTA8UAkKzGPdCoO+3QjD4GFgMHxrReDY8PQT78RSL7dCsNTLTwrBGvO8",
+	"QYMZ5RgjqRKMhKvInqFth3dT3ebmtGdXL902S0uc1xlFCQxp5WrSmNf7gKXkrhoAwJv4A/K4lV7ayCFa",
+	"Qi5m+pb/qttEfKIiWAFW87V6WBa/W3LIXQhDHcDdtLfZZUrPyQzqd2wTid3PhVoj/x3tlryZCvMf9var",
+	"VjavYXVBM6fQtLz/qV4j0XWjc+C73YzoxoIN6O61Qdo+Mtiec+u7XYROXGqzN7NC+gP4t7cWygqhjGx0",
+	"Or32mWExBdLENhLeloyR9ymt8Y5nvEn8oN9ZvoHP/ZPaX+Nbm3qEv5/DMcZA8x2NwsMgSj0XqoP5YhUg",
+	"nzgd5kMDWHZ3/JlJtWkpL7Dfwz5LqUYEfSzQDeY6kUt9D02B6OYNvdXg2sMHFJc7I9taLsaYhFSlkZXg",
+	"DdX8PcZCQgjanXt4N5P6G7+gjZAZov1GAC3vmuoFfDjl8M2lEDcAkVbFtBUR6N+vLaaBmN81O06uMKGA",
+	"3DZem5Ezqr9GqtV+Ljr6qenD6Ap5KZoimuiZzQ0QyVRHrNAFz6gO1zyIHapzhSk31zOdbyuR7zOEJsJH",
+	"QrSt6R4jBuhQlrU44Rgd7Be6oMRd4eLV1wMH8Xffe0ncFQiE5QRybOtnZSv4m8qHyKagcLH65h+XP+i7",
+	"Fz+8N5ezG/n6h7+uxn+tRVf3B3tEVyO4jSGtTVHsHuKI3QgxdxY8nUvYj4y2696raTbzWU8D+cv+9ONT",
+	"qrE8XPR6g1NYxlP0QdC/Cd9PN6Jll2lwdzKjyK/ntoP3WhibYEb+Q5CJvw3c/0ZSgNV2EtoaOHmy0/f5",
+	"Y7NkQfhiGK+Pzs1EyNt6nDrhcq0jd5M9Fw/dPTgvfv6K3mryY1MFO4el7mabMSzmhkriwZQiDe9LnmX4",
+	"0JDL1Q2pVdK0Tqr9VAkL+YMoEuFctdvjx7KMpycqj+ao5F5VThIc1MZLBb+3WeS03DRH+dt8rMTovwaT",
+	"NQZ54xM2WpV7fL+w0eBmWJ/+r7vvhPvGk1ZXtAN9fl3sL0iBlABDBIjVnsj7i67aBlz/oEdNxazhYGCm",
+	"5FwoBmP29hx/o0e7w3YzLP442fZlN2TvD7+gF3Z/fC50Y88a/2kb4/Dw0cobosr9h10YeVME+YPVXqzn",
+	"bhM2Is+f/N5ERBybKfTKc+ONYfs1BrstRH4fuqzNXKFQkE2tBNCPer0eU2IpTOFhaNOvM8EVlhDNBDcF",
+	"Db1HAdr+Hk6czdTdAL8b/OsBf9P5aAA+OCmlI+yjv78r92JWPS8l4izKLKbui7iPBPwBz9XWsp4mZP+h",
+	"zrPPF9fFkTUZ64pPmpJBbB+S9ZPanN0G8lLBJ2hE0ouCxb+Lbft/LJiwWwD8gHS3oMR8wScRRsMBdMB+",
+	"EqGKjlCJTqmvPyZVs3b8H//rfx8WfGIOEz7+/bOj3188odIaccLH//5/4r1ayuL7fg0f5/i3cbCbRCtU",
+	"gy/VWG/AOGrJPjcbg5ZcYaZ1g9U+6aU045IbZodvcDX39+yQ98ulmO7sCFguzw6tdQUMSh/A46aFn+6/",
+	"8H9ea0AfirqntIvD1wVd/N2fL8Bbtymmq0bPrtRWJekx2JomIn+PfSk3uZbpaen+qRR3a3I/la2Wd5T1",
+	"DwaS8dv2EbW1krZecx9nUaz0BN0GZHOL4s0u3wdML6zCGNUQ27iPQTuNDeFfAGtYYO9XXNag/1BlDR46",
+	"9x27pDxo9nv/n5n9fgHLYS95XshfPgPe4fKfngO/V4e6e6WfN53Qv1UaylThjqn1S3xma3Tacpws9nnG",
+	"8VnYKcPFB/hWFS420I8/Z/E8l7e8ENU3tcpWFUGWes5ElYxm+2ZNiHUj14UqI5JFLovVO7jWbIal4LnI",
+	"LxawjQ2uDqMVzxhPEmGMFQzsreXKcLlabsq1iBIF6W5tbHwGbIsZkVCVnaHyAcoXuE75D+SVZ+xzhIMN",
+	"F73eUYIfwj9F3GV4yZpKalIZem1snU/yfgxVG8Og37x+d4W/UzTXufeKwBQHtidImRRCZaCoqBhc6LJa",
+	"zmyo4ruOo7GOLWMr7gpbsrRtASvzpA7OGGeEWSpTJlwJ8dewbMyZxXndhjA7O7a4oEJtShMwhrVfz4W6",
+	"eHPJjrq97lHE3rmX3pYvsddIv7Y7B30TDgnCUNICnPDWzz9jdgLJy9hSMUFxUMwwHaTF5/LPRieSZ0oU",
+	"XUdYjmm13uEj9koUS53fYNXFQvCZPVGbuIgnBkOpJyGdYZVBDMSGyVwXGfqMos902XM8cCDRMJ5g9xk2",
+	"ElOejd0LQR6zXlLjzqGym4AEdcaoA/pUsLEQaUSqchT0LnIJ+lFVmIiqclA0VNguvJhnPBHeWBGFZhdv",
+	"FHcmyXPXqhGf2W4NFgCMq4iGygIS+SK7OVso+7cr9kAzq0AAG6qh+t3v2DMAkRpEDVWHXWSZvSUzeesS",
+	"NmLnsonPGWd4jnKMt8RgLfsQi2WxIucyk2rCTMbN1NcmHirG4qNen73UtyJlb0Q+4yAqZ6vY5k280Ik9",
+	"0qBGuu9RPwrs/HruC4rZynPSsBsxL4A7MJcsEJTIlVp1mY08pirArIzOH+kUjjXPBdWqbMfPtCpAr71a",
+	"zcUZ43MqriW1OsQKfwfnlJiH7+BqwiE2cP2POLTLrpCsUskp6AdwD/pznEx5bkQRU+cAtKkgWKDFdyTw",
+	"OCMLeSuyFWvHF8H8AOM5s68/RX0bXU/w+8E5BYzBo7DxEo6C2X0rpeP+CdtQ+roLe09HpcImKTvEz4AN",
+	"lVgbO1b0+z3Kc6OcjGQqsOqyzYnAylBYzA3kLQADRsLc7fj5FZ/EEfMoJ3HA5skE0cX2/XMWX447r7QS",
+	"HbTuxmwib7F9EnZ6OqA1giCPNSm77IJoE8v0mjBe2IZ7Z/JGOHC6NNayWTiTZNPgCqYt8eASApcKUXVh",
+	"SbGsaScNExKxn4lxwfSigENCdeBsZcgzxpV1IVAGSzt2jqKnMVJxXPDR0/gg2LJejzVUaNfKChIewMgW",
+	"c6CykVhhtcveaVK8Ocwdug/jH2Mq+4mZk7IQ1E+dteMfn/5+0Pv9oBdH7L2SmNkSDnDd2Q48CFU0kU3a",
+	"FxBsx9bLi8Vdifvhn8Dt4gNEpTuijlraYRZnJpXw0pAta0vdM3zS5AGeJpsswgrNjgbsL/LzLgD2guc2",
+	"NY7OuksIJZZzfNT3X/+a5v6S5r7Smt6NUeYAnB3OMy6VrQiICPXtWnSyAP57EHlIE60UyS5l4dSzILXz",
+	"M0P3VsZXImftr/RnBm6sQ7gDkZ6FGus8scIFnQZXRRxvI1PN4XKpUhrrF0Q1NohgwbmCmXEyGqRSSrq0",
+	"eRnUccGWNqcauyhxKI33K9JCvlDGptISm6MVzDjSAch784It5rANj2EX2EistEUKLaMtCxKn2GgxHovc",
+	"EBW8QlEK9ig2it+Ia+CJcZddpvSrVYIMGwm41gb//eQo4FmuJioJZJKyFWa8YO0Yrc8kZKH6FZPgh5kM",
+	"VDSUMEHnyV4t9rpALw+xbq+10FTOKRSztm3vCkdbLWZUWtIbqw7OaNkmzOu1s+NR5QUfcSMw6AKxPREK",
+	"DpMt+mpctgyo2jzP9RL+wt5zWK21y15pv3rKiUVmC/jp9BFDWJfCVV1FG6ZtKoRq8BA9qMPWGfup2+3+",
+	"/DPe8ChI1h7/vdvtfh+xIbpag/HBLriDIFJb0kUalzY7p1xt4M2umDOxQGlYDFp+fF4yx0RnGZ0eWAqM",
+	"+Pv3sWNwNJoYPv6gZ7IosC4xsGX6MNLzVMNR5rbgb8DBcQdpGmlcHV1kvxhPcMb+/tN/zcX4jH33c8R+",
+	"KlAguIqYM0acMVQocbvPGMUR/Px9zNpXZM5bkWnvO5cFzlhFEId7KUMRSY/ZsPUdQANzDFs2nb7IZVKU",
+	"5caNO1YW5LHXD3kBk1uCgYEkbRgWf8f+B84JBwio14cwxIHO8pWmFzDRjM9lB074RKgIWE0yhbmXVJMH",
+	"2OxSGpBZbgTjbKH8lYhov5IzYQo+m9NZBfHg6OjoCahB76+eueBXtZiJXCZMj8cgqpBEmgB3mOcikaAT",
+	"neEubOxCHrtq7PG/eXpwdY8tHyFKxGRE5YpUAxk6Cxee/YXMirLku01/xzB4NZaTRS5SkroThmfz/dsX",
+	"eJuUc7uy8ZZ9wgfY+7eXJBkdPXl8enDGLt49u7zEK9bWmCgrv/q8bDTX4V3CiykzYoI62WYXi3XHOI8K",
+	"frhgTY6XA3seKFrIKzkEL84TY7X0soGrV2iw4JMtac9mC1P4/vnO44d3vhLMFXjy64HzjShvFC6IxTqx",
+	"Iv4Wnl2/g2cxSsFuljOmdGeUC34TMTGLmEwFVRyVCQWeIRJxUhOVIgLIRziMGQF/w5E4cMy2rEZVJsWz",
+	"Niws1xm+bm+M4LEr2I3pVUuZwhbhR92kWCjUJdcvdZ7aX+iH0QqDuVO8H/MbIj2ZSma/as6dpNaRE6Vz",
+	"4C0wKyZyBZ+Hub7marLI/KP3f+z3T76M8L+nPfjvUf/0GL/w/o9ffnnRO2e3PJfc8VAjgKFqkKXf/3Hw",
+	"uNdjI9DT0JpHxbBHGVc3oeA5GLCGNj9AyCSo+grhSIFUep8CyB0bBwoB8dMTBXFljDFf2wwm8d6yDfS5",
+	"Z8vkeWwSQYnzTKUhfPKkoO4VOSiYCJNVIkG95nPZXfFZhgWYcX5U+5qGkboXkaykbuAyA05BxFsqkCsW",
+	"v5Dq5syangKlNfweGaPOWS6yp0NXaKOTCpMMW3DlkVKKbV8SMq2yXIDO7T4rC3fID1OdmNip7RcVCW+o",
+	"nlvwrEAYg6ZVatEOZxGWXMcw3/3taOgnNUyqoQr1bydR/yASuH6B16Cdb8pDk9iajYu16xHHZFsbqiv/",
+	"ElehkY0saiTWNRjUnBkNrjFMBHXzww/OoDdULj9zqF5akwgZJAlqs58h8rwUvZDYpihNqESQDFtpuXUG",
+	"2lufrbXnIt3j22+/7QR7KPwO5IJns6fDFp/LYYukq/dUGhv5si+Bbk1T+I1q061zV6LdPq223gJaxEY+",
+	"dNeWA1wTrnNfcr6xh5SddL0Z1TllpHoOsd8KIzKrPB1WuxC5pV84ArIQwZ2Oe6pza6MtKQUhO2JNvcN2",
+	"A1VCUX8bYMQ/ng7JL0uw4Sl8jdxdj631Y1jZa9ud6z/+f///sKoN1oWgH/WCBh2j0Ra4PYgBETvunTCs",
+	"6G6rr9FwAoZanuEPgQb4GSk82KDt8Lh/dHjcP6FBmdY3izneDGVTeWqS1jAJKRX4kd4hdrpyYzyWbTWj",
+	"fJGBIHHcO4JxERPdSRceiNxM5fzAMuc1AKWtZglcG1BmdXG9KKrqkO0QEH7V+tRBScILvewR7m1Qrogl",
+	"SNS6qPabwHRLkLJIAMYWDNiyvNqbgBQzgtA3DCApSudepai0DnAFKusWoWr1LLgJYfKgoUCE+XhU4h5m",
+	"99embVCAdzLaatobDEEH3igKUxNfWoe+Bvimyc6r5ibXeGGsc6et0k+WC8KVjs2PvJ2zHR/3T6x+jXHz",
+	"8MMRAVkKACFoMHEVHLp9EWS+hmmS6a2O3t4ko/CCnCTMdSBCAILmEWsN2jaiF8n4BR4hTyq4CCIirkCx",
+	"oI5tRGa+IUUtLpMiibGWKdHsce8YW7Gzem8Mml6XhJtwRVWA2lyxWMJlavue9Ltd0vMdwZfdYSISLWLy",
+	"ZMZlBxQ0nJdNUA5YpZUJKzRyDAbrLU+YvSkaTZGKz3y5F/er081gkeuMgJgMSg9TVNb1prN+FuDFsSa2",
+	"cbeiyi4TrTaStO0QZQmY7P9kIl2pgt/RXRCVWlPYGkjnyKRsBqeXBs5YExVbwz9OTUaITUR7APJTwKvo",
+	"nFjigsOArfVC6qFego4bFlNhhDMBC4rVQFYobbcZ7+95jl4MJzA2tZPGLyu23pbamneoRxuqkLa0Weya",
+	"KllFd6jMhtal1Mc1ckZ5V2UHO+BsLEOFiIyIEY0bWzTDySD3TIzGK8BmeIOS4EBSFJ63wMB+MlRNvUKt",
+	"ys7iC/gldsbntnXbOV/IcipyMkl89fyKFHKaAXgHuouFKqgmk4cQ2RIK9e4uRFjPak21RmR69E3VfI+t",
+	"oUIFfp+uaGes7IqGd0rY7G9EISPnJFlTOaR4qNCaATuBOklDs7x27HrbUeudM2sticrwhIjZGIOuI23c",
+	"zaFyBhlr5YLDh24Rm2FsuUnZKWyJDYh4gdaTVMxBPpKm4bSdD1XQHMvhxOuRQFWpnMBK2/HR4xhdtSw+",
+	"etztAW5EZsQmpdednLKsuTs9aCclb4f35MSs3e92T3qRU+7ZwDYNd36hc3IOjSn5ubz4Ee/HvV40VHSQ",
+	"k4zP5iIlPoI6Ef9xIXzzoy57AQebLdB8vDKisEzPME0tCzGHhkwQZy6gm1qQApWMQbFy3uyh2uq69m7j",
+	"KAiyVyl6rc+ZztLq1M41jj6CoSIjiK0dDTTDWZKBhI2XGwqCpO3SebAuDnKYFHImSLOQhZjZFPQ29ufD",
+	"OAitUkMM3d6Obeo4BufX9nGzVsZEz0hvl2kMu2MSoVKgNjzDYas72IASWQd4Udv7RNpWY+7WIqEPGfY8",
+	"1+kiEcDyz7EfLN21xEnIZjWWGVqWJPrkmu6mLpCZvR2poo+9agLpnWZBH47RcFYx/A+NBy7OFnia7bgm",
+	"VHpGxrh4JgredXlosTXOfFs2tEcKDDJB6YUgWy2Ohir4cZFbSzyvGkPcw6r1A34dtjwnRW5Gwpo7YW+9",
+	"mmSGVGHDFS2zbQZ5loURjp8Zp72bKSAMNpt8vPYmKpYagwdQRVXFULmCVS4qKGL9QXON0aCoVBSGCkUb",
+	"ipIOVbUQ1Hk5yLcTXfPLBY7LOR54PBQ8TXNhjI1dqSqVaXlNe1OOL2DVeWOrMQ8xaXvYOv/xaX/QO18+",
+	"Pe1FzKuv5z8+PaUfcT/96/AebSCVtqLtG7bO86f0sy8uZje2sL/bY8gWqpAZllKzxqMIb3IPHv4/fjP8",
+	"9a2b1bajrT7DeIn2eyXvmJjrZOpqvB502Wvn8EYcnsGBGjxh1TrPZG2plIlsjuJCoZgqeklFkVvrBcHZ",
+	"O1vw1zEydGRS0c5EG+JnOVXmElSmayazTFqYI+QtKOkgE6FoOF962XqobMYhRWOLu6KWh5jxQmTVSszt",
+	"AZAPnHlbXgSPpD0TtlKYdzwnfM4TZCPVMsQHZ7gibNro5f4GjNqPRuuoPWN910x8rQgqCY1hjWR/6B09",
+	"2wCA0pZpf7fachlbMlrZv6IgLAB2ECOc3LkpJ8AgpqEqo5jKo1ORMyPiYmRSbLDXHkQsfsaTqeg8Iws+",
+	"SGIuDBMEig6ar0GR9n+D5FkXoLEb/994vjpjFStsTJbK+LtOGIzUeY3xbuaMKW2UHI/jc2uMtq76QqMd",
+	"wZa9Rloka1mFbwyVW3RzlA1tUMCBDyK8jlESQbJElHfZ5wKUT+CgGMeDovVQffX86jPD4kGvZ0ngqHeM",
+	"CLVhXTQOBvThZ6+CwxGfZ3wFlIUjcvtPFgM7JQYVnF4YBERpv3LSO4Lp6mY9O6zn6HGDXRAmt+I9jT+J",
+	"yxiOZ6/fvvPIwagDdLbTRW7vMHQ4KKom/vXV1RvXD78aTtYY6xR/AXAeBGF4qQRE8ay8OAAUAMMdCUIv",
+	"7vdXz688FYOWQnvRNgVqPVoxasTodUoTsaXgN/AEhBxzzm6lWNoCxC5AMD6cifgzE1KHq/6IV5UPbAJG",
+	"dQDcEBVcNuLJDXZRqMZpDVWh2UQUSAzslS7YS51iGHXsrX6k8mAIW4ABWF0QvmXDRcrgLSzWjhd0oOc6",
+	"nW7Q64FQDd9sB1EXKBqVpkKd3xDyP8/10sB71JE2y7yek+TamA6VwCAJyvuM6Udjw63mmV6hZoyoLaN/",
+	"Ye+uX7+9/Ory1bvYORZYG6Rj3rFOSjT90WTO4RdPi2Juzg4P+Xzu4mip1Wn8B2uP42p1YCtOK+DaFLgW",
+	"heFfwJBCInbE2mXYBcB91L1pg7k808RbyvNJ4lav8Z3YXTBVnhPbp/AdG0cHlANHDMPAHdPs4InruNFt",
+	"lI4IGrdG67Wtv/j8bq6N6FColjljwKwj5jhMxLzYEPxpRaJoqNYEkYg1SiH1n42A+UoWhM/9pRExOHnR",
+	"UDVwtIjV+VLEiN1ELpjUOzPZBZvnYpxhPdx2/PrN1eVrIBryXHjc4imtocUB8xKtGGH04KB3HDdHxkbO",
+	"5Q282+6WJXReNilyzV9iLwtHLBRyY88s82oQH+xdeLNFLOSHEatZYCNWYRxVDMdo+WGnvZ4T/YC/1nDw",
+	"kt91LibYKMG6K4uc34oMuVL1knXGSalYovUNKAObaPRZ6c2jSi/UL4sCmZRDWBA4iqxS6fX5/uDUHlTZ",
+	"0PpIbAc3mKzzlfLhZXQKBry7a6JMMhmqC1TdMeulbLQV5pfYQjU29ySCx3CR78gxGSpvxbETlEkq9nas",
+	"zFO23/AZKRQaiHw2X2SCTfStyF1oPcXQ2+tpLZTe10yMQi3PDrMhrBTsG2btsQu1QgM29WdeN7z7MyHu",
+	"eFJkK7pGjAYKJ/P1Wn9ucpI5xH+OTcIi25QKPRzo+TRoDnI9hSlaD4a6rmm+JFU7PlzANXPoMs8OcRxG",
+	"w9YewHux1Tq5GipSVTTNbh2uZZYfBfgBmlORgGRGVhQU+qfw7zC+EW9SjFxHlQet83/4Ay7uD39g7QvX",
+	"DO3zAxdEYy9N0KQxZnLJVyAEwp82xUCkE2HChnYzFyOPVUAp885fvEXOlXH1IGluW/yQQvoohhpWaqfH",
+	"6xZ+hKPNPo/YxWfGht+OZSYiV7mALDyUCYO1WsKddrZSrQQ55o9ho6/HoIXFZQsggBCzCXS6iiryjigN",
+	"fmWSBtGocgHi8Z8vYpsUycR4LJKCtSkgxja3hqlpk88s11A3cBiURrMo0bRI7dZfUDnG0BAX9sa3Zvq1",
+	"qRFNFxH73PfSXEPN+sKALs7YVM9cjksqTQKnFuNgyqnaProHUHEOmt5CFaaLT5FH9g6qh5vZdn/FlOKW",
+	"259joB1BQ5FZaNu1NVNp2EEtk4a1UcoB2G0a2TkTPM9kGNxNPhIf8UVbdM4umClklgEXMLQSRzikwFKN",
+	"y67rAkfRnbHl07xgF0iMtkSn9dm5RJvSFEW2Jzo8lSAqenyNj0QadynhxudGm4IT9n30ly2zHqFSwZ3h",
+	"lVyfcEUWuoO9+UOyCA8fClGmwJxPJPiomgTSO4IFAfXbqeNzmnyS68W8Oq+z+rKJZk5o8CeWclfQE2l9",
+	"uo6ALVt5uSgEcRXimp9jt3tYA7yUWj9xJlRxtolaM8FvBZz4gDbhq5486Q4MLgZLZwTr5ww7POGJrBJU",
+	"odlFd402KnylBMkfex6SNmw/jKGyZebGFoqQBeiJdK1QkV3jfOifRy5RxanuIssM+9zi652/UQBrPggK",
+	"L+fURsi6WFKgGaPVAYbkmgaLKH3Bx/isx+uUIgZafH3DKIW3t8xrDDYKWAgdsNIRgGbMGpdFXCBzwUSQ",
+	"495xlaGSqlTy0nP2w//H3pcuuY1ja74KrvpHZd6RlZRys+Xo6Gu7lnZNpe3ycjtuNB1JSIRSdFKAiqBS",
+	"1jjyreYN5sUmcM4BCEqUROXilf2jy1ISEIjtfGf7jhpAYClkBYDGjQ7poZpMuUwovc6Zqx4XB9HHDUu3",
+	"XTLBaEAUSzjrR8HR4+UdYXZmLNLkSmS4r3NlzpGdo4nVedadQCtCJpRjYsDi3J0f67ZeOXr7HfZHMsqt",
+	"B73AFGyAMXYwg7iZQMvmYOeac017xhWshuVlBlR2/vM/2RO2xCjs9Qyg4DGwckA6YeH9H2AYjnfDoWyH",
+	"e47uv9dlMmeMGKYyRl4sMaoXKbHUFH8unTC4VfCvdgbMC5gHyeFNiw2BpWdc5yqG+AA42+lM6MuFORuq",
+	"jx3jHCSemu82IcNrnlJoPU85Jio5wAyeRrLxmHnCxNg0GQqi36Ns1leZmmaJyHm22JLBmotsor3aPRWJ",
+	"sJhgrjGrtdsJOoF5nuJIW/0W5A0g4csYsq8PzP9diMqaL/mMoDYVuPT+jmFg+EsF8ScMA00H717/oYtK",
+	"RhSWGkpruMStvkehqOiXtKXdbI6DixKAE2H0hDf/fPKgd3zSLkz1aLgNZUUlkTb5rGYTusLN6oALPZRT",
+	"kTEhY3AcoYphP1nHnZc94243s7KxETfLI6S9EErKUbEkV+YCpxRp7WIh4X6jnDtCqGmKm8N5Ep7Hrb5Z",
+	"lecyFh9hucjVrtcSxRSPHDwfGQ0YFGBgjLGqICx4Lwhs1rWQsOzLGaqQiW2T+ddVE4dYl/XJ0q12q7TU",
+	"5xszs9VQA9EALgG+I1oMWn0qBeumBoqSlecmH3tV51ptr5zlua3hZqmHiXXHfbQ8KK2f4e0GwprsgN/T",
+	"jeHVyzcVg0AACex+K8OwRF5VY7Fkx3Yw7rMbzSubqQ13YHks6+ZjwzgOPiXx9Q0n5jeRu2G8RzYISwV4",
+	"LibWXgm5vxrq3c/S9NzRSmW5/bcNrW+1W7mYTFWG9x3EoQBnvHkpcx5a74EY7dzsI8hvh26VPNc4S+PF",
+	"IAOKDaMTIvUE4YdzZ/iFJlLMW1iq5Rz/eaEU1ADjSQZ8bCrzG6NXAn/NCKYrpF8Fx76ZEZUCWTemOgOv",
+	"LJB9TJCc9SqJhTK/kYzMUz4g8OYGxJhXkwHmBQQffDlNF8BAKulvJNtNh2YBio5y8RHWeqxy5f240QKx",
+	"uhgQi7jKD65d/UIGLkggwZab2T9sDUfidoI3Ojea6PmEfzxPC/bgAAe59PXRQ/eu61rZoJhzskmb771v",
+	"J/wjsmrCPK30cQx9QITFct9FiTbXarDIzUufHB8fnlxvYJ1oOcl6rse8d3zS6rcejXrDI/Fw0OWn8eHo",
+	"RATD40GPP4ofitNRd3g4OOIn8bHojYLBo+FDfhqfiOPR0fBw0OPdOBCPRl6fm67MigSRivONa+equkF1",
+	"Nleke7nINr2m5Whfqk19EphLiDo6KfdDtyNacr2u7L1W0df7CpxyTbQhfBufKtz8jsgYyERWSfdAPhff",
+	"GolEJmXTfcn5uu736PmD8sPX7dYvxMa4qRE8c91u/WHO5JZn4Rm/ktq2BsWDfqsHRUH5Wo3t89ftVrWj",
+	"eFtPa1pBf0suku1dLTdY6uW1XxSwbk9Fo5XetMh368k0wF6cQ6FGB8WzsE8Pg6N1jRxKO3ihcuveNL94",
+	"hIhtc5unPKbfwibd7U3eSU7uDPqd3qPtjd4qdcblwtZhNO2O64zvOch5nkLQMLY63N7qDYZNvJP8iifI",
+	"3+azSMHl5vNH/fu9uVk2oLp2K+cXGmtWI893RXROcQsu54i54v3X7dbBCodhpRqFkZVE5eCZ6zzvAsZ9",
+	"GrDEEtlmE6Vz4OSXOQMggpF6mc5DuRfNpjFRNkZe5KEftlh8u9+BKF1r59URWsE0s1kyRM9oQ/GQxxAL",
+	"RUVW114deiULIzsKAnQDFqHzofSCWVVGQaVVuo4BYSVz5s5KzyuRvTJYyYipLY9ihY06T96HJvXvT8D5",
+	"d9xupVw7+w0woanY7L03YEicTYksVrCx0RiVZG94PstivvjHEs/jOfXnU8eWyo12+4clKlTz/CNzjGSM",
+	"5ZMtnaOcpWlBhdgaqAE93XNC/akasGdjIbfYKv4L2xYEfFAM5XpzI7uZDo7/Rv988Ai4p709DBP42cb7",
+	"vt3yDwWQKRYncMs013tV2Fi29EFRmIaKx5RKxeDrFuVY8HNRd8Tgu6Xh1kdV/vEzl1YVsHophSN0Lt0J",
+	"Dbxq4FUDr340eGWuifI94AGsFSbimyEtVOkrmIpznuUrXm3PfWnRlfU0Wv5CzMEbLJagUSj3UI7otiXU",
+	"q2DTe+z1TPnL2ApoBS6kymyWDQQQh5K4UThxSUFeC939FD5nowsgAwoMwjb4GmzOHylLrHAXhbL0yrZG",
+	"P08yJGWaOYow5/Gl4FLMzXDhOsTPBXGOoUykzg2iUyPWC7poFbc10Ip5ssWiGGeRdT2V3F8Q5vKMKPwS",
+	"aXOGjoJumx31HrE9sArY5Io2OwoOWVQVUcuOusfm/w7NM0Eoo1KSlumsx6KKpN09qVbH3fYCHAonVmwg",
+	"Kq0fZdv6jvj5WFlHvL+fchYd+FNygKkLictUgMB3YE48DkLpP9rGkIc2JWQbfKcUA/dkZJPrYEKWnHts",
+	"b2WXlDpum7FO/FHiuPc7oXwC/sPSliniW7uFc+XJq+eW7aiIta7C6ggzfbiwu4eiiNr732JB0BquvKeA",
+	"gXdB1bug5iUgCYDxfW2E9ELMS2+9xvJUOi72sJVPfstnjM6zmbi+Ky/N51Ytev3uimrRDap0i53o3B2k",
+	"t9Tf0K8D9Uts5BuBve2hgPY04TtqIt3gK1NFgg2qyPKy1FVFbqQtbDPFVsiwpZAHbuWWJ61RdIHcgjD4",
+	"O1UxKmKst/VR1aRRQBoFpKSA9FAzaO7t5t7+9u/tlTvaFl6ouqS/g+vZot4NZW0sSHYhT2Vk3Q5l9GnA",
+	"tTifZem19dKWNGGIxYiQKcMFxXKjluU1G7uFJ3ReRpL+RqhZPrn8E8c3qpbWiLbvXbR9NjtZHcvVryob",
+	"QFwntqhhWXum5ChNsMDOUbfGT7zii1Tx+K1SwN+O7Y7rvI+ri3BmZCRVi24d9Xp1Gk8zNTTne5CKX6AY",
+	"0XdqOwT73ZL5bnfroQ0xqTAfFpXvNt2hNfy27pYG21BJKK534vq0L6HciwogVstt+2Tt71CChPmhUJoR",
+	"eURepUQl5I5bSUardNQik83N3bVndjZ3NwTVccN+S77dxolb7cR1M4O1Hi4Fg+hFxD4X5qX/Y6cZOXzb",
+	"fVihwzz8HlWYh2t8xIj3Si7illj8Hjz/oJKzD08WL5JgfrYI5mfdPz++/Fl9PPtZzc+e6Tn+97l+PrlM",
+	"Xn4YP2r5TuWdsKIb7T9c/ZleOAuC3gkO6O83HI7n066v29AtVMd57RcPbfzWDbZu/NYb8Hi9sf2qZvK7",
+	"dnSXsd9Phfr+GZ3eQGRTpPLykmcScm9r4dN7c9LulSElND0ClyxQ0pQd11kFruW++2x/V9dvLe9qKFfd",
+	"qxvSMZEGa66KAojEy+BoDdpUry2Uc76ApGls5HvzwQdvnc4G4C+7YH17mi3zR9amUN7AJ0vC8Nau2XYt",
+	"DH8HDtz/Efo/2JkQwOR4Spm2WAXSXJyd1i5+Wvv2ayybXkZtHV/sDW36dV+sMd1vMN3viv62GbXtGZtz",
+	"/WPbrWkiapmsl/ZnYT45+GTztpL4Ouqwq24oibfEq3hJ1RzNABYih4RxLLU9siyC9jDei0G7GG03aIzb",
+	"DQD/xozbu8Lvxhr+DVrDLRGXBW2fyw4O+kb/0xp944xnl9oxwaHgrG8FZ5zqs45KUL8dSlfd1gbSVseS",
+	"EoMEz9cwpHTYW/g9qUJpWWeocLPH4OngdamTvaic7RRUWt1DuWp2Zzexut+dwhUEbM/PsHJqVpVeMOHZ",
+	"ZdnlD4rnZ1MJmpDGJjTmew+NaTOp5nDRNSGKDdRtoO7XDHUb1OmjzjMoJlwGPWSavhf8ORJ4h1UGXEQ5",
+	"H/x9rCYiYntE8rJP3H6Q3wT8iWS/sKZYD3kSfx9bhpYhlupSrnzKEq2vFuIxg9+2TJCRZRRMU1u8G5p3",
+	"2IvbBHW02RTLPlGlSr/QE5a6oLo9QALszOheKTw/OqMo3HccUI1H7krVFeg0WBe98atZil2BoGn0lg++",
+	"05CNt9nCcgdKMWd/u1AplxcsE6ngUAkj5gtcOYIzSJDgUR7pVv+woF3SADOhdooGaHOViLkGGp7rjfAz",
+	"WIGfRz0id0LAo/sHBxeqE4urg1gND6C68AGNs0UUVea0Oy4pXN1qJLcVt12/J0opAoSOVqp4f6SNMu8I",
+	"nFL9AHm3YDqAbMr8kDaaZoB8U30zBXTHOCZEnPBtJIj8Qh/Qk2ZkZK0j6qvtsJkY0Y565mn9leN5pJqE",
+	"HcblOZJsWquo4xCDZbn2KLvMZia+Lj/uhg80pD5C4fl/rNm/QWn/dqv27+Hphu0bPKravl27fXEHVW9Q",
+	"t83MKZ2iAZhYEPCzXvq1k+pfe9huTWZpnsAxpw7UtDgGCRAHmheyPJpmasz0K+D9OjWTRg91PbJNmLfi",
+	"sUOz+0DMk1qwMr/e6o1VgkR2wXvswFtjZe42R9gQ0A8UX1zXOnJde+QCe+SC9UeuODcw49svAXtquhWn",
+	"5jPEm1WfA1rb4iDgVCwfhYKx7nZRVC9+/XP+8q2aV4ct/flx9OcOcVQGCu0SM1Xrx28UNfVK6bxOyJQt",
+	"oZgmUjRhU40q24RN/ZB0H/414OmJoNrdik7tgxpsi8ZXUyGhUCyWitlD8zpAhf1yyD3bi4zE2qSbhbJM",
+	"lPZX5HibQeS3iS5+AdqZN5zHRSERV4YVWoaSXAHVMfZrNLltcfa/q8HucfV/zkRWy1L/L8uy+yu8SZ0m",
+	"vzjWX3NP1W8HBPP1RvUtaY/muYUn8qHc2nAiHgxTNYtt1bWDIc+EGYUWMlHZgwv1QMiLRAqRIQmw2Wmm",
+	"31RdqC2aiCtjcNDtHZjnO1NQm6zmMZwI9sz8eAluVY+rtSLzn86SFFM8s5m0xImaDcQ4kTFTs4yZ8RhN",
+	"eZry3OxtgwaWqKAN7PKIoCvw+9GDoPsWLPrL+B10xiKiZYgo7qnI0kRarQXZHX+BYJELXwlyp95XFCp+",
+	"SPMULrVPLVtetNVv/fLuNQaEnE8SaXDgowD+125NEmm/O7XfTUWWACP3QvCsRMsPS8x+U+yXYok3YUJz",
+	"pR0cAhUznUbzKPJc3yU7XH1Q+Lsa1MGE7kJuAGEDCBtA+EMCQncHeGgQPt4KDU54dolbaAMexIfgwnQ1",
+	"hCqQ3CqAi4Y8FxcqW0RUQN9+ZjqdXUDFJEsWBl94BvX9x2yaJUNK2k8kA7HAZjIp3BM0lp906IpXd9jL",
+	"LBYZMc9pleVRn0UIWQuHhxnZNp9CCbe2oVTiUJxzPYzYgf1knojYHnzwmu5jWdRMpOKKy6GI2B7WXMTS",
+	"oH9Fj3Fof/eesOV1zaz609BhkRGK8BMRJvBBDXUuWWQkKP4hlF4bqL0TqxqgGCoCbUTFf9By3x8yfkZb",
+	"os6zZ4l8Zd631rP8Y+1nXS3n+iibJuaNyvLvDWnbQ+oVT3qaXIJN1pzSVr81gI/XEPCDEwduBSj7UW2x",
+	"7r3tHvd7JWi4FEKdziaJTGYTNsqgClI3OMYCd1DOV4o5yxeZ0B32KhlePphNQTftWH/AaRtLhFBkTWp+",
+	"/Gk6EyxTPGZmvCwVXCI7FuNszsEeOxbJxTgHANpuXSbSbHtbamSaiatEzM83B8AYRcHeiQfd04PuObUj",
+	"98WOranVPImNIOj2AqjhUIHT/1ioMkr/9bWH0ltPZlciu5Diwevx//u/Ujx4kk5xxeC+gN0wQcN36+g4",
+	"6MCC4DcWfx9hMY8l2A5iK00/u2Uaq8a0+kXJGKsFvLYL3GbHJ2xI+2fbzINEO+iefiHcT7dHHezvBG4D",
+	"/Rvo30D/HxH6V+Fvv8QGYvjb6QGiVoFCKkqK1mkos4dVPzXLVR9yKV2pSC1yGGjblrAYUuFLKiUIzYnb",
+	"GcYDaDRNRiJPjPxfiV2naufMq0GIcdx6TVW/M/GVlPS7UdzDIFFGbvLhpQC16kqk5g077JkajYRos98U",
+	"zBEIbZ5gbYDCb114Y/vd3kNbTwxun9NjtN/pVv+oVxFjcPyg2zWILXi4RIWyWyhGUSULBmQzIPwiWVlx",
+	"JXYNhMvMHbUuVKdH47huU6xbv1Qoy+sLP27oyr4SHkXcp7jxQT08X+fXbrdg18IuqIS53dVQCd8mi5Bh",
+	"KWLPBmfT3vJr3XTLFe4gGuJGMS6+a9/WzXYoh14wPh8slr7zn0r0uRbpyPY3meXFX693SR/dGvNtDzxd",
+	"Ng3waYBPA3x+NODzm8jL4p9ug1JpsdtingOk769FTrcSCY1tS3XE0oUttG/d42ATHCwcO0XcXrIrcgeZ",
+	"NNMCH/ZKhrE3lsyi4MXIRFGXfT5OUhFKR3mxhnZuBz/4U5yS77kuWNluAUAL/7kGPpXE4WHg0FNQDZ56",
+	"D7oVOMCBpyE3ssj5YAk8PTPfsp8T/n+2mUhs+yUjSbWIR2G9o4Snz0si/osYSl7h2ahjKLHHqMELDV5o",
+	"8MIPGzS3VlJ7yCETKSpU42Sqbw0iJrNc3BBDQNNlCGG+/IYBxBlMR4MftuOH068fP9zMRLAEICADo8EP",
+	"DX5o8EODH75B/DAhiXYP8GHJvLu9uLk1h5QargTl7xrdhHl7PIXKh+nCumyUFBorNlJJxHwxFR32QlwB",
+	"DeowncUC4rr80TA+MMBCq4nIxzbTl2YSCUENTukw8oEXDD4TSJOXC2gVwgg6bEPFdJ6mdqBLs5GJC57F",
+	"qdAQKkbJAx0kOV2GNvjX3XIFXpRWbVeo804S++zWJ/3f2S0J4JuCU8Ncfe54EsrEBZKi0wriIsJzG5LH",
+	"j1fi6YMuIrtzm0peTh1ukwuMIA+F79NAdsup/hu1enAKy/alJ9CC353nsLc6h8HaOcR0WzuLaNiiSXQP",
+	"7ZaZ/pVUhPdPeR2gWrrsGrTaoNUGrf6QaFUuoRALT8vf3x08rUViuR6kAuVRn+XA2Q78LlyyJGazKcsx",
+	"lAURpcGE0Wx6nqtzAKp7+WKaDAGbms6T2GNXFkvT4GPNMUeDGEbjG7CI7SZsPhYylObRgYoXLNFYLtw8",
+	"RqTKxe93mHkvM6ZEs8QRvz1eejegPOJZllyJUKYQo69zboF0BVHmWM3ZhMvFUj/DMZcXXulHP3bKDJnn",
+	"DANdNJgGmeYTweQMbINcV6JlL1li/8tXjRedi443vbYYgcLK/yyRubgQ2f46ks0S8r4Tls3bUOrb1wDw",
+	"dyN5D+/gLrhVuf8voNJSqBvZrUTbFTbvpKCORW0rsyT+dxO7BsGFxGBU5pC8vs0Lbw4BKp+JucgExkDG",
+	"Df1jA4ga+semjOePSSG5Cqd2R331GCTJQbUO6r2aDdJEj4VG0Z2XCyR1WFQE0EaMgmq1EWOFgfUnHcrI",
+	"xt52VgNvow57S3SUP2kWGUUfkkijNJGXEUA4xu2nRLOL5Mp8I+NQRrn4aHBPPhbZPNGC7V11LbCDWGs2",
+	"m5q9ut9h/+R6bCYQ8NZ/WZI0g4ywkhEbiKGaCBaZhyIkVI/sY9F6NMX2IFB4fzdUxfbMmj5QMl1QfPw+",
+	"AC0o7BT5N3CfLYtvICfvHrI9QAXqSmShjDD6ukP45tz86XzCP54PFrnQSGcesDJ080jP2e9vXr6AV+iF",
+	"8iZ1oNouu7dY13axagbNhtIWpJKM2yoq4zyf7ul99u71c9Nrol3HRY/TzIDDfLGmxlMocV+WKzyxmgWe",
+	"Xpld/yWB5U2pMuuTV1azGNav/ARTtKHsk5n++6/5dCdcomUuxqCKi/HHYRKtQ2vYMIneI5PoToSC2xQp",
+	"uATnXCPBsh6L+Ietw1V9Id2g6pW3HZsSV43i1yh+jeJ3j4ofqVqkaHn6Hqpod6HnQYUqvExRXC1fqz/D",
+	"9xoiQOhGdSZ+x/rfRpxl0LaFVshuZ6HVXdmePS2JkZIUynK5psqiuGaUbYxmEcvVCSgoxf7qyB4bcD+U",
+	"wlfMY65QAhvMcluyyrw4ntCSSnLkXB2F0bZK8cC5v6HiURWNcbS6jiVEgD8Yd9gLhYO6S2DQ2EIbkfh9",
+	"lsL5/iQM3u73IGDam/kkzDWMt5GVG2icM0LDaK8d9gT/Xn1Xsz0tRCj/2+lQ++urBXLb0WrBQOYXgTHC",
+	"YZYzNQplxuWFwOIyfpkX9qvIh+Bn02oizCuIVIufNP6ADUxkRg2EAbIIv+uAISHa74eS55jvoeRQsGlR",
+	"uRzfG4xWbKxmWZs50jjGWdQLgggpkeGfTI/VnKyu6Bwu6i9a2QyjSCRL8jUMGTcWN+0vxKTRlJBpSsg0",
+	"hp+ahp8mNLBBf01o4BbE2OC/30S+M/irEztY2BYOCqG7PcHF2g6AprMK/2kh2iwT0zQR2iahxJAHa+DY",
+	"KOU5xLqFUhETsErjdbkxvKqYIPfKVfzChwabigkb8ixLhA5lNOUZRr5TQcFYTPNxxLSiGtppAi8w5JJl",
+	"YgA0/8CXNsb4LYNOwX3trAgGkkIODWJS8nmazyAoUvG4Oik3iaPd8laM5Hhm1+J+cN83WJDw3fQi47GI",
+	"Wa4U7AMHKHOl0uGYGwit2YgbdeHtmMtLzRwQKJAVbclWv3u9Q+YIbB4AW5SKUo0Dl5BLDYwCWNDuVJex",
+	"4KdW3Amou1nWyheobuaV6Pst5TFLcjZX2aWGY7VQs/+oXsxtCsBpxWJ2iwJ55bJ7xXKcVq/FDSf04deP",
+	"kL9M+jdddnWyaqzgaVBzg5ob1Nyg5joZONzGJw4LUFVU9Kavbgyi22uiL5/EsYZy4vADkDyzHigDZjTS",
+	"bIGg00ev5nb3egolOfcgqQQsCPeVLlLDVWdG7kHgymDFW8Umwsz40wHo3YYjhtLOL0xKghbeNdGGbi1u",
+	"EW/4zCUC3y7ssF3fX3i74MS1KMqHObuEFNoZ2BBVSPN8/4GFDUT8AhBxV1i3lUmYTuWca8bj+AcOfqOZ",
+	"aIcy+jTgWhhkfV0OaPtEm62w1hx8KpL8r6MOK6Lo3R0WSsi55Dn84ELkj82hSWKzp0eJKJl08Pq7s/C7",
+	"YpgPm0i8BkJ/52EHTejet6ciPLMAUq7a17drB7sG8B2Al3FTGN9rMVFXYilF3/om2ShTk/WKRIdB60Re",
+	"gDpBbTCDpxxRQSns8A0EShhMrPMkTV0gRS8IMLsrE3qW5iBVIttpn8lZmkZ3qHqUQgNDWVfh2Byl97qg",
+	"nLmLaL0bxkPcKq6hgp7oLqIF6sM4O4evYRvUcWmDqo1lZBgfYSVEUexHA/Qy2OVxE87Y4IoGV/yAhjmU",
+	"ctVCrsThaK/IW0U4Vlvo3ogceBMzAUW7lkSuTuRF6t1amzzdHfYGfdFUNGsxLcWu8zQTPF6ABK0pd/1y",
+	"XnZIoURJTPwhOCxLQUP37mwa81wUZby+ZdvgJNEaSoFmLp8YM8wrhT7MyFt1J0nB92+ds1F2RjrvYn1z",
+	"gGaN+C1An2Ja1DLB3RuoOakDajy+wN1hzeFngzWrSLwANnikG76bBhQ1oKgxtjTGlo2wjw89X+hdI73r",
+	"dutAC54Nx2tjGN/An4VmU6GmqWjbtEhbsRUA1Qc10B32L1vsH0BHm2UeJsvVlI3EnGwjGpyygg/H7DKR",
+	"Mdvzwv2mIoMv96FnqSj47zG6JZf7VlLA022IeIlDiZkxcgEDRDZBoMxhPMv4AsuEgBN1v8Nec3kpYjZY",
+	"QI7FFZdDonCMDWiZJNK84zCUeSIeDDLBLzXb8ynJ/fBKj3i8w15CiguQ3K1gXwi6M4cylCoj3BmDSxVY",
+	"DnOV81RHHfZqzTzDG+CiiZjxiUIUnWSs2w4M0qQRTngO61Yxgj1YQ/PeGKWPJJMAdat+cLBAWkl4wPS3",
+	"QPI6cD7tW+5LM6wMJpTWAjqg92szrUov2IEhRO1Qlr61P04xqP6fzFAi+BWbagTvy/bwPxPBpTZ/SgXX",
+	"eSjh232jaJiZAjbMKyHzGTBuDpXUiTaSsI+7UIsMyd91DrvgUoipxhXkLBcf7XTGyLSO5J7dgGkxVDLW",
+	"bC+JccK0ynJ2KRYa0pweg4+VToxH7mnXZj5WQDo/4YtQUgrupE3k7SKG1jA+WkAlkROR1n8fppWDLwy6",
+	"hOhcPp0KnrlSw6HECYTPuIQIwNqrr5HyXHTYv8bKbRVS4RLNeDo35ycWwyQ2i6tdYAWBevxFHB/EFuux",
+	"UUES5PRifJQJPe4zbnN0gZgU5BklMXOvYA+lj7UZZ8V3WKP/J233KEU7fFADNkyVxi6xMm1s9NGhOWzm",
+	"QJg5xtHsgbbFMT5uCDlpaWxuJtjZXPqBx+Yl9H6pdJDTsEKJic/RXxFwP+ElFcH14d+BS8HNTiMCPfMJ",
+	"rSMbwnk0dxnNpfVyRmbqIlI3O8w1mMORs9vIHAqjOF6Kac72eChhx2JGId0TCQZmp1zndrX3WTaTmtLx",
+	"kHgMi3GbCyoTou8OWs8Mh4fScpyhyqqtZMhm0jwKmX+g9S+dJtwYPE1tFYqfWK4uBNzKsPNzfilwHJyB",
+	"BmR+D1Lu+ZQPgV7LhqHjXU6zRG+OywuVfMydZsfV8SYY2o4Ss8elKl7TTNFfMzETcZ8lubMoREbTLwo9",
+	"G+Xavp9Z31BGr0WeLR48MSpNn3XpthoqidW8hwuX1B/hK0MUe6QRDUT73kqag2YmcGT2VM+uzWNK5+c5",
+	"LlKq5IWA+Hmdq+mULlc33uPgkM0KjBFVDBO2aSxynqRM8wXmevaNHM0WcO4z2KySZ5mao8g2m2gvM+CE",
+	"zVUWa0szEMoNZgV8rSdpurNRAW/qP2ciq2VRwMd3qx+Bbb6ZYP5PLSP0MDrGVcjHgBoAY6WyXT9WGfZ7",
+	"rRbulxf16o1uryRKL/7vJqW3Sen9tlJ6aUsv2xnXZfW+v76rvIfjdusvf50QrBZ3X+BffUFx83Xdaete",
+	"2xWDPOTaBk0UBpsMmaQ7kM7apFA0JskmhaJOTZI1OGeaqUEqJv+rAu8MVQwZAh7mBmFYAOoUt0Cv/K21",
+	"ZyHKhkBkg3Bb/db/qJnnR7wSrFcoLEa5Eh9zXVaRDAhOAYyb5X7saT++glNQm4DT0ei6knUZ3A4iy1RG",
+	"CM0qP61+y8Z4kqXNXGjwLt0elIUq501YVmNz87cOR4+G3cGJ6PHT+EgEo4eDY/5o2Iu74mh0wk8H8Hye",
+	"Lc7BuQKXos55PgPw9ajdypMcxInZhAx+lYmPQyFimF4Sc9UChBZLH5TWpL63yG77V9jPOj+RUylLmq5R",
+	"dGZGn59NQemA9I1CXzLLZtZEqnnfI98Ope84rlrvDWozLbv3c6DDch1KKGhSVnm5NvoiqGZ2Y+xV6X+a",
+	"L8yvJsNxO5TRyn6OXMGUfbub0E1W0tysUojq1g8W/uNNxNbm3qONQPpsAulW7pMbiwrP3OFf+2+LmyJX",
+	"6tIaTsC0Z451T4N9yje92JO3YgRJ8j6rMH9gudAdrvtdr3R7hR8Hh8UVTp4kVn7vele432aXGtObLu6Y",
+	"53xgdFhzVUujN4xN/zBHVyJLFQf+ivLlnXG5uiL2egvl8sqwvci3aiFPWGHDopt109UZSmdQ4yVbIBr4",
+	"6dIvsuikEJCFiDvADLPKCBZKsw1KRrDmVm5u5a/oVt7Fx0xa7jb/rud7ppvtVjw6M23G/QktHtdr3c82",
+	"ro8XSJEq2mOsPbY3lxA56NiQa/EgkVpILL6WLjqOrhCdjqEkRkMk26VgQF0Zp1j4fuiXymyL6HXDyhw8",
+	"NyLuccGEA4VZgARxDJVkEk2drOEtfKdBhdnNav5PNBl9MQt1mekE7Mq2cG6Ftfj4uGRXPfGsOA+rjcW9",
+	"B93gbfe0f3RcaSy+c0aV+7YS7yJ/zTbfmj9Ap6ExTjXGqcY41fB71GLFwzvDk+ggje9SoB/A3bkpb++P",
+	"ZJQvpRBAGxv6YI1sv8IFy0R8IVwaFBug3MYG1o6TCZ2rTMSdUL6T9u52yAFUNye4sWVVcoGXVsC4ZnOR",
+	"pp17ytnDufJSAWikRMDh8MI2fv8qPDHDGbgVprg7guONgrT0nf/UFlFaP3I9xfqB42S6Q9x60ahgRLGk",
+	"1vcZy95I1EaiNml534Y8JTnjhEwpQLu4QO4lHe+p+WXtXUt9NlD5mI18gTkQ+VyIUgV5mwFn77JMOLGK",
+	"UYKhBKqsPONSYzgARvBBLj1EPCuJYalGQmEEp/2bDbbGcdEQtaCUwBEGEj959Zx57wK2vA4+vCKxrUtn",
+	"gF1tkNih9EU2e+Kk6VjZ1t4sJJolkjLtbA1X/BMEGzr4kI/FJJR+DQaKMHc5dqTT1zdHfOVogsrcD7mU",
+	"Kj+HiQAxXK4aREWS6EerEMjN8cfu6YX3iFh8Nb8BLE3yXQN9GujzGZLvmjw4H2c9vXeUVWHCwPt9fb34",
+	"t+riIhWaOTnQp3/6oKwgxSdR60wQhNMMwGALgekzoZxJr4/JSmsLh0wvZdaDgutA5zwXRfqPc5xYroPC",
+	"gcIvYSxQKe9xuZofpPwMh2JqWoA4UZnNbgnltrLtO6GhrxsP9f0UJDubrk0luFyCULigiKHYWgjVDiU0",
+	"wh9A3AW0Dg4Oe+PDn3zMyMqD6YiVKCyHTYpGtG8RiK34V6op9hvH01bHU234iZulHs8DXWJ05TiUibuu",
+	"QZkNymxQZoMyvxWUSa4m4E+ii60CchI+u2OwOZlZJ1ltd5lpsuwteyfx2l/j9oImSza0UH5Xbi/zio3X",
+	"q/F6NUK5EcqN1+uevF4gR76E0+tslouyzwu5bzCCExlnqNRiKvgyY+ZYTQQbCRG3WZzooboymrxpGkoK",
+	"DkerSSZ4rB2DyoIN+UwLJpURPcmIrn5ddhuhyYOuSuKWyFUad0J5ViGSrSFnAi/0nQSilO0e5tVu5Dm6",
+	"sQj/qhxHdyL0sYRI4zhqVPoGPTQqfaPS7wpVzu4bqFSo8mRY3lgU2s9nwYQbSkZRWlRS9pn/+29HxbHf",
+	"Zj4RYSjLBaALMsK1FIWV/plQVmXPbE9oqa7kTJghlLsUczZyH6gP7zET5hus5vxmJrNEC8itJCa3S8H+",
+	"Nk4Aa1TzBvVKvEHdXkEc1HXEQYfd9cRBh2+Dk/7RKnFQYImD0N9iqYE+tXhq2r/MDFBg2h8xN/t5AoMG",
+	"AJFcjPNWvxucnLZbl4k0i59MzJK0W9NMmLGdb/KgIHsOse4EB91zakQ0Ors0pSbzJIYCdidBcP1+pXzd",
+	"DZmKHq7j3e5WMBW5pdzKVERPekxF07HKVQ2vk3vvL1GqegfqITN7a6mHqpiH0ANWIh5qicXvwfMPKjn7",
+	"8GTxIgnmZ4tgftb9c/7igwrOflbzs2d6jv99rp9PLpOXH/6cj/5s+WRFm2u24bXvpvUf9pb7ezecBUHv",
+	"BEfy9xuPoyBJ6u6QNqZ0rcLQuU++AeNvUsga8N6kkDUpZPVKRJfvjjtMJasxFqDmQeG5hK3NPW3pLKFK",
+	"HT7bYT+LaaoWaBiE77yS0DwfazaTRG6dZGCeQnHDgOLi3es/OltkHooElMlWsJfH9rMX8G4rUuNStIHr",
+	"FuZJt5mQswlaMoWMpyqh4v0kgkH0GTS6atDhQ4AkxJM7d8Trl0KWOljT3NmD8mQi0kSKolQOToW1mLKc",
+	"D7wORwLOxnKXr0wjPQYVxKystWqC1DcfnMyhfnAfrXb0RuS5bZzZan3Vxf5cySGv2wIBr3b9zJqKsW8o",
+	"fGw6WR6ag9SrXZyhPkQhddgTrxCs1BMejtVufrUGQejAep/NZ6JM9iec/M+rvRQZFDJm5Aem9s6YDcQO",
+	"SIm1rGtSHJvK0ChdmkRfW96yf0o2cq+T0vdVOyZLrngu2FBJc7zJxk7DTjI2EVrzC1FeGO/RqtXh2aXI",
+	"ke7ZElr4ZwH+XNHu5VRIoBVXo1F58oEJo2qTovdgmCldo1RC0R9RaVy/v/7/AQAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

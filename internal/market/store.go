@@ -81,7 +81,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, sellerID int64, nl NewLis
 	const q = `
 		INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition,
 		                      city, region, country, status, created_at)
-		SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now())
+		SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, date_trunc('second', COALESCE($12::timestamptz, now()))
 		  FROM categories c WHERE c.slug = $2
 		RETURNING id, seller_id, category_id, status, created_at`
 	var l Listing

@@ -75,7 +75,8 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 }
 
 // createSQL inserts a post ($1 the author, $2 type, $3 body, $4 visibility
-// (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now),
+// (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now;
+// either truncated to whole seconds, as every list's sort time, 000028),
 // $8 views, $9 shares, $10 the handles it mentions, $11 the token to check,
 // if any: auth.GuardSQL), records it for the
 // timelines (timeline.Publish) and the mentioned members that exist, in
@@ -90,7 +91,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 var createSQL = `
 	WITH post AS (
 	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
-	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
+	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, date_trunc('second', COALESCE($7, now())), $8, $9
 	      FROM members m WHERE m.id = $1 AND ` + auth.GuardSQL("$11") + `
 	    RETURNING id, author_id, type, body, visibility, link, created_at
 	), ` + timeline.Publish("post") + `, mentioned AS (

@@ -3040,8 +3040,8 @@ type ClientInterface interface {
 	//
 	// Sends a message as the caller in a conversation the caller takes part in.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 	// `cannot_message` (a one-to-one conversation whose two members a block separates, either
 	// way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -3056,8 +3056,8 @@ type ClientInterface interface {
 	//
 	// Sends a message as the caller in a conversation the caller takes part in.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 	// `cannot_message` (a one-to-one conversation whose two members a block separates, either
 	// way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -3256,8 +3256,8 @@ type ClientInterface interface {
 	// Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 	// of the same post.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
@@ -3271,8 +3271,8 @@ type ClientInterface interface {
 	// Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 	// of the same post.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
@@ -3298,8 +3298,8 @@ type ClientInterface interface {
 	// type the caller already has changes nothing and still answers 200. Returns the caller's
 	// resulting reaction and the post's updated counters.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (missing or unknown `type`).
 	//
 	// Takes any type of body and a specified content type.
@@ -3313,8 +3313,8 @@ type ClientInterface interface {
 	// type the caller already has changes nothing and still answers 200. Returns the caller's
 	// resulting reaction and the post's updated counters.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (missing or unknown `type`).
 	//
 	// Takes a body of the `application/json` content type.
@@ -3560,8 +3560,8 @@ func (c *Client) ListConversationMessages(ctx context.Context, id ID, params *Li
 //
 // Sends a message as the caller in a conversation the caller takes part in.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 // `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 // `cannot_message` (a one-to-one conversation whose two members a block separates, either
 // way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -3586,8 +3586,8 @@ func (c *Client) CreateConversationMessageWithBody(ctx context.Context, id ID, p
 //
 // Sends a message as the caller in a conversation the caller takes part in.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 // `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 // `cannot_message` (a one-to-one conversation whose two members a block separates, either
 // way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -3946,8 +3946,8 @@ func (c *Client) ListPostComments(ctx context.Context, id ID, params *ListPostCo
 // Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 // of the same post.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 // comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
@@ -3971,8 +3971,8 @@ func (c *Client) CreatePostCommentWithBody(ctx context.Context, id ID, params *C
 // Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 // of the same post.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 // comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
@@ -4018,8 +4018,8 @@ func (c *Client) DeletePostReaction(ctx context.Context, id ID, reqEditors ...Re
 // type the caller already has changes nothing and still answers 200. Returns the caller's
 // resulting reaction and the post's updated counters.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (missing or unknown `type`).
 //
 // Takes any type of body and a specified content type.
@@ -4043,8 +4043,8 @@ func (c *Client) ReactToPostWithBody(ctx context.Context, id ID, params *ReactTo
 // type the caller already has changes nothing and still answers 200. Returns the caller's
 // resulting reaction and the post's updated counters.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (missing or unknown `type`).
 //
 // Takes a body of the `application/json` content type.
@@ -6332,8 +6332,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Sends a message as the caller in a conversation the caller takes part in.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 	// `cannot_message` (a one-to-one conversation whose two members a block separates, either
 	// way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -6348,8 +6348,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Sends a message as the caller in a conversation the caller takes part in.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 	// `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 	// `cannot_message` (a one-to-one conversation whose two members a block separates, either
 	// way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -6570,8 +6570,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 	// of the same post.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
@@ -6585,8 +6585,8 @@ type ClientWithResponsesInterface interface {
 	// Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 	// of the same post.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 	// comment of this post). Answers 201 with the comment and its API URL in `Location`.
 	//
@@ -6614,8 +6614,8 @@ type ClientWithResponsesInterface interface {
 	// type the caller already has changes nothing and still answers 200. Returns the caller's
 	// resulting reaction and the post's updated counters.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (missing or unknown `type`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -6629,8 +6629,8 @@ type ClientWithResponsesInterface interface {
 	// type the caller already has changes nothing and still answers 200. Returns the caller's
 	// resulting reaction and the post's updated counters.
 	//
-	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-	// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+	// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 	// `validation_failed` (missing or unknown `type`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -6769,10 +6769,12 @@ type ClientWithResponsesInterface interface {
 
 // GetIndexResponse200Headers the declared response headers of an HTTP 200 response for GetIndex
 type GetIndexResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6781,10 +6783,12 @@ type GetIndexResponse200Headers struct {
 
 // GetIndexResponse304Headers the declared response headers of an HTTP 304 response for GetIndex
 type GetIndexResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6793,9 +6797,11 @@ type GetIndexResponse304Headers struct {
 
 // GetIndexResponse400Headers the declared response headers of an HTTP 400 response for GetIndex
 type GetIndexResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6804,10 +6810,12 @@ type GetIndexResponse400Headers struct {
 
 // GetIndexResponse401Headers the declared response headers of an HTTP 401 response for GetIndex
 type GetIndexResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6816,10 +6824,12 @@ type GetIndexResponse401Headers struct {
 
 // GetIndexResponse429Headers the declared response headers of an HTTP 429 response for GetIndex
 type GetIndexResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6828,9 +6838,11 @@ type GetIndexResponse429Headers struct {
 
 // GetIndexResponse500Headers the declared response headers of an HTTP 500 response for GetIndex
 type GetIndexResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6839,10 +6851,12 @@ type GetIndexResponse500Headers struct {
 
 // GetIndexResponse503Headers the declared response headers of an HTTP 503 response for GetIndex
 type GetIndexResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6941,10 +6955,12 @@ func (r GetIndexResponse) ContentType() string {
 
 // ListConversationsResponse200Headers the declared response headers of an HTTP 200 response for ListConversations
 type ListConversationsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6953,10 +6969,12 @@ type ListConversationsResponse200Headers struct {
 
 // ListConversationsResponse304Headers the declared response headers of an HTTP 304 response for ListConversations
 type ListConversationsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6965,9 +6983,11 @@ type ListConversationsResponse304Headers struct {
 
 // ListConversationsResponse400Headers the declared response headers of an HTTP 400 response for ListConversations
 type ListConversationsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6976,10 +6996,12 @@ type ListConversationsResponse400Headers struct {
 
 // ListConversationsResponse401Headers the declared response headers of an HTTP 401 response for ListConversations
 type ListConversationsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -6988,10 +7010,12 @@ type ListConversationsResponse401Headers struct {
 
 // ListConversationsResponse429Headers the declared response headers of an HTTP 429 response for ListConversations
 type ListConversationsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7000,9 +7024,11 @@ type ListConversationsResponse429Headers struct {
 
 // ListConversationsResponse500Headers the declared response headers of an HTTP 500 response for ListConversations
 type ListConversationsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7011,10 +7037,12 @@ type ListConversationsResponse500Headers struct {
 
 // ListConversationsResponse503Headers the declared response headers of an HTTP 503 response for ListConversations
 type ListConversationsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7113,10 +7141,12 @@ func (r ListConversationsResponse) ContentType() string {
 
 // CreateConversationResponse200Headers the declared response headers of an HTTP 200 response for CreateConversation
 type CreateConversationResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7125,11 +7155,13 @@ type CreateConversationResponse200Headers struct {
 
 // CreateConversationResponse201Headers the declared response headers of an HTTP 201 response for CreateConversation
 type CreateConversationResponse201Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7138,9 +7170,11 @@ type CreateConversationResponse201Headers struct {
 
 // CreateConversationResponse400Headers the declared response headers of an HTTP 400 response for CreateConversation
 type CreateConversationResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7149,10 +7183,12 @@ type CreateConversationResponse400Headers struct {
 
 // CreateConversationResponse401Headers the declared response headers of an HTTP 401 response for CreateConversation
 type CreateConversationResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7161,10 +7197,12 @@ type CreateConversationResponse401Headers struct {
 
 // CreateConversationResponse403Headers the declared response headers of an HTTP 403 response for CreateConversation
 type CreateConversationResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7173,15 +7211,24 @@ type CreateConversationResponse403Headers struct {
 
 // CreateConversationResponse409Headers the declared response headers of an HTTP 409 response for CreateConversation
 type CreateConversationResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // CreateConversationResponse413Headers the declared response headers of an HTTP 413 response for CreateConversation
 type CreateConversationResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7190,9 +7237,11 @@ type CreateConversationResponse413Headers struct {
 
 // CreateConversationResponse415Headers the declared response headers of an HTTP 415 response for CreateConversation
 type CreateConversationResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7201,9 +7250,11 @@ type CreateConversationResponse415Headers struct {
 
 // CreateConversationResponse422Headers the declared response headers of an HTTP 422 response for CreateConversation
 type CreateConversationResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7212,10 +7263,12 @@ type CreateConversationResponse422Headers struct {
 
 // CreateConversationResponse429Headers the declared response headers of an HTTP 429 response for CreateConversation
 type CreateConversationResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7224,9 +7277,11 @@ type CreateConversationResponse429Headers struct {
 
 // CreateConversationResponse500Headers the declared response headers of an HTTP 500 response for CreateConversation
 type CreateConversationResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7235,10 +7290,12 @@ type CreateConversationResponse500Headers struct {
 
 // CreateConversationResponse503Headers the declared response headers of an HTTP 503 response for CreateConversation
 type CreateConversationResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7389,10 +7446,12 @@ func (r CreateConversationResponse) ContentType() string {
 
 // ListConversationMessagesResponse200Headers the declared response headers of an HTTP 200 response for ListConversationMessages
 type ListConversationMessagesResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7401,10 +7460,12 @@ type ListConversationMessagesResponse200Headers struct {
 
 // ListConversationMessagesResponse304Headers the declared response headers of an HTTP 304 response for ListConversationMessages
 type ListConversationMessagesResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7413,9 +7474,11 @@ type ListConversationMessagesResponse304Headers struct {
 
 // ListConversationMessagesResponse400Headers the declared response headers of an HTTP 400 response for ListConversationMessages
 type ListConversationMessagesResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7424,10 +7487,12 @@ type ListConversationMessagesResponse400Headers struct {
 
 // ListConversationMessagesResponse401Headers the declared response headers of an HTTP 401 response for ListConversationMessages
 type ListConversationMessagesResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7436,9 +7501,11 @@ type ListConversationMessagesResponse401Headers struct {
 
 // ListConversationMessagesResponse404Headers the declared response headers of an HTTP 404 response for ListConversationMessages
 type ListConversationMessagesResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7447,10 +7514,12 @@ type ListConversationMessagesResponse404Headers struct {
 
 // ListConversationMessagesResponse429Headers the declared response headers of an HTTP 429 response for ListConversationMessages
 type ListConversationMessagesResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7459,9 +7528,11 @@ type ListConversationMessagesResponse429Headers struct {
 
 // ListConversationMessagesResponse500Headers the declared response headers of an HTTP 500 response for ListConversationMessages
 type ListConversationMessagesResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7470,10 +7541,12 @@ type ListConversationMessagesResponse500Headers struct {
 
 // ListConversationMessagesResponse503Headers the declared response headers of an HTTP 503 response for ListConversationMessages
 type ListConversationMessagesResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7581,11 +7654,13 @@ func (r ListConversationMessagesResponse) ContentType() string {
 
 // CreateConversationMessageResponse201Headers the declared response headers of an HTTP 201 response for CreateConversationMessage
 type CreateConversationMessageResponse201Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7594,9 +7669,11 @@ type CreateConversationMessageResponse201Headers struct {
 
 // CreateConversationMessageResponse400Headers the declared response headers of an HTTP 400 response for CreateConversationMessage
 type CreateConversationMessageResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7605,10 +7682,12 @@ type CreateConversationMessageResponse400Headers struct {
 
 // CreateConversationMessageResponse401Headers the declared response headers of an HTTP 401 response for CreateConversationMessage
 type CreateConversationMessageResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7617,10 +7696,12 @@ type CreateConversationMessageResponse401Headers struct {
 
 // CreateConversationMessageResponse403Headers the declared response headers of an HTTP 403 response for CreateConversationMessage
 type CreateConversationMessageResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7629,9 +7710,11 @@ type CreateConversationMessageResponse403Headers struct {
 
 // CreateConversationMessageResponse404Headers the declared response headers of an HTTP 404 response for CreateConversationMessage
 type CreateConversationMessageResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7640,15 +7723,24 @@ type CreateConversationMessageResponse404Headers struct {
 
 // CreateConversationMessageResponse409Headers the declared response headers of an HTTP 409 response for CreateConversationMessage
 type CreateConversationMessageResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // CreateConversationMessageResponse413Headers the declared response headers of an HTTP 413 response for CreateConversationMessage
 type CreateConversationMessageResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7657,9 +7749,11 @@ type CreateConversationMessageResponse413Headers struct {
 
 // CreateConversationMessageResponse415Headers the declared response headers of an HTTP 415 response for CreateConversationMessage
 type CreateConversationMessageResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7668,9 +7762,11 @@ type CreateConversationMessageResponse415Headers struct {
 
 // CreateConversationMessageResponse422Headers the declared response headers of an HTTP 422 response for CreateConversationMessage
 type CreateConversationMessageResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7679,10 +7775,12 @@ type CreateConversationMessageResponse422Headers struct {
 
 // CreateConversationMessageResponse429Headers the declared response headers of an HTTP 429 response for CreateConversationMessage
 type CreateConversationMessageResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7691,9 +7789,11 @@ type CreateConversationMessageResponse429Headers struct {
 
 // CreateConversationMessageResponse500Headers the declared response headers of an HTTP 500 response for CreateConversationMessage
 type CreateConversationMessageResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7702,10 +7802,12 @@ type CreateConversationMessageResponse500Headers struct {
 
 // CreateConversationMessageResponse503Headers the declared response headers of an HTTP 503 response for CreateConversationMessage
 type CreateConversationMessageResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7856,10 +7958,12 @@ func (r CreateConversationMessageResponse) ContentType() string {
 
 // MarkConversationReadResponse200Headers the declared response headers of an HTTP 200 response for MarkConversationRead
 type MarkConversationReadResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7868,9 +7972,11 @@ type MarkConversationReadResponse200Headers struct {
 
 // MarkConversationReadResponse400Headers the declared response headers of an HTTP 400 response for MarkConversationRead
 type MarkConversationReadResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7879,10 +7985,12 @@ type MarkConversationReadResponse400Headers struct {
 
 // MarkConversationReadResponse401Headers the declared response headers of an HTTP 401 response for MarkConversationRead
 type MarkConversationReadResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7891,10 +7999,12 @@ type MarkConversationReadResponse401Headers struct {
 
 // MarkConversationReadResponse403Headers the declared response headers of an HTTP 403 response for MarkConversationRead
 type MarkConversationReadResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7903,9 +8013,11 @@ type MarkConversationReadResponse403Headers struct {
 
 // MarkConversationReadResponse404Headers the declared response headers of an HTTP 404 response for MarkConversationRead
 type MarkConversationReadResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7914,15 +8026,24 @@ type MarkConversationReadResponse404Headers struct {
 
 // MarkConversationReadResponse409Headers the declared response headers of an HTTP 409 response for MarkConversationRead
 type MarkConversationReadResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // MarkConversationReadResponse422Headers the declared response headers of an HTTP 422 response for MarkConversationRead
 type MarkConversationReadResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7931,10 +8052,12 @@ type MarkConversationReadResponse422Headers struct {
 
 // MarkConversationReadResponse429Headers the declared response headers of an HTTP 429 response for MarkConversationRead
 type MarkConversationReadResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7943,9 +8066,11 @@ type MarkConversationReadResponse429Headers struct {
 
 // MarkConversationReadResponse500Headers the declared response headers of an HTTP 500 response for MarkConversationRead
 type MarkConversationReadResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -7954,10 +8079,12 @@ type MarkConversationReadResponse500Headers struct {
 
 // MarkConversationReadResponse503Headers the declared response headers of an HTTP 503 response for MarkConversationRead
 type MarkConversationReadResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8090,10 +8217,12 @@ func (r MarkConversationReadResponse) ContentType() string {
 
 // ListFeedResponse200Headers the declared response headers of an HTTP 200 response for ListFeed
 type ListFeedResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8102,10 +8231,12 @@ type ListFeedResponse200Headers struct {
 
 // ListFeedResponse304Headers the declared response headers of an HTTP 304 response for ListFeed
 type ListFeedResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8114,9 +8245,11 @@ type ListFeedResponse304Headers struct {
 
 // ListFeedResponse400Headers the declared response headers of an HTTP 400 response for ListFeed
 type ListFeedResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8125,10 +8258,12 @@ type ListFeedResponse400Headers struct {
 
 // ListFeedResponse401Headers the declared response headers of an HTTP 401 response for ListFeed
 type ListFeedResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8137,10 +8272,12 @@ type ListFeedResponse401Headers struct {
 
 // ListFeedResponse429Headers the declared response headers of an HTTP 429 response for ListFeed
 type ListFeedResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8149,9 +8286,11 @@ type ListFeedResponse429Headers struct {
 
 // ListFeedResponse500Headers the declared response headers of an HTTP 500 response for ListFeed
 type ListFeedResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8160,10 +8299,12 @@ type ListFeedResponse500Headers struct {
 
 // ListFeedResponse503Headers the declared response headers of an HTTP 503 response for ListFeed
 type ListFeedResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8262,10 +8403,12 @@ func (r ListFeedResponse) ContentType() string {
 
 // ListJobsResponse200Headers the declared response headers of an HTTP 200 response for ListJobs
 type ListJobsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8274,10 +8417,12 @@ type ListJobsResponse200Headers struct {
 
 // ListJobsResponse304Headers the declared response headers of an HTTP 304 response for ListJobs
 type ListJobsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8286,9 +8431,11 @@ type ListJobsResponse304Headers struct {
 
 // ListJobsResponse400Headers the declared response headers of an HTTP 400 response for ListJobs
 type ListJobsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8297,10 +8444,12 @@ type ListJobsResponse400Headers struct {
 
 // ListJobsResponse401Headers the declared response headers of an HTTP 401 response for ListJobs
 type ListJobsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8309,10 +8458,12 @@ type ListJobsResponse401Headers struct {
 
 // ListJobsResponse429Headers the declared response headers of an HTTP 429 response for ListJobs
 type ListJobsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8321,9 +8472,11 @@ type ListJobsResponse429Headers struct {
 
 // ListJobsResponse500Headers the declared response headers of an HTTP 500 response for ListJobs
 type ListJobsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8332,10 +8485,12 @@ type ListJobsResponse500Headers struct {
 
 // ListJobsResponse503Headers the declared response headers of an HTTP 503 response for ListJobs
 type ListJobsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8434,10 +8589,12 @@ func (r ListJobsResponse) ContentType() string {
 
 // ListListingsResponse200Headers the declared response headers of an HTTP 200 response for ListListings
 type ListListingsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8446,10 +8603,12 @@ type ListListingsResponse200Headers struct {
 
 // ListListingsResponse304Headers the declared response headers of an HTTP 304 response for ListListings
 type ListListingsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8458,9 +8617,11 @@ type ListListingsResponse304Headers struct {
 
 // ListListingsResponse400Headers the declared response headers of an HTTP 400 response for ListListings
 type ListListingsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8469,10 +8630,12 @@ type ListListingsResponse400Headers struct {
 
 // ListListingsResponse401Headers the declared response headers of an HTTP 401 response for ListListings
 type ListListingsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8481,10 +8644,12 @@ type ListListingsResponse401Headers struct {
 
 // ListListingsResponse429Headers the declared response headers of an HTTP 429 response for ListListings
 type ListListingsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8493,9 +8658,11 @@ type ListListingsResponse429Headers struct {
 
 // ListListingsResponse500Headers the declared response headers of an HTTP 500 response for ListListings
 type ListListingsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8504,10 +8671,12 @@ type ListListingsResponse500Headers struct {
 
 // ListListingsResponse503Headers the declared response headers of an HTTP 503 response for ListListings
 type ListListingsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8606,10 +8775,12 @@ func (r ListListingsResponse) ContentType() string {
 
 // GetMeResponse200Headers the declared response headers of an HTTP 200 response for GetMe
 type GetMeResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8618,10 +8789,12 @@ type GetMeResponse200Headers struct {
 
 // GetMeResponse304Headers the declared response headers of an HTTP 304 response for GetMe
 type GetMeResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8630,9 +8803,11 @@ type GetMeResponse304Headers struct {
 
 // GetMeResponse400Headers the declared response headers of an HTTP 400 response for GetMe
 type GetMeResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8641,10 +8816,12 @@ type GetMeResponse400Headers struct {
 
 // GetMeResponse401Headers the declared response headers of an HTTP 401 response for GetMe
 type GetMeResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8653,10 +8830,12 @@ type GetMeResponse401Headers struct {
 
 // GetMeResponse429Headers the declared response headers of an HTTP 429 response for GetMe
 type GetMeResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8665,9 +8844,11 @@ type GetMeResponse429Headers struct {
 
 // GetMeResponse500Headers the declared response headers of an HTTP 500 response for GetMe
 type GetMeResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8676,10 +8857,12 @@ type GetMeResponse500Headers struct {
 
 // GetMeResponse503Headers the declared response headers of an HTTP 503 response for GetMe
 type GetMeResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8778,10 +8961,12 @@ func (r GetMeResponse) ContentType() string {
 
 // ListBlocksResponse200Headers the declared response headers of an HTTP 200 response for ListBlocks
 type ListBlocksResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8790,10 +8975,12 @@ type ListBlocksResponse200Headers struct {
 
 // ListBlocksResponse304Headers the declared response headers of an HTTP 304 response for ListBlocks
 type ListBlocksResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8802,9 +8989,11 @@ type ListBlocksResponse304Headers struct {
 
 // ListBlocksResponse400Headers the declared response headers of an HTTP 400 response for ListBlocks
 type ListBlocksResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8813,10 +9002,12 @@ type ListBlocksResponse400Headers struct {
 
 // ListBlocksResponse401Headers the declared response headers of an HTTP 401 response for ListBlocks
 type ListBlocksResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8825,10 +9016,12 @@ type ListBlocksResponse401Headers struct {
 
 // ListBlocksResponse429Headers the declared response headers of an HTTP 429 response for ListBlocks
 type ListBlocksResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8837,9 +9030,11 @@ type ListBlocksResponse429Headers struct {
 
 // ListBlocksResponse500Headers the declared response headers of an HTTP 500 response for ListBlocks
 type ListBlocksResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8848,10 +9043,12 @@ type ListBlocksResponse500Headers struct {
 
 // ListBlocksResponse503Headers the declared response headers of an HTTP 503 response for ListBlocks
 type ListBlocksResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8950,10 +9147,12 @@ func (r ListBlocksResponse) ContentType() string {
 
 // ListMutesResponse200Headers the declared response headers of an HTTP 200 response for ListMutes
 type ListMutesResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8962,10 +9161,12 @@ type ListMutesResponse200Headers struct {
 
 // ListMutesResponse304Headers the declared response headers of an HTTP 304 response for ListMutes
 type ListMutesResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8974,9 +9175,11 @@ type ListMutesResponse304Headers struct {
 
 // ListMutesResponse400Headers the declared response headers of an HTTP 400 response for ListMutes
 type ListMutesResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8985,10 +9188,12 @@ type ListMutesResponse400Headers struct {
 
 // ListMutesResponse401Headers the declared response headers of an HTTP 401 response for ListMutes
 type ListMutesResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -8997,10 +9202,12 @@ type ListMutesResponse401Headers struct {
 
 // ListMutesResponse429Headers the declared response headers of an HTTP 429 response for ListMutes
 type ListMutesResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9009,9 +9216,11 @@ type ListMutesResponse429Headers struct {
 
 // ListMutesResponse500Headers the declared response headers of an HTTP 500 response for ListMutes
 type ListMutesResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9020,10 +9229,12 @@ type ListMutesResponse500Headers struct {
 
 // ListMutesResponse503Headers the declared response headers of an HTTP 503 response for ListMutes
 type ListMutesResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9122,10 +9333,12 @@ func (r ListMutesResponse) ContentType() string {
 
 // ListNotificationsResponse200Headers the declared response headers of an HTTP 200 response for ListNotifications
 type ListNotificationsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9134,10 +9347,12 @@ type ListNotificationsResponse200Headers struct {
 
 // ListNotificationsResponse304Headers the declared response headers of an HTTP 304 response for ListNotifications
 type ListNotificationsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9146,9 +9361,11 @@ type ListNotificationsResponse304Headers struct {
 
 // ListNotificationsResponse400Headers the declared response headers of an HTTP 400 response for ListNotifications
 type ListNotificationsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9157,10 +9374,12 @@ type ListNotificationsResponse400Headers struct {
 
 // ListNotificationsResponse401Headers the declared response headers of an HTTP 401 response for ListNotifications
 type ListNotificationsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9169,10 +9388,12 @@ type ListNotificationsResponse401Headers struct {
 
 // ListNotificationsResponse429Headers the declared response headers of an HTTP 429 response for ListNotifications
 type ListNotificationsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9181,9 +9402,11 @@ type ListNotificationsResponse429Headers struct {
 
 // ListNotificationsResponse500Headers the declared response headers of an HTTP 500 response for ListNotifications
 type ListNotificationsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9192,10 +9415,12 @@ type ListNotificationsResponse500Headers struct {
 
 // ListNotificationsResponse503Headers the declared response headers of an HTTP 503 response for ListNotifications
 type ListNotificationsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9294,10 +9519,12 @@ func (r ListNotificationsResponse) ContentType() string {
 
 // MarkNotificationsReadResponse200Headers the declared response headers of an HTTP 200 response for MarkNotificationsRead
 type MarkNotificationsReadResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9306,9 +9533,11 @@ type MarkNotificationsReadResponse200Headers struct {
 
 // MarkNotificationsReadResponse400Headers the declared response headers of an HTTP 400 response for MarkNotificationsRead
 type MarkNotificationsReadResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9317,10 +9546,12 @@ type MarkNotificationsReadResponse400Headers struct {
 
 // MarkNotificationsReadResponse401Headers the declared response headers of an HTTP 401 response for MarkNotificationsRead
 type MarkNotificationsReadResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9329,10 +9560,12 @@ type MarkNotificationsReadResponse401Headers struct {
 
 // MarkNotificationsReadResponse403Headers the declared response headers of an HTTP 403 response for MarkNotificationsRead
 type MarkNotificationsReadResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9341,15 +9574,24 @@ type MarkNotificationsReadResponse403Headers struct {
 
 // MarkNotificationsReadResponse409Headers the declared response headers of an HTTP 409 response for MarkNotificationsRead
 type MarkNotificationsReadResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // MarkNotificationsReadResponse413Headers the declared response headers of an HTTP 413 response for MarkNotificationsRead
 type MarkNotificationsReadResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9358,9 +9600,11 @@ type MarkNotificationsReadResponse413Headers struct {
 
 // MarkNotificationsReadResponse415Headers the declared response headers of an HTTP 415 response for MarkNotificationsRead
 type MarkNotificationsReadResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9369,9 +9613,11 @@ type MarkNotificationsReadResponse415Headers struct {
 
 // MarkNotificationsReadResponse422Headers the declared response headers of an HTTP 422 response for MarkNotificationsRead
 type MarkNotificationsReadResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9380,10 +9626,12 @@ type MarkNotificationsReadResponse422Headers struct {
 
 // MarkNotificationsReadResponse429Headers the declared response headers of an HTTP 429 response for MarkNotificationsRead
 type MarkNotificationsReadResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9392,9 +9640,11 @@ type MarkNotificationsReadResponse429Headers struct {
 
 // MarkNotificationsReadResponse500Headers the declared response headers of an HTTP 500 response for MarkNotificationsRead
 type MarkNotificationsReadResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9403,10 +9653,12 @@ type MarkNotificationsReadResponse500Headers struct {
 
 // MarkNotificationsReadResponse503Headers the declared response headers of an HTTP 503 response for MarkNotificationsRead
 type MarkNotificationsReadResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9548,11 +9800,13 @@ func (r MarkNotificationsReadResponse) ContentType() string {
 
 // CreatePostResponse201Headers the declared response headers of an HTTP 201 response for CreatePost
 type CreatePostResponse201Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9561,9 +9815,11 @@ type CreatePostResponse201Headers struct {
 
 // CreatePostResponse400Headers the declared response headers of an HTTP 400 response for CreatePost
 type CreatePostResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9572,10 +9828,12 @@ type CreatePostResponse400Headers struct {
 
 // CreatePostResponse401Headers the declared response headers of an HTTP 401 response for CreatePost
 type CreatePostResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9584,10 +9842,12 @@ type CreatePostResponse401Headers struct {
 
 // CreatePostResponse403Headers the declared response headers of an HTTP 403 response for CreatePost
 type CreatePostResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9596,15 +9856,24 @@ type CreatePostResponse403Headers struct {
 
 // CreatePostResponse409Headers the declared response headers of an HTTP 409 response for CreatePost
 type CreatePostResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // CreatePostResponse413Headers the declared response headers of an HTTP 413 response for CreatePost
 type CreatePostResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9613,9 +9882,11 @@ type CreatePostResponse413Headers struct {
 
 // CreatePostResponse415Headers the declared response headers of an HTTP 415 response for CreatePost
 type CreatePostResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9624,9 +9895,11 @@ type CreatePostResponse415Headers struct {
 
 // CreatePostResponse422Headers the declared response headers of an HTTP 422 response for CreatePost
 type CreatePostResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9635,10 +9908,12 @@ type CreatePostResponse422Headers struct {
 
 // CreatePostResponse429Headers the declared response headers of an HTTP 429 response for CreatePost
 type CreatePostResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9647,9 +9922,11 @@ type CreatePostResponse429Headers struct {
 
 // CreatePostResponse500Headers the declared response headers of an HTTP 500 response for CreatePost
 type CreatePostResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9658,10 +9935,12 @@ type CreatePostResponse500Headers struct {
 
 // CreatePostResponse503Headers the declared response headers of an HTTP 503 response for CreatePost
 type CreatePostResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9803,9 +10082,11 @@ func (r CreatePostResponse) ContentType() string {
 
 // DeletePostResponse204Headers the declared response headers of an HTTP 204 response for DeletePost
 type DeletePostResponse204Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9814,9 +10095,11 @@ type DeletePostResponse204Headers struct {
 
 // DeletePostResponse400Headers the declared response headers of an HTTP 400 response for DeletePost
 type DeletePostResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9825,10 +10108,12 @@ type DeletePostResponse400Headers struct {
 
 // DeletePostResponse401Headers the declared response headers of an HTTP 401 response for DeletePost
 type DeletePostResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9837,10 +10122,12 @@ type DeletePostResponse401Headers struct {
 
 // DeletePostResponse403Headers the declared response headers of an HTTP 403 response for DeletePost
 type DeletePostResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9849,9 +10136,11 @@ type DeletePostResponse403Headers struct {
 
 // DeletePostResponse404Headers the declared response headers of an HTTP 404 response for DeletePost
 type DeletePostResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9860,10 +10149,12 @@ type DeletePostResponse404Headers struct {
 
 // DeletePostResponse429Headers the declared response headers of an HTTP 429 response for DeletePost
 type DeletePostResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9872,9 +10163,11 @@ type DeletePostResponse429Headers struct {
 
 // DeletePostResponse500Headers the declared response headers of an HTTP 500 response for DeletePost
 type DeletePostResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9883,10 +10176,12 @@ type DeletePostResponse500Headers struct {
 
 // DeletePostResponse503Headers the declared response headers of an HTTP 503 response for DeletePost
 type DeletePostResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -9994,10 +10289,12 @@ func (r DeletePostResponse) ContentType() string {
 
 // GetPostResponse200Headers the declared response headers of an HTTP 200 response for GetPost
 type GetPostResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10006,10 +10303,12 @@ type GetPostResponse200Headers struct {
 
 // GetPostResponse304Headers the declared response headers of an HTTP 304 response for GetPost
 type GetPostResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10018,9 +10317,11 @@ type GetPostResponse304Headers struct {
 
 // GetPostResponse400Headers the declared response headers of an HTTP 400 response for GetPost
 type GetPostResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10029,10 +10330,12 @@ type GetPostResponse400Headers struct {
 
 // GetPostResponse401Headers the declared response headers of an HTTP 401 response for GetPost
 type GetPostResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10041,9 +10344,11 @@ type GetPostResponse401Headers struct {
 
 // GetPostResponse404Headers the declared response headers of an HTTP 404 response for GetPost
 type GetPostResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10052,10 +10357,12 @@ type GetPostResponse404Headers struct {
 
 // GetPostResponse429Headers the declared response headers of an HTTP 429 response for GetPost
 type GetPostResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10064,9 +10371,11 @@ type GetPostResponse429Headers struct {
 
 // GetPostResponse500Headers the declared response headers of an HTTP 500 response for GetPost
 type GetPostResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10075,10 +10384,12 @@ type GetPostResponse500Headers struct {
 
 // GetPostResponse503Headers the declared response headers of an HTTP 503 response for GetPost
 type GetPostResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10186,10 +10497,12 @@ func (r GetPostResponse) ContentType() string {
 
 // ListPostCommentsResponse200Headers the declared response headers of an HTTP 200 response for ListPostComments
 type ListPostCommentsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10198,10 +10511,12 @@ type ListPostCommentsResponse200Headers struct {
 
 // ListPostCommentsResponse304Headers the declared response headers of an HTTP 304 response for ListPostComments
 type ListPostCommentsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10210,9 +10525,11 @@ type ListPostCommentsResponse304Headers struct {
 
 // ListPostCommentsResponse400Headers the declared response headers of an HTTP 400 response for ListPostComments
 type ListPostCommentsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10221,10 +10538,12 @@ type ListPostCommentsResponse400Headers struct {
 
 // ListPostCommentsResponse401Headers the declared response headers of an HTTP 401 response for ListPostComments
 type ListPostCommentsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10233,9 +10552,11 @@ type ListPostCommentsResponse401Headers struct {
 
 // ListPostCommentsResponse404Headers the declared response headers of an HTTP 404 response for ListPostComments
 type ListPostCommentsResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10244,10 +10565,12 @@ type ListPostCommentsResponse404Headers struct {
 
 // ListPostCommentsResponse429Headers the declared response headers of an HTTP 429 response for ListPostComments
 type ListPostCommentsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10256,9 +10579,11 @@ type ListPostCommentsResponse429Headers struct {
 
 // ListPostCommentsResponse500Headers the declared response headers of an HTTP 500 response for ListPostComments
 type ListPostCommentsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10267,10 +10592,12 @@ type ListPostCommentsResponse500Headers struct {
 
 // ListPostCommentsResponse503Headers the declared response headers of an HTTP 503 response for ListPostComments
 type ListPostCommentsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10378,11 +10705,13 @@ func (r ListPostCommentsResponse) ContentType() string {
 
 // CreatePostCommentResponse201Headers the declared response headers of an HTTP 201 response for CreatePostComment
 type CreatePostCommentResponse201Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10391,9 +10720,11 @@ type CreatePostCommentResponse201Headers struct {
 
 // CreatePostCommentResponse400Headers the declared response headers of an HTTP 400 response for CreatePostComment
 type CreatePostCommentResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10402,10 +10733,12 @@ type CreatePostCommentResponse400Headers struct {
 
 // CreatePostCommentResponse401Headers the declared response headers of an HTTP 401 response for CreatePostComment
 type CreatePostCommentResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10414,10 +10747,12 @@ type CreatePostCommentResponse401Headers struct {
 
 // CreatePostCommentResponse403Headers the declared response headers of an HTTP 403 response for CreatePostComment
 type CreatePostCommentResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10426,9 +10761,11 @@ type CreatePostCommentResponse403Headers struct {
 
 // CreatePostCommentResponse404Headers the declared response headers of an HTTP 404 response for CreatePostComment
 type CreatePostCommentResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10437,15 +10774,24 @@ type CreatePostCommentResponse404Headers struct {
 
 // CreatePostCommentResponse409Headers the declared response headers of an HTTP 409 response for CreatePostComment
 type CreatePostCommentResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // CreatePostCommentResponse413Headers the declared response headers of an HTTP 413 response for CreatePostComment
 type CreatePostCommentResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10454,9 +10800,11 @@ type CreatePostCommentResponse413Headers struct {
 
 // CreatePostCommentResponse415Headers the declared response headers of an HTTP 415 response for CreatePostComment
 type CreatePostCommentResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10465,9 +10813,11 @@ type CreatePostCommentResponse415Headers struct {
 
 // CreatePostCommentResponse422Headers the declared response headers of an HTTP 422 response for CreatePostComment
 type CreatePostCommentResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10476,10 +10826,12 @@ type CreatePostCommentResponse422Headers struct {
 
 // CreatePostCommentResponse429Headers the declared response headers of an HTTP 429 response for CreatePostComment
 type CreatePostCommentResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10488,9 +10840,11 @@ type CreatePostCommentResponse429Headers struct {
 
 // CreatePostCommentResponse500Headers the declared response headers of an HTTP 500 response for CreatePostComment
 type CreatePostCommentResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10499,10 +10853,12 @@ type CreatePostCommentResponse500Headers struct {
 
 // CreatePostCommentResponse503Headers the declared response headers of an HTTP 503 response for CreatePostComment
 type CreatePostCommentResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10653,9 +11009,11 @@ func (r CreatePostCommentResponse) ContentType() string {
 
 // DeletePostReactionResponse200Headers the declared response headers of an HTTP 200 response for DeletePostReaction
 type DeletePostReactionResponse200Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10664,9 +11022,11 @@ type DeletePostReactionResponse200Headers struct {
 
 // DeletePostReactionResponse400Headers the declared response headers of an HTTP 400 response for DeletePostReaction
 type DeletePostReactionResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10675,10 +11035,12 @@ type DeletePostReactionResponse400Headers struct {
 
 // DeletePostReactionResponse401Headers the declared response headers of an HTTP 401 response for DeletePostReaction
 type DeletePostReactionResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10687,10 +11049,12 @@ type DeletePostReactionResponse401Headers struct {
 
 // DeletePostReactionResponse403Headers the declared response headers of an HTTP 403 response for DeletePostReaction
 type DeletePostReactionResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10699,9 +11063,11 @@ type DeletePostReactionResponse403Headers struct {
 
 // DeletePostReactionResponse404Headers the declared response headers of an HTTP 404 response for DeletePostReaction
 type DeletePostReactionResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10710,10 +11076,12 @@ type DeletePostReactionResponse404Headers struct {
 
 // DeletePostReactionResponse429Headers the declared response headers of an HTTP 429 response for DeletePostReaction
 type DeletePostReactionResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10722,9 +11090,11 @@ type DeletePostReactionResponse429Headers struct {
 
 // DeletePostReactionResponse500Headers the declared response headers of an HTTP 500 response for DeletePostReaction
 type DeletePostReactionResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10733,10 +11103,12 @@ type DeletePostReactionResponse500Headers struct {
 
 // DeletePostReactionResponse503Headers the declared response headers of an HTTP 503 response for DeletePostReaction
 type DeletePostReactionResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10851,10 +11223,12 @@ func (r DeletePostReactionResponse) ContentType() string {
 
 // ReactToPostResponse200Headers the declared response headers of an HTTP 200 response for ReactToPost
 type ReactToPostResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10863,9 +11237,11 @@ type ReactToPostResponse200Headers struct {
 
 // ReactToPostResponse400Headers the declared response headers of an HTTP 400 response for ReactToPost
 type ReactToPostResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10874,10 +11250,12 @@ type ReactToPostResponse400Headers struct {
 
 // ReactToPostResponse401Headers the declared response headers of an HTTP 401 response for ReactToPost
 type ReactToPostResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10886,10 +11264,12 @@ type ReactToPostResponse401Headers struct {
 
 // ReactToPostResponse403Headers the declared response headers of an HTTP 403 response for ReactToPost
 type ReactToPostResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10898,9 +11278,11 @@ type ReactToPostResponse403Headers struct {
 
 // ReactToPostResponse404Headers the declared response headers of an HTTP 404 response for ReactToPost
 type ReactToPostResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10909,15 +11291,24 @@ type ReactToPostResponse404Headers struct {
 
 // ReactToPostResponse409Headers the declared response headers of an HTTP 409 response for ReactToPost
 type ReactToPostResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // ReactToPostResponse413Headers the declared response headers of an HTTP 413 response for ReactToPost
 type ReactToPostResponse413Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10926,9 +11317,11 @@ type ReactToPostResponse413Headers struct {
 
 // ReactToPostResponse415Headers the declared response headers of an HTTP 415 response for ReactToPost
 type ReactToPostResponse415Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10937,9 +11330,11 @@ type ReactToPostResponse415Headers struct {
 
 // ReactToPostResponse422Headers the declared response headers of an HTTP 422 response for ReactToPost
 type ReactToPostResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10948,10 +11343,12 @@ type ReactToPostResponse422Headers struct {
 
 // ReactToPostResponse429Headers the declared response headers of an HTTP 429 response for ReactToPost
 type ReactToPostResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10960,9 +11357,11 @@ type ReactToPostResponse429Headers struct {
 
 // ReactToPostResponse500Headers the declared response headers of an HTTP 500 response for ReactToPost
 type ReactToPostResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -10971,10 +11370,12 @@ type ReactToPostResponse500Headers struct {
 
 // ReactToPostResponse503Headers the declared response headers of an HTTP 503 response for ReactToPost
 type ReactToPostResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11125,10 +11526,12 @@ func (r ReactToPostResponse) ContentType() string {
 
 // SearchAllResponse200Headers the declared response headers of an HTTP 200 response for SearchAll
 type SearchAllResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11137,10 +11540,12 @@ type SearchAllResponse200Headers struct {
 
 // SearchAllResponse304Headers the declared response headers of an HTTP 304 response for SearchAll
 type SearchAllResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11149,9 +11554,11 @@ type SearchAllResponse304Headers struct {
 
 // SearchAllResponse400Headers the declared response headers of an HTTP 400 response for SearchAll
 type SearchAllResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11160,10 +11567,12 @@ type SearchAllResponse400Headers struct {
 
 // SearchAllResponse401Headers the declared response headers of an HTTP 401 response for SearchAll
 type SearchAllResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11172,10 +11581,12 @@ type SearchAllResponse401Headers struct {
 
 // SearchAllResponse429Headers the declared response headers of an HTTP 429 response for SearchAll
 type SearchAllResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11184,9 +11595,11 @@ type SearchAllResponse429Headers struct {
 
 // SearchAllResponse500Headers the declared response headers of an HTTP 500 response for SearchAll
 type SearchAllResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11195,10 +11608,12 @@ type SearchAllResponse500Headers struct {
 
 // SearchAllResponse503Headers the declared response headers of an HTTP 503 response for SearchAll
 type SearchAllResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11297,10 +11712,12 @@ func (r SearchAllResponse) ContentType() string {
 
 // GetUserResponse200Headers the declared response headers of an HTTP 200 response for GetUser
 type GetUserResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11309,10 +11726,12 @@ type GetUserResponse200Headers struct {
 
 // GetUserResponse304Headers the declared response headers of an HTTP 304 response for GetUser
 type GetUserResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11321,9 +11740,11 @@ type GetUserResponse304Headers struct {
 
 // GetUserResponse400Headers the declared response headers of an HTTP 400 response for GetUser
 type GetUserResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11332,10 +11753,12 @@ type GetUserResponse400Headers struct {
 
 // GetUserResponse401Headers the declared response headers of an HTTP 401 response for GetUser
 type GetUserResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11344,9 +11767,11 @@ type GetUserResponse401Headers struct {
 
 // GetUserResponse404Headers the declared response headers of an HTTP 404 response for GetUser
 type GetUserResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11355,10 +11780,12 @@ type GetUserResponse404Headers struct {
 
 // GetUserResponse429Headers the declared response headers of an HTTP 429 response for GetUser
 type GetUserResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11367,9 +11794,11 @@ type GetUserResponse429Headers struct {
 
 // GetUserResponse500Headers the declared response headers of an HTTP 500 response for GetUser
 type GetUserResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11378,10 +11807,12 @@ type GetUserResponse500Headers struct {
 
 // GetUserResponse503Headers the declared response headers of an HTTP 503 response for GetUser
 type GetUserResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11489,9 +11920,11 @@ func (r GetUserResponse) ContentType() string {
 
 // UnblockUserResponse200Headers the declared response headers of an HTTP 200 response for UnblockUser
 type UnblockUserResponse200Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11500,9 +11933,11 @@ type UnblockUserResponse200Headers struct {
 
 // UnblockUserResponse400Headers the declared response headers of an HTTP 400 response for UnblockUser
 type UnblockUserResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11511,10 +11946,12 @@ type UnblockUserResponse400Headers struct {
 
 // UnblockUserResponse401Headers the declared response headers of an HTTP 401 response for UnblockUser
 type UnblockUserResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11523,10 +11960,12 @@ type UnblockUserResponse401Headers struct {
 
 // UnblockUserResponse403Headers the declared response headers of an HTTP 403 response for UnblockUser
 type UnblockUserResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11535,9 +11974,11 @@ type UnblockUserResponse403Headers struct {
 
 // UnblockUserResponse404Headers the declared response headers of an HTTP 404 response for UnblockUser
 type UnblockUserResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11546,10 +11987,12 @@ type UnblockUserResponse404Headers struct {
 
 // UnblockUserResponse429Headers the declared response headers of an HTTP 429 response for UnblockUser
 type UnblockUserResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11558,9 +12001,11 @@ type UnblockUserResponse429Headers struct {
 
 // UnblockUserResponse500Headers the declared response headers of an HTTP 500 response for UnblockUser
 type UnblockUserResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11569,10 +12014,12 @@ type UnblockUserResponse500Headers struct {
 
 // UnblockUserResponse503Headers the declared response headers of an HTTP 503 response for UnblockUser
 type UnblockUserResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11687,10 +12134,12 @@ func (r UnblockUserResponse) ContentType() string {
 
 // BlockUserResponse200Headers the declared response headers of an HTTP 200 response for BlockUser
 type BlockUserResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11699,9 +12148,11 @@ type BlockUserResponse200Headers struct {
 
 // BlockUserResponse400Headers the declared response headers of an HTTP 400 response for BlockUser
 type BlockUserResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11710,10 +12161,12 @@ type BlockUserResponse400Headers struct {
 
 // BlockUserResponse401Headers the declared response headers of an HTTP 401 response for BlockUser
 type BlockUserResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11722,10 +12175,12 @@ type BlockUserResponse401Headers struct {
 
 // BlockUserResponse403Headers the declared response headers of an HTTP 403 response for BlockUser
 type BlockUserResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11734,9 +12189,11 @@ type BlockUserResponse403Headers struct {
 
 // BlockUserResponse404Headers the declared response headers of an HTTP 404 response for BlockUser
 type BlockUserResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11745,15 +12202,24 @@ type BlockUserResponse404Headers struct {
 
 // BlockUserResponse409Headers the declared response headers of an HTTP 409 response for BlockUser
 type BlockUserResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // BlockUserResponse422Headers the declared response headers of an HTTP 422 response for BlockUser
 type BlockUserResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11762,10 +12228,12 @@ type BlockUserResponse422Headers struct {
 
 // BlockUserResponse429Headers the declared response headers of an HTTP 429 response for BlockUser
 type BlockUserResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11774,9 +12242,11 @@ type BlockUserResponse429Headers struct {
 
 // BlockUserResponse500Headers the declared response headers of an HTTP 500 response for BlockUser
 type BlockUserResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11785,10 +12255,12 @@ type BlockUserResponse500Headers struct {
 
 // BlockUserResponse503Headers the declared response headers of an HTTP 503 response for BlockUser
 type BlockUserResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11921,10 +12393,12 @@ func (r BlockUserResponse) ContentType() string {
 
 // ToggleFollowResponse200Headers the declared response headers of an HTTP 200 response for ToggleFollow
 type ToggleFollowResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11933,9 +12407,11 @@ type ToggleFollowResponse200Headers struct {
 
 // ToggleFollowResponse400Headers the declared response headers of an HTTP 400 response for ToggleFollow
 type ToggleFollowResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11944,10 +12420,12 @@ type ToggleFollowResponse400Headers struct {
 
 // ToggleFollowResponse401Headers the declared response headers of an HTTP 401 response for ToggleFollow
 type ToggleFollowResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11956,10 +12434,12 @@ type ToggleFollowResponse401Headers struct {
 
 // ToggleFollowResponse403Headers the declared response headers of an HTTP 403 response for ToggleFollow
 type ToggleFollowResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11968,9 +12448,11 @@ type ToggleFollowResponse403Headers struct {
 
 // ToggleFollowResponse404Headers the declared response headers of an HTTP 404 response for ToggleFollow
 type ToggleFollowResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11979,15 +12461,24 @@ type ToggleFollowResponse404Headers struct {
 
 // ToggleFollowResponse409Headers the declared response headers of an HTTP 409 response for ToggleFollow
 type ToggleFollowResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // ToggleFollowResponse422Headers the declared response headers of an HTTP 422 response for ToggleFollow
 type ToggleFollowResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -11996,10 +12487,12 @@ type ToggleFollowResponse422Headers struct {
 
 // ToggleFollowResponse429Headers the declared response headers of an HTTP 429 response for ToggleFollow
 type ToggleFollowResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12008,9 +12501,11 @@ type ToggleFollowResponse429Headers struct {
 
 // ToggleFollowResponse500Headers the declared response headers of an HTTP 500 response for ToggleFollow
 type ToggleFollowResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12019,10 +12514,12 @@ type ToggleFollowResponse500Headers struct {
 
 // ToggleFollowResponse503Headers the declared response headers of an HTTP 503 response for ToggleFollow
 type ToggleFollowResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12155,9 +12652,11 @@ func (r ToggleFollowResponse) ContentType() string {
 
 // UnmuteUserResponse200Headers the declared response headers of an HTTP 200 response for UnmuteUser
 type UnmuteUserResponse200Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12166,9 +12665,11 @@ type UnmuteUserResponse200Headers struct {
 
 // UnmuteUserResponse400Headers the declared response headers of an HTTP 400 response for UnmuteUser
 type UnmuteUserResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12177,10 +12678,12 @@ type UnmuteUserResponse400Headers struct {
 
 // UnmuteUserResponse401Headers the declared response headers of an HTTP 401 response for UnmuteUser
 type UnmuteUserResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12189,10 +12692,12 @@ type UnmuteUserResponse401Headers struct {
 
 // UnmuteUserResponse403Headers the declared response headers of an HTTP 403 response for UnmuteUser
 type UnmuteUserResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12201,9 +12706,11 @@ type UnmuteUserResponse403Headers struct {
 
 // UnmuteUserResponse404Headers the declared response headers of an HTTP 404 response for UnmuteUser
 type UnmuteUserResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12212,10 +12719,12 @@ type UnmuteUserResponse404Headers struct {
 
 // UnmuteUserResponse429Headers the declared response headers of an HTTP 429 response for UnmuteUser
 type UnmuteUserResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12224,9 +12733,11 @@ type UnmuteUserResponse429Headers struct {
 
 // UnmuteUserResponse500Headers the declared response headers of an HTTP 500 response for UnmuteUser
 type UnmuteUserResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12235,10 +12746,12 @@ type UnmuteUserResponse500Headers struct {
 
 // UnmuteUserResponse503Headers the declared response headers of an HTTP 503 response for UnmuteUser
 type UnmuteUserResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12353,10 +12866,12 @@ func (r UnmuteUserResponse) ContentType() string {
 
 // MuteUserResponse200Headers the declared response headers of an HTTP 200 response for MuteUser
 type MuteUserResponse200Headers struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12365,9 +12880,11 @@ type MuteUserResponse200Headers struct {
 
 // MuteUserResponse400Headers the declared response headers of an HTTP 400 response for MuteUser
 type MuteUserResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12376,10 +12893,12 @@ type MuteUserResponse400Headers struct {
 
 // MuteUserResponse401Headers the declared response headers of an HTTP 401 response for MuteUser
 type MuteUserResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12388,10 +12907,12 @@ type MuteUserResponse401Headers struct {
 
 // MuteUserResponse403Headers the declared response headers of an HTTP 403 response for MuteUser
 type MuteUserResponse403Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12400,9 +12921,11 @@ type MuteUserResponse403Headers struct {
 
 // MuteUserResponse404Headers the declared response headers of an HTTP 404 response for MuteUser
 type MuteUserResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12411,15 +12934,24 @@ type MuteUserResponse404Headers struct {
 
 // MuteUserResponse409Headers the declared response headers of an HTTP 409 response for MuteUser
 type MuteUserResponse409Headers struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 
 // MuteUserResponse422Headers the declared response headers of an HTTP 422 response for MuteUser
 type MuteUserResponse422Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12428,10 +12960,12 @@ type MuteUserResponse422Headers struct {
 
 // MuteUserResponse429Headers the declared response headers of an HTTP 429 response for MuteUser
 type MuteUserResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12440,9 +12974,11 @@ type MuteUserResponse429Headers struct {
 
 // MuteUserResponse500Headers the declared response headers of an HTTP 500 response for MuteUser
 type MuteUserResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12451,10 +12987,12 @@ type MuteUserResponse500Headers struct {
 
 // MuteUserResponse503Headers the declared response headers of an HTTP 503 response for MuteUser
 type MuteUserResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12587,10 +13125,12 @@ func (r MuteUserResponse) ContentType() string {
 
 // ListUserPostsResponse200Headers the declared response headers of an HTTP 200 response for ListUserPosts
 type ListUserPostsResponse200Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12599,10 +13139,12 @@ type ListUserPostsResponse200Headers struct {
 
 // ListUserPostsResponse304Headers the declared response headers of an HTTP 304 response for ListUserPosts
 type ListUserPostsResponse304Headers struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12611,9 +13153,11 @@ type ListUserPostsResponse304Headers struct {
 
 // ListUserPostsResponse400Headers the declared response headers of an HTTP 400 response for ListUserPosts
 type ListUserPostsResponse400Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12622,10 +13166,12 @@ type ListUserPostsResponse400Headers struct {
 
 // ListUserPostsResponse401Headers the declared response headers of an HTTP 401 response for ListUserPosts
 type ListUserPostsResponse401Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12634,9 +13180,11 @@ type ListUserPostsResponse401Headers struct {
 
 // ListUserPostsResponse404Headers the declared response headers of an HTTP 404 response for ListUserPosts
 type ListUserPostsResponse404Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12645,10 +13193,12 @@ type ListUserPostsResponse404Headers struct {
 
 // ListUserPostsResponse429Headers the declared response headers of an HTTP 429 response for ListUserPosts
 type ListUserPostsResponse429Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12657,9 +13207,11 @@ type ListUserPostsResponse429Headers struct {
 
 // ListUserPostsResponse500Headers the declared response headers of an HTTP 500 response for ListUserPosts
 type ListUserPostsResponse500Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12668,10 +13220,12 @@ type ListUserPostsResponse500Headers struct {
 
 // ListUserPostsResponse503Headers the declared response headers of an HTTP 503 response for ListUserPosts
 type ListUserPostsResponse503Headers struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int32
 	XRateLimitRemaining *int32
 	XRateLimitReset     *int64
@@ -12888,8 +13442,8 @@ func (c *ClientWithResponses) ListConversationMessagesWithResponse(ctx context.C
 //
 // Sends a message as the caller in a conversation the caller takes part in.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 // `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 // `cannot_message` (a one-to-one conversation whose two members a block separates, either
 // way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -12910,8 +13464,8 @@ func (c *ClientWithResponses) CreateConversationMessageWithBodyWithResponse(ctx 
 //
 // Sends a message as the caller in a conversation the caller takes part in.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
 // `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
 // `cannot_message` (a one-to-one conversation whose two members a block separates, either
 // way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -13228,8 +13782,8 @@ func (c *ClientWithResponses) ListPostCommentsWithResponse(ctx context.Context, 
 // Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 // of the same post.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 // comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
@@ -13249,8 +13803,8 @@ func (c *ClientWithResponses) CreatePostCommentWithBodyWithResponse(ctx context.
 // Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
 // of the same post.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
 // comment of this post). Answers 201 with the comment and its API URL in `Location`.
 //
@@ -13290,8 +13844,8 @@ func (c *ClientWithResponses) DeletePostReactionWithResponse(ctx context.Context
 // type the caller already has changes nothing and still answers 200. Returns the caller's
 // resulting reaction and the post's updated counters.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (missing or unknown `type`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -13311,8 +13865,8 @@ func (c *ClientWithResponses) ReactToPostWithBodyWithResponse(ctx context.Contex
 // type the caller already has changes nothing and still answers 200. Returns the caller's
 // resulting reaction and the post's updated counters.
 //
-// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-// `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+// (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
 // `validation_failed` (missing or unknown `type`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -13566,6 +14120,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetIndexResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13593,6 +14154,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13625,6 +14193,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetIndexResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13652,6 +14227,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13684,6 +14266,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetIndexResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13704,6 +14293,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13736,6 +14332,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetIndexResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13763,6 +14366,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13795,6 +14405,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetIndexResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13822,6 +14439,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13854,6 +14478,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetIndexResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13874,6 +14505,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -13906,6 +14544,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetIndexResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -13933,6 +14578,13 @@ func ParseGetIndexResponse(rsp *http.Response) (*GetIndexResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14032,6 +14684,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListConversationsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14059,6 +14718,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14091,6 +14757,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListConversationsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14118,6 +14791,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14150,6 +14830,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListConversationsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14170,6 +14857,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14202,6 +14896,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListConversationsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14229,6 +14930,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14261,6 +14969,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListConversationsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14288,6 +15003,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14320,6 +15042,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListConversationsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14340,6 +15069,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14372,6 +15108,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListConversationsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14399,6 +15142,13 @@ func ParseListConversationsResponse(rsp *http.Response) (*ListConversationsRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14537,6 +15287,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers CreateConversationResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14564,6 +15321,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14596,6 +15360,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers200 = &headers
 	case rsp.StatusCode == 201:
 		var headers CreateConversationResponse201Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14631,6 +15402,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 			}
 			headers.RateLimitPolicy = &value
 		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
@@ -14662,6 +15440,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateConversationResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14682,6 +15467,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14714,6 +15506,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateConversationResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14741,6 +15540,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14773,6 +15579,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreateConversationResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14800,6 +15613,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14832,23 +15652,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateConversationResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers CreateConversationResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14869,6 +15679,79 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateConversationResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14901,6 +15784,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateConversationResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14921,6 +15811,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -14953,6 +15850,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateConversationResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -14973,6 +15877,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15005,6 +15916,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateConversationResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15032,6 +15950,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15064,6 +15989,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateConversationResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15084,6 +16016,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15116,6 +16055,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateConversationResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15143,6 +16089,13 @@ func ParseCreateConversationResponse(rsp *http.Response) (*CreateConversationRes
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15249,6 +16202,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListConversationMessagesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15276,6 +16236,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15308,6 +16275,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListConversationMessagesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15335,6 +16309,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15367,6 +16348,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListConversationMessagesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15387,6 +16375,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15419,6 +16414,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListConversationMessagesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15446,6 +16448,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15478,6 +16487,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListConversationMessagesResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15498,6 +16514,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15530,6 +16553,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListConversationMessagesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15557,6 +16587,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15589,6 +16626,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListConversationMessagesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15609,6 +16653,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15641,6 +16692,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListConversationMessagesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15668,6 +16726,13 @@ func ParseListConversationMessagesResponse(rsp *http.Response) (*ListConversatio
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15806,6 +16871,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreateConversationMessageResponse201Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15841,6 +16913,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 			}
 			headers.RateLimitPolicy = &value
 		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
@@ -15872,6 +16951,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreateConversationMessageResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15892,6 +16978,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15924,6 +17017,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreateConversationMessageResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -15951,6 +17051,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -15983,6 +17090,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreateConversationMessageResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16010,6 +17124,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16042,6 +17163,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CreateConversationMessageResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16062,6 +17190,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16094,23 +17229,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateConversationMessageResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers CreateConversationMessageResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16131,6 +17256,79 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreateConversationMessageResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16163,6 +17361,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreateConversationMessageResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16183,6 +17388,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16215,6 +17427,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreateConversationMessageResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16235,6 +17454,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16267,6 +17493,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreateConversationMessageResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16294,6 +17527,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16326,6 +17566,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreateConversationMessageResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16346,6 +17593,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16378,6 +17632,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateConversationMessageResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16405,6 +17666,13 @@ func ParseCreateConversationMessageResponse(rsp *http.Response) (*CreateConversa
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16529,6 +17797,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 	switch {
 	case rsp.StatusCode == 200:
 		var headers MarkConversationReadResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16556,6 +17831,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16588,6 +17870,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers MarkConversationReadResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16608,6 +17897,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16640,6 +17936,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers MarkConversationReadResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16667,6 +17970,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16699,6 +18009,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers MarkConversationReadResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16726,6 +18043,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16758,6 +18082,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers MarkConversationReadResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16778,6 +18109,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16810,23 +18148,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers MarkConversationReadResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 422:
-		var headers MarkConversationReadResponse422Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16847,6 +18175,79 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers MarkConversationReadResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16879,6 +18280,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers MarkConversationReadResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16906,6 +18314,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16938,6 +18353,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers MarkConversationReadResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -16958,6 +18380,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -16990,6 +18419,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers MarkConversationReadResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17017,6 +18453,13 @@ func ParseMarkConversationReadResponse(rsp *http.Response) (*MarkConversationRea
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17116,6 +18559,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListFeedResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17143,6 +18593,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17175,6 +18632,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListFeedResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17202,6 +18666,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17234,6 +18705,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListFeedResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17254,6 +18732,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17286,6 +18771,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListFeedResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17313,6 +18805,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17345,6 +18844,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListFeedResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17372,6 +18878,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17404,6 +18917,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListFeedResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17424,6 +18944,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17456,6 +18983,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListFeedResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17483,6 +19017,13 @@ func ParseListFeedResponse(rsp *http.Response) (*ListFeedResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17582,6 +19123,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListJobsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17609,6 +19157,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17641,6 +19196,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListJobsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17668,6 +19230,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17700,6 +19269,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListJobsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17720,6 +19296,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17752,6 +19335,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListJobsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17779,6 +19369,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17811,6 +19408,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListJobsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17838,6 +19442,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17870,6 +19481,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListJobsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17890,6 +19508,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -17922,6 +19547,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListJobsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -17949,6 +19581,13 @@ func ParseListJobsResponse(rsp *http.Response) (*ListJobsResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18048,6 +19687,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListListingsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18075,6 +19721,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18107,6 +19760,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListListingsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18134,6 +19794,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18166,6 +19833,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListListingsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18186,6 +19860,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18218,6 +19899,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListListingsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18245,6 +19933,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18277,6 +19972,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListListingsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18304,6 +20006,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18336,6 +20045,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListListingsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18356,6 +20072,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18388,6 +20111,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListListingsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18415,6 +20145,13 @@ func ParseListListingsResponse(rsp *http.Response) (*ListListingsResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18514,6 +20251,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetMeResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18541,6 +20285,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18573,6 +20324,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetMeResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18600,6 +20358,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18632,6 +20397,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetMeResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18652,6 +20424,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18684,6 +20463,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetMeResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18711,6 +20497,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18743,6 +20536,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetMeResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18770,6 +20570,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18802,6 +20609,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetMeResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18822,6 +20636,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18854,6 +20675,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetMeResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -18881,6 +20709,13 @@ func ParseGetMeResponse(rsp *http.Response) (*GetMeResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -18980,6 +20815,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListBlocksResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19007,6 +20849,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19039,6 +20888,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListBlocksResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19066,6 +20922,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19098,6 +20961,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListBlocksResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19118,6 +20988,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19150,6 +21027,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListBlocksResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19177,6 +21061,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19209,6 +21100,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListBlocksResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19236,6 +21134,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19268,6 +21173,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListBlocksResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19288,6 +21200,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19320,6 +21239,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListBlocksResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19347,6 +21273,13 @@ func ParseListBlocksResponse(rsp *http.Response) (*ListBlocksResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19446,6 +21379,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListMutesResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19473,6 +21413,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19505,6 +21452,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListMutesResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19532,6 +21486,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19564,6 +21525,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListMutesResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19584,6 +21552,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19616,6 +21591,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListMutesResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19643,6 +21625,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19675,6 +21664,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListMutesResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19702,6 +21698,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19734,6 +21737,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListMutesResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19754,6 +21764,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19786,6 +21803,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListMutesResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19813,6 +21837,13 @@ func ParseListMutesResponse(rsp *http.Response) (*ListMutesResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19912,6 +21943,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListNotificationsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19939,6 +21977,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -19971,6 +22016,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListNotificationsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -19998,6 +22050,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20030,6 +22089,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListNotificationsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20050,6 +22116,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20082,6 +22155,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListNotificationsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20109,6 +22189,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20141,6 +22228,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListNotificationsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20168,6 +22262,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20200,6 +22301,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListNotificationsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20220,6 +22328,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20252,6 +22367,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListNotificationsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20279,6 +22401,13 @@ func ParseListNotificationsResponse(rsp *http.Response) (*ListNotificationsRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20410,6 +22539,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 	switch {
 	case rsp.StatusCode == 200:
 		var headers MarkNotificationsReadResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20437,6 +22573,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20469,6 +22612,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers MarkNotificationsReadResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20489,6 +22639,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20521,6 +22678,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers MarkNotificationsReadResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20548,6 +22712,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20580,6 +22751,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers MarkNotificationsReadResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20607,6 +22785,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20639,23 +22824,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers MarkNotificationsReadResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers MarkNotificationsReadResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20676,6 +22851,79 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers MarkNotificationsReadResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20708,6 +22956,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers MarkNotificationsReadResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20728,6 +22983,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20760,6 +23022,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers MarkNotificationsReadResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20780,6 +23049,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20812,6 +23088,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers MarkNotificationsReadResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20839,6 +23122,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20871,6 +23161,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers MarkNotificationsReadResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20891,6 +23188,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -20923,6 +23227,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers MarkNotificationsReadResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -20950,6 +23261,13 @@ func ParseMarkNotificationsReadResponse(rsp *http.Response) (*MarkNotificationsR
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21081,6 +23399,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreatePostResponse201Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21116,6 +23441,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 			}
 			headers.RateLimitPolicy = &value
 		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
@@ -21147,6 +23479,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreatePostResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21167,6 +23506,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21199,6 +23545,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreatePostResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21226,6 +23579,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21258,6 +23618,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreatePostResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21285,6 +23652,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21317,23 +23691,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers403 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePostResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers CreatePostResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21354,6 +23718,79 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePostResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21386,6 +23823,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePostResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21406,6 +23850,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21438,6 +23889,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePostResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21458,6 +23916,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21490,6 +23955,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreatePostResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21517,6 +23989,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21549,6 +24028,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePostResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21569,6 +24055,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21601,6 +24094,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePostResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21628,6 +24128,13 @@ func ParseCreatePostResponse(rsp *http.Response) (*CreatePostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21734,6 +24241,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 	switch {
 	case rsp.StatusCode == 204:
 		var headers DeletePostResponse204Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21754,6 +24268,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21786,6 +24307,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers204 = &headers
 	case rsp.StatusCode == 400:
 		var headers DeletePostResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21806,6 +24334,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21838,6 +24373,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeletePostResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21865,6 +24407,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21897,6 +24446,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers DeletePostResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21924,6 +24480,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -21956,6 +24519,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeletePostResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -21976,6 +24546,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22008,6 +24585,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeletePostResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22035,6 +24619,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22067,6 +24658,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeletePostResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22087,6 +24685,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22119,6 +24724,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeletePostResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22146,6 +24758,13 @@ func ParseDeletePostResponse(rsp *http.Response) (*DeletePostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22252,6 +24871,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetPostResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22279,6 +24905,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22311,6 +24944,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetPostResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22338,6 +24978,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22370,6 +25017,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetPostResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22390,6 +25044,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22422,6 +25083,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetPostResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22449,6 +25117,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22481,6 +25156,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetPostResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22501,6 +25183,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22533,6 +25222,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetPostResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22560,6 +25256,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22592,6 +25295,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetPostResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22612,6 +25322,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22644,6 +25361,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPostResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22671,6 +25395,13 @@ func ParseGetPostResponse(rsp *http.Response) (*GetPostResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22777,6 +25508,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListPostCommentsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22804,6 +25542,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22836,6 +25581,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListPostCommentsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22863,6 +25615,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22895,6 +25654,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListPostCommentsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22915,6 +25681,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -22947,6 +25720,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListPostCommentsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -22974,6 +25754,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23006,6 +25793,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListPostCommentsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23026,6 +25820,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23058,6 +25859,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListPostCommentsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23085,6 +25893,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23117,6 +25932,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListPostCommentsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23137,6 +25959,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23169,6 +25998,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPostCommentsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23196,6 +26032,13 @@ func ParseListPostCommentsResponse(rsp *http.Response) (*ListPostCommentsRespons
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23334,6 +26177,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 	switch {
 	case rsp.StatusCode == 201:
 		var headers CreatePostCommentResponse201Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23369,6 +26219,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 			}
 			headers.RateLimitPolicy = &value
 		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
 			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
@@ -23400,6 +26257,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers201 = &headers
 	case rsp.StatusCode == 400:
 		var headers CreatePostCommentResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23420,6 +26284,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23452,6 +26323,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers CreatePostCommentResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23479,6 +26357,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23511,6 +26396,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers CreatePostCommentResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23538,6 +26430,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23570,6 +26469,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers CreatePostCommentResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23590,6 +26496,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23622,23 +26535,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePostCommentResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers CreatePostCommentResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23659,6 +26562,79 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers CreatePostCommentResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23691,6 +26667,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers CreatePostCommentResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23711,6 +26694,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23743,6 +26733,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers CreatePostCommentResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23763,6 +26760,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23795,6 +26799,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers CreatePostCommentResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23822,6 +26833,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23854,6 +26872,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers CreatePostCommentResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23874,6 +26899,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -23906,6 +26938,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePostCommentResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -23933,6 +26972,13 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24043,6 +27089,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 	switch {
 	case rsp.StatusCode == 200:
 		var headers DeletePostReactionResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24063,6 +27116,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24095,6 +27155,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers DeletePostReactionResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24115,6 +27182,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24147,6 +27221,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers DeletePostReactionResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24174,6 +27255,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24206,6 +27294,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers DeletePostReactionResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24233,6 +27328,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24265,6 +27367,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers DeletePostReactionResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24285,6 +27394,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24317,6 +27433,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers DeletePostReactionResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24344,6 +27467,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24376,6 +27506,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers DeletePostReactionResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24396,6 +27533,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24428,6 +27572,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeletePostReactionResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24455,6 +27606,13 @@ func ParseDeletePostReactionResponse(rsp *http.Response) (*DeletePostReactionRes
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24593,6 +27751,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ReactToPostResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24620,6 +27785,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24652,6 +27824,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ReactToPostResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24672,6 +27851,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24704,6 +27890,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ReactToPostResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24731,6 +27924,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24763,6 +27963,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ReactToPostResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24790,6 +27997,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24822,6 +28036,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ReactToPostResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24842,6 +28063,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24874,23 +28102,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers ReactToPostResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 413:
-		var headers ReactToPostResponse413Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24911,6 +28129,79 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers ReactToPostResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24943,6 +28234,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers413 = &headers
 	case rsp.StatusCode == 415:
 		var headers ReactToPostResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -24963,6 +28261,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -24995,6 +28300,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers415 = &headers
 	case rsp.StatusCode == 422:
 		var headers ReactToPostResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25015,6 +28327,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25047,6 +28366,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ReactToPostResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25074,6 +28400,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25106,6 +28439,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ReactToPostResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25126,6 +28466,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25158,6 +28505,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ReactToPostResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25185,6 +28539,13 @@ func ParseReactToPostResponse(rsp *http.Response) (*ReactToPostResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25284,6 +28645,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers SearchAllResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25311,6 +28679,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25343,6 +28718,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers SearchAllResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25370,6 +28752,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25402,6 +28791,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers SearchAllResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25422,6 +28818,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25454,6 +28857,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers SearchAllResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25481,6 +28891,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25513,6 +28930,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers SearchAllResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25540,6 +28964,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25572,6 +29003,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers SearchAllResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25592,6 +29030,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25624,6 +29069,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers SearchAllResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25651,6 +29103,13 @@ func ParseSearchAllResponse(rsp *http.Response) (*SearchAllResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25757,6 +29216,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers GetUserResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25784,6 +29250,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25816,6 +29289,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers GetUserResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25843,6 +29323,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25875,6 +29362,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers GetUserResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25895,6 +29389,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25927,6 +29428,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers GetUserResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -25954,6 +29462,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -25986,6 +29501,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers GetUserResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26006,6 +29528,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26038,6 +29567,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetUserResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26065,6 +29601,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26097,6 +29640,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers GetUserResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26117,6 +29667,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26149,6 +29706,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUserResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26176,6 +29740,13 @@ func ParseGetUserResponse(rsp *http.Response) (*GetUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26286,6 +29857,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UnblockUserResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26306,6 +29884,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26338,6 +29923,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers UnblockUserResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26358,6 +29950,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26390,6 +29989,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UnblockUserResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26417,6 +30023,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26449,6 +30062,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers UnblockUserResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26476,6 +30096,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26508,6 +30135,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UnblockUserResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26528,6 +30162,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26560,6 +30201,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers UnblockUserResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26587,6 +30235,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26619,6 +30274,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UnblockUserResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26639,6 +30301,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26671,6 +30340,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers UnblockUserResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26698,6 +30374,13 @@ func ParseUnblockUserResponse(rsp *http.Response) (*UnblockUserResponse, error) 
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26822,6 +30505,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers BlockUserResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26849,6 +30539,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26881,6 +30578,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers BlockUserResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26901,6 +30605,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26933,6 +30644,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers BlockUserResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -26960,6 +30678,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -26992,6 +30717,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers BlockUserResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27019,6 +30751,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27051,6 +30790,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers BlockUserResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27071,6 +30817,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27103,23 +30856,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers BlockUserResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 422:
-		var headers BlockUserResponse422Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27140,6 +30883,79 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers BlockUserResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27172,6 +30988,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers BlockUserResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27199,6 +31022,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27231,6 +31061,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers BlockUserResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27251,6 +31088,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27283,6 +31127,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers BlockUserResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27310,6 +31161,13 @@ func ParseBlockUserResponse(rsp *http.Response) (*BlockUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27434,6 +31292,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ToggleFollowResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27461,6 +31326,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27493,6 +31365,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers ToggleFollowResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27513,6 +31392,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27545,6 +31431,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ToggleFollowResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27572,6 +31465,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27604,6 +31504,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers ToggleFollowResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27631,6 +31538,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27663,6 +31577,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers ToggleFollowResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27683,6 +31604,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27715,23 +31643,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers ToggleFollowResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 422:
-		var headers ToggleFollowResponse422Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27752,6 +31670,79 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers ToggleFollowResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27784,6 +31775,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers ToggleFollowResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27811,6 +31809,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27843,6 +31848,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ToggleFollowResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27863,6 +31875,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -27895,6 +31914,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ToggleFollowResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -27922,6 +31948,13 @@ func ParseToggleFollowResponse(rsp *http.Response) (*ToggleFollowResponse, error
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28032,6 +32065,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers UnmuteUserResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28052,6 +32092,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28084,6 +32131,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers UnmuteUserResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28104,6 +32158,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28136,6 +32197,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers UnmuteUserResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28163,6 +32231,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28195,6 +32270,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers UnmuteUserResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28222,6 +32304,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28254,6 +32343,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers UnmuteUserResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28274,6 +32370,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28306,6 +32409,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers UnmuteUserResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28333,6 +32443,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28365,6 +32482,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers UnmuteUserResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28385,6 +32509,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28417,6 +32548,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers UnmuteUserResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28444,6 +32582,13 @@ func ParseUnmuteUserResponse(rsp *http.Response) (*UnmuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28568,6 +32713,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 	switch {
 	case rsp.StatusCode == 200:
 		var headers MuteUserResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28595,6 +32747,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28627,6 +32786,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers200 = &headers
 	case rsp.StatusCode == 400:
 		var headers MuteUserResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28647,6 +32813,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28679,6 +32852,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers MuteUserResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28706,6 +32886,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28738,6 +32925,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 403:
 		var headers MuteUserResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28765,6 +32959,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28797,6 +32998,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers403 = &headers
 	case rsp.StatusCode == 404:
 		var headers MuteUserResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28817,6 +33025,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28849,23 +33064,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers404 = &headers
 	case rsp.StatusCode == 409:
 		var headers MuteUserResponse409Headers
-		if values := rsp.Header.Values("Link"); len(values) > 0 {
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			}
-			headers.Link = &value
+			headers.CacheControl = &value
 		}
-		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
-			var value string
-			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
-				return nil, err
-			}
-			headers.XRequestID = &value
-		}
-		response.Headers409 = &headers
-	case rsp.StatusCode == 422:
-		var headers MuteUserResponse422Headers
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28886,6 +33091,79 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 422:
+		var headers MuteUserResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28918,6 +33196,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers422 = &headers
 	case rsp.StatusCode == 429:
 		var headers MuteUserResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28945,6 +33230,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -28977,6 +33269,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers MuteUserResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -28997,6 +33296,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29029,6 +33335,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers MuteUserResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29056,6 +33369,13 @@ func ParseMuteUserResponse(rsp *http.Response) (*MuteUserResponse, error) {
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29162,6 +33482,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 	switch {
 	case rsp.StatusCode == 200:
 		var headers ListUserPostsResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29189,6 +33516,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29221,6 +33555,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers200 = &headers
 	case rsp.StatusCode == 304:
 		var headers ListUserPostsResponse304Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("ETag"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29248,6 +33589,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29280,6 +33628,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers304 = &headers
 	case rsp.StatusCode == 400:
 		var headers ListUserPostsResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29300,6 +33655,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29332,6 +33694,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers400 = &headers
 	case rsp.StatusCode == 401:
 		var headers ListUserPostsResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29359,6 +33728,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29391,6 +33767,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 404:
 		var headers ListUserPostsResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29411,6 +33794,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29443,6 +33833,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers404 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListUserPostsResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29470,6 +33867,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29502,6 +33906,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers429 = &headers
 	case rsp.StatusCode == 500:
 		var headers ListUserPostsResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29522,6 +33933,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
@@ -29554,6 +33972,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListUserPostsResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
 		if values := rsp.Header.Values("Link"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -29581,6 +34006,13 @@ func ParseListUserPostsResponse(rsp *http.Response) (*ListUserPostsResponse, err
 				return nil, err
 			}
 			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
 		}
 		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
 			var value int32
