@@ -170,6 +170,7 @@ const (
 	NotificationTypeFollow   NotificationType = "follow"
 	NotificationTypeMention  NotificationType = "mention"
 	NotificationTypeMessage  NotificationType = "message"
+	NotificationTypePoll     NotificationType = "poll"
 	NotificationTypeReaction NotificationType = "reaction"
 	NotificationTypeReply    NotificationType = "reply"
 )
@@ -184,6 +185,8 @@ func (e NotificationType) Valid() bool {
 	case NotificationTypeMention:
 		return true
 	case NotificationTypeMessage:
+		return true
+	case NotificationTypePoll:
 		return true
 	case NotificationTypeReaction:
 		return true
@@ -1414,6 +1417,39 @@ type NewMessage struct {
 	Body string `json:"body"`
 }
 
+// NewPoll A poll to attach to a new post. Every member who may see the post may vote once
+// (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+// its author and its voters are notified (a `poll` notification).
+type NewPoll struct {
+	// ExpiresIn Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+	//
+	// Example: 86400
+	ExpiresIn int `json:"expires_in"`
+
+	// Multiple Whether a voter may choose several options. Defaults to false (one choice).
+	//
+	// Example: false
+	Multiple *bool `json:"multiple,omitempty"`
+
+	// Options The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+	//
+	// Example: ["Tabs","Spaces"]
+	Options []string `json:"options"`
+
+	// Question The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+	//
+	// Example: Tabs or spaces?
+	Question string `json:"question"`
+}
+
+// NewPollVote The options the caller votes for.
+type NewPollVote struct {
+	// Choices Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+	//
+	// Example: [0]
+	Choices []int `json:"choices"`
+}
+
 // NewPost A post to publish.
 type NewPost struct {
 	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
@@ -1442,6 +1478,9 @@ type NewPost struct {
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
+
+	// Poll Optional poll attached to the post; makes the post's `type` `poll`.
+	Poll *NewPoll `json:"poll,omitempty"`
 
 	// Visibility Who may see the post. Defaults to the member's `settings.default_visibility`.
 	//
@@ -1482,7 +1521,7 @@ type Notification struct {
 	// Example: 301
 	ID int64 `json:"id"`
 
-	// PostID The post concerned (reaction, comment, reply, mention); otherwise null.
+	// PostID The post concerned (reaction, comment, reply, mention, poll); otherwise null.
 	//
 	// Example: 42
 	PostID *int64 `json:"post_id"`
@@ -1517,7 +1556,11 @@ type NotificationList struct {
 	Meta InboxListMeta `json:"meta"`
 }
 
-// NotificationType What the notification is about.
+// NotificationType What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationType string
@@ -1549,7 +1592,8 @@ type NotificationsReadResult struct {
 	UnreadCount int `json:"unread_count"`
 }
 
-// Poll A poll attached to a post (read-only in v1).
+// Poll A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+// `viewer`) are read live: a vote shows on the next read of the post, on every instance.
 type Poll struct {
 	// Expired Whether voting has closed.
 	//
@@ -1574,13 +1618,23 @@ type Poll struct {
 	// Options The options, in order.
 	Options []PollOption `json:"options"`
 
+	// OwnVotes Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+	//
+	// Example: [0]
+	OwnVotes []int `json:"own_votes"`
+
 	// Question The question asked.
 	//
 	// Example: Tabs or spaces?
 	Question string `json:"question"`
 
-	// Viewer The caller's participation.
+	// Viewer The caller's participation (kept for compatibility; `voted` and `own_votes` say the same).
 	Viewer PollViewer `json:"viewer"`
+
+	// Voted Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+	//
+	// Example: true
+	Voted bool `json:"voted"`
 
 	// VotersCount Number of members who voted.
 	//
@@ -1609,6 +1663,12 @@ type PollOption struct {
 	//
 	// Example: 7
 	Votes int `json:"votes"`
+}
+
+// PollResponse One poll.
+type PollResponse struct {
+	// Data The poll.
+	Data Poll `json:"data"`
 }
 
 // PollViewer The caller's participation in the poll.
@@ -1835,14 +1895,14 @@ type ProblemField struct {
 // ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
 // For a body member (`pointer`):
 // `required` (missing, or a member the request needs in its case: media of a photo post,
-// another participant, a choice);
+// another participant);
 // `unknown_field` (not declared by the schema);
 // `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
 // given twice in a list, such as a poll choice);
 // `wrong_type` (not of the declared type, or an integer written with a fraction or an
 // exponent);
 // `not_allowed` (not one of the allowed values);
-// `too_short`, `too_long` (length of a string or an array);
+// `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
 // `too_many` (more items than the resource may carry: media, images, participants);
 // `out_of_range` (a number outside its bounds);
 // `bad_format` (does not match its pattern or format);
@@ -2418,7 +2478,11 @@ type MaxPrice = int64
 // MinPrice Example: 10000
 type MinPrice = int64
 
-// NotificationTypeFilter What the notification is about.
+// NotificationTypeFilter What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationTypeFilter = NotificationType
@@ -2781,6 +2845,17 @@ type CreatePostCommentParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// VotePollParams defines parameters for VotePoll.
+type VotePollParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ReactToPostParams defines parameters for ReactToPost.
 type ReactToPostParams struct {
 	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
@@ -2894,6 +2969,9 @@ type CreatePostJSONRequestBody = NewPost
 // CreatePostCommentJSONRequestBody defines body for CreatePostComment for application/json ContentType.
 type CreatePostCommentJSONRequestBody = NewComment
 
+// VotePollJSONRequestBody defines body for VotePoll for application/json ContentType.
+type VotePollJSONRequestBody = NewPollVote
+
 // ReactToPostJSONRequestBody defines body for ReactToPost for application/json ContentType.
 type ReactToPostJSONRequestBody = NewReaction
 
@@ -2956,6 +3034,9 @@ type ServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx echo.Context, id ID, params CreatePostCommentParams) error
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx echo.Context, id ID, params VotePollParams) error
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx echo.Context, id ID) error
@@ -3781,6 +3862,42 @@ func (w *ServerInterfaceWrapper) CreatePostComment(ctx echo.Context) error {
 	return err
 }
 
+// VotePoll converts echo context to params.
+func (w *ServerInterfaceWrapper) VotePoll(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VotePollParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VotePoll(ctx, id, params)
+	return err
+}
+
 // DeletePostReaction converts echo context to params.
 func (w *ServerInterfaceWrapper) DeletePostReaction(ctx echo.Context) error {
 	var err error
@@ -4171,6 +4288,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/posts/:id", wrapper.GetPost, options.OperationMiddlewares["getPost"]...)
 	router.DELETE(options.BaseURL+"/posts/:id/react", wrapper.DeletePostReaction, options.OperationMiddlewares["deletePostReaction"]...)
 	router.POST(options.BaseURL+"/posts/:id/react", wrapper.ReactToPost, options.OperationMiddlewares["reactToPost"]...)
+	router.POST(options.BaseURL+"/posts/:id/poll/votes", wrapper.VotePoll, options.OperationMiddlewares["votePoll"]...)
 	router.GET(options.BaseURL+"/posts/:id/comments", wrapper.ListPostComments, options.OperationMiddlewares["listPostComments"]...)
 	router.POST(options.BaseURL+"/posts/:id/comments", wrapper.CreatePostComment, options.OperationMiddlewares["createPostComment"]...)
 	router.GET(options.BaseURL+"/users/:handle", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
@@ -10777,6 +10895,466 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type VotePollRequestObject struct {
+	ID     ID `json:"id"`
+	Params VotePollParams
+	Body   *VotePollJSONRequestBody
+}
+
+type VotePollResponseObject interface {
+	VisitVotePollResponse(w http.ResponseWriter) error
+}
+
+type VotePoll200ResponseHeaders struct {
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type VotePoll200JSONResponse struct {
+	Body    PollResponse
+	Headers VotePoll200ResponseHeaders
+}
+
+func (response VotePoll200JSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll400ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll401ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll403ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll404ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll409ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll413ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll415ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll422ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll429ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll500ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll503ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeletePostReactionRequestObject struct {
 	ID ID `json:"id"`
 }
@@ -14351,6 +14929,9 @@ type StrictServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx context.Context, request CreatePostCommentRequestObject) (CreatePostCommentResponseObject, error)
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx context.Context, request VotePollRequestObject) (VotePollResponseObject, error)
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx context.Context, request DeletePostReactionRequestObject) (DeletePostReactionResponseObject, error)
@@ -14994,6 +15575,55 @@ func (sh *strictHandler) CreatePostComment(ctx echo.Context, id ID, params Creat
 	return nil
 }
 
+// VotePoll operation middleware
+func (sh *strictHandler) VotePoll(ctx echo.Context, id ID, params VotePollParams) error {
+	var request VotePollRequestObject
+
+	request.ID = id
+	request.Params = params
+
+	var body VotePollJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VotePoll(ctx.Request().Context(), request.(VotePollRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VotePoll")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VotePollResponseObject); ok {
+		return validResponse.VisitVotePollResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeletePostReaction operation middleware
 func (sh *strictHandler) DeletePostReaction(ctx echo.Context, id ID) error {
 	var request DeletePostReactionRequestObject
@@ -15278,545 +15908,571 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3dlhu50SD4Khh6fJplJ1kk60eqqqNjl9Rqu2z9WSq5PZ/ZUwlmgkV0JQF2IlkU3as5c7UPsA8x5+z9",
-	"Xu7dvMn3JHsQASCRmSCZLEnttrd94S4xM/ETiAjEf/zYSeR8IQUTheqc/9iZMZqyHP58fk1v9X9TppKc",
-	"LwouRee881wUvFiTgt4SOSXFjJGcLXKmmCiofiUiU5mT+GraeyUF672kRTKLz4kqciluSTced/7zf/6v",
-	"cSc+IFIQxcVtpkdQcpknTEVjsWL0jnTjbw8rL2ZcFapPrgqSSqaIkAVJZlTcMrKaMUGkyNawlnvOViSR",
-	"S1GwnHRj+Ev19a8qPhgL/EZFRMg80uPGh3MWR94gcU4LdpPxOS9UjJN12T3L1yRnPyyZKohaMJEqMlmm",
-	"t6w46I9FJ+qoZMbmVAOLfaDzRcY6551x54ejv/1jMPnjWfLXoboeLf/b8erylP3hMR93OlFnTj+8YOK2",
-	"mHXOT4+jTrFe6I9UkXNx2/n4MepcpWy+kAUTRe8tW2R0zdLmacRFvmQxrr+YcaVBuZBCMcKVPZyMrvVR",
-	"UUEYzTPOcreVFS9m8Jaic0ZiN2Oy7v2ZreN+dWdiOe+c/72jZ+x8F3k7hV9CW3jBxV1zzW+/eUYejx4/",
-	"JhkXd6pPnhvwmoUvRcpyEh/SBT+8Hx7GJKF5zpkai3i8HAyOkh8Xy0nGEzKhipH3b198tK/KBRN0wftr",
-	"Os/gVXZBcpY9GXcUy+95wnp6IeNOTLoAq0SKIqdJcXBBKGAYWdBbNhbFjBZkRhWhRLAP+CuhmZJ2KcSs",
-	"RD+9Wea1yfSv404cEU0TZMpzVfTJ9YzhYHrThKuxoBN4LgWcQEbN9FsQCuacFcXi/PAwkwnNZlIV548H",
-	"jwcWAlPG0t8tWH6jR3oyGuhPRqfJMlcyf8LWfxpcfS/5y+8v16/4YPVyPVi9+uYvq9fXcvXya7l6+UyZ",
-	"/16pq/kdf/39Xz5M/xLaWxV9j0eDQej039KCvdCE1EQBDY2EZhnLv9IoO6dccHFraMrylYXMeLK2aI0Y",
-	"i6SdEnpLuVAF6V49v/6GuJnGAvkXmXKWpYqkOZ0WB+ckHhvo4Zi4p3HnIn+CP7slmN0W5nfFEqmJfSkK",
-	"nsGizBK5ItNlZg4+7o/FG2SB+jhZFZ8LqUmPLosZEwVPqF6+2c425pEzmsIKh8NHF8WTURXmwx0g772B",
-	"jYYhr1lcD1gcwpgzBSAyU/5gNv/DUhbUAGRlfltxkcoVMXDBhxEZd1Y5L9gDvv2SoPvhyXA0uFg9OR1U",
-	"V3iKP7YDKCvyde9yWrC8Cct3BjsKSVaUF2TCpjLXLLfI11zcavapV8tzzbk1kwwueDiKOnMu+Fyz13IR",
-	"XBTsluWwir/1yoPdQFF/0QDfg3Ii+0CRBcvJnItlwfrkYWfR2bCxgbez4c6dvbVEGLgy7FozNi0I1yyT",
-	"GuRdf2Xv4s+8+uGjvc7lLVMscC7f4s3cXK1lIXggEaGKvBf8A2ELmcwskXzmLT16NDodnZwOWmEcDtW7",
-	"CkgdV6mecqpFCcC4Es2iUpy4p9mS6W3F5tkNT2N9dotcTjI2JxOZcqb6RKMuI7wAKWYscraQeaGvA2pf",
-	"7ZNLkmRcw2FO1ySZSangi8laX7KpfpkXisiVILG/9JjgfXBOKK5nLOSUDDXsTo+1BKmvf5YrMs3lnMSX",
-	"vf8gtPcPMuidkT65IeekF+tzWipNOAou9AtCxZrIYsZys8VuJsUty6OxYPNFsY6IzFGyogJfc/Mc6MH4",
-	"rZC5Hk+kCCyW37OcUKX4rVD6THmqwWo2FJHR8VhkcsXyRAs8M/aBpPyWF2ozCzyaniXDySkb0UfpMRtM",
-	"H09O6FkySofseHpKH02a4ueCFgXL9dn+979f9v6D9v4x6J31b8573/04jE6PP/7XgHz3UX+W0zkrjMLw",
-	"jBbsVuaBW8c+ISpb3vbJpSBLcSf0cekfCBVqpU/heDDQqMv1Jz8sWb7uRB1B53rWxI4d3vGE3zFVE0uQ",
-	"+zgGX90k7hC2dzwIbi/qPJMi5XoH3/AseAG81hqDFhy5uFXIllCsxM827sW+UNnMf83ZtHPe+dVhqZAd",
-	"4lN1+ALncAsyy1uKIgRtWNb3cqKIlhI1XyiXBp+Q7tW71+RoeHraGxKaLWa0N4rIcqFvAo1kB5tXjlOG",
-	"D+Hr59UTGFUOYNTAsu9+HG2CPEisgZ0t6A9LRlCgNUQ7ZwXtgySOP8fuFszZPZdLhWI1eSqXmuIkPIN9",
-	"AV8ei0Uu02WioVRoPjGn2VTmc5baabqFlETTeETkslA8ZUCbALcJKyLQRgv2oQDK1/+QgulZxuLyzRWZ",
-	"05QdwCP9c86AmQB/SPl0ynJUEjSCqcinBBJzcU8zntp9Ad0AixmL2Mj0mj1FJON3DNgSPCWOKqPqOO73",
-	"+JxkjN4DC5XLAjR2WC8oK54aEsQBPJswCjxMx6iizclwtI1yHXu66X332zD6PJ8vMrmeM1FcrxdsK/UC",
-	"mRg9mCsNQPMl0cNuooPytRuYvS0dVxcGa/2GsfSaTgKq/UzOWXxOFlILPgan52w+0fhROAWKTGWWyZVy",
-	"94nTq+RKXJA45SqR93DmNMuI0Z1h0E27K+iksqOUTekyKzrnHb2kTuRMAeafdoqqVcA8bJ7OH6lI9Rsh",
-	"1QT395UiM3gpInNaJDNNi1SxHheKCcULfs+yNenGlxlPWEymXEvhMYV/HfTJK1ngd1ouALw2+EO6lLx6",
-	"/6K8kAkXSbZMWap1RE0rTVKJiNCCFzkeHHs0saDFrAQYLraduN+BZVYx/mjQDuH1bXW06bYKCWqvlnOW",
-	"84TwmsBWmtyI3kKqBSlgmbSYaSBp9NAci+rL7J7lCkx7B33yGhngWAz7/bPB4NHw7Gx0cvzoeHB2NkRG",
-	"qOUXFCQdO9S8sQH6LRAfi90g52k7cB+Poo5m57RACff0GEGPwm9jC7v0Fc9E9mcWuHpf0jumCCVvXr+7",
-	"JopOQUwHhZB03xU5X2h5b061wK4O0CqEPLdikqPkjq1JvhTqglD8fCyqxro7to7wAnQ/Ie1Elpvjj3LB",
-	"cjg84A8Tma6NSRB5CEyuZW6jVHRVQYulikj8QosOXIo4gq8OcGVxwCp5TsAIibuxizMbGYvykrNbtHdc",
-	"fDwaacy0AL25Y+sbvB/jC7Ka8YyVa3Rfc0VUwbNsLPKl0NpipPHorDEQFzdLpVf1Z7ZWhOZ6VYuCjI7J",
-	"TC71VatmNEfMR8VKa8VUJPrme4ciOctzmSvSPfnw4QDAFx+PzmIYS6O1KrQcHxEFIsWaJFSQCar/3F7x",
-	"/nl5uIxaSYnNNcvrhsv1ZDpITumI9c4mw7R3nDxmPfpoetQbpceTU/Z4OqDDpCaBnZxs4yz/pfc/NEsZ",
-	"nZxs4inTV1IwsOGH7k+mKXwuc0aY8woYXcqamuPn1/TWqmGKdGVO4t9oJv0tmtyZ4fDmSlvmGlVACfR8",
-	"CqQLXgF9odKcKykOUM9ETNIoER8NjoHvv5Sp5nNpDPDXwg0F/AXs1ONWjPjICWlqdXInSP3h+fU5WMxB",
-	"oDJPnXA2Ott2lr7n45N9A8PB6DhsWgeN4J3MA0aH13lacnqrn5yTWLAVU0VMuuZGP4hIvMh5wm6oSmL3",
-	"Dz1YDNw7zlnG7jVVxGPRBQfJnFFNddNlZjjCD/GF/56De/xD7IuzB5slSqU3ERY4cMWeyOF+cOt2f+tl",
-	"w6VgllIVR/z3m+B8ST+80S80YflHfjvTGAPfRygwKH4Pf5I5FzInS6H1gW6iRb2DGti/Ugapk3WfvFyq",
-	"AljHhJEJy+SKxHMubmDoeJM0Nqcf8I0wLp0MBoPBA++4sO3nJRcbYPFCrj4TKDbt1UJjgwHrs+/1ldRi",
-	"Ed50O3UF4b2snOVrm56wl3JQXwss8A3L39BbFhTtJkjkvGBztOJqxS0iw37/ZHBBRgN0C4LJVC4LEN70",
-	"+zn4TWVumFs3dg6j+KCigHZRDEsyOl+wdKNRwH4eJuHRwKNCsAjbwzrZbR7+C8zU2Ps3OWM9kCoVo3ky",
-	"gz2PBgPPohcZAaTQmq5ClbwU+9EuV8yo0HJGwYhaULj5nwNIQFfP1v6zsGZeCq0XVY26kOhQBNGi0IrI",
-	"Zvb3wxabVu06HzQUhSYrewcgaYE3OVPLzNj/77hIDeaYqxndk+fkpGToei7wnWqpdkGmbKWHYTSZjYUe",
-	"4CACpINbwbzrLlQNjYO9UXAs6ji4EYpBLCy55H54hzDcgH340Fh8PhfiveRKgTDLHoqB2xGsjWZ6KzMq",
-	"bh+Mctv4p4GZBobGFNhcBPwqJRUc6ZNvDbpx40ywqGbRtYJyIIznrFjmwpjUY2sF5BgmQpOELQqWku52",
-	"IWQvVl1uGPb/XmghcoPzB0M0IjzPJbxZu0n0HvTeWbqJxeJnYdTG8zSHMpEyYxTtw9/K/G6R0WQvA9jK",
-	"fkRoDlQ6Z6LYtCz3cmvA/UlO3LLQhWBVT/AgPKWpcd7ofyVSaEVT/0kXi8zA69A4hX77vdK7cJCAAdIl",
-	"vsduUBvWv6nlfE41IXcujY5sjB7FCiUNcOPghClyAqQtmCDqpKygPLO+c6NAgCZtUAzeJn969/qV0b25",
-	"Ipdvrs49ix05vOeKT3imtSS6WDCaK9ScgBdIrXdqKRc0zs75391a3IaqC+HKDhweTEtk4ECafM8SOD/H",
-	"KDrnYpllUWchNcfLO+cdb22dj9/po0ZNWD8ygSVgLzRsBF157dxMaE7onB+De50XwGdeOgs7wEyDshTK",
-	"w/Et5szVYeVsNP5UjeTV837m+QmsM86i8KZDd+btyrEbV4AGu1u8zMmKKsKVWrIUTp56Jn2YJ3ymZip/",
-	"DhfVBtowopBdqXdypfHdnZ4+zA2HNmUs/VxndoVrJm4B+x2X+cw/MEu+5XGF8eLzUWflNH4CPLcw03N/",
-	"OoJ7aOADzco9IHZa0WoL2MphPNj5ppzSpwsXk/muNSaDjjthnh0Y6Q+c7ieDGivyxbZ/Fkr7ENnvjMov",
-	"4SprdwW+wVHwk0BwVmnndKzmnFDjsZQ52ujdzCZOcULTUpyGo48IRGUsGC1YGo0Fci9NEClLMmv61DdU",
-	"aSLuBsTKg2gsis0ccMIyKW4VRqN4HNYbywhk6AOFGLqSOsceiXifaOSPD/rk0rwL0rKRH/FKgytc79xc",
-	"g3CXj0U3/nHcKa+zced83EGX17gTNZ/k/J4WbNz5qFdHC5BCU7YoZgC96nIiZ9EdC+emMjirVxgjecSk",
-	"q4mDxO7mjo3U6YVW28DYEJ6Y1w7hnXoY5bYPyhc3RAK2+ti+vynsbNsgzQ+2hXi1Han8aFPIVfuR9AeB",
-	"8KYdA5TvfjRxIdOMJw+QUX1+HPRX+Jz0sh6nzRWpOQqcN4RMGBe3ZJHLhCnF0j6ByEWS0YLlP8m9d+Yx",
-	"1nKR4AriguDWWnLXMGQ+B4O9bBv6vhGwmkmFPU2ayhHodAosoSBTLriaMfVJ9P9puPqNzCc8TZl4oEI1",
-	"9b8vpY6vWcYwRs8wfY8jgnm+Ln6U41TEDpO2QZfFTObgQUv1yAyxXY/VFnkPj4efhL9HJf5+4621HcqW",
-	"u0OJTS2nU55wJooblcgFqwLvLaNpD1NW5B14wQglEJ9c3sVBCa4xbF0nLK9ywViqr0ecwWE7zgIf/yRc",
-	"4cgXt8rlE7v8tvJWY+efR+C6BO+ffxZao4MIrdChgIRSX4on2GDozVjM6ZooxqqBFpNl4ect8SIiapnM",
-	"CFWI8xupSUs1DsHMbFruUUqL/RBbTMkkk8kdPlFLtWBC6fWqQi4U6cYJFUIWN+abf1mB5Ntvv+1degHP",
-	"gaCpp4zm1nX/ZBygmXEnQux74nIC4gtiYqyzNWavBU55Q0x15yETBl2Qv0hb4RvsSgvYgmbPNYQ/TeQy",
-	"I93AYVVELUGWgn1YsKRgKZ4lkQl4K1MboF74ylmKvrUyVp23uag+UXs9qWqvuBliN9OWlVZg8FmYaAB4",
-	"mlH6E2ll7muAtjF3y9tblppcvypkbcCdter3f1Gd/n2I+ZUsvpFLkX4SHeurbAqjhM1/kAhjbl19n+tb",
-	"F95vLUuenZ19kthzXNLpKzt5axItt/f5bEoGGs7MzD5wjPD0Aom11AJxbUxLJxdkIiGHBUOsUrxzM4i7",
-	"dSuMD36hzn8v6rTxcxsyR6theagh+wF8tbx/Ly7wnAgJ1rwLzIFAzJOL9Vis5ZLM6D3rk3fbwvJIPBoM",
-	"4gtMYtFoDNn+DVHWli3YtnV4x0tQ/wVd/xXR9Q1dZ5Km11K+oPkt+6Q7ZYFj3RRS3mQw2jbX0twG8rEP",
-	"CWMpOT05OTolk3XB1E+hVg89tdoAgUCSkll4u3umueXP7cOwhn4Y3YS9xFhbo283r9+5mdMPNwC9mHTj",
-	"xrp+uWX+rcj2HRbjeC/oPeUZnWSfRrlLb5wazZqyH1ALhc0XMqc5hyAc94W1k3NBTlzS9U+gyHkEbMBB",
-	"qvtoR8L+N5+LeFNaUCitwhWGKyUzPT6EpN2zXJMmmMG9ubV255u+Y69sQuyD9V+Ohmv1H7Z+7r36C/Vv",
-	"pP5rKV9SsbYVHT6J9MtaTayhC6LpVr9BsNSJnJLTQajqhUZ0vMdLvxkXZDjagyHYKz3Dkz4dRJ2FQTo0",
-	"+j2AW0De1w1F3BuOvPt/5DnbrqUkcypcfSrVmnlUoNeaeziE2MFGnAnbyPAuMq5efWbtKiwsF6Qb+6v6",
-	"ha/8wlfa8pX3Ap2I/B8sfaCv04Z7gCeo6rJ7b8pVyNwLf8H3Noda2ecVvkSThCllvE1+iFoLLjNnn2SV",
-	"GjZjn+wS94t7wq801OGvG/ZhgbHlPsie448boVT9dBuUZlQzaHjvJwXSNcxerrAdkKr7KoGUs3t5VwfS",
-	"W/xxB5Dsp7uANGHgk4CX/wmQKpe5D6TsVxpSS1GpZ1SF1StJLg2Jo/nJZV7WoVYfxoPbOyZSqJvkw44q",
-	"Mu5Uxj4nxq+HpcvgNVs17ieFrOfu1Ft2aRx7aAgVUHwev/krSZKcgU2YZgqVAX8aCKcri/xUuGYZ5QdQ",
-	"1a8aYhmLblyhnvhAf2oQhNiH5t/xAZ6e8YebUIqpc4BrLQWFED0uTcBseOOe/f/ACZ4zms2fjDt0wccd",
-	"UyRUVE9uxXJmyloFv4rGovRse6emx8OI9wlN3QFG7qxk3jiFrwy1Idjb5CMFF0Q2rOcXn/pewpIJaNPa",
-	"O1b0faDMZCJLIPzkRrFsWuXZT/XvXNyStVzm8LjJrZtDePz6v8klwRdMiIseCAq9GYpuwY2XSkMB6q4c",
-	"wiCfwpxHo5I5P6svzKy+HWtu7lsfjfkVq/oEIPoNPGgHUn+QMEzxjU8FKo7ymaHqLe0hYPX3ruGKTAih",
-	"XZcsSpiW8eSlXxQ+UQEo14asQRixoihTtS7IUtgf2dwUBm4L6ImcfGYwv8SNlqtvB97apjVogQ8Dq7iZ",
-	"Up7VoftUpmtia6gFwNj8fJvrBV8h5UfhzBRwHuB8zdSUgsylKsjJoJK5uytLDvKRvlR+nH8yf3V7Iw4g",
-	"7Q6nCcrPI+99y7Ks5+dmQdThFMJ5yjlJN24swKZNSAFFYvI1FiowJUC5GAubN6HluJSZvBQDdi1GGkYQ",
-	"lSGO82XBbG0Jv9qZ5V5a3mtygTgicYPlej/qUfE3G2JpOBDIlFaSbPAF0o2rJAGC5WWZ/WQYCldgkixQ",
-	"3cAKnpFXpGaqsVADUU8NWicczzmJjx7HWForPnrcH8SQyhMf9R+zYUy68SqX4haq0MVQx1xgfv+EraUp",
-	"CGeS7f0CcpDdIpfFjZzewOP4lxSVfzMBTy0XC5kXLH3JUk4hVf3TvGxuwJu5HtEWPqxq1i69iyriT6AH",
-	"/kk84yclG/VgQGDJxCy5reYc3PHn9pGb/D0NswlUPVAkfoan1LuGIhrGSBjX4QmZZvMFBc25WR8xqmRy",
-	"Km6rkNrEOX3xKVb4JSneX3/Te6y5Z3jvvySy/VtxCYfJcJKXC34lUvahaU74uvyXvUUu31yBtJTLBcsL",
-	"bmov+F81CoDMZF6QtDmUYMVK5nfAHJzmDzLG5Zsr+5KSCaeZ/25N1486qUyWcxuZdrPMs3AEmx40Z5Cj",
-	"n7CI5EygzGFKKXpdQUg3PkxlojD6xKtrGmQb+s2OV5pqmfPQKplIQbRRgcY6UIXQ5ZpERCHr0tIQxfQd",
-	"QeasmEksE1KwudpZb9ZMp6c2a6F5Tte4lCUOQLPs9RRk521DAXI8h2+0DFxd+1+1SK887PhKERi/r2fC",
-	"iJ89p3qBHzXnwgeEianMkzKLGVDyoy1N0qh6BLUwK8hbnug7xK5XiF36eejoTHeZGzWjo5PTcHG0skT7",
-	"uz9e9kYnp3ZOCG7CUu+p1j9iO9oyz+KIFJKkrGBJgXxZ3LK0xEMrI6ZyJTJJUy/dwG3hbDpKjtnjyZA+",
-	"So+mp2yQnExG9Cx9zB5Nh8nR5JiepidsNB1MzpLH9FF6yk6mx8nRZESH6YCdTZsV4b2aP/UC8YPeGe1N",
-	"v/sxXBe+hNQGIuSKvF4wqI1tiTYi7ANNimyNVfYBSl3ouJNxcWfJs9YAAQtNBRv8tCLZQNegFhRc+qdv",
-	"bPOU1l1WWtNt6WR3d1idfO9ZroKc9q/4wMN2n6VxMZV9820dTMP+oD8I2lFLa+3fkcCqRFmuJsSHqwjR",
-	"ICTHH8KwtYzK553fuTViMYAOJGXP50ayref4JfgIU/q0iGn0u5wtIO+vbNSALzavNlD9m6fMPrhmRd6n",
-	"JUDfL25ziJYqpMRiVr/CGlv6hyyZUQ4u4CnFDlFU3Cnye1sfuoF5GPfcno0aiDzDz5qM9Bm2SVONLei5",
-	"cqgbcUM3tzRxH0COhdFtq/sfDUanvcFRb3B8PRydD07OB4PfDgbng4FPZ6mmk4IDUtW4zHc/Hn/s4R+j",
-	"8o9r+8d544+//7b3XePHII+CKg+Be4JBqUqSsXuWXZCBcXIUctGDn4LnPNheZjLq8EA4vTkdYhz/dqxH",
-	"gfKWzQH1l1yKAOd5aQrEmzds7wdmQu+xQIjxBAnWmiG9xOFCjEgrIAJVtWafmBpuAclxIIgLIpZZ1gq+",
-	"JwGY6I8xdLRS/8yDkSb0HauCMudmRkj5rUwbLB3enKegt4Fz+CNVM6iG/FnAb9IV6qAPXrBvsMI/TdOc",
-	"qTpxY/VGve+vsC+GLTg+zemtfqHVzYk8yubdj35lBu89anF/LhWGPLXjYe8Vy98ZS3KTg1270gH9xjUF",
-	"VYksDvhYamk/6pgCU7Aic44eaTmGW+GGCPQtF9Azx6U3c1u6+aZBAlHb6namPNeSonmzcl67C976ILJz",
-	"bdnNC66CVypWnJrafaiANkgLuqHxn/nGVdDFsrUyS5kqSrdIK8Kwt36AOOYMF9AO0fRGX+ovmlj2ht5y",
-	"gQZuLT1p9Aa3Qx2csGMz7xaQvjXya7ig+kbEsPDc6+7fQDPlTR/awoa1L6jY0E8Qu6FgnZnqojN5KwPo",
-	"M1EyWxbQvNPViJa39kqosMddrAisUwABKjhTh8PRoR6qvwDXT40Zbbg0SuYUVh7N5sFyVl3TZTJn5Fkm",
-	"l2mQ1YXYsx1sxSaKF2z3ntX54SFN5qyX6Hn69uG+mwtL8XBA23ha2f0jyAawgFalS4jvOi2gHcaC5gXh",
-	"ookeYbnIG6omHJ20upAzqlypi/YU89J8EKYY8BfmLIEWdPimf3J4w3oLn0HasWBkzYCWNxxOCWkNI57w",
-	"BQ1eHnoJqKL47+FlbkDNlav0fdCafVau14B8AWVnb+Ae3HYjGYhU2hLNTOK1HmGfOyrqLBfpRt3jmpd2",
-	"nIwW0E4kKfg9L9abVY/h+dHgZ6R6bJPa7L1aR6h2rBBP4fBkpxgWlJV8DKxRUQ0VKmfUjnvsFiTKd/eU",
-	"JrwPKyLFHkKEx+U+WZK4EhP5YW9xwrXvEo6qqjsDOd2Uj7Yn/RAZpBxzlyBSxb5Pk0Z8AG8QSfzpWssl",
-	"tYZqjZ38GYqNT72+bn2vmch0mWU3jv7zwv5t7WWacEze4BpKYGsOoWZ80Yk6wI6rLUb84RpU70zxQWiD",
-	"r8Oa/pvgRrN/QMu8vn7j+QTsvv7w/LoTdd68fqf/8/XzF8+vn1dXii+EDLe4gqDefO3XCr1yhoW6LbfK",
-	"qm5Z8QYrwjVmg4ZeTUYIvg59XlqwwP5spo+bawofk0XOpvxDdapqCY8fefqxjf123R6Na1bZV1qEamLz",
-	"20Z+U7XIqilfYPowV7cAVd7BL2eKxrVb2DssidYkLIiJhsFc5PiGCW20VgA5exkXjJg3qp//gRXGpLrz",
-	"jjEoHNk+bhVcKxdg9x46qBADwNC9t9AbINAoBCN4VKFxCXPIKCnk7W3GmkQ2tVGAQZOn8ZI7+UbIlWu9",
-	"WAbWVMATrsy/rwnkTS6nPNsomLpKcfia2SUsFBxJTWZa7tMsZRdcN18U+BxNGiZaahN097sxKsca3vm0",
-	"crYitRDY4/aoXtUBVhS8qRfZEo/c3MYuYra64RlVN3OZs83YZN0OIAMZXOqTS6LAVw6/lnXhGUV2y0R6",
-	"gZXqQNCZZvQW3qpg3pRmKoh6Xp/cgOqFJZ6dY/4DLsIoOnwKUIapObySM4xNqWutG5rAfnj5vVy9ug41",
-	"gX25evm3QSsFXa8/KECHjApuCxG5Y2xhrxGZc32wGVaq3nt7W72Jlc4ev3NtbUaD8XIwGJ2atr0Ph9C+",
-	"Fg1XXz2E3Ywo/g8GybeVLe7VpmmXmngtC5p5Yq2hGuxa1a3AC/xyu8Xeg4jk7JbmaWYM3KZ98ieYQr0y",
-	"9I5uq9Ti4V5tx2HO4qIlmg7azcESdR7yvZzc1HoNbx0w/pOc9GsfxBWwfCah1+lVDYSrK096C65PzO7F",
-	"u1fry5biRmEe/Ww9yU3717ks2H7LMb3oblwP9u1LMm0W++71+rIEW4EH+47d4J+3EqScKeXYpkPmD1sg",
-	"hjSydsvDl+trA8sIHDMTKd73SmbpfuvB8L87LtLtS4Ew075+r74MPkfCuucpkxpCfLrfEnwe0YIG/D56",
-	"/SAFlHkUGHMN2I8G8wi8IuvSEQR/oRVkr0WD62n3YrVyFFxkwT5Am8uZLKQHvIyLO8CrLNtvPXavm9b0",
-	"1jyHIFlVW0yGregyeY8cckY7UWcFMFTQl4qK23y934JcLwbeBkRl54Y6oLC9A1yN+lhZrrAj6D3djzfU",
-	"b4Ty/GprbcAyiKFVygkyngCxN/hlFL4DNt45L1ysXfuoufqtY2ihLM2VmUCwZrdrkBEIPq94NsHhDY1B",
-	"qwk2nowx2ClYaGTfewHg1Ndfbp/9+PGu2Q3ZPwwMtjz35wCDFU5uXFPNzbIcuCNcO0UXPH7L72vBOaP2",
-	"085pICoYSu4pr79eOWnVZ7N7HqkeiGtw1LsgfNICwqAI7D29KhtBkviHeMcx71pDuCDe5pXAccM6/Pw4",
-	"WAR8eWHL7k1kypmylVyPh0eVlUHpwp0NMUOyskPHGqpsONFoI1/ZTGpNFhA4q42g28gkNxs0bIi49+un",
-	"mjJcYH3YjNGYrbX14k9yElCDBZELJsj3ctJcOF0ssnVYff4W9N1CQtbOuuqVDrGPLa7pw4TmjOXqUDHB",
-	"Zd67lT0mbrlgEGazrwKblJEHrUMf4IMwuMtYhXpWTou0BwNUr0LBkmfYdjRfCnuhKjJhM/A7LHMykxhQ",
-	"uMhoobcezF2oXe/t91pzfzS3vMH/EXBZ6GVAFQe1PehTTqfQj1cqzWJKNNFY14N6DyFH7HFvMLweDs4H",
-	"ux2xdYz46RyzIafHn+SkHoVw1C4KQSYubKJlCJL9onmMhjoRBQlXXvCkPsE1QVW4bOaKOaV2De0iEKTa",
-	"GfGrZ19RRUDmVrPwWR+1P+uf7mwVzYx/o6VLBd9vHgU+wKTaOpusgGUnwE2eYgjj4FEtSQWYKfmDJM9L",
-	"Zvrg2IIGJwsbNTU+HR61iOosOwG3hnC1FfAWlIekHK5I2rTEoiUoGM6A0C3vD48io0rj4jrzdbhSz3Eo",
-	"b0+fWCpsc3MsxJ/kZFcIhAb2PpEPQOwPCnjQksO/QsRkBUU2iSwhDDF+8K02wwYaBdB6X9/Qz8sLtMn/",
-	"+M90Aq1eX0vj2qi7OP7yYfqXfwsf0JSxdF/Xz264/Pw8P5/iQwmRu7Fmh3jknOZ3rMDG9MZoFrBb0YLd",
-	"yn1ueTPjM/thIEnKPMKsKGu7238G92UoD8s8syireXgtikbKtHValoFPK0FtdD08OR8NflaJWfvpZE1g",
-	"XWZLjbXLOZnmdM4iMhyckNtcLheKFRERbEWKdc5Un7zhyV1vuQCC77fVCMyJ1rWCYbvMLXCGBKw6b2ay",
-	"kMrf1Kcka6WcBn1LX0Yn0YsiHHO9FznfRwh8KQULkd2lusO2qzxhMK5iWfZ5E4dMJRw9sL0UEJc+lvVE",
-	"9qTyd/hZUGlgBAet4qpx0W3WBq6bmsBbSVMy4XcsIienJDFo/inagMdRdwYZAyM+HD56UIyxFcqrgjXi",
-	"jM9eo5KXV+R2Qz0OHdxJtczRqvP7pvRjnqBhdeNNE84T+ZqrRUYxT6SsT2Xvj4rdiN8xFVRTs+XtllXp",
-	"xxGxLUqNDye2c8QmEKI61yQ8V+14YGKTALMNcv4N2OIaAxOFollFLG/pM69dfxvEcy5udylW5hj3Uq7s",
-	"Nw9TsKwk86+gZFV5V7NwS8m6QuzCHOmWUIMGswsdpHcxNU5RC30BYc/ULK0hYSMR5MVaio3Z9CEWcPXu",
-	"NTkanp72hoRmixntjYh5lyQyrfHib97WhKPL3n9sFG1ydhvc41v4HWrmFrRgLYzvl8t7lt8K1ns7+9//",
-	"j2C9y8z4offKAQMQumWVIAlhycsNzhJTcg/wAkswT1gmNeEUMuCAuKcFzdspbvguAZZfz7Uyd7fNsmqf",
-	"KIiDqsNh//vFQxIEJzyQz/hNzlgPvIATLm9zupg1HCiK1QzvT2lyx0RKUnbPMg2iPnkmp1PGIvIHCVro",
-	"XMOVcsyGaeEm2a84hIkqbl0cogyubamFmCP6XnIR0D5OesOh1j4Gj39euVkzKtKQGPZe8B+WjODjCK9f",
-	"LqAwk9L3cfwjPvoY1+S7TcU8QpqFqcjKG/lyLfSK3RJJXUniCSMvaV5wsT1NQj0gQSKIUcs8hxIQZX4E",
-	"toZR1dqURtwv4PrdJ3/znf1mR6S8HRsmcr0+2s0CGRVXYio3TIIsENCjbHiD3ul+GSq7hxoD72+k0vde",
-	"BDqEHOwS+k2SgBVm2hV6aGH/v2f5hrahfuqEOwJsJ1tA6x/7aSvT5T1nqwckT/wVPwsk67AMA41nfEEK",
-	"6Sd4dGm2omtFYq6wLCzRiyJa6z3YUG7CJFUbJhLZ684DDx4P3iM1ncVVmzB79IjA4Y3F1yp9hu/r7UEO",
-	"rm6uV/H7U6IcXm5KUHHjt45r8Ch5+9JLQm6WIoTIlJsyarD9Tv5afhModOceolimcUawFUQiKayKnEp7",
-	"45OGaGJiFRugaC43DJiU06B1FKqbYvpPUdBkBhV2bICUzDcrsjQUTXaZQet2LaxDcFO9RgFYFgNS6Wus",
-	"NKyWIueKQbdAQvVxzUlG71gbMWbG+O0ssKQ/wu9w5fIPLKuF+g9OH+1KKr/jIt0Hm1NO/6w/2RxSgeKQ",
-	"v38MdAYjGNNE3M5JQYmaI8cxn5EuNZ2VYUC4SCD8Vx00TgL6eKv28q8p2TM4HN6Y2R4oCLf2vzTB1G59",
-	"4XU1Hc88DYXrfat/3oQup4PBXskhyLIBg+yEDlMjIKHqkW+k3T8bJAwjVEnFvma9IXq+jnUB0NiaXUGG",
-	"AZJmWSQMayn+Hm+uOOTGDMvFf4TfSwHOjhfIhuxM5KStJFyW6No6ZLsCXW0Fona72CAo4eb2t4g6WWEz",
-	"4rhCJs1TxBhjLiDuelu+/u4ChmawWtAJsKHlwgizjMz4HSNSkHe0WOYpXf8ubFopl7KzLtyGGhftSr20",
-	"1EQRTCuoLVqPgPsZFwoJ64jmzKvy8lkrcCmodvwFnCirmQTQVjFpvwp19pi6dbz4lEp1ZU2UX5k/e2cP",
-	"otM6TjtgujJyrRwQ5vh2WazLAh/tLdauCM+DLNau/NG/gMXarHV7/RKPn32aXrO1LJRD9dbKDTg8Q2Hb",
-	"FAx+cPr6nYCsPt+QYDtjRNE5syNAQ4GUJXxOM4I4ra+IOf1e5mQpeF1ePD4Z9IHd1Tnbb7vjcR851DA6",
-	"+njwuyCXwllv5lyEwokucU16fv0Czu+4P5iEkjXpsv5tnyQa8lWyPsbsjQZv2y7s23HDxv3j0fBROXXT",
-	"pv/8fdCofxRi0rVjr8DCgqbjLSiEEq/YyiteTFP0otHsjXf6JqF/Y2Xj3CtmnHrK36eUMiZXBZkvoUIq",
-	"GKIJLUjGqAK9loCumrEy4YV0FWMESv1gBc2DC8IyxUhcSHkD0Ww14+gfMsgDh/A9BSLGWi7/S7UUucuP",
-	"sj8Mg5VkHliClpsdTpiXuWZ7DmiSAgW6C9s4Ho0OdpbqdbFTZ4PBo+HZ2ejk+NHx4OxsuFckFZzRRlSp",
-	"luTbE1/8On2SqILmhenQpOkSim9uZp27cac6wBfHoFby6QOwaUspPtR4HAvD2M25qbrcHWqoHp9dkGpl",
-	"PpqmLD2oJa5qlcHPTw0raV8p43UIKVPe1o4aG6txMNr7x6B3dgO8fBAWOOf0wxWu5vgMRjP/Gu7Kla2W",
-	"jtuGvp46sxfmWumwAEEz/RQN54tj5X9j6r+Ql4wVeuRH+v/AO5pTns1MNcT9cHIP9gDFtvYFLnC5Qtpo",
-	"wYcAVw9xQWa26jUVKfm9LaVMaM5IzhJ5K7hi6Zc/gOt8bUO6BFu5ovs507NoHErpGpne7xt0dNKGRWSm",
-	"7VFN7FwgxInWRbrqAMxgvkG2BNQcCqN6tbhjqAFAYj1yXEJowsaCCkKtYS02ak6sr/zY5uDF5P3bK9J9",
-	"+80zcnT2+PQgMvA5Ho1IsyMfocVYxIcwkzH8TGh6g3dZfD4WPWSlGik07yJfv3qHMU3djE5YBrwPGN3p",
-	"EcmYZjIqMh3t4OBn68WMCRURwbhmj2NBzMWgJcBMHzQ1L12Q0cmRlzRrezNGgApAMvokU1kQCtn9KXaW",
-	"vnpzf6yHdTpkbn49dT9xQeK/k+9i0hWS/EMKdnBBhCTxUrH8fEGVWsk8/X0MFVUv9Ka1xKRvQz5F43ak",
-	"d4/7PDk5OoF3hCSrGS8YUQuasAg7a8gsIgi9yFbE7S0VIyDuUqX4rWBpZZNivZqxnOkddCc85XYcRdQy",
-	"mWkJ/v1vR4PR84j8g+WyBzZHb4CDCK2/ckri2LQot93Jf/z4f4zH/z0mcRyZ/UM4O83lEjufayB5oItI",
-	"/Gv7jiLxr//2N/3hr2LXJVOKhPXHYiwuIasenRyAFxrpuCKqkDlL/Q4u6BsgV8L4ETRRaMqHAZRD1Edj",
-	"cfX2Sh0Af3B55BqDzJAUSITneqZzjTOAkoK8F1yL7WTCEjlnCkSXq69fXZLLd8+ursagW5Lu++t35PiU",
-	"ZFLeLRcRgdoQPWjQE38QvV5MEJsjoiTkysm7Hs20/ADTqJlcgWt/BfstxoLrlYrUtKHBi19I0YNJPXal",
-	"VW+Wa2Wmx4ReJ2wEequdj4Uj2oRO//f/7XJm50z87/839sCpD8O+qpeb0GkvnVP/g18/O/r102dxn1zP",
-	"2FiY72Dv3BGS5ihzrfLVEqljD50ij51mUtyaZpDNXN9b2U/Z/WEqk0OIWzk0HLVpUancb8ePK8IIjPa7",
-	"88PDoCP5c3vsvp1JMqdrou8Qy2/75Gv0uCnLlZ2sFTunYtMpF7dy5m27nW2RlT1vaOwXaOuzSONb3Kji",
-	"7ZdDbNe0IYO4Ovd6wS5Ag6JJpdwzFCBk91wuVfm2qQVuF1lCDurI1OEGqw7CzSuuEpKT/eIrThHAZQWM",
-	"KEkhv5QFNKEQ+AFih1+DyKSxzzfpqF5Jfn0RJCzX90XX/BShah9BURFhrGelunpwgaxoxRUD7+BOHXV3",
-	"65SdBvx6xV5/2UbM3r6uh7V02Wnu5wWZ0cWCiY0JLz+/TkQh+Poo30g/H7SLCNvY/+a67HzjDs3SbETq",
-	"WGdwbvtxBlvl7D7P3GeHn51ZYYBGV09LYvtrvH0jtsTVTv+3DePaWSd2RoEjhthCm4Kd+/FyH282gOhb",
-	"Lc6EiSQpm6ns4bfx9/SVFmCBcZMuNlpz6GQ9rbUKj1+431AwCQWzvPEm8HsEeTw65PDxqsWZYKxWLh//",
-	"THb5fSrVMPdx/lQ+fJgHqHLN/nyq4JvanzXI7OsyahBGgHSNnaYiTmhBeiKX1arxDy8f2KS1AGvx16re",
-	"Mpqatr17Co3fzngyqyFGISGT1jXlqKLXcnFTyOCV8VJ/VDTwDIwHgGk8xZaKoGRp3f2C0Al4hPV8Sivv",
-	"LS6xh1vPtx64AeJGb+Gy0GokeN5oDnmH1W2GobWfHzG0ns21rSUuaQ+/4qbxP9duIe8v3dYEpoZpmpxs",
-	"K1vo3moIuZDNljCjnS1hWjaiqSgk1QVhRB0OtE/3xnoZe4RDixLAb2SWBXm9zLJQmKaWwdIe1h4Q5H54",
-	"0DwErDSyRe64l5CarGUOqNCUthMydhZ+MuM2qz7xggh2z/Jm8YlS5D69Hpz96xV+0sdXF70ft2vOucwK",
-	"vsi2lfzQAGU52CWSmZSKEaWhSDMiF+7u331u5uVNrTpMTW0uiMxTVIZbSQJ662jLDskBcBcFVXE9q31K",
-	"qLqry5fXdAKWWrCdqt+FzT97xvfLLNsY3F8JFnc+KqeSwxmoNt2t0LmnVXz9TS09Z2f3V/1Ni2ngNRM0",
-	"nYURYbgfrwKp1R1XiS4eilZXV4NJrbSR5T7ulDZxvdcbqje8FhYrbflOlApqTeGgWGLj4/9guexNqGKp",
-	"ZpeVRGO5aOhTOw9lU7q959IKDAsoHMRbWWxv2omn63KCAmM/2u9sAUplRj0uYNOJ/NWRVVsKsd19wmeU",
-	"zCQPVnOHSpeed3xhpQGnDyczqViltkWgaVyTzP4+8F3lO862Xmlaj9ZaWW/OHU5Gqh0IThI50ISPYoP6",
-	"98BIHetLXDtPasUBa/2vn+gc/fRcU6nadyFHWLSN7QXJqU2hG7T7/dyje9+Agyt9SBvqsEv60sqZpUv6",
-	"CgpIGG8RuNZjEzcAPqL4oF1L0va+oJ22tPmGvCa7dnheyjFfoDDOA/upl2vChKBcFYQuFozmVCTsy3Rb",
-	"N1pFe/FoU16eha4e0Rz5UkBHFROLwBWJ9cO4VTVLVxN/X+5gTbobOYR9AdyqxgWFbmG1BFdnjFP27RJU",
-	"3N+vMfuXOscNbdv3s+lqytxR3TfgYdPcYI8KQM0RWlli/5n93h+iLKiinbKQm7RgP2in/9O5p9u4mX1T",
-	"tslA8Bbnutojb93Wy77aUyTUB79O2jsUANWyB35Y6rHd4bcJ0/adyDbBN30iWaNQ83ZB0TGMbZO5lzCo",
-	"U/McOS0dSgYocd29uX1mNaP5doUB34DgpVXOCwa1JjzLUHtVRx/Wdt1Ev3AO/mX8yYjFptYoUpztWwn5",
-	"v5oTUjJlRTJz4dJc3GZsLEAiw14DisSjwSCOKqFEwMTNRNC1D98nM7nM++SSxEeDY/0Jif/4/PJr/ZcY",
-	"C5bnMo+81XylcHaGkm7GVaFwhcihyXOazIhiuVanuVCFZuQkZ1aX1yPBtiGyB+snYBakuRb0ciAyyNRy",
-	"t/YZO5Zy4PKWgpI4ZHGIhI2FFITRZHah9+cWsRQpmICmmZTAvVNIzk4KsyA9yFTmt6yAuCaZpUwVREkp",
-	"mAbQWECOsAlPMjA1kRZuDrS+ml3xIjJlTcuIZWX2OhaKJVKkinRxdpozwLeCgQo4obCzg1pE0HC0nyWi",
-	"JLSoJHBHBRZFN7GTXV4zuI328ZZhtv6DvGSgwv0rJEnphW7PkArz3/3cGgiO4GVq7sy2Dgwn5mzMj3ZX",
-	"o/HDteuQ5V2k5sWGiOLJBdstJL5YsPH+ouImZRkrWCuLg6Z2fL3UZ2tt/SGsFrjeQasaKV8kqsKDQTO6",
-	"a7vG2C6kYgPHgFKQDqJBxMnlJGPzQFm1b56Rs+OTR2SBb5CUFZRnIDUUS4h7mcrchHMef/gATPLkwweS",
-	"G7IJCScp26v4jJ73mf6oCdWXNJlxwXo5o6mGC4FLLpCPJmRxM5VLkWJ5XL2HgFqznFPhjfVhkVHDRiyf",
-	"k4lJQ6uNj0EzYCdmqd68XOYJpksLWRCYOty2RC84IFl8w1mW9jJ2zzILe9Ww+NlDMQ2qwMtuTJDLjOZk",
-	"qgdR7fkyDgdTh/izvRo3NBw3Qowr1bS5r/jZ2Vm4th+2IArnoGlZespLH6V5OyI0UyZzmioS/61nXP29",
-	"qzS+ID8sZcEgQU4DLWcLmYMbjlrgVdd5ND1LhpNTNqKP0mM2mD6enNCzZJQO2fH0lD4KmvLUhqqP0Fje",
-	"VH2EUGu38JI0SgvV4NivGn525skGx4N9zO/voOa96QXulZ4DTEHNf8o/sBSEyFgvrBaT+8oibGizRfB6",
-	"qRQtwcJUU2chrc6tZV+cX7+7aQ1hzdkSwmFJznsGLxllz1r8XeVbwxI8HI+QUVWw0pHrFh76zLC32qEU",
-	"wFLmm/nV+VjES6HvKA29ROuXMekeD4YREZIkOQOo0kwdRCTmAlJSbr5XUsBbA//XBc3pnBUst4/Gwj3D",
-	"KvLlN4HUlu7xaOQPB+WycC0wFPz7xniy7O/E/Jyze3nn/8yFWk6nPOFMFDfQlx6eHelnU5lPeJoyEY+F",
-	"/c0dLbx2rH/Ctvc3+olJYIFnJ/rZUqjlQhM1S2+wWSQa3rrHwxNY7YKuM0n1LuQNNHODZzBVQgXOpgc1",
-	"9cns5svaYAYkZzDaUtB7yuEOjkn3BJeM7X1pdgOnCb8P7Fa4Rmgtq8MwJ4OhVgNiU9DrRi3VAvo9GXg5",
-	"pQ8vVKyEh/WN7JtGY7oYC7v+SSaTO7N8ff3a3+fLgvm7IpTAq0TmRD9rBHvIlRgLs7QLDXY9EQ7v8KJs",
-	"Um9aNIIS6glb8LrylmdCt8ype20dveXY/Sl916pCLhRa1Z/CYBEsF7TUsShfBEjylM0XsmAiWd/csfUN",
-	"FzdLhZOdYapJ45WcLZW3H2zp9+b1u2sTcQPPQWWOr8pPe39m65isZjxjXpqvbRuYL03n7SnsJuXTKcNK",
-	"jeY2RN3PSN01Oge2UxK0909Hyd5vrg9Eg3S9l2yJuwqtun8bIkV2V6NO5KhIltiV1XHaJh1CDE+IAMEL",
-	"VCM8FENrFFcpw4dLCp5o4AGeIyzBEaVrtm2p0WzBI0MIW62RX7m0kpjK3xwhAQx8ovDeCQUo+sBraky+",
-	"tBVULqdNGbBPnpsUMZu7tpCwYUP6HuvnylbM/QzyN6yyrRCeM6qkQAquf1+LVbbpUg8TyyNnZilb8WKg",
-	"HMhZy8xYcZA8SBfDrKjN5wQTGNDrguYKWKBNvKiu8qWtb2BscCeDwaDWpTSUAW9It2k19GrbQ+ucCA2T",
-	"MiczRlPoY2Q+9prUUXCz+GLr7vY1iBthte70bDAkf3r3+hUxr1XzuAjAbZkVpBv/j9gBOv4fgzgi8aH/",
-	"yzA+ONdfjsWcK6XFPjMELzTVwOpjK4XFpBsf6p3EB2iMXIqUJRnNWYqyoX55Ke6EXIkboIBYXybjzrgT",
-	"u8wkgATUaFnNZMb65FUJJQc7B6paJt6hMfXvp0xbWPon62REg7pbxMKSgAKBwWH6kVMjLDe4wIUrIa+p",
-	"3EQpjsU3JZaYA+g69nCg5UvvDMxJRYj/3jVubzTBWAoOPn3ZJVSxc1NcD/0OM1lIsFtEY1F233IlDCJC",
-	"CUZxHFyA2OSfJ+lqbdWduqFd5DjwerpcZHA16lfpnKWkWPEEirQB2wPgRnUVuIC2zRXR+AK3d0+zJRsL",
-	"U23UDoW9KSKXLozBVP6yV7kUt1ag1Gs2ROuWrh9FJnHaaGaOLspSW8bWk6MZ/gOyWJigKtLCDMKxBvMA",
-	"V6/g/TJZP/JSTUm30lEZqxXhokB3d5/OqVjrs5c5dpZQpYPCmSzA/k7zfH3uYgagYUjkHy+uRi6LGzm9",
-	"gYqlMelSl3GwLBRPUUya6OsPX/cS5Em3bMdGiwQLp5iwESNFzSmCyEk07EMBk7x6/6LkvT52GWSBYWdc",
-	"3EK2s6utKKTBckBN2wzEVJs1a4FKoAgtijoPzTRVQjTxUpMAdeXLqZHO4XTgG/PuDUQx6QNCd84NIpT+",
-	"QePXDZIrbEW/SXI21XLMeb0oPwwTjYWNICMF1DvQCIIjRi64DN43Qt6BYwQlI+x6coFeOVw6Gs5w7ZTv",
-	"Ge7aEHvHAu+lg3PSVCQpmdNMHxjTqgf+CjRhUNlyB5i0oouaI9WQh8xuw4yqBxyVt4Gv19Y4CIJJizmY",
-	"EaU1OLZAL63/mccCUH3ApehtCJuPruWGA81QXAnyiSxmVQne3Qxa+vR4m74LLPPqRJ2SgRg5tJSbHSmb",
-	"v0EKwj/n2GvTJ69O1CnJx5fz0X5v1gCeZxT8K8jYiToVXDSmfYOK5XAhLaMBfMzPqYG2Kvf6+wmIvVOe",
-	"sa3FelyjhJ9t74vRP7v3BfQ6g3eND3jG7zA8/d+wzcWoNxxcDx+dH5/8G7e52KO0b7jJxeiLNLl4Kifk",
-	"2YyJvXuj7dsmoU3138/fJGFjXsgX7ZIwYcWKVcO2MWuTq7KDxxfvjrBBXfGIfVf00SY+jQYelqs2OSH4",
-	"MnoLvP1XQiUe7wrQcYO0mdGbx3ULrqQR7Iw9Aj/W9iw6N4W+0MrWBjW/tWKsEam8R1BICWgfBHZ9Ww54",
-	"ZzwIvrZfSIj55oFRIUYw+GkCQx4QDILr2xEPsoki9gwJsbAIR4W4C7Z1YEiFOQWap+3Hm8hVQRRdm7pO",
-	"3ospT0kX8TAaCzCSovEeTfGrBou25OfXm9Gjo6XOzFH/yIysrCPD/9oLwVvNpPFG1CpJcmHr41W61YAP",
-	"6vgAItbQJoC2F5LIZWY6WsOyJozgtQGbouhM4YoonjFRkMmapEzxW4EqQy0hRS8oyKYCgS1u9WG2uPHu",
-	"MlwhvZmst83TYIK1qj87o2S2MN3AbspJwtvZNIvpHbRjJ1w1nFk+Ne4G2nxZtN2JRbq9jqV+nSvrUvD5",
-	"tn9yUYksbnUh4nYdw97IjIcKNmvG5HUMW8BrTRYFT0PMAQyCytmjFpq2uEjlKvICUft7xTZaZ9KmsAnz",
-	"1MVfTkyT/nLtXhHYPzy/7kSdPz6//LpSC3ZD7EJ5rVhReM/GbAjmV/rjwA0DD0GOhhwhLkj8oVdCv4c7",
-	"qMn+UAsFOrFosN6YeNJA32xn59PYaA+BC2K+qIx6ul/reSNaIhY0llIeWAsUfBXUMd7WUfAcIsDTmHT/",
-	"8Pw6IvoAD6AmJwRrx6T75vW764h8/fzF8+vnB/2K+QVqx8B7VdODbfFVP/tyhZtC3d5UI9xQwq3FAdjQ",
-	"nciW7WBmKyjbrcAMlzBmouj/KYFvpFtddM2XVfG2Yp0yW1n9ZgMH+Bbqm/ovYhxHRGZyReZUrK3XwEta",
-	"NZY4EHLzpXBh1hAbTgsCQ2ysYDHcUFKtuoLQITKIBIPL2pl7rE9jBXWkwNxqwvJyNFJDD0UyWRZkwqAC",
-	"HSmkhJ2Nhb81CCZ3W1uxnOm9CQgoM5birmI0T2YRZKPE+I/LLHMussoF1TVBFjHgPc0yq6J8RQp5i/eO",
-	"iRE1cfjdWP/BExYf9Mk7kFL0EqdLRTOQbeZgqCoYyCYm34Ci2diCwZwR7rpq18TpoTMHzFIlLve0QV5f",
-	"KKQSszY0yhJkHHJKTgcltsH1w4WRvxzpkbesyMFoPxz5rPEToy9NM0MMwpyxnP3sIis7wTrL7a91A0tM",
-	"r9h04Z4OdmvHVhD5nFfrdcltVzOpLAI7S/1ycWFKMYdYVYVXewzKZK4oQm+pPoaoOrhmXzN6z0qcy9i0",
-	"qLuU8SL6IiGsnx6fmmtiuKHTYCTAO5O6Ukiyolzzv6mESuMFpLhflG0cwNEF6wPq6l3qAeOa2LczZ+uB",
-	"sbIYgVezlJz9VBGzNcZkrgaHEl8gTnavaNhaANU/IyDW0XwpQPpot1Vm3NQ1v5IykZjOx4Ysp8a/+JnV",
-	"GuR/+6oyOZtTLoLKo5sFs8moIBNG5jRlJIdmnEKuqrMNH+2eTbFiu0OlZIzTZZYhZ9tV02H08/Cr1NCz",
-	"RCYLYg8AW7FqF0LZvtnWv9tAJR4yfu7XebqO4s077SmelOE5Rh0y15SnFYEvDS+ZLze50brs7DXlK5Bc",
-	"VFHBmidRrUnQJjtY/4PRZGbiaqBu/5RnWUibouI2X28bNYY34nL0/TJ+Z3RGtw6vX3jw6Bm/Y1tH1y9s",
-	"Gn1nTjZki20dXd5vHH33HU631jCMFU0fDJeVXG0deyVXDxy7wVigmbLJq4PDxtlxf5HBr22Ivak6ZDjV",
-	"z1ZlNb1KbLt5AhckRMtRcRtMl/uMhYKuAwuAK+inS3kUcmWCG3DnOZvLe/rwCtJfqGCKB6m8UTvFwGxL",
-	"uqX1tNYXuBufNvuX8DnapRw4N6HNfv6mGkrvKAruLAsQ+9zaCVVBl8DuvP4Ivq2vPaU28KdpBfQcXS17",
-	"++e+b8zEdLpAQkO7xtG19D1e2LlmbsTJz+AM3Fp1xV9lZIJZ8bOvFInR3x+bwFlT94Dvk1n+jmY0dN3i",
-	"7yTfwLt+sh6SoAlu6p/5fqEJFyJRdzTR9MOu5IKJHmSHVLsED+B/O/pp7q7bP+di03pfQAHoNuutRi20",
-	"WlnAWsNyLveQavHM3+BXAQ8IPMAQvDmaVnI2hfSC6vmuGQ3UBnZg8Y/U6/7p1rsZTd+4DW1cmUK8DS7Q",
-	"8J2ZXOqJU6rnXDF2p1ckBTSuh6V/19hMAC3fhe3U1xA7jDZwJ3nzORbiQTWgnb8DfwpNDJbnlywUrIHP",
-	"TBgwS2YyIoUsaIaFYBZekESzh726mct8W11elwxwy5zLt2tMp+AaRfIqC6RpWjlo56MV7ENhQ1ObsUnw",
-	"u2upwD4UsAhD03xqCrhka/23XiPDxPl6/Cdb/+kfV9/LDy++f6+u5nf89fd/WU//0kYcgeUFg+JCAapu",
-	"hRG5Y2xhzUAy5xr+GR7P3qsP24qMkRjdEb/74QkWrBwvB4PRqd7GEzAf478Rvk82gmHfmNcFy28Wwfb7",
-	"bzSOKP4PhgbcrmbTdxwDRbZjyIlv+hvschz9sKHhM5IBRN6CZyhh/L4egYqQCpr4gGT24Jsw3TV+FXLp",
-	"YQEkC4T+/mXuzAybxfE7LMOk32Kpf9nRLIOHCp1a9pVaFTXjYtgvceqHssaawwQHvKjkKFXq9ogpyOhh",
-	"gZtFOMPhcpBn1adKYG42PVgwthOekMm6PLn9YtY8bt0c/i+7+fS+wWzVHe0An9sX+TOgCAakI4ZAsSv0",
-	"iIE3KwDr7+UkVBRUozskKi2YIPqd1t60P8lJyImWQQ2w221z2VdaT/UCPwhWEWUyWKDeTWZcuZ8jAHJD",
-	"uKmbysaXhkJLP6EkVz0FEnccOUbgIB7hIW/GtGvHKzfG5tbY37Zo2Tb4VRu5gmla7jO37TAaDAZEsBVT",
-	"hVtDF3+dMypU2VgXfmzWDbTX0NA2vd1q9tuEooHl2pf/aavdhOGBtXq4XvoyPjmIel7F7xIOBgJm4/vC",
-	"YbgXHD4jEWwtzaZ8nusL/21mbF7SDXHlmt6GAr5NtfMmWYUTRbQUUdBbsITIZUHiX8WmLSwkCbeVndrW",
-	"1C3obQRRN9A7eVNLWNKN//N//q/Dgt6qw4ROf/3s6NeXZ5gtHkOL2LhVizT43q15LzeqCZ7bJK6Auncl",
-	"pnIDQEEbdOmGEHjhBXvUjCptUqpwxBVVxLy+wf03bNlX5qdLq9rZR6fcnnm11kvHy+bVj0MbP22/8X9e",
-	"Qx0X4dZSgoTXm8Ij/O7IScOtHwpdqeGzLQVTyR/yjiaE5O+hm9Mmdx8+Ld0OleJDIbdH2TpwRx1j70U0",
-	"0JouWaaWx56XUqXj1baJw0312rvp6hykMm9UA0AQ3l6d7w0xLdDI2ivU9DPOqB0+MKP2c6dhQnH2T0vE",
-	"HH6RRMxLvTDykuYF//LJmBYKP3U6Zqs2MXtlQoYo56+VCvTVdcdYKz4+NzXYTLk1ErtUu/jcL+lt/bqu",
-	"praNVHLvX5B4kfN7WrDql1Jk64qch0Xqo0pSn/myJuPZN5tCiWLJMufF+p2+FkzKEaM5yy+XxSxoEldS",
-	"0IzQJGFKmYvVcH1bmcVW8xG2ZYRp70660LVEsxOiWIKFF8bCxTFewj75P4CHnZOnsA4yXg4GRwlMBH+y",
-	"uE/gklKVfIAyQlOZOm5oJR+LLkRLvnn97hp+xwiVC2c910McmOLlZaw2VgbBOjP6QuTVCjdjEX/oWRzr",
-	"mTKF7ENhStJ1zcLK5ISDc0IJQhYr1zBbhfW13jYkkcG49kCIGR3qdmPtHiFxMYp0Xy+YuHxzRY76g/5R",
-	"RN7Zj96WH5HXgL+mjDjOqYkE1lDigibozsePEFSM8ib0NUpAnGJziNLu0AX/vZIJp5lgRd8iluVJnXfw",
-	"iLxixUrmd1BVq2B0bihqE9NwyKAwItzHM6gzBUGeejBb7h6nEThNnzwHgtMSAaEJlMknEzaj2dR+4CX2",
-	"yRW2xBoLcwiAUOdlm+gpY2mEimPkNTuwOapR9eKOqnJENBbQpLKAJv1OE498E4KzpFoz2YVtoATPTEFq",
-	"swDwnUdj4Vo52yKKOVkK87fNTsaRhSfAjMVY/OpX5JleInaUGIseucwyc51l/N4GbcfW1B9fEEqAjnKI",
-	"IYPwGfMQ6qeQIqc809q1yqiaudqTY0FIfDQYkpfynqXkDcvnVIua2To24dUvZGJIWmtddj4suQ091S5c",
-	"jRlTjIgrcscWheYOxIYYeyUQuRR9YkIlscojKSN/JzLVZE1zhtXKuvEzKQqtBmp9+pzQBdZb4VIcQtGn",
-	"gwvMhoFvYDf+KyZq9rfwap9cA1qlnGJgh4a9VjfjZEZzxYoY5kULAyxLK7k9rnmc4gW/Z9madONLb3y9",
-	"xgtiPn8C6in4MPTvBxcY6KMf+R0i4C09uuv5cDw8IRtKm/b12SOpVNgkBpG7EaDzA+lCAe/hcIDpJxjJ",
-	"ncwYVNU08dZQPQTq+2jBSC9Dv6nH7sbPr+ltHBEHckxAM+H0XsSk+f6CxFfT3ispWA9skzE0kFeEYkuK",
-	"A9yjFpqhTFmfXCJuQhlG5cdAmhDWjN8xu5w+vmvYrKZJNAFQoYct4WDzdFYCQHVpULEsc8QVYRygn7Fp",
-	"QeSy0ESCpYFMsbBzQoUxa2Pceze2zosnMWBxXNDJk/jAO7LBgAQq8EphBAm3wMhkN2MlMaix1yfvJCqu",
-	"VI/tO6biH2KsBAcJTbxg2PqTdOMfnvx6NPj1aBBH5L3gEDXvv2DbuRy4JVTBhPZVV1OqGxvvIJT3Q+4H",
-	"f2puFx8AKC2JWmzp+slVGRfMSUOmjiEWIHe5TAdATSZSnRSSHI3In/nTvl7YC5rfYttrpHWbp4Us5/ho",
-	"6Gb/I479DY59LSV+G4PMoWF2uMgoF6ZIFADUVa+XyVLz34PIrTSRQqDsUtbSO/cyrr5SeG9ldM1y0v2D",
-	"/ErpG+tQ34GAz0xMZZ4Y4QKpwVaJhdtIVVM9bIKFhITeqMYGYVmarvTIMBi+JFLMhTKB5FhA25SuxSqL",
-	"IHEICfcr4EK+FMpkuCGbwx3MKeCBlvcWBVku9DE81qdAJmwtDVBwG11eoDhFJsvplOUKseAViFL6jGIl",
-	"6B270Twx7pOrFH81Oo4iE6avtdF/PzmC7yAN2ZaZAwuX6SAA2tgYfFbjzjn5sd/vf/wI9xeISbXHf+/3",
-	"+99FZAzOLe99jy/aY2apyeDnyiZvLTBBUHMeW6wSCZwrEmtlM74oST+RWYa4oUGm3/j7d7ElX3wb2Rn8",
-	"IOe8KKAQY49c8zlTBZ0vECSaCx8dHZ1pafP99TMbRyaWc5bzhMjpVN8IePEn+hAWOUu4Fj3PgddsbMEY",
-	"26Km8X+4hdmKg+a4ECSQcCJseUhoyW8UfD3rZMmzoqycapL/IEpUTPntMmcpCjcJmVAFRgEg2nJsW33V",
-	"YKmegLx/e4UX0NHZ49ODc3L57tnVFXAykz9b1lxz9d7AWgEkS4sZUewWRN/Nhl9jJLZ2Xpi4ICFz8IG5",
-	"DdDd72RJXC+ME0NZ0rKxlpMbodCEqQxL5ktVuF6h1s0ArFUwYgtLuP1oRAOQB3k43gyWe8ff6mc37/Sz",
-	"GIQNO8o5EbI3yRm9iwibR1qPxuJfPMG4EAAi9oSOSk6sryF4jSim/y5kjsoUoLNoLFaRrt5YLjP4HJV/",
-	"/7EtlQmR+Sue6iOCSe2gUMMrVygfrGSeml/wh8ka4iJTYEP5HaIeTzkxs6oLeyH2+K2QOZ1kwAghB8Cb",
-	"Xo/1Rypul5l79P63w+HJNxH893Sg/3s0PD2GGd7/9ptvLgcX5J7mnFpiVkxTttQiy/vfjh4PBmSixWGw",
-	"kWAZyklGxZ1/v49GJFAtXyMyygOuNidgINa4xVhMy080hkCTd4sUwMxnEK7ZOAzCQRYzTUapsoVF0R8S",
-	"uumR88y4QnjSpMAi0LmW42FNRlbXWgxd8P6azjMofQjjg3Qdeg2l6givJHGnuarmFIi8pZy+JvELLu7O",
-	"jYbv6Qb+fKjzX5CcZU/GNs24p7XFcUfzXpT9oXp6ggYrkjOt2thpeWGJ/DCViYqtdnRZuUjH4rlZnrl3",
-	"Yy3QlsqKhVkExU4h6q69uQLcOYpwMRa+mmMFF62ms1QfMppTZtS3PDRMCaRbDwBEE8ZYXLuPqPBtGWi4",
-	"wK5GAbuFtVboyx9yiOz4+gdrNxkLm9ozFrZBK9p9cNWqnb0HE0TdFapmciUg0R9FhUrninMtJA9Jo8sF",
-	"injffvttzztD5k4gZzSbPxl36IKPO3jNv8eilMCXXfFRYwGAOaq9Ky5scVTztNrBQuMi1MPHu7Z8wfay",
-	"uHDFXoOtGMygzZ4OF5jM5DhEux1GqL0+GVeL+dutX1oEMivSdzqcqcyNKazEFFjZEQm14Ni9qHIV9a/1",
-	"GuGPJ2N0H+HagApf2w6wqGSOK2dtmlz85//5f/k5/ZDaCz8irmOfCP3vTMq75QKYeNmXE9uC6OdjUfJj",
-	"aGhyCB0d9Jdypa+hGV/gaJoWa7VugfUKWUqkCRWY6d2lgsQ8jcfCFjIe9vtaiu0NNZBBqXDlnqHLIhqh",
-	"47KeMdg8ypLGUaOq7VhUShVrIVxvliwX55rB7VIqBZ27rGH7qxX/jgfH9jCegxnEssJQey5gpYI023wZ",
-	"CRqL+INwZGoYxLZQtxHhxkJt6G2DfX0iq9XbpGGoqrwx3R3Ek0hzqrEIVD5XWhciMdp3YtAP9NlCnV1T",
-	"NAhJAvkDnLkHzJOxCDWTMcIoiS/1L7HVXrvG7meNKasZy1HY/sPzaxQ1cQTNQ8HezESBGeRuhVB/Ha4r",
-	"qJXGFa71vFaofbIGfHF1+V3d9rEA0bRNYf1zUhbWh0LKfjeICbqULvDOwOzueCxATtcnAbdtoJtCN7bN",
-	"D7Cc87nRA6LSvxER46Tox0Bo5qjHwqoa+nZMCpAvwK5i0lAMEpfV51dQ1JoWoBekbFHMIlC6fCLAsu5j",
-	"4RVctzBxEpLGqpTf6p1246PHMdh6SXz0uD/QsGGZYpvEOUs5ZaFASz2giqK5xJmCYtId9vsng8iKrWQ0",
-	"QJeoNSxdoHVpihky+lhQEgS4Hw8G0Vgg1SYZnS9Yiq4OuO3pD0vmCmr3yQtoz7pUjNyxtdYW8YkiEnta",
-	"QGAoCtfnNj4Ke9RoLJlqkcGaw8diq+3b2Z0jLwRNpGD2vrC9VMuhrW0d+qriovT2MH3FFNhDKQlY7iKX",
-	"6TKBlqoX0GoHeSXSIOoxU56BtsHBHFY5fgeON3qBIG9hgrDJxfKuCRwFzCdKaiwHjzgIlDZERHMDU/+e",
-	"ifQcFbR4zgrat2HJsRHYbegJht1TP3gfP/CCl+NoLLwfl7kxE9CqgGwfViVi/eu443gQ8AFNE7ywuPnW",
-	"XZ1qjAmMtnqBafpAs8x3+n+lrEQHvWKBkNG8anh4sZJgtwexRRRjYfPfrUMuIsNRuOqOl6Me+V66aEOZ",
-	"nrGo5pVflC+5Ti0Nk5hnM1wAqXC4OtI0Z0oZt1FV0EjLC86J9y4fvvfGVB8bQ17NuHPxw5PhaHCxeqIV",
-	"RyfSXPzw5BR/hPN0n+vv8AAxUx6Pb9y5yJ/gz65WgTnYwvxuuwQvRcEzqMxgFIoI7kC3PPh/mNP/9a0d",
-	"1XT6qT4DV0X3veAfCFtIaNsMkx30yWtrawYYnmuCGp2Ral0zlMArdV3CDlQQarBAgNZ+wqXtyDtTAgvS",
-	"WcDqR1NTVieRCutg5JjozzDrf86zjJs1R6D5gowATAQd0a7UmDHvmwB0DCRiH4paWHpGC5ZVK491Rxp9",
-	"NM2b7E0gSUMTpvCAs/kmdEETYCPVwlwH57AjaKHhHGYBiJpJoyZoz8nQ9mlrlClCccuvGub5/lKuD4Jm",
-	"JcnoUZ69fvvO3lHQKhwb62pt16K+lmzAkUO6qgBJSQrTa9yJvyoiK0bv9BNoBH4BnbRtW2/jlYwP5yz+",
-	"SvmOH1tGA4jUeVP0ER1oPAB3GpnQ5A4qIVadQ2NRSHLLCnAOkVeyIC9lCrEbsYsvRTEJ/GYeBPTuPJ+R",
-	"sVGXHiMo3AasyVaP9YTq0WCgL2I9Z9errAaXgvORrWR+d9AnT3O5UtAZg99ygUwKe02kbJHJNcjIFJPc",
-	"9Oz6NKx7JNJap4T7Dfi+pnPrOtV/W9+ao+PfNIj+N/DcI8uoJi7jsbh+HZoVLDK6ZqAfEvTAO/9xGfYy",
-	"FpfYJpkr4tXC9SNeTA6WiYaJ9OOyifLGqJexcGKhGaAMmzE+l8o4ZZ0+FyODzgo4BOjgdasFHOvsR6++",
-	"wd2Gc99l6kf+5WdeM041dD/6MXvkUqxBC8OD9dINkKOwsiuj6b0GOKakViVQDWs0kUEl1QK+0cbQa3eo",
-	"j8JAHMoDVTo02mTKbny4VCxXhzZo7RDeA/9c7YH+LjaXMRVjgRxc4ujGNlHGA6JTRoM5ZQlPmSnpDLxw",
-	"pv+NA1lTH03R3Q43AZgjfvMb2NxvfkO6l7Ze8dMDa282FKUFDKixs6Jr1SdP9Z8m6IGlWo7zak7Prdce",
-	"CkNg0J6jyiKnQtkqBDi2SblHNwx6dfVOzfCuWX+fXEvyNCKXXynjEJzyjEU2swAqGiAaYUaTf9JW+ZKC",
-	"oQ3rmHhdSl0lUL1CiG+Q6TqqMENWahBl2AjiqLAu6/j3l7EJnyRsOtUKUhdtx6YDix4aD/ncOMDFnSYG",
-	"IUHPQpxmqTn6SywC4Ev2fgMno/c3hgYwXUbkqSta3wBNc2MaL87JTM5t1E3KVaKpFkzG5VBdZwjXoLjQ",
-	"F+BSKw7wFPTpwUGVuG0L2GKGntTuU/BJ4WrQiQHKoqnUga8d1GJ7SFfoK1uv3QS2XRBG84z77uYZNLx0",
-	"zhE8ogtySVTBs0xzAYU7sYiD9zpWVujbQs3npMiXWqBTErnCJSCjKQwBGhIJ9U8FkRyJp+JvqLVg7WMI",
-	"kIt2VgVF6DtHiSlmFUEt07LVKnj+9MVbyB40kPLRwic+sByogmKTbClYVA1LGRyRWlvXCxz8NpfLRXVc",
-	"q0aSW0mkKD3uZjcAZmgThnzTIrBhKy+XBUOuglzzKbRk0nvQH6VISFBw/XwTtmaM3jNN8R5u6lkdeuId",
-	"6F0MBs9wrU8JlIIFiqwiVCHJZb+BGxW+Ui7JkT31UVsfv34Hs2/VnUn94EVfC0JwrWBpF4W2MKKZlwmd",
-	"MX7/gmWZIk8NvN65G0VDzfkL4HJOjTPZul1Nh8EDMgd7RlNRxBmcOTzQrtj5ikERdpVlBdzePK8x2Mhj",
-	"IUhgpWUBtLsalwVYAHOB0JTjwXGVoYKI6vHSC/K9nIAPFuIUIPIAraqJnC+o4Cbgz0nxFyUh+nJDjdvx",
-	"OTrO8FpCqB8Pji/qGKExM2UZv2c54nUhoYudgdHc6hqbKNBeIXMT9aKIYCtHP3rAboj0DvrkBZ8W1hLs",
-	"tVCeoDsKIIjIBCI4VWBpocrgjOvmAsdLtKzb/81vyCWp1bHxRgah4ALybCDAsTRha44DMhqp3u3A5wz/",
-	"e1stIYTOdVN/1XO7o/M5M2ll5eMKhQFXwacWAnoD+kVk5vawwQf7kqpCplJ8hWf8NFsydbfWtCHPcWCE",
-	"Afd0AIeEBNm8Ceq14VtAfqAMWoEZTJcosQGcMFQ34wkzSeomvvZNLhc5ZwXN1ztiaguWz5VXujQQmosh",
-	"7wrjbIf9QX+g3zcu1855B0KKMYVrBvHgh/r/blmwJmaxNKK2qWDvPUc3DM5UlrCAZaCm//7tC1XWbTUe",
-	"3LGwrgTjpjFeWzR02hrQNvzZuR2AIrSe8O6Pl73RyWlUWjAwuGAsAvUaI2PKW84NC9enAzb5sViwnDCR",
-	"gj0NVQz7L9dI9ZYJzTKtoxnGmk9Yqq+b+goNLoyFiSuySaiagZugbeXchsDfTBSgkVCzDJHDGViu0s65",
-	"PpUrkbIPfpdZtTH1q3zl8Gqq9WpQqyEHzJq/4MBHg4GNA2cCjr0eMwux4Ta9YFOLH4gP2By+3Yk6laO+",
-	"2RorLhMFqQ94BLhHdM10zk1DBwcaqKZchU0x80pfV3qI39ji07Zojsmjc/+0GVOdr2F3E2Z9HZ2PkbeG",
-	"N6/fBRaBAiRkyzeWYTNvQ2uxZXrsYty/3Wre2Nhx4IHVtWyCx5Z1HP7I048PBMwfWOGW8R3mp9hE+xs2",
-	"t2YPiEZW0IRqmWU3LlE0L+zfNgqlE3UKNl/IHPkdNmhXM77Qm9L00PkOMplvNB5BxD0MK8WNQijN1pMc",
-	"kn60TojJMEZ+uHFWIfhEsFUHi2ve4J+3UkJJZMqhc7OUuf8xBkDjbPpiusciJSLFQrNKZlBmCoOvoTwK",
-	"pB/NsYTJPU+Z1HPwqX7LFwg82MA15lUCBLjAxYeNNLM11OkQ5pnXR14fQDmQ6fQJjZe9ybUWaNp5dr7z",
-	"6g2679qXz3O+E45fbs9HspXlTbYm7OhGa6I3c/rhBhsSd85HkF6vF1n7+fix2+umr6yX7cY41/Tv3q9z",
-	"+gFr/wCcGmOcwBjgeKqPXZawdl9N1oXe9OnJydHpxy15MB13s96oGR2dnHbOO2fTUXLMHk+G9FF6ND1l",
-	"g+RkMqJn6WP2aDpMjibH9DQ9YaPpYHKWPKaP0lN2Mj1OjiYjOkwH7GzqjbmNZQZiqQL0jWfnql5j9Wrb",
-	"aqfeKsds01YXqzWfOR1oJmQGOq2OY7gjenG8oSxfC4z1XUBO+WgSmeiu+iTA+V25H0hvaqbRw/1c/qpv",
-	"JGOK1cM/NwUQQtOY1w7hnY9R54Wmqh3vwjt+xeldH5Qv+l/1yq5NrT6273+MOg2n0a5Bmh/URnnrVzJv",
-	"O1L5UWM0xYr9RtIf4CjOxt1igPJdwIyjwfGmj5xcdPhKFtbboGc8Rhlp+zdPaWrmwk+Guz95L6gJKzTz",
-	"jM52f3Qt5Usq1rZ4vP7upM36ruBmpRnE/eBXR7u/eocxmO8Fvacck639TFJgJ34O6d+/07S8RY6KOgW9",
-	"VdhOButPBdyEJd+pBzC6flgfo85how5AUHHB4AiTzuEZyDx7PoZuaPGEcBGRuVQFVHwTBYGrH0MGclWM",
-	"RTdeLlJT9iAGjoIiAagXGBvm/XrQh0Ab1xo/RruTAluFV+LAxgRg3QAsCBxb7ba59GAlA3I8GKBHsox7",
-	"HAsvHkXmJi4kpF1osadiQNxbzXjD8jdaOtEXw45XsRpjmze/hO7y9x8hX/8k6mRUOYsJZEPLVOPeOzDd",
-	"LRem4AqD/tlECvKOFss8pevf1Wow3Jjx/PIrlTYKw/OjSjkR/f6ZJiORmj7CptSCWGZZWbfA9H3Wb4/c",
-	"Neo1Xd4mEpieyWUSPhTO/Lj9I4tMhye/Mn/2zqAak4fDAMCfbL3fRR2fKKCAQkmBO8DcbquAWLYkX1nE",
-	"1BQarZQVxe2WpTzx32URSy1R1ZbbXo7xyQ9a8AZEGegja2ogVXjCLwLNLwLNLwLNlxdoNGFWKc8TaRp1",
-	"eR4m26DaGqjbU9C8aHhuN/ZkZq5qgObEEChVFUbGooucW0U2jT2Qw37R7J2LX0GWya2QuQ1N1deZGguT",
-	"KkcxIgyDQQ237RPoF2k96BA2DEZPG3cFdtUPJrS6dImMRWXLtg0X5Tkmiy5dYq7zaioMIsewTBeSYrJi",
-	"IdBnLLhQhZah5JSMBkO0/NoK1SWcbPFfQkls3SsVFw+EcjwzifNc2EDb48EwIsejM9LFVoUmrjIix4Mj",
-	"EgcSLyJyPDzR/3ek3xmMRVyJbNaDjUgcyDPrCtlcd+Q58UtHTaqFQnN+pk+W72wO98WGhCofJIcYtchd",
-	"kCLEvEG9gpPBWPivRujWjzBnTs9ZSEnABRfbiHQASM2BRboNLKkMDL345s2O2Af9sbgEH1kFZcoAr2Hp",
-	"QLh8c2WTX8voq5B0jIKdf0Hvb4W3cVjJ+s9sbYRZYHlPQercR47dR06tiW4gon3XWiZ5xVaVXW+wrlTI",
-	"xRJblfI7fp2mIl+yj5/LE/FTC/Oj82FDmB8OQtL8XsXNnBBt62vBuE6MrpX42ipK2xFKYdoAfE/Zfzj4",
-	"mQn/gy3Cf/1Y2gr/D5LPd5kbA3dYza1P7b3l3dZ4dcG9BaWnakJ9IJRzl7wY+uQXkf9fXOQfoSz+C6f8",
-	"hVP+63PKBle0BQZDbPFnwRCtpLilMKoVLF0oTFUajcYi/nFCFbtZ5tlH672raI/go48xJdMFS1KtyhQt",
-	"P3ZHZyTaqvTlH2XLBjHVKU7alMH+5e74ud0dP5npp40x5huZTyAcD79oYSx6JsU041ip9XjYYoo3dJ1J",
-	"ml5LCYXA8LuTNvtxBfZe6ksIG+dEnePRqM3Hi1wmmvwmGXsOVW3/Tc1hYJKqWaT2N4jZyICARawsQb6N",
-	"xbVw/jkmCuaOyq2z2RPo50qPRTcuJZ1Wvr/LjfOYuHY90VjoFRnzxPHguJpfohWHQA5R0NsHK4ge7vN7",
-	"aaG5v22jjS/vX8lB+IsnMOwJdJDBooF3jPx/7F3rcttGln6VHs6PSLUUBcqW5VA1NevYccapyFd5U1OL",
-	"lNAEDklYYDeDBkVzXXqrfYN9sa0+pxtokCAJ6i4H82NiUgDY6Ms537l9B5POCJoM9Uv/basZeXLafV5h",
-	"JDz/Hm2E5ysCjQTHSnHGFsx/9d58kfHJlxfzt7E3O5l7s5Puh6/vXsmvJ6/k7OSlmtF/35gGfKMf3b5o",
-	"20G5fLT/zIlMDxb7/V1lOE5gtL7xYKRQnQio28WhCX42wc+HFfysObbXciq+62hpGW39UNizdxg5RTqA",
-	"ouaRl8JbWKRYCxHeYKTP89iOm6cVRxQJe4rRPGSzLMc80wr8yN3Iy+7V44e1QnS+WI7RralbQ0qPbCYL",
-	"7npTwJ7Xf7cN1bYvZnyO1aV0kxsSxkCujVxqSL0Yx3NdRJah3bhffHGFwJ5RP9eO77VroeYbiAL+G9Tf",
-	"2AkAMgEdmZJEIvDXgrPT2ibYZ99+hbPOKT2sE9C7opu67os13ug13uht8dYmP609YzOuHrsr1rxKLS/s",
-	"wg4rXA7732yJShxdBh120fWFoWhw2g0YKn09gDlkWBtLfY4GMZT8Erfjoy1G2/Uaf23jr71Zf+22+LZx",
-	"8D5CB6+lBLKo6K5cuwjoe99WAPoTnp6rnJOKNFN9xy519OdR7taji9q+yDt/2HTH6ow/U8vOsxVcDR12",
-	"ir8npC8s/4VpauMQjeX4tfSQnaBcBeJVOpJ9sexJZldxJN+BRVMFvMc8PS+HidGyuzPM3SSeNekU33s6",
-	"RZsJOUNB1ySSNeCyAZdlcNngPBfnnWDPnTLMMN7WW0F8AyCZUxm1x/55IzmGgO0Ygoddw+uFdR/InVbq",
-	"+1ny5xruLrYI5nzi/Zc5o/QCpacCOKbefZYFLrBsYklie1zh7R329jqZAW02IQ75vIddEbEn9l9DZY4E",
-	"oHl432nn4Ib4i0YUhx6R+/d5ZML+Dh70VqUAvAbYHnrpm055/zuN+5+mc8sbJmDG/j6UCRdDlkICXAHL",
-	"ZMTntHIGQIR5Z3vLEIc93nPyOAR2SCetEExcxDBTSMFxuRbweUuA7+mBIXYhiKF6+/tD2YngYj+SIfXZ",
-	"3TfjbBl6Gn3acx4ZWt1q7LQRKV3+YehkDATLKWWK9yfKGP2OyCfT84hzB6cDiWb0Dylt23nENdPTU2Bk",
-	"TM6CRhO+iQCND9W+ufKy6OVtaG82A1XDhvT0QF+tHjiCJpo53GFcnBHBnnUT5vxBuCyXDl3PvOgI7iZv",
-	"8L7CkjDsz/bPFfvXK+3fbtX+fXK0Zvt6P1Zt367dvrSDqjdovs30KZ2QR9TUY9NntfBrz6p/7Xm7NZ4m",
-	"WYzH3DxATopjgB2J8YUsh56eGj39Ejl/jvSkmYu6DtEezltx2RO9+1DNGyC+NL/O6o1kTCRW3h/0AGeN",
-	"pZZteem4Z36g+OKy1pHr2iPn2SPnrT5yxbnBGd8sBOyp6VacmjtIWqo+B2Zti4NAU7F4FAq2quul4rx9",
-	"/WH27lTOqnNfPnwdfNgiGUdDoW0Sb2r9+JVSb95LldXJu8E4XDyGJBbQ5N40uTcN8cAdpdK4B8+xzNCY",
-	"uhaV0hfZ35RELScgsM8TNWbYIRcyKufdcqY02wm0jlhnDfmiTJL0Z5CzpKKSbRty5jnaQ85wjgva/rwX",
-	"FN7pC+Purk6NXmE7bUqP/lX2t0+H/jCFtJY3+nfLafka36TOLT/nHJun88kW9yGdc71RPSZ7TV83d5Ss",
-	"Nod4OIa9MJHTqGNu2Q95CnoUCkQs072h3AMxjAVASpSbeqfp5yZyKDdg/5w0fL97sK+v70zQULFYPxwD",
-	"e6l/vARwqsfVWtKyP03jhErf0qmwpGmK9WEUi4jJacr0eLRtOkl4pve21r8LxKsa6Di0qxWI+eme1z1F",
-	"r/UiYkYrrUiqCAk3/QRpEgtrJxCz28+YrzB0zY781LvQvOKHFE9QqH1r2R5HrV7r588ftcHKv56NY6GR",
-	"148e/q/dGsfCfndkv5tAGiP/7Rx4WiLBxiVmv0j2c7HE61CYFmn7T5D41JxGfSmxyt4kM1R9GPar7NdB",
-	"YblAbiBYA8EaCHZHECw/dQ7+wo/Xwl9jnp7TFlqDwOgiFFF5j4wK7LQMmYKQZzCU6TwwfTPtZ6aS6RA7",
-	"gliiIPzCcRrvHrNJGoem+DgWDAUxm4q4cMGbsfyg/LxnXYeaPRvWKSXTLOixgEBi4dTXI9vkNy8hxTa2",
-	"AgvhjKswYPv2k74iYDv4wbmVet0GKSRwwUUIAduhnmLY3zr4Mzimof3DucL2ltOz6k5DhwVaDeFPBFTp",
-	"RI2iBQu0zqI/+MK5B3tLRLIGDMWOF2tx6G9muW8Pi740W6LOtSexeK/ft9a1/Gvta/NGhvVxrZmYTzLN",
-	"vjdsaw+p0xzkp/gc/Y76lLZ6rT5+vMQ0Epo4dJ0jrX21V/bgtHvYOyiBsYW82WQ6jkU8HbNBil0+ut4h",
-	"NXBSkKGZx7J5CqrD3sfh+d50gtZgx/q8j9pEgW/yNRL94z8lU2Cp5BHT42UJcEHMOIyzGUef4wji4ShD",
-	"yNduncdCb3tLpT9J4SKG2dn6tAoNza1M3O8e7XfPzH3GRb/l3eauWRxpRdA98JCjvAIZ/zaXZVz8+qOD",
-	"i1svpheQDgXsfRz93/8K2HuRTGjFUF7gbhiTc7f19NDr4ILQNxbxPiWy+gWgjGorSe7c+0pdEVq9oiWC",
-	"xd0f7QK32eEzFpr9s2nmUaPtd4/uCWkb6VEHbecKtwHbDdhuwPbdgO0qxOtSyBNqvh7yhlotr0ybO/LA",
-	"YuMm6iOnWCZ71PraNh9TkOFA25ai3fZJNs2p8HbDpIrjQfyXxAPIYq1xl3KQTf/citbKK/pEncADaRJ1",
-	"pWh6P5ZaU/HwHNCQuYBEv2GHvZSDAUCb/SJxjlBN8pi4r4toaBHj63UPntsONSh9jg7JR6VavacHFZHr",
-	"w71uV2Mk7/kCS8N2Af6i7woOyGayu21X0kIkdjVoSrWMWpUAcmDGcdk2GVS9UusV51n0cc2j7CvRUaR9",
-	"ShsfDbKzVdHSdgt3Le6CSmDZXQ7Au35HUtILeWA2ydbsLbeXQ7fcMwlj7FfKnHADxrYTa44rzAtGZ/35",
-	"wnfuVbE6U5AM7PPG06z46+U2dXYbc3ftgTfCpoEaDdRooMbtQ41fICsrXHP+Ss1qrosyqCt7PaaqpYzW",
-	"vm0SX3SmSea2WbINuqLfq5/36I+j9oLvjOcgRTEFdLHThIZ9snX2Rcm+29N7NooT8EVejb+Cg2qL6Cr1",
-	"vv+uO82UbXOENvTPFYClpICeeDle8arhysFet0Lz5nAl5KlMisiegSsv9bfsVcz/Z5MbwN6/4AioVqqk",
-	"HrfUqebzglK9F2fAezobdZwB9hg1GrrR0I2GvsPkp5W60dHVKSRkNIziibq22h5PM7ii1sZbF5W2/vIR",
-	"q+wTnI5GY2/W2EcPX2NfzQxeUNmYu95o7EZjNxq70di1NPbY6JBbUNgLTsPNLWGtyV+6cSmdedssFaox",
-	"4gl2r0rmNhAgBSjqumXaWmXzCXTYW7hAFsIwmUaA+TnuaBjva1Wu5Biyka1KNDNJfHwaGXSYiWUW/B5j",
-	"LOkVc7zLxxF02Jo+szxJ7EAXZiOFIU+jBBSm/Ji06w5xDC6CCfrrdlnWb0urti24+CwM+ePGK93f2S59",
-	"+lEBmDCTd50XYJv866ceVdCaGAS1ptD1cCkT2eua/v227LVc5tg2gRUDMkzisxnIdvWffzd37R3hst33",
-	"BFq4ufUcHizPobdyDqk00M4iOW/MJOYXbVdF+0D66LqnvA40LAm7Bh82+LDBh3eED8WC3reAsPz9zQHC",
-	"WqRyq2EhEqL0WIYkxcj+wAWLIzadsIxSEgjDaRQWTCdnmTxDaLiTzSdxiGhQPzyOHDJSWJgGF92NODl9",
-	"KI9ZwzO6b8xmIxC+0Jf2ZTRnsaImq/oyw0Fa/H6H6ffSY4oVi3Map+OFd0NCFJ6m8QX4IsHsZpVxC10r",
-	"iOtGcsbGXMwXnhOOuBg67bvcHBg9ZJ4xSlhQ6P5iio+BiSn6v7iqxKdOmvnu/ffahc6w40yv5eGW1C+Z",
-	"xSKDIaS7q0jvSlj3RljvrsMhbV8D4daVNCy+Qy7gljXt70i0I8kasVvJbFfcvOOCypHsm9SyVt9MDhIm",
-	"iRl+kzKn2+V1Xnh9Kkf5TMwgBcplixo6tgaCNL3ZGureu6J0WwYw2+OseoxuJuyxCly9n/aTWI1AkbLM",
-	"yj04OiwoUg8DZtIRlVYchRPxB+WLwGYtdpZTFgPq4K+f/oNigTZmseAtSGJxHiBoYtx+ihUbxhf6GxH5",
-	"Isjgq0Ya2QjSWayA7Vx0LZTCLFU2nei9utth/+JqpCcQEc5/WtIi7CGPzTJYH0I5BhboiwKiFA7sZcFq",
-	"/MJ2MMVydzscw3b0mu5JkcxNZjG1AcEuIsFL0pZ7+oT02KLCRHre7hO2g3pYXkDqi4DyVjsGUZzpP52N",
-	"+dez/jwDRYS+HiuDJYf2l/366d1bfIUDX1yl1Ug7r0Qs1rVdrJrGj76w3U8E45bmf5Rlkx21yz5/fKOf",
-	"Gqv8wcUTJ6mGY9l8RRsRX9C+LDcRYTV7iLzXu/4+odxVqevqk8lVs4rVby6CU7Sms4ie/ttvK3Ij3H5l",
-	"bjSvihvtr8PsV4dmrGH2u0Vmv60IvjaZLigEZ1wR4akaQfSIW71Ui5QrNFZxNlTTRaWxrBrL6q9sWRlb",
-	"xlgyjkFFNtBNGFLYBIVkHemDRan3Cr9XmEZgBF7utc5prtsEZDSctdiFyKUsdrkpd6pjhjBjhfii3BGE",
-	"VbU41KNsU0oELNJxm8wG+6sDe2zQo17KgdCX5czgrD/NbFcU/eJ0QkuY/2nuvS/8kFXInub+isi+KqT/",
-	"dHkdSyqXfjDqsLeSBlXWvI17r1FCD6Pbwvcn00me3oJIb68vLteCj86/ldTkb9JiWhtkHfaC/l4tHdmO",
-	"AvDFf+Vmwe7qFlDcPmi5CxRz+wxocTzNmBz4IuViCNS/wO0kwF5DFmKwRskx6FeARMEPin7A5pMxbdng",
-	"AFlA33XQNg52e77gGSXGSxECmxT9Xum90Q/DRnKatlnO2cQ4Cw48LyAOUPwnUyM5M45EijAWTbWsNsRR",
-	"xILF2Ypy+SsL+PY9ldU3XQqaLgWNL6OmL6PJ6Goyuh5eRleDuLDsflu4VSflq7Cf9ws1t7kSwNrHyEtX",
-	"hbgUQJulMEliUDZbP8ISPQ2ABgnPMEXJF9JQX8okWlVEwKs6RHGHEf1nHmo0CGMW8jSNQfkimPCUUoRN",
-	"l6gIJtkoYEqaVqRJjC+gDeIU+sgkjXRFI0q70XgQY6C5paxBIBYbEAo0gTP9GUVzAsfV9YJxFGyX4K9l",
-	"9Uu7FreDtB5hl6nPk2HKI4hYJiXugxzCZVIm4Yhr0KrYgGuAfjri4lyxXPUWWMZsyVave7lFij1uHoQ3",
-	"Jme/GnktYIUaqADRl92peWq3m4N+IzDqaun999Cyxum79EvCIxZnbCbTc4XHai6nf6tezE2Q+6hiMbtF",
-	"16NyL6ViOY6q1+KKE/r84WPS+6lMNcKuTvmBVTwNTm1waoNTH2qpArdpZWEBY4rGqOarK8PW9oqkuRdR",
-	"pLArK/4AVhmshqaI0rT+mBPMc/GilqfOk3xhQkaYfY9W8h30gS+HffR4Hai5u5CRzyoS8q+aUoYz404H",
-	"4mWbReYLO784KTF5MVckieVrcY00sZd5jeKdtbu/Xk7ZStziAottMsHsDKxJBjPzfPv5YA0ouwdQti2Q",
-	"2tz2nk7ljCvGo+hR5yyZd2n7IvjW5wo0Gr0s5yF9M9ul8HDsfysqiC+DDivSl3Mp5AssL+MZ/uAcsmO9",
-	"7eNI78pBDCU3CAmwG8uaKob5vEmgamLX9xu7bjKuHh8Gf2kRmlh2GW+G39vmXe1jqGpd9tVHGMsLWCgW",
-	"tgEuNkjleDVS7zC8OxZDxOvmHqpsKIflTTEtfoPRdg06VRYnSR6NP/A8qnpJQU2TDIV+YB/aY2KaJMH9",
-	"Y/v1yVUfC7qJm0iyumJQ/VrB8QpqkpsIOdfHSXYOP+I2qBMXRVuWGhMwPqBuVlDsR42kUtzlUZOF1mjy",
-	"JgvtTvQc6ZVqtVJiTLNC6VqJadVOp0+QIUuZtnp5uKjkVCyGiSMn1oVLO+wTBTRN45P5pJTky5MUeDRH",
-	"nVVT07ktWeyQfEG6z3AH0LAs/YSRdNNJpI32XOI9ZnfXOFYKG6ileWUj1bpWqlmckVN5I+WJt+9wsslR",
-	"Wh9u41DKIcQKhVfALMkU1PIq3RqMeFYHRjjsXNsDiSd3BiSWsW8BJehIN1wXDQxpHAqNQ+HBAS0eOgG1",
-	"m8ZWl+3WvgKehqOVqWef8M+g2ATkJIG2rdiyfe4QwmB7d/a7bUqMar7NUgcFZXLCBjAz9r/CyB7wcMTO",
-	"YxGxHSdLawIpfrmLTxbS5GwdU2xr8dlSAF7dxkSFyBdUQiDmOEDi7kK6DMbTlM+JeB4jcbsd9pGLc+r9",
-	"nLdWpl+JNEwYx0K/Y+iLLIa9fgr8XLEdl3LXzYpziHU77B3WAiCl1BLaxFwpfSh9IVOD9CKMyyGnWCYz",
-	"nqigw96vmGd8A1o0iBgfS8Ktccq6bc/zfGFGmDfbXh7BDq6hfm9KZyZKNwSXVT/YnxOJG16gnzcnqiiM",
-	"YOxapjk9rBQn1KwF9Yum92szJUsv2MEhBG1flL61P25SB90/6aEE+Cu2JgPfl+3Qf8bAhdJ/SoCrzBf4",
-	"7a6G9nqmkHvuAkQ2RX67UAoVK62re7QLFaREbqwy3AXnABNFK8hZBl/tdEbEJExUel2PKQiliBTbiSOa",
-	"MCXTjJ3DXGE9yDEG6syJcaj07NrMRhJJlcd87gtTHThuG3JiiPBuHJ9ZQCmIgcys/y5OK8dwDD4Skyr5",
-	"ZAI8zRs0+oImED/TEhLkaS+/RsIz6LDfRzLfKsZoihXjyUyfnwjCONKLq/LovIHR9Is0PkwJVSMN+mPi",
-	"82F8kIIa9Ri35YNIA4j6zNRXcqcFhKmzaTPOiu+ol/APyu5REzL/IvssTKSiR1I/v0hbgKE+bPpA6Dmm",
-	"0eygpcMprSnE4p0k0pIpb5NeSCL9Emq31Iwit2l8QTWZwZ8B8r6QkHIasxs5tZCTmtsgaNm9MOvIQjyP",
-	"WpaZubSBtkBPXWAMvA7Lb5jhkbPbSB8KbbSdwyRjO9wXuGOp9MrIiZjyaROuMrvauyydCmXqloh0iFqY",
-	"agGVAvTyg3agh8N9YfmNyFxUVjOkU6EvxRIptLMXThNtDJ4klmX9B5bJIaBUxp2f8XOgcXCGNof+PawG",
-	"5hMeIrWOzR4mWW5mybw5LS/2htAyzY6r40ww3juI9R4XsnhNPUV/TmEKUY/FWW7DB9q2LtpjanPWvp9p",
-	"yv8RsnS+90IbET3WNdIqlML2v87rjQN6ZUw+DhShgWDXWUl90PQEDvSeOrBrc2wqjXlGi5RIMQRMe1aZ",
-	"nEyMcM3He+g9YdMCYwQVw8RtGkHG44QpPqeiuJ7Wo+kcz32Km1XwNJUzUtl6E+2kGpywmUwjZSugfbHG",
-	"kKfXeoH90rcz40lSf5hCve7+dPl2/Oh0z6PJwf7W0kqPUizyvsKUlYFgrNQI5q/VvPZWe6y6LeKcnnGb",
-	"u8GZF//vpvaxqX18XLWPZksvevZWlT/+cXlT6eqH7daf7joRWC1kn+eKPq+QfN38tHUv7YphwWZtFyIp",
-	"g3WuQ2M7GJu1yXxvMt8fKuf+CmQxSWU/gfF/VCCMUEaY2O2gXFQ/BYQ1vdsPyt9aDxLhWswf1Ziy1Wv9",
-	"W06dWNkFsIPCRNDmDHzNVNko0bAzQfirl/vYsTdck6JgXcDAmrYuBesyPI+QpjI1mMiaG61eyyb2Gd9W",
-	"u9TUfjHd3XKIalnbejL4Mez2n8EBP4qegjd43j/kP4YHUReeDp7xoz5en6XzMwwgoBhSGc+mCHd+bLey",
-	"OEMBrjchw19l8DUEiHB6jWKpFtlmsdR+aU3qR0Tstn9Pz1kVC8mNuJJtqU2LqbagpxOE+Zh1X1goetn0",
-	"mgg56zlUt75wg6NV673GUDXL7vwcWo1c+QIJ+8tGJlfaQkNjyG6MnSqLS/G5/tU4HLV9ESzt5yBvCLBr",
-	"dxOFgkq2kjXDyMB5dEklzqtsvN25tFEBK1XAtUIEVxbOjknvCtrT4mxmUp5b5wC6r/RBOlDog3HdC3av",
-	"Lxn6cdZjFSY+tXzbQsBuK0St0Dz0nhRC00RLWPm96wlN955tOnOuE5XaCu9rO00LR6Gx8Ug/H+foAtJE",
-	"ciytL4vLlIvlFbECxReLK8N2AtdzQ6RBhZ/GyLJ1wsoXudOIl/xd5MQ2YrYoNxIAWK5FO0APs8rR4wu9",
-	"DUqOnkYO/sXl4DaRS2M7bYoaOhFNI0uuRaqhrW+1/43s6MuVQU2bn8ULNGQ671KWMt2vj70J+7CQK9iL",
-	"hQJBDXSSeSdnC6NQli8MoRixS5qkLlWZb1ZEFMwvlcnOKJZDXO8800rluKDFQKp/5CAbYW+CWJmHrKAN",
-	"+6wQpm/ni/0XOSLuze+5XXfrw8OSt+6Z4xt4vrK9tXfaPeo9Pax0Qd44vcJt+x637UW9MfPanIbG5dG4",
-	"PJpi/wdLSkWn1NGhqP9uUoXuo7RaV2P0WzxY7FKN99gQtnXdvEaRxiAaQl6ywfqkKekG6x1IQWUyhajj",
-	"i8/CSstcV6N5kqtKurMqLdtJyGZcsRkkSeeWkqlprpx0ajNSU42fa+hNFNJVGnxKM3AtLX5zjJ5rVVfp",
-	"O/eqDcqrfs5v0YB9i4zf4qaCHsGyuK7PAm50WJO725QQ3Y4GM5I9F+ul1NbiyN5K6dBP+peVIwh6rC+z",
-	"ERu4KqoP2Qyg1OnWVutY6ZFCrsgov8oXyFSTpVwoCqRS7hNW2mKuqBSU0Kd1AuW+2b/ZNFUalxmiAlO+",
-	"NKAUzBfv3zDnXdBD1KGLl3Skdc336VFrdKQvXCXJXuT6ayTt3c4sxIrFwtQH2c539CdM08oVdjaCsS9c",
-	"mm+Tm5vXAxm7tb7J/cD1t2nHG3IhZHaGE4GKr9wKwnS+MD9apfOvrvG3L4W6RYzgmrLfK0RoCoUasPGX",
-	"LxRqanZcZPPTreOaCjOdJOrqvrancjhMQLFc8vbMP10YVPAuG+WWm9kGGWFX/zlQqr8vpsJ5xnjpbgtA",
-	"9FPKNdFFJbTKeAZFqULujreV0IVbnp/jWLDh0HG5KRKWJ4QhTPQdKMBlajPxfbGpvexW+ONhI5CeWy5h",
-	"ZzO/pxLOLYAWWlBCLWwlaGn7Am+iHyCkg0XfOQB1xkc/ecyMJ4NKpypxT4ablBxFjxH6LHntq1mcm3DG",
-	"xnBGbcBHm6VeFbgRYkbk5LiOdl2D6xpc1+C6BtetxnUmgIF8JkaUVIA8g4huGN6Npzb0UjsIo29ZjMF8",
-	"FiRoVwRT8JYFP5Evvqtgin7FJpbSxFIaNdjEUr6jWApK7vsIpZxMMyhHUoiLgnLfiAHCdKxKgC9yxo3k",
-	"GNgAIGqzKFahvNDWqr7VFyaRlTwDKfBI5YwGcxbyqQImpBb28cAIW1UORpBZb4STqfXOZBJ1fHFSoQSt",
-	"s2KML/SdJBSUbXv9aleKR1xZaT6ocMSNqFnihW/CEY2+bvR1Y7Y+BnBwctvQoMJcNe7Ktd0s3dx7Kg4w",
-	"ifNSQSVplf4/p4F4m7lUXL4od64s6LhWknRVev19UZXpvzn5vroFpdHSvtimC6XWtEj+dYtZ+4+wDeWn",
-	"qUhjBVh5ZbiMzoH9fRSjdq9mzjgoMWd0DwrqjG5OnfGku5o648mp96z3dJk6w7PUGeTFt+QY31o80fe/",
-	"o370yh0x1/t5jINGlR0PR1mr1/WeHbVb57HQix+P9ZK0W5MU9NjO1vnliT/C8E54+90zc5MhktjmVnPL",
-	"LI6wD9Azz7v8Y6kL0BW5Op6v4nrtVnB15Eu5kavDXOlwdUxGMpM1Yhn5e99Hj80tyDf07K0k36ji3qC4",
-	"Sol6owXzX703X2R88uXF/G3szU7m3uyk+2H29ov0Tl7J2clLNaP/vlFvxufxuy8fZoMPLZeuY33jHBL7",
-	"+bT+00q5f3T9qecdPKOR/OPK4yhoQrrbdVyv09Eyc4vhcfxNuUtT7tKUuzzc3pbl03qDZS81xoLkFKSu",
-	"FtCsloyWQg27/9C1HfYKJomck/MLv3N6WfJspNhUGELVOEUXDAl4hiXnnz/+1tmgZUgIkxa0qrQ8tldO",
-	"qrBtpUlL0UZ+RZwn1WYgpmPy1oGIJjI2fX6N0kNlo/HfstOChwgCDDfjLCf7PQdResCK23OfRxaPIYkF",
-	"FA0RaCqsV5BlvO88cAAQVTzyvb5JjRD065W1njvUs/pDLuXNc2gfLT/oE2SZvTm1XZCqmyjljSWcxxaY",
-	"c/nRtr+8eTa16ZdiaWg5iF1+xAlZICY1ip7EK1SZeRIdjuXHvLZOL3yAjWnqz4am051wE9VcfkqRey4i",
-	"ZqKL5v7cYYtl30QKs2jdmXwkmZLjtTSJrn26Yf+U/MDOQ0rfV+2YNL7gGbBQCn28jR/ZDDtO2RiU4kMo",
-	"L4xzadXq8PQcMqIYteXu7lnAP1fc924CAqls5WBQnnysk6/apOQhD1OpatBzF88zhfaXf1z+fwAAAP//",
+	"7L3bdiO5sSj4Kzj08WrKTlIkdamStGrZqurqbtl1c0nl9t5mbyXIBEm0kgA7kSmK7qm9ztN8wHzEWWve",
+	"53He9p/sL5mFCACJzARvqup222M/uFXMTFwCEYG4x4+tsZwvpGAiV63zH1szRhOWwZ8vb+hU/zdhapzx",
+	"Rc6laJ23Xoqc5yuS0ymRE5LPGMnYImOKiZzqVyIykRmJryadN1Kwzmuaj2fxOVF5JsWUtONh67//1/8e",
+	"tuIDIgVRXExTPYKSRTZmKhqKJaN3pB1/e1h5MeUqV11ylZNEMkWEzMl4RsWUkeWMCSJFuoK13HO2JGNZ",
+	"iJxlpB3DX6qrf1XxwVDgNyoiQmaRHjc+nLM48gaJM5qz25TPea5inKzN7lm2Ihn7oWAqJ2rBRKLIqEim",
+	"LD/oDkUraqnxjM2pBhZ7oPNFylrnrWHrh6O//K03+uZs/Oe+uhkU/3a8vDxlXz/lw1Yras3pwysmpvms",
+	"dX56HLXy1UJ/pPKMi2nr48eodZWw+ULmTOSd92yR0hVLmqcR51nBYlx/PuNKg3IhhWKEK3s4KV3po6KC",
+	"MJqlnGVuK0uez+AtReeMxG7G8arzR7aKu9WdiWLeOv9rS8/Y+i7ydgq/hLbwiou75prff/WCPB08fUpS",
+	"Lu5Ul7w04DULL0TCMhIf0gU/vO8fxmRMs4wzNRTxsOj1jsY/LopRysdkRBUjH96/+mhflQsm6IJ3V3Se",
+	"wqvsgmQsfTZsKZbd8zHr6IUMWzFpA6zGUuQZHecHF4QChpEFnbKhyGc0JzOqCCWCPeCvhKZK2qUQsxL9",
+	"9LbIapPpX4etOCKaJsiEZyrvkpsZw8H0pglXQ0FH8FwKOIGUmuk3IBTMOcvzxfnhYSrHNJ1JlZ8/7T3t",
+	"WQhMGEt+t2DZrR7p2aCnPxmcjotMyewZW/2hd/W95K+/v1y94b3l61Vv+earPy3f3sjl6y/l8vULZf57",
+	"pa7md/zt9396mPwptLcq+h4Per3Q6b+nOXulCamJAhoaY5qmLPtCo+yccsHF1NCU5SsLmfLxyqI1YiyS",
+	"dkLolHKhctK+ennzFXEzDQXyLzLhLE0USTI6yQ/OSTw00MMxcU/D1kX2DH92SzC7zc3vio2lJvZC5DyF",
+	"RZklckUmRWoOPu4OxTtkgfo4WRWfc6lJjxb5jImcj6levtnOJuaRMZrACvv9Jxf5s0EV5v0tIO+8g42G",
+	"Ia9ZXAdYHMKYMwUgMlP+YDb/QyFzagCyNL8tuUjkkhi44MOIDFvLjOfsEd/+lKD74Vl/0LtYPjvtVVd4",
+	"ij/uBlCWZ6vO5SRnWROW1wY7ckmWlOdkxCYy0yw3z1ZcTDX71KvlmebcmkkGF9wfRK05F3yu2Wu5CC5y",
+	"NmUZrOIvnfJg11DUnzTA96CcyD5QZMEyMueiyFmXPO4sWms21vN21t+6s/eWCANXhl1ryiY54ZplUoO8",
+	"qy/sXfyZV99/ste5vGeKBc7lW7yZm6u1LAQPJCJUkQ+CPxC2kOOZJZLPvKUnTwang5PT3k4Yh0N1rgJS",
+	"x1Wip5xoUQIwrkSzqBQn7mlaML2t2Dy75Umsz26RyVHK5mQkE85Ul2jUZYTnIMUMRcYWMsv1dUDtq11y",
+	"ScYp13CY0xUZz6RU8MVopS/ZRL/Mc0XkUpDYX3pM8D44JxTXMxRyQvoadqfHWoLU1z/LFJlkck7iy86/",
+	"E9r5G+l1zkiX3JJz0on1ORVKE46CC/2CULEiMp+xzGyxnUoxZVk0FGy+yFcRkRlKVlTga26eAz0YnwqZ",
+	"6fFEgsBi2T3LCFWKT4XSZ8oTDVazoYgMjocilUuWjbXAM2MPJOFTnqv1LPBocjbuj07ZgD5Jjllv8nR0",
+	"Qs/Gg6TPjien9MmoKX4uaJ6zTJ/tf/z1svPvtPO3Xuese3ve+e7HfnR6/PF/BuS7j/qzjM5ZbhSGFzRn",
+	"U5kFbh37hKi0mHbJpSCFuBP6uPQPhAq11Kdw3Otp1OX6kx8Klq1aUUvQuZ51bMcO73jE75iqiSXIfRyD",
+	"r24SdwjbO+4Ftxe1XkiRcL2Dr3gavADeao1BC45cTBWyJRQr8bO1e7EvVDbzPzM2aZ23fnVYKmSH+FQd",
+	"vsI53ILM8gqRh6ANy/pejhTRUqLmC+XS4BPSvrp+S476p6edPqHpYkY7g4gUC30TaCQ7WL9ynDJ8CF++",
+	"rJ7AoHIAgwaWfffjYB3kQWIN7GxBfygYQYHWEO2c5bQLkjj+HLtbMGP3XBYKxWryXBaa4iQ8g30BXx6K",
+	"RSaTYqyhlGs+MafpRGZzlthp2rmURNN4RGSRK54woE2A24jlEWijOXvIgfL1P6RgepahuHx3ReY0YQfw",
+	"SP+cMWAmwB8SPpmwDJUEjWAq8imBxFzc05Qndl9AN8BihiI2Mr1mTxFJ+R0DtgRPiaPKqDqO+z0+Jymj",
+	"98BCZZGDxg7rBWXFU0OCOIBnE0aBx+kYVbQ56Q82Ua5jT7ed734bRp+X80UqV3Mm8pvVgm2kXiATowdz",
+	"pQFoviR62HV0UL52C7PvSsfVhcFav2IsuaGjgGo/k3MWn5OF1IKPwek5m480fuROgSITmaZyqdx94vQq",
+	"uRQXJE64Gst7OHOapsTozjDout3ldFTZUcImtEjz1nlLL6kVOVOA+aedomoVMA+bp/MNFYl+I6Sa4P6+",
+	"UGQGL0VkTvPxTNMiVazDhWJC8Zzfs3RF2vFlyscsJhOupfCYwr8OuuSNzPE7LRcAXhv8IW1K3nx4VV7I",
+	"hItxWiQs0TqippUmqUREaMGLHPeOPZpY0HxWAgwXu5u434JlVjH+qLcbwuvb6mjdbRUS1N4Uc5bxMeE1",
+	"ga00uRG9hUQLUsAyaT7TQNLooTkW1ZfZPcsUmPYOuuQtMsCh6He7Z73ek/7Z2eDk+Mlx7+ysj4xQyy8o",
+	"SDp2qHljA/QbID4U20HOk93AfTyIWpqd0xwl3NNjBD0Kv40tbNNXPBPZH1ng6n1N75gilLx7e31DFJ2A",
+	"mA4KIWlf5xlfaHlvTrXArg7QKoQ8t2KSo+SOrUhWCHVBKH4+FFVj3R1bRXgBup+QdiLLzfFHuWAZHB7w",
+	"h5FMVsYkiDwEJtcyt1Eq2iqneaEiEr/SogOXIo7gqwNcWRywSp4TMELibuzizEaGorzk7BbtHRcfDwYa",
+	"My1Ab+/Y6hbvx/iCLGc8ZeUa3ddcEZXzNB2KrBBaW4w0Hp01BuLitlB6VX9kK0Vople1yMngmMxkoa9a",
+	"NaMZYj4qVlorpmKsb75rFMlZlslMkfbJw8MBgC8+HpzFMJZGa5VrOT4iCkSKFRlTQUao/nN7xfvn5eEy",
+	"aiUlNtcsr2su15NJb3xKB6xzNuonnePxU9ahTyZHnUFyPDplTyc92h/XJLCTk02c5X90/lOzlMHJyTqe",
+	"MnkjBQMbfuj+ZJrC5zJjhDmvgNGlrKk5fnlDp1YNU6QtMxL/RjPpb9HkzgyHN1dakWlUASXQ8ymQNngF",
+	"9IVKM66kOEA9EzFJo0R81DsGvv9aJprPJTHAXws3FPAXsFOPWzHiIyekidXJnSD19cubc7CYg0Blnjrh",
+	"bHC26Sx9z8cn+wb6vcFx2LQOGsG1zAJGh7dZUnJ6q5+ck1iwJVN5TNrmRj+ISLzI+JjdUjWO3T/0YDFw",
+	"7zhjKbvXVBEPRRscJHNGNdVNitRwhB/iC/89B/f4h9gXZw/WS5RKbyIscOCKPZHD/eDW7f7Wy4ZLwSyl",
+	"Ko747zfB+Zo+vNMvNGH5DZ/ONMbA9xEKDIrfw59kzoXMSCG0PtAea1HvoAb2L5RB6vGqS14XKgfWMWJk",
+	"xFK5JPGci1sYOl4njc3pA74RxqWTXq/Xe+QdF7b9vOZiDSxeyeVnAsW6vVporDFgffa9vpFaLMKbbquu",
+	"ILyXlbN8bdIT9lIO6muBBb5j2Ts6ZUHRboREznM2RyuuVtwi0u92T3oXZNBDtyCYTGWRg/Cm38/Abyoz",
+	"w9zasXMYxQcVBbSNYtg4pfMFS9YaBeznYRIe9DwqBIuwPayT7ebhP8FMjb1/lTHWAalSMZqNZ7DnQa/n",
+	"WfQiI4DkWtNVqJKXYj/a5fIZFVrOyBlRCwo3/0sACejq6cp/FtbMS6H1oqpR5xIdiiBa5FoRWc/+fthg",
+	"06pd572GotBkZdcAkh3wJmOqSI39/46LxGCOuZrRPXlOTkqGrucC36mWahdkwpZ6GEbHs6HQAxxEgHRw",
+	"K5h33YWqoXGwNwoORR0H10IxiIUll9wP7xCGa7APHxqLz+dCvNdcKRBm2WMxcDOC7aKZTmVKxfTRKLeJ",
+	"fxqYaWBoTIHNRcCvElLBkS751qAbN84Ei2oWXSsoB8J4xvIiE8akHlsrIMcwEToes0XOEtLeLITsxarL",
+	"DcP+PwgtRK5x/mCIRoTnWcCbtZtE70HvnSXrWCx+FkZtPE9zKCMpU0bRPvytzO4WKR3vZQBb2o8IzYBK",
+	"50zk65blXt4ZcH+QI7csdCFY1RM8CM9pYpw3+l9jKbSiqf+ki0Vq4HVonEK//V7pXThIwABJge+xW9SG",
+	"9W+qmM+pJuTWpdGRjdEjX6KkAW4cnDBBToC0BRNErYTllKfWd24UCNCkDYrB2+QP12/fGN2bK3L57urc",
+	"s9iRw3uu+IinWkuiiwWjmULNCXiB1HqnlnJB42yd/9WtxW2ouhCu7MDhwbREBg6k0fdsDOfnGEXrXBRp",
+	"GrUWUnO8rHXe8tbW+vidPmrUhPUjE1gC9kLDRtCVt5ubCc0JrfNjcK/zHPjMa2dhB5hpUJZCeTi+xZy5",
+	"OqycjcafqpG8et4vPD+BdcZZFF536M68XTl24wrQYHeLlxlZUkW4UgVL4OSpZ9KHecJnaqby53BRbaAN",
+	"IwrZlXonVxrf3enpw1xzaBPGks91Zle4ZuIWsN9xmc/8A7PkWx5XGC8+H3VWTuNnwHMLMz33pyO4hwY+",
+	"0KzcA2KnFa02gK0cxoOdb8opfbpwMZnvdsZk0HFHzLMDI/2B0/2kV2NFvtj290JpHyL7nVH5JVxlu12B",
+	"73AU/CQQnFXaOR2rOSfUeCxlhjZ6N7OJUxzRpBSn4egjAlEZC0ZzlkRDgdxLE0TCxqk1feobqjQRtwNi",
+	"5UE0FPl6DjhiqRRThdEoHof1xjICGfpAIYaupM6hRyLeJxr544MuuTTvgrRs5Ee80uAK1zs31yDc5UPR",
+	"jn8ctsrrbNg6H7bQ5TVsRc0nGb+nORu2PurV0Ryk0IQt8hlAr7qcyFl0h8K5qQzO6hXGSB4xaWviILG7",
+	"uWMjdXqh1TYwNoQn5rVDeKceRrnpg/LFNZGAO31s318XdrZpkOYHm0K8dh2p/GhdyNXuI+kPAuFNWwYo",
+	"3/1o4kImKR8/Qkb1+XHQX+Fz0st6nDZXpOYocN4QMmJcTMkik2OmFEu6BCIXSUpzlv0s996Zx1jLRYIr",
+	"iAuCW9uRu4Yh8zkY7OWuoe9rAauZVNjTpKkcgU4nwBJyMuGCqxlTn0T/n4arX8lsxJOEiUcqVBP/+1Lq",
+	"+JKlDGP0DNP3OCKY5+viRzlORewwaRu0yGcyAw9aokdmiO16rF2R9/C4/0n4e1Ti71feWndD2XJ3KLGp",
+	"YjLhY85EfqvGcsGqwHvPaNLBlBV5B14wQgnEJ5d3cVCCawxb1wnLq1wwlujrEWdw2I6zwMc/C1c48sWt",
+	"cvnELn9Xeaux888jcF2C988/C63RQYRW6FBAQqkvxRNsMPRmKOZ0RRRj1UCLUZH7eUs8j4gqxjNCFeL8",
+	"WmrSUo1DMDOblnuU0mI/xBZTMkrl+A6fqEItmFB6vSqXC0Xa8ZgKIfNb880/rEDy7bffdi69gOdA0NRz",
+	"RjPrun82DNDMsBUh9j1zOQHxBTEx1ukKs9cCp7wmprr1mAmDLsh/SVvhG+xKC9iCpi81hD9N5DIj3cJh",
+	"VUQtQQrBHhZsnLMEz5LIMXgrExugnvvKWYK+tTJWne9yUX2i9npS1V5xM8RuZldWWoHBZ2GiAeBpRulP",
+	"pJW5LwHaxtwtp1OWmFy/KmRtwJ216nf/pTr98xDzG5l/JQuRfBId66tsAqOEzX+QCGNuXX2f61sX3t9Z",
+	"ljw7O/sksee4pNM3dvKdSbTc3uezKRloODMze+AY4ekFEmupBeLamJZOLshIQg4LhlgleOemEHfrVhgf",
+	"/Is6/7mo08bPrckcrYbloYbsB/DV8v69uMBzIiRY8y4wBwIxTy5WQ7GSBZnRe9Yl15vC8kg86PXiC0xi",
+	"0WgM2f4NUdaWLdi0dXjHS1D/F7r+I6LrO7pKJU1upHxFsyn7pDtlgWPd5lLepjDaJtfS3AbysYcxYwk5",
+	"PTk5OiWjVc7Uz6FW9z212gCBQJKSWfhu90xzy5/bh2EN/TC6CXuJsbZG125ev3M7pw+3AL2YtOPGuv51",
+	"y/xTke01FuP4IOg95SkdpZ9GuYU3To1mTdkPqIXC5guZ0YxDEI77wtrJuSAnLun6Z1DkPAI24CDVfexG",
+	"wv43n4t4E5pTKK3CFYYrjWd6fAhJu2eZJk0wg3tza+3ON33HXtmE2AfrPxwN1+o/bPzce/Vf1L+W+m+k",
+	"fE3FylZ0+CTSL2s1sYYuiKZb/QbBUidyQk57oaoXGtHxHi/9ZlyQ/mAPhmCv9BRP+rQXtRYG6dDo9whu",
+	"AXlftxRxrz/w7v+B52y7kZLMqXD1qdTOzKMCvZ25h0OILWzEmbCNDO8i4+rVZ1auwkKxIO3YX9W/+Mq/",
+	"+MqufOWDQCci/xtLHunrtOEe4Amquuw+mHIVMvPCX/C99aFW9nmFL9HxmCllvE1+iNoOXGbOPskq1W/G",
+	"Ptkl7hf3hF9pqMNft+xhgbHlPshe4o9roVT9dBOUZlQzaHjvZwXSDcxernA3IFX3VQIpY/fyrg6k9/jj",
+	"FiDZT7cBacTAJwEv/x0gVS5zH0jZrzSkClGpZ1SF1RtJLg2Jo/nJZV7WoVYfxoPbNRMJ1E3yYUcVGbYq",
+	"Y58T49fD0mXwmq0a97NC1nN36i27NI49NIQKKD6P3/yNJOOMgU2YpgqVAX8aCKcri/xUuGYZ5QdQ1a8a",
+	"YhmKdlyhnvhAf2oQhNiH5t/xAZ6e8YebUIqJc4BrLQWFED0uHYPZ8NY9+/+BEzxjNJ0/G7bogg9bpkio",
+	"qJ7ckmXMlLUKfhUNRenZ9k5Nj4cR7yOauAOM3FnJrHEKXxhqQ7Dvko8UXBBZs55/+dT3EpZMQJvW3rGi",
+	"7yNlJhNZAuEnt4qlkyrPfq5/52JKVrLI4HGTWzeH8Pj1v8mC4AsmxEUPBIXeDEXvwI0LpaEAdVcOYZBP",
+	"Yc6DQcmcX9QXZla/G2tu7lsfjfkVq/oEIPoVPNgNpP4gYZjiG58KVBzlM0PVW9pjwOrvXcMVmRBCuy5Z",
+	"lDAt48lLvyh8ogJQrg1ZgzBiRV6mal2QQtgf2dwUBt4V0CM5+sxgfo0bLVe/G3hrm9agBT4MrOJ2Qnla",
+	"h+5zmayIraEWAGPz802uF3yFlB+FM1PAeYDzNVNTcjKXKicnvUrm7rYsOchH+qny4/yT+bPbG3EA2e1w",
+	"mqD8PPLetyxNO35uFkQdTiCcp5yTtOPGAmzahBRQJCZbYaECUwKUi6GweRNajkuYyUsxYNdipGEEURni",
+	"OC9yZmtL+NXOLPfS8l6TC8QRiRss1/tRj4q/2RBLw4FAprSSZIMvkHZcJQkQLC/L7CfDULgCk2SO6gZW",
+	"8Iy8IjUTjYUaiHpq0DrheM5JfPQ0xtJa8dHTbi+GVJ74qPuU9WPSjpeZFFOoQhdDHXOB+f0jtpKmIJxJ",
+	"tvcLyEF2iyzyWzm5hcfxv1JU/skEPFUsFjLLWfKaJZxCqvqnedncgLdzPaItfFjVrF16F1XEn0AP/LN4",
+	"xk9KNurBgMCSiVnyrppzcMef20du8vc0zEZQ9UCR+AWeUucGimgYI2Fchydkms0XFDTnZn3EqJLJqbit",
+	"QmoT5/TFp1jul6T4cPNV56nmnuG9/yuR7Z+KSzhMhpO8XPArkbCHpjnhy/Jf9ha5fHcF0lImFyzLuam9",
+	"4H/VKAAyk1lOkuZQguVLmd0Bc3CaP8gYl++u7EtKjjlN/Xdrun7USuS4mNvItNsiS8MRbHrQjEGO/phF",
+	"JGMCZQ5TStHrCkLa8WEixwqjT7y6pkG2od9seaWpioyHVslEAqKNCjTWgSqELtckIgpZl5aGKKbvCDJn",
+	"+UximZCczdXWerNmOj21WQvNMrrCpRQ4AE3TtxOQnTcNBcjxEr7RMnB17X/WIr3ysOMLRWD8rp4JI372",
+	"nOoVftScCx8QJiYyG5dZzICSH21pkkbVI6iFWUHe8kSvEbveIHbp56GjM91lbtWMDk5Ow8XRyhLt199c",
+	"dgYnp3ZOCG7CUu+J1j9iO1qRpXFEckkSlrNxjnxZTFlS4qGVERO5FKmkiZdu4LZwNhmMj9nTUZ8+SY4m",
+	"p6w3PhkN6FnylD2Z9MdHo2N6mpywwaQ3Ohs/pU+SU3YyOR4fjQa0n/TY2aRZEd6r+VMvEN/rnNHO5Lsf",
+	"w3XhS0itIUKuyNsFg9rYlmgjwh7oOE9XWGUfoNSGjjspF3eWPGsNELDQVLDBz04kG+gatAMFl/7pW9s8",
+	"ZecuKzvTbelkd3dYnXzvWaaCnPbP+MDDdp+lcTGRXfNtHUz9bq/bC9pRS2vtX5HAqkRZribEh6sI0SAk",
+	"xx/CsLWMyued37k1YjGAFiRlz+dGsq3n+I3xEab0aRHT6HcZW0DeX9moAV9sXm2g+jdPmT24ZkXepyVA",
+	"PyymGURL5VJiMatfYY0t/UM6nlEOLuAJxQ5RVNwp8ntbH7qBeRj3vDsbNRB5gZ81GekLbJOmGlvQc2VQ",
+	"N+KWrm9p4j6AHAuj21b3P+gNTju9o07v+KY/OO+dnPd6v+31zns9n84STSc5B6SqcZnvfjz+2ME/BuUf",
+	"N/aP88Yff/1t57vGj0EeBVUeAvcEg1KVJGX3LL0gPePkyOWiAz8Fz7m3ucxk1OKBcHpzOsQ4/u1YTwLl",
+	"LZsD6i+5FAHO89oUiDdv2N4PzITeY4EQ4wkSbGeG9BqHCzEirYAIVNWafWJquAUkx4EgLogo0nQn+J4E",
+	"YKI/xtDRSv0zD0aa0LesCsqcmxkh5bcybbB0eHOenE4D5/ANVTOohvxZwG/SFeqgD16w77DCP02SjKk6",
+	"cWP1Rr3vL7Avhi04PsnoVL+w082JPMrm3Q9+ZQbvPNnh/iwUhjztxsM+KJZdG0tyk4PduNIB3cY1BVWJ",
+	"LA74WGppP2qZAlOwInOOHmk5hlvhhgj0DRfQC8el13Nbuv6mQQJRm+p2JjzTkqJ5s3Je2wve+iCyc23Y",
+	"zSuuglcqVpya2H2ogDZIc7qm8Z/5xlXQxbK1Mk2Yyku3yE6EYW/9AHHMGS5gN0TTG32tv2hi2Ts65QIN",
+	"3Fp60ugNboc6OGHHZt4NIH1v5NdwQfW1iGHhudfdv4Zmyps+tIU1a19QsaafIHZDwToz1UWncioD6DNS",
+	"Mi1yaN7pakTLqb0SKuxxGysC6xRAgArO1GF/cKiH6i7A9VNjRmsujZI5hZVHs3mwnFXXdDmeM/IilUUS",
+	"ZHUh9mwHW7KR4jnbvmd1fnhIx3PWGet5uvbhvpsLS/FwQJt4Wtn9I8gGsIBWpUuI7zrNoR3GgmY54aKJ",
+	"HmG5yBuqJhyd7HQhp1S5Uhe7U8xr80GYYsBfmLExtKDDN/2TwxvWW/gM0o4FIysGtLzmcEpIaxjxMV/Q",
+	"4OWhl4Aqiv8eXuYG1Fy5St8HO7PPyvUakC+g7Owt3IObbiQDkUpboplJvNYj7HNHRa1ikazVPW54acdJ",
+	"aQ7tRMY5v+f5ar3q0T8/6v2CVI9NUpu9V+sItRsrxFM4PNkqhgVlJR8Da1RUQ4XKGe3GPbYLEuW7e0oT",
+	"3ocVkWIPIcLjcp8sSVyJkXzYW5xw7buEo6rqzkBON+Wj7Uk/RgYpx9wmiFSx79OkER/Aa0QSf7qd5ZJa",
+	"Q7XGTv4IxcYnXl+3rtdMZFKk6a2j/yy3f1t7mSYckze4ghLYmkOoGV+0ohaw42qLEX+4BtU7U3wQ2uDr",
+	"sKb/JrjR7B/QMm9u3nk+Abuvr1/etKLWu7fX+j9fvnz18uZldaX4QshwiysI6s03fq3QK2dYqNtyq6xq",
+	"yvJ3WBGuMRs09GoyQvB16PPSggX2ZzN93FxT+JgsMjbhD9WpqiU8fuTJx13st6vd0bhmlX2jRagmNr9v",
+	"5DdVi6ya8gWmD3N1C1DlHfxypmjcbgu7xpJoTcKCmGgYzEWOr5nQRmsFkLOTcsGIeaP6+dcsNybVrXeM",
+	"QeHI9nGr4Fq5ALv30EGFGACG7r2H3gCBRiEYwaNyjUuYQ0ZJLqfTlDWJbGKjAIMmT+Mld/KNkEvXerEM",
+	"rKmAJ1yZf18TyLtMTni6VjB1leLwNbNLWCg4kprMtNynWco2uK6/KPA5mjRMtNQ66O53Y1SONbzzSeVs",
+	"RWIhsMftUb2qA6woeFMv0gKP3NzGLmK2uuEZVbdzmbH12GTdDiADGVzqkkuiwFcOv5Z14RlFdstEcoGV",
+	"6kDQmaR0Cm9VMG9CUxVEPa9PbkD1whLPzjH/gIswig6fAJRhag6vZAxjU+pa65omsA+vv5fLNzehJrCv",
+	"l6//0ttJQdfrDwrQIaOC20JE7hhb2GtEZlwfbIqVqvfe3kZvYqWzx+9cW5tBb1j0eoNT07b38RDa16Lh",
+	"6quHsJsRxf/GIPm2ssW92jRtUxNvZE5TT6w1VINdq9oVeIFfbrvYexCRjE1plqTGwG3aJ3+CKdQrQ+/o",
+	"tkotHu7VdhzmLC5aoumgXR8sUech38vRba3X8MYB4z/IUbf2QVwBy2cSep1e1UC4uvKkt+D6xGxfvHu1",
+	"vmwpbhXm0c9Wo8y0f53LnO23HNOL7tb1YN+8JNNmsetery9LsCV4sO/YLf45lSDlTCjHNh0ye9wCMaSR",
+	"7bY8fLm+NrCMwDEzkeB9r2Sa7LceDP+74yLZvBQIM+3q9+rL4HMkrHueMKkhxCf7LcHnETvQgN9Hrxuk",
+	"gDKPAmOuAfvRYB6BV2RVOoLgL7SC7LVocD1tX6xWjoKLzNkDtLmcyVx6wEu5uAO8StP91mP3um5N781z",
+	"CJJVtcWk2IoulffIIWe0FbWWAEMFfamomGar/RbkejHwXUBUdm6oAwrbO8DVqI+VZQo7gt7T/XhD/UYo",
+	"z6+21gYsgxhapZwg4wkQe4NfRuE7YO2d88rF2u0eNVe/dQwtlKW5UhMI1ux2DTICwecVzyY4vKExaDXB",
+	"xpMxelsFC43sey8AnPr6y82zHz/dNrsh+8eBwZbn/hxgsMLJrWuquV6WA3eEa6fogsen/L4WnDPYfdo5",
+	"DUQFQ8k95fXXKyet+my2zyPVI3ENjnobhE92gDAoAntPr8pGkCT+Id5yzNvWEC6It34lcNywDj8/DhYB",
+	"X17YsnsjmXCmbCXX4/5RZWVQunBrQ8yQrOzQsYYqa040WstX1pNakwUEzmot6NYyyfUGDRsi7v36qaYM",
+	"F1gfNmM0ZtvZevEHOQqowYLIBRPkezlqLpwuFukqrD5/C/puLiFrZ1X1SofYxwbX9OGYZoxl6lAxwWXW",
+	"mcoOE1MuGITZ7KvAjsvIg51DH+CDMLjLWIV6Vs4OaQ8GqF6FgoKn2HY0K4S9UBUZsRn4HYqMzCQGFC5S",
+	"muutB3MXatf77nutuT+aW17j/wi4LPQyoIqD2hz0KScT6McrlWYxJZporOtAvYeQI/a40+vf9Hvnve2O",
+	"2DpG/HyO2ZDT4w9yVI9CONotCkGOXdjEjiFI9ovmMRrqRBQkXHnBk/oEVwRV4bKZK+aU2jXsFoEg1daI",
+	"Xz37kioCMreahc/6aPez/vnOVtHU+Dd2dKng+82jwAeYVFtnkxWwbAW4yVMMYRw8qiWpADMlX0vysmSm",
+	"j44taHCysFFT49Ph0Q5RnWUn4J0hXG0FvAHlISmHK5I0LbFoCQqGMyB0y/vDo8io0ri4znwdrtRzHMrb",
+	"0yeWCttcHwvxBznaFgKhgb1P5AMQ+6MCHrTk8I8QMVlBkXUiSwhDjB98o82wgUYBtN7XN/TL8gKt8z/+",
+	"PZ1Ay7c30rg26i6OPz1M/vRP4QOaMJbs6/rZDpdfnufnU3woIXI31uwQj5zT7I7l2JjeGM0Cdiuas6nc",
+	"55Y3M76wHwaSpMwjzIqytrv9Z3BfhvKwzDOLspqH16JopEx2Tssy8NlJUBvc9E/OB71fVGLWfjpZE1iX",
+	"aaGxtpiTSUbnLCL93gmZZrJYKJZHRLAlyVcZU13yjo/vOsUCCL67q0ZgTrSuFfR3y9wCZ0jAqvNuJnOp",
+	"/E19SrJWwmnQt/TT6CR6UYRjrvci4/sIga+lYCGyu1R32HaVjxmMq1iaft7EIVMJRw9sLwXEpY9lPZE9",
+	"qfwaPwsqDYzgoFVcNS669drATVMTeC9pQkb8jkXk5JSMDZp/ijbgcdStQcbAiA/7Tx4VY2yF8qpgjTjj",
+	"s9eo5OUVud1Qj0MHd1I75mjV+X1T+jFP0LC69qYJ54l8ydUipZgnUtansvdHxW7E75gKqqlpMd2wKv04",
+	"IrZFqfHhxHaO2ARCVOcaheeqHQ9MbBJgNkHOvwF3uMbARKFoWhHLd/SZ166/NeI5F9NtipU5xr2UK/vN",
+	"4xQsK8n8IyhZVd7VLNxSsq4QuzBHuiHUoMHsQgfpXUyNU9RCX0DYMzVLa0jYSAR5tZJibTZ9iAVcXb8l",
+	"R/3T006f0HQxo50BMe+SsUxqvPir9zXh6LLz72tFm4xNg3t8D79Dzdyc5mwH4/tlcc+yqWCd97P/+n8E",
+	"61ymxg+9Vw4YgNAtqwRJCEter3GWmJJ7gBdYgnnEUqkJJ5cBB8Q9zWm2m+KG7xJg+fVcK3N32yyr3RMF",
+	"cVB12O9+v3hMguCIB/IZv8oY64AXcMTlNKOLWcOBoljN8P6cju+YSEjC7lmqQdQlL+RkwlhEvpaghc41",
+	"XCnHbJgd3CT7FYcwUcU7F4cog2t31ELMEX0vuQhoHyedfl9rH72nv6zcrBkVSUgM+yD4DwUj+DjC65cL",
+	"KMyk9H0c/4iPPsY1+W5dMY+QZmEqsvJGvtwOesV2iaSuJPExI69plnOxOU1CPSJBIohRRZZBCYgyPwJb",
+	"w6hqbUoj7udw/e6Tv3ltv9kSKW/Hholcr4/dZoGMiisxkWsmQRYI6FE2vEHvdLcMld1DjYH311LpBy8C",
+	"HUIOtgn9JknACjO7FXrYwf5/z7I1bUP91Al3BNhONofWP/bTnUyX95wtH5E88Wf8LJCsw1IMNJ7xBcml",
+	"n+DRpumSrhSJucKysEQvimit92BNuQmTVG2YSGSvOw88eDx4j9R0FldtwuzRIwKHNxZfq/QZvq83Bzm4",
+	"urlexe9PiXJ4vS5BxY2/c1yDR8mbl14ScrMUIUSm3JZRg7vv5M/lN4FCd+4himUaZwRbQiSSwqrIibQ3",
+	"PmmIJiZWsQGK5nLDgEk4DVpHoboppv/kOR3PoMKODZCS2XpFloaiyS5TaN2uhXUIbqrXKADLYkAqfYuV",
+	"hlUhMq4YdAskVB/XnKT0ju0ixswYn84CS/oGfocrlz+wtBbq3zt9si2p/I6LZB9sTjj9o/5kfUgFikP+",
+	"/jHQGYxgTBPxbk4KStQcOY75jLSp6awMA8JFAuG/6qBxEtDHW+0u/5qSPb3D/q2Z7ZGC8M7+lyaYdltf",
+	"eF1NxzNPQuF63+qf16HLaa+3V3IIsmzAIDuhw9QISKh65Gtp948GCcMIVVKxr1mviZ6vY10ANLZmV5Bh",
+	"gKRZFgnDWoq/x5srDrkxw3LxN/B7KcDZ8QLZkK2RHO0qCZclujYOuVuBrl0Fot12sUZQws3tbxF1ssJ6",
+	"xHGFTJqniDHGXEDc9aZ8/e0FDM1gtaATYEPFwgizjMz4HSNSkGuaF1lCV78Lm1bKpWytC7emxsVupV52",
+	"1EQRTEuoLVqPgPsFFwoJ64jmzKvy8tlO4FJQ7fgncKIsZxJAW8Wk/SrU2WNq1/HiUyrVlTVRfmX+7Jw9",
+	"ik7rOO2A6crI7eSAMMe3zWJdFvjY3WLtivA8ymLtyh/9A1iszVo31y/x+Nmn6TUby0I5VN9ZuQGHZyhs",
+	"m4LBD05fvxOQ1edrEmxnjCg6Z3YEaCiQsDGf05QgTusrYk6/lxkpBK/Li8cnvS6wuzpn+217OOwih+pH",
+	"Rx8PfhfkUjjr7ZyLUDjRJa5Jz69fwPkd9weT0HhF2qw77ZKxhnyVrI8xe6PB2zYL+3bcsHH/eNB/Uk7d",
+	"tOm//BA06h+FmHTt2CuwsKBpeQsKocQbtvSKF9MEvWg0feedvknoX1vZOPOKGSee8vcppYzJVU7mBVRI",
+	"BUM0oTlJGVWg1xLQVVNWJryQtmKMQKkfrKB5cEFYqhiJcylvIZqtZhz9OoU8cAjfUyBirGTxP6qlyF1+",
+	"lP2hH6wk88gStNzscMS8zDXbc0CTFCjQbdjG8WBwsLVUr4udOuv1nvTPzgYnx0+Oe2dn/b0iqeCM1qJK",
+	"tSTfnvji1+mTROU0y02HJk2XUHxzPevcjjvVAX5yDNpJPn0ENm0oxYcaj2NhGLs5N1WX230N1eOzC1Kt",
+	"zEeThCUHtcRVrTL4+alhJe0LZbwOIWXK29pRY2M1DkY7f+t1zm6Bl/fCAuecPlzhao7PYDTzr/62XNlq",
+	"6bhN6OupM3thrpUOcxA0k0/RcH5yrPw3pv4Hec1Yrkd+ov8PvKMZ5enMVEPcDyf3YA/vZJruDdyFTFO4",
+	"M8B4iLeHtWp2CTYm8ST9OV0RDRNXQlv/cC9zTXljNhTt+N3b6xviFeI61DMc6ldUfBABq8G6zabAF0si",
+	"Uoicp5ojm3j6LgENrvwhGgrvQyoSGEcPmilCM0YwCxtaR5BYzxgTPzHbdC+qoo0N3uehnjVsLEWisPkE",
+	"mm6Rc+JS7yXEAWIq1Dk50RJOkTOl4feEJHSluuQGQJSmXygSl3kCkJbrFeKOS90htuWFeFVKe3p63PNj",
+	"c097x08rZqyjXlAUmhdpzhfWdGPSh4No4OLREaRwqOOZlIoRxe5ZRlMiF1iekXyJI8FWYTDS1rQznkk+",
+	"Zge7lSIyg62rMwcPv8BMGAVZrdAe8IJQYZ5qwHGRsAcAp8aFhVTcdAbPGGnDufUOumSg19nv2VEjIiTJ",
+	"l7K85vGGj5MCO2wxaEqtSaGPX/ptIo0eupFn1Dj9DR1pvni9gJR+n+d7fKC/w9VUMuh+z2fQgxqDjloF",
+	"OKzN4zwrGGY5q7BFUIPcPiVU3Wl6VDO5FLjZvDyRSgH5WHOimCi6QnTOmMoP9uWv27ipBh7ExgD0fle/",
+	"9fbknQ4GJQJGPhPYwFb/LPN97y0PlX2JABihllkCYU1AQgGqgBziUu4Yz6RiojyVWK/wLaYQI1EcnAO8",
+	"scGC4mKasg6Ojvze4Dw+ucUn0PpSMGiyKTP7cWyZSKwfXqDnIV/qkZqEc4GE46i07LVQzlnpPFkTi3o1",
+	"8jDi9DaVbx1l9HegjHpYlDmCtaig8kfcsCrXrMTE4z9GfNFDXJCZ7Suh77/f22YFcP1lbCyngiuW/PQi",
+	"zk22skHTWlCwbW0ypmfRUlpCV8g7ft+QVE92EcJT01iwZthZIMTJLM8XbXUAjibf5VkCag6lx31mBVV2",
+	"SKxHjksIjdhQUEGodV3FxpAYayKIbZZ7TD68vyLt91+9IEdnT0/19QDwOR4MSLPnLaH5UMSHMJNxrYxo",
+	"covaYnw+FB1UVjRSaO2AfPnmGqOG2ykdsRSoHK6e0yOSMi3Gq8j0jIWDn60WMwYXGeP60h4KYlQvITOS",
+	"6oOm5qULMjg58q8v0/0YCR2EUn2SicwJhfo5yUGkqffq3f2xHtZZaTPz66n7iQsS/5V8F5O2kORvUrAD",
+	"zRtIXCiWnS+oUkuZJb+PoWb5hd40JQup9U0+QfdxpHeP+zw5OTqBd4QkyxnPGfL7CHtXyTQiCL3I1pzv",
+	"FAr4VCGoUnwqWFLZpFgttRCgd9Ae8YTbcRRRhWZPinz47aA3eBmRv7FMdsCr5w1wECGXkxMSx2RY9HpH",
+	"Y/h/Nmz9+PH/GA7/IyZxHJn9Q8IYzWQhEgskD3QRiX9t31Ek/vVf/qI//FXs+lBrqbk7FENxCXVrMIwA",
+	"8EIjHVdE5TJjid8jDb3v5EoYT70mCk35MIByiPpkKK7eX6kD4A+uUovGIDMkBRLhmZ7pXOMMoKQgHwQf",
+	"y4SRERvLOUPp6urLN5fk8vrF1dUQrLek/eHmmhyfklTKu2IREai+1IEWePGD6HRigtgcESUhG13edWiq",
+	"NXSYRgsYEDy3hP3mQ8H1SkViGr2hai2k6MCkHrviiixYNmYi7zCh1wkbge6l50PhiHZMJ//1f7uqFHMm",
+	"/uv/jT1w6sOwr+rljumkk8yp/8GvXxz9+vmLGOT4oTDfwd65IyTNUeY8V91aqZLYQ6fIY6epFFPTbrlZ",
+	"TWMquwm7P0zk+BAiQw8NR236LCoa5PHTiroPo/3u/PAwWHbZaog72b+tStm0fzteDDf7nkwYtLNupQzY",
+	"5wrR+TagoVY1lkooWuyiiJpROPFO0Tub1HFbVe0RcmPmCrJJE0y01qa7X9EQu6Y1JUOqc68W7AJMplr4",
+	"rnZch5AHWajybdP8wy6yhBwUjqvDDVYdhJuntIcMY75S7yx/uKyA12Scy5/K5TmmEOkJUpBfdNDUrZmv",
+	"M0p7PXj0vTRmmb6+2uanCG35EVQRE8ZdVtqnDy6QMy65YhAOtNUovb1X2laPfb1Ev79sY1fbvK7H9XDb",
+	"6t/nOZnRxYKJtRmuv7zWgyH4+ijfqDfT2y0EfG3Du5uy1Z07NEuzEaljncG5CPj65kMNdsjbfqqZzxQ/",
+	"O8vCuMy2npbE9td480ZsZcutYW82entrefgZBb4YYg67GMf24+g+9qwB0bdaxgqTyrjsobZHuIa/py+0",
+	"VA3sm7Sxv6pDKhtgVSvs/BO3GQzmnmJxF7wP/NaAHqcOxXl4RWJNDPZOkR7+mWwL96gUwd4n5qPy4eMC",
+	"PyqX7S+n+Y0p+V2DzL6RIg3CCJCucc9UhAot3Y9kkZ+TGCuyxGj3BOSptH1Acj+IPFYTDUVscCqG3xfp",
+	"Sn8va+KTic2213pEYsN6Y9Lmwovedm8MRWwuW/tKhaYi6/VoU+PSKfnRMgP/DNoeIXdJcyjwXSTnQ1Fu",
+	"znkmwGmBzpao4s50Hht9arGho9ga4PMLjARDV1C+xv+hJ19QpfQwS57PYDPoPyGjFTGiuPHYuHY9j6zb",
+	"XJZLbjK9AI/3kUa9ZzR5jwk8e8rw3874eFaj0FxCJRPXFK1K58XiNpfBG/y1/ihvELwxznNFeIItrUEF",
+	"RystHcE56PkUobULLyxTPD56YSPlGSCujdYq8rHEjHm9WC6mtW2GobVfHFdoPet7i0hc0h5xXevG/1y7",
+	"hboLyaYmfDVM03wNO8CY7vmGo+ay2ZJvsLUl346NACsMrrogzGjAgfbpnl1vI4Rw2KEFg/WEB53dzTSZ",
+	"LrnKlWvOZO6jklnTLCftGJinZupyKW7Rna2ZMmZsxQfGDE8TkvJ7dm5cqcbQZZRjqEcF73h2/Ug/RasX",
+	"FyqnaBBc46zeIIAal3TJ2neTNrcW/qy4uv0kFJ4TodfdLD5WamCnN72zf7zCnxp96prY092as1dc7o90",
+	"sX82F3rpOt9ZJCxdiSGB0KH+Vh9lwPMJbsuIUDXGOhGVIkeB7qEorbSpIq+pymWCXv+S+i5KHz5VxBBi",
+	"13jwNrsWNzK8+qb3cZ1vc183k2f3TWqVabo2o/WmzrYgMAtW175jixwMZlAUMzdWzgti+BoKdCVwiaIr",
+	"B98DtNbqF3dWgMOnh5OFTw6fHeyWCwyRP7t0p8XgvOVM4opqyYPbLj8AxvZp0KmPSY9pmJD7+911oH4G",
+	"AxYci6murgaTWmlSe3vYU/RJ2SHhupv07ZqKbG8F8xz9qHcEGj1DAfTGx//OMtkZUcWSMnSnwjv2ERTW",
+	"l9DynOiBYW10TpMsw0yufuIuzz8w9pP9zhugVFbJwgWsO5HN6Q/hc9hPZl7j+LExbXtIxx7H2pzSXWVY",
+	"XDhd9PGRMutuoZ2uns92gTyCce7ABGvwt3S9KYLFhq+EIlQeH5YCkoyJNamEqNgIlU8MH/n0ejdS5bsX",
+	"u5GmXMdO+YVgptml2Ca6In7pGYbvIAQg2W7oD/frCeCW1bXKoJ0rKGJn/OkQfBSbyCrwoseNRPfuJ3rL",
+	"txr252tqK9i1w3M/DPWzF+e0lLKuLpDyEpMNY3QNX2BNWJQgUzmhiwWjmdYiP2WdYp0GsF8EwYZbxGnh",
+	"ekRz5IWAro4mUIArFyuwQ0V915drX+5g/UtrOYR9AQJPjFccA2dUAcEgMU7ZtUtQGN2g+WAoh8RwyJ/h",
+	"HG9osAzhfg4mTZlbOowEnP6aG+xRhbQ5wk5uoR2KROzXcHl7CABaxbuP091UvpvulpnSRH5Ezc8YMbNL",
+	"5IvvVzNZ0N7iDNwtb/UqHDUcaNW+hoZsPJbYJO0tCou77ANlSsu7fl08jXEObBT+7TuRSShUzjFSbxaz",
+	"WVB0DGPTZO4lozUXc4hMrAElrkdcbJ5ZzWi2WcHBNyC8c5nxnEG9O82n7vsH+6lm+rA261L6hXMIecGf",
+	"jFhs+h2YpB9jnoUaRJoTUjJh+XjmUjYhln0oQCLDfmeKxINeL44qwZbAxM1E0Dkc3yczWWRdcknio96x",
+	"/oTE37y8/FL/JYaCZZn1hOFqvlA4O0NJN+XKGpCRQ5OXdDwjimX34DVDsy7JmLVH6JFg2xD7iDXcEusN",
+	"w/jgIoPYSdNPytoI7VjKgctbCkrihfPASQEB+ZA34xZRiATMkJNUSuDeCRSIGudmQXqQicymLAe3nkwT",
+	"pnKipBRMA2gooE6RCeA0MDX2bTcHeiDMrngemdYKZdakMnsdCmUSrdo4O80Y4FvOQAUcUdjZQS1msj/Y",
+	"z5pSElpUErijAoui69jJNhc+3Eb7uO6xYtijXPagwv0jFGrQC91mplD5p5spVL7WTKHyvcwURsxZW6PJ",
+	"XY3GJb1bl17vIjUvNkQUTy7YbCHxxYK19xcVtwlLWc52sjhoasfXS322XU1gLhMvd7PN/iQhXh4MmgGn",
+	"mzXG3eK71nAMKEfvIBpEnEyOUjYPlHb+6gU5Oz55Qhb4BklYTnkKUkNeQCjeRGbG9Xf88ABM8uThgWSG",
+	"bELCScL2KoCp532hP2pC9TUdz7hgnYzRRMOFwCUXqIkhZH47kYVIsEWH3kNArSnmVHhjPSxSatiI5XNy",
+	"bEph1MbHCD6wdbNEb14W2RhLNgmZE5g63DpRLzggWXzFWZp0UnbPUgt71bD42UMxTXIh5MeYIIuUZmSi",
+	"B1G782UcDqYO8Wd7NYY68uROiHHlYn342NZCqPScnZ2F64tjG9RwHQwtS0946ac3b0eEpspUb6KKxH/p",
+	"mHCXzlUSX5AfCpkzKNKhgZaxhczAFUwt8KrrPJqcjfujUzagT5Jj1ps8HZ3Qs/Eg6bPjySl9EjTlqTWV",
+	"57+5uXlnK89DMopbeEkapYWqd+x3LjrzEwaPe/u4C66h75ZCBdArfw2Ygpr/hD+wBITIWC+slibwxiJs",
+	"aLN58HqpFE7E4rgTZyGtzg05nTC/fnfdGsKasyWEw5Kc94ykNMqe9VC47huGJXg4HiGjqmClI9cNPPSF",
+	"YW+1Q8mBpczX86vzoYgLoe8oDb0xBYdm+7jXh2zvccYAqjRVBxGJuYCkvdvvFUTbHfd6/q8LmtE5y1lm",
+	"Hw2Fe4adrMpvAsl/7ePBwB8OSvbiWmAo+Pet8cbZ34n5OWP38s7/mQtVTCZ8zJnIb9VYLhg8O9LPJjIb",
+	"8SRhIh4K+5s7WnjtGMMK85lMbvUTk+IHz070s0KoYqGJmiW32LAeDW/t4/4JrHZBV6mkehfyFhpKwzOY",
+	"akwFzqYHNTWS7ebL+sQGJGcwWiHoPeVwB8ekfYJL5pjFlt7CacLvPbsVrhFay+owzEmvr9WA2BQVvlWF",
+	"WkDPWQMvp/ThhYrVuLHGqn3TaEwXQ2HXP0rl+M4sHzzg5vd5kTN/V4QSeBWyozWx1gOe5FIMhVnahQa7",
+	"ngiHd3ihlS6Al20TD0qoJ2zB68pbXhnxqU/Yay3vLcfuT+m7VuVyodCq/hwGi2C5oKUORfkiQJInbL6Q",
+	"ORPj1e0dW91ycVsonOwMk/Ear2SsUN5+sK34u7fXNybqDJ6DyhxflZ92/shWMVnOeMq8UkO2dXlWCBUR",
+	"iK3Vu0n4ZMKwWry5DSuBoDU6B7ZTErT3T0fJ3m+uF12DdL2XbJntCq26fxsiRXZXo07kqEiWWuL0OG2T",
+	"DiGOLUSA4AWqER6KoTWKq5QCxyUFTzTwAM8RluCIErbkU6PZgkeGEENfI79yaSUxlb85QgIY+EThvWNi",
+	"db8LS50hjcmXtoLK5aQpA3bJS5NEa7N7FxI2bEjfY/1c2a4dn0H+hlXuKoRnjCopkILr39cSJ2xC6ePE",
+	"8siZWUwrqct3VxgsCnJWkRorDpIHaWOoH7UZ72ACA3pd0EwBC7S5YNVVvrY11owN7qRXqagSFOxL0m1a",
+	"Db3+WtC+M0LDpMzIjNEEeqmaj71G2RTcLL7Yur2FJuJGWK07Pev1yR+u374h5rVqaikBuBVpTtrxf8YO",
+	"0PF/9uKIxIf+L/344Fx/ORRzrpQW+8wQPNdUA6uPrRQWk3Z8CHVXDtAYWYiEjVOascTV+4gLcSfkUtwC",
+	"BcT6Mhm2hq3YJUsCJKBO5HImU9Ylb0ooOdg5UNVylQ+NqX8/ZdrC0j9ZJyMa1N0gFpYEFAiOD9OPnBhh",
+	"ucEFLlwbK03lJlJ2KL4qscQcQNuxhwMtX3pnYE4qQvz3rnF7ownGEnDw6ctuTBU7NwW+0e8wk7nE0N+h",
+	"KDsAuzJqBxcgLPmnSNpaR3VnbSgW+Qy8XhZhIW1B5ywxNVq4QGYHII3qiq++R2sC8QVu6p6mBRsK0+fA",
+	"DoVd8SJXRsGkmpjST3ody0yKqRUj9ZoNqbql60eRKShh9DFHDWWRX2PhydD4/oCMFSaoCrIwg3AMwTzA",
+	"1St4vyxiEnkp+KSNefpGPsQ6qbgo0Nj9Ld7LnH2hzCbLQedUrDQuyAy73anSYeFMGGCPp1m2OncxBNDE",
+	"MPKPG4eslMUhberSoYpc8QTFppG+DvF1r6QIaZctomk+xmKOJozESFVzisBzEg57yGGSNx9elbzYxzuD",
+	"RjDsjIsp1Idw9d6FNFgfQY8H06DQdMAwa4HuBAgtijoQTTWVrjQiFYqVI+pBUFqHc4NvzLu3Lui+WqrI",
+	"ZDvdIvnCViDaPmMTLdec1xuFwTBRmZJEcihOUNYti8o6Rfp9I/QdOMZQMsa2JyfolcMlpOEM11D5nuG2",
+	"DTF4KPCeOjgnTcWSkjlN9YExrYrgr0AtBsktt4BJK7qpOVINeaiFYZhT9YCj8nbw9dwab0EwabHHpZZl",
+	"bIFeW/8zjzmgOoFL0dsQtoKHliMONKtxbZFGMp9VJXp3U2hp1ON6+m6wbK0VtUrWYuTSUo52RG7+BqkI",
+	"/5xj/3+fvFpRqyQfX+5He75ZA3iiURGoIGMralVw0Zj6DSqWw4W0jgbwMXWtBtqqHOzvJyAGT3jKNhYQ",
+	"dc3bfrH9+AZ/73580H8Z3jU+4Rm/w5SJf8LWe4NOv3fTf3J+fPJP3Hpvj3Yj4cZ7g5+k8d5zOSIvZkzs",
+	"3a9539Ztu3Qk+fyN29bmKv2kndtGLF+yahg3pvBxVXYV/Mk7tq1RXzxi3xaNtI5Po8GHZWqXPBd8Gb0H",
+	"3v4roRNPtwXsuEF2mdGbxybHV9MgtsYigV9rc2apm8LkzhtrY82PrRhrRC7vESRSAtoHgV3fhgPeGh+C",
+	"r+0XImK+eWSUiBEMfp5AkUcEh+D6tsSHrKOIPUNELCzCUSLugt05UKTCnAINnffjTeQqxyK6yxpGJzwh",
+	"bcTDaCjAaIrGfDTNLxssOlCbAkZHy52Zo/6RGVlZx4b/tReSt5xJ452oVbfnwlYUrdS4AJ/U8QFEsKEq",
+	"jbYYMpZFmmBBRFjWiGERaQwRo+hc4YoonjKRYz0IxacilBINCwqyqUCgi1t9mC2uvbsMV0huR6tN8zSY",
+	"YK0w2daomQ1MN7CbcpLwdtbNYvqZbtkJVw3nlk+N24E2L/Jdd2KRbq9jqV/nyroYfL7tn1xUIotbXYi4",
+	"XRfjdzLloSYymjF5XYwX8FqTRcHTEHMAA6FylqqFpi0uErmMvMDU7l6xjta5tC6Mwjx18ZhgPdQ3ilu7",
+	"V67865c3raj1zcvLLyu1ytfEMpTXihWF92wWjWB+oz8O3DDwEORoyBnigsQPnRL6HdxBTfaHQk3QHVKD",
+	"9dbElzZh88pZADU22kPggpgvKqOe9vZq4mJES8SCxlLKA9sBBd8EdYz3dRQ8h4jwJCbtr1/eREQf4AFU",
+	"MYbg7Zi03729vonIly9fvbx5edCtmF+gsBW8VzU92LbD9bMvV7gu9O1dNeINJdxaXIAN5YnKOvO4FZTt",
+	"lmCGGzNmour/LoFwpF1ddM23VfG+YilF2+3pdg0H+BYqQvsvYlxHRGZySeZUrKwXwUtiNZY4EHKzQriw",
+	"a4gVpzmBIdZWdemvqfpYXUHoEJmp5pR6cXPWx7GEIndgbjVhehkaqaGvOxkVORkxKJJJcilhZ0Phbw2C",
+	"y93Wlixjem8CAsyMpbitGM3GswiyU2L8x2WaOpdZ5YJqm6CLGPCepqlVUb4guZzivWNiRk1cfjvWf0Dp",
+	"+y65BilFL3FSKJqCbDMHQ1XOQDax5WHQbGzBYM4Id121a+L00C0QZqkSl3vaIK+fKMQSszg0yhJkHHJC",
+	"TnsltsH1g1W4uEd65D3LoTQN6Q981viJ0ZimwToGZc5Yxn5xkZatYGX63a91A0tMt1h34Z72tmvHVhD5",
+	"nFfrTcltlzOpLAI7S32xuDDF60OsqsKrPQZlMlkUoVOqjyGqDq7Z14zesxLnUjbJ6y5mvIh+kpDWT49X",
+	"zTQx3NJJMDLA9gzKJVlSrvnfREJRqBxS3r2qJ+DogvUBdXUu9YBxTezbmsP1yNhZjMirWUrOfq4I2hpj",
+	"MleDQ4mfIG52r+jYWkDV3yNA1tF8KUD6aLdRZrxegxOVFAqk59yS5cT4Fz+zWoP8b19VJmNzykVQeXSz",
+	"YHYZFWTEyJwmjGR8OsuJkMvqbP0n22dTLN/sUCkZ46RIU+Rs22o8DH4ZfpUaepbIZEHsAWAjVm1DKISR",
+	"cv7dBirxkPHT1lPe814zKN68057jSRmeY9Qhc015WhH40vCS+ekmN1qXnb2mfAWSjSoqWPMkqjUKdskW",
+	"1v+AbkwYcQOdTiY8TUPaFBXTbLVp1BjeiMvR98sAntEZ3Ti8fuHRo6f8jm0cXb+wbvStOdqQPbZxdHm/",
+	"dvTtdzjdWNczVjR5NFyWcrlx7KVcPnLsBmO5A2sH5tnBYePsuL/I4NcmxF5XMTWc+mdLdJrGImPrSIML",
+	"klBT+zRkNfiMhYNuAguAK+jnS4EUcmmCG3DnGZvLe/r48vY/UQEVD1JZo5aKgdmG9Evraa0vcDs+rfcv",
+	"4XO0SzlwrkOb/fxNNZTe0rHAWRYgFnpnJ1QFXQK781q4+La+3Sm1gT9NK6Dn6FoP6GD+MvjGTLSnCyQ0",
+	"tGscXYXv8cJeX3MjTn4GZ+DGKiz+KiMT5oqffeGKVcYmpNbUQeD7ZJpf05SGrlv8nWRreNfP1tceNMF1",
+	"Pf0/LDThQiTqlsb+ftiVXDDRgWyRyrLOevC/LT3+tzcVmXOxbr2voCj6LuutRi3stLKAtYZlXO4h1eKZ",
+	"v8OvAh4QeIAheHM0rWRsAukG1fNdMRqol+3A4h9pVKKSW+96NH3nNrR2ZQrxNrhAw3dmstATJ9CEc8nY",
+	"nV6RFPmsFeHSv2tsJoCW12E79Q3EDqMN3EnefI6FeVAN2M3fgT+FJgbL82sWCtbAZyYMmI1nMiK5zGmK",
+	"hWEWXpBEnaJnVN3OZbapVrRLDpgy5/JtG9Mp9l4G8ioLpmla2bEHs2APuQ1NbcYmwe+u3wt7yGERhqb5",
+	"xBR0SVf67xxaLvNQ/Cdb/eFvV9/Lh1fff1BX8zv+9vs/rSZ/2kUcgeUFg+JCAapuhRG5Y2xhzUAy4xr+",
+	"KR7P3qsP24qMkRjdEb/74RkWsBwWvd7gVG/jGZiP8d8I32drwbBvzOuCZbcL00O/EY7DiOJ/Y2jAbWs2",
+	"fccxUGQzhpz4pr/eNsfRD+E7HqFBIPIWPENjxu/rEagIqaCJD0hmD74J093gVyGXHhZEskDo7l/2zsyw",
+	"Xhy/w7JM+i2W+JcdTVN4qNCpZV+pVVUzLob9Eql+KGuuOUxwwItKjlKlbo+YgoweFrhehDMcLgN5Vn2q",
+	"BOZm04MFYzvhCRmtypPbL2bN49bN4f+0nU/vG8xW3dEW8Ll9kT8CimBAOmIIFL9Cjxh4swKw/l6OQkVC",
+	"NbpDCtOCCaLf2dmb9gc5CjnRUqgJNt00l31l56le4QfBqqJMBpsmuMmMK/dzBECuCTd1U9n40lBo6SeU",
+	"6KqnROKOI8cIHMQjPOT1mHbjeOXa2Nwa+9sULbsLftVGrmCalvvMbduPer0eEWzJVO7W0MZf54wKVbYi",
+	"hx+bdQTtNdS3bcI3mv3WoWhgufblv9tq12F4YK0erpe+jE8Oop5X8buEg4GA2fi+cOjvBYfPSAQbS7Up",
+	"n+f6wv8uMzYv6Ya4ckOnoYBvU/28SVbhRBEtReR0CpYQWeQk/lVsGmlD0vCustOuNXZzOo0g6ga6za9r",
+	"ok3a8X//r/99mNOpOhzTya9fHP368gyzx2Noqh3v1L8Rvndr3suNaoLn1okroO5diYlcA1DQBl26IQRe",
+	"eMEeNaPKLilVOOKSKmJeX+P+6+/Y6+jnS6va2tup3J55tdbfycvm1Y9DGz/dfeN/vyZPLsJtRwkSXm8K",
+	"j/C7IycNt24odKWGz7Y0TCV/yDuaEJJ/gA5n69x9+LR0O1SKEYXcHmWjyC11jb0X0UBrOseZ2h57XkqV",
+	"LnCbJg53/NzdTVfnIJV5oxoAgvD26n6viWmB1v9e4aZfcEZt/5EZtZ87DROKtX9aImb/J0nEvNQLI69p",
+	"lvOfPhnTQuHnTsfcqW3MXpmQIcr5c6UifXXdMdaOj89NTTZTfs021mWZis/9Et/Wr+tqbNtIJff+BYkX",
+	"Gb+nOat+KUW6qsh5WLQ+qiT1mS9rMp59symUKDYuMp6vrvW1YFKOGM1Ydlnks6BJXElBU0LHY6aUuVgN",
+	"17c1W2x1H2FbSLAcFZM2dDHR7IQoNsbCC0Ph4hgvYZ/8b8DDzslzWAcZFr3e0Rgmgj9Z3CVwSalKPkAZ",
+	"oalMXTe0kg9FG6Il3729voHfMULlwlnP9RAHpph5GauNlUGwAo2+EHm14s1QxA8di2MdU7aQPeSmRF3b",
+	"LKxMTjg4J5QgZLGmDbNVWd/qbUMSGYxrD4SY0aGON9byERIXo0j77YKJy3dX5Kjb6x5F5Np+9L78iLwF",
+	"/DVlxXFOTSSwhhIXNEG3Pn6EoGKUN6HP0RjEKTaHKO0WXfDfKznmNBUs71rEsjypdQ2PyBuWL2V2B1W2",
+	"ckbnhqLWMQ2HDAojwn08g7pTEOSpB7Pl73EagdN0yUsgOC0REDqGsvlkxGY0ndgPvMQ+ucQWWUNhDgEQ",
+	"6rzsYT9hLIlQcYy85gc2RzWqXtxRVY6IhgIat+aLlI6Z08Qj34TgLKnWTHZhGyrBM1Og2iwAfOfRULg+",
+	"87aoYkYKYf622ck4svAEmKEYil/9irzQS8QOE0PRIZdpaq6zlN/boO3YmvrjC0IJ0FEGMWQQPmMeQv0U",
+	"kmeUp1q7VilVM1eLcigIiY96ffJa3rOEvGPZnGpRM13FJrz6lRwbktZal50PS3BDT7gLV2PGlCniityx",
+	"BXQEJzbE2CuJyKXoEhMqiVUfSRn5O5KJJmuaMaxe1o5fSJFrNVDr0+eELrDeCpfiEMpBHVxgNgx8A7vx",
+	"XzFRs7+FV7vkBtAq4RQDOzTstboZj2c0UyyPYV60MMCytJLb4ZrHKZ7ze5auSDu+9MbXa7wg5vNnoJ6C",
+	"D0P/fnCBgT76kd8xAt7So7seEMf9E7Km1GlXnz2SSoVNYhC5GwE6QZA2FPTu93uYfoKR3OMZgyqbJt4a",
+	"qodAfR8tGOll6Df12O345Q2dxhFxIMcENBNO70VMmu8vSHw16byRgnXANhmTKb+Hvg/QouIA96iFZihb",
+	"1iWXiJtQllH5MZAmhDXld8wup4vvGjaraRJNAFToYUs42DydpQBQXRpULMsccUUYB+inbJITWUDXeiwN",
+	"ZMqInRMqjFkb497bsXVePIsBi+Ocjp7FB96R9XokUJHXNUp2C4xMdjPWGIOae11yLVFxpXps3zEV/xBj",
+	"ZThIaOI5w86spB3/8OzXg96vB704Ih8Eh6h5/wXb3uXALaEKJrSvuppS7dh4B6HcH3I/+FNzu/gAQGlJ",
+	"1GJL20+uSrlgThoydQ2xILnLZcKG0yZSneSSHA3IH/nzrl7YK5pNsRW8Mm2pMU8LWc7xUd/N/g2O/RWO",
+	"fSMlfhuDzKFhdrhIKRemSBQA1FWzl+NC89+DqGyZLYVA2aWsrXfuZVx9ofDeSumKZaT9tfxC6RvrUN+B",
+	"gM9MTGQ2NsIFUoOtGgu3kaqmetgECwkJvVGNDcKyNF3pkWEwfEkkmAtlAsmxoLYpZYtVF0HiEBLuV8CF",
+	"rBDKZLghm8MdzCnggZb3FjkpFvoYnupTICO2kgYouI02z1GcIqNiMmGZQix4A6KUPqNYCXrHbjVPjLvk",
+	"KsFfjY6jyIjpa23wHydH8B2kIdsyc2DhMh0FQBsbgs9q2DonP3a73Y8f4f4CMan2+K/dbve7iAzBueW9",
+	"7/FFe8wsMRn8XNnkrQUmCGrOY4tXIoFzRWKtbMYXJemPZZoibmiQ6Tf++l1syRffRnYGP8g5z3MozNgh",
+	"N3zOVE7nCwSJ5sJHR0dnWtr8cPPCxpGJYs4yPiZyMtE3Al78Y30Ii4yNuRY9z4HXrG3JGNsip/G/u4XZ",
+	"WoTmuBAkkHAibLlIDQ+r4OtZRwVP87KSqkn+gyhRMeHTImMJCjdjMqIKjAJAtOXYthqrwVI9Afnw/gov",
+	"oKOzp6cH5+Ty+sXVFXAykz9b1lxz9d7AWgEkS/MZUWwKou96w68xEls7L0yck5A5+MDcBujud7IkrhfG",
+	"iaFMadloy8mNUGjCVIol80LlrneodTMAaxWM2MISbj8a0QDkQR6ON4Pl3vG3+tnttX4Wg7BhRzknQnZG",
+	"GaN3EWHzSOvRWPyLjzEuBICILbujkhPrawheI4rpv3OZoTIF6Cwai1WkrTeWyRQ+R+Xff2wrTEJk/pIn",
+	"+ohgUjso1PDKFMoHS5kl5hf8YbSCuMgE2FB2h6jHE07MrOrCXogdPhUyo6MUGCHkAHjT67G+oWJapO7R",
+	"h9/2+ydfRfDf057+71H/9Bhm+PDbr7667F2Qe5pxaolZMU3ZUossH347eNrrkZEWh8FGgmUoRykVd/79",
+	"PhiQQPV8jcgoD7iqnYCBWPMWYzEtP9EYom95hxTAzGdYsrN+GISDLGaajlJlS46iPyR00yPnmXGF8KTj",
+	"HItCZ1qOhzUZWV1rMXTBuys6T6H0IYwP0nXoNZSqI7ySxJ3mqppTIPKWcvqKxK+4uDs3Gr6nG/jzoc5/",
+	"QTKWPhvaNOOO1haHLc17UfaHaupjNFiRjGnVxk7Lc0vkh4kcq9hqR5eVi3QoXprlmXs31gJtqaxYmEVQ",
+	"7BSi7nY3V4A7RxEuhsJXc6zgotV0luhDRnPKjPqWh4YpgbTrAYBowhiKG/cRFb4tAw0X2OUoYLew1gp9",
+	"+UMOkR1f/2DtJkNhU3uGwjZsRbsPrlrtZu/BBFF3haqZXApI9EdRodLJ4lwLyX3S6HqBIt63337b8c6Q",
+	"uRPIGE3nz4YtuuDDFl7zH7AoJfBlV3zUWABgjmoviwtbHNU8rXa00LgI9fHxri1fsL0tLlyx12BrBjNo",
+	"s8fDBSYzOQ6x2w4j1F6fDavF/e3WLy0CmRXpOx3OVGbGFFZiCqzsiIRacmxfVLmK+td6jfDHsyG6j3Bt",
+	"QIVvbUdYVDKHlbM2TS/++//8v/ycfkjthR8R17FvhP53KuVdsQAmXvbpxDYh+vlQlPwYGpwcQocH/aVc",
+	"6mtoxhc4mqbFWq1bYL1ClhLpmArM9G5TQWKexENhCxn3u10txXb6GsigVLhC0NB1EY3QcVnPGGweZUnj",
+	"qFHVdigqpYq1EK43S4rFuWZw25RKQecua9j+asW/496xPYyXYAaxrDDUrgtYqSDNtl9Ggsai/iAcmRoG",
+	"sS3hbUS4oVBret1gn5/IavU2aRiqKq9NdwfxJNKcaigCldCV1oVIjPadGPQDfbZQZ9cUDUKSQP4AZ+4B",
+	"82QoQs1ljDBK4kv9S2y117ax+1ljynLGMhS2v355g6ImjqB5KNibmcgxg9ytEOqxw3UFtdK4wrWe1wq3",
+	"j1aAL65Ov6vjPhQgmu5SaP+clIX2oZCy3x1ihC6lC7wzMLs7HgqQ0/VJwG0b6K7Qjm0zBCznfG70gKj0",
+	"b0TEOCm6MRCaOeqhsKqGvh3HOcgXYFcxaSgGictq9Esoak1z0AsStshnEShdPhFgwfeh8EqxW5g4CUlj",
+	"VcKneqft+OhpDLZeEh897fY0bFiq2DpxzlJOWSjQUg+oomgucaagmLT73e5JL7JiKxn00CVqDUsXaF2a",
+	"YIaMPhaUBAHux71eNBRIteOUzhcsQVcH3Pb0h4K5gtpd8gratRaKkTu20toiPlFEYo8LCAxF4frcxkdh",
+	"zxqNJRMtMlhz+FBstH07u3PkhaCJBMzeF7a3ajm0ta1Dn1VclN4epq+YAnsoJQHLXWQyKcbQYvUCWu8g",
+	"r0QaRD1mwlPQNjiYwyrH78DxTi8Q5C1MEDa5WN41gaOA+URJjeXgEQeB0oaIaG5g6t8zkZyjghbPWU67",
+	"Niw5NgK7DT3BsHvqB+/jB17wchwNhfdjkRkzAa0KyPZhVSLWvw5bjgcBH9A0wXOLm+/d1amGmMBoqxeY",
+	"JhA0TX2n/xfKSnTQOxYIGc2rhofnSwl2exBbRD4UNv/dOuQi0h+Eq+54OeqR76WL1pTpGYpqXvlF+ZLr",
+	"3NIwiXk2wwWQCoerI0kyppRxG1UFjaS84Jx47/LhO+9M9bEh5NUMWxc/POsPehfLZ1pxdCLNxQ/PTvFH",
+	"OE/3uf4ODxAz5fH4hq2L7Bn+7GoVmIPNze+2a3Ahcp5CZQajUERwB7rlwf/DnP6v7+2opvNP9Rm4Ktof",
+	"BH8gbCGhjTNMdtAlb62tGWB4rglqcEaqdc1QAq/UdQk7UEGowQIBWvsJl7Yj16YEFqSzgNWPJqaszlgq",
+	"rIORYaI/w6z/OU9TbtYcgeYLMgIwEXREu1JjxrxvAtAxkIg95LWw9JTmLK1WHmsPNPpomjfZm0CShiZM",
+	"4QFn8x3TBR0DG6kW5jo4hx1BCw3nMAtA1EwaNUF7Tvq2b1ujTBGKW37VMM/3l3B9EDQtSUaP8uLt+2t7",
+	"R0HrcGy0q7Vdi/pasgFHDmmrHCQlKUzvcSf+qogsGb3TT6Ax+AV01rZtvo1XMj6cs/gL5Tt+bBkNIFLn",
+	"TdFHdKDxANxpZETHd1AJseocGopckinLwTlE3sicvJYJxG7ELr4UxSTwm3kQ0LvzfEbGRl16jKBwG7Am",
+	"Wz3WE6oHvZ6+iPWcba+yGlwKzke2lNndQZc8z+RSQWcMPuUCmRT2mkjYIpUrkJEpJrnp2fVpWPdIpLVO",
+	"Cfcb8H1N59Z1qv+2vjVHx79pEP1v4LlHllFNXMZjcf06NCtYpHTFQD8k6IF3/uMy7GUoLrFtMlfEq4Xr",
+	"R7yYHCwTDRPpx2VT5bVRL0PhxEIzQBk2Y3wulXHKOn0uRgadFXAI0NFrqgUc6+xHr77B3YZz32XqR/7l",
+	"Z14zTjV0P/oxe+RSrEALw4P10g2Qo7CyS6PpxQY4pqRWJVANazSRQSXVAr7R1tBrf6iPwkAcygNVOjba",
+	"ZMp2fFgolqlDG7R2CO+Bf672QH8Xm8uYiqFADi5xdGObKOMB0SmjwZywMU+YKekMvHCm/40DWVMfTdDd",
+	"DjcBmCN+8xvY3G9+Q9qXtl7x8wNrbzYUpQUMqLGzpCvVJc/1nybogSVajvNqTs+t1x4KQ2DQnqPKPKNC",
+	"2SoEOLZJuUc3DHp19U7N8K55f5fcSPI8IpdfKOMQnPCURTazACoaIBphRpN/0lb5koKhDeuYeF1LXSVQ",
+	"vUKIb5DJKqowQ1ZqEGXYCOKosC7r+PeXsQmfJGwy0QpSG23HpgOLHhoP+dw4wMWdJgYhQc9CnGaJOfpL",
+	"LALgS/Z+Ayej9zeGBjBdRuS5K1rfAE1zYxovzslMzm3UTcLVWFMtmIzLodrOEK5BcaEvwEIrDvAU9One",
+	"QZW4bUvYfIae1PZz8EnhatCJAcqiqdSBrx3UYntIW+grW6/dBLZdEEazlPvu5hk0wHTOETyiC3JJVM7T",
+	"VHMBhTuxiIP3OlZW6NpCzeckzwot0CmJXOESkNEUhgANiYT6qYJIjsRT8TfUWrJ2MQTIRTurnCL0naPE",
+	"FLOKoJZp2XoVPH/64s1lBxpI+WjhEx9YDlROsWm2FCyqhqX0jkitzesFDj7NZLGojmvVSDKVRIrS4252",
+	"A2CGNmHINy0CG7byusgZchXkms+hJZPeg/4oQUKCguvn67A1ZfSeaYr3cFPP6tAT70DvYjB4hmt9TqAU",
+	"LFBkFaFySS67Ddyo8JVySY7sqY/a+vj1O5h9q+5M6gfPu1oQgmsFS7sotIURzbxM6Izx++csTRV5buB1",
+	"7W4UDTXnL4DLOTHOZOt2NR0HD8gc7BlNRRFncObwQPti5ysGRdhVlhVwe/OsxmAjj4UggZWWBdDualwW",
+	"YAHMBUJTjnvHVYYKIqrHSy/I93IEPliIU4DIA7SqjuV8QQU3AX9Oir8oCdGXG2rcjs/RcYbXEkL9uHd8",
+	"UccIjZkJS/k9yxCvcwld7AyM5lbXWEeB9gqZm6gXRQRbOvrRA7ZDpHfQJa/4JLeWYK+l8gjdUQBBRCYQ",
+	"wakCSwtVBmdcNxc4XqJl3e5vfkMuSa2OjTcyCAUXkGcDAY6lCVtzHJDRSPVuBz5n+N/7agkhdK6b+que",
+	"2x2dz6lJKysfVygMuAo+tRDQG9AvIjO3hw0+2NdU5TKR4gs84+dpwdTdStOGPMeBEQbc0wEcEhJk8yao",
+	"14ZvAfmBMmgFZjBdosQGcMJQ3ZSPmUlSN/G17zK5yDjLabbaElObs2yuvNKlgdBcDHlXGGfb7/a6Pf2+",
+	"cbm2zlsQUowpXDOIBz/U/zdlwZqYeWFEbVPB3nuObhicqSxhActATf/D+1eqrNtqPLhDYV0Jxk1jvLZo",
+	"6LQ1oG34s3M7AEVoPeH6m8vO4OQ0Ki0YGFwwFIF6jZEx5RVzw8L16YBNfigWLCNMJGBPQxXD/ss1Vp0y",
+	"oVmmdTTDWPMRS/R1U1+hwYWhMHFFNglVM3ATtK2c2xD4m4kCNBJqmiJyOAPLVdI616dyJRL24HedVWtT",
+	"v8pXDq8mWq8GtRpywKz5Cw580OvZOHAm4NjrMbMQG27TC9a1+IH4gPXh262oVTnq242x4nKsIPUBjwD3",
+	"iK6Z1rlp6OBAA9WUq7DJZ17p60pP8VtbfNoWzTF5dO6fNmOq9SXsbsSsr6P1MfLW8O7tdWARKEBCtnxj",
+	"GTbzNrQWW6bHLsb9263mnY0dBx5YXcs6eGxYx+GPPPn4SMB8zXK3jO8wP8Um2t+yuTV7QDSygiZURZre",
+	"ukTRLLd/2yiUVtTK2XwhM+R32LBdzfhCb0rTQ+s7yGS+1XgEEfcwrBS3CqE0W40ySPrROiEmwxj54dZZ",
+	"heATwZYtLK55i39OpYSSyJRDJ2cpM/9jDIDG2fTFdI9FSkSChWaVTKHMFAZfQ3kUSD+aYwmTe54wqefg",
+	"E/2WLxB4sIFrzKsECHCBiw8baaYrqNMhzDOvr7w+gHIg0+kTGjF7k2st0LTzbH3n1Rt03+1ePs/5Tjh+",
+	"uTkfyVaWN9masKNbrYnezunDLbYqbp0PIL1eL7L28/FTt9d1X1kv261xrunfvV/n9AFr/wCcGmOcwBjg",
+	"eKqPXZawdl+NVrne9OnJydHpxw15MC13s96qGR2cnLbOW2eTwfiYPR316ZPkaHLKeuOT0YCeJU/Zk0l/",
+	"fDQ6pqfJCRtMeqOz8VP6JDllJ5Pj8dFoQPtJj51NvDE3scxALFWAvvHsXNVrrF5tW+3UW+WYbdrqYrXm",
+	"M6c9zYTMQKfVcQx3RC+ON5Tla4GxvgvIKR9NIhPdVp8EOL8r9wPpTc00erify1/1jWRMsXr4l6YAQmga",
+	"89ohvPMxar3SVLXlXXjHrzi97YPyRf+rTtm1aaeP7fsfo1bDabRtkOYHtVHe+5XMdx2p/KgxmmL5fiPp",
+	"D3AUZ+PeYYDyXcCMo97xuo+cXHT4RubW26BnPEYZafM3z2li5sJP+ts/+SCoCSs08wzOtn90I+VrKla2",
+	"eLz+7mSX9V3BzUpTiPvBr462f3WNMZgfBL2nHJOt/UxSYCd+Dulfv9O0vEGOilo5nSpsJ4P1pwJuwpLv",
+	"1AMYXT+sj1HrsFEHIKi4YHCESefwDGSePR9DN7R4QriIyFyqHCq+iZzA1Y8hA5nKh6IdF4vElD2IgaOg",
+	"SADqBcaGeb8edCHQxrXGj9HupMBW4ZU4sDEBWDcACwLHVrttLj1YyYAc93rokSzjHofCi0eRmYkLCWkX",
+	"WuypGBD3VjPeseydlk70xbDlVazGuMubP4Xu8tcfIV//JGqlVDmLCWRDy0Tj3jWY7oqFKbjCoH82kYJc",
+	"0/z/Y+/bl9u2tX5fBVv9o/IcWqZkO07k2dOTpE2/9NS5Ou18s9kxIRGSGFOASlBWdDJ+q/MG58W+wVoA",
+	"CEqURMmX2Cn3H7sRTZAgbuu3br81TSM6/2mBg+FCP8+lXymUUWh3Dwt0Iur+Z2ob8UjXEdZUC3yaJDlv",
+	"ga77rO7uWDHqFF1eBwl0zeQ8CR+IM6/XNzKL6eD4B/3P/WfAxuSsYRjAe+vvX17D3RRAoJDvwA3DXO1T",
+	"YWEZSr6cxFQTjRZoRfFzcypP/J2TWCpEtdDd6jjG3X5QgrcEykAdWc2BVDgTakBTA5oa0Nw9oFEbs7jz",
+	"HEizxMuzG7ZBtbWEtyejabbkuV1Zk5lZ1gB1EkOgVBGMBLyJJ7f0TBp7SQ776XLtXGwFWSZDLlITmqrE",
+	"mQy4TpWjGBGGwaD6tG0RqBdpPOgQNgxGTxN3BXbVLzq0OneJBLzwyaYMF41TTBad2sRc69WUGESOYZk2",
+	"JEVnxUKgT8BjLjOFocSAdPw2Wn4NQ3U+Tob8l1ASGvdKwcUDoRwvdeJ8zE2g7ZHf9shR5xlpYqlCHVfp",
+	"kSP/kIQliRceOWofq/87VPf4AQ8Lkc3qYR0SluSZNblY7rfnOPFzR02kQKGeP10ny3U2l9fFhoQqd0gO",
+	"MGoxtkGKEPMGfAXHfsDdWz1063uYM6femQlBwAUXmoh0GJAFBxZpLq2SwoOhFt94uSL2Xivgz8FHVlgy",
+	"eYBXO3cgPH/32iS/5tFXZegYgZ0roLe3wps4rP78/7C5BrNw5L0A1LkNjt0Gpy5AN4Bof1XGJG/YrPDV",
+	"K6wrhe1iNltx5zdcnqYsnbLr2/JE3DeY73TbS2C+7Zeh+a3IzSyINvxa8FwLoxcovtZCafOEHEzrAd8S",
+	"+7f9Bwb+/TXgf3FaqoL/nfD5JnNjiQxbcOtTI7ccaY2iC+QWUE8tgPqSUM5NeLGsSQ35Hznk7yAWr0/K",
+	"+qR8/Cfl0qloCAbLjsUHcSAapLiGGNUASxsKU0SjXsDDrz0q2cU0Ta6N966gPYKPPsSUTBssSZUqk1Vs",
+	"bKdOI9oi+nKnsmKBmOIrjqvQYNey46HJjnsz/VQxxrwSaQ/C8bBFBWPRS8EHSYxMrUftCq94R+eJoNG5",
+	"EEAEhu2Oq3yPJdg7U0IIC+d4jaNOp0rjSSr6avv1EvYLsNp+p+YwMEktWKS2N4iZyIASi1hOQb7uiKvg",
+	"/LOHKJg7ClJntSfQzZUOeDPMkU4l39/zle/Rce3qRQFXPdLmiSP/qJhfohSHkhyiUm8f9MDb3ed3ZkZz",
+	"e9tGFV/eY3IQ1p7Ack+gHRkkDbxkBILOEJoM1Uf/a6sROTxvPy1REp5+jzrC0xWORoRjBT9jg81/819/",
+	"FvHZ5+fzN7E/O5v7s7P2+y9vfxZfzn4Ws7OXcob/fa0L8I2euXXRtoNytrc/WSLTzmK9v1264zhGqysP",
+	"+hSq4gF1qzjUzs/a+fmwnJ8V+/ZKTPl37S0toq0fc332Hj2nQAeQ5zzSgnsLkhQrIcJb9PT5Pmm6cVpx",
+	"hJ6wI/DmAZtl0eeZluBH6npe9nb3H1Zy0QV82Ue3Jm8NKD2ymci563UCu83/9jTVdsBndA7ZpdjIdQmD",
+	"I9d4LhWkXvTjuSYiw9CuzS8B38Gxp8XPjf17XiXUfAtewP9m8l/kjDFgAjrRKYlI4K8OzlZjG2ef+foV",
+	"xjon9bCKQ29HM3XVD6ut0Wus0dvirU12WrPHZlQ+dlOs/pRKVtiFFZabHA6+mhSVOLoOW+SqHXBN0eCU",
+	"G9BU+qoDc5ZBbizWORrErGCXuBsbbd7btl/ba2t77e3aa7fFt7WB9xEaeA0lkEFF92XaBUDf/boC0J/R",
+	"9FJaTiqUTNUNu1jRn0bWrIc3eQG3lT9MuGN5xJ/OZafZCq6GFjmH93ERcMN/oYvaOERjFr8WHtIMi1kg",
+	"fqkhOeDLlmSyiyH5HjSaMuA9pull0U0Mmt29Ye468KwOp/jewyk8wsUMDro6kKwGlzW4LILLGue5OO8M",
+	"au4UYYa2tt4J4hswPHNKvfZQP28kxiwkTU3wsKd5vSDvA7jTCnU/C/Zczd1FFsFcgLz/wjJKL1B6SsZO",
+	"sXafYYELDZtYkpgaV9C8Rd7cJDLAIxPkkLc17HKPPbL/aipzIAC17n2nnIPr4s8LURz7SO7fo5F2+zt4",
+	"0F8VAvCKse2hl2p0Tnvfqd//PJ0b3jDOZuSHoUgoH5KUJYxKRjIR0TnOnAYQfVvZ3jDEQY13Sx4HwA7o",
+	"pCWAiauYzSRQcFyvBXz+EuA76mhiF4QYsntwMBStiF0dRKKPdXYPdD8bmp5G7XbLI4OzW46dNiKl6780",
+	"nYyGYJZSJv9+pIxR3wh8Ml0fOXdgOIBoRr1IKt3OR66ZrhoCfcZYFjQc8E0EaHQoD/Sd13ktb017sxmo",
+	"ajako466Wz5wBI00c7DCKL9Agj1jJrT8QTAt1w5dzzyvCO4Gb9CehJQwqM/204r16xfWb7ts/R6erFm+",
+	"/rOy5ds2yxdXUPkCtctM7dIJWkR1Pjb+lgtve1L+tqdeYzxNshi2uX6AmOTbACoSwwcZDj01NGr4BXD+",
+	"nKhB0ze1HaI9GLf8tkO1+sSMX+jf//H/AnohaYD50ng7szkScd82Ug9w5jz/hT9SafPKff32/MJ1pf3Y",
+	"NvvRN/vRX70f800F07H5hDBbql2ype4hoql8k+iJz3cJDsXiPsmprG4Wp/Pm1fvZ23MxKw+Mef9l8H6L",
+	"SB2Fk7aJyqn08p3ict4JmVUJygEnXTxmScxZHZhTB+bUrAT3FGfjbjxHbQNN60Y8S59Fb1OEtZgwDkWg",
+	"sGpDE+3LILn3imHUpBkqGbFOVQp4kUHp79BSqIIE9jRz8xyUJac7pzmnvy0UBS0Drm3h5XHTKxSrTbHT",
+	"v4ne9rHS76csrWSq/tMQXr6CL6nS5BdLwHk+n2zRDrieq/XqMSlz6r65I2SVrkT7Y7bfT8Q0aukmB32a",
+	"MtULyXgs0v2h2Gd8GHPGUuTjVCtNPTcRQ7FBMbCM4gftzoG6vzUBLcYoAv0xIy/VywsAp7xfjSUp+2Ia",
+	"J5gXl065YVSTpMdGMY+ImKZE9UcprpOEZmptK/m7wMqqgI7DyVoCp4/2/fY5mLQX4TSocHnERR9x0wuW",
+	"JjE3SgTSvv0CwQxDVyexu97F7SUvkjSBQ+1rwxRAanQbv3z6oLRZ+uViHHOFvJ758D+vMY65uXZirk1Y",
+	"GgM57pzRtMCQDVNMfhXkl3yK16EwdaQdHAIrqt6N6laknL1N2qjqMOw30auCwuyBXEOwGoLVEOyeIJjd",
+	"dQ7+gp83wl9jml7iElqDwPAmOKJsAY0S7LQMmcI+zdhQpPNQF9U0v4lMpkMoF2JYhOCCY1HeOyWTNO7r",
+	"zOSYEziIyZTHuX1e9+VHGdiCdi2sBK0pqaRIs7BLQgSJucVf9WyTUb2AFD2oE9ZnF1T2Q3Jgfqk7QtKE",
+	"H05TLIQbpixhV5T3WUiaWHAMil+Hf4en2LV/O3eYwnNqVN1haJFQiSF4RYhpUFhFmpNQySz8Q8CdNlB4",
+	"IhIVYCiUw1iLQ3/X0313WPSlXhJV7j2L+Tv1vZXupV8q32urHFbHtXpgPoo0+96wrdmkTuWQF/ElGCXV",
+	"Lm10Gz34eQ0xJjhwYFcHzvtyk23nvH3c7RTA2EJQbTIdxzyejskghRIgbf8YqztJloGaR7J5ymSLvIv7",
+	"l/vTCWiDLWMQP/GQH18HcyTq5S+SKSOpoBFR/SUJoxxpcwglMwo2xxGLh6MMIJ/XuIy5WvaGZ3+SsquY",
+	"zS7Wx1woaG7OxIP2yUH7QrfT9vstW+tWszhSgqDd8YHAvAQZ/z4XRVz86oODixvPp1csHXK2/2H0//8f",
+	"Z/vPkwnOGJwXsBrGaNxtHB37LZgQvGIQ7xEy2S8AZRBbSXLv1lcsmdDo5vUSDO7+YCbYI8dPSF+vn00j",
+	"DxLtoH3yjZC2Pj2qoG0rcGuwXYPtGmzfD9guQ7wuvzyi5pshb1apHpaugYcWWKjqhEXmJMlEF+tim8pk",
+	"kmXQUc/wt5siyrpyFTTXNKvQH8B/STxgWawk7lKAsi6uW1J3eUURqTP2QCpI7eRq78VCSSrav2SgyFyx",
+	"RH1hi7wUgwFjHvlVwBiBmKQxEmPn3tDcx9dtd56a8jVw+pwco41KNrpHnRK39vF+u60wkv90gcJhO+9/",
+	"XpQFOmTC3N2aLGl+JLYVaErVGbUqOqSj+3Ht6fCqbqEui/Ms/LnmUeaTcCviOsWFDwrZxSpvqdeAVQur",
+	"oBRYtpe9867dEYX0QpCYicDVa8st9NAuFlQCB/xOYRWuw9iUabW4Qn9gdNGbL1xz74rlhWTJwDxvPM3y",
+	"v15vk4S3MbDXbHh92NRQo4YaNdS4e6jxK8uKAlfvv0Ilm5uiDCzZXo3GainctWcqyOdla5K5qaRsnK5g",
+	"9+rNbVZ95C3YzqgFKZJIhjc7FWrIR5OEn+fzuwW/Z6M4YQG3qforCKq28K5iYfzvugxNUTcHaIP/XAFY",
+	"CgLo0Ld4xS+HK539donktXClT1OR5J49DVdeqqvk55j+301mANN+wRBQLlRRPG4pU/XvBaH6TYwB73Bv",
+	"VDEGmG1US+haQtcS+h6Dn1bKRkdWpyxBpWEUT+SNxfZ4mrEdpTY0XRTa6uIjFtlnMBy1xN4ssU8evsTe",
+	"TQ1eENkQyF5L7Fpi1xK7ltiVJPZYy5A7ENgLRsPN9WKNyl9ouBTOvG2UCiYg0QRKWyVz4wgQnEksyaVr",
+	"XmXzCWuRN+wKKAr7yTRiEJ/j9obQnhLlUoxZNjIpi3okkaxPIYMW0b7MnPxjDPm+fA6tAuhBi6wpQkuT",
+	"xHR0YTRSNqRplDAJIT867LqFBISLYAL/ul2U9ZvCrG0LLj5xzQy58U73PduFTz8qANPPxH3HBeiUQuA3",
+	"OSnhPNEIak0W7PFSJLLf1sX9TU5sMQfS044VDTJ04LPuyHbJoT/oVvsnMG3fegAN3Nx6DDvLY+ivHENM",
+	"DTSjiMYbPYj2pu1SbB9IkV13l1eBhoXDrsaHNT6s8eE94UO+IPcNICxevz1AWIlxbjUsBLaULsmAwRio",
+	"ISgncUSmE5JhSAJiOIXCwunkIhMXAA2b2XwS9wENqofHkcNUyhaGwUV3I4pGH4xjVvAM243JbMR4wNWt",
+	"PRHNSSyxAqu6TROU5u9vEfVdqk+xJLHleDpd+DZgS6FpGl+xgCcQ3SwzaqBrCavdSMzImPL5wnP6I8qH",
+	"Tm0vNwZGdZlmBAMWJJi/iKRjRvgU7F9UluJTJ8x879sX4mWtYcsZXkPSLbCYMol5xoYs3VvFiFfAurdC",
+	"iXcTgmnzGQC3dpKw8A32gFuWtH8CC49AbcQsJb1cYfGOc55H1G9SQ2l9OzFIECSmyU+KhG/XN/ng9aEc",
+	"xT0xYynDWLao5mqrIUhduK3m9b0vvrdlALM9zqpG96bdHqvA1btpL4nliEkUllmxQEeLhHnoYUh0OKJU",
+	"giM3Iv4oAx6aqMXWcshiiOX91dN/lCRUyiwkvIUTkSQhgCZCza9YkmF8xbhHWCJZwMMk5pf5TfireBMJ",
+	"M/YlC0nzqm1gFkSwkulEreO9FvkvKkdqcBX6Cfj/NnRHUH0eymyQHuuLsXoSHUrNBGfucrrvYUSxSBJb",
+	"8MI+i6Ys4GrcM8YBAXGomMAl6uxdQknKBlB22vASwywBmFUCdjWEIk2I8tzbDkqRplpW+4Incx3cjGVK",
+	"oMpJ+BIF9r7apF2yKLOBPrh9SJoABcQVS2EmxnEmW7r3F+pPF2P65aI3z5hEwmGfFPGaQ0tMfvv49g18",
+	"Qifgu5RC8WwyZL60vHxNKAgbcFOdhRNqyhCMsmzSlHvk04fX6qmxtA/OnzhJFSLUz8OFaMj9IDa8J6Y8",
+	"Aitr+IbN3qkbVlVEwU1ULIdCKlZDeae26LfEnbuS8FWnxSvnR6teJgWGaE2NFDX8d18g5VZYCossb34Z",
+	"y9s/h6OwCidazVF4hxyFW7GRbdKz4BCcUYnUrXLEokdctKb8SNmhRIyzoOp6MLUaWKuB/2Q1UCteWu1y",
+	"tD9U2G5D64NyLnjWoTxYPPV+husSdBV94FkTuyXs9hDIKDhrsAsyYRnsclu2X0dhIVpfCXixtgkpK9aI",
+	"mhnEb7BFYnEdhmHeOjDbBsz/hYANdVsO4HvTzNR3UR+OO7QA+Y+sqyE3mpYhexz7HZF9WfzB0fI8FkQu",
+	"vjBqkTcCO1WUvLUtshZCD6NuxPd3puN5egdHurc+E14dfLj/zUmNBjB1TCuFrEWe49/LT0fSlIwF/A+r",
+	"FuytLmZFzYOW61kRt2KCOo6nGRGDgKeUDxlWYnBrIpBXLOuDZ0mKMVOfwBLJfpT4AhP8RpRmAx0kIV5r",
+	"gW4c7nUDTjOM4he8z8gkr1yL3w12GDIS09QjlmCKUBJ2fD9EwlL4J5EjMdNWT3SH5uXBjDSEXsScxNmK",
+	"3P6dD3jvG3EA1PUW6noLtS2joi2jDj+rw88eXvhZjbiAI2BbuFUlPi3Xnw9yMbc5bcHox0CiV4a4JGMe",
+	"SdkkiZk0qQUR5BMqADRIaAbxVAEXmqdTJNGqjAdaVuuKOvTtv9C+QoNsTPo0TWMmAx5OaIrxzNrLGbFJ",
+	"NgqJFLqoahLDByiFOGU9oL0GbqURxggpPAi+WKspKxAImRGIArWLTf2Gozlhp+XJjXEUbpeNoM7ql2Yu",
+	"7gZpPcJ6WZ8mw5RGLCKZELAOLITLhEj6I6pAqyQDqgD6+YjyS0ms6M2xjF6SjW77eot8AFg8AG90gkE5",
+	"8lrAChVQAaAvs1JtHLobMH8rMGq3XIRvUF/HqSD1a0IjEmdkJtJLCdtqLqb/Kp/MTZD7pGQy23n9pmJV",
+	"qHw6TsrnYscBffrwMem3SaPVh12VXAkjeGqcWuPUGqc+1LwKamLg+jmMyUu86ks7w1ZvRYTf8yiSUF8W",
+	"XgApEauhKaA0JT/mCPNcvKjOU+dJAdcuI0gVAC35HiraF90+qr8O1NxbSB8gJdkDuwafwci4wwF42cSb",
+	"BdyMLwxKjFbMVTFi5t4bhIm9tAmV91a4/2YxZStxiwsstokEMyOwJhhMj/Pdx4PVoOwbgLJtgdTmAv64",
+	"K2dUEhpFjzpmSX+LF/Dwa49KptDodTEO6ateLrmF4+Brnu58HbZIHk9tT6GAQy4czeCFc5adqmUfR2pV",
+	"DmJWMIPgAXZrUVN5N5/WAVS17/rb+q7riKvHh8FfGoTGl03Gm+H3tnFXBxORJAe6LPWq7JsPrC/SaCG5",
+	"WbVRUBBNrJhevAayKxBp/OqmScCpzE20XMy0jzvOTOqOfkozhErXXaIO59Ajoa2lHXq5R1xa6Bpw9cc9",
+	"8PWjrx1uzj3w6u0eICAIKoMPJVMOJDX2g2JJQlMdPDwlFB4ScE2b02M2W1mk8OYopTOOaTi41eHrnXGK",
+	"Ux2vliQt8gf2aKDDImA0UkYyeskwLYcqVQxJ/aUgfcENk/+V21J/H9YXgO9r2hqnOt0npInSveYwYlG4",
+	"d/8KkLdiZejIDq222NgQMUUtNEm6piYWiwhN4stKulNp5jXNSHiga6mH3YCHmRAXciTSLIS+4p/2PBJG",
+	"U8TULITaZlDdnWQz/VfVq4t+IiToY3atjKgMeF7QdmHISXMhMR8uY6SGulvGfJiwC+xDSJqSXbGUJgHX",
+	"HVZ3UoJ37eM1eK1qK6bZhRhcQPhKoceu4sfNGhcDzPzHDeAOysHX+DosTTxXnX2H5d0fuhbnFsvfLl8n",
+	"SdSGXAm6R0IyM4iyiqa2Y7yLXkLWbFtSfvVw33+yzAFpFC99XtkH6C7DdMHCAEeIqbt0TqEUoT7/n6oZ",
+	"0je1naKoE9pnzm2HaorsCQxj7TVgwvSA0R4QlUlo91OjECvhTBA+0ImoyH/hj1RaAp+2fnt+YZvwiSTZ",
+	"HD6RJKQkoEpkrM63r/WEWk+o9YQHpif8oXGlNddPUETn4SVJcpuKAsS0rUvT+MDG4ootaAkmEo4MUjFe",
+	"rR+0CLSO+RAM+7oNJksX43c16Lb56KBYyCyGZHdLMoQoPGVymmQAuELz0C7h0yQJv70TYH0WxoecRO82",
+	"sjF2RCM3iqItIVy8jdjU6nLfjOEHWAZVAijB6YXl1ggdYI1elq/HGVULWq3yqE5XqUV5na5yL4IO5Uq5",
+	"WCnwQJtD6UYZLOUWsI8sA5UmZVBOckHIoWKenxPr4ipb5CNGPupyjvNJIRtQ2w1AZlWUdG6hSdOlgKPs",
+	"04xo2C1DqqdPuukkohnLC0w+Zr/4OJYSykKnliwFGXxKxSyMyLm4FR6Tu7dpmCwKJQ+3sWlYCLFC4OUw",
+	"SxDJsjs0amyGEU+qwAiHc3h7IHF4b0BiGfvmUAK3dG1RqGFIbVGoLQoPDmjRvhN5d9vY6tprHEhG0/5o",
+	"ZY7KR/gzk2TCxCRhnqF2MNW7AcJ8Fj3ZIn9qPxGKeY+kDgrKxIQM2Ezr/xJCABntj8hlzCPSdNI5JiyF",
+	"i3vwZC50cscpmoIXny04g7s9iGiOAo65xnwOHXQcb4SmKZ1jOS0I2dtrkQ+UX7KI9OaQtXpFeV/TQEcK",
+	"Joxjrr6xH/AsZvu9lNFLSZpuIRE3fcYpF9IibyFpGIhyl9AmJFWoTRlwoZ2E6HdCpuRMZDSRYYu8WzHO",
+	"8AU4aSwidCwQt8YpaXu+7wdc93BMM5i3kh40YQ7Vd2PeIxJVA7gse2Fvjg4quEE9b44EuBDqtGf4s1W3",
+	"UhhQPRfwAP194C91P7AFXQi9gBeumpdbJsX8T6orIbzFJG/D95Im/mfMKJfqTwmjMgs4XN1T0F6NFDBq",
+	"XzGeTYG1uy+4jKWS1V1chZKlWLJFZrAKLhmbSJxBSjL2xQxnhPVRkCC87RPJ+oJHkjTjCAdMijQjl2wu",
+	"IXH8FPzZesc4BOFmbmYjAaVixnQecE0jMvZ0yRUWQWvon55AwZFXWc//HgwrhbgteCRkX9HJhNHUlp0P",
+	"OA4g/MYpRMjjLX9GQjPWIn+OhF0qWmmKJaHJTO2fiPXjSE2utGG8GkbjG7F/kDsmRwr0x8hSSuggZXLU",
+	"JdTwjAC5Ocgz45B2CttpJ7pHKMmvSaZhnF4m2kn9WfQIun/Vb+2uUxpgX202tSHUGGNvmqDpUMx/6EOW",
+	"fxKpkwlWNuVuYpn6CLlXKLFndZqAI3lL+HcI1I94SIXWV27OqYXkNauDgGb3XM8j6cN+VGeZYfjUQxuq",
+	"oQu1gtcitsEMtpxZRmpTKKXtkk0y0qQBhxWLnnx9TuiokITKzMz2HkmnXGqCA2RJBU0aDqiUsa7daB0I",
+	"JAm4YW1FdVEayZBOuboVIh1Az17YTTrSJElM7agfSSaGDE5lWPkZvWTYD0pA51DvA9ogOqF9YOs0aYZ4",
+	"lutR0l+O0wsV79SZZvrVcgYY2g5itca5yD9TDdHfUzZlUZfEmdXhQ6Vb50X/dayCMOIh4OEHlqXz/edK",
+	"ieiStj6tbDxIf26JiUL8ZMhSDCWiAWAANT1TG00N4ECtqY6Zm1NNSUQznKRE8CGD/EiZiclEH662v8f+",
+	"IZnmGCMs6SYs04hlNE6IpHNkz+gqOZrOYd+nsFg5TVMxQ5GtFlEzVeCEzEQaSUOVFPA1ijx+1vMdQhPw",
+	"pH4/ZWklHR5v367qE7Z5NMmaXxtK6GEstpGMOnwbwFihvOVWQdZQBbPxgvYvGY8IMGKoaWyRl2IwYMwj",
+	"v2L9i7ES3zTG+IoV9TKfFopLnhzbgplHnfKKme19v3PuP+0ellfMvKu47+olM93C104l7M01rvWH/6cm",
+	"SalJUh4XSYpe0ouWvVU8KX9d31Ze67HX+NudJwSr+dnnu0efn598bbvb2tdmxoDZpbIJEYXBOtOh1h20",
+	"zlqnyNYpsg+1ktgKZDFJRS9h4/9VFpYpIsgAdVAuiJ8cwia4BDrFq8aChLgWEs0Upmx0G/8tpo6v7IqR",
+	"Tq4iKHWGfclkUSlRsDMB+Kum+9TRN1yVIqdnA8ea0i45aRPYjyxNRaoxkVE3Gt2GyQDSti11hMC3tDtQ",
+	"PrGYF2vKEqiztnE4eNZv956wDj2Jjpg/eNo7ps/6najNjgZP6EkP7s/S+QU4EOAYkhnNpgB3nuUBmmoR",
+	"EngrYV/6jEUwvFqwlB/ZerLkQWFOqntEzLJ/h89Z5QuxSlxBt1SqBZSYmE4A5kN6bq6hqGlTc8LFrOsU",
+	"8Ai46xwtm+81iqqedud1oDVSGXAoQ1ZUMinkIIAyZBZGs0zjknSu3hr3R17Aw6X1HNoyZ3tmNaErqKAr",
+	"GTUMFZxHF1TifMrG5s6ttQhYKQJu5CLY+XB2VHr3oD3P92YmxKUxDoD5Sm2kjgQbjGteMGt9SdGPsy4p",
+	"UfGxkPUWB+y2h6g5NI/9QyeqHe0jpPjd1Q5Nt031MPT1R6XSwntKT1OHI1fYeKSeD2N0xdJEUODgKh6X",
+	"KeXLM2IOlIAvzgxphq7lBtlFczuNPsvWHVYBt0YjWrB3oRFbH7M5LwFnDHgdcAWobpYZegKulkHB0FOf",
+	"g//wc3Abz6XWnTZ5DR2Ppj5LbsS+p7RvefAV9ejrlU5NE59FczQ0ScUgThhGKWN7te2124f0qWT7MZeM",
+	"Y1nQZN6ytMLoygq4znhEGnod1CVL481yj4J+U5EVGX054LuZ0EwJldOcPw+KlEGC4QhSNWOpH7KCX/iT",
+	"BJi+nS32v9AQ8c3snkV+NLBWmiLqJTbI4+OCte6JYxt4Wm6C7Oy3/fP2SffouNQEees8bHdte9xG4qll",
+	"vjHyWu+G2uRRmzxqVrAHy16Lu9SRoSD/blOEHsBptS7H6Pd4kC0EX0Mb48I2pptXcKQRFg2ZTdkgPZSU",
+	"2MBYB1ImM5GyqBXwT9ycllZWg3piRSW2LAvLdgKyCZVkxpKkdUfB1DhWTji17qlOXrUSelOtmTIJPsUR",
+	"uJEUvz3q/7Wiq3DNvWuD8Koe85tgZdtRPNki4jdvlGcTm3IP66OAaxlWx+7WKUR3I8H0yW6P9UJoa75l",
+	"7yR16IV6s3QOgi7piWxEBq6I6rFsxjRfuckE0tk65vRImRVkGF8VcKC0dKo3Y+wTZNpCrKjgGNCnZALG",
+	"vpm/mTBV7JfuomT9AkfI83evifMtYCFq4c1LMtKY5nv4qDUyMuCukMwZemYjYVo7oxBLEnOdH1QkBYIw",
+	"LSuwsxEbG64YrAekY3NtPpDWW6ur3A9cfmuqG2QjuoCBAMFXrBmnS+Tpl5bJ/N0l/vapUHeIEVxV9nuF",
+	"CHWiUA02/vGJQnXOjotsXtw5rilR0/FEXc0XeC6Gw4RJYk/erv6nC4PyAi1auFk1WyMjJdLJnGGof8Cn",
+	"3HnGeKm1ASDqKcWc6DwTWmY0Y3mqgjXHm0zo3CxPL6EvUJn0tFg9FdIT+n02US3gANf0f2KaBTx8iTJs",
+	"/3w+YV2yKMbCrfDHw0YgXTddwoymbVMK5xZAC04oohayErR4AYdG+AJEOpD0bQGo0z985SnRlgxMnSrF",
+	"PRksUjQUPUbos2S1Ly/3UrszNrozKgM+XCzVssD1IaaPHIvrcNXVuK7GdTWuq3HdalynHRjAZ6KPkhKQ",
+	"pxHRLcO78dS4Xio7YVSTRR/MJ44H7QpnCjRZsBMF/LtypqhPrH0ptS+lFoO1L+U78qXAyf0tXCln04wV",
+	"PSnIRYGxb8gAoUvbJowucsaNxJiRAWORR6JY9sWV0lZV04DrQFa0DKSMRtIyGsxJn04lI1yowz4e6MNW",
+	"Fp0RqNbrw0nnemciiVoBPysRgsZYMYYP+k4CCoq6vfq0nfwROwvNB+WOuBUxiwWkandELa9reV2rrY8B",
+	"HJzdNTQoUVe1uXJt2Xs39h6TA3TgvJCslLRK/d8fNhl9zyMuFVfAiyXuczqulSRdpVb/gJdF+m8Ovi+v",
+	"Va+ldMC3KVevJC2Qf91h1P4jrFf/ccrTWDLIvNJcRpeM/DCKQbqXM2d0CswZ7U5OndG21BmH7dXUGYfn",
+	"/pPu0TJ1hm+oM9CKb8gxvjZootq/hco/RLo9pmo9j6HTILLj4ShrdNv+kxOvcRlzNfnxWE2J15ikTPXt",
+	"Yp1dHvkjNO+Ef9C+0I00kcQ2TXWTWRxBwdAnvn/911K50B25Op6u4nptl3B12KncyNWh73S4OiYjkYkK",
+	"vgz73d+iGP8W5Btq9FaSb5Rxb6BfpUC90WDz3/zXn0V89vn5/E3sz87m/uys/X725rPwz34Ws7OXcob/",
+	"fS1fjy/jt5/fzwbvGy5dx/oKm3js22H9yZxy/24HU9/vPMGe/HvnfuQ0IVvVFpKVSt9nbjI89L9Od6nT",
+	"Xep0l4dbBL+4W28x7aVCX4CcAsXVAppVJ6OhUIMyoXhvi/zMJomYo/ELrjlF72k2kmTKNaGqqUIJBzyB",
+	"lPNPH35vbZAyeAijFDSitNi3n51QYVNzH6fCA35FGCfpEcanY7TWMR5NRMzxLNRCD4SNwn/LRgvaxyqX",
+	"yM04s2S/l4wXHrCiubV5ZPGYJTFneUEEHApjFSQZ7TkPHDDYG4uPfKcayRGAfjWzxnIHclb9sKe8fg6u",
+	"o+UHfWRZZhqnpgpSeRElW1jCeWyOOZcf/YeAJ5dXaW1SW+ZUA1I0AKm5Qo7U8N3bj+cExW24V/iUJCl7",
+	"30tjfsVvgVLyqtOLQ2FB8/IjzlDj0aFY+CRaIjr1k3AzLj/mlTGywQOMD1X91rSg7gRrL+ryU/JYdx4R",
+	"7c3U7a2BGNLMkYRmUZvU8U8iRUNvYdJcfXjDei3YnZ2HFK6XrdA0vqIZI33B1XGi7da623FKxkxKOmTF",
+	"iXFuLZsdml6yDClNTXq9u/fgzyXt3k4YB+pcMRgUBx/y8ss2BVrk+6mQFejA8+fpxP7rv67/JwAA//8=",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

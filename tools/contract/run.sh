@@ -7,14 +7,15 @@
 #   2. A live server: a fresh PostgreSQL cluster (scripts/localpg.sh, .data/pgcontract), migrated,
 #      seeded with the demo data (`socialapi seed`), `socialapi serve` on a free loopback port.
 #   3. The Go SDK session and 4. the TypeScript SDK session against it (index, /me, create a post,
-#      read it and get a 304, page the feed to the end, react, comment, follow and unfollow, a 404
+#      read it and get a 304, page the feed to the end, react, comment, a poll (publish, vote, read
+#      the vote back, a second vote refused), follow and unfollow, a 404
 #      and a 422 with typed problem bodies).
 #   5. The Go session again through `prism proxy --errors` (tools/npm) in front of the server: any
 #      request or response that violates openapi.yaml fails it.
 #   6. GET /docs in headless Chromium, offline: every operation is listed (tools/contract/docs-check.sh).
 #
 # Against a deployment instead of a local server (steps 2 skipped; the session creates and then
-# deletes one post, toggles one follow twice):
+# deletes two posts, one with a poll it votes in, toggles one follow twice):
 #   BASE_URL=https://api.example.com/api/v1 TOKEN=snw_... [FOLLOW=handle] tools/contract/run.sh
 # CONTRACT_SPEC=file gives Prism another contract than openapi.yaml (to see the gate fail).
 # Every step prints its duration; the last line is "contract: N passed, N failed".
