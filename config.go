@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/timeline"
@@ -49,6 +50,7 @@ type Config struct {
 	DormantAfter     time.Duration // 0: never
 	FanOutHelpers    int           // 0: none
 	TrimEvery        time.Duration
+	PollCloseEvery   time.Duration
 }
 
 // envVar documents one environment variable of `serve`. envVars is the one
@@ -82,6 +84,7 @@ var envVars = []envVar{
 	{"TIMELINE_DORMANT_AFTER", "`336h`", "how long a member may go without using any token before new posts stop being written to their home timeline; their next home read rebuilds it in the same request; `0`: never"},
 	{"TIMELINE_FANOUT_HELPERS", "1 per 2 CPUs, at least 1", "fan-out loops that join the timeline worker's own while new posts queue faster than one loop writes them; `0`: none"},
 	{"TIMELINE_TRIM_INTERVAL", "`5m`", "how often the timeline worker cuts the home timelines its fan-out has grown past their cap back to it"},
+	{"POLL_CLOSE_INTERVAL", "`30s`", "how often each instance looks for polls whose `expires_at` has passed and notifies their authors and voters (`poll` notifications, dated when the poll closed); instances share the work and each close is notified once; a close is notified up to this much after it happens"},
 	{"RATE_LIMIT_READ", "`120`", "read requests (GET, HEAD) per member per window"},
 	{"RATE_LIMIT_WRITE", "`60`", "write requests (POST, DELETE) per member per window"},
 	{"RATE_LIMIT_WINDOW", "`1m`", "the period those quotas refill over, evenly"},
@@ -203,6 +206,9 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("%w (or 0 for never)", err)
 	}
 	if c.TrimEvery, err = envDuration(getenv, "TIMELINE_TRIM_INTERVAL", timeline.DefaultTrimEvery); err != nil {
+		return c, err
+	}
+	if c.PollCloseEvery, err = envDuration(getenv, "POLL_CLOSE_INTERVAL", polls.DefaultEvery); err != nil {
 		return c, err
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", ratelimit.DefaultWindow); err != nil {

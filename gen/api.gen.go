@@ -170,6 +170,7 @@ const (
 	NotificationTypeFollow   NotificationType = "follow"
 	NotificationTypeMention  NotificationType = "mention"
 	NotificationTypeMessage  NotificationType = "message"
+	NotificationTypePoll     NotificationType = "poll"
 	NotificationTypeReaction NotificationType = "reaction"
 	NotificationTypeReply    NotificationType = "reply"
 )
@@ -184,6 +185,8 @@ func (e NotificationType) Valid() bool {
 	case NotificationTypeMention:
 		return true
 	case NotificationTypeMessage:
+		return true
+	case NotificationTypePoll:
 		return true
 	case NotificationTypeReaction:
 		return true
@@ -1414,6 +1417,39 @@ type NewMessage struct {
 	Body string `json:"body"`
 }
 
+// NewPoll A poll to attach to a new post. Every member who may see the post may vote once
+// (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+// its author and its voters are notified (a `poll` notification).
+type NewPoll struct {
+	// ExpiresIn Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+	//
+	// Example: 86400
+	ExpiresIn int `json:"expires_in"`
+
+	// Multiple Whether a voter may choose several options. Defaults to false (one choice).
+	//
+	// Example: false
+	Multiple *bool `json:"multiple,omitempty"`
+
+	// Options The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+	//
+	// Example: ["Tabs","Spaces"]
+	Options []string `json:"options"`
+
+	// Question The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+	//
+	// Example: Tabs or spaces?
+	Question string `json:"question"`
+}
+
+// NewPollVote The options the caller votes for.
+type NewPollVote struct {
+	// Choices Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+	//
+	// Example: [0]
+	Choices []int `json:"choices"`
+}
+
 // NewPost A post to publish.
 type NewPost struct {
 	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
@@ -1442,6 +1478,9 @@ type NewPost struct {
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
+
+	// Poll Optional poll attached to the post; makes the post's `type` `poll`.
+	Poll *NewPoll `json:"poll,omitempty"`
 
 	// Visibility Who may see the post. Defaults to the member's `settings.default_visibility`.
 	//
@@ -1482,7 +1521,7 @@ type Notification struct {
 	// Example: 301
 	ID int64 `json:"id"`
 
-	// PostID The post concerned (reaction, comment, reply, mention); otherwise null.
+	// PostID The post concerned (reaction, comment, reply, mention, poll); otherwise null.
 	//
 	// Example: 42
 	PostID *int64 `json:"post_id"`
@@ -1517,7 +1556,11 @@ type NotificationList struct {
 	Meta InboxListMeta `json:"meta"`
 }
 
-// NotificationType What the notification is about.
+// NotificationType What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationType string
@@ -1549,7 +1592,8 @@ type NotificationsReadResult struct {
 	UnreadCount int64 `json:"unread_count"`
 }
 
-// Poll A poll attached to a post (read-only in v1).
+// Poll A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+// `viewer`) are read live: a vote shows on the next read of the post, on every instance.
 type Poll struct {
 	// Expired Whether voting has closed.
 	//
@@ -1574,13 +1618,23 @@ type Poll struct {
 	// Options The options, in order.
 	Options []PollOption `json:"options"`
 
+	// OwnVotes Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+	//
+	// Example: [0]
+	OwnVotes []int `json:"own_votes"`
+
 	// Question The question asked.
 	//
 	// Example: Tabs or spaces?
 	Question string `json:"question"`
 
-	// Viewer The caller's participation.
+	// Viewer The caller's participation (kept for compatibility; `voted` and `own_votes` say the same).
 	Viewer PollViewer `json:"viewer"`
+
+	// Voted Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+	//
+	// Example: true
+	Voted bool `json:"voted"`
 
 	// VotersCount Number of members who voted.
 	//
@@ -1609,6 +1663,12 @@ type PollOption struct {
 	//
 	// Example: 7
 	Votes int `json:"votes"`
+}
+
+// PollResponse One poll.
+type PollResponse struct {
+	// Data The poll.
+	Data Poll `json:"data"`
 }
 
 // PollViewer The caller's participation in the poll.
@@ -1835,14 +1895,14 @@ type ProblemField struct {
 // ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
 // For a body member (`pointer`):
 // `required` (missing, or a member the request needs in its case: media of a photo post,
-// another participant, a choice);
+// another participant);
 // `unknown_field` (not declared by the schema);
 // `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
 // given twice in a list, such as a poll choice);
 // `wrong_type` (not of the declared type, or an integer written with a fraction or an
 // exponent);
 // `not_allowed` (not one of the allowed values);
-// `too_short`, `too_long` (length of a string or an array);
+// `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
 // `too_many` (more items than the resource may carry: media, images, participants);
 // `out_of_range` (a number outside its bounds);
 // `bad_format` (does not match its pattern or format);
@@ -2418,7 +2478,11 @@ type MaxPrice = int64
 // MinPrice Example: 10000
 type MinPrice = int64
 
-// NotificationTypeFilter What the notification is about.
+// NotificationTypeFilter What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationTypeFilter = NotificationType
@@ -2781,6 +2845,17 @@ type CreatePostCommentParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// VotePollParams defines parameters for VotePoll.
+type VotePollParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ReactToPostParams defines parameters for ReactToPost.
 type ReactToPostParams struct {
 	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
@@ -2894,6 +2969,9 @@ type CreatePostJSONRequestBody = NewPost
 // CreatePostCommentJSONRequestBody defines body for CreatePostComment for application/json ContentType.
 type CreatePostCommentJSONRequestBody = NewComment
 
+// VotePollJSONRequestBody defines body for VotePoll for application/json ContentType.
+type VotePollJSONRequestBody = NewPollVote
+
 // ReactToPostJSONRequestBody defines body for ReactToPost for application/json ContentType.
 type ReactToPostJSONRequestBody = NewReaction
 
@@ -2956,6 +3034,9 @@ type ServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx echo.Context, id ID, params CreatePostCommentParams) error
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx echo.Context, id ID, params VotePollParams) error
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx echo.Context, id ID) error
@@ -3781,6 +3862,42 @@ func (w *ServerInterfaceWrapper) CreatePostComment(ctx echo.Context) error {
 	return err
 }
 
+// VotePoll converts echo context to params.
+func (w *ServerInterfaceWrapper) VotePoll(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VotePollParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VotePoll(ctx, id, params)
+	return err
+}
+
 // DeletePostReaction converts echo context to params.
 func (w *ServerInterfaceWrapper) DeletePostReaction(ctx echo.Context) error {
 	var err error
@@ -4171,6 +4288,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/posts/:id", wrapper.GetPost, options.OperationMiddlewares["getPost"]...)
 	router.DELETE(options.BaseURL+"/posts/:id/react", wrapper.DeletePostReaction, options.OperationMiddlewares["deletePostReaction"]...)
 	router.POST(options.BaseURL+"/posts/:id/react", wrapper.ReactToPost, options.OperationMiddlewares["reactToPost"]...)
+	router.POST(options.BaseURL+"/posts/:id/poll/votes", wrapper.VotePoll, options.OperationMiddlewares["votePoll"]...)
 	router.GET(options.BaseURL+"/posts/:id/comments", wrapper.ListPostComments, options.OperationMiddlewares["listPostComments"]...)
 	router.POST(options.BaseURL+"/posts/:id/comments", wrapper.CreatePostComment, options.OperationMiddlewares["createPostComment"]...)
 	router.GET(options.BaseURL+"/users/:handle", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
@@ -11914,6 +12032,555 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 	return err
 }
 
+type VotePollRequestObject struct {
+	ID     ID `json:"id"`
+	Params VotePollParams
+	Body   *VotePollJSONRequestBody
+}
+
+type VotePollResponseObject interface {
+	VisitVotePollResponse(w http.ResponseWriter) error
+}
+
+type VotePoll200ResponseHeaders struct {
+	CacheControl        *string
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+type VotePoll200JSONResponse struct {
+	Body    PollResponse
+	Headers VotePoll200ResponseHeaders
+}
+
+func (response VotePoll200JSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll400ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll401ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll403ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll404ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll409ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll413ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll415ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll422ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll429ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll500ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll503ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeletePostReactionRequestObject struct {
 	ID ID `json:"id"`
 }
@@ -16106,6 +16773,9 @@ type StrictServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx context.Context, request CreatePostCommentRequestObject) (CreatePostCommentResponseObject, error)
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx context.Context, request VotePollRequestObject) (VotePollResponseObject, error)
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx context.Context, request DeletePostReactionRequestObject) (DeletePostReactionResponseObject, error)
@@ -16749,6 +17419,55 @@ func (sh *strictHandler) CreatePostComment(ctx echo.Context, id ID, params Creat
 	return nil
 }
 
+// VotePoll operation middleware
+func (sh *strictHandler) VotePoll(ctx echo.Context, id ID, params VotePollParams) error {
+	var request VotePollRequestObject
+
+	request.ID = id
+	request.Params = params
+
+	var body VotePollJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VotePoll(ctx.Request().Context(), request.(VotePollRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VotePoll")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VotePollResponseObject); ok {
+		return validResponse.VisitVotePollResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeletePostReaction operation middleware
 func (sh *strictHandler) DeletePostReaction(ctx echo.Context, id ID) error {
 	var request DeletePostReactionRequestObject
@@ -17033,583 +17752,610 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bliO3sSAMvwqGHi+x7CSLZB26u2r1skutllRyn9xdbWm2qakEM0ESqiRAJZLFojWaNVf/A/wPMWvN",
-	"/Xf53e032U/yrYgAkMhk8lDd1bI8W76wqplIZCAQCMQ5fmolejbXSqjCtM5+ak0FT0WOfz7jyVR0nmlV",
-	"5DqDH1JhklzOC6lV66wVz3N5ywsRMaU7ptC5iJlWTNyKfMVyYeZaGcEWKhU5iw/5XB7e9g/jM8bZSKcr",
-	"loq5UKmBV4qpYAnPMpF/Zlihb4SKhspopjQzU56LlCUACpvxFbsRYs5kwdrx33i+OmMXi2Kqc/kPDlDF",
-	"zPCVwfkMn4mDcxZXYJvnepSJ2VClOlnMYMndoWpFLZNMxYzDEoVazFpnf2+tra0Vtfyf30ctccdn80y0",
-	"zhpHFqs5PDJFLtWk9fPPUev5FZ+so/C5KmSxYgWfMD1GsHMxz4URqsD1RGyscxZfjjuvtBKdl7xIpvEZ",
-	"M0Wu1YS142HrP/7X/x624gNYnJFqksEMRi/yRJhoqJaC37B2/O1hZWAmTWG67LJgqRaGKV2wZMrVRLDl",
-	"VCimVbZCWG6lWLJEL1QhctaO8S/ThV9NfDBU9I6BhecRzBsfzkQcBZPEOS/EdSZnsjAxfaztyOPHhTAF",
-	"M0QDo0U6EcXB2mZ4JA9bPx5994/e6Osnyd/65mqw+G/Hy4tT8dVjOWy1otaM370QalJMW2enx03ov0zF",
-	"bK4LoYrOWzHP+EqkDQRd5AsRE/zFVJqSiKVxm5PxFWwVV0zwPJMi90tZymLqKY/F/ovJqvMXsYq7jWQG",
-	"X6ySE/7StIQXUt2sw/z2y2fs8eDxY5ZJdWO67Pn208cSnudSmKGKh4te7yj5ab4YZTJhI24Ee//2xc9u",
-	"qJ4Lxeeyu+KzDIeKc5aL7OmwZUR+KxPRAUCGrZi1EVcJsAmeFAfnjCOFsTmfiKEqprxgU24YZ0rc0a+M",
-	"Z0Y7UJiFBJ5eL/Lax+DXYSuOGJwJNpa5KbrsaipoMlg0k2ao+AifW16Scfv5LQSF35wWxfzs8DDTCc+m",
-	"2hRnj3uPew4DYyHSP81Ffg0zPR304JXBabLIjc6fitU3vcsftHz5w8XqlewtX656y1df/nX5+kovX36h",
-	"ly+fGfvfS3M5u5Gvf/jr3fivTWurku/xoNdr2v23vBAv4CCtk8BVyD1zMeNSSTWxZ8rxlbnOZLJyZE0U",
-	"S0c7ZXzCpTIFa18+v/qS+S8NFd0FbCxFlhqW5nxcHJyxeGixR3PSmoat8/wp/exBsKst7O9GJBoO+0IV",
-	"MkOgLIjSsPEisxsfd4fqDbHAhtuk0HD0+KKYClXIhAP4djnbmEcueIoQ9vuPzoungyrO+ztQ3nmDC23G",
-	"PLC4DrI4wrEUBlFkP/mjXfyPC11wi5Cl/W0pVaqXzOKFHkZs2FrmshAf8O6nRN2PT/uD3vny6WmvCuEp",
-	"/bgfQkWRrzoX40Lk67h8Z6mj0GzJZcFGYqxzYLlFvpJqAuwToJU5cG5gko0A9wdRa6zzGS9aZy2pitNj",
-	"gkzOgN8+GQyOjh4NekenUWsmFf1YgipVISYiR1i/Q7kH7our1Vx0XiOYpuHOUNooOR43iD5nbJTrpRE5",
-	"nDieOrkHb0ZumCwMS0WSoXwTh1/bcFfYL1WvC/djE76/65QkvIF3/BVI6x48InIPDJuLnM2kWhSiyz6M",
-	"6lobtrBX3cOjQbiH/R7+L9jA/oYNLBf/1nGkhvvTLScT44JJuD+4Pcmrz5xg8sAL7D+63wJ7eyzQiIbd",
-	"/ZYkmfUFOZZL2xoBOb5X8o6JuU6mjqk88KofPRqcDk5Oew93Qu3edS4bZLnLFAAbg4CG1F2SdFQKabc8",
-	"WwhYfGyfXcs0BiKwegIcWClMl8ExEaB1gGw4VLmY67yAS5a7oV12wZJMArZAS0mmWht8Y7QC0SWFwXDi",
-	"9VKxOAQ9ZnTLgl6E8AyVHrM+YPj0GORyEKqAh4xzPWPxReffGO/8g/U6T1iXXbMz1olhNxcGDqlBMemc",
-	"cbViupiK3C6xnWk1EXk0VGI2L1YR0znJq1zRMP+dA5hMTpQGrsRVSsgS+a3IGTdGTpSBnZcpoNUuKGKD",
-	"46HK9FLkCYiRU3HHUjmRDdqV51tH4ydJf3QqBvxReix648ejE/4kGaR9cTw+5Y9G60L9nBeFyGFv//vf",
-	"Lzr/xjv/6HWedK/POt//1I9Oj3/+rw088Gd4LeczUXiVthATnTfc5e4JM9li0mUXii3UjYLtgh8YV2YJ",
-	"u3Dc6wGBS3jlx4XIV6AX8hl8NXFzN694JG+EqQl7dMr9tVldJK0Ql3fca1xe1HqmVSphBV/KrPFafQ23",
-	"DYjjUk0M8TcS1um1jWtxAyqL+a+5GLfOWr87LE0Gh/TUHL6gb3iALHgLVTRhG8H6QY8MA9kbuEcJGr7C",
-	"2pfvXrOj/ulpp894Np/yziBiizncOkBkB5shp082b8IXz6s7MKhswGCNyr7/abAJ86gHNKxszn9cCEZq",
-	"gj20M1HwLuo39HPsb9xc3Eq9MKSssM/1Ak6cxme4LuTeQzXPdbpIAEsF8IkZz4CFitR9pl1ozeCMR0wv",
-	"CiNTgWcT8TYSRYQ6fiHuCjz58A+tBHxlqC7eXLIZT8UBPoKfc4HMBPlDKsdjkZPqBQRmovAksFiqW57J",
-	"1K0Lzw2ymKGKraYE7ClimbwRyJbwKfOnMqrO43+Pz1gm+C2yUL0o0A6C8KIKGCh3jTRAe9NMAh+muVXJ",
-	"5qQ/2HZyPXu67nz/x2byeT6bZ3o1E6oAiW/r6cVjYq0L0gAC7ZsMpt10Dsph1/j1fc9xFTCE9Ush0is+",
-	"ahB+p3om4jM21yBBWZqeidkI6KM06rGxzjK9NP4+8dqqXqpzFqfSJPoW95xnGbMWCZx00+oKPqqsKBVj",
-	"vshApACQWpEXmu0/3SeqwrN9uL47X3OVwogmhY/W95lhUxwUsRkvkinaKI3oSGWEMrKQtyJbsXZ8kclE",
-	"xGwsQbeJOf7roMte6YLeA7kA6drSD2tz9ur9i/JCZlIl2SIVKWjecFbWj0rEFIhn7Lh3HJyJOS+mJcII",
-	"2P2UqBaCWaX4o95+BA+31dGm26pJUHu1mIlcJkzWBLbSkMlgCSkIUsgyeTEFJAF5AMficJnditygwfSg",
-	"y14TAxyqfrf7pNd71H/yZHBy/Oi49+RJnxghyC8kSHp2CLxxDfVbMD5Uu1Eu0/3QfbxdIq4vYZfiExge",
-	"/yIart6X/EYYxtmb1++umOFjFOZRzWbtd0Uu5yDvzTiI9eaAbG3EcyuGTs5uxIrlC2XOGafXh6pqAr0R",
-	"q4guQP8TnZ3IcXP6Uc9FjpuH/AF1ZDK0Eg/Bj4PMbVWPtil4sTARi1+A6CC1iiN864AgixtsvWcMTbu0",
-	"GgecXchQlZecW6K74+LjwQAo0yH0+kasrul+jM/ZciozUcLo35aGmUJm2VDlCwVqZwR09GRtIqmuFwag",
-	"+otYGcZzgGpesMExm+oFXLXW+TFaWfULNHCuErj53pFILvJc54a1T+7uDhB98fHgSYxzAVmjPyKNmEGR",
-	"YsUSrtiIjCrSXfHhfgW0TFpJSc01e/aGy/Vk3EtO+UB0noz6aec4eSw6/NH4qDNIj0en4vG4x/tJTQI7",
-	"OdnGWf5L538CSxmcnGziKeNXWgn0jDTdnwJO+Eznggnva7G6lDPgx8+v+MSpYYa1dc7iPwCT/pYcGcJy",
-	"eHulLXIgFVQCA08Na6OvBS5Unkuj1QHpmURJQBLxUe8Y+f5LnQKfS2PEPwg3ZBlC6oR5K64R4oQ8dZq7",
-	"F6S+en51hn4IFKjsUy+cDZ5s28vQn/TRHpd+b3Dc7LBAjeCdzhtME6/ztOT0Tj85Y7ESS2GKmLXtjX4Q",
-	"sXiey0Rcc5PE/h8wWYzcO85FJm7hVMRD1Ubj2kxwOHXjRWY5wo/xeTjO4z3+MQ7F2YPNEqWBRTQLHARx",
-	"IHL4Hzzc/m8AGy8FC8qaJ9GPX0fnS373Bgas4/JrOZkCxeD7EQkMRt7in2wmlc7ZQoE+0E5A1Duoof0z",
-	"Y4k6WXXZy4UpkHWMBBuJTC9ZPJPqGqeON0ljM35HI5pp6YTsWR90xzXbfl5KtQEXL/TygVCxaa0OGxvM",
-	"XA++1lcaxCK66XbqCioYbLzla5uecC/loA4LAvhG5G/4RDSKdiM65LIQM7IYg+IWsX63e9I7Z4MeOVvR",
-	"9qoXBQpvMD5Hb7TOLXNrx94NFx9UFNA2iWFJxmdzkW40CrjXm4/woBecwu3W55Pdhue/4qfXkPFlLkQH",
-	"xUwjeJ5MEQmDXi8w8UVWIilA9TWko5d6ABnqiilXIHgUgpk5R1HgOeIIlfdsFT5rVtVLKfa8qmIXmvy2",
-	"KGsUoJls5oc/bjFy1e733prmsM7b3iFK9iCkXJhFZp0PN1KllpTsXU1e4DN2UnJ4+Ba6qEHMnbOxWMI0",
-	"gifToYIJDiKkQrwm7Fh/wwI2Du5Nk0NVJ8qNWGwky5JtfiQhElI3kCM9tDahh6LEl9IYFHfFh5Lkdorb",
-	"R3ed6IyryQfT4DYOa3EGyADSwcVFyNFSViGaLvvW0p+07gZHe45+KzSI4nouikWurNE9dnZCSeE5PEnE",
-	"vBApa28XU+7FzMsF4/rfKxAzNziRKDQmov1c4MjaXQNrgLWLdBMTpteaaZ32027KSOtMcLIgf6vzm3nG",
-	"k3uZyJbuJcZzPLYzoYpNYPnBeyPuGz3yYJGTwSmn6GP4nKfWvQP/SsixC3/y+Tyz+Dq0bqM//mBgFR4T",
-	"5GFe0DhxTfoy/GYWsxmHg9y6sFq0NYsUS5JF0NFDH0yJE9DZwg9ErVQUXGYuZsGqGKhrWxLD0eybd69f",
-	"We1cGnbx5vIssOmxw1tp5EhmoEfx+Vzw3JBuhbxAg2YKcjDqpK2zv3tY/IKqgEjjJm6eDGQ2dDGNfhAJ",
-	"7p9nFK0ztciyqDXXwPHy1lkrgK318/ew1aQrwyMb0IMWRctGyNm3nyOKDA6ts2MMa5AF8pmX3gaPOANU",
-	"lmJ7c1yR3XNzWNkboJ+qGb26388CT4Jz1zkS3rTp3gBe2XbrLAC0e+B1zpbcMGnMQqS48zww+uN3mvfU",
-	"fir8ho8mRH2ZSMhBGuxcaZ73uwebuWHTxkKkD7VnlwQz8wDcb7vsa+GGueNbblczXTzc6azsxi9A5w5n",
-	"8O2PJ/CADEKkOUEI5VAna21BWzlNgLvQ2FN6ffFisu/tTcmoBY9EYCmm84du+ZNejRWFctw/i6RDjNxv",
-	"j8o38Srb7wp8Q7PQKw1BcaUl1LOaM8atT1PnZMX3X7bxoSOelvI1bn3EMG5jLngh0mioiHvBgfCRU9Yt",
-	"UBqR2w1i5UE0VMVmDjgSmVYTQ1EtAYcN5rICGXlJMXaxPJ3D4IgErwDxxwdddmHHorRs5Ue60vAKh5Xb",
-	"axDv8qFqxz8NW+V1NmydDVvkFBu2ovUnFH8+bP0M0PECpdBUzIspYq8KTuRtvkPlHVmWZgHCmI5HzNpw",
-	"OFjsb+7YSp3b0gOaCMaOP6wODsKZt72EY+rBr9teKAduiN/c62U3fmsY4LaZNry1KSRv+1T1F7bFtu07",
-	"U/nSpkCy/WeCFxrCsXZMUI792caxjDOZfIDEHN4Ojf6VkK9f1KP1pWE1x4b33rCRkGrC5rlOhDEi7TKM",
-	"X2UZL0T+i9zCTwI2XwKJriupGC1tT17fjJmHYPcX+yZAbEQssMxmzxjwHEI6HyODKthYKmmmwvzGjX7j",
-	"Rp+MG32p85FMU6E+UIEfh++XUu4XIhMUNWqFjOAGRodRXdwt56mIuTY9i2PmG/p0U5hZED+DufZlT4fH",
-	"/Y/iUEclh/oygHU/plSujjQEsxiPZSKFKq5Noueiiry3gqcdSk3TN+iXZZxhHkIp+zVqDGvT1m0Qpeio",
-	"hEhBHKMveH5GX8GXfxG+fxSK9yX4zIG/r3y/tvKHEfAv0B8d7sWS2wDkpk1BibgOSiBIUzDYUM34ihkh",
-	"qqE/o0UR5ifKImJmkUwZN0TzG08TSNGewOzXQM42BtRMjInnbJTp5IaemIWZC2UAXlPouWHtOOFK6eLa",
-	"vvOfVAD+9ttvOxdBmH9DEODngucuFOXpsOHEDVsR0e5TnzkUnzObWZCtKMe1gUY2ZBK0PuSDeyUo/Xa/",
-	"/jL36yWom4pnz2EHP07ktzNdIzFURH3FFkrczUVSiJRohekEvfupS+goQlNFSr7oMrdD7nONfqQt56Rq",
-	"y6HFMLeYfRl9BQcPwuIbkAdsPPxQfNBlXyC2rfNHTyYitRnHVcy6AFXn4+r+Jrr/xlo+DWt5pYsv9UKl",
-	"H8VV4Nof4yzNpnlMdrMSCsg+IKHg+L3l7idPnnyUiHhcco1X7uN7M4xyeQ9n77XY8C4gcScpPjtIAwAJ",
-	"D6NSBUhy52ykMQONAiRTkjAyjJr3EMYHv/GK33jFp+MVLhZ3Q25/NcSXrFdhMHCtMksQY3zGlEa7/znl",
-	"U9E50PPVUK30gk35reiyd9tCfFk86PXic0qIg0OF9VgeWAlxZWm2vYRjfjs8vx2eyuF5w1eZ5umV1i94",
-	"PhEfdd/Oaa7rQuvrDGfb5hKfuRBlcZcIkbLTk5OjUzZaFcL8EuaZfmCesUhgmH5pAd/vDl5f8kP7Xp2D",
-	"Eme34Xox1WLqusXDmOsZv7tG7MWsHa/B9dsN/BsT+WRM5B2Vknqv+C2XGR9lH8dHFsE8NQ5ii1ZhJS8x",
-	"m+uc5xJDGf0bzr8nFTvxJTB+AQNAwE4sOlh1HfsxlPCdh2IlKS84FgaThoI+kynMj4G9tyIHRoHuu+Db",
-	"8YHDI7ns4qDoTxyi9T8ZR6nVPtr6ejD0N170i/GiK61fcrVyBYE+ihGVdQ/Fmg2B3CMwglHZMD1mp72m",
-	"ukpw7EjGKaMPpGL9wT3YkxN3Mtrp017UmlsiJtP4B/AuzPa95kTL/UEgGw2CkIUrrdmMK1/r0ezNyirY",
-	"25uXeYLYwdS8m8hqWz7auV7JbeXr6izmrB2HUP3G5X7jcv+aXO694rZgrkg/MLrBBRSi77fqpH9vSybp",
-	"PAiwpHGbg3nd8wqX5EkijC0GXAmC3oPnzcRH2Vb769G1DsT7RdbSW4B1/Ota3M0peylE2XP6cSOWqq9u",
-	"w9KUw3WB435RJF3h10sI90NSdV0lknJxq2/qSHpLP+5Aknt1F5JGAv18OPifgKkSzPtgyr0FmFqoSuW9",
-	"Kq5e6WpNbOaz/+tYq08T4O2dUClW+Atxxw0btipznzHri6eipDjM1YP9RTEbhCjAkn2i4D20pwoqHiZS",
-	"5pVmSS7Qs8EzQ4pS+BkM2C4LzVW4ZhlHjliFofawDFU7rpye+ABetQTC3EP77/jAVlSnOBcbPDX2IS+g",
-	"wZFIBPPyBM3N1/7Zb2EvO8JecsGz2dNhi8/lsGWLh6vqvi9FLmxhxsa3oqEqY1mCPYf5KCNrxFO//ZHf",
-	"aZ2v7aGrn0+btk++bCNAbAM8v0XR/KpEORtCzUeZoE4CHyjR2Ug3DIe7NiIbV2+Uz+F3qSZspRc5Pl6/",
-	"S9anCG6T/6YXjAbYkDuYCEuhWn6zx12xMIAFrEx2iJN8zNUxGJRXx7M6YBb6/S6O9XXD1thfqe5dA0a/",
-	"xAf7oTScpBmnNOJjkUqzPDBWA9A+BK3h2gGvxOQI23W5p8RpmU9Vxh7gK6YBy7UpaxgmqijKVOVztlDu",
-	"RzGzDQn2RfRIjx4YzS9poSX0+6G3tmhALfJ5ZBXXYy6zOnY/1+mKuSqjDWhcf32bC4+GsPKl5sxMdELR",
-	"99ZTMws206ZgJ71K5YpdWeKYj/up8sPDnfmbXxvzCNlvc9ZR+TDS6LciyzphbjJGQY8xgK/8JmvHawC4",
-	"tEGtsIxavqJSPrZItlRD5fIGQcpMhc3LtGgHIdcygqgMuZ4tCuGqL4X1QB33Aml0nQvEEYvXWG7wI8xK",
-	"v7mQb8uBUOJ1cu4aX2DtuHokUOy9KLN/LUORBs23BSlDVOM6Csq4jYEKAYnwadSJcXvOWHz0OKbik/HR",
-	"424vxlTW+Kj7WPRj1o6XuVYTrNMaY/8URQVvRmKlbclUW30mLLGK2Z16UVzr8TU+jn9LivpN3PyE4qZZ",
-	"zOc6L0T6UqSSY+GYj/PW+gmvZzCjK1RctUL4ZGtuWPgBmPgXifc4KZl6gAOGIDML8r5WhsYVP3Tkh82m",
-	"B5yNsAaRqfUXcQbVuI5PzPuezTlaGdbrGUeVugpGuqrhLo0drmEjirBA1PurLzuPgZc3r/23tPLfeNYn",
-	"41n+XCFmL+byUqXibt2U80X5L3fDXry5REky13ORF1Ksd/5ZKw421XnB0vWplCiWOr9BVuWtLih/Xby5",
-	"dIOMTiTPwrFVO8u6oSVquR6GJKkt8qw5iBW+kgss6JOIiOVCkYBmKzMHrdtYOz5MdWIo5Csok97I1WBk",
-	"KyhRt8hlvbvFk9MGsIVKUTBsaKZEzet85mDEDLFakCU5JWMqNhPFVFORsULMzM569vZz8OkZv7ukd0LT",
-	"Fc9zviLIFjQfz7LXY1REts2M1PQc3wGForqUv4F+ZAJy+swwnL8LX6IwvHt+6gW9tP4tesCEGus8KUui",
-	"IA3/7OqcrdVUxNLbFWovd/wdkeMrIkd4vtvyF7Vsy8BrM+WDk9Pm2qxlh5h3X190BienDgaMQKROMyko",
-	"d7GbbZFnccQKzVJRiKSga0ZNRFrSrRPAU71UmeZpkL3ll/RkPEiOxeNRnz9Kj8anopecjAb8SfpYPBr3",
-	"k6PRMT9NT8Rg3Bs9SR7zR+mpOBkfJ0ejAe+nPfFkvN6QJigoWO9P0+s84Z3x9z81t6UpMbXh0ErDXs8F",
-	"tuZwhzxi4o4nBbUOs1hqYxvFTKobd5xrXZqorGVj18a9jnhDK8gPOfFl5MS1a5G3dy+9vc95Gf7hb9ny",
-	"uA/WD/utyE0jI/8bPQjORsggpRrrrn23jsR+t9etdcI7abSQl3b5v9PprJ7oErgmJl+lnrVT55lLM94d",
-	"lwv58PceRipL1MKCLLOZlerr2d8JPaJkbxCvraadizlmhJdNpWjg+kWKRph1ChB3vl1l8GqJ3/fzSY4R",
-	"h4XWVFbzd1TtE37IkimXGCow5tQjlKsbw/7c0Mti0HyfUqLF/kzZougZvbbOlp9R51yztib4Vo4lra75",
-	"5q5t/gVMMbNmhypCBr3Baad31OkdX/UHZ72Ts17vj73eWa8XntIUDlUhkcpqPOr7n45/7tAfg/KPK/fH",
-	"2doff/9j5/u1Hxs5HBagarh1BNbZZpm4Fdk561n/VqHnHfypceO3VmQe9I8fHT8+Oj1+tL2SdtSSDVk+",
-	"dg+ZjStxX3z0cB05ohZ8oLl55EvbKseOcF2whE0cokJo1qOoxN6s8CVNV2WBp6eP1pkgaHqKdOL1Bno1",
-	"usXzLfH0nTO1yLK99u7kwzEJ36CQ8Ep12ACzwHx2AI9tYixgWKCiAt1Dtl6JWgWfNGzy19xMsenEg+yt",
-	"zcXasa+NcsUb6qvE0zQXps6VqEQ2YOsz6kbm2ryMcz6BAXsJDMRtXW2Zwe/s5J1HHyI2LAxFEe7Hjd8b",
-	"kb+z7op1Xnzl6+V0125gLP3oSCk8E46LRS1bxRMhsvscnGt/dVT4Ou3Clrv1mb9vNt8bfPMlSsfRbKuW",
-	"nsocJGY7srKB/YfgqTVEOoi2rPmFNI0yBRX/HLvVmgblmxd8Q+9r+45vd0A9BnSWClOUHrq9jpcTeypH",
-	"7KRBV5wJAmc/4oRlv4Q31inzDZ9IRZ4XkC1hS9AfVkcurt9+dwuC31rZv7kXzkZicti9l+Sz4ZyVck7T",
-	"EjbAPudqQ4NtamRHJfeqQGd6ohuIaWR0tiiwm71v76En7tKqsNxd/AwNlYgBrqQwh/3BIUzVnaNPcjNH",
-	"G/SOH2+8wEoO16yZW2ygVbUK5EUyE+xZphdpQ337df7ZdAm4yZdiZGQhdiPFnB0e8mQmOgl8t+sefvTq",
-	"m9Ug3NJtnLNs9dbIRqgWaqUlXBgFUGDvsznPCybVOkE1S4jBVDUx8eQhpYeMG19sakPnQY1NxhJsMkwD",
-	"w/2j2zyAdoqlKZRgK4FHXiuxx+F+aUH4OfKtx+Eb32/cUbc930etu85Ed+zPfygngju1kImc88YLD9ZG",
-	"GmM4jiQSu3HS+CYxB3sz84pIEDL04ycNIhN2J7jGm3zbnWoRX+lvObU1QGCGh79lo9Zinm7UFq9kacfL",
-	"eIHd65JC3spitVlZ7J8d9X5FyuI2cdVJBnXq3o99014dntxf/mwUEkMyrp3YGgVVNm0/hrZbNirH3lNA",
-	"Cl6sSEn3kIsCxvvAwtGlGum7e0tIvpms8kezuk7UX2yrEkcIHyJWlXPukq2qxPlxAlaI7g1SVvi5vUWt",
-	"WnvftZX8BRvbjIMuw92gtd14kWXXnj3khfvbGUjhcNvs6hW2WwEGYqZyDrcPcPhqw7twujWm4B03jdhG",
-	"35lzFK2jm5xEDcr41dWbwIPk1vXV86tW1Hrz+h3854vnL55fPa9CSgOa7PgEQaMV4iqsS3/pjTt1036V",
-	"k01E8Yaqwe70t2C72XW+iZ4y2D+QhKh7sO0yzGJr0o/ZPBdjeVf9dLVE1U8y/XkfKOpW5tX+ZF6z2b8C",
-	"GXCd2t+u5WVWC/7bAjl8wqUyNWxixyH0A9uCsvsB9o7Kpa4fPMyewMl8jsmGD7rIyQbi7WRSCWZHVF//",
-	"ShTWqL5bwq8deUvyketCXKHNEiCHi6aNa2IYFFb7FvtWNXS1o+g6UwCtUS4sZ4WeTDKxfijHLkK30eZt",
-	"Y0a8UKX00jcOL4PeKuhq7hp1X8vRm1yPZSY28NmyqiwNs6tEQNEPuc58y3VaUHbhdfPFQs/JEmQjGTdh",
-	"9343TGVbm1c+ruytSh0G7nHbVK/2BlbVeLPPswVtub29fTR7dcFTbq5nOhebqck5olCCsrTUZRfMYKwG",
-	"/lr2LBKc2LNQ6TnVpUUxaZzxCY6qUN6YZ6aR9JS4K4I2TjVdktqP+MCQOwLCKnFyjFjGT0sckguK1Krr",
-	"5WL1Te/yBy1f/nCxeiV7y5er3vLVl3+9e/mDXr660suXz8zy5Rfw30tzObuRr394uXz5Xd012R/sY6KA",
-	"9TTK5012Fr+kiN0IMXfXjs4lbHRGXVXuvdytzulKF7o/+Z6Mg95w0esNTmkrnn44xnapDTsx6JsDNZG/",
-	"YEb+Q2CVgcqaP64L6S5t9koXPAsEZ3vOqEtru4JR9O3uFqwPIpaLCc/TzLoWxtiub6vN+SP74oYMKGjA",
-	"5LlC9SwGlFzDTjPf8qE96/EBmyN76hzqBz26LgVpDHjcOmH8jR51ay/EFRQ+kAjudb7toQqVEIoGPQ/W",
-	"59sn7l6ZH1pfk1bXhkqRTFejXFI9pZkuxAPCajs8XydapXKDPzaA1zYv7/rhdZiVWGKsxY24pj8nGqWv",
-	"MZfU2k7nnwB6ikoW+8FOg+uAo3UIqUeolIQUo7P0AYGl8N4bqdLtcGIYeRfG1WGUMzrMtzIVGnArxw8I",
-	"X8jg9jiUYdPrbuORLFO6KP0DjyO5SCL0iq1KdyH+RSajh1sRei93rwQUy8YVFOIOG9ZPdaEDtGdS3SAt",
-	"Z9kDAuuwtAngt/Y5xtabGqQZNZjO9C0x+ylvRa0lYt9gc1muJvnqAaH13dbkPsgte7PVUUwN3FCgAGoR",
-	"ucHrAv0VDwZu/VosyaK2kLVdaDwV1aPcyEMbWNPavRA1X4QbL94XPjp2/zjX+tVrz19Z4TKzOF2LwSEB",
-	"hNHzis8dQzUiJlUtvzCQ0nrbY5N6vZ2SGpyxewOIUS3w5nbojh9vhw6e74pdQlb1YWh03VZ+CTQ6CfDa",
-	"d/XfLG2jt8y3b/fZMBN5Wwuw+1gp3AM14w1pB1g31wTNvUuQql7Gj4VCmw88B0hmu3bvZMfuneyxe6gX",
-	"3hs8U/awZ/GP8Q4S20Fhu0BsLpm7GVCkNAQzzHxGGPHNc1eYd6RTKYyrg3/cP6oAjsWNt4F++qjfe/zY",
-	"xqNvhH+DvuRPS41WNxBNtJGtbuYU6xyuYbs3onfjHbHZZOZyXoJfP9ZY5lOHmg1la1/b2z72jR41GFYU",
-	"03Oh2A96tA44n8+zVbNB5lu0oBQasyRX1ciOJu62JbzjMOG5ELk5NEJJnXcmuiPURCqB8W8fHfeSlPE+",
-	"ewcc4QvN+C8jhOppkXtkelksBwVxFjJL0TSVL5QTMAwbiSm6xhY5m2oKYp5nvABcNKRrNQluNQFo/9XX",
-	"fHbrSNjgtGvwswEYWEbIbA891+OxyFmSaQOcqqQkIMwOFhxqCi447vT6V/3eWW93cEGdRn65YIMmT903",
-	"elSP7Tl60NgenWyIWbKHlgiRSROEVsOurRgZQuCpCQoNuAn3D+t54UD46LieYCa8JnalMcDCltww1IDM",
-	"tJl0jvYnnV+OVAzPGn147/B3qslQ57OVVe63NTTdx2+Mn8flqzeROT6qZfshk2dfafa8ZPIfFl7YELSz",
-	"xmCbzflA4IdHHxIn7jXN/TnqN3r0rX9rnZ+WhxLTH6Vh6bpTgiyVjXFChP7yngsYQAju+pXgSa6eEFZe",
-	"++GZqzDzzUFG3+jRrtgiwP59QoqQHX1QJBGIPP960dUVgtnCxNfoxQaYbLVwrxFVA5Hf14n663KXbnLU",
-	"/zO9pcvXV9r6/Oq+v7/ejf/6f6WzdCxEel8f6W48/Su6SD/GgdjEIKzPpYnHznh+IwpkHcwaSxvslbwQ",
-	"E52v7sf1pJo8cy82JKDaR5Rx6my29/+Cf7Mpx9U+c0QNd0AtoE3rdO+UV4ufveTFwVX/5GzQ+1Ulvd5P",
-	"91xH1kW2AKpdzNg45zMRsX7vhE1yvZgbUURMiSUrVrkwXfZGJjedxRxZQreedN4osDUpPnaL68pP/0ET",
-	"YNGb12AqezPVhTYhMj4m5zWVvF7jo8GPGihiex4Cr+1sERMBRCaptsc8l/cRRV9qJZoO74XBkqs4G85r",
-	"RJY9bEKkLSMHE7vLhyjy57L81T15xTt6bf1773gmGE1apXjrjt6stFytKyxvNU/ZSN6IiJ2cssQelodU",
-	"WgI+vTPJANn7Yf/Rw+QYON2hKv8TUYVcPCqvjIp6YQ+bpxe/lXsmp9avlXWxzD4h4/bGC605t+0LaeYZ",
-	"p9y2svqju6YqZjh5Qx7IXfHHJltMtkAJjyPGbScX6zKM3TdjG6hU/fZo/dvHO+NvEQ6b07cNseE9vMdl",
-	"iqYgw7OKOrFn8EntEt6gVkg12aUe2l2+l4ro3vkwNdHJU/96qmKVEzbZjhwjbGI2doO3BOmssc6mbd1o",
-	"b7xgKIg2CKC2fHiNJNfSyF6sKIZl17HE4Lom/nH57jU76p+edvqMZ/Mp7wyYHcsSndY4/Zdva1y9Ks5d",
-	"dP5tozCWi0kjBt7i71g8v+CF2MNPcrG4FflEic7b6b//P0p0LrJ5I2u6X8YrItyDWSKsiaZebvBz2Vq5",
-	"SEXU2WEkMg2HrtANvqNbXvB8P+WUxjK8TepJplZucOml+ydS06TmsN/9Yf4gCdQj2ZAA/mUuRAedwiOp",
-	"JzmfT9ecYUbUPCSf8+RGqJSl4lZkgLMue6bHYyEi9pVG1XsGiOaSMu+qwvZeHq/71RayOQl71xYqQ/P3",
-	"VLTsHv6gpWpQsE46/T4oWL3Hv65E0SlXaZOM+F7JHxeC0eOIrnqpsGiggbs//oke/RzXhM/14lBH+6pO",
-	"tvS6TB8kxrlRcdotQ9W1R5kI9pLnhVT3S90yH5C01UiXizzHWkFlzha12TPV2tVWoylQQriHsiTeuXd2",
-	"ZOu4ufFDvlPZfl/BLK9LNdYbPkKcFomsbB5I8QvdMvj+Hpoajt941t8HWTAY17JLj7GJSk7e2q9oz4d4",
-	"Xm5FvqF7fpjP5fdEprY/vjTMvbqXmfhWiuUHZHT9jV5ryCgUGeUyTOWcFTrMOmvzbMlXhsXSUB15BkAx",
-	"0PQPNpQOsqUrLG+K3DUboIf2i66rmhrmKwfZNQanwhOSI+DqgW2WE7bHxfhC+0GLkI8JjHm5KWvOz793",
-	"KExwtLeDXp7s9fq8GMx0XQbh7r+Sv5XvNBRz9Q9JPASaUWKJ8XGG2iik2gkWbE0ksqG/a6hYB7cZMank",
-	"jXZlLEBOOYlFwZMp1mZzYXs636yb86b4yAvQg0EBuhUYUlcvDYM22Qbp+DW1JjALlUsjsDE047BdM5bx",
-	"m9rt2t9PXJoKOZk2wPg1/o5Xu7wTWS29qHf66GHqbdxIld7nEKSS/wVe2RyZQ8JZiDZKcUB7oYCzv5/f",
-	"iDMzI0ZlX2Ntzkwhs4xEdbyQMHzfHKxtoLiTpjD7i+u2jFvvsH9tv/ZQcvvePrJ1vO0H8J6ArscSyLQp",
-	"+vRb+HkT2Z32ep+gmBrdGEiJDix/LiI8wVXS2cg6/mKJuZkwSyYSmh825N/UqbcBga72ZCO/QoG5LHZJ",
-	"5Yn/TBdn3OSxbpb2v8bfS4HSzdeQId4a6dEHyvdlDcmtX3jQCpL7inX7rX2DuEcoeQBTtZd4NtPfhmpW",
-	"Fz43QCrMt9hWOmV3tWA7WS2qCbniYm5ldMGm8kYwrdg7XizylK/+tGdV4BK2nYVSN5QnetA6YXuq94Te",
-	"JVYLr8eD/opLQTVr2pZWqtrCk4fEqsG2CJ/Au7acatyBKqHer0ar2812nco+plZrWRzrd/bPzpOH4Qv1",
-	"I+Ox6wup7uWJstu+yzdR1nba3zfhi7h9kG8iKGz3L+absJBvL2QVcNOP0w0tljacDncS9lYQ0VHelC3B",
-	"0TaLtABjGvSd2YY6CFPBDJ8JNwP2TUpFImc8Y0ThcEHN+A86Zwsl68Lz8Umv26uV1eg/WmeXf2wPh11i",
-	"e/3o6OeDPzWyPgLieiZVUzTcBYEI4MAAAsffPGh2S1asLbqTLktgI6pM4Hg9Tetj6i9ELffJZgfP8aD/",
-	"qIRq3a/z/H3NsXPU4Ng5aroiauRSQZrDYSsAr4mUXoll0N+Ap+R15dmbgGpshZeNzQ/yoN9BGijeH9Pt",
-	"gF0WbLbAguXoa2C8YJngBm0KDO0EmShT3FjbCMGwVhxVoj44ZyIzgsWF1tcYtVmzd3+VYZkPDFM1KBit",
-	"9OK/NMlBQXOTfmPpsQ8sHC/tCkciyLN1TZDgKKLxoo3LOB4MDj5VWf4aGeEebSSVatHZe9JLWIlWM1Pw",
-	"vLDtNOEAY3nqzSx3N+1UJ/jkFPRhUvVuatpSHpbUPc/rKEZ5ZlsntPuA1eMn56xaLZanqUgPajn4oPmE",
-	"qfbNGupnxjqS9tAkqwurcTDe+Uev8+QamX6vWdyt1qSdSeVi13Zl9lcrkW4j30AJuxflOqGzQPk1/Ri9",
-	"7JNT5X8T5r+wl0IUMPMj+D/0iOdcZlNbk/d+NHkP9oDVGu+LXORyhXYxrh+CXJjinE1ddwmuUvZn15KA",
-	"8VywXCR6oqQR6affgKt85UIIlVj6vjy5gK8ADaV8RUzvz2vn6GQfFpHZvo41cXVOGGeg4rTNAZoOQ2N4",
-	"iagZlv4OmlzEWAiFxTBzXGJoJIaKK8adMTK22lMMV37sUmZj9v7tJWu//fIZO3ry+PQgsvg5HgzYevtk",
-	"xouhig/xS9bqNeLpNd1l8dlQdYiVAlEA72JfvHpHIXLtjI9EhrwPGd3pEcsEMBkT2fbDuPHT1XwqlImY",
-	"EhLY41AxezGAqJjBRnM76JwNTo6CNHnXSDtCUsAjAzuZ6oJxLFSSHkSMK3b55vYYpvWqaW5/PfU/ScXi",
-	"v7PvY9ZWmv1DK3FwzpRm8cKI/GzOjVnqPP1zjFW+z2HRIDHBbSjH5FiIYPW0zpOToxMcozRbTmUhmJnz",
-	"RETUi0tnESPsRa7me2dhBEO5mBsjJ0qklUWq1XIqcgEraI9kKt08hplFMgXJ//0fB73B84j9Q+S6gwbX",
-	"YIKDiEzoeszimA0Xvd5Rgv8vhq2ffv4fw+F/j1kcR3b9mKbBc71QqUNSgLqIxb93YwyLf//dd/Di72Lf",
-	"0lyrRHSHaqgusMYHOZiQLoDopGGm0LlIw45w5Jdhl8r6cOBQwMnHCYwn1EdDdfn20hwgf/B1J4CC7JQc",
-	"j4jM4UtnQDNIkoq9VxKEeDYSiZ4Jg6LL5RevLtjFu2eXl0PUSVn7/dU7dnzKMq1vFvOIYZmbDjb8i+9U",
-	"pxMzouaIGY05rPqmwzOQH/AzZqqXGK2xxPUWQyUBUpXatnZ08SutOvjRgF2BAi9y0Ho6QgGcuBBsPXs2",
-	"VP7QJnz87//Hp7jPhPr3/zcO0Amb4YYCuAkfd9IZD1/4/bOj33/+LO6yq6kYKvserl36gwQcZQaqYq3u",
-	"QRyQUxSw00yrie3cvZ6aP9HdVNwepjo5xNCkQ8tR9/BtBMIIzvans8PDJhHkwb2l3041m/EVgzvE8dsu",
-	"+4K8ncZxZS9rxd6hu+4QjfdypG67nV0xqXve0NRO2dWh0tavu1HFu18+v4NpQzZ/9duruThHDYonlaYD",
-	"WJFW3Eq9MOVo2+3CAVliDutl1fGGUDfiLSgF1SQnh6WivCJAYDUYX5JCfyrDasIxCgfFjrBKmy0yMduk",
-	"owZtauAiSEQO90Xb/hSRah9hCSNlrW6lunpwTqxoKY1AF+tD6ai7G57tdEbUK8OHq7PS+HbwP2m/tp2u",
-	"C1mwKZ/PhdqY9PXr63TYtA3hAVorLNF70BjBjT3wrsrud54EHKOIWJ3ULaFvJ46PaZe3mzrygFVv4YgU",
-	"gdOG91nsfo23A+7qBe5Xj6HKn/etyuAool6VoTZby8UG7iyAPuXI2ZvY2z6VqO93J4UUu+Fe+hbEsubj",
-	"mZRt0+7h1grX9BkI4ngBsTb1lPUU6hzftULEv3RDwsZkLSraQFdc2EQwuHya/GFBoVAb4beXRyzcpF1u",
-	"sUoV5/v4xiovfpiDrCI//Fq7xdgK1jU83dejtnZuGk62NUdVpCbQF0Z6Ue2u8uF1ZNePYsNNFcJq3gqe",
-	"vqWg5XvKxt9OZTKtkUmhMc3dd8CqEttifl3oxkvqJbxUrFEd2kiQ7mRKzaVRl2RaiXPGR+hPh+8Zxmuc",
-	"/kFv1593bLhF4kZn6qIAbRkdkzzHdN7qMpuxdT83axM8m3s6aALpHm7XTfM/1GoxfTbd1nGtRmlwnKjz",
-	"hm16bw9yodf7rw0e0uO5b4e4io5WBZ4iNWmibS2uH7A0vsXvHkXv3+gsa7xRdJY1RRiDNJl2qCSJYrf9",
-	"g/XNpfJEW8SdW43lB0DUwWJz6X6yzc4adnbe9QJ2smBK3Ip8vUZNqWOcXvWe/OvVsIPtq+sajx+0j/ki",
-	"K+Q821ZACPAucrT+JFOtjWAGkM0zpudeENm9vXbwpo5atjGFVEznKZkc9hJLAEPkMdhdKAIvxo3KiHvK",
-	"uLmpy8JXfITWcbRXmz/VfYa9RhPcPfNbdJZtTG6pJEt4P6E3i+AOmX36XJKDdTnVuKu1NLcH6skPM+8B",
-	"DA6zqQVZMzH1P0UQNgrrnhRKwgwOQ3UNNfzWCrQ5duh3fBMbfr2hhsxr5ejfFWgm8afWxhZr1a69/G8i",
-	"150RNyIF/l0pNKDna3rlVnQ+2bWvm2p5BP7Lhm/i2dkncRFRvptgfHZew7cefQpyQcSXNTwIzE2b/Dd/",
-	"6vc9wK6DYPO2J1MtG9uwYO3iIIBi7iQpb2pIptqISvGdhu6261zg770wmuIjyGU7L8YP720yWQezOa2w",
-	"tnf0kchjsXnXNujcHxj35TzTK++Xr7jznTf/oV3tH5+drk2xf2q6tmmxewWuo2S5T/UvMgT/2kPX36D/",
-	"NH0wK2pz/4gGmnTiehkYcYlVcKzPEgM8Yhu9gp7K+GC/XvAf4ZHcmRY225Dq6BaDz0vB75NXC3MHcFPy",
-	"vwkScCxr9kX+EUJK/ctNwfh8LnjOVSI+BmrVILyenj5qagjUpMthZq5DJgyxW75Q2LbNRsRIw2J4GO9f",
-	"wRhVx4+uX2xnKVvT3JcvOVP7Rt7kBmC8gPWtUryDWaAPP6ZPdh0IJqYCAnzSGJhomfUvsPdXfLLPvt/P",
-	"6A+Hf0dJ+QZXMjCce5RSW59hL1P9h9QjuF/f192eZr4opppqVdxfRTPFfipabosRhOFq3V8uMGOfAIvQ",
-	"12EzeALgLN4d+w5qGqw5Naotxey5Cvjs+tnfoSp5OaShmFophmwK27C28q2ahBsT2TB2Y1tqi63tAj5U",
-	"H/Z8ZxtIfhAFPQPr0uPSF2pRFz+IX78RSjPl+Xb9i0ZgIOAyl4XAUjyBmXA/NfMedgQpltsVQhhwhhEd",
-	"9JNVHWwVazrprpU4VjsAFs3ZWBTJ1CcoSDXJxFChkEoNewyLB71eHFWC9/B2sR/Cxsk0nk31Iu+yCxYf",
-	"9Y7hFRZ//fziC/hLDZXIc51HATSfGfq6IG0gk6YwBCFdHew5T6bMiPxW5EwqU8ANw3LhLDcwEy4bY+mo",
-	"fAwlXdv7CsDBWDzb28TZ6txcxqMrAIW0Fcy3UokYKq2Y4Mn0HNbngVioFM2B40xrvEZSLEWRFBYgmGSs",
-	"84koMJJQZ6kwBTNaKwEIGiosbWADAi1ObWyT/wY5AuyqZBHZAtlljoCxax0qIxKtUsPa9HWeC6TKQqBG",
-	"PeK4soNaDF5/8OmM8uUxj0om5M+VI+dNLG+X6xev0Pu4fKmOyQe5elEl/tdLhASwt2dBNt8Y9/PNEXIa",
-	"r397y+/rhfOS2sZCDv4yt87k/Vp6Ble/HbgmVAWSzHZTVSjIbLxxubpORSYKsZc9B/gEDS+NA+1qog+G",
-	"wCO/PNirltT2KKNgMeshldsV5F9NiNEGXoMVgz32G4ks16NMzBpKZn75jD05PnnE5jSCpaLgMkOZqFhg",
-	"aNlY5zZM+/juDlnxyd0dy+0RaxK9UnGvgl7w3Wfw0vp5esmTqVSikwueAtYYXqUNWadKF9djvVApFWuH",
-	"NTRodYsZV8Fcd/OMW5bjOKRObHppbX6KU0N/gUhh8XqRJ1SEQemC4acbmoU19QqDFTQINF9KkaWdTNyK",
-	"zG2GiYI8wH6v5+23ucCbbqbzddOu20jb+hJDUayteZHxnI3hO2b/W4CmQ+jqZpWG68Dd4U39HgovbVlM",
-	"nmP0h5pQ+AdAnCwwd2rQO35cianHWrouqSn+j//1v2vh464LBqmYT5482askkOtM2JzrCprLWJaOfzs6",
-	"YjwztvADNyz+rmNjbTqXaXzOflzoQmAiLmxILuY6R381dxtTBfxo/CTpj07FgD9Kj0Vv/Hh0wp8kg7Qv",
-	"jsen/FHNyHt63FQle0M54q+vrt64csSY4eHXUZ7c0nLZO97ac+NJaOg/7t3HM/QOe8wYUseDqqZIpWSo",
-	"Gcs7kaJoHQOktc195Q7YPv6jovEqrRSgomKFY29rr8ICFEbwwNhNMDUbOty5PSzZ0ccGI1rd3PmdfMV3",
-	"y+OCExcR562QtWc3Wy6FZ5Zf13atQB4528yAz4YqXii4oAGdCS9EGrP2ca8fMaVZkgtEM8/MQcRiqTB3",
-	"7voHoxWO6oW/znnOZ6IQuXs0VP4ZNWkp32nIwWsfDwbhdFhTkWDBqfDf19ZF635n9udc3Oqb8GepzGI8",
-	"lokUqrg2iZ4LfHYEz8Y6H8k0FSoeKveb32scdgw/zUQx1ek1PLGZdvjsBJ4tlFnMgSuI9Jp6cJNttn3c",
-	"P0Fo53yVaQ6r0NfYSBaf4acSruhrMKktYukWXxaQtCh5grMtFL/lEkWOmLVPCGRJyWTZNe4m/t5zS5FA",
-	"4aC24DQnvT5oT7Gt+nhtFmaOTSItvryuTBIC1U+lanZupFU0z4fKwT/KdHJjwQd5wv0+WxQiXBXjDIcy",
-	"nTN4thaCpZdqqCxo54B2+BBN7+kCdFXEl+tcjbp7IGnicBOAZ4Mv7a4H3a4DcNz6DAgPptBzQ46Xz3Gy",
-	"CMFF5X6oyoGISZmK2VwXQiWr6xuxupbqemHoY08oJ25tSC4WJlgPtRN+8/rdlY2Zw+doaYgvy1c7fxGr",
-	"mC2nMhNBPQLXsjhfKBPBSsa4mlSOx4Lq+9pyt6QyW5Wjds6R7ZQHOvinP8nBb77N0trRDQa5OqiVs+r/",
-	"bQ8psbva6SQWS8eSmt171rt+DjFarukAoj+xdvBIrq6duEqtVgKpcUcbHtA+Igj+UOKSwtNolxAcQwxD",
-	"rx2/ErTyMJW/+YOEOAgPRTCmKcQ4RN66uhiKgo2a9Xhdhu2y5zaX1SXZzjUu2B79gPVL46q3P4BCgVDu",
-	"q1Xkghut6ATX368lI7i8zg/TMyJvnbLtSi7eXFKoK0pmi8wav+h4sDYFNHKXeI6WQzyvc54bZIEu9asK",
-	"5UtXiMWaLk96vV6tgfpuTaU8y+vW16DJCzazi8gMrHM2FTzFToP25aDtLUc/WigIrwGxu6EcUU+zJnv6",
-	"pNdn37x7/YrZYdWUVIaYXWQFa8f/M/ZbEf/PXhyx+DD8pR8fnMGbQzWTxoCkaKeQBZwrXE7s5LSYteND",
-	"WFp8QKrKQqUiyXguUhInYfBC3Si9VNd4RmK4boatYSv2SZaIGixTtZzqTHTZqxJtHpked7Wk4kPru7kv",
-	"Puu1Ryxyw733YqWl9i2SZHnmGrIBmo+cHluBe41xnPsGKqgYUgjxUH1Z0pHdkbbnKAcgkgabYrcuoiMT",
-	"3PzuElRCpOjjhfsx4Uac2aqp5Fma6kKjeSgaqrKDpi/PEjHOKKbo4BwlrXCDWRu0b08G9rgTk8Lh6WKe",
-	"4W0KQ/lMpKxYygTLZiKnRORGdZUeLuGaNH1Oy7vl2UIMla1i7aaiNk6RL4VAgYUh2Mtcq4mTQQFme6w9",
-	"6PAoskUhrLbnD0pZndCa1HJyeNwRV8YPVKVg/ILyzMM+IOgNji8LkURBGj1rU669FS6pghsBhcYH/+qM",
-	"qxXsvc6py5IpXUHebIOeDp7nqzMfeIK9taJwewkavSiu9fgaK2HHrM19mtGiMDIlyWoENyYND4p/sHbZ",
-	"UpUXCRWFsjFLVvCacUKRF4LEXYEfefX+RcmuQ+qyxILTTqWaYCUHXzRXaUvlSJquT5atYm5hwVLRhC1O",
-	"ahLP4FRiqP8CjgD33Ta4Fehxd/AdO/YaY+pgg8hxdk0EBT8AfV3TccWlwEiWizGIPmf1JjM4TTRULvSR",
-	"FVjLBQiEZox8VCSOt3LhgWcEJWdsB6IEQI7XEuAZL6ZynGW3a5LyUNHNdXDG1nVPzmY8gw0ToK3Qr3gm",
-	"LCk77oAfraivdksB81i1wjKj6gZH5fUQqsI1DkJoAsmIsiRB6RNz8sOHrwUsgDQOAgWWoVytDRA1DoCh",
-	"+F4XI11Mq0K/vxlAYA14G9wFjnm1olbJQKzoWora/ijbv1Fwoj9n1D07PF6tqFUen1A1IH+HhQFjC0hX",
-	"qBBjK2pVaNG6QiwpltM1KSZryKekvBpqq6JyuJ4GSXksM7G1EJnv6/Or7eU0+NX1csK2ojjWut+n8oay",
-	"RP4TtG0adPq9q/6js+OT/4vbNn14Uffmpk2Df2bTps/1iD2bir0aNj1o258PqgP/8E1/NmaBfdKuPyNR",
-	"LEU1z4FSxKUpW1R98m4/G9SkgIfsimvbdD+QLUrkZp8cLxpMno5g/ZVgmMcPE6jlP7UPXAE0FsZqLsSj",
-	"k4cBCh2C21N6PSBwKZdtf2qxCkaIhwn13x1CVG5wiFS3li2EtTN6iIbdL4DIvvOBMURWEPpnhBF9QOgQ",
-	"QbsjemjTubxnAJHDTHMMkZce9g4jqrDIhtao9+OQ7LJghq9sxb5gYCpT1iaqjIYKrcrk7SDfxXLtonDH",
-	"O6wkBrOTadN+o/6Sndk4z0/4dhDquZxq676p1QiWylU+rfSAQ6fd8QFGRpJFhCxPLNGLLKXCjQjWSDC6",
-	"vHBRnLxP0jAjM6EKNlqxVBg5UaQw1ZLDAKBGNtgQBuWhb2bOG29QyyPS69Fq23fWmGytntvOmKotTL1h",
-	"NeVHmpez6Su2I9+OlUiz5v0LT+NupM0Wxb4rcUR3r22pCxXG+WBCLh7uXFQSi4eu6XD7xpxvdCabCvMD",
-	"Ywoac85x2DqLwqdNzAHNocZb4+ZwtqRK9TIKAp67W2Noqzd0v4f/25kdig66TcEr9qkPBUYjKlxBfnlB",
-	"BfCvnl+1otbXzy++qBQCD6TeR1urdA/WLyUn79+zeypt0it4ueF+woeoLGDWnlQsvuuUe9ehxdXUIiwl",
-	"hU3MYFOubdTzOtpeeBsp0LLbQqmYfaMy6+n2KOjB4Ojo0aB3dHqvcvtWiCZKWwO43PE9yPxVo7r1tk7m",
-	"Z5gfkcas/dXzq4gBBRxgRWdMT4hZ+83rd1cR++L5i+dXzw+6FQMXFujCcVXjjmvOWSeXEsJNAZVvqnGU",
-	"JMvXgjNcBFbkqiEJuxSSPJdo6EyEsJko/5TwStauAl1zMFZc4FS+0vXluN7AZb7F6tjhQAquidhUL9mM",
-	"q5XzywT57NbWiSJ4vlA+ZQDzHHjBcIptGn8TW9rZh6sOY9M2C4wARJHBm9ycX2mJ9f3Q5G3DQ3NyFGDD",
-	"ZDZaFGwksMIpK7TGtQ9VuHhMnfCLX4pcwOoVBhJaa33bCJ4n0whzvmL6x0WWeb9l5Zps29iYGE8GzzKn",
-	"iH3GCj2h28+GQ9usk3YMf8hExAdd9g5lJQBxvDA8QwlrhsbCQqCEZLNrOJnuHRrsLtKqq7Zl+jz2j8Kv",
-	"VI+ff7p2AD9RaC9lMgFRM2ItesxOeyU94iUolZUC/eFkb0WRo+OkPwhZ7MNGAZ8z27mYIn2nIhf/N4fv",
-	"7hW6ex9Jxm4cZS5tEiBOH0KcmXvx7CFFhqvyflhOtXEHyntvFvNz23qgiblWbpeApdq8McP4hMO2R9XJ",
-	"geFO+a0oz0AmxkU97oCuzk8SSv3gcdI5nNVrPm6MHnln88gKzZZcAnsea2y0UWBNjvOyixH6QhFcPPyd",
-	"C5gwrsnG9xasmpMxPzCym6I/a+aqJ/+0+O4au7UXniesXyCq+16x27Xovl9F+LZnLaVkHZLzVmH63QYq",
-	"qiRFEdso3OkfW9f2A+uUxIk/gR6ZixmXqlG594BQVilXbCTYjKeC5dhxXOllFaD+owcByIhiu8Ov5OLj",
-	"RZYRG95VEWfw6/D71Yi8JEm3CwECttLmLrIkHBkfoLBGkLLJmu3qcN/zErYHZf0C/px2yrI2q23aOzVQ",
-	"OtHXSzfip/u4VWrd12u6bUOGYEXDXd+Jal2VfUoTwD8ET6Y2MAyb6oxlljUpq1xN8tW2WWMcEZezf4oS",
-	"AlM+5VuBgAGfGIZM3oitMMCATTA8UAkKzGPdCoO+3QjD4GFgMHxrReDY8PQT78RSL7dCsNTLTwrBGvO8",
-	"QYMZ5RgjqRKMhKvInqFth3dT3ebmtGdXL902S0uc1xlFCQxp5WrSmNf7gKXkrhoAwJv4A/K4lV7ayCFa",
-	"Qi5m+pb/qttEfKIiWAFW87V6WBa/W3LIXQhDHcDdtLfZZUrPyQzqd2wTid3PhVoj/x3tlryZCvMf9var",
-	"VjavYXVBM6fQtLz/qV4j0XWjc+C73YzoxoIN6O61Qdo+Mtiec+u7XYROXGqzN7NC+gP4t7cWygqhjGx0",
-	"Or32mWExBdLENhLeloyR9ymt8Y5nvEn8oN9ZvoHP/ZPaX+Nbm3qEv5/DMcZA8x2NwsMgSj0XqoP5YhUg",
-	"nzgd5kMDWHZ3/JlJtWkpL7Dfwz5LqUYEfSzQDeY6kUt9D02B6OYNvdXg2sMHFJc7I9taLsaYhFSlkZXg",
-	"DdX8PcZCQgjanXt4N5P6G7+gjZAZov1GAC3vmuoFfDjl8M2lEDcAkVbFtBUR6N+vLaaBmN81O06uMKGA",
-	"3DZem5Ezqr9GqtV+Ljr6qenD6Ap5KZoimuiZzQ0QyVRHrNAFz6gO1zyIHapzhSk31zOdbyuR7zOEJsJH",
-	"QrSt6R4jBuhQlrU44Rgd7Be6oMRd4eLV1wMH8Xffe0ncFQiE5QRybOtnZSv4m8qHyKagcLH65h+XP+i7",
-	"Fz+8N5ezG/n6h7+uxn+tRVf3B3tEVyO4jSGtTVHsHuKI3QgxdxY8nUvYj4y2696raTbzWU8D+cv+9ONT",
-	"qrE8XPR6g1NYxlP0QdC/Cd9PN6Jll2lwdzKjyK/ntoP3WhibYEb+Q5CJvw3c/0ZSgNV2EtoaOHmy0/f5",
-	"Y7NkQfhiGK+Pzs1EyNt6nDrhcq0jd5M9Fw/dPTgvfv6K3mryY1MFO4el7mabMSzmhkriwZQiDe9LnmX4",
-	"0JDL1Q2pVdK0Tqr9VAkL+YMoEuFctdvjx7KMpycqj+ao5F5VThIc1MZLBb+3WeS03DRH+dt8rMTovwaT",
-	"NQZ54xM2WpV7fL+w0eBmWJ/+r7vvhPvGk1ZXtAN9fl3sL0iBlABDBIjVnsj7i67aBlz/oEdNxazhYGCm",
-	"5FwoBmP29hx/o0e7w3YzLP442fZlN2TvD7+gF3Z/fC50Y88a/2kb4/Dw0cobosr9h10YeVME+YPVXqzn",
-	"bhM2Is+f/N5ERBybKfTKc+ONYfs1BrstRH4fuqzNXKFQkE2tBNCPer0eU2IpTOFhaNOvM8EVlhDNBDcF",
-	"Db1HAdr+Hk6czdTdAL8b/OsBf9P5aAA+OCmlI+yjv78r92JWPS8l4izKLKbui7iPBPwBz9XWsp4mZP+h",
-	"zrPPF9fFkTUZ64pPmpJBbB+S9ZPanN0G8lLBJ2hE0ouCxb+Lbft/LJiwWwD8gHS3oMR8wScRRsMBdMB+",
-	"EqGKjlCJTqmvPyZVs3b8H//rfx8WfGIOEz7+/bOj3188odIaccLH//5/4r1ayuL7fg0f5/i3cbCbRCtU",
-	"gy/VWG/AOGrJPjcbg5ZcYaZ1g9U+6aU045IbZodvcDX39+yQ98ulmO7sCFguzw6tdQUMSh/A46aFn+6/",
-	"8H9ea0AfirqntIvD1wVd/N2fL8Bbtymmq0bPrtRWJekx2JomIn+PfSk3uZbpaen+qRR3a3I/la2Wd5T1",
-	"DwaS8dv2EbW1krZecx9nUaz0BN0GZHOL4s0u3wdML6zCGNUQ27iPQTuNDeFfAGtYYO9XXNag/1BlDR46",
-	"9x27pDxo9nv/n5n9fgHLYS95XshfPgPe4fKfngO/V4e6e6WfN53Qv1UaylThjqn1S3xma3Tacpws9nnG",
-	"8VnYKcPFB/hWFS420I8/Z/E8l7e8ENU3tcpWFUGWes5ElYxm+2ZNiHUj14UqI5JFLovVO7jWbIal4LnI",
-	"LxawjQ2uDqMVzxhPEmGMFQzsreXKcLlabsq1iBIF6W5tbHwGbIsZkVCVnaHyAcoXuE75D+SVZ+xzhIMN",
-	"F73eUYIfwj9F3GV4yZpKalIZem1snU/yfgxVG8Og37x+d4W/UzTXufeKwBQHtidImRRCZaCoqBhc6LJa",
-	"zmyo4ruOo7GOLWMr7gpbsrRtASvzpA7OGGeEWSpTJlwJ8dewbMyZxXndhjA7O7a4oEJtShMwhrVfz4W6",
-	"eHPJjrq97lHE3rmX3pYvsddIv7Y7B30TDgnCUNICnPDWzz9jdgLJy9hSMUFxUMwwHaTF5/LPRieSZ0oU",
-	"XUdYjmm13uEj9koUS53fYNXFQvCZPVGbuIgnBkOpJyGdYZVBDMSGyVwXGfqMos902XM8cCDRMJ5g9xk2",
-	"ElOejd0LQR6zXlLjzqGym4AEdcaoA/pUsLEQaUSqchT0LnIJ+lFVmIiqclA0VNguvJhnPBHeWBGFZhdv",
-	"FHcmyXPXqhGf2W4NFgCMq4iGygIS+SK7OVso+7cr9kAzq0AAG6qh+t3v2DMAkRpEDVWHXWSZvSUzeesS",
-	"NmLnsonPGWd4jnKMt8RgLfsQi2WxIucyk2rCTMbN1NcmHirG4qNen73UtyJlb0Q+4yAqZ6vY5k280Ik9",
-	"0qBGuu9RPwrs/HruC4rZynPSsBsxL4A7MJcsEJTIlVp1mY08pirArIzOH+kUjjXPBdWqbMfPtCpAr71a",
-	"zcUZ43MqriW1OsQKfwfnlJiH7+BqwiE2cP2POLTLrpCsUskp6AdwD/pznEx5bkQRU+cAtKkgWKDFdyTw",
-	"OCMLeSuyFWvHF8H8AOM5s68/RX0bXU/w+8E5BYzBo7DxEo6C2X0rpeP+CdtQ+roLe09HpcImKTvEz4AN",
-	"lVgbO1b0+z3Kc6OcjGQqsOqyzYnAylBYzA3kLQADRsLc7fj5FZ/EEfMoJ3HA5skE0cX2/XMWX447r7QS",
-	"HbTuxmwib7F9EnZ6OqA1giCPNSm77IJoE8v0mjBe2IZ7Z/JGOHC6NNayWTiTZNPgCqYt8eASApcKUXVh",
-	"SbGsaScNExKxn4lxwfSigENCdeBsZcgzxpV1IVAGSzt2jqKnMVJxXPDR0/gg2LJejzVUaNfKChIewMgW",
-	"c6CykVhhtcveaVK8Ocwdug/jH2Mq+4mZk7IQ1E+dteMfn/5+0Pv9oBdH7L2SmNkSDnDd2Q48CFU0kU3a",
-	"FxBsx9bLi8Vdifvhn8Dt4gNEpTuijlraYRZnJpXw0pAta0vdM3zS5AGeJpsswgrNjgbsL/LzLgD2guc2",
-	"NY7OuksIJZZzfNT3X/+a5v6S5r7Smt6NUeYAnB3OMy6VrQiICPXtWnSyAP57EHlIE60UyS5l4dSzILXz",
-	"M0P3VsZXImftr/RnBm6sQ7gDkZ6FGus8scIFnQZXRRxvI1PN4XKpUhrrF0Q1NohgwbmCmXEyGqRSSrq0",
-	"eRnUccGWNqcauyhxKI33K9JCvlDGptISm6MVzDjSAch784It5rANj2EX2EistEUKLaMtCxKn2GgxHovc",
-	"EBW8QlEK9ig2it+Ia+CJcZddpvSrVYIMGwm41gb//eQo4FmuJioJZJKyFWa8YO0Yrc8kZKH6FZPgh5kM",
-	"VDSUMEHnyV4t9rpALw+xbq+10FTOKRSztm3vCkdbLWZUWtIbqw7OaNkmzOu1s+NR5QUfcSMw6AKxPREK",
-	"DpMt+mpctgyo2jzP9RL+wt5zWK21y15pv3rKiUVmC/jp9BFDWJfCVV1FG6ZtKoRq8BA9qMPWGfup2+3+",
-	"/DPe8ChI1h7/vdvtfh+xIbpag/HBLriDIFJb0kUalzY7p1xt4M2umDOxQGlYDFp+fF4yx0RnGZ0eWAqM",
-	"+Pv3sWNwNJoYPv6gZ7IosC4xsGX6MNLzVMNR5rbgb8DBcQdpGmlcHV1kvxhPcMb+/tN/zcX4jH33c8R+",
-	"KlAguIqYM0acMVQocbvPGMUR/Px9zNpXZM5bkWnvO5cFzlhFEId7KUMRSY/ZsPUdQANzDFs2nb7IZVKU",
-	"5caNO1YW5LHXD3kBk1uCgYEkbRgWf8f+B84JBwio14cwxIHO8pWmFzDRjM9lB074RKgIWE0yhbmXVJMH",
-	"2OxSGpBZbgTjbKH8lYhov5IzYQo+m9NZBfHg6OjoCahB76+eueBXtZiJXCZMj8cgqpBEmgB3mOcikaAT",
-	"neEubOxCHrtq7PG/eXpwdY8tHyFKxGRE5YpUAxk6Cxee/YXMirLku01/xzB4NZaTRS5SkroThmfz/dsX",
-	"eJuUc7uy8ZZ9wgfY+7eXJBkdPXl8enDGLt49u7zEK9bWmCgrv/q8bDTX4V3CiykzYoI62WYXi3XHOI8K",
-	"frhgTY6XA3seKFrIKzkEL84TY7X0soGrV2iw4JMtac9mC1P4/vnO44d3vhLMFXjy64HzjShvFC6IxTqx",
-	"Iv4Wnl2/g2cxSsFuljOmdGeUC34TMTGLmEwFVRyVCQWeIRJxUhOVIgLIRziMGQF/w5E4cMy2rEZVJsWz",
-	"Niws1xm+bm+M4LEr2I3pVUuZwhbhR92kWCjUJdcvdZ7aX+iH0QqDuVO8H/MbIj2ZSma/as6dpNaRE6Vz",
-	"4C0wKyZyBZ+Hub7marLI/KP3f+z3T76M8L+nPfjvUf/0GL/w/o9ffnnRO2e3PJfc8VAjgKFqkKXf/3Hw",
-	"uNdjI9DT0JpHxbBHGVc3oeA5GLCGNj9AyCSo+grhSIFUep8CyB0bBwoB8dMTBXFljDFf2wwm8d6yDfS5",
-	"Z8vkeWwSQYnzTKUhfPKkoO4VOSiYCJNVIkG95nPZXfFZhgWYcX5U+5qGkboXkaykbuAyA05BxFsqkCsW",
-	"v5Dq5syangKlNfweGaPOWS6yp0NXaKOTCpMMW3DlkVKKbV8SMq2yXIDO7T4rC3fID1OdmNip7RcVCW+o",
-	"nlvwrEAYg6ZVatEOZxGWXMcw3/3taOgnNUyqoQr1bydR/yASuH6B16Cdb8pDk9iajYu16xHHZFsbqiv/",
-	"ElehkY0saiTWNRjUnBkNrjFMBHXzww/OoDdULj9zqF5akwgZJAlqs58h8rwUvZDYpihNqESQDFtpuXUG",
-	"2lufrbXnIt3j22+/7QR7KPwO5IJns6fDFp/LYYukq/dUGhv5si+Bbk1T+I1q061zV6LdPq223gJaxEY+",
-	"dNeWA1wTrnNfcr6xh5SddL0Z1TllpHoOsd8KIzKrPB1WuxC5pV84ArIQwZ2Oe6pza6MtKQUhO2JNvcN2",
-	"A1VCUX8bYMQ/ng7JL0uw4Sl8jdxdj631Y1jZa9ud6z/+f///sKoN1oWgH/WCBh2j0Ra4PYgBETvunTCs",
-	"6G6rr9FwAoZanuEPgQb4GSk82KDt8Lh/dHjcP6FBmdY3izneDGVTeWqS1jAJKRX4kd4hdrpyYzyWbTWj",
-	"fJGBIHHcO4JxERPdSRceiNxM5fzAMuc1AKWtZglcG1BmdXG9KKrqkO0QEH7V+tRBScILvewR7m1Qrogl",
-	"SNS6qPabwHRLkLJIAMYWDNiyvNqbgBQzgtA3DCApSudepai0DnAFKusWoWr1LLgJYfKgoUCE+XhU4h5m",
-	"99embVCAdzLaatobDEEH3igKUxNfWoe+Bvimyc6r5ibXeGGsc6et0k+WC8KVjs2PvJ2zHR/3T6x+jXHz",
-	"8MMRAVkKACFoMHEVHLp9EWS+hmmS6a2O3t4ko/CCnCTMdSBCAILmEWsN2jaiF8n4BR4hTyq4CCIirkCx",
-	"oI5tRGa+IUUtLpMiibGWKdHsce8YW7Gzem8Mml6XhJtwRVWA2lyxWMJlavue9Ltd0vMdwZfdYSISLWLy",
-	"ZMZlBxQ0nJdNUA5YpZUJKzRyDAbrLU+YvSkaTZGKz3y5F/er081gkeuMgJgMSg9TVNb1prN+FuDFsSa2",
-	"cbeiyi4TrTaStO0QZQmY7P9kIl2pgt/RXRCVWlPYGkjnyKRsBqeXBs5YExVbwz9OTUaITUR7APJTwKvo",
-	"nFjigsOArfVC6qFego4bFlNhhDMBC4rVQFYobbcZ7+95jl4MJzA2tZPGLyu23pbamneoRxuqkLa0Weya",
-	"KllFd6jMhtal1Mc1ckZ5V2UHO+BsLEOFiIyIEY0bWzTDySD3TIzGK8BmeIOS4EBSFJ63wMB+MlRNvUKt",
-	"ys7iC/gldsbntnXbOV/IcipyMkl89fyKFHKaAXgHuouFKqgmk4cQ2RIK9e4uRFjPak21RmR69E3VfI+t",
-	"oUIFfp+uaGes7IqGd0rY7G9EISPnJFlTOaR4qNCaATuBOklDs7x27HrbUeudM2sticrwhIjZGIOuI23c",
-	"zaFyBhlr5YLDh24Rm2FsuUnZKWyJDYh4gdaTVMxBPpKm4bSdD1XQHMvhxOuRQFWpnMBK2/HR4xhdtSw+",
-	"etztAW5EZsQmpdednLKsuTs9aCclb4f35MSs3e92T3qRU+7ZwDYNd36hc3IOjSn5ubz4Ee/HvV40VHSQ",
-	"k4zP5iIlPoI6Ef9xIXzzoy57AQebLdB8vDKisEzPME0tCzGHhkwQZy6gm1qQApWMQbFy3uyh2uq69m7j",
-	"KAiyVyl6rc+ZztLq1M41jj6CoSIjiK0dDTTDWZKBhI2XGwqCpO3SebAuDnKYFHImSLOQhZjZFPQ29ufD",
-	"OAitUkMM3d6Obeo4BufX9nGzVsZEz0hvl2kMu2MSoVKgNjzDYas72IASWQd4Udv7RNpWY+7WIqEPGfY8",
-	"1+kiEcDyz7EfLN21xEnIZjWWGVqWJPrkmu6mLpCZvR2poo+9agLpnWZBH47RcFYx/A+NBy7OFnia7bgm",
-	"VHpGxrh4JgredXlosTXOfFs2tEcKDDJB6YUgWy2Ohir4cZFbSzyvGkPcw6r1A34dtjwnRW5Gwpo7YW+9",
-	"mmSGVGHDFS2zbQZ5loURjp8Zp72bKSAMNpt8vPYmKpYagwdQRVXFULmCVS4qKGL9QXON0aCoVBSGCkUb",
-	"ipIOVbUQ1Hk5yLcTXfPLBY7LOR54PBQ8TXNhjI1dqSqVaXlNe1OOL2DVeWOrMQ8xaXvYOv/xaX/QO18+",
-	"Pe1FzKuv5z8+PaUfcT/96/AebSCVtqLtG7bO86f0sy8uZje2sL/bY8gWqpAZllKzxqMIb3IPHv4/fjP8",
-	"9a2b1bajrT7DeIn2eyXvmJjrZOpqvB502Wvn8EYcnsGBGjxh1TrPZG2plIlsjuJCoZgqeklFkVvrBcHZ",
-	"O1vw1zEydGRS0c5EG+JnOVXmElSmayazTFqYI+QtKOkgE6FoOF962XqobMYhRWOLu6KWh5jxQmTVSszt",
-	"AZAPnHlbXgSPpD0TtlKYdzwnfM4TZCPVMsQHZ7gibNro5f4GjNqPRuuoPWN910x8rQgqCY1hjWR/6B09",
-	"2wCA0pZpf7fachlbMlrZv6IgLAB2ECOc3LkpJ8AgpqEqo5jKo1ORMyPiYmRSbLDXHkQsfsaTqeg8Iws+",
-	"SGIuDBMEig6ar0GR9n+D5FkXoLEb/994vjpjFStsTJbK+LtOGIzUeY3xbuaMKW2UHI/jc2uMtq76QqMd",
-	"wZa9Rloka1mFbwyVW3RzlA1tUMCBDyK8jlESQbJElHfZ5wKUT+CgGMeDovVQffX86jPD4kGvZ0ngqHeM",
-	"CLVhXTQOBvThZ6+CwxGfZ3wFlIUjcvtPFgM7JQYVnF4YBERpv3LSO4Lp6mY9O6zn6HGDXRAmt+I9jT+J",
-	"yxiOZ6/fvvPIwagDdLbTRW7vMHQ4KKom/vXV1RvXD78aTtYY6xR/AXAeBGF4qQRE8ay8OAAUAMMdCUIv",
-	"7vdXz688FYOWQnvRNgVqPVoxasTodUoTsaXgN/AEhBxzzm6lWNoCxC5AMD6cifgzE1KHq/6IV5UPbAJG",
-	"dQDcEBVcNuLJDXZRqMZpDVWh2UQUSAzslS7YS51iGHXsrX6k8mAIW4ABWF0QvmXDRcrgLSzWjhd0oOc6",
-	"nW7Q64FQDd9sB1EXKBqVpkKd3xDyP8/10sB71JE2y7yek+TamA6VwCAJyvuM6Udjw63mmV6hZoyoLaN/",
-	"Ye+uX7+9/Ory1bvYORZYG6Rj3rFOSjT90WTO4RdPi2Juzg4P+Xzu4mip1Wn8B2uP42p1YCtOK+DaFLgW",
-	"heFfwJBCInbE2mXYBcB91L1pg7k808RbyvNJ4lav8Z3YXTBVnhPbp/AdG0cHlANHDMPAHdPs4InruNFt",
-	"lI4IGrdG67Wtv/j8bq6N6FColjljwKwj5jhMxLzYEPxpRaJoqNYEkYg1SiH1n42A+UoWhM/9pRExOHnR",
-	"UDVwtIjV+VLEiN1ELpjUOzPZBZvnYpxhPdx2/PrN1eVrIBryXHjc4imtocUB8xKtGGH04KB3HDdHxkbO",
-	"5Q282+6WJXReNilyzV9iLwtHLBRyY88s82oQH+xdeLNFLOSHEatZYCNWYRxVDMdo+WGnvZ4T/YC/1nDw",
-	"kt91LibYKMG6K4uc34oMuVL1knXGSalYovUNKAObaPRZ6c2jSi/UL4sCmZRDWBA4iqxS6fX5/uDUHlTZ",
-	"0PpIbAc3mKzzlfLhZXQKBry7a6JMMhmqC1TdMeulbLQV5pfYQjU29ySCx3CR78gxGSpvxbETlEkq9nas",
-	"zFO23/AZKRQaiHw2X2SCTfStyF1oPcXQ2+tpLZTe10yMQi3PDrMhrBTsG2btsQu1QgM29WdeN7z7MyHu",
-	"eFJkK7pGjAYKJ/P1Wn9ucpI5xH+OTcIi25QKPRzo+TRoDnI9hSlaD4a6rmm+JFU7PlzANXPoMs8OcRxG",
-	"w9YewHux1Tq5GipSVTTNbh2uZZYfBfgBmlORgGRGVhQU+qfw7zC+EW9SjFxHlQet83/4Ay7uD39g7QvX",
-	"DO3zAxdEYy9N0KQxZnLJVyAEwp82xUCkE2HChnYzFyOPVUAp885fvEXOlXH1IGluW/yQQvoohhpWaqfH",
-	"6xZ+hKPNPo/YxWfGht+OZSYiV7mALDyUCYO1WsKddrZSrQQ55o9ho6/HoIXFZQsggBCzCXS6iiryjigN",
-	"fmWSBtGocgHi8Z8vYpsUycR4LJKCtSkgxja3hqlpk88s11A3cBiURrMo0bRI7dZfUDnG0BAX9sa3Zvq1",
-	"qRFNFxH73PfSXEPN+sKALs7YVM9cjksqTQKnFuNgyqnaProHUHEOmt5CFaaLT5FH9g6qh5vZdn/FlOKW",
-	"259joB1BQ5FZaNu1NVNp2EEtk4a1UcoB2G0a2TkTPM9kGNxNPhIf8UVbdM4umClklgEXMLQSRzikwFKN",
-	"y67rAkfRnbHl07xgF0iMtkSn9dm5RJvSFEW2Jzo8lSAqenyNj0QadynhxudGm4IT9n30ly2zHqFSwZ3h",
-	"lVyfcEUWuoO9+UOyCA8fClGmwJxPJPiomgTSO4IFAfXbqeNzmnyS68W8Oq+z+rKJZk5o8CeWclfQE2l9",
-	"uo6ALVt5uSgEcRXimp9jt3tYA7yUWj9xJlRxtolaM8FvBZz4gDbhq5486Q4MLgZLZwTr5ww7POGJrBJU",
-	"odlFd402KnylBMkfex6SNmw/jKGyZebGFoqQBeiJdK1QkV3jfOifRy5RxanuIssM+9zi652/UQBrPggK",
-	"L+fURsi6WFKgGaPVAYbkmgaLKH3Bx/isx+uUIgZafH3DKIW3t8xrDDYKWAgdsNIRgGbMGpdFXCBzwUSQ",
-	"495xlaGSqlTy0nP2w//H3pcuuY1ja74KrvpHZd6RlZRys+Xo6Gu7lnZNpe3ycjtuNB1JSIRSdFKAiqBS",
-	"1jjyreYN5sUmcM4BCEqUROXilf2jy1ISEIjtfGf7jhpAYClkBYDGjQ7poZpMuUwovc6Zqx4XB9HHDUu3",
-	"XTLBaEAUSzjrR8HR4+UdYXZmLNLkSmS4r3NlzpGdo4nVedadQCtCJpRjYsDi3J0f67ZeOXr7HfZHMsqt",
-	"B73AFGyAMXYwg7iZQMvmYOeac017xhWshuVlBlR2/vM/2RO2xCjs9Qyg4DGwckA6YeH9H2AYjnfDoWyH",
-	"e47uv9dlMmeMGKYyRl4sMaoXKbHUFH8unTC4VfCvdgbMC5gHyeFNiw2BpWdc5yqG+AA42+lM6MuFORuq",
-	"jx3jHCSemu82IcNrnlJoPU85Jio5wAyeRrLxmHnCxNg0GQqi36Ns1leZmmaJyHm22JLBmotsor3aPRWJ",
-	"sJhgrjGrtdsJOoF5nuJIW/0W5A0g4csYsq8PzP9diMqaL/mMoDYVuPT+jmFg+EsF8ScMA00H717/oYtK",
-	"RhSWGkpruMStvkehqOiXtKXdbI6DixKAE2H0hDf/fPKgd3zSLkz1aLgNZUUlkTb5rGYTusLN6oALPZRT",
-	"kTEhY3AcoYphP1nHnZc94243s7KxETfLI6S9EErKUbEkV+YCpxRp7WIh4X6jnDtCqGmKm8N5Ep7Hrb5Z",
-	"lecyFh9hucjVrtcSxRSPHDwfGQ0YFGBgjLGqICx4Lwhs1rWQsOzLGaqQiW2T+ddVE4dYl/XJ0q12q7TU",
-	"5xszs9VQA9EALgG+I1oMWn0qBeumBoqSlecmH3tV51ptr5zlua3hZqmHiXXHfbQ8KK2f4e0GwprsgN/T",
-	"jeHVyzcVg0AACex+K8OwRF5VY7Fkx3Yw7rMbzSubqQ13YHks6+ZjwzgOPiXx9Q0n5jeRu2G8RzYISwV4",
-	"LibWXgm5vxrq3c/S9NzRSmW5/bcNrW+1W7mYTFWG9x3EoQBnvHkpcx5a74EY7dzsI8hvh26VPNc4S+PF",
-	"IAOKDaMTIvUE4YdzZ/iFJlLMW1iq5Rz/eaEU1ADjSQZ8bCrzG6NXAn/NCKYrpF8Fx76ZEZUCWTemOgOv",
-	"LJB9TJCc9SqJhTK/kYzMUz4g8OYGxJhXkwHmBQQffDlNF8BAKulvJNtNh2YBio5y8RHWeqxy5f240QKx",
-	"uhgQi7jKD65d/UIGLkggwZab2T9sDUfidoI3Ojea6PmEfzxPC/bgAAe59PXRQ/eu61rZoJhzskmb771v",
-	"J/wjsmrCPK30cQx9QITFct9FiTbXarDIzUufHB8fnlxvYJ1oOcl6rse8d3zS6rcejXrDI/Fw0OWn8eHo",
-	"RATD40GPP4ofitNRd3g4OOIn8bHojYLBo+FDfhqfiOPR0fBw0OPdOBCPRl6fm67MigSRivONa+equkF1",
-	"Nleke7nINr2m5Whfqk19EphLiDo6KfdDtyNacr2u7L1W0df7CpxyTbQhfBufKtz8jsgYyERWSfdAPhff",
-	"GolEJmXTfcn5uu736PmD8sPX7dYvxMa4qRE8c91u/WHO5JZn4Rm/ktq2BsWDfqsHRUH5Wo3t89ftVrWj",
-	"eFtPa1pBf0suku1dLTdY6uW1XxSwbk9Fo5XetMh368k0wF6cQ6FGB8WzsE8Pg6N1jRxKO3ihcuveNL94",
-	"hIhtc5unPKbfwibd7U3eSU7uDPqd3qPtjd4qdcblwtZhNO2O64zvOch5nkLQMLY63N7qDYZNvJP8iifI",
-	"3+azSMHl5vNH/fu9uVk2oLp2K+cXGmtWI893RXROcQsu54i54v3X7dbBCodhpRqFkZVE5eCZ6zzvAsZ9",
-	"GrDEEtlmE6Vz4OSXOQMggpF6mc5DuRfNpjFRNkZe5KEftlh8u9+BKF1r59URWsE0s1kyRM9oQ/GQxxAL",
-	"RUVW114deiULIzsKAnQDFqHzofSCWVVGQaVVuo4BYSVz5s5KzyuRvTJYyYipLY9ihY06T96HJvXvT8D5",
-	"d9xupVw7+w0woanY7L03YEicTYksVrCx0RiVZG94PstivvjHEs/jOfXnU8eWyo12+4clKlTz/CNzjGSM",
-	"5ZMtnaOcpWlBhdgaqAE93XNC/akasGdjIbfYKv4L2xYEfFAM5XpzI7uZDo7/Rv988Ai4p709DBP42cb7",
-	"vt3yDwWQKRYncMs013tV2Fi29EFRmIaKx5RKxeDrFuVY8HNRd8Tgu6Xh1kdV/vEzl1YVsHophSN0Lt0J",
-	"Dbxq4FUDr340eGWuifI94AGsFSbimyEtVOkrmIpznuUrXm3PfWnRlfU0Wv5CzMEbLJagUSj3UI7otiXU",
-	"q2DTe+z1TPnL2ApoBS6kymyWDQQQh5K4UThxSUFeC939FD5nowsgAwoMwjb4GmzOHylLrHAXhbL0yrZG",
-	"P08yJGWaOYow5/Gl4FLMzXDhOsTPBXGOoUykzg2iUyPWC7poFbc10Ip5ssWiGGeRdT2V3F8Q5vKMKPwS",
-	"aXOGjoJumx31HrE9sArY5Io2OwoOWVQVUcuOusfm/w7NM0Eoo1KSlumsx6KKpN09qVbH3fYCHAonVmwg",
-	"Kq0fZdv6jvj5WFlHvL+fchYd+FNygKkLictUgMB3YE48DkLpP9rGkIc2JWQbfKcUA/dkZJPrYEKWnHts",
-	"b2WXlDpum7FO/FHiuPc7oXwC/sPSliniW7uFc+XJq+eW7aiIta7C6ggzfbiwu4eiiNr732JB0BquvKeA",
-	"gXdB1bug5iUgCYDxfW2E9ELMS2+9xvJUOi72sJVPfstnjM6zmbi+Ky/N51Ytev3uimrRDap0i53o3B2k",
-	"t9Tf0K8D9Uts5BuBve2hgPY04TtqIt3gK1NFgg2qyPKy1FVFbqQtbDPFVsiwpZAHbuWWJ61RdIHcgjD4",
-	"O1UxKmKst/VR1aRRQBoFpKSA9FAzaO7t5t7+9u/tlTvaFl6ouqS/g+vZot4NZW0sSHYhT2Vk3Q5l9GnA",
-	"tTifZem19dKWNGGIxYiQKcMFxXKjluU1G7uFJ3ReRpL+RqhZPrn8E8c3qpbWiLbvXbR9NjtZHcvVryob",
-	"QFwntqhhWXum5ChNsMDOUbfGT7zii1Tx+K1SwN+O7Y7rvI+ri3BmZCRVi24d9Xp1Gk8zNTTne5CKX6AY",
-	"0XdqOwT73ZL5bnfroQ0xqTAfFpXvNt2hNfy27pYG21BJKK534vq0L6HciwogVstt+2Tt71CChPmhUJoR",
-	"eURepUQl5I5bSUardNQik83N3bVndjZ3NwTVccN+S77dxolb7cR1M4O1Hi4Fg+hFxD4X5qX/Y6cZOXzb",
-	"fVihwzz8HlWYh2t8xIj3Si7illj8Hjz/oJKzD08WL5JgfrYI5mfdPz++/Fl9PPtZzc+e6Tn+97l+PrlM",
-	"Xn4YP2r5TuWdsKIb7T9c/ZleOAuC3gkO6O83HI7n066v29AtVMd57RcPbfzWDbZu/NYb8Hi9sf2qZvK7",
-	"dnSXsd9Phfr+GZ3eQGRTpPLykmcScm9r4dN7c9LulSElND0ClyxQ0pQd11kFruW++2x/V9dvLe9qKFfd",
-	"qxvSMZEGa66KAojEy+BoDdpUry2Uc76ApGls5HvzwQdvnc4G4C+7YH17mi3zR9amUN7AJ0vC8Nau2XYt",
-	"DH8HDtz/Efo/2JkQwOR4Spm2WAXSXJyd1i5+Wvv2ayybXkZtHV/sDW36dV+sMd1vMN3viv62GbXtGZtz",
-	"/WPbrWkiapmsl/ZnYT45+GTztpL4Ouqwq24oibfEq3hJ1RzNABYih4RxLLU9siyC9jDei0G7GG03aIzb",
-	"DQD/xozbu8Lvxhr+DVrDLRGXBW2fyw4O+kb/0xp944xnl9oxwaHgrG8FZ5zqs45KUL8dSlfd1gbSVseS",
-	"EoMEz9cwpHTYW/g9qUJpWWeocLPH4OngdamTvaic7RRUWt1DuWp2Zzexut+dwhUEbM/PsHJqVpVeMOHZ",
-	"ZdnlD4rnZ1MJmpDGJjTmew+NaTOp5nDRNSGKDdRtoO7XDHUb1OmjzjMoJlwGPWSavhf8ORJ4h1UGXEQ5",
-	"H/x9rCYiYntE8rJP3H6Q3wT8iWS/sKZYD3kSfx9bhpYhlupSrnzKEq2vFuIxg9+2TJCRZRRMU1u8G5p3",
-	"2IvbBHW02RTLPlGlSr/QE5a6oLo9QALszOheKTw/OqMo3HccUI1H7krVFeg0WBe98atZil2BoGn0lg++",
-	"05CNt9nCcgdKMWd/u1AplxcsE6ngUAkj5gtcOYIzSJDgUR7pVv+woF3SADOhdooGaHOViLkGGp7rjfAz",
-	"WIGfRz0id0LAo/sHBxeqE4urg1gND6C68AGNs0UUVea0Oy4pXN1qJLcVt12/J0opAoSOVqp4f6SNMu8I",
-	"nFL9AHm3YDqAbMr8kDaaZoB8U30zBXTHOCZEnPBtJIj8Qh/Qk2ZkZK0j6qvtsJkY0Y565mn9leN5pJqE",
-	"HcblOZJsWquo4xCDZbn2KLvMZia+Lj/uhg80pD5C4fl/rNm/QWn/dqv27+Hphu0bPKravl27fXEHVW9Q",
-	"t83MKZ2iAZhYEPCzXvq1k+pfe9huTWZpnsAxpw7UtDgGCRAHmheyPJpmasz0K+D9OjWTRg91PbJNmLfi",
-	"sUOz+0DMk1qwMr/e6o1VgkR2wXvswFtjZe42R9gQ0A8UX1zXOnJde+QCe+SC9UeuODcw49svAXtquhWn",
-	"5jPEm1WfA1rb4iDgVCwfhYKx7nZRVC9+/XP+8q2aV4ct/flx9OcOcVQGCu0SM1Xrx28UNfVK6bxOyJQt",
-	"oZgmUjRhU40q24RN/ZB0H/414OmJoNrdik7tgxpsi8ZXUyGhUCyWitlD8zpAhf1yyD3bi4zE2qSbhbJM",
-	"lPZX5HibQeS3iS5+AdqZN5zHRSERV4YVWoaSXAHVMfZrNLltcfa/q8HucfV/zkRWy1L/L8uy+yu8SZ0m",
-	"vzjWX3NP1W8HBPP1RvUtaY/muYUn8qHc2nAiHgxTNYtt1bWDIc+EGYUWMlHZgwv1QMiLRAqRIQmw2Wmm",
-	"31RdqC2aiCtjcNDtHZjnO1NQm6zmMZwI9sz8eAluVY+rtSLzn86SFFM8s5m0xImaDcQ4kTFTs4yZ8RhN",
-	"eZry3OxtgwaWqKAN7PKIoCvw+9GDoPsWLPrL+B10xiKiZYgo7qnI0kRarQXZHX+BYJELXwlyp95XFCp+",
-	"SPMULrVPLVtetNVv/fLuNQaEnE8SaXDgowD+125NEmm/O7XfTUWWACP3QvCsRMsPS8x+U+yXYok3YUJz",
-	"pR0cAhUznUbzKPJc3yU7XH1Q+Lsa1MGE7kJuAGEDCBtA+EMCQncHeGgQPt4KDU54dolbaAMexIfgwnQ1",
-	"hCqQ3CqAi4Y8FxcqW0RUQN9+ZjqdXUDFJEsWBl94BvX9x2yaJUNK2k8kA7HAZjIp3BM0lp906IpXd9jL",
-	"LBYZMc9pleVRn0UIWQuHhxnZNp9CCbe2oVTiUJxzPYzYgf1knojYHnzwmu5jWdRMpOKKy6GI2B7WXMTS",
-	"oH9Fj3Fof/eesOV1zaz609BhkRGK8BMRJvBBDXUuWWQkKP4hlF4bqL0TqxqgGCoCbUTFf9By3x8yfkZb",
-	"os6zZ4l8Zd631rP8Y+1nXS3n+iibJuaNyvLvDWnbQ+oVT3qaXIJN1pzSVr81gI/XEPCDEwduBSj7UW2x",
-	"7r3tHvd7JWi4FEKdziaJTGYTNsqgClI3OMYCd1DOV4o5yxeZ0B32KhlePphNQTftWH/AaRtLhFBkTWp+",
-	"/Gk6EyxTPGZmvCwVXCI7FuNszsEeOxbJxTgHANpuXSbSbHtbamSaiatEzM83B8AYRcHeiQfd04PuObUj",
-	"98WOranVPImNIOj2AqjhUIHT/1ioMkr/9bWH0ltPZlciu5Diwevx//u/Ujx4kk5xxeC+gN0wQcN36+g4",
-	"6MCC4DcWfx9hMY8l2A5iK00/u2Uaq8a0+kXJGKsFvLYL3GbHJ2xI+2fbzINEO+iefiHcT7dHHezvBG4D",
-	"/Rvo30D/HxH6V+Fvv8QGYvjb6QGiVoFCKkqK1mkos4dVPzXLVR9yKV2pSC1yGGjblrAYUuFLKiUIzYnb",
-	"GcYDaDRNRiJPjPxfiV2naufMq0GIcdx6TVW/M/GVlPS7UdzDIFFGbvLhpQC16kqk5g077JkajYRos98U",
-	"zBEIbZ5gbYDCb114Y/vd3kNbTwxun9NjtN/pVv+oVxFjcPyg2zWILXi4RIWyWyhGUSULBmQzIPwiWVlx",
-	"JXYNhMvMHbUuVKdH47huU6xbv1Qoy+sLP27oyr4SHkXcp7jxQT08X+fXbrdg18IuqIS53dVQCd8mi5Bh",
-	"KWLPBmfT3vJr3XTLFe4gGuJGMS6+a9/WzXYoh14wPh8slr7zn0r0uRbpyPY3meXFX693SR/dGvNtDzxd",
-	"Ng3waYBPA3x+NODzm8jL4p9ug1JpsdtingOk769FTrcSCY1tS3XE0oUttG/d42ATHCwcO0XcXrIrcgeZ",
-	"NNMCH/ZKhrE3lsyi4MXIRFGXfT5OUhFKR3mxhnZuBz/4U5yS77kuWNluAUAL/7kGPpXE4WHg0FNQDZ56",
-	"D7oVOMCBpyE3ssj5YAk8PTPfsp8T/n+2mUhs+yUjSbWIR2G9o4Snz0si/osYSl7h2ahjKLHHqMELDV5o",
-	"8MIPGzS3VlJ7yCETKSpU42Sqbw0iJrNc3BBDQNNlCGG+/IYBxBlMR4MftuOH068fP9zMRLAEICADo8EP",
-	"DX5o8EODH75B/DAhiXYP8GHJvLu9uLk1h5QargTl7xrdhHl7PIXKh+nCumyUFBorNlJJxHwxFR32QlwB",
-	"DeowncUC4rr80TA+MMBCq4nIxzbTl2YSCUENTukw8oEXDD4TSJOXC2gVwgg6bEPFdJ6mdqBLs5GJC57F",
-	"qdAQKkbJAx0kOV2GNvjX3XIFXpRWbVeo804S++zWJ/3f2S0J4JuCU8Ncfe54EsrEBZKi0wriIsJzG5LH",
-	"j1fi6YMuIrtzm0peTh1ukwuMIA+F79NAdsup/hu1enAKy/alJ9CC353nsLc6h8HaOcR0WzuLaNiiSXQP",
-	"7ZaZ/pVUhPdPeR2gWrrsGrTaoNUGrf6QaFUuoRALT8vf3x08rUViuR6kAuVRn+XA2Q78LlyyJGazKcsx",
-	"lAURpcGE0Wx6nqtzAKp7+WKaDAGbms6T2GNXFkvT4GPNMUeDGEbjG7CI7SZsPhYylObRgYoXLNFYLtw8",
-	"RqTKxe93mHkvM6ZEs8QRvz1eejegPOJZllyJUKYQo69zboF0BVHmWM3ZhMvFUj/DMZcXXulHP3bKDJnn",
-	"DANdNJgGmeYTweQMbINcV6JlL1li/8tXjRedi443vbYYgcLK/yyRubgQ2f46ks0S8r4Tls3bUOrb1wDw",
-	"dyN5D+/gLrhVuf8voNJSqBvZrUTbFTbvpKCORW0rsyT+dxO7BsGFxGBU5pC8vs0Lbw4BKp+JucgExkDG",
-	"Df1jA4ga+semjOePSSG5Cqd2R331GCTJQbUO6r2aDdJEj4VG0Z2XCyR1WFQE0EaMgmq1EWOFgfUnHcrI",
-	"xt52VgNvow57S3SUP2kWGUUfkkijNJGXEUA4xu2nRLOL5Mp8I+NQRrn4aHBPPhbZPNGC7V11LbCDWGs2",
-	"m5q9ut9h/+R6bCYQ8NZ/WZI0g4ywkhEbiKGaCBaZhyIkVI/sY9F6NMX2IFB4fzdUxfbMmj5QMl1QfPw+",
-	"AC0o7BT5N3CfLYtvICfvHrI9QAXqSmShjDD6ukP45tz86XzCP54PFrnQSGcesDJ080jP2e9vXr6AV+iF",
-	"8iZ1oNouu7dY13axagbNhtIWpJKM2yoq4zyf7ul99u71c9Nrol3HRY/TzIDDfLGmxlMocV+WKzyxmgWe",
-	"Xpld/yWB5U2pMuuTV1azGNav/ARTtKHsk5n++6/5dCdcomUuxqCKi/HHYRKtQ2vYMIneI5PoToSC2xQp",
-	"uATnXCPBsh6L+Ietw1V9Id2g6pW3HZsSV43i1yh+jeJ3j4ofqVqkaHn6Hqpod6HnQYUqvExRXC1fqz/D",
-	"9xoiQOhGdSZ+x/rfRpxl0LaFVshuZ6HVXdmePS2JkZIUynK5psqiuGaUbYxmEcvVCSgoxf7qyB4bcD+U",
-	"wlfMY65QAhvMcluyyrw4ntCSSnLkXB2F0bZK8cC5v6HiURWNcbS6jiVEgD8Yd9gLhYO6S2DQ2EIbkfh9",
-	"lsL5/iQM3u73IGDam/kkzDWMt5GVG2icM0LDaK8d9gT/Xn1Xsz0tRCj/2+lQ++urBXLb0WrBQOYXgTHC",
-	"YZYzNQplxuWFwOIyfpkX9qvIh+Bn02oizCuIVIufNP6ADUxkRg2EAbIIv+uAISHa74eS55jvoeRQsGlR",
-	"uRzfG4xWbKxmWZs50jjGWdQLgggpkeGfTI/VnKyu6Bwu6i9a2QyjSCRL8jUMGTcWN+0vxKTRlJBpSsg0",
-	"hp+ahp8mNLBBf01o4BbE2OC/30S+M/irEztY2BYOCqG7PcHF2g6AprMK/2kh2iwT0zQR2iahxJAHa+DY",
-	"KOU5xLqFUhETsErjdbkxvKqYIPfKVfzChwabigkb8ixLhA5lNOUZRr5TQcFYTPNxxLSiGtppAi8w5JJl",
-	"YgA0/8CXNsb4LYNOwX3trAgGkkIODWJS8nmazyAoUvG4Oik3iaPd8laM5Hhm1+J+cN83WJDw3fQi47GI",
-	"Wa4U7AMHKHOl0uGYGwit2YgbdeHtmMtLzRwQKJAVbclWv3u9Q+YIbB4AW5SKUo0Dl5BLDYwCWNDuVJex",
-	"4KdW3Amou1nWyheobuaV6Pst5TFLcjZX2aWGY7VQs/+oXsxtCsBpxWJ2iwJ55bJ7xXKcVq/FDSf04deP",
-	"kL9M+jdddnWyaqzgaVBzg5ob1Nyg5joZONzGJw4LUFVU9Kavbgyi22uiL5/EsYZy4vADkDyzHigDZjTS",
-	"bIGg00ev5nb3egolOfcgqQQsCPeVLlLDVWdG7kHgymDFW8Umwsz40wHo3YYjhtLOL0xKghbeNdGGbi1u",
-	"EW/4zCUC3y7ssF3fX3i74MS1KMqHObuEFNoZ2BBVSPN8/4GFDUT8AhBxV1i3lUmYTuWca8bj+AcOfqOZ",
-	"aIcy+jTgWhhkfV0OaPtEm62w1hx8KpL8r6MOK6Lo3R0WSsi55Dn84ELkj82hSWKzp0eJKJl08Pq7s/C7",
-	"YpgPm0i8BkJ/52EHTejet6ciPLMAUq7a17drB7sG8B2Al3FTGN9rMVFXYilF3/om2ShTk/WKRIdB60Re",
-	"gDpBbTCDpxxRQSns8A0EShhMrPMkTV0gRS8IMLsrE3qW5iBVIttpn8lZmkZ3qHqUQgNDWVfh2Byl97qg",
-	"nLmLaL0bxkPcKq6hgp7oLqIF6sM4O4evYRvUcWmDqo1lZBgfYSVEUexHA/Qy2OVxE87Y4IoGV/yAhjmU",
-	"ctVCrsThaK/IW0U4Vlvo3ogceBMzAUW7lkSuTuRF6t1amzzdHfYGfdFUNGsxLcWu8zQTPF6ABK0pd/1y",
-	"XnZIoURJTPwhOCxLQUP37mwa81wUZby+ZdvgJNEaSoFmLp8YM8wrhT7MyFt1J0nB92+ds1F2RjrvYn1z",
-	"gGaN+C1An2Ja1DLB3RuoOakDajy+wN1hzeFngzWrSLwANnikG76bBhQ1oKgxtjTGlo2wjw89X+hdI73r",
-	"dutAC54Nx2tjGN/An4VmU6GmqWjbtEhbsRUA1Qc10B32L1vsH0BHm2UeJsvVlI3EnGwjGpyygg/H7DKR",
-	"Mdvzwv2mIoMv96FnqSj47zG6JZf7VlLA022IeIlDiZkxcgEDRDZBoMxhPMv4AsuEgBN1v8Nec3kpYjZY",
-	"QI7FFZdDonCMDWiZJNK84zCUeSIeDDLBLzXb8ynJ/fBKj3i8w15CiguQ3K1gXwi6M4cylCoj3BmDSxVY",
-	"DnOV81RHHfZqzTzDG+CiiZjxiUIUnWSs2w4M0qQRTngO61Yxgj1YQ/PeGKWPJJMAdat+cLBAWkl4wPS3",
-	"QPI6cD7tW+5LM6wMJpTWAjqg92szrUov2IEhRO1Qlr61P04xqP6fzFAi+BWbagTvy/bwPxPBpTZ/SgXX",
-	"eSjh232jaJiZAjbMKyHzGTBuDpXUiTaSsI+7UIsMyd91DrvgUoipxhXkLBcf7XTGyLSO5J7dgGkxVDLW",
-	"bC+JccK0ynJ2KRYa0pweg4+VToxH7mnXZj5WQDo/4YtQUgrupE3k7SKG1jA+WkAlkROR1n8fppWDLwy6",
-	"hOhcPp0KnrlSw6HECYTPuIQIwNqrr5HyXHTYv8bKbRVS4RLNeDo35ycWwyQ2i6tdYAWBevxFHB/EFuux",
-	"UUES5PRifJQJPe4zbnN0gZgU5BklMXOvYA+lj7UZZ8V3WKP/J233KEU7fFADNkyVxi6xMm1s9NGhOWzm",
-	"QJg5xtHsgbbFMT5uCDlpaWxuJtjZXPqBx+Yl9H6pdJDTsEKJic/RXxFwP+ElFcH14d+BS8HNTiMCPfMJ",
-	"rSMbwnk0dxnNpfVyRmbqIlI3O8w1mMORs9vIHAqjOF6Kac72eChhx2JGId0TCQZmp1zndrX3WTaTmtLx",
-	"kHgMi3GbCyoTou8OWs8Mh4fScpyhyqqtZMhm0jwKmX+g9S+dJtwYPE1tFYqfWK4uBNzKsPNzfilwHJyB",
-	"BmR+D1Lu+ZQPgV7LhqHjXU6zRG+OywuVfMydZsfV8SYY2o4Ss8elKl7TTNFfMzETcZ8lubMoREbTLwo9",
-	"G+Xavp9Z31BGr0WeLR48MSpNn3XpthoqidW8hwuX1B/hK0MUe6QRDUT73kqag2YmcGT2VM+uzWNK5+c5",
-	"LlKq5IWA+Hmdq+mULlc33uPgkM0KjBFVDBO2aSxynqRM8wXmevaNHM0WcO4z2KySZ5mao8g2m2gvM+CE",
-	"zVUWa0szEMoNZgV8rSdpurNRAW/qP2ciq2VRwMd3qx+Bbb6ZYP5PLSP0MDrGVcjHgBoAY6WyXT9WGfZ7",
-	"rRbulxf16o1uryRKL/7vJqW3Sen9tlJ6aUsv2xnXZfW+v76rvIfjdusvf50QrBZ3X+BffUFx83Xdaete",
-	"2xWDPOTaBk0UBpsMmaQ7kM7apFA0JskmhaJOTZI1OGeaqUEqJv+rAu8MVQwZAh7mBmFYAOoUt0Cv/K21",
-	"ZyHKhkBkg3Bb/db/qJnnR7wSrFcoLEa5Eh9zXVaRDAhOAYyb5X7saT++glNQm4DT0ei6knUZ3A4iy1RG",
-	"CM0qP61+y8Z4kqXNXGjwLt0elIUq501YVmNz87cOR4+G3cGJ6PHT+EgEo4eDY/5o2Iu74mh0wk8H8Hye",
-	"Lc7BuQKXos55PgPw9ajdypMcxInZhAx+lYmPQyFimF4Sc9UChBZLH5TWpL63yG77V9jPOj+RUylLmq5R",
-	"dGZGn59NQemA9I1CXzLLZtZEqnnfI98Ope84rlrvDWozLbv3c6DDch1KKGhSVnm5NvoiqGZ2Y+xV6X+a",
-	"L8yvJsNxO5TRyn6OXMGUfbub0E1W0tysUojq1g8W/uNNxNbm3qONQPpsAulW7pMbiwrP3OFf+2+LmyJX",
-	"6tIaTsC0Z451T4N9yje92JO3YgRJ8j6rMH9gudAdrvtdr3R7hR8Hh8UVTp4kVn7vele432aXGtObLu6Y",
-	"53xgdFhzVUujN4xN/zBHVyJLFQf+ivLlnXG5uiL2egvl8sqwvci3aiFPWGHDopt109UZSmdQ4yVbIBr4",
-	"6dIvsuikEJCFiDvADLPKCBZKsw1KRrDmVm5u5a/oVt7Fx0xa7jb/rud7ppvtVjw6M23G/QktHtdr3c82",
-	"ro8XSJEq2mOsPbY3lxA56NiQa/EgkVpILL6WLjqOrhCdjqEkRkMk26VgQF0Zp1j4fuiXymyL6HXDyhw8",
-	"NyLuccGEA4VZgARxDJVkEk2drOEtfKdBhdnNav5PNBl9MQt1mekE7Mq2cG6Ftfj4uGRXPfGsOA+rjcW9",
-	"B93gbfe0f3RcaSy+c0aV+7YS7yJ/zTbfmj9Ap6ExTjXGqcY41fB71GLFwzvDk+ggje9SoB/A3bkpb++P",
-	"ZJQvpRBAGxv6YI1sv8IFy0R8IVwaFBug3MYG1o6TCZ2rTMSdUL6T9u52yAFUNye4sWVVcoGXVsC4ZnOR",
-	"pp17ytnDufJSAWikRMDh8MI2fv8qPDHDGbgVprg7guONgrT0nf/UFlFaP3I9xfqB42S6Q9x60ahgRLGk",
-	"1vcZy95I1EaiNml534Y8JTnjhEwpQLu4QO4lHe+p+WXtXUt9NlD5mI18gTkQ+VyIUgV5mwFn77JMOLGK",
-	"UYKhBKqsPONSYzgARvBBLj1EPCuJYalGQmEEp/2bDbbGcdEQtaCUwBEGEj959Zx57wK2vA4+vCKxrUtn",
-	"gF1tkNih9EU2e+Kk6VjZ1t4sJJolkjLtbA1X/BMEGzr4kI/FJJR+DQaKMHc5dqTT1zdHfOVogsrcD7mU",
-	"Kj+HiQAxXK4aREWS6EerEMjN8cfu6YX3iFh8Nb8BLE3yXQN9GujzGZLvmjw4H2c9vXeUVWHCwPt9fb34",
-	"t+riIhWaOTnQp3/6oKwgxSdR60wQhNMMwGALgekzoZxJr4/JSmsLh0wvZdaDgutA5zwXRfqPc5xYroPC",
-	"gcIvYSxQKe9xuZofpPwMh2JqWoA4UZnNbgnltrLtO6GhrxsP9f0UJDubrk0luFyCULigiKHYWgjVDiU0",
-	"wh9A3AW0Dg4Oe+PDn3zMyMqD6YiVKCyHTYpGtG8RiK34V6op9hvH01bHU234iZulHs8DXWJ05TiUibuu",
-	"QZkNymxQZoMyvxWUSa4m4E+ii60CchI+u2OwOZlZJ1ltd5lpsuwteyfx2l/j9oImSza0UH5Xbi/zio3X",
-	"q/F6NUK5EcqN1+uevF4gR76E0+tslouyzwu5bzCCExlnqNRiKvgyY+ZYTQQbCRG3WZzooboymrxpGkoK",
-	"DkerSSZ4rB2DyoIN+UwLJpURPcmIrn5ddhuhyYOuSuKWyFUad0J5ViGSrSFnAi/0nQSilO0e5tVu5Dm6",
-	"sQj/qhxHdyL0sYRI4zhqVPoGPTQqfaPS7wpVzu4bqFSo8mRY3lgU2s9nwYQbSkZRWlRS9pn/+29HxbHf",
-	"Zj4RYSjLBaALMsK1FIWV/plQVmXPbE9oqa7kTJghlLsUczZyH6gP7zET5hus5vxmJrNEC8itJCa3S8H+",
-	"Nk4Aa1TzBvVKvEHdXkEc1HXEQYfd9cRBh2+Dk/7RKnFQYImD0N9iqYE+tXhq2r/MDFBg2h8xN/t5AoMG",
-	"AJFcjPNWvxucnLZbl4k0i59MzJK0W9NMmLGdb/KgIHsOse4EB91zakQ0Ors0pSbzJIYCdidBcP1+pXzd",
-	"DZmKHq7j3e5WMBW5pdzKVERPekxF07HKVQ2vk3vvL1GqegfqITN7a6mHqpiH0ANWIh5qicXvwfMPKjn7",
-	"8GTxIgnmZ4tgftb9c/7igwrOflbzs2d6jv99rp9PLpOXH/6cj/5s+WRFm2u24bXvpvUf9pb7ezecBUHv",
-	"BEfy9xuPoyBJ6u6QNqZ0rcLQuU++AeNvUsga8N6kkDUpZPVKRJfvjjtMJasxFqDmQeG5hK3NPW3pLKFK",
-	"HT7bYT+LaaoWaBiE77yS0DwfazaTRG6dZGCeQnHDgOLi3es/OltkHooElMlWsJfH9rMX8G4rUuNStIHr",
-	"FuZJt5mQswlaMoWMpyqh4v0kgkH0GTS6atDhQ4AkxJM7d8Trl0KWOljT3NmD8mQi0kSKolQOToW1mLKc",
-	"D7wORwLOxnKXr0wjPQYVxKystWqC1DcfnMyhfnAfrXb0RuS5bZzZan3Vxf5cySGv2wIBr3b9zJqKsW8o",
-	"fGw6WR6ag9SrXZyhPkQhddgTrxCs1BMejtVufrUGQejAep/NZ6JM9iec/M+rvRQZFDJm5Aem9s6YDcQO",
-	"SIm1rGtSHJvK0ChdmkRfW96yf0o2cq+T0vdVOyZLrngu2FBJc7zJxk7DTjI2EVrzC1FeGO/RqtXh2aXI",
-	"ke7ZElr4ZwH+XNHu5VRIoBVXo1F58oEJo2qTovdgmCldo1RC0R9RaVy/v/7/AQAA//8=",
+	"7P3tduM2kjiM3wpWs3Mi71CyJL902z59ZpxOJ3Gm36btnmRnlDUhEpIQU4BCUJY1+fWe/fS/gP9F7Dm/",
+	"78/H59veyV7Jc6oKIEGKlGS3O5PZzXyYuEUQLBQKhXqvn1qRns21EiozrdOfWlPBY5Hin895NBWd51pl",
+	"qU7gh1iYKJXzTGrVOm2F81Te8kwETOmOyXQqQqYVE7ciXbFUmLlWRrCFikXKwn0+l/u3/f3wlHE20vGK",
+	"xWIuVGzglWwqWMSTRKSfGZbpG6GCoTKaKc3MlKciZhGAwmZ8xW6EmDOZsXb4Z56uTtn5IpvqVP6NA1Qh",
+	"M3xlcD7DZ2LvjIUl2OapHiViNlSxjhYzWHJ3qFpBy0RTMeOwRKEWs9bpX1tra2sFrfzP74OWuOOzeSJa",
+	"p7Ujs9UcHpkslWrS+vAhaL244pN1FL5QmcxWLOMTpscIdirmqTBCZbiegI11ysKLcee1VqLzimfRNDxl",
+	"Jku1mrB2OGz993/857AV7sHijFSTBGYwepFGwgRDtRT8hrXDb/dLAxNpMtNlFxmLtTBM6YxFU64mgi2n",
+	"QjGtkhXCcivFkkV6oTKRsnaIf5ku/GrCvaGidwwsPA1g3nB/JsLAmyRMeSauEzmTmQnpY21HHj8uhMmY",
+	"IRoYLeKJyPbWNiNH8rD148F3f+uNvj6J/tw3V4PFvx4uz4/FV0/lsNUKWjN+91KoSTZtnR4f1qH/Ihaz",
+	"uc6EyjrvxDzhKxHXEHSWLkRI8GdTaQoilsZtTsJXsFVcMcHTRIo0X8pSZtOc8liYfzFadf4oVmG3lszg",
+	"i2Vywl/qlvBSqpt1mN99+Zw9HTx9yhKpbkyXvdh8+ljE01QKM1ThcNHrHUQ/zRejREZsxI1g79+9/OCG",
+	"6rlQfC67Kz5LcKg4Y6lIng1bRqS3MhIdAGTYClkbcRUBm+BRtnfGOFIYm/OJGKpsyjM25YZxpsQd/cp4",
+	"YrQDhVlI4On1Iq18DH4dtsKAwZlgY5marMuupoImg0UzaYaKj/C55SUJt5/fQFD4zWmWzU/39xMd8WSq",
+	"TXb6tPe05zAwFiL+/Vyk1zDTs0EPXhkcR4vU6PSZWH3Tu/hBy1c/nK9ey97y1aq3fP3ln5ZvrvTy1Rd6",
+	"+eq5sf+9MBezG/nmhz/djf9Ut7Yy+R4Oer263X/HM/ESDtI6CVz53DMVMy6VVBN7phxfmetERitH1kSx",
+	"dLRjxidcKpOx9sWLqy9Z/qWhoruAjaVIYsPilI+zvVMWDi32aE5a07B1lj6jn3MQ7Goz+7sRkYbDvlCZ",
+	"TBAoC6I0bLxI7MaH3aF6Syyw5jbJNBw9vsimQmUy4gC+Xc4m5pEKHiOE/f6Ts+zZoIzz/haUd97iQusx",
+	"DyyugyyOcCyFQRTZT/5oF//jQmfcImRpf1tKFesls3ihhwEbtpapzMQD3v2UqPvxWX/QO1s+O+6VITym",
+	"H3dDqMjSVed8nIl0HZeXljoyzZZcZmwkxjoFlpulK6kmwD4BWpkC5wYmWQtwfxC0xjqd8ax12pIqOz4k",
+	"yOQM+O3JYHBw8GTQOzgOWjOp6McCVKkyMREpwvodyj1wX1yt5qLzBsE0NXeG0kbJ8bhG9Dllo1QvjUjh",
+	"xPHYyT14M3LDZGZYLKIE5ZvQ/1rDXWG/VL4u3I91+P6uU5BwA+/4E5DWPXhE4B4YNhcpm0m1yESXPYzq",
+	"Wg1b2Cvv4cHA38N+D//nbWC/YQOLxb9zHKnm/nTLScQ4YxLuD25P8uozJ5g88gL7T+63wN4OCzSiZne/",
+	"JUlmfUGO5dK2BkCO75W8Y2Kuo6ljKo+86idPBseDo+Pe451Qu3edixpZ7iIGwMYgoCF1FyQdFELaLU8W",
+	"AhYf2mfXMg6BCKyeAAdWCtNlcEwEaB0gGw5VKuY6zeCS5W5ol52zKJGALdBSoqnWBt8YrUB0iWEwnHi9",
+	"VCz0QQ8Z3bKgFyE8Q6XHrA8YPj4EuRyEKuAh41TPWHje+Qvjnb+xXueEddk1O2WdEHZzYeCQGhSTzhhX",
+	"K6azqUjtEtuJVhORBkMlZvNsFTCdkrzKFQ3Lv7MHk8mJ0sCVuIoJWSK9FSnjxsiJMrDzMga02gUFbHA4",
+	"VIleijQCMXIq7lgsJ7JGu8r51sH4JOqPjsWAP4kPRW/8dHTET6JB3BeH42P+ZLQu1M95lokU9vbf/nre",
+	"+Qvv/K3XOelen3a+/6kfHB9++OcaHvgBXkv5TGS5SpuJiU5r7nL3hJlkMemyc8UW6kbBdsEPjCuzhF04",
+	"7PWAwCW88uNCpCvQC/kMvhq5uetXPJI3wlSEPTrl+bVZXiStEJd32KtdXtB6rlUsYQVfyqT2Wn0Dtw2I",
+	"41JNDPE3Etbptca1uAGlxfxzKsat09Zv9guTwT49Nfsv6Rs5QBa8hcrqsI1g/aBHhoHsDdyjAA1fYe2L",
+	"yzfsoH983OkznsynvDMI2GIOtw4Q2V4z5PTJ+k344kV5BwalDRisUdn3Pw2aMI96QM3K5vzHhWCkJthD",
+	"OxMZ76J+Qz+H+Y2bilupF4aUFfa5XsCJ0/gM14Xce6jmqY4XEWApAz4x4wmwUBG7z7QzrRmc8YDpRWZk",
+	"LPBsIt5GIgtQx8/EXYYnH/6hlYCvDNX52ws247HYw0fwcyqQmSB/iOV4LFJSvYDATOCfBBZKdcsTGbt1",
+	"4blBFjNUodWUgD0FLJE3AtkSPmX5qQzK8+S/h6csEfwWWaheZGgHQXhRBfSUu1oaoL2pJ4GHaW5lsjnq",
+	"Dzad3Jw9XXe+/109+byYzRO9mgmVgcS38fTiMbHWBWkAgfZNBtM2nYNi2DV+fddzXAYMYf1SiPiKj2qE",
+	"36meifCUzTVIUJamZ2I2AvoojHpsrJNEL01+n+Taql6qMxbG0kT6FvecJwmzFgmctGl1GR+VVhSLMV8k",
+	"IFIASK0gF5rtP90nysKzfbi+O19zFcOIOoWP1veZYVMcFLAZz6Ip2iiN6EhlhDIyk7ciWbF2eJ7ISIRs",
+	"LEG3CTn+a6/LXuuM3gO5AOna0g9rc/b6/cviQmZSRckiFjFo3nBW1o9KwBSIZ+ywd+idiTnPpgXCCNjd",
+	"lKgWglmm+IPebgQPt9VB021VJ6i9XsxEKiMmKwJbYchksIQYBClkmTybApKAPIBjcbjMbkVq0GC612Vv",
+	"iAEOVb/bPen1nvRPTgZHh08OeycnfWKEIL+QIJmzQ+CNa6jfgPGh2o5yGe+G7sPNEnF1CdsUH8/w+EdR",
+	"c/W+4jfCMM7evrm8YoaPUZhHNZu1L7NUzkHem3EQ680e2dqI55YMnZzdiBVLF8qcMU6vD1XZBHojVgFd",
+	"gPlPdHYCx83pRz0XKW4e8gfUkcnQSjwEPw4yt1U92ibj2cIELHwJooPUKgzwrT2CLKyx9Z4yNO3Sahxw",
+	"diFDVVxybonujgsPBwOgTIfQ6xuxuqb7MTxjy6lMRAFj/rY0zGQySYYqXShQOwOgo5O1iaS6XhiA6o9i",
+	"ZRhPAap5xgaHbKoXcNVa58doZdUv0MC5iuDmuySRXKSpTg1rH93d7SH6wsPBSYhzAVmjPyIOmEGRYsUi",
+	"rtiIjCrSXfH+fnm0TFpJQc0Ve3bD5Xo07kXHfCA6J6N+3DmMnooOfzI+6Aziw9GxeDru8X5UkcCOjjZx",
+	"ln/q/DuwlMHRURNPGb/WSqBnpO7+FHDCZzoVTOS+FqtLOQN++OKKT5waZlhbpyz8F2DS35IjQ1gOb6+0",
+	"RQqkgkqg56lhbfS1wIXKU2m02iM9kygJSCI86B0i33+lY+BzcYj4B+GGLENInTBvyTVCnJDHTnPPBamv",
+	"Xlydoh8CBSr7NBfOBieb9tL3J320x6XfGxzWOyxQI7jUaY1p4k0aF5ze6SenLFRiKUwWsra90fcCFs5T",
+	"GYlrbqIw/wdMFiL3DlORiFs4FeFQtdG4NhMcTt14kViO8GN45o/L8R7+GPri7F6zRGlgEfUCB0HsiRz5",
+	"Dznc+d8ANl4KFpQ1T2I+fh2dr/jdWxiwjsuv5WQKFIPvByQwGHmLf7KZVDplCwX6QDsCUW+vgvbPjCXq",
+	"aNVlrxYmQ9YxEmwkEr1k4Uyqa5w6bJLGZvyORtTT0hHZsx50x9Xbfl5J1YCLl3r5SKhoWqvDRoOZ69HX",
+	"+lqDWEQ33VZdQXmDTW752qQn3Es5qMKCAL4V6Vs+EbWi3YgOuczEjCzGoLgFrN/tHvXO2KBHzla0vepF",
+	"hsIbjE/RG61Ty9zaYe6GC/dKCmibxLAo4bO5iBuNAu71+iM86HmncLP1+Wi74flP+Ok1ZHyZCtFBMdMI",
+	"nkZTRMKg1/NMfIGVSDJQfQ3p6IUeQIa6bMoVCB6ZYGbOURR4gThC5T1Z+c/qVfVCij0rq9iZJr8tyhoZ",
+	"aCbN/PDHDUauyv3eW9Mc1nnbJaJkB0JKhVkk1vlwI1VsScne1eQFPmVHBYeHb6GLGsTcORuLJUwjeDQd",
+	"KphgL0AqxGvCjs1vWMDG3r1pcqiqRNmIxVqyLNjmRxIiIbWBHOmhtQk9FiW+ksaguCseSpKbKW4X3XWi",
+	"E64mD6bBTRzW4gyQAaSDiwuQo8WsRDRd9q2lP2ndDY72HP2WaBDF9VRki1RZo3vo7ISSwnN4FIl5JmLW",
+	"3iym3IuZFwvG9b9XIGY2OJEoNCag/VzgyMpdA2uAtYu4iQnTa/W0TvtpN2WkdSI4WZC/1enNPOHRvUxk",
+	"S/cS4yke25lQWRNY+eCdEfeNHuVgkZPBKafoY/icx9a9A/+KyLELf/L5PLH42rduo9/9YGAVOSbIw7yg",
+	"ceKa9GX4zSxmMw4HuXVutWhrFsmWJIugo4c+GBMnoLOFHwhasci4TFzMglUxUNe2JIaj2TeXb15b7Vwa",
+	"dv724tSz6bH9W2nkSCagR/H5XPDUkG6FvECDZgpyMOqkrdO/5rDkCyoDIo2buH4ykNnQxTT6QUS4fzmj",
+	"aJ2qRZIErbkGjpe2TlsebK0P38NWk64Mj2xAD1oULRshZ99ujigyOLRODzGsQWbIZ17lNnjEGaCyENvr",
+	"44rsnpv90t4A/ZTN6OX9fu55Epy7zpFw06bnBvDStltnAaA9B16nbMkNk8YsRIw7zz2jP36nfk/tp/xv",
+	"5NGEqC8TCTlIvZ0rzPP57sFmNmzaWIj4sfbsgmBmOQD32y77mr9h7vgW21VPF493Oku78TPQucMZfPvj",
+	"CdwjAx9pThBCOdTJWhvQVkzj4c439hReX7yY7Hs7UzJqwSPhWYrp/KFb/qhXYUW+HPf3ImkfI/fbo+JN",
+	"vMp2uwLf0iz0Sk1QXGEJzVnNKePWp6lTsuLnX7bxoSMeF/I1bn3AMG5jLngm4mCoiHvBgcgjp6xboDAi",
+	"t2vEyr1gqLJmDjgSiVYTQ1EtHof15rICGXlJMXaxOJ1D74h4rwDxh3tddm7HorRs5Ue60vAKh5XbaxDv",
+	"8qFqhz8NW8V1NmydDlvkFBu2gvUnFH8+bH0A6HiGUmgs5tkUsVcGJ8htvkOVO7IszQKEIR2PkLXhcLAw",
+	"v7lDK3VuSg+oIxg7fr882Atn3vQSjqkGv256oRjYEL+508tu/MYwwE0zNbzVFJK3earqC5ti23adqXip",
+	"KZBs95nghZpwrC0TFGM/2DiWcSKjB0jM/u1Q61/x+fp5NVpfGlZxbOTeGzYSUk3YPNWRMEbEXYbxqyzh",
+	"mUh/llv4xGPzBZDoupKK0dJ25PX1mHkMdn++awJEI2KBZdZ7xoDnENL5GBlUxsZSSTMV5ldu9Cs3+mTc",
+	"6EudjmQcC/VABX7sv19IuV+IRFDUqBUyvBsYHUZVcbeYpyTm2vQsjplv6NONYWZB/Azm2pU97R/2P4pD",
+	"HRQc6ksP1t2YUrE60hDMYjyWkRQquzaRnosy8t4JHncoNU3foF+WcYZ5CIXsV6sxrE1btUEUoqMSIgZx",
+	"jL6Q8zP6Cr78s/D9A1+8L8BnDvxd5fu1lT+OgH+O/mh/L5bcBiDXbQpKxFVQPEGagsGGasZXzAhRDv0Z",
+	"LTI/P1FmATOLaMq4IZpvPE0gRecEZr8GcrYxoGZiTDxno0RHN/TELMxcKAPwmkzPDWuHEVdKZ9f2nf+l",
+	"AvC3337bOffC/GuCAD8XPHWhKM+GNSdu2AqIdp/lmUPhGbOZBcmKclxraKQhk6D1kA/ulKD06/3689yv",
+	"F6BuKp68gB38OJHfznSNxFAS9RVbKHE3F1EmYqIVpiP07scuoSPzTRUx+aKL3A65yzX6kbaco7IthxbD",
+	"3GJ2ZfQlHDwKi69BHrBx/0PhXpd9gdi2zh89mYjYZhyXMesCVJ2Pq/ur6P4ra/k0rOW1zr7UCxV/FFeB",
+	"a3+Ms9Sb5jHZzUooIPuAhILjd5a7T05OPkpEPCy4xmv38Z0ZRrG8x7P3WmzkLiBxJyk+20sDAAkPo1IF",
+	"SHJnbKQxA40CJGOSMBKMms8hDPd+5RW/8opPxytcLG5Dbn85xJesV34wcKUyixdjfMqURrv/GeVT0TnQ",
+	"89VQrfSCTfmt6LLLTSG+LBz0euEZJcTBocJ6LI+shLiyNJtewjG/Hp5fD0/p8Lzlq0Tz+ErrlzydiI+6",
+	"b+c013Wm9XWCs21yic9ciLK4i4SI2fHR0cExG60yYX4O80zfM89YJDBMv7SA73YHry/5sX2vzkGJs9tw",
+	"vZBqMXXd4mHM9YzfXSP2QtYO1+D69Qb+lYl8MiZySaWk3it+y2XCR8nH8ZGFN0+Fg9iiVVjJS8zmOuWp",
+	"xFDG/A3n35OKHeUlMH4GA4DHTiw6WHkduzEU/53HYiUxzzgWBpOGgj6jKcyPgb23IgVGge4779vhnsMj",
+	"uexCr+hP6KP1fxlHqdQ+2vi6N/RXXvSz8aIrrV9xtXIFgT6KERV1D8WaDYHcIzCCUdkwPWbHvbq6SnDs",
+	"SMYpog+kYv3BPdiTE3cS2unjXtCaWyIm0/gDeBdm+15zouX+wJONBl7IwpXWbMZVXuvR7MzKStjbmZfl",
+	"BLGFqeVuIqtt5dHO1Upuq7yuzmLO2qEP1a9c7lcu94/J5d4rbgvmiviB0Q0uoBB9v2Un/XtbMkmnXoAl",
+	"jWsO5nXPS1ySR5EwthhwKQh6B543Ex9lW+2vR9c6EO8XWUtvAdbxr2txN6fsJR9lL+jHRiyVX92EpSmH",
+	"6wLH/axIusKvFxDuhqTyugokpeJW31SR9I5+3IIk9+o2JI0E+vlw8N8BUwWY98GUewswtVClyntlXL3W",
+	"5ZrYLM/+r2KtOo2Ht0uhYqzw5+OOGzZsleY+ZdYXT0VJcZirB/uzYtYLUYAl54mC99CeSqh4nEiZ15pF",
+	"qUDPBk8MKUr+ZzBguyg0V+KaRRw5YhWG2sMyVO2wdHrCPXjVEghzD+2/wz1bUZ3iXGzw1DgPeQENjkQi",
+	"mJdHaG6+zp/9GvayJewlFTyZPRu2+FwOW7Z4uCrv+1KkwhZmrH0rGKoilsXbc5iPMrJGPM63P8h3Wqdr",
+	"e+jq59Om7ZIvWwsQa4Dn1yiaX5QoZ0Oo+SgR1EnggRKdjXTDcLhrI5Jx+Ub5HH6XasJWepHi4/W7ZH0K",
+	"7zb5V71gNMCG3MFEWArV8psd7oqFASxgZbJ9nORjro7BoLg6nlcBs9DvdnGsrxu2xv5Kde9qMPolPtgN",
+	"pf4k9TilER+LVJrlkbHqgfYQtPprB7wSkyNsV+WeAqdFPlURe4CvmBosV6asYJioIitSlc/YQrkfxcw2",
+	"JNgV0SM9emQ0v6KFFtDvht7KogG1yOeRVVyPuUyq2P1cxyvmqozWoHH99U0uPBrCipfqMzPRCUXfW0/N",
+	"zNhMm4wd9UqVK7ZliWM+7qfKD/d35s/52liOkN02Zx2VjyONfiuSpOPnJmMU9BgD+Ipvsna4BoBLG9QK",
+	"y6ilKyrlY4tkSzVULm8QpMxY2LxMi3YQci0jCIqQ69kiE676kl8P1HEvkEbXuUAYsHCN5Xo/wqz0mwv5",
+	"thwIJV4n567xBdYOy0cCxd7zIvvXMhRp0HybkTJENa4Dr4zbGKgQkAifRp0Yt+eUhQdPQyo+GR487fZC",
+	"TGUND7pPRT9k7XCZajXBOq0h9k9RVPBmJFbalky11Wf8EquY3akX2bUeX+Pj8NekqF/FzU8obprFfK7T",
+	"TMSvRCw5Fo75OG9tPuH1DGZ0hYrLVog82Zob5n8AJv5Z4j2OCqbu4YAhyMyCvKuVoXbFjx35YbPpAWcj",
+	"rEFkKv1FnEE1rOIT875nc45WhvV6xkGproKRrmq4S2OHa9iIzC8Q9f7qy85T4OX1a/81rfxXnvXJeFZ+",
+	"rhCz53N5oWJxt27K+aL4l7thz99eoCSZ6rlIMynWO/+sFQeb6jRj8fpUSmRLnd4gq8qtLih/nb+9cIOM",
+	"jiRP/LFlO8u6oSVouR6GJKkt0qQ+iBW+kgos6BOJgKVCkYBmKzN7rdtYO9yPdWQo5Msrk17L1WBkyytR",
+	"t0hltbvFyXEN2ELFKBjWNFOi5nV55mDADLFakCU5JWMqNhPZVFORsUzMzNZ69vZz8OkZv7ugd3zTFU9T",
+	"viLIFjQfT5I3Y1RENs2M1PQC3wGForyUP4N+ZDxy+swwnL8LX6IwvHt+6iW9tP4tesCEGus0KkqiIA1/",
+	"cHXO1moqYuntErUXO35J5PiayBGeb7f8BS3bMvDaTPng6Li+NmvRIeby6/PO4OjYwYARiNRpJgblLnSz",
+	"LdIkDFimWSwyEWV0zaiJiAu6dQJ4rJcq0Tz2srfyJZ2MB9GheDrq8yfxwfhY9KKj0YCfxE/Fk3E/Ohgd",
+	"8uP4SAzGvdFJ9JQ/iY/F0fgwOhgNeD/uiZPxekMar6BgtT9Nr3PCO+Pvf6pvS1NgquHQSsPezAW25nCH",
+	"PGDijkcZtQ6zWGpjG8VEqht3nCtdmqisZW3Xxp2OeE0ryIec+CJy4tq1yNu5l97O57wI/8hv2eK4D9YP",
+	"+61ITS0j/zM98M6GzyClGuuufbeKxH631610wjuqtZAXdvm/0uksn+gCuDomX6aetVOXM5d6vDsu5/Ph",
+	"73MYqSxRCwuyzGZWqq9mf0f0iJK9Qby2mnYq5pgRXjSVooHrFykaYdYpQNzl7Sq9Vwv8vp9PUow4zLSm",
+	"spq/oWqf8EMSTbnEUIExpx6hXN0Y9oeaXhaD+vuUEi12Z8oWRc/ptXW2/Jw655q1NcG3Uixpdc2bu7bl",
+	"L2CKmTU7lBEy6A2OO72DTu/wqj847R2d9nq/6/VOez3/lMZwqDKJVFbhUd//dPihQ38Mij+u3B+na3/8",
+	"9Xed79d+rOVwWICq5tYRWGebJeJWJGesZ/1bmZ538Kfajd9YkXnQP3xy+PTg+PDJ5kraQUvWZPnYPWQ2",
+	"rsR98cnjdeQIWvCB+uaRr2yrHDvCdcESNnGICqFZj6ISO7PCVzRdmQUeHz9ZZ4Kg6SnSidcb6FXoFs+3",
+	"xNN3xtQiSXbau6OHYxK+QSHhpeqwHmaB+WwBHtvEWMCwQEUJusdsvRK0Mj6p2eSvuZli04lH2Vubi7Vl",
+	"X2vlirfUV4nHcSpMlStRiWzA1mfUjcy1eRmnfAIDdhIYiNu62jKD39jJO08eIjYsDEUR7saN3xuRXlp3",
+	"xTovvsrr5XTXbmAs/ehIyT8TjosFLVvFEyGy++yd6/zqKPF12oUNd+vz/L5pvjd48yVKx9FsqpYeyxQk",
+	"ZjuytIH9x+CpFUQ6iDas+aU0tTIFFf8cu9WaGuWbZ7yh97V9J293QD0GdBILkxUeup2OlxN7SkfsqEZX",
+	"nAkCZzfihGW/gjfWKfMtn0hFnheQLWFL0B9WRS6u3353A4LfWdm/vhdOIzE57N5L8mk4Z4WcU7eEBtjn",
+	"XDU02KZGdlRyrwx0oie6hphGRieLDLvZ5+099MRdWiWWu42foaESMcCVFGa/P9iHqbpz9Ek2c7RB7/Bp",
+	"4wVWcLh6zdxiA62qZSDPo5lgzxO9iGvq26/zz7pLwE2+FCMjM7EdKeZ0f59HM9GJ4Ltd9/CjV1+vBuGW",
+	"buKcRau3WjZCtVBLLeH8KIAMe5/NeZoxqdYJql5C9KaqiIlHjyk9JNzkxaYaOg9qbDIWYZNhGujvH93m",
+	"HrRTLE2hBFsJPPJaiR0O9ysLwocgbz0O3/i+cUfd9nwftO46E92xP/9LMRHcqZmM5JzXXniwNtIY/XEk",
+	"kdiNkyZvErO3MzMviQQ+Qz88qRGZsDvBNd7km+5Ui/hSf8uprQECMzz+LRu0FvO4UVu8koUdL+EZdq+L",
+	"Mnkrs1Wzstg/Pej9gpTFTeKqkwyq1L0b+6a92j+6v/xZKyT6ZFw5sRUKKm3abgxtu2xUjL2ngOS9WJKS",
+	"7iEXeYz3kYWjCzXSd/eWkPJmsio/muV1ov5iW5U4QniIWFXMuU22KhPnxwlYProbpCz/czuLWpX2vmsr",
+	"+SM2thl7XYa7Xmu78SJJrnP2kGbub2cghcNts6tX2G4FGIiZyjncPsDhyw3v/OnWmELuuKnFNvrOnKNo",
+	"Hd3kJKpRxq+u3noeJLeur15ctYLW2zeX8J8vXrx8cfWiDCkNqLPjEwS1Vogrvy79RW7cqZr2y5xsIrK3",
+	"VA12q78F282u8030lMH+gSRE3YNtl2EWWpN+yOapGMu78qfLJap+kvGHXaCoWplXu5N5xWb/GmTAdWp/",
+	"t5aXWS74bwvk8AmXylSwiR2H0A9sC8ruBtgllUtdP3iYPYGT5TkmDR90kZM1xNtJpBLMjii//pXIrFF9",
+	"u4RfOfKW5APXhbhEmwVADhd1G1fHMCis9h32rarpakfRdSYDWqNcWM4yPZkkYv1Qjl2Ebq3N28aM5EKV",
+	"0su8cXgR9FZCV33XqPtajt6meiwT0cBni6qyNMyuEgFFP+Q68y3WaUHZhtfmi4WekyXIRjI2Yfd+N0xp",
+	"W+tXPi7trYodBu5x25Sv9hpWVXuzz5MFbbm9vfNo9vKCp9xcz3QqmqnJOaJQgrK01GXnzGCsBv5a9CwS",
+	"nNizUPEZ1aVFMWmc8AmOKlHemCemlvSUuMu8Nk4VXZLaj+SBIXcEhFXi5BixjJ+WOCQVFKlV1cvF6pve",
+	"xQ9avvrhfPVa9pavVr3l6y//dPfqB718faWXr56b5asv4L8X5mJ2I9/88Gr56ruqa7I/2MVEAeuplc/r",
+	"7Cz5kgJ2I8TcXTs6lbDRCXVVufdyNzqnS13ofp/3ZBz0hoteb3BMW/Hs4RjbpjZsxWDeHKiO/AUz8m8C",
+	"qwyU1vxxXUi3abNXOuOJJzjbc0ZdWtsljKJvd7tgvRewVEx4GifWtTDGdn0bbc4f2RfXZ0BeA6acK5TP",
+	"okfJFezU8608tGc9PqA5sqfKoX7Qo+tCkMaAx40Tht/oUbfyQlhC4SOJ4LnOtzlUoRRCUaPnwfry9onb",
+	"V5YPra5Jq2tDpUimq1EqqZ7STGfiEWG1HZ6vI61i2eCP9eC1zcu7+fAqzEosMdbiRlzTnxON0teYS2pt",
+	"p9NPAD1FJYvdYKfBVcDROoTUI1RMQorRSfyIwFJ4741U8WY4MYy8C+OqMMoZHeZbGQsNuJXjR4TPZ3A7",
+	"HEq/6XW39kgWKV2U/oHHkVwkAXrFVoW7EP8ik9HjrQi9l9tXAopl7QoycYcN66c60x7aE6lukJaT5BGB",
+	"dVhqAvidfY6x9aYCaUINphN9S8x+yltBa4nYN9hclqtJunpEaPNua3IX5Ba92aoopgZuKFAAtYjU4HWB",
+	"/opHA7d6LRZkUVnI2i7UnoryUa7loTWsae1eCOovwsaL92UeHbt7nGv16rXnr6hwmVicrsXgkADC6HnJ",
+	"546hGgGTqpJf6Elpvc2xSb3eVkkNzti9AcSoFnhzM3SHTzdDB8+3xS4hq3oYGl23lZ8DjU4CvM67+jdL",
+	"2+gty9u359kwE3lbCbD7WCk8B2rGa9IOsG6u8Zp7FyCVvYwfC4U2DzwHSGbbdu9oy+4d7bB7qBfeGzxT",
+	"9LBn4Y/hFhLbQmHbQKwvmdsMKFIagulnPiOM+OaZK8w70rEUxtXBP+wflADH4sabQD9+0u89fWrj0Rvh",
+	"b9CX8tNSodUGogka2Wozp1jncDXb3Yjexjui2WTmcl68Xz/WWJanDtUbyta+trN97Bs9qjGsKKbnQrEf",
+	"9GgdcD6fJ6t6g8y3aEHJNGZJrsqRHXXcbUN4x37EUyFSs2+EkjrtTHRHqIlUAuPfPjruJSrifXYOOMIX",
+	"6vFfRAhV0yJ3yPSyWPYK4ixkEqNpKl0oJ2AYNhJTdI0tUjbVFMQ8T3gGuKhJ16oT3CoC0O6rr/js1pHQ",
+	"4LSr8bMBGFhGyGwOPdfjsUhZlGgDnKqgJCDMDhYcqgsuOOz0+lf93mlve3BBlUZ+vmCDOk/dN3pUje05",
+	"eNTYHh01xCzZQ0uEyKTxQqth11aMDCHw1HiFBtyEu4f1vHQgfHRcjzcTXhPb0hhgYUtuGGpAZlpPOge7",
+	"k87PRyqGJ7U+vEv8nWoyVPlsaZW7bQ1N9/Ebk8/j8tXryBwfVbL9kMmzrzR7UTD5h4UX1gTtrDHYenM+",
+	"EPj+wUPixHNNc3eO+o0efZu/tc5Pi0OJ6Y/SsHjdKUGWyto4IUJ/cc95DMAHd/1KyEmumhBWXPv+mSsx",
+	"8+Ygo2/0aFtsEWD/PiFFyI4eFEkEIs8/XnR1iWA2MPE1erEBJhst3GtEVUPk93Wi/rLcpU2O+r+nt3T5",
+	"5kpbn1/V9/enu/Gf/kc6S8dCxPf1kW7H0z+ii/RjHIh1DML6XOp47IynNyJD1sGssbTGXskzMdHp6n5c",
+	"T6rJc/diTQKqfUQZp85me/8v5G/W5bjaZ46o4Q6oBLRpHe+c8mrxs5O8OLjqH50Oer+opNf76Z7ryDpP",
+	"FkC1ixkbp3wmAtbvHbFJqhdzI7KAKbFk2SoVpsveyuims5gjS+hWk85rBbY6xcducVX56T9qAix682pM",
+	"ZW+nOtPGR8bH5LzGkldrfNT4UT1FbMdDkGs7G8REAJFJqu0xT+V9RNFXWom6w3tusOQqzobzGpEkj5sQ",
+	"acvIwcTu8iGK/FCUv7onr7ik19a/d8kTwWjSMsVbd3Sz0nK1rrC80zxmI3kjAnZ0zCJ7WB5TafH49NYk",
+	"A2Tv+/0nj5Nj4HSHsvxPROVz8aC4MkrqhT1sOb3kW7ljcmr1WlkXy+wTMm43Xmj1uW1fSDNPOOW2FdUf",
+	"3TVVMsPJG/JAbos/NslisgFKeBwwbju5WJdh6L4Z2kCl8rdH698+3Bp/i3DYnL5NiPXv4R0uUzQFGZ6U",
+	"1Ikdg08ql3CDWiHVZJt6aHf5Xiqie+dhaqKTp/7xVMUyJ6yzHTlGWMds7AZvCNJZY51129pobzxnKIjW",
+	"CKC2fHiFJNfSyF6uKIZl27HE4Lo6/nFx+YYd9I+PO33Gk/mUdwbMjmWRjiuc/st3Fa5eFufOO39pFMZS",
+	"ManFwDv8HYvnZzwTO/hJzhe3Ip0o0Xk3/a//R4nOeTKvZU33y3hFhOdgFgiro6lXDX4uWysXqYg6O4xE",
+	"ouHQZbrGd3TLM57uppzSWIa3STXJ1MoNLr1090RqmtTs97s/zB8lgXokaxLAv0yF6KBTeCT1JOXz6Zoz",
+	"zIiKh+RzHt0IFbNY3IoEcNZlz/V4LETAvtKoes8A0VxS5l1Z2N7J43W/2kI2J2Hn2kJFaP6Oipbdwx+0",
+	"VDUK1lGn3wcFq/f0l5UoOuUqrpMR3yv540IwehzQVS8VFg00cPeHP9GjD2FF+FwvDnWwq+pkS6/L+FFi",
+	"nGsVp+0yVFV7lJFgr3iaSXW/1C3zgKStWrpcpCnWCipytqjNninXrrYaTYYSwj2UJXHp3tmSrePmxg/l",
+	"ncp2+wpmeV2osW74CHFaJLKieSDFL3SL4Pt7aGo4vvGsv/eyYDCuZZseYxOVnLy1W9Geh3hebkXa0D3f",
+	"z+fK90TGtj++NMy9upOZ+FaK5QMyuv5Mr9VkFIqEchmmcs4y7WedtXmy5CvDQmmojjwDoBho+nsNpYNs",
+	"6QrLmwJ3zXroof2i66qihuWVg+wavVORE5Ij4PKBrZcTNsfF5IX2vRYhHxMY86opay6ff+dQGO9obwa9",
+	"ONnr9XkxmOm6CMLdfSV/Lt6pKeaaPyTxEGhGiSXGxxlqoxBrJ1iwNZHIhv6uoWId3HrExJLX2pWxADnl",
+	"JGYZj6ZYm82F7em0WTfndfGR56AHgwJ0KzCkrloaBm2yNdLxG2pNYBYqlUZgY2jGYbtmLOE3ldu1v5u4",
+	"NBVyMq2B8Wv8Ha92eSeSSnpR7/jJ49TbuJEqvs8hiCX/I7zSHJlDwpmPNkpxQHuhgLO/m9+IMzMjRmVf",
+	"Y23OTCaThER1vJAwfN/srW2guJMmM7uL67aMW2+/f22/9lhy+84+snW87QbwjoCuxxLIuC769Fv4uYns",
+	"jnu9T1BMjW4MpEQHVn4uAjzBZdJpZB1/tMRcT5gFE/HNDw35N1XqrUGgqz1Zy69QYC6KXVJ54j/QxRnW",
+	"eazrpf2v8fdCoHTz1WSIt0Z69ED5vqghufELj1pBclexbre1N4h7hJJHMFXnEk8z/TVUszrPcwOkwnyL",
+	"TaVTtlcLtpNVopqQKy7mVkYXbCpvBNOKXfJskcZ89fsdqwIXsG0tlNpQnuhR64TtqN4TepdYLbwaD/oL",
+	"LgVVr2lbWilrCyePiVWDbRE+gXdtOdW4A2VCvV+NVreb7SqVfUyt1qI41m/sn52Tx+EL1SOTYzcvpLqT",
+	"J8pu+zbfRFHbaXffRF7E7UG+Ca+w3T+Yb8JCvrmQlcdNP043tFhqOB3uJOysIKKjvC5bgqNtFmkBxtTo",
+	"O7OGOghTwQyfCTcD9k2KRSRnPGFE4XBBzfgPOmULJavC8+FRr9urlNXoP1lnl79rD4ddYnv94ODD3u9r",
+	"WR8BcT2Tqi4a7pxABHBgAIGT3zxodotWrC26ky6LYCPKTOBwPU3rY+ovBC33yXoHz+Gg/6SAat2v8+J9",
+	"xbFzUOPYOai7IirkUkKaw2HLA6+OlF6LpdffgMfkdeXJW49qbIWXxuYHqdfvIPYU74/pdsAuMjZbYMFy",
+	"9DUwnrFEcIM2BYZ2gkQUKW6sbYRgWCuOKlHvnTGRGMHCTOtrjNqs2Lu/SrDMB4apGhSMVnrxT3VykNfc",
+	"pF9beuyBheOlXeFIeHm2rgkSHEU0XrRxGYeDwd6nKstfISPco0ZSKRedvSe9+JVoNTMZTzPbThMOMJan",
+	"bma522mnPMEnp6CHSdXbqWlDeVhS93JeRzHKM9s6od0HrB6enLFytVgexyLeq+Tgg+bjp9rXa6ifGetI",
+	"2kGTLC+swsF452+9zsk1Mv1evbhbrkk7k8rFrm3L7C9XIt1Evp4Sdi/KdUJnhvJr/DF62Senyn8V5p/Y",
+	"KyEymPkJ/B96xFMuk6mtyXs/mrwHe3irk+TeyJ3rJME7Aw23dHs4i3KXUR80T4GY8RUDnOQdLeCHW53B",
+	"yYvEULXDt28ur5hXuXEfvrAPQ0y4FyCrof4HtiKkiAO2UJlMgCPbLJIuQ/2x+CEYKu9FrmKcByZNDeOp",
+	"YFQzAltRsRC+GDK/jIRt7lgmG5eyIuua6IlIq9hQMysymxPnJFBvNQarUlriKTsCUWiRCQP4e8JivjJd",
+	"doUoSpLPDAuL7BhM8vc6XISFBhK6enOyLN09PT7cbNg77h0+LeWNH/RqJaXZIsnk3BmybHWCWrrIEzEI",
+	"x7jL0VRrI5gRtyLlCdPU9LHLvqCZcO04GWvDYYqmWkZib7didXreUAiJKpfiw88oY8xg5jo2dz5jXNmn",
+	"gEmpYnGH+AXimGtDIWwYG9vGjeztddkA4Oz33KwBU5plS13c+3Tlh/GCOpIKoFoBZ6NPb/pNvq2+u5GJ",
+	"VFj/FR8Bo7ycY0WShnor/R3uqnJ8ccGxqy3GgtYCgxLs4yxdCCp0YOrto4By95RxcwMH1Ez1UtFis2JH",
+	"Sq1aQmBNITN8RfSdCpPt3ZfhbmOvgDwMmELs/b56Dd6TmeY4KAgw8LnCBj77Z53d9yLzSNkXEZAzghBT",
+	"EwmHR6jmVGANgEIQiabaCFXsSggQUlPWLh2KvVPEN/VJMlJNEtGh2ekCsDRPT67pCTYuVwJbpOvUvRw6",
+	"JhLCwzPy52RLmGn94JzRwclPadELqfhmqW94RU7q+cejmf+dbFMRm45Kf4ejUg2Ws3vSSBsme8AdbDLg",
+	"LTbP5CECDkxxxqauwxPckH9wbYHwgkxFpCdKGhF/eiHoKl25MH4QJVxvvFTAV0COi/mKmMkf1mTZo13E",
+	"9MT2Vq6YjOaEcTbNsnnb7KH7zndIF4iaYfsNn3thMTIWwsxhgaGRGCquGHcOwdBaMEM4FaErWxGy9+8u",
+	"WPvdl8/ZwcnTY7gvED+HgwG75YmMyQA55jIRcch4NlThPn7Jep5GPL4m8g5Ph6pD6gwQBegP7IvXlxSm",
+	"3k74SCR47PEuOj5giQBB3wQslhOUkFTMpqv5VODNJiTc4kPFrHKmdMoS2GhuB52xwdGBf5/xDJt70MlH",
+	"sRV2MtYZ41gsLN4L4DhfvL09hGlz83Bqfz3Of5KKhX9l34esrTT7m1ZiD5gFCxdGpKdzbsxSp/EfQuy0",
+	"cQaL5myuQSOVY3LuB7B6WufR0cERjlGaLacyE3QBBNQPUycBI+wFru9KZ2GQcS0UN0ZOlIhLi1SrJUgF",
+	"sIL2SMbSzWOYWQC/Muz97wa9wYuA/U2kuoNOT2+CvYDYnh6zMGTDRa93EOH/i2Hrpw//Zzj8t5CFYWDX",
+	"j6mSPNULFTskeagLWPhbN8aw8LfffQcv/iZ0O4FydXeohuoc62xRkAfSBRCdNMxkOhWx35WVYiPYhbJx",
+	"FHAo4OTjBCYn1CdDdfHuwuwhf8hrPwEF2Sk5HhGZwpdOgWaQJBV7r2SkY8FGItIzQeLWxRevz9n55fOL",
+	"iyHahVn7/dUlOzxmidY3i3nAsNRcB5vuhneq0wkZUXPAjMY6EvqmwxPQ4fEzIHFgxOQS15sNlQRIVWxb",
+	"y5LyrbTq4Ec9diUNm4s0EirrCAVw4kKw/fvpUOWHNuLj//q/eZmZmVD/9f+GHjphM9xQADfi40484/4L",
+	"v31+8NvPn4co6Q+VfQ/XLvODBBxlJjPTrdQeCj1yCjx2mmg1CUlZWS+PM9HdWNzuxzrax/DgfctRd4gv",
+	"8AwCONvvT/f368wAc6dD7mRZd0rnumU958V41d+TCaP+1i3VPHysAKpva3TYsgpTChQM8xiv9RipcKfY",
+	"qk0Ku6sv+QBBMs1LU2ob6tVo9b1fiR8HU0OBn/K3V3NxhkZVkMY9oRaL1ItbqRemGG0bYDkgC8xhCc0q",
+	"3hDqWrx5an2d6cxX+3PbIIFV44+JMv2pfK0Rx8BclIL8wq227tSsyWztda6DeykSKVxfbftTQNb+AKsa",
+	"KuuIKyzYe2fEGZfSCIy6eiyz9fYeqFvjE6rNYvzVWQPdZvA/aQvXrdEMMmNTPp8L1ZgH/strfly3Df4B",
+	"Wqs11XvUtIHGtrhXRUPcnAQcowhYldQtoQd4mWwmkY/po7udRlKPYW/gixSa24b3Weh+DTcD7goJ71ao",
+	"qcyldy3X5OiiWq6pMlvLJQ1s7Ywy5cjf65jcLla/+91MPt023E7fgqxYf0ijop/qPeJd/DV9BtoBXkOs",
+	"Tc3mczp1EXGVDgU/d6fi2ixuquZEF53fXdi7guoCZbwK4jb0f6dQGX+TtsXLlNo73CdopvTiwyJnSlLE",
+	"L7WNnG1tUcHTfUNt1s5Nzcm2fqqS7ARKzEgvslMWUgmmkOy9SEqlhkjEDfYCj9kFQxVaCgvx93mygvd1",
+	"RUq0CQJOeglYaJl9yNpSeSkE+YihCq2w4IaUjlzg3D9tbn1bBbtapuioIpsr5uUBA0MnTnw6VMXichcN",
+	"em/I6xSU/Lq56wp2LbSnKnSOh+yMIu3IJ5Y1OILg43NuDEyzlNkUF0OOJDZaMatxWNdV3vjugSX+i+L5",
+	"6zyxRnDwica8Ezx+R2ll91RVvp3KaFo5r5nGQkR5j9LyqV/MrzNdKzO8gpeyteNvnRLSMBmjHYosDWSd",
+	"5iPcB/ieYbxy5T6qsPNhy8mzSGwMd1tkkaZKFACsVJPKMuuxdb9AuDp4mrtuaQLpHoFxTfM/1mqxwEm8",
+	"qSduhdKAr1FvtJg8uZajZnq9Q+7gMWPSdu3hW2KGZeApl4YmKgHa+2TNiyx+d2hL5EINaqMJ1nPAuuwi",
+	"M3l7RHvPFZcATzPWDpEpw2Whl+qa4gWA2VM6YrhnvRg8Zom8FafWNW3thNa2gIXscIznFgngKRkNpTIZ",
+	"J3tqQzTABrnX+vyLK2M3IXdrleNSLIGfKiUzpgDu9SqGhcp5fNU7+cercgzkU1U9nz6m4lmOdHhgZMOj",
+	"RS4UEQs7y6eFB3d7KbH8vGx1FNe4n9F3HDBuIqrvUip8VtNZnESnNjfsFTeZjin0ojiyZ0UgBTfMnt6u",
+	"9Zr+PP7dKn7uE+pw33CD9Uz0+2aI6yRpTA+/qrJJjLRDaNs3Yp6hfRNr+2bWKH3GLB8lwbTYF2b4Kt+a",
+	"PTKuw8Cd9fz6jaeP1W86PdvbLbEeQ7l2aXpP0ZbLqSaIKom3j5N2iyjbDgyFblCecVLPN/qfIiMTFfTa",
+	"4JWc75XXUMFvpVqzu/kcRfgcJSfoJingTUORyTdKeEEfpIutS3QYnbL+8l9EqjsjbkRchHGVWNgmgeie",
+	"vKOp2J8XXFHzTRfGtbWySQNjrhJRXr6j5ltPPgUJIeKLIn8EZtMmb07Tqd/a+6kmDW5EF0N5DyXEY6ib",
+	"yzeU+alUucr/8ECspvt1p0v173E1PuAK2IGdV7bKcZVNoVMubqouNOrh8VAo3Nkgp1JslAuNeuy4pY8v",
+	"t6VNtnutLW3r/OyUiYuWtF3KGZMb65eei/sWg1HiR/P+1DfEq6FJp90WUWYXWNbTBoBgtFxoQwEx7CNc",
+	"K4DRfezwjq11LmYNtVvcYvC5H1n9icsfuwPYVM3MeBUFLGvOu5YhhFTLJDUZ4/O54Cmo9R8DtarRtY6P",
+	"n9R1OK0zfWCpIYdMGGK3fKGwD7WNbJEmD27Z1dNHF+PHNmSxsxS9Nu/Ll5yLsJE3uQEYfGUjQyh4zCww",
+	"ICqkT3YdCIYifIAl12VaWWb9M+z9FZ/ssu/3c1bC4d/SI6smEAYYzj1qQ6/PsJOL8SEF1hbmcWsSkE+l",
+	"+zCN2WS7acypra7mh539jGFlu4SH+T5aW5LAA87i3bFvr0jbmjO23CPZniuPz66f/S2qXS6H1FSHLsSQ",
+	"pqAz61raqPm4MYHNyzW5W21T/7OH6vQ539kEUj7IWjQWMwzyraAufJSopFoozZSnm/VFGoFR1ctUZgJr",
+	"iwJrvO3v7a4W38MWIsVyswILA04xHo1+sqqDbctjc/as8R/LtwGL5mwssmiaZ1xj5slQoZBKHUgNCwe9",
+	"XhiUIqHxdrEfAkHejmdTvUi77JyFB71DeIWFX784/wL+UkMl0tT5bwmazwx9XZA2kEjj3BN0dbAXPJoy",
+	"I9Jb9PWS04ClwlmfYCZcNgYmUz3M2PlwKXh/kWJgs23W6EzLbi6To8sDhbSVRe431grTZzDLLQdioWK0",
+	"Xo8TrfEaibG2XpRZgGCSsU4nIkNntE5iYTJmtFYCEDRUWKvNRldbnFrvSf4N8pvZVckssB1/iqRnY9c6",
+	"VMbmSbbp6zwVSJWZQI16xHFle5WA5v7g0/mwimMeFEwoP1eOnJtY3raQFbxC7xOqQoUZHxSigirxP15l",
+	"FwB7m73IZB9vLzJZo73IZPeyF1lJrbEyXX6Z2xCMTNxhzbupzrRXms6/f0thFm7gmlDlSTKbTVW+INN4",
+	"43J1HYtEZGInew7wCRpeGAfa5coFRcb1bjb8zdGR3mLWA8I3K8i/mNDIBl6DLVBy7NcSWapHiZjV9AD4",
+	"8jk7OTx6wuY0gsUi4zJBmShbYGDsWKfWfX14d4es+OjujqX2iNWJXrG4V4Vi+O5zeGn9PL3i0VQq0UkF",
+	"jwFrDK/SmjI6SmfXY71QMXWfgjXUaHWLGVfeXHfzhFuW4zikjmy9nMr8FF+LPg8Rw+L1Io2oqpzSGcNP",
+	"13Q/rmt+DCuoEWi+lCKJO4m4FYnbDBN4hU36vV5uv00F3nQzna6bdt1G2l7+GEJnbc2LhKdsDN8xu98C",
+	"NB1CVzWr1FwH7g6va2CX5dKWxeQZBkupCUVLAcTRAhNRB73Dp6UEJWwO4jJEw//+j/+sJL+4tn6kYp6c",
+	"nOxU49S1Wq8v3gOay1gWcTJ2dMB4YmwlO25Y+F3HhqZ1LuLwjP240JnAykKwIamY6xTDK7jbmDLgB+OT",
+	"qD86FgP+JD4UvfHT0RE/iQZxXxyOj/mTipH3+LCu7U9Df5Wvr67euv4qmC6Xr6M4uYXlsne4sYngiW/o",
+	"P+zdx5N1iU0zDanjXpsGpFIy1IzlnYhRtA4B0srmvnYHbBd/V1Z7lZYq6lL19XFuay/DgnnqCA+MbYKp",
+	"3tDhzu1+wY4+Noja6ubOT5a3sLI8zjtxAXHeElnn7GbDpfDc8uvKrmXII2fNDPh0qMKFggsa0Blx9Pq3",
+	"D3t9LGkRpQLRzBOzF7BQKkxEvv7BYGjtYa/n/zrnKZ+JTKTu0VDlz6jrZPFOTUJz+3Aw8KfDIvEEC06F",
+	"/762bmb3O7M/p+JW3/g/S2UW47GMpFDZtYn0XOCzA3g21ulIxrFQ4VC53/K9xmGHFEOcTXV8DU9s2jI+",
+	"O4JnC2UWc+AKIr5Gs8o12Wbbh/0jhHbOV4nmsAp9nfB0Qs/wUxFX9DWY1Fbld4svKuJblJzgbAvFb7lE",
+	"kSNk7SMCWVJmbnKNu4m/99xSJFA4qC04zVGvD9pTaMvYX5uFmWPXe4uvXFcmCYEaQlB5bjfSKppnQ+Xg",
+	"HyU6urHgY5iI/X22yIS/KsYZDsUSEHB6qxGLeqmGyoJ2BmiHD9H0OV2Aror4IrCs7u5JmjjceOAV4d2w",
+	"w/gOFYDywHHrMyA8mEzPDTlePsfJAgQXlfuhKgYiJmUsZnOdCRWtrm/E6lqq64Whj51QgvHakFQsjLce",
+	"xDh7++byyoaY4nO0NIQXxaudP4pVyJZTmQivwJplDixdKBMwDKSH1cRyPBbUsMT27yhFfVfOObKd4kB7",
+	"/8xPsvdb3jd27eh6g1xjh9JZzf9tDymxu8rpJBZLx7IVtHzWu34OMbi07gCiP7Fy8Eiurpy4UvMJAql2",
+	"R2se0D4iCPmhxCX5p9EuwTuGmD5TOX4FaMVhKn7LDxLiwD8U3hgbmP99vRhdpy76omCtZj1el2G77IUt",
+	"DOAqFsw1LtgefY/1S+PaUT2CQoFQ7qpVpIIbregEV9+vJFG5JPmH6RlBbp2y/RfP315QZDhKZovEGr/o",
+	"eLA2xd9yV8UDLYd4Xuc8NcgCXeJqGcpXrrKkNV0e9Uplo3bTVIqzvG599bpWYnfugMzAOmVTwWNsnW5f",
+	"tqo1sZmRjle+ILwGxPYO2UQ99Zrs8Umvz765fPOa2WHlhHqGmF0kGWuH/x7mWxH+ey8MWLjv/9IP907h",
+	"zaGaSWNAUrRTyAzOFS4ndHJayNrhPpaf2iNVZaFiESU8FXFe9ihcqBull+oaz0gI182wNWyFeYo4ogbr",
+	"7i6nOhFd9rpAW47MHHeVCg371ndzX3xWiyla5Pp7n4uVlto3SJLFmatJnqk/cnpsBe41xnGWd4RExZAi",
+	"3ofqy4KO7I60c46yByKptyl26wI6Mt7N7y5BJUSMPl64HyNuxKltA0GepanONIXwDxVX5Ffw6k3unaF8",
+	"5W8ra4POnW++PeTEmnB4UZyKtRWfidjWrpKK+COiNKgq8nD1VmToM1rULU8WYqhsMx43FXWjDfJqMjYV",
+	"zZbEAziWqVYTJ3kCzPYw56DDo8DW1bE6Xn48iiLr1pCWkpvjjngxfqAs++IXVM4y7AOC3uD4opZT4FUi",
+	"YW0qV2JFSipETUChycFf4q3OxGfGLrKYdMbVCmhBp9RG1hSuodyMg54Pnqar0zwQBZsHB/5205SlcmGs",
+	"zfN0yUVmZEyS1ghuUBruVVZi7VgLMsrMeBZR1Vsbw2QFsRkn5OVCkbjL8COv378s2LdPd5aMcNqpVBMs",
+	"k5N3BVHaUn2AjYhsI2DbpsnCgr1wCFuc1CaewCldASEtjChmhElIwMd9w3fs2Os8eaZcws1mQ17T8cWl",
+	"YNZMKsYgCp1Wu2jiNEGRssgyrNFS1HMMivptMN7KiXs5Yyg4ZdsTLQByvKYAz3hRFeMs+12TnIeKbrK9",
+	"U7aui3I24wlsmADthX7F02KJ3HEL/GhJnbVbCpjHkkCWOZU3OCiuC181rvAWQhNISnnqaSrm5Jf3X/OY",
+	"A2kgBAosQ7lCRiB67AGryZv5jXQ2LSsB+U0BAqzH9eBucGytFbQK1mJF2UL0zg+5/RsFKfoTjmkraPnH",
+	"qxW0iuPjqwrk/7AwYKwB6Q4lYmwFrRItWteIJcViujpFZQ35lNpaQW1ZdPbXUyM5j2UiNlZazhuX/mKb",
+	"1Q5+cc1q38INjWOtO34qbyjJ6X9BX9pBp9+76j85PTz6H9yX9uFdq+q70g7+nl1pP9cj9nwqdupI+6h9",
+	"TR/U6Orxu5o2JjF+0ramI5EtRTnvgVKApSl68H7ydqYNapPHQ7bFuTXdD2SbEqnZJW+NBpPnw1t/KTjm",
+	"6eMEbuWf2gUuDxpX2qOcg3T0OEChg3BzRnwOiK0PYo2sldgFI8TjhP5vDykqNthHqlvLBsLaGk1Ew+4X",
+	"UGTfeWBMkRWE/h5hRQ8IJSJot0QTNZ3LewYUOczUxxTl0sPOYUUlFrluLbsnh2QXGZVWX1bOQixj1iaq",
+	"DIYKrczk/SBfxnLtoqip3IOzk6nTfqP6kp3ZOE+Q/7YX+rmcauvOqTRBkcqVlS5VAEIn3uEeRkqSIYEs",
+	"USzSiySmqrgI1khQawEKReTkjZKGGZkIlVG1HCMnqq6wAwJUywZrwqJy6OuZc+MNanlEfD1abfrOGpOt",
+	"VKfcGmO1ganXrKb4SP1ymr5iW45vWYk0a95A/zRuR9pske26Ekd099qWqlBhnE/G5+L+zgUFseTQ1R3u",
+	"dzwTL+VMZm91Ius6jwFjSkEBQC8Vm+OwdRaFT+uYA5pHTW6nm8PZkirWy8ALgO5ujKkt39D9Hv5va7Yo",
+	"Ouyaglns0zw0GM2rcAXly/P6XHz14qoVtL5+cf5FU5OLJxubWgzWLyUn7++YslTepNfwcs39hA9RWcAs",
+	"PqlYeNcp9q5Di6uoRVgSD7s0w6Zc2yjodbS9zK2nQMtuC6Vi9o3SrMebo6IHg4ODJ4PewfG9+olZIZoo",
+	"bQ3gYsd3IPPXterWuyqZn2K+RByy9lcvrgIGFLCH5fIxXSFk7bdvLq8C9sWLly+uXux1SwYuLDSI48rG",
+	"HftkjVwKCJsCLN+W4ypJlq8Ea7iIrKDocEJLIclziYbOSAibmfJ3Cbdk7TLQFYdjySVOxXhd48HrBi7z",
+	"LbYe8AdSsE3ApnrJZlytnJ/Gy2+3tk4UwdOFylMIMO+BZwyn2KTx17GlrY2GqzDWbbOwFfcSLxbT+ZmW",
+	"WKcUTd42XDQlR8EinoiMjRYZGwms18wyrXHtQ+UvHlMp8sUvRSpg9QoDC621vm0ET6NpgDlgIf3jPEly",
+	"P2bpmmzbWJkQTwZPEqeIfcYyPaHbz4ZH2yyUdgh/YFuWLrtEWQlAHC8MT1DCmqGxMBMoIblSW2S6d2iw",
+	"u0irLtuW6fPYIBe/Uj5++dO1A/iJQn0pswmImhFr0WN23CvoES9BqpQovcPJ3okMy3yx/sBnsY8bFXzG",
+	"eLIEOZkif6ciFf+Tw3l3CuW9jyRjN44ymZoEiOPHEGfmuXj2mCLDVXE/LKfauAOVe28W8zPb16WOuZZu",
+	"F4+l2jwyw/iEw7YH5cmB4U75rSjOQCLGWTUOga7OTxJa/ehx0ymc1Ws+ro0mcf33Ms2WXAJ7Hmus/5dh",
+	"jQ6v4BT6QhFcPPydc5gwrMjG9xas6pMzHxjpTdGgFXPVyd8t3rvCbu2FlxPWzxDlfa9Y7kq03y8inDtn",
+	"LYVk7ZPzRmH6soGKSklSxDYyd/rH1rX9yDolceJPoEemYsalqlXuc0Aoy5QrNhJsxmPBUjmZZkzpZRmg",
+	"/pNHAciIbLPDr+Di40WSEBveViFn8Mvw+1WIvCBJtwseAjbS5jayJByZPEBhjSBlnTXb9RO45yVsD8r6",
+	"Bfw57ZRlbVbbtHeqp3Sir5duxE/3cavUuq9XdNuajMGShru+E+U6K7uUKoB/YJtFChnDjmVjmSR1yipX",
+	"k3S1adYQR4TF7J+ipMCUT/lGIGDAJ4YhkTdiIwwwoAmGRypJgXmtG2HQt40wDB4HBsM3FtQODY8/8U4s",
+	"9XIjBEu9/KQQrDHPGzSYUc4xkirBSLgK7BnadHibyp7Xp0G7eti2CVrkvM4oSjBuC5jXGZ4esbTcVQ0A",
+	"eBM/IK9b6aWNHKIlpGKmb/kvut3NJyqK5WE1XauPZfG7IafchTBUAdxOe80uU3pOZtB8x5pI7H4u1Ar5",
+	"b2kel5upMB9iZ79qafNqVue1pvNNy7uf6jUSXTc6e77bZkTXFnBAd68N384jg+05t77bhe/EpR6mMyuk",
+	"P4J/e2PhLB/KwMat02uf5VWdQxsjb0vIyPuU2rjkCa8TP+h3ljbwOWtBqTFkXL5hh4P+E+aG1BQmePH+",
+	"XSWArSyWn3f+8v1PB/XBdDN+dz2TStfYJ97P4RhjoDmTiuEotlCysJU7mPwgSj0XqoP5YyUgT5wO89AA",
+	"lu2dy2ZSNS3lJbZL2WUp5YigjwW6xlwnUqnvoSkQ3bylt2pce/iA4nJnZFtLxRiTkso0shK8phlGjjGf",
+	"EIKCHHN4m0n9bb6gRsgM0X4tgJZ3TfUCPhxjg/KlEDcAkVbZtBUQ6N+vLaaGmC/rHSdXmFBAbptcm5Ez",
+	"qsdGqtVuLjr6qe7D6Ap5JeoimuiZzQ0Q0VQHLNMZT6gu19yLHapyhSk31zOdburwkGcMTUQeCdG2pnuM",
+	"GKBDWdTmhGO0t1voghJ3mYtXXw8cxN/zHnLiLkMgLCeQY1tPK1nB31RORNYFhYvVN3+7+EHfvfzhvbmY",
+	"3cg3P/xpNf5TJbq6P9ghuhrBrQ1prYtizyEO2I0Qc2fB06mE/Uhou+69mnozn/U0kL/s9z8+o5rLw0Wv",
+	"NziGZTxDHwT9m/D9rBEt20yD25MbRXoN665zt0wEM/Jvgkz8beD+N5ICrDaT0MbAyaOtvs8f6yULwhfD",
+	"eH10bkZC3lbj1AmXVf9NrT0XD909OC9+/oreqvNjU0U7h6Vus80YFnNDJfJgShH79yVPEnxoyOXqhlQq",
+	"a1on1W6qhIX8URQJf67K7fFjUdYzJ6oczUHBvcqcxDuotZcKfq9Z5LTcNEX523ysxJh/DSarDfLGJ2y0",
+	"Kvb4fmGj3s2wPv2ftt8J940nLa9oC/rydbE/IgVSAgwRIFZ/Iu8vumprcP2DHtUVt4aDgTmUc6EYjNnZ",
+	"c/yNHm0P202wGORk05fdkJ0//JJe2P7xudC1LZfyT9sYh8ePVm6IKs8/7MLI6yLIH60WYzWXm7AR5Pwp",
+	"35uAiKOZQq9ybtwYtl9hsJtC5Hehy8rMJQoF2dRKAP2g1+sxJZbCZDkMbfp1JrjCkqKJ4CajofcoSNvf",
+	"wYnTTN018LvBvxzwm85HDfDeSSkcYR/9/W25F7PyeSkQZ1FmMXVfxH0k4I94rjaW+TQ++/d1nl2+uC6O",
+	"rMlYV3xSlwxi+5Ksn9T67DaQlzI+QSOSXmQs/E0Y2I6nEa8UlasVAB+Q7uaVnM/4JMBoOIAO2E8kVNYR",
+	"KtIxXIuGkqpZO/zv//jP/YxPzH7Ex799fvDb8xMqtRFGfPxf/zfcqTU2vp+v4eMc/zYOtkm0QjX4Qo11",
+	"A8ZRS85zszFoyRVqWjdY7ZJeSjMuuWF2eIOrub9jg8efL8V0a0PLYnl2aKWppVf6AB7XLfx494X//Tpb",
+	"5qGoO0q7OHxd0MXf8/MFeOvWxXRV6NmV3iolPXpbU0fk77Gta5NrmZ4W7p9Ssbc691PRdXtLmX9vIBm/",
+	"bRteWztp4zX3cRbFUkvdTUDWt1pvdvk+YnphGcaggtjaffTaazSEfwGsfsG9X3BZg/5jlTV47Nx37Jry",
+	"qNnv/b9n9vs5LIe94mkmf/4MeIfLv3sO/E4d6+6Vfl53Qv9cajBThjukVjDhqa3ZactzsjDPMw5P/c4Z",
+	"Lj4gb13hYgPz8WcsnKfylmei/KZWyaokyFIPmqCU0WzfrAixbuS6UGVEtEhltrqEa81mWAqeivR8AdtY",
+	"4+owWvGE8SgSxljBwN5arkCXq+2mXMsokZHu1sZGaMC2mBERVdkZqjxA+RzXKf+GvPKUfY5wsOGi1zuI",
+	"8EP4pwi7DC9ZU0pNKkKvja37Sd6PoWpjGPTbN5dX+DtFc53lXhGYYs/2CCmSQqgMFJUbgwtdlsubDVV4",
+	"13E01rFlbcVdZkuYti1gRZ7U3injjDBLBcyEKyn+BpaNObM4r9sQZmfHlhdUuE1pAsaw9pu5UOdvL9hB",
+	"t9c9CNile+ld8RJ7g/Rru3XQN+GQIAwFLcAJb334gNkJJC9ji8UIxUExw3SQFp/LPxgdSZ4okXUdYTmm",
+	"1brER+y1yJY6vcEqjJngM3uimrhITgyGUk98OsOqgxiIDZO5rjL0GUWf6bIXeOBAomE8wm40bCSmPBm7",
+	"F7w8Zr2kRp5DZTcBCeqU2stjWXgh4oBU5cDrZeQS9IOyMBGU5aBgqLDbfjZPeCRyY0Xgm11yo7gzSZ65",
+	"1o34zHZvsABgXEUwVBaQIC+6m7KFsn+7Yg80s/IEsKEaqt/8hj0HEKlh1FB12HmS2FsykbcuYSN0Lpvw",
+	"jHGG5yjFeEsM1rIPsVgWy1IuE6kmzCTcTPNaxUPFWHjQ67NX+lbE7K1IZxxE5WQV2ryJlzqyRxrUSPc9",
+	"6k+BnWvP8oJitiadNOxGzDPgDswlC3glc6VWXWYjj6kqMCui80c6hmPNU0G1K9vhc60y0GuvVnNxyvic",
+	"imtJrfax9t/eGSXm4Tu4Gn+IDVz/HQ7tsiskq1hyCvoB3IP+HEZTnhqRhdRJAG0qCBZo8R0JPM7ITN6K",
+	"ZMXa4bk3P8B4xuzrz1DfRtcT/L53RgFj8MhvxISjYPa8tdJh/4g1lMLuwt7TUSmxScoOyWfABkusjR0s",
+	"+v0e5blRTkY0FViF2eZEYGUoLOYG8haAASNh7nb44opPwoDlKCdxwObJeNHF9v0zFl6MO6+1Eh207oZs",
+	"Im+xnRJ2ftqjNYIgjzUqu+ycaBPL9ho/XtiGeyfyRjhwujTWslk4k2TT4AqmLfDgEgKXClF1bkmxqGkn",
+	"DRMSsZ+Iccb0IoNDQnXgbM3IU8aVdSFQBks7dI6iZyFScZjx0bNwz9uyXo/VVGzXygoSOYCBLeZABSWx",
+	"4mqXXWpSvDnM7bsPwx9DKgOKmZMyE9TunrXDH5/9dtD77aAXBuy9kpjZ4g9w3dr2chDKaCKbdF5AsB1a",
+	"Ly8WeyXuh38Ctwv3EJXuiDpqaftZnIlUIpeGbJlb6qaRJ03u4WmyySIs0+xgwP4oP+8CYC95alPj6Ky7",
+	"hFBiOYcH/fzrX9PcX9LcV1rTuyHKHICz/XnCpbIVARGhefsWHS2A/+4FOaSRVopkl6KQ6qmX2vmZoXsr",
+	"4SuRsvZX+jMDN9Y+3IFIz0KNdRpZ4YJOg6sqjreRKedwuVQpjfULggobRLDgXMHMOBkNUjElXdq8DOrA",
+	"YEudU81dlDiUxvsVaSFdKGNTaYnN0QpmHOkA5L15xhZz2IansAtsJFbaIoWW0ZYZiVNstBiPRWqICl6j",
+	"KAV7FBrFb8Q18MSwyy5i+tUqQYaNBFxrg387OvB4lquWSgKZpGyFGc9YO0TrMwlZqH6FJPhhJgMVDSVM",
+	"0HmyV4u9LtDLQ6w711poKucUClnbtnuFo60WMyotmRur9k5p2cbP67Wz41HlGR9xIzDoArE9EQoOky0H",
+	"a1y2DKjaPE31Ev7CXnRYx7XLXut89ZQTi8wW8NPpI4awLoWruoo2TNtkCNXgIXpQh61T9lO32/3wAW94",
+	"FCQrj//a7Xa/D9gQXa3eeG8X3EEQsS3pIo1Lm51TrjbwZlfcmVigNCwELT88K5hjpJOETg8sBUb89fvQ",
+	"MTgaTQwff9AzmWVYpxjYMn0Y6Xmq4ShzWwrY4+C4gzSNNK7CLrJfjCc4ZX/96Z9TMT5l330I2E8ZCgRX",
+	"AXPGiFOGCiVu9ymjOIIP34esfUXmvBWZ9r5zWeCMlQRxuJcSFJH0mA1b3wE0MMewZdPps1RGWVF+3Lhj",
+	"ZUEe5/ohz2BySzAwkKQNw8Lv2P/BOeEAAfXmIQyhp7N8pekFTDTjc9mBEz4RKgBWE01h7iXV5AE2u5QG",
+	"ZJYbwThbqPxKRLRfyZkwGZ/N6ayCeHBwcHACatD7q+cu+FUtZiKVEdPjMYgqJJFGwB3mqYgk6ESnuAuN",
+	"XclDV509/EtOD64isuUjRImYjKhc0WogQ2fhwrO/kElWlIC36e8YBq/GcrJIRUxSd8TwbL5/9xJvk2Ju",
+	"V0besk/4AHv/7oIko4OTp8d7p+z88vnFBV6xtsZEUfk1z8tGcx3eJTybMiMmqJM1u1isO8Z5VPDDGatz",
+	"vOzZ80DRQrmSQ/DiPCFWTy8auuYKDRZ8siXu2WxhsryfvvP44Z2vBHMFnvL1wPlGlNcKF8RinVgRfgvP",
+	"ri/hWYhSsJvllCndGaWC3wRMzAImY0EVR2VEgWeIRJzUBIWIAPIRDmNGwN9wJPYcsy2qURVJ8awNC0t1",
+	"gq/bG8N77OpcY3rVUsawRfhRNykWCnXJ9UudxvYX+mG0wmDuGO/H9IZIT8aS2a+aMyepdeRE6RR4C8yK",
+	"iVze52Gur7maLJL80fvf9ftHXwb43+Me/Pegf3yIX3j/uy+/PO+dsVueSu54qBHAUDXI0u9/N3ja67ER",
+	"6GlozaNi2KOEqxtf8BwMWE3bHyBkElTz2uFIgVSKnwLIHRsHCgHxMycK4spUOLy6GUzivWUb6vOcLZPn",
+	"sU4EJc4zlYbwyaOMulmkoGAiTFaJBPWaz2V3xWcJFmDG+VHtqxtG6l5AspK6gcsMOAURb6FArlj4Uqqb",
+	"U2t68pRW/3tkjDpjqUieDV2hjU4sTDRswZVHSim2gYnItMpSATq3+6zM3CHfj3VkQqe2n5ckvKF6YcGz",
+	"AmEImlahRTucBVhyHcN8d7ejoZ/UMKmGyte/nUT9g4jg+gVeg3a+KfdNYms2LtauRhyTbW2orvKXuPKN",
+	"bGRRI7GuxqDmzGhwjWEiqJsffnAGvaFy+ZlD9cqaRMggSVCb3QyRZ4XohcQ2RWlCRYJk2FILrlPQ3vps",
+	"rV0X6R7ffvttx9tDke9AKngyezZs8bkctki6ek+lsZEv5yXQrWkKv1FuwnXmSrTbp+VWXECL2NiH7tpi",
+	"gGvKdZaXnK/tKWUnXW9OdUYZqTmH2G2FAZlVng3LXYnc0s8dAVmI4E7HPdWptdEWlIKQHbC6XmLbgSqg",
+	"qL4NMOIfz4bklyXY8BS+Qe6ux9b6MSztte3W9d//v/+/X9UG60LQj3pBgw7RaAvcHsSAgB32jhhWdLfV",
+	"12g4AUMt0PAHTwP8jBQebNi2f9g/2D/sH9GgROubxRxvhqLJPDVNq5mElAr8SG8fO1+5MTmWbTWjdJGA",
+	"IHHYO4BxARPdSRceiNRM5XzPMuc1AKWtZglcG1BmdXG9yMrqkO0Q4H/V+tRBScILvegZntugXBFLkKh1",
+	"Vu43gemWIGWRAIwtGLCFebk3ASlmBGHeMICkKJ3mKkWpdYArUFm1CJWrZ8FNCJN7DQUCzMejEvcwe35t",
+	"2gYFeCejrabdYAjay42iMDXxpXXoK4A3TXZWNje5xgtjnTptlX6yXBCudGyGlNs52+Fh/8jq1xg3Dz8c",
+	"EJCFAOCDBhOXwaHbF0Hma5gmmd7q6O0mGYVn5CRhriMRAuA1j1hr2NaIXiTjl3iEclLBRRARcQWKBXVw",
+	"IzLLG1JU4jIpkhhrmRLNHvYOsTU7q/bGoOl1QbgRV1QFqM0VCyVcprbvSb/bJT3fEXzRNyYg0SIkT2ZY",
+	"dEBBw3nRBGWPlVqZsEwjx2Cw3uKE2Zui1hSp+Cwv9+J+dboZLHKdERCTQelhisq6bjrrpx5eHGtijbsV",
+	"lHaZaLWWpG3HKEvAZP8nE+lKZfyO7oKg0Jr8pkE6RSZlMzhzaeCU1VGxNfzj1GSEaCLaPZCfPF5F58QS",
+	"FxwGbLXnUw/1FnTcMJsKI5wJWFCsBrJCabvN5P6eF+jFcAJjXXtp/LJi622qrXmHerahCmlLm4Wu3ZJV",
+	"dIfKNLQypb6ugTPKuyo72AGnsQwVIjIgRjSubdkMJ4PcMyEarwCb/g1KggNJUXjePAP70VDV9Q61KjsL",
+	"z+GX0Bmf29Zt53why6lIySTx1YsrUshpBuAd6C4WKqOaTDmEyJZQqHd3IcJ6WmmyNSLTY95kLe+5NVSo",
+	"wO/SJe2UFV3S8E7xm/+NKGTkjCRrKocUDhVaM2AnUCepaZ7XDl2vO2q9c2qtJUERnhAwG2PQdaSNuzlU",
+	"ziBjrVxw+NAtYjOMLTcpOoctsQERz9B6Eos5yEfS1Jy2s6Hy2mY5nOR6JFBVLCew0nZ48DREVy0LD552",
+	"e4AbkRjRpPS6k1OUNXenB+2k5O3IPTkha/e73aNe4JR7NrBNxJ1f6IycQ2NKfi4ufsT7Ya8XDBUd5Cjh",
+	"s7mIiY+gTsR/XIi8+VGXvYSDzRZoPl4ZkVmmZ5imFoaYQ0MmiFMX0E0tSYFKxqBYOW/2UG10Xedu48AL",
+	"slcxeq3PmE7i8tTONY4+gqEiI4itHQ00w1mUgISNlxsKgqTt0nmwLg5ymGRyJkizkJmY2RT0NvbrwzgI",
+	"rWJDDN3ejm3qOAbn13Z4s1bGSM9Ib5dxCLtjIqFioDY8w37rO9iAAll7eFHb+0TaVmPu1iKhDxn2PNXx",
+	"IhLA8s+wPyzdtcRJyGY1lglaliT65Orupi6Qmb0dqaKPvWo86Z1mQR+O0XBWMfwPjQcuzhZ4mu24JlR8",
+	"Ssa4cCYy3nV5aKE1znxbNLhHCvQyQekFL1stDIbK+3GRWks8LxtD3MOy9QN+HbZyTorcjIQ1d8Le5WqS",
+	"GVKFDVe0zLYd5EniRzh+Zpz2bqaAMNhs8vHamyhbagweQBVVZUPlCla5qKCA9Qf1NUa9olKBHyoUNBQl",
+	"HapyIaizYlDeXnTNL+c5Lud44PFQ8DhOhTE2dqWsVMbFNZ2bcvICVp23thrzEJO2h62zH5/1B72z5bPj",
+	"XsBy9fXsx2fH9CPuZ/46vEcbSKWtaPuGrbP0Gf2cFxezG5vZ3+0xZAuVyQRLqVnjUYA3eQ4e/j9+0//1",
+	"nZvVtqctP8N4ifZ7Je+YmOto6mq87nXZG+fwRhyewoEanLBynWeytpTKRNZHcaFQTBW9pKLIrfWC4OzS",
+	"Fvx1jAwdmVS0M9KG+FlKlbkElemaySSRFuYAeQtKOshEKBouL71sPVQ245CiscVdVslDTHgmknIl5vYA",
+	"yAfOvC0vgkfSnglbKSx3PEd8ziNkI+UyxHunuCJs2pjL/TUYtR8N1lF7yvquufhaEVQSGv0ayfmhd/Rs",
+	"AwAKW6b93WrLRWzJaGX/CrywANhBjHBy56aYAIOYhqqIYiqOTknODIiLkUmxxl67F7DwOY+movOcLPgg",
+	"ibkwTBAoOmi+BkU6/xskz6oAjd35/8zT1SkrWWFDslSG33X8YKTOG4x3M6dMaaPkeByeWWO0ddVnGu0I",
+	"tuw10iJZy0p8Y6jcouujbGiDPA68F+B1jJIIkiWivMs+F6B8AgfFOB4UrYfqqxdXnxkWDno9SwIHvUNE",
+	"qA3ronEwoA8/5yo4HPF5wldAWTgitf9kIbBTYlDe6YVBQJT2K0e9A5iuatazw3qOHhvsgjC5Fe9p/FFY",
+	"xHA8f/PuMkcORh2gs50ucnuHocNBUTXxr6+u3rr++OVwstpYp/ALgHPPC8OLJSCKJ8XFAaAAGO5IEHpx",
+	"v796cZVTMWgptBdtk6HWoxWjRoy5TmkCthT8Bp6AkGPO2K0US1uA2AUIhvszEX5mfOpw1R/xqsoDm4BR",
+	"7QE3RAWXjXh0g10UynFaQ5VpNhEZEgN7rTP2SscYRh3mVj9SeTCEzcMArM4L37LhIkXwFhZrxwva03Od",
+	"Tjfo9UCohm+2vagLFI0KU6FObwj5n6d6aeA96kibJLmeE6XamA6VwCAJKvcZ04/GhlvNE71CzRhRW0T/",
+	"wt5dv3l38dXF68vQORZYG6Rj3rFOSjT90WTO4RdOs2xuTvf3+Xzu4mip1Wn4L9Yex9Vqz1acVsC1KXAt",
+	"8MO/gCH5ROyItcuwC4D7qHvTBnPlTBNvqZxPErd6g++E7oIp85zQPoXv2Dg6oBw4YhgG7phmB09cx41u",
+	"o3RE0Lg1Wq9t9cUXd3NtRIdCtcwpA2YdMMdhApaLDd6fViQKhmpNEAlYrRRS/dkImK9gQfg8vzQCBicv",
+	"GKoajhawKl8KGLGbwAWT5s5Mds7mqRgnWA+3Hb55e3XxBoiGPBc5bvGUVtDigHmFVgw/enDQOwzrI2MD",
+	"5/IG3m13yxI6L5oUueYvYS4LB8wXcsOcWablID7YO/9mC5jPDwNWscAGrMQ4yhgO0fLDjns9J/oBf63g",
+	"4BW/65xPsFGCdVdmKb8VCXKl8iXrjJNSsUjrG1AGmmj0eeHNo0ov1C+LApmUQ5gXOIqsUun1+f7FqT2o",
+	"sqH1kdgObjBZ50vlw/8/9r50uW0dW/dVcNQ/trwvLUuynUGurj5O9tDpu51kZ+iuU82UCImQxZgC1ARl",
+	"RTflt7pvcF/sFtZaAEGJmhw7I/tH70gmIBDT+tb0rSI6BQLerZgokkxCeQ6qO2S9FIW2/PwSIqqh3JPA",
+	"/NkI8i05JqF0VhzqoEhSIelY6qcov+EyUjA0EO7ZbJYKdqmuRWZD6zGGnsTTSii940wMfC2PHqMQVgz2",
+	"9bP22LlcgAEb6zOvGt7dmRAf+DBPFyhGtDI7HM3XK/W50UlmJ/4JFAkLqCgVeDjA86nBHGRrCmO0nnnU",
+	"Vk1zlFTN6GhmxMyRzTw7gucgGnbpD6ZdRFonl6FEVUVh7+RwLbL8MMDPTHMshgaZoRUFQP/YfPbjG0GS",
+	"QuQ6qDxgnf/5Z3i5n39mzXNbDO3JgQ2iIaFpNGmImZzzhQGB5p+UYiDiS6H9gnYTGyMPLKCYeecEb55x",
+	"qS0fJPZN5IcY0ocx1OZNqXsQt+ZLc7TZk4Cd/6Qp/HaUpCKwzAVo4cFMGOBq8Vfa2kqVFOiYPzEL3R8Z",
+	"LSwqSgCZEUI2gYoXQQnviMLgVyRp4B6VNkA8+u/ziJIimRiNxDBnTQyIoeLWpmtc5B7dGvLKHAapwCyK",
+	"e1rEtPTnSMfoG+L82vhkpl/pGqbpPGBPXC3NlalZfTGzL3psrCY2xyVO9NCcWoiDKbpquugeMxVnRtOb",
+	"yVy34K9wR7YPyoebUbm/fIxxy80nEGiHo8HILLDtEmcqPnawlEnDmoByzNgpjeyMCZ6liR/cjT4SF/GF",
+	"S3TGzpnOkzQ1t4DGN7EbBxVY5Lhs2SpwGN0Z0T3Nc3YOm5EoOslnZxNtClMU2p7w8JSCqPDPffiTiKMW",
+	"Jty43Gidc5x9F/1FNOsBKBXcGl7R9WlEZK4OoTa/vy38wwcgSueQ8wkbPigngbSPzQuZ3U9dR2fY+WWm",
+	"ZtNyv9bqyy4Vs6DBnVjMXQFPJPl07Qama+Vilgu8VfDWfALV7s07mEYx+YlTIfPeut2aCn4tzIn39qb5",
+	"Vbc9UQZ6goH2GY71CYMKT3AiyxsqV+y8tbI3SvdKMSR37Lm/tc3ym2eQtkxfEVFEkhs9EcUKkuxq60N/",
+	"EthEFau6izTV7AnN12snUcysuSAoEM4xRcjaWFKzZ7SSBxCSqyssovgLLsZnNV6ngBhg8XUFoyRI7yRb",
+	"umAD7wrBA1Y4AsCMuXTLwlzA5QKJICftk/KFiqpScZeesfdqAIGlkBUAGjc6pIdqMuUyofQ6Z646Kw6i",
+	"jxuWbrtkgtGAKJZw1k/aJ2fLO8LszFikybXIcF/nypwjO0cTq/OsO4FWhEwox8SAxbk7P9ZtvXL0Dlrs",
+	"j2SUWw96gSnYAGPsYAZxM4GWzcHONeea9owrWA3LywyobP38MztnS4zCXs8ACs6AlQPSCQvv/wDDcLwb",
+	"DmU73HN0/70qkzljxDCVMfJiiVG9SImlpvhz6YTBrYJ/tTNgXsA8SA5vWmwILL3gOlcxxAfA2U5nQl8t",
+	"zNlQPewY5yDx1Hy3CRle85RC63nKMVHJAWbwNJKNx8wTJsamyVAQ/R5ls77M1DRLRM6zxZYM1lxkE+3V",
+	"7qlIhMUEc41ZrZ1Wu9U2z1McaaPXgLwBJHwZQ/b1kfm/S1FZ8yWfEdSmApfe3zEMDH+pIP6EYaDp4O2r",
+	"P3RRyYjCUkNpDZe41ZsUiop+SVvazeY4uCgBOBFGT3j99/PD7umDoDDVo+E2lBWVRALyWc0mdIWb1QEX",
+	"eiinImNCxuA4QhXDfrKOOy97xt1uZmVjI26WR0h7IZSUo2JJrswFTinS2sVCwv1GOXeEUNMUN4fzJDyL",
+	"Gz2zKs9kLD7AcpGrXa8liikeOXo2MhowKMDAGGNVQVjwbrtts66FhGVfzlCFTGybzL+umjjEuqxPlm4E",
+	"jdJS9zdmZquhBqIBXAJ8R7QYNHpUCtZNDRQlK89NPvaqzjUCr5xl39Zws9TDxLrjPloelMYv8HYDYU12",
+	"wO/pxvDyxeuKQSCABHa/lWFYIq+qsViyYzsY99mN5qXN1IY7sDyWdfOxYRxHH5P45pYT87vI3TDeIRuE",
+	"pQLsi4m1V0Lur4Z697M07TtaqSy3/7ah9Y2gkYvJVGV430EcCnDGm5cy56HxDojR+mYfQX47dKtkX+Ms",
+	"jReDDCg2jE6I1BOEH/rO8AtNpJg3sFRLH/95qRTUAONJBnxsKvMbo1cCf80IpmukXwXHvpkRlQJZN6Y6",
+	"A68skH1MkJz1OomFMr+RjMxTPiDw5gbEmFeTAeYFBB98OU0XwEAq6W8k202HZgGKjnLxAdZ6rHLl/bjR",
+	"ArG6GBCLuMoPrt3uhQxckECCLTezf9gajsTtBG/UN5pof8I/9NOCPbiNg1z6+uSRe9d1rWxQTJ9s0uZ7",
+	"79sJ/4CsmjBPK32cQh8QYbHcd1GizbUaLHLz0g9OT48f3GxgnWg4ydrXY949fdDoNR6PusMT8WjQ4Q/j",
+	"49ED0R6eDrr8cfxIPBx1hseDE/4gPhXdUXvwePiIP4wfiNPRyfB40OWduC0ej7w+N12ZFQkiFecb185V",
+	"dYPqbK5I93KRbXpNy9G+VJv6QdtcQtTRg3I/dDuiJdfryt5rFX29q8ApN0QbwrfxqcLN74iMgUxklXQP",
+	"5HPxrZFIZFI23Zecr+t+j54/Kj98EzR+JTbGTY3gmZug8Yc5k1uehWf8SmrbGhQP+q0Oi4LyOzW2z98E",
+	"jWpH8bae1rSC/pZcJNu7Wm6w1Msrvyjgrj0VjVZ60yLfryfTAHtxDoUdOiiehX163D5Z18ihtKPnKrfu",
+	"TfOLJ4jYNrd5wmP6LWzS2d7kreTkzqDf6T7e3uiNUhdcLmwdRtPudJfxPQM5z1MIGsZWx9tbvcawibeS",
+	"X/ME+dt8Fim43Hz+qH+/MzfLBlQXNHJ+qbFmNfJ8V0TnFLfgco6YK95/EzSOVjgMK9UojKwkKgfPXOd5",
+	"FzDu04AllsiATZTOgZNf5gyACEbqZToPZTOaTWOibIy8yEM/bLH49qAFUbrWzqsjtIJpZrNkiJ7RhuIh",
+	"jyEWioqsrr069EoWRnbSbqMbsAidD6UXzKoyCiqt0nUMCCuZM/dWel6K7KXBSkZMbXkUK2zs8uR9aFL/",
+	"/gicf6dBI+Xa2W+ACU3FZu+9BkPibEpksYKNjcaoJHvN81kW88Xflnge+9SfTx1bKjfa6R2XqFDN84/N",
+	"MZIxlk+2dI5ylqYFFWJjoAb0dNcJ9SdqwJ6Ohdxiq/hvbFsQ8EExlJvNjexmOjr9C/3z8DFwT3t7GCbw",
+	"s433XdDwDwWQKRYncMs07/aqsLFs6YOiMA0VjymVisHXLcqx4Oei7ojBd0vD3R1V+cfPXFpVwOqFFI7Q",
+	"uXQn1PCqhlc1vPrR4JW5Jsr3gAewVpiIb4e0UKWvYCrOeZaveLU996VFV9bTaPkLMQdvsFiCRqFsohzR",
+	"gSXUq2DTO/N6pvxlbAW0ApdSZTbLBgKIQ0ncKJy4pCCvhe5+Cp+z0QWQAQUGYRt8DTbnD5QlVriLQll6",
+	"ZVujnycZkjLNHEWY8/hScCnmZrhwHeLngjjHUCZS5wbRqRHrtjtoFbc10Ip5ssWiGGeRdT2V3F8Q5vKU",
+	"KPwSaXOGTtqdgJ10H7MmWAVsckXATtrHLKqKqGUnnVPzf8fmmXYoo1KSlumsy6KKpN2mVKvjDrwAh8KJ",
+	"FRuISutH2ba+I34+VtYR7++nnEVH/pQcYepC4jIVIPAdmBNP26H0Hw0w5CGghGyD75Ri4J6MbHIdTMiS",
+	"c481V3ZJqePAjHXijxLHfdAK5Tn4D0tbpohv7RTOlfOXzyzbURFrXYXVEWb6cGF/D0URtfe/xYKgNVx5",
+	"TwAD74Oq90HNS0ASAOO7nRHSczEvvfUay1PpuNjDVj75DZ8xOs9m4uauvDSfW7Xo9jorqkWnXaVb7EXn",
+	"7iC9pf6Gfh2oX2Ij3wjsbQ8FtKcJ31MT6bS/MlWkvUEVWV6WXVWRW2kL20yxFTJsKeSBW7nlSWsUXSC3",
+	"IAz+TlWMihjrbX1UNakVkFoBKSkgXdQM6nu7vre//Xt75Y62hReqLunv4Hq2qHdDWRsLkl3IUxlZB6GM",
+	"Pg64Fv1Zlt5YL21JE4ZYjAiZMlxQLDdqWb5jY7fwhM7LSNLfCDuWTy7/xOmtqqXVou17F22fzU62i+Xq",
+	"N5UNIK4TW+xgWXuq5ChNsMDOSWeHn3jJF6ni8RulgL8d253u8j6uLsKFkZFULbpx0u3u0niaqaE534NU",
+	"/ArFiL5T2yHY75bMd/tbD22ISYX5sKh8t+kO3cFv625psA2VhOJ6J65P+xLKZlQAsZ3ctudrf4cSJMwP",
+	"hdKMyCPyKiUqIXfcSjJapaMWmWxu7669sLO5vyFoFzfst+TbrZ241U5cNzNY6+FKMIheROxzaV76v/aa",
+	"keM3nUcVOsyj71GFebTGR4x4r+QibojFP9rP3qvk4v354nnSnl8s2vOLzp8fXvyiPlz8ouYXT/Uc//tM",
+	"P5tcJS/ejx83fKfyXljRjfZvrv5MN5y1290HOKC/3nI4nk97d92GbqFdnNd+8dDab11j69pvvQGP7za2",
+	"39RMfteO7jL2+6lQ3z+j0xuIbIpUXl7yTELu7U749N6ctM0ypISmJ+CSBUqasuM6q8C13HefHezr+t3J",
+	"uxrKVffqhnRMpMGaq6IAIvEyOFqDgOq1hXLOF5A0jY18bz744K3T2QD8ZResb0+zZf7I2hTKW/hkSRh+",
+	"sms22AnD34ED93+E/i92IQQwOT6kTFusAmkuzlZjHz+tffs1lk0vo3YXX+wtbfq7vlhtut9gut8X/W0z",
+	"atszNuf6x7Zb00TsZLJe2p+F+eToo83bSuKbqMWuO6Ek3hKv4iVVczQDWIgcEsax1PbIsgjaw3gvBu1i",
+	"tJ12bdyuAfg3ZtzeF37X1vBv0BpuibgsaPtcdnDQN3of1+gbFzy70o4JDgXn7lZwxqk+66gE9YNQuuq2",
+	"NpC2OpaUGCR4voYhpcXewO9JFUrLOkOFmz0GTwevS500o3K2U7vS6h7KVbM7u43V/e4UrnabNf0MK6dm",
+	"VekFE55dlV3+oHh+NpWgDmmsQ2O+99CYgEk1h4uuDlGsoW4Ndb9mqFujTh91XkAx4TLoIdP0veDPkcA7",
+	"rDLgIsr54K9jNRERaxLJywFx+0F+E/Ankv3CmmI95En8fWwZWoZYqku58ilLtL5aiDMGv22ZICPLKJim",
+	"tng3NG+x558S1BGwKZZ9okqVfqEnLHVBdXuABNiZ0b1SeH50RlG477RNNR65K1VXoNP2uuiN38xS7AsE",
+	"TaM3fPCdhmy8yRaWO1CKOfvLpUq5vGSZSAWHShgxX+DKEZxBggSP8kg3escF7ZIGmAm1UzRAm+tEzDXQ",
+	"8NxshJ/tFfh50iVyJwQ8und0dKlasbg+itXwCKoLH9E4G0RRZU6745LC1a1Gcltx2807opQiQOhopYr3",
+	"R9oo847AKdVrI+8WTAeQTZkf0kbTbCPfVM9MAd0xjgkRJ3wbCSK/1Ef0pBkZWeuI+mo7bCZGtJOueVp/",
+	"5XgeqSZhh3HZR5JNaxV1HGKwLDceZZfZzMTX5cfd8IGG1EcoPP+3Nfu3Xdq/nar9e/xww/ZtP67avh27",
+	"fXEHVW9Qt83MKZ2iAZhYEPCzXvq1B9W/9ihoTGZpnsAxpw7UtDgGCRAHmheyPJpmasz0K+D9emgmjR7q",
+	"eGSbMG/FY8dm96m57NPnf7ffAcWYtmrCynx7qzlWydA1Mh14a158wg+ZdmwObfr14oubnc5jx57Htj2P",
+	"7fXnsThUsBzbbwh7pDoVR+ozBKNVHxJa+OKU4FQsn5OCzu7TQqye//bn/MUbNa+Oafrzw+jPPYKsDE7a",
+	"J6Bqpx+/VUjVS6XzXeKpbH3FNJGijqmq9dw6puqH5ALxrwFPiQS975O41t6rwbZQfTUVEqrIYh2ZJtre",
+	"AUcclOPxWTMyEmuT4hbKMovafyJH6gx4ICAu+QWobt5wzooqI65GK7QMJfkJqgPw16h524Lw/6EG+wfd",
+	"/zkT2U5m/H9ZCt7f4E12afKrowQ299Tu7YB9frdRfUuqpXlu4Yl8qMU2nIjDYapmsS3JdjTkmTCj0EIm",
+	"Kju8VIdCXiZSiAwZgs1OM/2m6lJtUVNcjYOjTvfIPN+agk5l1ZLhRLCn5sdLcKt6XI0Vmf9klqSY/5nN",
+	"pGVV1GwgxomMmZplzIzHqNHTlOdmbxs0sMQTbWCXxxJdAe5PDtudN2DuXwb3oFAW4S5DRHFPRJYm0qo0",
+	"SP34K0SSXPoakjv1vhZR8UOap3CpfWzY2qONXuPXt68wWqQ/SaTBgY/b8L+gMUmk/e6h/W4qsgTouheC",
+	"ZyXOflhi9rtivxZLvAkTmivt6Bh4muk0mkeRBPsuqeN2B4X/UINdMKG7kGtAWAPCGhD+kIDQ3QEeGoSP",
+	"n4QGJzy7wi20AQ/iQ3BhugJDFUhuFcBFQ56LS5UtIqqubz8znc4uoZySZRKDLzxr+8EZm2bJkDL6E8lA",
+	"LLCZTArfBY3lJx26ytYt9iKLRUa0dFpledRjEULWwhtiRrbN4VDCrQHUURyKPtfDiB3ZT+aJiDXhg9f0",
+	"AGumZiIV11wORcSaWJAR64b+JzrDof3Ve8LW3jWz6k9Di0VGKMJPRJjdBwXWuWSRkaD4h1B6baAwT6x2",
+	"AMVQLmgjKv6Dlvv+kPFT2hK7PHuRyJfmfXd6ln/Y+VlX6Hl3lE0T81pl+feGtO0h9SorPUmuwGBrTmmj",
+	"1xjAxxuIBsKJA58D1ASpNmd333ROe90SNFyKr05nk0QmswkbZVAiqdM+xep3UOtXijnLF5nQLfYyGV4d",
+	"zqagm7ass+BhgPVDKOwmNT/+JJ0JlikeMzNelgoukTqLcTbnYI8di+RynAMADRpXiTTb3tYhmWbiOhHz",
+	"/uboGKMo2DvxqPPwqNOnduTb2LM1tZonsREEnW4bCjxU4PQ/FqqM0n975aH0xvnsWmSXUhy+Gv+//yvF",
+	"4Xk6xRWD+wJ2wwQN342T03YLFgS/sfj7BCt9LMF2EFtp+tkt01hSptEr6slYLeCVXeCAnT5gQ9o/22Ye",
+	"JNpR5+EXwv10e+yC/Z3AraF/Df1r6P8jQv8q/O3X30AM/2l6gNipeiFVLEXrNNTgw5KgmuWqB4mWro6k",
+	"FjkMNLD1LYZUFZPqDEJzIn6G8QAaTZORyBMj/1cC26kUOvMKFGKQt15T8u9CfCX1/m4VFDFIlJGbfHgl",
+	"QK26Fql5wxZ7qkYjIQL2u4I5AqHNEywcUPitC29sr9N9ZIuNwe3z8BTtd7rRO+lWBCCcHnY6BrG1Hy3x",
+	"pOwXp1GU0IIB2fQIv4JWVlyJHQPhMnNHrYvj6dI4bgIKhOuVqmh5feHHDV3ZV8KjiPsUNz6oh/11fu2g",
+	"AbsWdkElzO2sxlH4NlmEDEvhfDZym/aWXwinUy5/B6EStwqA8V37tqi2Qzn0gnF/sFj6zn8q0X0t0pHt",
+	"bzLLi7/e7JNbujUg3B54umxq4FMDnxr4/GjA53eRl8U/3QalumOfinmOkNt/J+a6lTBpbFsqMpYubBV+",
+	"6x4Hm+Bg4agr4mDJrsgdZNJMC3zYqyfGXlumi4I0IxNF0fb5OElFKB0fxhpOuj384E9wSr7nomFluwUA",
+	"LfznGvhUEofHbYee2tXgqXvYqcABDjwNuZFFzgdL4Omp+Zb9kvD/s81EYtsvGUmqRTwK6z0lPH1eEvFf",
+	"xFDyEs/GLoYSe4xqvFDjhRov/LBBc2sltYccMpGiQjVOpvqTQcRklotbYghougwhzJffMIC4gOmo8cN2",
+	"/PDw68cPtzMRLAEISMeo8UONH2r8UOOHbxA/TEii3QN8WDLvbq98bs0hpYYrQfn7RjdhUh9PoSxiurAu",
+	"GyWFxnKOVC8xX0xFiz0X18CROkxnsYC4Ln80jA8MsNBqIvKxTQOmmUS2UINTWox84AW9zwRy6OUCWoUw",
+	"ghbbUE6dp6kd6NJsZOKSZ3EqNISKUfJACxlQl6EN/nW/XIHnpVXbF+q8lURNu/VJ/3f2SwL4puDUMFef",
+	"O56E0nSBwehhBasR4bkNmeWnK/H07Q4iu77NMy/nFQfkAiPIQ+H7NJD9Eq7/Qq0OH8KyfekJtOB37zns",
+	"rs5he+0cYrqtnUU0bNEkuof2S1v/SsrF+6d8F6BauuxqtFqj1Rqt/pBoVS6hEAtPy9/fHTzdieFyPUgF",
+	"PqQey4HQHchfuGRJzGZTlmMoCyJKgwmj2bSfqz4A1Wa+mCZDwKam8yT2qJfF0jT4WHPM0SCG0fgGLGK7",
+	"CZuPhQyleXSg4gVLNNYSN48R43Lx+y1m3suMKdEscaxwZ0vvBnxIPMuSaxHKFGL0dc4tkK5g0RyrOZtw",
+	"uVjqZzjm8tKrC+nHTpkh85xhoIsG0yDTfCKYnIFtkOtKtOwlSxx8+ZLyonXZ8qbXVipQOsmTa8ESmYtL",
+	"kR2sY+AsIe87oeD8FL59+xoA/m4l7+Ed3AW3Kvf/BTxbCnUju5Vou8LmnRS8sqhtZZbh/25i1yC4kOiN",
+	"ygSTN5/ywptDgMpnYi4ygTGQcc0NWQOimhuyrvH5Y/JLrsKp/VHfbvSS5KBaB/VezgZposdCo+jOy9WT",
+	"WiwqAmgjRkG12oixwsD6kw5lZGNvW6uBt1GLvSGuyp80i4yiD0mk0VSlaQQQjnH7KdHsMrkWMmAi1SKU",
+	"UZrIq+Ih/FR+iEW5+JBHrHndsaAP4rDZbGr28UGL/Z3rsZlcg8VC+d+WXs3AJqyBxAZiqCamJ36piXnS",
+	"PuUNP8C4eJWmrhqR64tnIpRm3nMhAY9JKGcjNdozeoyzTIxmGiQfsrLDKgG0NuJ+PaBjTYhVPtgP2LGm",
+	"2VaHSqYLCtE/AKwHhaciXwj02DKCAPL0zjFrAjBR1yKDlZgkuW7R6PvmT/0J/9AfLHKhkW69zcro0SNl",
+	"Z/94/eI5vEI3lLepUxW4BONiawXFnjCAOpS2YJZk3FZ5Gef5tKkP2NtXz0yviXYdFz1OM4NPqT/ciJZM",
+	"FDIcBmomY7BAR8/F/KV5YF25KjxE5VpVbMdSVS/NEf2SKPi2pJ+703BW8zHuXsMKpmhDASsz/fdfvepO",
+	"WFHLrJLtKlbJH4cTdRcOxpoT9R45UfdiP9ym9cElOOcaqaL1WMQ/bEWx6gvpFvW7vO1YF+uqtdRaS621",
+	"1HvUUkkvJK3QU05Rn7wLpRRqbeFliuJq+Vr9Bb7XoErRjer8Ea5+QYA4y6BtC62Qis9Cq7sylHv6FCN1",
+	"KpTlwlOV5X1RcYTQG7FcZ4EiaOyvjuyxAV9JKdbGPFboF4NZbotvmRfHE1rSSE6cX6awMFcpHjj3t1Q8",
+	"qkJHTlbXsYQI8AfjFnuucFB3CQxqw20tEr/Poj7fn4TB2/0eBEywmfzCXMN4G1m5gdZCIzSM9tpi5/j3",
+	"6ruaNbUQofyn06EO1tc95Laj1dKHzC9nY4TDLGdqFMqMy0uBZXL8gjXsN5EPwSmo1USYVxCpFj9p/AEb",
+	"RcmMGggDZBF+1wJDQnTQCyXPMTlFyaFg06IGO743GK3YWM2ygDmGO8ZZ1G23I+Rvhn8yPVZzMhGjJ7uo",
+	"JGllM4wikSzJ19B53FrcBF+I9qMuhlMXw6kNPzsafuo4xhr91XGMWxBjjf9+F/ne4G+XQMfCtnBUCN3t",
+	"2TjWdgCcolX4TwsRsExM00RomzETQ9KugWOjlOcQmBdKRbTFKo3XJfLwqrKI3Kut8SsfGmwqJmzIsywR",
+	"OpTRlGcYpk8O6lhM83HEtKJq4GkCLzDkkmViADUJgNxtjMFmBp2CG91ZEQwkhYQfxKTkHTWfQVCk4qw6",
+	"gziJo/2SbIzkeGrX4n5w3zdYWvHt9DLjsYhZrhTsAwcoc6XS4ZgbCK3ZiBt14c2YyyvNHBAokBVtyUav",
+	"c7NHmgtsHgBblDdTjQOXkMsOGAWwoN2pLr3CzwO5E1B3uxSbL1CKzSs2+HvKY5bkbK6yKw3HaqFm/1W9",
+	"mNsUgIcVi9kpSv2VCwgWy/Gwei1uOaGPvn6E/GVy1emy2yUFyAqeGjXXqLlGzTVq3iVdiNtgymEBqora",
+	"5PTVrUF0sCZU9DyONRRGhx+ATJ/1QBkwo5FmCwSdPno1t7vXUyjJuQcZMGBBuK/clh1cdWbkHgSuDGv8",
+	"pChGmBl/OgC928DFUNr5hUlJ0MK7LtjQPvsJ8YZPXdbyp4UdBrv7Cz8tOHEtivJhzj4hhXYGNkQV0jzf",
+	"f2BhDRG/AETcF9ZtpT2mUznnmvE4/oGD32gmglBGHwdcC4Osb8oBbR9psxXWmqOPBSPBTdRiRVi/u8NC",
+	"CQmiPIcfXIj8zByaJDZ7epSIkkkHr787C78rhvmojsSrIfR3HnZQh+59eyrCUwsg5ap9fbt2sG8A39FU",
+	"penRtSLizGrV4ZUYqixeohQwbQxSRXs0JvVv0CgMxrUhEbZJKLku7NlSzSk8Icltihr10ozMr8U9Zm7/",
+	"KGCRmss+DDoKimAG7ZB1KM0fDyBMA8Mk4OEieML8egAADaIT4UXZTAJRlXuhRLNoMkvzZJqK6Ixx6CSU",
+	"RJ01EI4jQGXwy3HG5xLTzfCow9t785RkFPiYpi32TxzRiCJaYDYywXJ+JTD9jBtNEUuwaMWGStq6K9d+",
+	"S3o/rAYD79d01boprS3iqVENFzBjcXSX3AOl+MlQrg+g5JuCckircmE9aoZKcpr2bD1FETOeJlfiYEkp",
+	"ZLvyHfCcRUfDsUqGQke9UEa5Un09VlkewVjxTwcBi+IZQn4RQV3MRMbiA8vn9Fczqv4wVRrURbdXxlyH",
+	"sijNvjTlrLlEhwFfY5CNeVon8jIVfRxDxJpaXIuMp6GkAZsnOcOnDvE7+FnTVs3yvhr1IfKoNGJfL5V2",
+	"j6sR8m3gAfAn5ehjchNV0j2Ywb5UUKbva1cy6V0avX+33+2Xl5am5kCu1QnGSgs7iXoXRfKWoUq0hZyN",
+	"u6KQ+PFh+8EqK63VC+m+ch2oaeEXgo0BXiNbs+8NhzK2dP8/MitED3W88t5TPhTeY8dmidwNDHMdNGDB",
+	"aML4AMgKNbT7W6MU5uItEHboBcMUn/BDph2JV4d+vfhin8iXNN0e+ZKmrCIWTuWiZrmotZZaa6m1llpr",
+	"2aC1/JNQrvNtTBEwFJFBaXqXagsER27KPnolJupaLOksNqSSjTI1Wa+ttBi0TuQleEGoDVIUlAPBSQVw",
+	"LBCg5ug8AYoJRzSGOkEm9CzNAf5FttMek7M0jT4/Il/2k2xOLnpV0HreRZLRLbHRJ4VjV1DA3kWQ8+4o",
+	"xM7hK9gGu0TigocQS3UyPsJq86LYj3NuNrTZ5XGdhVUDixpY/IDxBCjlqoVciSffXpGflJhVbR18LXJQ",
+	"9zIBhZGXRC4aLYpba1OAbou9xhBaKky8mJZSbsmmAhJ0R7nrl0y2QwolSmLiaMRhWZpPundn05jnoiiV",
+	"/C2HNEwSbRbBdGMJk5DFq1Low4y8UXfCZXT/9h6bHGSk8z72Hgdo1ojfAvQppkV+jwaf7aDmwS6gxuNk",
+	"3x/WHH82WLOKxAtgg0e6trbUoKgGRbW1pba2bIR9fOiFcN410rsJGkda8Gw4Xpt69Rr+LDSbCjVNRWDZ",
+	"XFKsJYQkLu/VQLfYv8ijh6AjYJmHyXI1ZSMxJ9uIhlhSwYdjdpXImDW9LKWpyODLA+hZKspZOkOj/XLf",
+	"Sgp4OoBA/TiUmNAvFzBAz0XKeJbxBZZihNjPgxZ7xeWViNlgAanh11wOiSY/NqBlkkjzjsNQ5ok4HGSC",
+	"X2nW9Ms++VlhXnGnFnsBmflAJL6CfSFXyBzKUCpy56KHEJnkc5XzVEct9nLNPMMb4KKJmPGJQhSdZKwT",
+	"tA3SpBFOeA7rVjGCJqyheW9MLkYif4C6VT84WKArER4w/S2QIBxi5g5sfQEzrAwmlNYCOqD3A8+2/4It",
+	"GEIUhLL0rf1xx+1a/MkMJYJfsQwJ8L6sif+ZCC61+VMquM5DCd8eGEXDzBRUHLgWMp9BVYOhkjrRRhL2",
+	"cBdqkWGBLZ3DLrgSYqpxBTnLxQc7nTFWs8ICCp0202KoZKxZM4lxwrTKcnYlFhrYGc4g8oBOjFdAwa7N",
+	"fKygsNeEL0JJzEGTgApkiRhaw/hoAZVE3nla/wOYVg4hfNAlJBXy6VTwLLCaTihxAuEzLiECsGD1NVKe",
+	"ixb711i5rUIqXKIZT+fm/MRimMRmcbWLBydQj7+I44OUSD02KkiCvMmMjzKhxz3GLbUQFH8AeWZDB7yi",
+	"qBTuEDDOiu+0IFBJ24TCCd6rAUNHvflMjlWjjw7NYTMHwswxjqYJ2hbHtJ4hUGmksbmZYGdz6edLmpfQ",
+	"B6XyrE7DCiXyNUX/iYCMFi+pyEU12HtqKSfTaUSgZ57TOrIhnEdzl1nOYZrayExdROpmi7kGczhydhuZ",
+	"Q2EUxysxzVmThxJ2LMZc0D1B8Tsp17ld7QOWzaQmFhHkbQa9Hi6oTIieO2hdCPkJpeWRRpVVW8mQzaR5",
+	"FGJSQOtfOk0UE5SmttLfTyxXlwJuZdj5Ob8SOA7OQAMyvwdMYXzKh8AfbLNn8S6nWaI3x+WFaqnmTrPj",
+	"ankTDG1HidnjUhWvaaboPzMxE3GPJbmzKERG0zcStQ8SlaJKlBUPoYxeiTxbHJ4blabHOnRbucid4cJx",
+	"kUX4ypB8G2lEA8BJbEdmDpqZwJHZU127NmfEQsZzXKRUyUsBab86V9MpXa5uvKftYzYrMEZUMUzYprHI",
+	"eZIyzRdIUdMzcjRbwLnPYLNKnmVqjiLbbKJmZsAJm6ss1pYdLZQbzAr4Wue3CCLBm/rPmch2sijg4/vV",
+	"6MM230wO8seGEXoY1G8lI+UBABgrlUbeK1ofKig3nvDhlZAxA9oZs4wt9lSNRkIE7HesDzQx4psnGAmz",
+	"ptbyo1Jh4oenrtjySbe62nLnsN19037UO66utnxfCQS7l1vGp72Xwi/WFVumBOJ37sX/XTMR1UxE3xYT",
+	"EW3pZTvjOjKidzd3la59GjT+468TgtXi7mv7V1+7uPk67rR1buyKAX3SzgZNFAabDJmkO5DOWmd+1ybJ",
+	"OvN7l7qPa3DONFODVEz+V1U4r4ohsdnD3CAMC0Cd4hbolr+19ixE2ZA/aRBuo9f4HzXz/IjXgnULhcUo",
+	"V+JDrssqkgHBKYBxs9xnnvbjKzgFIyM4HY2uK1mHwe0gskxlhNCs8tPoNWxqGlnazIUG79LpQundcrq3",
+	"Ldtibv7G8ejxsDN4ILr8YXwi2qNHg1P+eNiNO+Jk9IA/HMDzebbog3MFLkWd83wG4OtxEdhrNiGDX2Xi",
+	"w1CIGKaXxFy1AKHF0kelNdndW2S3/UvsZ52fyKmUJU3XKDpQgmc2BaUDss4Lfcksm1kTqeY9r8BRKH3H",
+	"cdV6b1Cbadm9nwMdlutQQtHIssrLIXcFVDO7MZpV+p/mC/OryXAchDJa2c+RK0p5YHcTuslKmptVClHd",
+	"+sHCf7yJ2Nrce7QWSJ9NIH2S++TWosIzd/jX/pvipsiVurKGEzDtmWPd1WCf8k0v9uStGEGSvMcqzB/M",
+	"3Jv7XPf7Xun2Cj9tH3u5GWg7YuX33u0K99vsnkyx+eKOec4HRoc1V7U0esPY9A9zdC2yVHGg3Stf3hmX",
+	"qytir7dQLq8Ma0a+VQvpjQsbFt2sm67OUDqDGi/ZAtHAT5d+Qf4hhQDyFNwBZphVRrBQmm1QMoLVt3J9",
+	"K39Ft/I+PmbScrf5dz3fM91sn0T/OdNm3B/R4nGz1v1s4/p4gRSnmRolqcBYe2xvLiFy0LEh1+IwkVpI",
+	"LHCdLlqOZR2djqGkLGKsEULBgLoyTrHw/dAvlUni0esGXrYpz42IOysIPKHAJSTtjiH9OdHUyRq69bca",
+	"VJj9rOZ/R5PRF7NQlwkawa6M/6y0Fp+eluyqDzwrzqNqY3H3sNN+03nYOzmtNBbfORHkfVuJ95G/Zptv",
+	"zR+g01Abp2rjVG2cqmkJdyLzxjvDk+ggje9SoB/B3bkpb++PZJQvpRBAGxv6YI1sv8EFy0R8KVwaFBug",
+	"3MYG1o6TCZ2rTMStUL6V9u52yAFUNye4sWVVcoGXVsC4ZnORpq17ytnDufJSAWiklJ7u8MK2smRVeGKG",
+	"M/BJmOLu6rJsFKSl7/yntojS3SPXU6zRPk6me8StF40KvgBbi+c+Y9lriVpL1Dot79uQpyRnnJApBWgX",
+	"F8i9pOM9Mb+svWupxwYqH7ORLzAHIp8LKiZhs+soA87eZZlwYhWjBEMJDL95xqXGcACM4INceoh4VhLD",
+	"Uo2EwghO+zcbbI3joiFqMSxxEp2/fMa8dwFbXgsfXpHY1qUzwK42SOxQ+iK7YASbj5Vt7c1ColkiKdOu",
+	"TEIGwYYOPuRjMbHcVFg6jiLMXY4d6fS7myO+cjRB1FrIftaHiQAxXC52SrVd6UerEMjt8cf+6YX3iFh8",
+	"Nb8GLHXyXQ19aujzGZLv6jw4H2c9uXeUVWHCwPt9PVvqG3V5mQrNnBzo0T99UFbU8iJR60wQhNMMwGAL",
+	"gekzoZxJr4/JSmsLh0wvZdaDgutA5zwXRfqPc5xYroPCgcKvYCxQ4PusXIQcUn6GQzE1LUCcEPmpmuWh",
+	"jPy7rMeWhWq0Fxr6uvFQz09BsrPp2lSCyyUIhQuKGIqthVBBKKER/gDiLqB1cHDYGx/+5BkjKw+mI1ai",
+	"sBw2KRrRvkUgtuJfqa4MVjuetjqedoafuFl243mgS4yuHIcycdfVKLNGmTXKrFHmt4IyydUE/El0sVVA",
+	"TsJndww2JzPrJNvZXWaaLHvL3kq89te4vaDJkg0tlN+V28u8Yu31qr1etVCuhXLt9bonrxfIkS/h9LqY",
+	"5aLs80LuG4zgRMYZqhCfCr7MmDlWE8FGQsQBixM9VNdGkzdNQ0nB4Wg1yQSPtWNQWbAhn2nBpDKiJxnR",
+	"1a/LbiM0edBVSdwSuUrjVigvKkSyNeRM4IW+k0CUst3DvNqtPEe3FuFflePoToQ+Vj6sHUe1Sl+jh1ql",
+	"r1X6faHKxX0DlQpVngzLazJa/kgAqXj5LJhwQ8koSotKyj7zf/90VBwHAfOJCEPZjAoTtk9GuJaisNI/",
+	"E8qq7JntCS1nPkeaIzsjzBBKj1NNZcTnWCX300RDEgxQH95jJsw3QwBVEAm9nsks0QJyK4nJ7Uqwv4wT",
+	"wBrVvEHdEm9Qp1sQB3UccdBxZz1x0PGb9oPeySpxUNsSB6G/xVIDfWzw1LR/ARXqmPZHzM1+nsCgAUAk",
+	"l+O80eu0HzwMGleJNIufTMySBI1pJszY+ps8KMieQ6w77aNOnxoRjc4+TanJPImh7vaDdvvm3UrV7Vsy",
+	"FT1ax7vdqWAqcku5lamInvSYiqZjlasdvE7uvRvr/Gj359/ah3rIzN5a6qEq5iH0gJWIhxpi8Y/2s/cq",
+	"uXh/vnietOcXi/b8ovPn/Pl71b74Rc0vnuo5/veZfja5Sl68/3M++rPhkxVtLjWN176b1r/ZW+6vnXDW",
+	"bncf4Ej+eutxFCRJe9XA07kRMVWw/4UUSHxZMhpbEVSnkNXgvU4hq1PItiBqc7mswNc7TCXbYSxAzYPC",
+	"cwlbm3va0llCcW18tsV+EdNULdAwCN8hLQWfmBsxH2s2k0RubWs3g7hhQHHx9tUfrS0yD0UCymQr2Mtj",
+	"+8ULeKf7l/hgA+C6hXnSARNyNkFLppDxVCUSb2YSwSD6DBpdNejwIdaGRp7cuSNevxKy1MGa5s4elCcT",
+	"kSZSFKVycCqsxZTlfOB1OBJwNpa7fGka6TGoIGZlrVUTpL754GQO9YP7aLWj1yLPbePMVuurLvbnSg55",
+	"3RYIeLXrfyroubq2eZO74uAEj9E4ZtYK+aqjly9ev2Eo/KOD0qukadXvPbWmaXyXaZpAqfKVqXAQfrWL",
+	"C9S/KIQPe+IVgpx6wsO42s1v1gAJHVhvt/lMFM3+ApO/e7WXImNDxoz8ztTeGc+BSAIpuJZ1W4qbUxka",
+	"wUuL5mvnW/ZrySbvdVL6vmqHZsk1zwUbKmmuE7Lp07CTjE2E1vxSlBfGe7RqdXh2JXKkl7YEGv7Zgz9X",
+	"tHsxFRJozNVoVJ58YN6oOhTorRhmSu9QmqHoj6g7bt7d/P8AAAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

@@ -550,6 +550,8 @@ func schemaCode(field string) apperr.FieldCode {
 		return apperr.FieldWrongType
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		return apperr.FieldOutOfRange
+	case "uniqueItems":
+		return apperr.FieldDuplicate
 	}
 	return apperr.FieldInvalid
 }

@@ -164,6 +164,7 @@ const (
 	NotificationTypeFollow   NotificationType = "follow"
 	NotificationTypeMention  NotificationType = "mention"
 	NotificationTypeMessage  NotificationType = "message"
+	NotificationTypePoll     NotificationType = "poll"
 	NotificationTypeReaction NotificationType = "reaction"
 	NotificationTypeReply    NotificationType = "reply"
 )
@@ -178,6 +179,8 @@ func (e NotificationType) Valid() bool {
 	case NotificationTypeMention:
 		return true
 	case NotificationTypeMessage:
+		return true
+	case NotificationTypePoll:
 		return true
 	case NotificationTypeReaction:
 		return true
@@ -1408,6 +1411,39 @@ type NewMessage struct {
 	Body string `json:"body"`
 }
 
+// NewPoll A poll to attach to a new post. Every member who may see the post may vote once
+// (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+// its author and its voters are notified (a `poll` notification).
+type NewPoll struct {
+	// ExpiresIn Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+	//
+	// Example: 86400
+	ExpiresIn int32 `json:"expires_in"`
+
+	// Multiple Whether a voter may choose several options. Defaults to false (one choice).
+	//
+	// Example: false
+	Multiple *bool `json:"multiple,omitempty"`
+
+	// Options The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+	//
+	// Example: ["Tabs","Spaces"]
+	Options []string `json:"options"`
+
+	// Question The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+	//
+	// Example: Tabs or spaces?
+	Question string `json:"question"`
+}
+
+// NewPollVote The options the caller votes for.
+type NewPollVote struct {
+	// Choices Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+	//
+	// Example: [0]
+	Choices []int32 `json:"choices"`
+}
+
 // NewPost A post to publish.
 type NewPost struct {
 	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
@@ -1436,6 +1472,9 @@ type NewPost struct {
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
+
+	// Poll Optional poll attached to the post; makes the post's `type` `poll`.
+	Poll *NewPoll `json:"poll,omitempty"`
 
 	// Visibility Who may see the post. Defaults to the member's `settings.default_visibility`.
 	//
@@ -1476,7 +1515,7 @@ type Notification struct {
 	// Example: 301
 	ID int64 `json:"id"`
 
-	// PostID The post concerned (reaction, comment, reply, mention); otherwise null.
+	// PostID The post concerned (reaction, comment, reply, mention, poll); otherwise null.
 	//
 	// Example: 42
 	PostID *int64 `json:"post_id"`
@@ -1511,7 +1550,11 @@ type NotificationList struct {
 	Meta InboxListMeta `json:"meta"`
 }
 
-// NotificationType What the notification is about.
+// NotificationType What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationType string
@@ -1543,7 +1586,8 @@ type NotificationsReadResult struct {
 	UnreadCount int64 `json:"unread_count"`
 }
 
-// Poll A poll attached to a post (read-only in v1).
+// Poll A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+// `viewer`) are read live: a vote shows on the next read of the post, on every instance.
 type Poll struct {
 	// Expired Whether voting has closed.
 	//
@@ -1568,13 +1612,23 @@ type Poll struct {
 	// Options The options, in order.
 	Options []PollOption `json:"options"`
 
+	// OwnVotes Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+	//
+	// Example: [0]
+	OwnVotes []int32 `json:"own_votes"`
+
 	// Question The question asked.
 	//
 	// Example: Tabs or spaces?
 	Question string `json:"question"`
 
-	// Viewer The caller's participation.
+	// Viewer The caller's participation (kept for compatibility; `voted` and `own_votes` say the same).
 	Viewer PollViewer `json:"viewer"`
+
+	// Voted Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+	//
+	// Example: true
+	Voted bool `json:"voted"`
 
 	// VotersCount Number of members who voted.
 	//
@@ -1603,6 +1657,12 @@ type PollOption struct {
 	//
 	// Example: 7
 	Votes int32 `json:"votes"`
+}
+
+// PollResponse One poll.
+type PollResponse struct {
+	// Data The poll.
+	Data Poll `json:"data"`
 }
 
 // PollViewer The caller's participation in the poll.
@@ -1829,14 +1889,14 @@ type ProblemField struct {
 // ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
 // For a body member (`pointer`):
 // `required` (missing, or a member the request needs in its case: media of a photo post,
-// another participant, a choice);
+// another participant);
 // `unknown_field` (not declared by the schema);
 // `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
 // given twice in a list, such as a poll choice);
 // `wrong_type` (not of the declared type, or an integer written with a fraction or an
 // exponent);
 // `not_allowed` (not one of the allowed values);
-// `too_short`, `too_long` (length of a string or an array);
+// `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
 // `too_many` (more items than the resource may carry: media, images, participants);
 // `out_of_range` (a number outside its bounds);
 // `bad_format` (does not match its pattern or format);
@@ -2412,7 +2472,11 @@ type MaxPrice = int64
 // MinPrice Example: 10000
 type MinPrice = int64
 
-// NotificationTypeFilter What the notification is about.
+// NotificationTypeFilter What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationTypeFilter = NotificationType
@@ -2775,6 +2839,17 @@ type CreatePostCommentParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// VotePollParams defines parameters for VotePoll.
+type VotePollParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ReactToPostParams defines parameters for ReactToPost.
 type ReactToPostParams struct {
 	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
@@ -2887,6 +2962,9 @@ type CreatePostJSONRequestBody = NewPost
 
 // CreatePostCommentJSONRequestBody defines body for CreatePostComment for application/json ContentType.
 type CreatePostCommentJSONRequestBody = NewComment
+
+// VotePollJSONRequestBody defines body for VotePoll for application/json ContentType.
+type VotePollJSONRequestBody = NewPollVote
 
 // ReactToPostJSONRequestBody defines body for ReactToPost for application/json ContentType.
 type ReactToPostJSONRequestBody = NewReaction
@@ -3184,16 +3262,17 @@ type ClientInterface interface {
 	// CreatePostWithBody Publish a post
 	//
 	// Publishes a post as the caller. `visibility` defaults to the member's
-	// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-	// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-	// and `mentions`.
+	// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+	// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+	// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+	// written in one transaction: a refused request writes nothing.
 	//
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-	// post and its API URL in `Location`.
+	// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+	// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3203,16 +3282,17 @@ type ClientInterface interface {
 	// CreatePost Publish a post
 	//
 	// Publishes a post as the caller. `visibility` defaults to the member's
-	// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-	// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-	// and `mentions`.
+	// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+	// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+	// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+	// written in one transaction: a refused request writes nothing.
 	//
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-	// post and its API URL in `Location`.
+	// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+	// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3280,6 +3360,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /posts/{id}/comments (the `CreatePostComment` operationId).
 	CreatePostComment(ctx context.Context, id ID, params *CreatePostCommentParams, body CreatePostCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// VotePollWithBody Vote in a post's poll
+	//
+	// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+	// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+	// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+	// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+	// are taken one at a time, so concurrent votes of one member count once (the others are
+	// `already_voted`).
+	//
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+	// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+	// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+	// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+	// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+	// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+	// the poll, at `/choices/{i}`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+	VotePollWithBody(ctx context.Context, id ID, params *VotePollParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// VotePoll Vote in a post's poll
+	//
+	// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+	// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+	// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+	// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+	// are taken one at a time, so concurrent votes of one member count once (the others are
+	// `already_voted`).
+	//
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+	// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+	// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+	// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+	// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+	// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+	// the poll, at `/choices/{i}`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+	VotePoll(ctx context.Context, id ID, params *VotePollParams, body VotePollJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeletePostReaction Remove the caller's reaction
 	//
@@ -3824,16 +3948,17 @@ func (c *Client) MarkNotificationsRead(ctx context.Context, params *MarkNotifica
 // CreatePostWithBody Publish a post
 //
 // Publishes a post as the caller. `visibility` defaults to the member's
-// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-// and `mentions`.
+// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+// written in one transaction: a refused request writes nothing.
 //
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 // `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-// post and its API URL in `Location`.
+// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -3853,16 +3978,17 @@ func (c *Client) CreatePostWithBody(ctx context.Context, params *CreatePostParam
 // CreatePost Publish a post
 //
 // Publishes a post as the caller. `visibility` defaults to the member's
-// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-// and `mentions`.
+// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+// written in one transaction: a refused request writes nothing.
 //
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 // `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-// post and its API URL in `Location`.
+// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -3981,6 +4107,70 @@ func (c *Client) CreatePostCommentWithBody(ctx context.Context, id ID, params *C
 // Corresponds with POST /posts/{id}/comments (the `CreatePostComment` operationId).
 func (c *Client) CreatePostComment(ctx context.Context, id ID, params *CreatePostCommentParams, body CreatePostCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePostCommentRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// VotePollWithBody Vote in a post's poll
+//
+// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+// are taken one at a time, so concurrent votes of one member count once (the others are
+// `already_voted`).
+//
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+// the poll, at `/choices/{i}`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+func (c *Client) VotePollWithBody(ctx context.Context, id ID, params *VotePollParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVotePollRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// VotePoll Vote in a post's poll
+//
+// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+// are taken one at a time, so concurrent votes of one member count once (the others are
+// `already_voted`).
+//
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+// the poll, at `/choices/{i}`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+func (c *Client) VotePoll(ctx context.Context, id ID, params *VotePollParams, body VotePollJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewVotePollRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5658,6 +5848,68 @@ func NewCreatePostCommentRequestWithBody(server string, id ID, params *CreatePos
 	return req, nil
 }
 
+// NewVotePollRequest calls the generic VotePoll builder with application/json body
+func NewVotePollRequest(server string, id ID, params *VotePollParams, body VotePollJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewVotePollRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewVotePollRequestWithBody constructs an http.Request for the VotePoll method, with any body, and a specified content type
+func NewVotePollRequestWithBody(server string, id ID, params *VotePollParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/posts/%s/poll/votes", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewDeletePostReactionRequest constructs an http.Request for the DeletePostReaction method
 func NewDeletePostReactionRequest(server string, id ID) (*http.Request, error) {
 	var err error
@@ -6492,16 +6744,17 @@ type ClientWithResponsesInterface interface {
 	// CreatePostWithBodyWithResponse Publish a post
 	//
 	// Publishes a post as the caller. `visibility` defaults to the member's
-	// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-	// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-	// and `mentions`.
+	// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+	// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+	// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+	// written in one transaction: a refused request writes nothing.
 	//
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-	// post and its API URL in `Location`.
+	// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+	// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6511,16 +6764,17 @@ type ClientWithResponsesInterface interface {
 	// CreatePostWithResponse Publish a post
 	//
 	// Publishes a post as the caller. `visibility` defaults to the member's
-	// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-	// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-	// and `mentions`.
+	// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+	// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+	// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+	// written in one transaction: a refused request writes nothing.
 	//
 	// Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 	// token), 415 (no `Content-Type: application/json`), 413 (body over
 	// `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 	// `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-	// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-	// post and its API URL in `Location`.
+	// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+	// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -6594,6 +6848,50 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /posts/{id}/comments (the `CreatePostComment` operationId).
 	CreatePostCommentWithResponse(ctx context.Context, id ID, params *CreatePostCommentParams, body CreatePostCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePostCommentResponse, error)
+
+	// VotePollWithBodyWithResponse Vote in a post's poll
+	//
+	// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+	// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+	// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+	// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+	// are taken one at a time, so concurrent votes of one member count once (the others are
+	// `already_voted`).
+	//
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+	// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+	// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+	// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+	// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+	// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+	// the poll, at `/choices/{i}`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+	VotePollWithBodyWithResponse(ctx context.Context, id ID, params *VotePollParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*VotePollResponse, error)
+
+	// VotePollWithResponse Vote in a post's poll
+	//
+	// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+	// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+	// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+	// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+	// are taken one at a time, so concurrent votes of one member count once (the others are
+	// `already_voted`).
+	//
+	// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+	// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+	// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+	// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+	// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+	// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+	// the poll, at `/choices/{i}`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+	VotePollWithResponse(ctx context.Context, id ID, params *VotePollParams, body VotePollJSONRequestBody, reqEditors ...RequestEditorFn) (*VotePollResponse, error)
 
 	// DeletePostReactionWithResponse Remove the caller's reaction
 	//
@@ -11007,6 +11305,309 @@ func (r CreatePostCommentResponse) ContentType() string {
 	return ""
 }
 
+// VotePollResponse200Headers the declared response headers of an HTTP 200 response for VotePoll
+type VotePollResponse200Headers struct {
+	CacheControl        *string
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse400Headers the declared response headers of an HTTP 400 response for VotePoll
+type VotePollResponse400Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse401Headers the declared response headers of an HTTP 401 response for VotePoll
+type VotePollResponse401Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	WWWAuthenticate     string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse403Headers the declared response headers of an HTTP 403 response for VotePoll
+type VotePollResponse403Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	WWWAuthenticate     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse404Headers the declared response headers of an HTTP 404 response for VotePoll
+type VotePollResponse404Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse409Headers the declared response headers of an HTTP 409 response for VotePoll
+type VotePollResponse409Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse413Headers the declared response headers of an HTTP 413 response for VotePoll
+type VotePollResponse413Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse415Headers the declared response headers of an HTTP 415 response for VotePoll
+type VotePollResponse415Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse422Headers the declared response headers of an HTTP 422 response for VotePoll
+type VotePollResponse422Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse429Headers the declared response headers of an HTTP 429 response for VotePoll
+type VotePollResponse429Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int64
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse500Headers the declared response headers of an HTTP 500 response for VotePoll
+type VotePollResponse500Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+// VotePollResponse503Headers the declared response headers of an HTTP 503 response for VotePoll
+type VotePollResponse503Headers struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	RetryAfter          int64
+	XContentTypeOptions *string
+	XRateLimitLimit     *int32
+	XRateLimitRemaining *int32
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+type VotePollResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PollResponse
+	// ApplicationProblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationProblemJSON400 *BadRequest
+	// ApplicationProblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationProblemJSON401 *Unauthorized
+	// ApplicationProblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationProblemJSON403 *Forbidden
+	// ApplicationProblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationProblemJSON404 *NotFound
+	// ApplicationProblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationProblemJSON409 *Conflict
+	// ApplicationProblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationProblemJSON413 *PayloadTooLarge
+	// ApplicationProblemJSON415 the response for an HTTP 415 `application/problem+json` response
+	ApplicationProblemJSON415 *UnsupportedMediaType
+	// ApplicationProblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationProblemJSON422 *UnprocessableEntity
+	// ApplicationProblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationProblemJSON429 *TooManyRequests
+	// ApplicationProblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationProblemJSON500 *InternalError
+	// ApplicationProblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationProblemJSON503 *ServiceUnavailable
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *VotePollResponse200Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *VotePollResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *VotePollResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *VotePollResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *VotePollResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *VotePollResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *VotePollResponse413Headers
+	// Headers415 the parsed response headers for an HTTP 415 response
+	Headers415 *VotePollResponse415Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *VotePollResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *VotePollResponse429Headers
+	// Headers500 the parsed response headers for an HTTP 500 response
+	Headers500 *VotePollResponse500Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *VotePollResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r VotePollResponse) GetJSON200() *PollResponse {
+	return r.JSON200
+}
+
+// GetApplicationProblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON400() *BadRequest {
+	return r.ApplicationProblemJSON400
+}
+
+// GetApplicationProblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON401() *Unauthorized {
+	return r.ApplicationProblemJSON401
+}
+
+// GetApplicationProblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON403() *Forbidden {
+	return r.ApplicationProblemJSON403
+}
+
+// GetApplicationProblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON404() *NotFound {
+	return r.ApplicationProblemJSON404
+}
+
+// GetApplicationProblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON409() *Conflict {
+	return r.ApplicationProblemJSON409
+}
+
+// GetApplicationProblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON413() *PayloadTooLarge {
+	return r.ApplicationProblemJSON413
+}
+
+// GetApplicationProblemJSON415 returns the response for an HTTP 415 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON415() *UnsupportedMediaType {
+	return r.ApplicationProblemJSON415
+}
+
+// GetApplicationProblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON422() *UnprocessableEntity {
+	return r.ApplicationProblemJSON422
+}
+
+// GetApplicationProblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON429() *TooManyRequests {
+	return r.ApplicationProblemJSON429
+}
+
+// GetApplicationProblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON500() *InternalError {
+	return r.ApplicationProblemJSON500
+}
+
+// GetApplicationProblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r VotePollResponse) GetApplicationProblemJSON503() *ServiceUnavailable {
+	return r.ApplicationProblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r VotePollResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r VotePollResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r VotePollResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r VotePollResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DeletePostReactionResponse200Headers the declared response headers of an HTTP 200 response for DeletePostReaction
 type DeletePostReactionResponse200Headers struct {
 	CacheControl        *string
@@ -13674,16 +14275,17 @@ func (c *ClientWithResponses) MarkNotificationsReadWithResponse(ctx context.Cont
 // CreatePostWithBodyWithResponse Publish a post
 //
 // Publishes a post as the caller. `visibility` defaults to the member's
-// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-// and `mentions`.
+// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+// written in one transaction: a refused request writes nothing.
 //
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 // `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-// post and its API URL in `Location`.
+// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13699,16 +14301,17 @@ func (c *ClientWithResponses) CreatePostWithBodyWithResponse(ctx context.Context
 // CreatePostWithResponse Publish a post
 //
 // Publishes a post as the caller. `visibility` defaults to the member's
-// `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-// `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-// and `mentions`.
+// `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+// `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+// @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+// written in one transaction: a refused request writes nothing.
 //
 // Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
 // token), 415 (no `Content-Type: application/json`), 413 (body over
 // `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
 // `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-// is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-// post and its API URL in `Location`.
+// is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+// bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -13817,6 +14420,62 @@ func (c *ClientWithResponses) CreatePostCommentWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseCreatePostCommentResponse(rsp)
+}
+
+// VotePollWithBodyWithResponse Vote in a post's poll
+//
+// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+// are taken one at a time, so concurrent votes of one member count once (the others are
+// `already_voted`).
+//
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+// the poll, at `/choices/{i}`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+func (c *ClientWithResponses) VotePollWithBodyWithResponse(ctx context.Context, id ID, params *VotePollParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*VotePollResponse, error) {
+	rsp, err := c.VotePollWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseVotePollResponse(rsp)
+}
+
+// VotePollWithResponse Vote in a post's poll
+//
+// Records the caller's vote in the poll of a post the caller may see, and answers the poll
+// as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+// vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+// cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+// are taken one at a time, so concurrent votes of one member count once (the others are
+// `already_voted`).
+//
+// Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+// `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+// answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+// `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+// expired), `already_voted` (the caller has voted in it), `single_choice` (several
+// choices in a single-choice poll), `out_of_range` (an index that is not an option of
+// the poll, at `/choices/{i}`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /posts/{id}/poll/votes (the `VotePoll` operationId).
+func (c *ClientWithResponses) VotePollWithResponse(ctx context.Context, id ID, params *VotePollParams, body VotePollJSONRequestBody, reqEditors ...RequestEditorFn) (*VotePollResponse, error) {
+	rsp, err := c.VotePoll(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseVotePollResponse(rsp)
 }
 
 // DeletePostReactionWithResponse Remove the caller's reaction
@@ -26938,6 +27597,939 @@ func ParseCreatePostCommentResponse(rsp *http.Response) (*CreatePostCommentRespo
 		response.Headers500 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreatePostCommentResponse503Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseVotePollResponse parses an HTTP response from a VotePollWithResponse call
+func ParseVotePollResponse(rsp *http.Response) (*VotePollResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &VotePollResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PollResponse
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest PayloadTooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest UnsupportedMediaType
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest UnprocessableEntity
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest TooManyRequests
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest InternalError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest ServiceUnavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationProblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers VotePollResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 400:
+		var headers VotePollResponse400Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers VotePollResponse401Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers VotePollResponse403Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers VotePollResponse404Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers VotePollResponse409Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers VotePollResponse413Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 415:
+		var headers VotePollResponse415Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers415 = &headers
+	case rsp.StatusCode == 422:
+		var headers VotePollResponse422Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers VotePollResponse429Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 500:
+		var headers VotePollResponse500Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("Link"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Link", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Link = &value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("X-Content-Type-Options"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Content-Type-Options", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XContentTypeOptions = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Limit"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Remaining"); len(values) > 0 {
+			var value int32
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int32"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("X-RateLimit-Reset"); len(values) > 0 {
+			var value int64
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-RateLimit-Reset", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			}
+			headers.XRateLimitReset = &value
+		}
+		if values := rsp.Header.Values("X-Request-Id"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "X-Request-Id", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.XRequestID = &value
+		}
+		response.Headers500 = &headers
+	case rsp.StatusCode == 503:
+		var headers VotePollResponse503Headers
 		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -7,7 +7,8 @@
 #   2. A live server: a fresh PostgreSQL cluster (scripts/localpg.sh, .data/pgcontract), migrated,
 #      seeded with the demo data (`socialapi seed`), `socialapi serve` on a free loopback port.
 #   3. The Go SDK session and 4. the TypeScript SDK session against it (index, /me, create a post,
-#      read it and get a 304, page the feed to the end, react, comment, follow and unfollow, a 404
+#      read it and get a 304, page the feed to the end, react, comment, a poll (publish, vote, read
+#      the vote back, a second vote refused), follow and unfollow, a 404
 #      and a 422 with typed problem bodies).
 #      The TypeScript session validates every response body against the served contract with
 #      Ajv + ajv-formats at their defaults (sdk/ts/src/validate.ts).
@@ -24,7 +25,7 @@
 #     "the referenced type or null".
 #
 # Against a deployment instead of a local server (steps 2 skipped; the session creates and then
-# deletes one post, toggles one follow twice):
+# deletes two posts, one with a poll it votes in, toggles one follow twice):
 #   BASE_URL=https://api.example.com/api/v1 TOKEN=snw_... [FOLLOW=handle] tools/contract/run.sh
 # CONTRACT_SPEC=file reads another contract than openapi.yaml in the steps above that read one
 # (to see a gate fail). The bounds and formats of every schema are checked by gen/spec_test.go

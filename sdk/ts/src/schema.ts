@@ -128,16 +128,17 @@ export interface paths {
         /**
          * Publish a post
          * @description Publishes a post as the caller. `visibility` defaults to the member's
-         *     `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-         *     `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-         *     and `mentions`.
+         *     `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+         *     `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+         *     @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+         *     written in one transaction: a refused request writes nothing.
          *
          *     Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
          *     token), 415 (no `Content-Type: application/json`), 413 (body over
          *     `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
          *     `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-         *     is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-         *     post and its API URL in `Location`.
+         *     is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+         *     bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
          */
         post: operations["createPost"];
         delete?: never;
@@ -207,6 +208,39 @@ export interface paths {
          *     `id`), 404 (no such post or not visible).
          */
         delete: operations["deletePostReaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/poll/votes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vote in a post's poll
+         * @description Records the caller's vote in the poll of a post the caller may see, and answers the poll
+         *     as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+         *     vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+         *     cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+         *     are taken one at a time, so concurrent votes of one member count once (the others are
+         *     `already_voted`).
+         *
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+         *     answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+         *     `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+         *     expired), `already_voted` (the caller has voted in it), `single_choice` (several
+         *     choices in a single-choice poll), `out_of_range` (an index that is not an option of
+         *     the poll, at `/choices/{i}`).
+         */
+        post: operations["votePoll"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -648,11 +682,15 @@ export interface components {
          */
         ReactionType: "like" | "love" | "haha" | "wow" | "sad" | "angry";
         /**
-         * @description What the notification is about.
+         * @description What the notification is about: `follow` (the actor follows the caller), `reaction`,
+         *     `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+         *     `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+         *     the actor is the poll's author, the caller included, and `post_id` its post; sent once
+         *     the poll's `expires_at` has passed, within a minute by default).
          * @example comment
          * @enum {string}
          */
-        NotificationType: "follow" | "reaction" | "comment" | "reply" | "mention" | "message";
+        NotificationType: "follow" | "reaction" | "comment" | "reply" | "mention" | "message" | "poll";
         /**
          * @description Kind of media file.
          * @example image
@@ -741,6 +779,50 @@ export interface components {
              * @example https://go.dev/doc/devel/release
              */
             link?: string;
+            /** @description Optional poll attached to the post; makes the post's `type` `poll`. */
+            poll?: components["schemas"]["NewPoll"];
+        };
+        /**
+         * @description A poll to attach to a new post. Every member who may see the post may vote once
+         *     (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+         *     its author and its voters are notified (a `poll` notification).
+         */
+        NewPoll: {
+            /**
+             * @description The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+             * @example Tabs or spaces?
+             */
+            question: string;
+            /**
+             * @description The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+             * @example [
+             *       "Tabs",
+             *       "Spaces"
+             *     ]
+             */
+            options: string[];
+            /**
+             * @description Whether a voter may choose several options. Defaults to false (one choice).
+             * @default false
+             * @example false
+             */
+            multiple?: boolean;
+            /**
+             * Format: int32
+             * @description Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+             * @example 86400
+             */
+            expires_in: number;
+        };
+        /** @description The options the caller votes for. */
+        NewPollVote: {
+            /**
+             * @description Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+             * @example [
+             *       0
+             *     ]
+             */
+            choices: number[];
         };
         /** @description The reaction to set on a post. */
         NewReaction: {
@@ -1255,7 +1337,10 @@ export interface components {
              */
             choices: number[];
         };
-        /** @description A poll attached to a post (read-only in v1). */
+        /**
+         * @description A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+         *     `viewer`) are read live: a vote shows on the next read of the post, on every instance.
+         */
         Poll: {
             /**
              * Format: int64
@@ -1298,7 +1383,19 @@ export interface components {
              * @example false
              */
             expired: boolean;
-            /** @description The caller's participation. */
+            /**
+             * @description Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+             * @example true
+             */
+            voted: boolean;
+            /**
+             * @description Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+             * @example [
+             *       0
+             *     ]
+             */
+            own_votes: number[];
+            /** @description The caller's participation (kept for compatibility; `voted` and `own_votes` say the same). */
             viewer: components["schemas"]["PollViewer"];
         };
         /** @description The caller's relation to a post. */
@@ -1462,7 +1559,7 @@ export interface components {
             actor: components["schemas"]["UserSummary"];
             /**
              * Format: int64
-             * @description The post concerned (reaction, comment, reply, mention); otherwise null.
+             * @description The post concerned (reaction, comment, reply, mention, poll); otherwise null.
              * @example 42
              */
             post_id: number | null;
@@ -2236,6 +2333,11 @@ export interface components {
             /** @description The follow state and profile. */
             data: components["schemas"]["FollowResult"];
         };
+        /** @description One poll. */
+        PollResponse: {
+            /** @description The poll. */
+            data: components["schemas"]["Poll"];
+        };
         /** @description Result of a reaction change. */
         ReactionResultResponse: {
             /** @description The reaction and counters. */
@@ -2311,14 +2413,14 @@ export interface components {
          * @description Machine-readable reason of one field-level problem; the list is closed.
          *     For a body member (`pointer`):
          *     `required` (missing, or a member the request needs in its case: media of a photo post,
-         *     another participant, a choice);
+         *     another participant);
          *     `unknown_field` (not declared by the schema);
          *     `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
          *     given twice in a list, such as a poll choice);
          *     `wrong_type` (not of the declared type, or an integer written with a fraction or an
          *     exponent);
          *     `not_allowed` (not one of the allowed values);
-         *     `too_short`, `too_long` (length of a string or an array);
+         *     `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
          *     `too_many` (more items than the resource may carry: media, images, participants);
          *     `out_of_range` (a number outside its bounds);
          *     `bad_format` (does not match its pattern or format);
@@ -3546,6 +3648,10 @@ export interface operations {
                      *             "voters_count": 10,
                      *             "expires_at": "2026-03-06T09:00:00+00:00",
                      *             "expired": false,
+                     *             "voted": true,
+                     *             "own_votes": [
+                     *               0
+                     *             ],
                      *             "viewer": {
                      *               "voted": true,
                      *               "choices": [
@@ -4000,6 +4106,111 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    votePoll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+                 *     with the same key, from the same member, for the same operation and body replays the first
+                 *     response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+                 *     different request answers `422 idempotency_key_reused`; while the first request is still
+                 *     running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+                 *     Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description The chosen options. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "choices": [
+                 *         0
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPollVote"];
+            };
+        };
+        responses: {
+            /** @description The poll with the caller's vote. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 8,
+                     *         "question": "Tabs or spaces?",
+                     *         "options": [
+                     *           {
+                     *             "index": 0,
+                     *             "title": "Tabs",
+                     *             "votes": 8
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "title": "Spaces",
+                     *             "votes": 3
+                     *           }
+                     *         ],
+                     *         "multiple": false,
+                     *         "votes_count": 11,
+                     *         "voters_count": 11,
+                     *         "expires_at": "2026-03-06T09:00:00+00:00",
+                     *         "expired": false,
+                     *         "voted": true,
+                     *         "own_votes": [
+                     *           0
+                     *         ],
+                     *         "viewer": {
+                     *           "voted": true,
+                     *           "choices": [
+                     *             0
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PollResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
