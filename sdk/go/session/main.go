@@ -198,16 +198,16 @@ func (s *session) poll() {
 	}()
 	s.check(p.Type == socialapi.PostTypePoll && len(p.Poll.Options) == 2 && !p.Poll.Voted && len(p.Poll.OwnVotes) == 0,
 		"post %d is a poll: %d options, not voted", p.ID, len(p.Poll.Options))
-	voted, err := c.VotePollWithResponse(ctx, p.ID, &socialapi.VotePollParams{IdempotencyKey: ptr(newKey())}, socialapi.NewPollVote{Choices: []int{1}})
-	s.check(err == nil && voted.JSON200 != nil && voted.JSON200.Data.Voted && slices.Equal(voted.JSON200.Data.OwnVotes, []int{1}),
+	voted, err := c.VotePollWithResponse(ctx, p.ID, &socialapi.VotePollParams{IdempotencyKey: ptr(newKey())}, socialapi.NewPollVote{Choices: []int32{1}})
+	s.check(err == nil && voted.JSON200 != nil && voted.JSON200.Data.Voted && slices.Equal(voted.JSON200.Data.OwnVotes, []int32{1}),
 		"POST /posts/%d/poll/votes [1]: voted (%v, %s)", p.ID, err, status(voted))
 	got, err := c.GetPostWithResponse(ctx, p.ID, nil)
 	if s.check(err == nil && got.JSON200 != nil && got.JSON200.Data.Poll != nil, "GET /posts/%d (%v, %s)", p.ID, err, status(got)) {
 		pl := got.JSON200.Data.Poll
-		s.check(pl.Voted && slices.Equal(pl.OwnVotes, []int{1}) && pl.VotesCount == 1 && pl.Options[1].Votes == 1,
+		s.check(pl.Voted && slices.Equal(pl.OwnVotes, []int32{1}) && pl.VotesCount == 1 && pl.Options[1].Votes == 1,
 			"the poll reads back with the vote: voted %v, own_votes %v, votes_count %d", pl.Voted, pl.OwnVotes, pl.VotesCount)
 	}
-	again, err := c.VotePollWithResponse(ctx, p.ID, nil, socialapi.NewPollVote{Choices: []int{0}})
+	again, err := c.VotePollWithResponse(ctx, p.ID, nil, socialapi.NewPollVote{Choices: []int32{0}})
 	if s.check(err == nil && again.ApplicationProblemJSON422 != nil, "a second vote: 422 problem (%v, %s)", err, status(again)) {
 		e := again.ApplicationProblemJSON422.Errors
 		s.check(len(e) == 1 && e[0].Code == socialapi.ProblemFieldCodeAlreadyVoted, "422 problem: errors %+v", e)
