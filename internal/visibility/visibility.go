@@ -90,10 +90,10 @@ func mutesNobody(viewer string) string {
 // NotSuspended is true when member is not suspended. The suspended members
 // are read once per statement from the small partial index
 // members_suspended_idx (the subquery does not depend on the row) and
-// each row is looked up among them in memory: a probe of the index per
-// row, as a correlated NOT EXISTS planned for few rows does, cost a list
-// of notifications twice its reads. Ids are never NULL, so NOT IN is
-// exact.
+// each row is looked up among them in memory, rather than probing the
+// index per row as a correlated NOT EXISTS planned for few rows does
+// (docs/performance-journal.md, "The visibility rule once per
+// statement"). Ids are never NULL, so NOT IN is exact.
 func NotSuspended(member string) string {
 	return member + " NOT IN (SELECT vis_s.id FROM members vis_s WHERE vis_s.suspended_at IS NOT NULL)"
 }
@@ -167,7 +167,7 @@ func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) boo
 // mutes hide (blocked tells a block from a mute), read by three index
 // scans; vis_suspended, the suspended members, read from the partial index
 // members_suspended_idx once per statement (it does not depend on the
-// viewer). Each fragment hashes them, so a row costs two hash probes and
+// viewer). Each fragment looks a row up in them in memory, so a row costs
 // no index read whatever the viewer's relations.
 type Shared struct{ viewer string }
 
