@@ -6,6 +6,11 @@
 #   scripts/localpg.sh stop DIR                stop it
 #   scripts/localpg.sh createdb PORT DBNAME    create database DBNAME if it does not exist
 #   scripts/localpg.sh url PORT [DBNAME]       print the DATABASE_URL for it
+#   scripts/localpg.sh standby PRIMARY_PORT DIR PORT [DELAY]
+#                                              create (if needed, with pg_basebackup -R: streaming from the
+#                                              cluster on PRIMARY_PORT) and start a hot standby in DIR on PORT;
+#                                              DELAY (e.g. 250ms) sets recovery_min_apply_delay, for tests
+#   scripts/localpg.sh delay DIR DELAY         change a running standby's recovery_min_apply_delay (0: none)
 #   scripts/localpg.sh hugepages DIR           (cluster stopped) reserve enough 2 MiB huge pages for its shared
 #                                              memory when this user may (root); prints how many it needs
 #   scripts/localpg.sh onhuge DIR              (cluster running) exit 0 if its shared memory is on huge pages
@@ -132,10 +137,57 @@ case "$cmd" in
     pid=$(head -n1 "$dir/data/postmaster.pid" 2>/dev/null) || exit 1
     grep -q '^KernelPageSize: *2048 kB' "/proc/$pid/smaps" 2>/dev/null
     ;;
+  standby)
+    # A physical standby replicates the whole cluster: every database the primary creates later
+    # (the tests' per-test databases included) appears on it once replayed.
+    pport=${1:?PRIMARY_PORT}; dir=${2:?DIR}; port=${3:?PORT}; delay=${4:-0}
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [[ $(id -u) -eq 0 ]]; then
+      chown postgres: "$dir"
+      p=$dir; while [[ "$p" != "/" ]]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
+    fi
+    if [[ ! -f "$dir/data/PG_VERSION" ]]; then
+      rm -rf "$dir/data"
+      # -R writes standby.signal and primary_conninfo; -X stream copies the WAL made meanwhile.
+      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 \
+        || { cat "$dir/basebackup.log" >&2; rm -rf "$dir/data"; die "pg_basebackup from port $pport failed"; }
+      {
+        echo "port = $port"
+        echo "unix_socket_directories = '$dir'"
+        echo "hot_standby = on"
+        echo "hot_standby_feedback = on"
+        echo "include_if_exists = 'delay.conf'"
+      } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
+    fi
+    echo "recovery_min_apply_delay = '$delay'" | as_owner tee "$dir/data/delay.conf" >/dev/null
+    if as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+      as_owner "$bin/pg_ctl" -D "$dir/data" reload >/dev/null
+      exit 0
+    fi
+    for try in 1 2 3 4 5 6; do
+      logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
+      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
+        exit 0
+      fi
+      tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
+      echo "localpg: port $port busy, retrying" >&2
+      sleep 2
+    done
+    tail -n 30 "$dir/server.log" >&2; die "could not start the standby (see $dir/server.log)"
+    ;;
+  delay)
+    dir=${1:?DIR}; delay=${2:?DELAY}
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    [[ -f "$dir/data/standby.signal" ]] || die "$dir is not a standby"
+    echo "recovery_min_apply_delay = '$delay'" | as_owner tee "$dir/data/delay.conf" >/dev/null
+    as_owner "$bin/pg_ctl" -D "$dir/data" reload >/dev/null
+    ;;
   url)
     port=${1:?PORT}; name=${2:-postgres}
     echo "postgres://postgres@127.0.0.1:$port/$name?sslmode=disable"
     ;;
   *)
-    sed -n '2,17p' "$0" >&2; exit 2 ;;
+    sed -n '2,22p' "$0" >&2; exit 2 ;;
 esac
