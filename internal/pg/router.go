@@ -34,8 +34,11 @@ import (
 // is a lower bound). A mark lives 2 × MaxLag + 1 s: a replica within MaxLag
 // has replayed a write by then, and one past MaxLag gets no reads at all.
 //
-// Failure: a replica that does not answer its poll, or that has replayed
-// nothing for longer than MaxLag while the primary wrote, gets no new reads
+// Lag is time: how long the primary has had WAL the replica has not
+// replayed (lagOf, from the primary's positions sampled at each poll).
+//
+// Failure: a replica that does not answer its poll, or that lags more than
+// MaxLag, gets no new reads
 // until a poll finds it well again (each change logged once). A read that
 // fails on a replica for any reason other than its own context runs again on
 // the primary, so no request fails because a replica did.
@@ -69,6 +72,9 @@ type Router struct {
 	log      *slog.Logger
 	routeSQL string
 	next     atomic.Uint64 // round robin among eligible replicas
+
+	mu      sync.Mutex
+	samples []walSample // the primary's WAL positions, oldest first
 
 	primaryReads atomic.Int64 // routed reads that went to the primary
 	fallbacks    atomic.Int64 // replica reads that ran again on the primary
@@ -117,7 +123,7 @@ func NewRouter(primary *sqlx.DB, replicas map[string]*sqlx.DB, names []string, o
 	if opt.Poll <= 0 {
 		opt.Poll = DefaultPoll
 	}
-	guard := "true"
+	guard := "($2::bigint IS NULL OR true)" // no check, but the parameter typed
 	if opt.Guard != nil {
 		guard = opt.Guard("$2")
 	}
@@ -170,34 +176,70 @@ func (r *Router) Run(ctx context.Context) {
 }
 
 // poll reads the primary's WAL position, then each replica's replay
-// position and replay age.
+// position.
 func (r *Router) poll(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, max(r.opt.Poll, time.Second))
 	defer cancel()
-	var primaryLSN uint64
 	var s string
 	if err := r.primary.GetContext(pctx, &s, `SELECT pg_current_wal_lsn()::text`); err == nil {
-		primaryLSN, _ = ParseLSN(s)
+		if lsn, err := ParseLSN(s); err == nil {
+			r.observe(lsn, time.Now())
+		}
 	}
 	var wg sync.WaitGroup
 	for _, rp := range r.replicas {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			rp.poll(pctx, primaryLSN)
+			rp.poll(pctx)
 		}()
 	}
 	wg.Wait()
 }
 
-func (rp *replica) poll(ctx context.Context, primaryLSN uint64) {
+// walSample is the primary's WAL position when first seen there.
+type walSample struct {
+	lsn uint64
+	at  time.Time
+}
+
+// observe records that the primary was at lsn at time at. Samples older
+// than twice MaxLag are dropped (the newest is kept): a replica behind all
+// of them is lagging anyway.
+func (r *Router) observe(lsn uint64, at time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.samples); n > 0 && r.samples[n-1].lsn >= lsn {
+		return
+	}
+	r.samples = append(r.samples, walSample{lsn: lsn, at: at})
+	cut := 0
+	for cut < len(r.samples)-1 && at.Sub(r.samples[cut].at) > 2*r.opt.MaxLag {
+		cut++
+	}
+	r.samples = r.samples[cut:]
+}
+
+// lagOf is how long the primary has had WAL a replica that replayed up to
+// replay lacks: the age of the first sample past replay (0: none is). This
+// is time, not bytes, and it does not count an idle primary's quiet as lag.
+func (r *Router) lagOf(replay uint64, now time.Time) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, s := range r.samples {
+		if s.lsn > replay {
+			return now.Sub(s.at)
+		}
+	}
+	return 0
+}
+
+func (rp *replica) poll(ctx context.Context) {
 	var row struct {
 		InRecovery bool           `db:"in_recovery"`
 		Replay     sql.NullString `db:"replay"`
-		Age        float64        `db:"age"`
 	}
-	err := rp.db.GetContext(ctx, &row, `SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replay,
-	        COALESCE(EXTRACT(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp()), 0)::float8 AS age`)
+	err := rp.db.GetContext(ctx, &row, `SELECT pg_is_in_recovery() AS in_recovery, pg_last_wal_replay_lsn()::text AS replay`)
 	switch {
 	case err != nil:
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
@@ -217,12 +259,7 @@ func (rp *replica) poll(ctx context.Context, primaryLSN uint64) {
 	if replay > rp.replay.Load() {
 		rp.replay.Store(replay)
 	}
-	// Caught up with the position the primary had before this poll: no
-	// lag, however old its last replayed transaction (an idle primary).
-	var lag time.Duration
-	if primaryLSN == 0 || replay < primaryLSN {
-		lag = time.Duration(row.Age * float64(time.Second))
-	}
+	lag := rp.r.lagOf(replay, time.Now())
 	rp.lagNs.Store(int64(lag))
 	if lag > rp.r.opt.MaxLag {
 		rp.set(StateLagging, fmt.Sprintf("replay %s behind, more than REPLICA_MAX_LAG %s", lag.Round(time.Millisecond), rp.r.opt.MaxLag))
