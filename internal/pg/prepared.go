@@ -91,7 +91,7 @@ func plainRows(rows *sqlx.Rows, err error) (*sql.Rows, error) {
 // QueryxContext implements sqlx.QueryerContext.
 func (p *Prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
 	if q, rp := p.on(ctx); rp != nil {
-		rows, err := q.queryx(ctx, query, args)
+		rows, err := q.queryx(rp.bound(ctx), query, args)
 		if !rp.failed(ctx, err) {
 			return rows, err
 		}
@@ -120,7 +120,7 @@ func queryx(ctx context.Context, st *sqlx.Stmt, err error, plain sqlx.QueryerCon
 // be prepared it runs unprepared, so the row carries the database's error.
 func (p *Prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	if q, rp := p.on(ctx); rp != nil {
-		row := q.queryRowx(ctx, query, args)
+		row := q.queryRowx(rp.bound(ctx), query, args)
 		if !rp.failed(ctx, row.Err()) {
 			return row
 		}

@@ -405,6 +405,21 @@ func OnReplica(ctx context.Context) (string, bool) {
 	return "", false
 }
 
+// bound returns ctx for a statement on rp: it ends halfway through what is
+// left of ctx's budget (if ctx has one), so that a standby that stopped
+// answering leaves the other half to the primary (failed then sends the
+// statement there). It ends with ctx, not before: rows are read after the
+// statement returns.
+func (rp *replica) bound(ctx context.Context) context.Context {
+	d, ok := ctx.Deadline()
+	if !ok {
+		return ctx
+	}
+	bctx, cancel := context.WithDeadline(ctx, time.Now().Add(time.Until(d)/2))
+	context.AfterFunc(ctx, cancel)
+	return bctx
+}
+
 // failed handles err, which a read on rp returned: a replica that cannot
 // be reached is skipped until a poll finds it well. It reports whether the
 // read should run again on the primary: any error but the request's own end.
@@ -417,7 +432,9 @@ func (rp *replica) failed(ctx context.Context, err error) bool {
 		// A write sent to the standby, a conflict with recovery or a
 		// statement timeout: the replica itself is fine.
 	default:
-		if IsUnavailable(nil, err) {
+		// Past its half of the budget (bound) the statement may only have
+		// been slow: the poll, itself bounded, tells a silent standby.
+		if IsUnavailable(nil, err) && !errors.Is(err, context.DeadlineExceeded) {
 			rp.set(StateUnreachable, err.Error())
 		}
 	}
@@ -440,7 +457,7 @@ type fallback struct {
 }
 
 func (f fallback) QueryContext(ctx context.Context, q string, args ...any) (*sql.Rows, error) {
-	rows, err := f.rp.db.QueryContext(ctx, q, args...)
+	rows, err := f.rp.db.QueryContext(f.rp.bound(ctx), q, args...)
 	if f.rp.failed(ctx, err) {
 		return f.primary.QueryContext(ctx, q, args...)
 	}
@@ -448,7 +465,7 @@ func (f fallback) QueryContext(ctx context.Context, q string, args ...any) (*sql
 }
 
 func (f fallback) QueryxContext(ctx context.Context, q string, args ...any) (*sqlx.Rows, error) {
-	rows, err := f.rp.db.QueryxContext(ctx, q, args...)
+	rows, err := f.rp.db.QueryxContext(f.rp.bound(ctx), q, args...)
 	if f.rp.failed(ctx, err) {
 		return f.primary.QueryxContext(ctx, q, args...)
 	}
@@ -456,7 +473,7 @@ func (f fallback) QueryxContext(ctx context.Context, q string, args ...any) (*sq
 }
 
 func (f fallback) QueryRowxContext(ctx context.Context, q string, args ...any) *sqlx.Row {
-	row := f.rp.db.QueryRowxContext(ctx, q, args...)
+	row := f.rp.db.QueryRowxContext(f.rp.bound(ctx), q, args...)
 	if f.rp.failed(ctx, row.Err()) {
 		return f.primary.QueryRowxContext(ctx, q, args...)
 	}
@@ -475,4 +492,20 @@ func ParseLSN(s string) (uint64, error) {
 		return 0, fmt.Errorf("pg: %q is not a WAL position", s)
 	}
 	return h<<32 | l, nil
+}
+
+// Target is where a context's reads go: the primary (the zero Target) or
+// one replica. It is comparable, so work shared between requests (a
+// coalesced batch) can be kept apart by target and run on it (Context).
+type Target struct{ rp *replica }
+
+// TargetOf returns where ctx's reads go.
+func TargetOf(ctx context.Context) Target { return Target{replicaOf(ctx)} }
+
+// Context returns ctx with its reads going to t.
+func (t Target) Context(ctx context.Context) context.Context {
+	if t.rp == nil {
+		return OnPrimary(ctx)
+	}
+	return context.WithValue(ctx, routeKey{}, t.rp)
 }
