@@ -175,7 +175,10 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				return err
 			}
 			defer closeReplicas()
-			go router.Run(wctx)
+			// Stopped before the replicas' pools close (defers run in reverse).
+			rctx, stopRouter := context.WithCancel(ctx)
+			defer stopRouter()
+			go router.Run(rctx)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cfg.PostCacheEntries,

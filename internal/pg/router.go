@@ -67,6 +67,7 @@ const DefaultPoll = 200 * time.Millisecond
 // routes nothing: every method is a no-op returning the primary's answer.
 type Router struct {
 	primary  *sqlx.DB
+	prep     *Prepared // the routing statement, planned once per connection
 	replicas []*replica
 	opt      RouterOptions
 	log      *slog.Logger
@@ -127,7 +128,7 @@ func NewRouter(primary *sqlx.DB, replicas map[string]*sqlx.DB, names []string, o
 	if opt.Guard != nil {
 		guard = opt.Guard("$2")
 	}
-	r := &Router{primary: primary, opt: opt, log: log,
+	r := &Router{primary: primary, prep: NewPrepared(primary), opt: opt, log: log,
 		routeSQL: `SELECT ` + guard + ` AS counts,
 		       (SELECT lsn::text FROM replica_write_marks WHERE member_id = $1 AND until > now()) AS lsn`}
 	for _, n := range names {
@@ -235,6 +236,9 @@ func (r *Router) lagOf(replay uint64, now time.Time) time.Duration {
 }
 
 func (rp *replica) poll(ctx context.Context) {
+	if ctx.Err() != nil {
+		return
+	}
 	var row struct {
 		InRecovery bool           `db:"in_recovery"`
 		Replay     sql.NullString `db:"replay"`
@@ -243,7 +247,7 @@ func (rp *replica) poll(ctx context.Context) {
 	switch {
 	case err != nil:
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
-			return // shutting down
+			return // stopping
 		}
 		rp.set(StateUnreachable, err.Error())
 		return
@@ -336,7 +340,7 @@ func (r *Router) Route(ctx context.Context, memberID int64, guard any) (context.
 		Counts sql.NullBool   `db:"counts"`
 		LSN    sql.NullString `db:"lsn"`
 	}
-	if err := r.primary.GetContext(ctx, &row, r.routeSQL, memberID, guard); err != nil || !row.Counts.Bool {
+	if err := sqlx.GetContext(OnPrimary(ctx), r.prep, &row, r.routeSQL, memberID, guard); err != nil || !row.Counts.Bool {
 		r.primaryReads.Add(1)
 		return ctx, false
 	}
