@@ -148,6 +148,17 @@ case "$cmd" in
       chown postgres: "$dir"
       p=$dir; while [[ "$p" != "/" ]]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
     fi
+    if [[ -f "$dir/data/PG_VERSION" ]]; then
+      # A standby of an earlier cluster in the primary's place (recreated since) cannot stream
+      # from it: made again.
+      want=$("$bin/psql" -h 127.0.0.1 -p "$pport" -U postgres -d postgres -tAc "SELECT system_identifier FROM pg_control_system()")
+      have=$(as_owner "$bin/pg_controldata" -D "$dir/data" | awk -F': *' '/^Database system identifier/ {print $2}')
+      if [[ "$want" != "$have" ]]; then
+        echo "localpg: $dir is a standby of another cluster: making it again" >&2
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+        rm -rf "$dir/data"
+      fi
+    fi
     if [[ ! -f "$dir/data/PG_VERSION" ]]; then
       rm -rf "$dir/data"
       # -R writes standby.signal and primary_conninfo; -X stream copies the WAL made meanwhile.
