@@ -8,7 +8,8 @@
 #   scripts/localpg.sh url PORT [DBNAME]       print the DATABASE_URL for it
 #   scripts/localpg.sh standby PRIMARY_PORT DIR PORT [DELAY]
 #                                              create (if needed, with pg_basebackup -R: streaming from the
-#                                              cluster on PRIMARY_PORT) and start a hot standby in DIR on PORT;
+#                                              cluster on PRIMARY_PORT through the replication slot
+#                                              standby_PORT) and start a hot standby in DIR on PORT;
 #                                              DELAY (e.g. 250ms) sets recovery_min_apply_delay, for tests
 #   scripts/localpg.sh delay DIR DELAY         change a running standby's recovery_min_apply_delay (0: none)
 #   scripts/localpg.sh hugepages DIR           (cluster stopped) reserve enough 2 MiB huge pages for its shared
@@ -141,6 +142,7 @@ case "$cmd" in
     # A physical standby replicates the whole cluster: every database the primary creates later
     # (the tests' per-test databases included) appears on it once replayed.
     pport=${1:?PRIMARY_PORT}; dir=${2:?DIR}; port=${3:?PORT}; delay=${4:-0}
+    slot=standby_$port
     bin=$(find_bin) || die "PostgreSQL binaries not found"
     mkdir -p "$dir"
     dir=$(cd "$dir" && pwd)
@@ -161,8 +163,15 @@ case "$cmd" in
     fi
     if [[ ! -f "$dir/data/PG_VERSION" ]]; then
       rm -rf "$dir/data"
-      # -R writes standby.signal and primary_conninfo; -X stream copies the WAL made meanwhile.
-      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R -X stream -c fast >"$dir/basebackup.log" 2>&1 \
+      # The standby streams through a replication slot, so the primary keeps the WAL it has not
+      # received yet (tests write WAL fast: without a slot a standby that starts late finds it
+      # recycled); max_slot_wal_keep_size bounds what an abandoned slot may keep.
+      psql_p() { "$bin/psql" -h 127.0.0.1 -p "$pport" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1" >/dev/null; }
+      psql_p "ALTER SYSTEM SET max_slot_wal_keep_size = '4GB'"
+      psql_p "SELECT pg_reload_conf()"
+      psql_p "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot' AND NOT active"
+      # -R writes standby.signal, primary_conninfo and primary_slot_name; -C -S creates the slot.
+      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R -C -S "$slot" -X stream -c fast >"$dir/basebackup.log" 2>&1 \
         || { cat "$dir/basebackup.log" >&2; rm -rf "$dir/data"; die "pg_basebackup from port $pport failed"; }
       {
         echo "port = $port"
@@ -200,5 +209,5 @@ case "$cmd" in
     echo "postgres://postgres@127.0.0.1:$port/$name?sslmode=disable"
     ;;
   *)
-    sed -n '2,22p' "$0" >&2; exit 2 ;;
+    sed -n '2,23p' "$0" >&2; exit 2 ;;
 esac
