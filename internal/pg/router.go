@@ -204,9 +204,9 @@ type walSample struct {
 	at  time.Time
 }
 
-// observe records that the primary was at lsn at time at. Samples older
-// than twice MaxLag are dropped (the newest is kept): a replica behind all
-// of them is lagging anyway.
+// observe records that the primary was at lsn at time at. Of the samples
+// older than twice MaxLag only the newest is kept: a replica behind it lags
+// at least its age, which is all a decision needs.
 func (r *Router) observe(lsn uint64, at time.Time) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -215,7 +215,7 @@ func (r *Router) observe(lsn uint64, at time.Time) {
 	}
 	r.samples = append(r.samples, walSample{lsn: lsn, at: at})
 	cut := 0
-	for cut < len(r.samples)-1 && at.Sub(r.samples[cut].at) > 2*r.opt.MaxLag {
+	for cut < len(r.samples)-1 && at.Sub(r.samples[cut+1].at) > 2*r.opt.MaxLag {
 		cut++
 	}
 	r.samples = r.samples[cut:]

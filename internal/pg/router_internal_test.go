@@ -36,7 +36,20 @@ func TestLagIsTime(t *testing.T) {
 		}
 	}
 	r.observe(300, t0.Add(10*time.Second))
-	if len(r.samples) != 1 || r.samples[0].lsn != 300 {
-		t.Errorf("samples older than 2 × MaxLag kept: %v", r.samples)
+	if len(r.samples) != 2 || r.samples[0].lsn != 200 {
+		t.Errorf("samples = %v; want the newest older than 2 × MaxLag and the new one", r.samples)
+	}
+	// A replica behind every sample kept lags at least the oldest one's age.
+	if got := r.lagOf(50, t0.Add(10*time.Second)); got != 8*time.Second {
+		t.Errorf("lagOf(50) after old samples went = %s, want 8s", got)
+	}
+	// WAL after a long quiet: the quiet is no lag, but a replica still behind
+	// the WAL before it is as late as that WAL is old.
+	r.observe(400, t0.Add(600*time.Second))
+	if got := r.lagOf(250, t0.Add(600*time.Second)); got != 590*time.Second {
+		t.Errorf("lagOf(250) after a quiet = %s, want 590s", got)
+	}
+	if got := r.lagOf(300, t0.Add(600*time.Second)); got != 0 {
+		t.Errorf("lagOf(300) after a quiet = %s, want 0", got)
 	}
 }
