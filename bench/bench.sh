@@ -6,7 +6,8 @@
 # runs bench/driver, which drives everything with vegeta on loopback and writes bench/out/report.{md,json}
 # and one SVG chart per scenario. Everything it starts is stopped on exit.
 #
-#   BENCH_SCALE=default|small|N   data set (default: default); small also fails on unexpected statuses
+#   BENCH_SCALE=default|small|3x|N  data set (default: default); small also fails on unexpected statuses; 3x (2x-20x)
+#                                 multiplies every count of default and runs as long as default
 #   BENCH_SEED=1                  generator seed (it also derives every member's tokens)
 #   BENCH_PPROF=0|1               profile the feed (default: 1 at default scale, 0 otherwise)
 #   BENCH_PPROF_SCENARIO=name     profile this scenario instead of feed_home
@@ -37,6 +38,7 @@ GO=${GO:-go}
 case "$SCALE" in
   small) WARMUP=1s; CLOSED=2s; OPEN=2s; PGB_TIME=3s; PGB_SCALE=10; DEEP=60; FAIL=--fail-on-errors; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
   default) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1}; WRK=${BENCH_WRK:-1} ;;
+  [0-9]*x) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
   *) WARMUP=2s; CLOSED=6s; OPEN=6s; PGB_TIME=8s; PGB_SCALE=20; DEEP=200; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
 esac
 
