@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -122,6 +123,11 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			sink := logsink.New(os.Stderr, logsink.Every)
 			defer sink.Close()
 			log := newLogger(cfg, sink)
+			// The concurrency in force, derived from GOMAXPROCS unless set:
+			// an operator (and make bench-cores) reads what a machine got.
+			log.Info("concurrency", slog.Int("gomaxprocs", runtime.GOMAXPROCS(0)),
+				slog.Int("db_coalesce_slots", cfg.CoalesceSlots), slog.Int("timeline_fanout_helpers", cfg.FanOutHelpers),
+				slog.Int("db_max_conns", cfg.DBMaxConns), slog.Int("max_active_requests", cfg.MaxActive))
 			pool := pg.DefaultPool
 			pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
 			pool.StatementTimeout = cfg.StatementTimeout

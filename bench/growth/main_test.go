@@ -17,10 +17,10 @@ func TestWriteMarksReadsThatGrow(t *testing.T) {
 		{Name: "create_post", Write: true, Closed: phase{RPS: 300, DBExecMS: 3, BlocksHit: 400}},
 	}}
 	var out strings.Builder
-	if n := write(&out, a, b, 1.25); n != 1 {
+	if n := write(&out, "t", a, b, 1.25); n != 1 {
 		t.Errorf("marked %d reads, want 1 (post's PG time grew 1.3x; the feed 1.2x; a write is never marked)\n%s", n, out.String())
 	}
-	for _, want := range []string{"| post ✗ |", "| feed_home |", "| create_post |", "3x data set generated in 301 s", "| 1.30 |"} {
+	for _, want := range []string{"| post ✗ |", "| feed_home |", "| create_post |", "3x data set generated in 301 s", "| 1.30 |", "| 0.75 |"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
