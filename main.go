@@ -31,6 +31,7 @@ import (
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/synth"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
@@ -164,6 +165,12 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			worker := timeline.NewWorker(conn, log)
 			worker.TrimEvery, worker.DormantAfter, worker.Helpers = cfg.TrimEvery, cfg.DormantAfter, cfg.FanOutHelpers
 			go worker.Run(wctx)
+			// One listener connection per instance pokes its streams.
+			hub, err := stream.New(cfg.Stream, conn, log, auth.NewStore(conn, nil), cfg.PublicURL, reg)
+			if err != nil {
+				return err
+			}
+			go hub.Run(wctx, cfg.DatabaseURL)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cfg.PostCacheEntries,
@@ -179,6 +186,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
 				SearchBounds:   httpapi.SearchBounds{PerMember: cfg.SearchPerMember, Active: cfg.SearchActive, Timeout: cfg.SearchTimeout},
+				Stream:         hub,
 			}, conn, log, specYAML)
 			if err != nil {
 				return err
@@ -192,7 +200,13 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 					}
 				}()
 			}
-			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout)
+			// Streams get a retry hint and close as the drain begins.
+			closeStreams := func() {
+				sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+				defer cancel()
+				hub.Shutdown(sctx)
+			}
+			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout, closeStreams)
 		},
 	}
 	c.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")

@@ -518,6 +518,51 @@ func (e SearchType) Valid() bool {
 	}
 }
 
+// Defines values for StreamEventType.
+const (
+	StreamEventTypeConversation StreamEventType = "conversation"
+	StreamEventTypeDelete       StreamEventType = "delete"
+	StreamEventTypeMessage      StreamEventType = "message"
+	StreamEventTypeNotification StreamEventType = "notification"
+	StreamEventTypePost         StreamEventType = "post"
+	StreamEventTypeRefetch      StreamEventType = "refetch"
+)
+
+// Valid indicates whether the value is a known member of the StreamEventType enum.
+func (e StreamEventType) Valid() bool {
+	switch e {
+	case StreamEventTypeConversation:
+		return true
+	case StreamEventTypeDelete:
+		return true
+	case StreamEventTypeMessage:
+		return true
+	case StreamEventTypeNotification:
+		return true
+	case StreamEventTypePost:
+		return true
+	case StreamEventTypeRefetch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamRefetchEventReason.
+const (
+	NotResumable StreamRefetchEventReason = "not_resumable"
+)
+
+// Valid indicates whether the value is a known member of the StreamRefetchEventReason enum.
+func (e StreamRefetchEventReason) Valid() bool {
+	switch e {
+	case NotResumable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Visibility.
 const (
 	Followers Visibility = "followers"
@@ -2293,6 +2338,74 @@ type SearchTotals struct {
 // Example: posts
 type SearchType string
 
+// StreamConversationEvent `data` of a `conversation` event: a conversation's unread count changed (a message received, the conversation marked read).
+type StreamConversationEvent struct {
+	// ConversationID Id of the conversation.
+	//
+	// Example: 5
+	ConversationID int64 `json:"conversation_id"`
+
+	// UnreadCount The caller's unread messages in it now.
+	//
+	// Example: 2
+	UnreadCount int `json:"unread_count"`
+}
+
+// StreamDeleteEvent `data` of a `delete` event: a post left the caller's home timeline (it was deleted).
+type StreamDeleteEvent struct {
+	// ID Post id.
+	//
+	// Example: 42
+	ID int64 `json:"id"`
+}
+
+// StreamEventType The `event` names of the event stream (`GET /stream`).
+type StreamEventType string
+
+// StreamMessageEvent `data` of a `message` event: a message the caller received.
+type StreamMessageEvent struct {
+	// ConversationID Id of the conversation.
+	//
+	// Example: 5
+	ConversationID int64 `json:"conversation_id"`
+
+	// Message The message, as the conversation's messages list shows it.
+	Message Message `json:"message"`
+}
+
+// StreamNotificationEvent `data` of a `notification` event: the notification exactly as `GET /notifications` lists it.
+type StreamNotificationEvent = Notification
+
+// StreamPostEvent `data` of a `post` event: a post entered the caller's home timeline. Fetch it (`GET /posts/{id}`) or the feed to show it.
+type StreamPostEvent struct {
+	// Author The post's author.
+	Author UserSummary `json:"author"`
+
+	// CreatedAt When the post was published.
+	//
+	// Example: 2026-03-04T12:00:00+00:00
+	CreatedAt apitime.Time `json:"created_at"`
+
+	// ID Post id.
+	//
+	// Example: 42
+	ID int64 `json:"id"`
+}
+
+// StreamRefetchEvent `data` of a `refetch` event, sent first (without an `id`) when a stream cannot resume
+// after the `Last-Event-ID` it was given: events may have been missed, so refetch the lists.
+type StreamRefetchEvent struct {
+	// Reason Why (one reason so far; more may be added).
+	//
+	// Example: not_resumable
+	Reason StreamRefetchEventReason `json:"reason"`
+}
+
+// StreamRefetchEventReason Why (one reason so far; more may be added).
+//
+// Example: not_resumable
+type StreamRefetchEventReason string
+
 // Tag A hashtag.
 type Tag struct {
 	// Name The tag without `#`, lower case.
@@ -2820,6 +2933,15 @@ type SearchAllParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// GetStreamParams defines parameters for GetStream.
+type GetStreamParams struct {
+	// LastEventIDQuery The same as `Last-Event-ID`, for clients that cannot set headers; the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"last_event_id,omitempty" json:"last_event_id,omitempty"`
+
+	// LastEventID The `id` of the last event received, to resume after it (sent by browsers when they reconnect).
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -2965,6 +3087,9 @@ type ServerInterface interface {
 	// SearchAll Search people, posts, listings and jobs
 	// (GET /search)
 	SearchAll(ctx echo.Context, params SearchAllParams) error
+	// GetStream Open the event stream
+	// (GET /stream)
+	GetStream(ctx echo.Context, params GetStreamParams) error
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx echo.Context, handle Handle, params GetUserParams) error
@@ -3889,6 +4014,41 @@ func (w *ServerInterfaceWrapper) SearchAll(ctx echo.Context) error {
 	return err
 }
 
+// GetStream converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStream(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetStreamParams
+	// ------------- Optional query parameter "last_event_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_event_id", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_event_id: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStream(ctx, params)
+	return err
+}
+
 // GetUser converts echo context to params.
 func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
 	var err error
@@ -4190,6 +4350,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/market", wrapper.ListListings, options.OperationMiddlewares["listListings"]...)
 	router.GET(options.BaseURL+"/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/search", wrapper.SearchAll, options.OperationMiddlewares["searchAll"]...)
+	router.GET(options.BaseURL+"/stream", wrapper.GetStream, options.OperationMiddlewares["getStream"]...)
 
 }
 
@@ -11861,6 +12022,281 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	return err
 }
 
+type GetStreamRequestObject struct {
+	Params GetStreamParams
+}
+
+type GetStreamResponseObject interface {
+	VisitGetStreamResponse(w http.ResponseWriter) error
+}
+
+type GetStream200ResponseHeaders struct {
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XAccelBuffering     *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int
+	XRequestID          *string
+}
+
+type GetStream200TextEventStreamResponse struct {
+	Body          io.Reader
+	Headers       GetStream200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetStream200TextEventStreamResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XAccelBuffering != nil {
+		w.Header().Set("X-Accel-Buffering", fmt.Sprint(*response.Headers.XAccelBuffering))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type GetStream400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream400ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream401ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream429ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream500ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream503ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserRequestObject struct {
 	Handle Handle `json:"handle"`
 	Params GetUserParams
@@ -14360,6 +14796,9 @@ type StrictServerInterface interface {
 	// SearchAll Search people, posts, listings and jobs
 	// (GET /search)
 	SearchAll(ctx context.Context, request SearchAllRequestObject) (SearchAllResponseObject, error)
+	// GetStream Open the event stream
+	// (GET /stream)
+	GetStream(ctx context.Context, request GetStreamRequestObject) (GetStreamResponseObject, error)
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx context.Context, request GetUserRequestObject) (GetUserResponseObject, error)
@@ -15093,6 +15532,31 @@ func (sh *strictHandler) SearchAll(ctx echo.Context, params SearchAllParams) err
 	return nil
 }
 
+// GetStream operation middleware
+func (sh *strictHandler) GetStream(ctx echo.Context, params GetStreamParams) error {
+	var request GetStreamRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStream(ctx.Request().Context(), request.(GetStreamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStream")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStreamResponseObject); ok {
+		return validResponse.VisitGetStreamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetUser operation middleware
 func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle, params GetUserParams) error {
 	var request GetUserRequestObject
@@ -15278,545 +15742,583 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7L3dlhu50SD4Khh6fJplJ1kk60eqqqNjl9Rqu2z9WSq5PZ/ZUwlmgkV0JQF2IlkU3as5c7UPsA8x5+z9",
-	"Xu7dvMn3JHsQASCRmSCZLEnttrd94S4xM/ETiAjEf/zYSeR8IQUTheqc/9iZMZqyHP58fk1v9X9TppKc",
-	"LwouRee881wUvFiTgt4SOSXFjJGcLXKmmCiofiUiU5mT+GraeyUF672kRTKLz4kqciluSTced/7zf/6v",
-	"cSc+IFIQxcVtpkdQcpknTEVjsWL0jnTjbw8rL2ZcFapPrgqSSqaIkAVJZlTcMrKaMUGkyNawlnvOViSR",
-	"S1GwnHRj+Ev19a8qPhgL/EZFRMg80uPGh3MWR94gcU4LdpPxOS9UjJN12T3L1yRnPyyZKohaMJEqMlmm",
-	"t6w46I9FJ+qoZMbmVAOLfaDzRcY6551x54ejv/1jMPnjWfLXoboeLf/b8erylP3hMR93OlFnTj+8YOK2",
-	"mHXOT4+jTrFe6I9UkXNx2/n4MepcpWy+kAUTRe8tW2R0zdLmacRFvmQxrr+YcaVBuZBCMcKVPZyMrvVR",
-	"UUEYzTPOcreVFS9m8Jaic0ZiN2Oy7v2ZreN+dWdiOe+c/72jZ+x8F3k7hV9CW3jBxV1zzW+/eUYejx4/",
-	"JhkXd6pPnhvwmoUvRcpyEh/SBT+8Hx7GJKF5zpkai3i8HAyOkh8Xy0nGEzKhipH3b198tK/KBRN0wftr",
-	"Os/gVXZBcpY9GXcUy+95wnp6IeNOTLoAq0SKIqdJcXBBKGAYWdBbNhbFjBZkRhWhRLAP+CuhmZJ2KcSs",
-	"RD+9Wea1yfSv404cEU0TZMpzVfTJ9YzhYHrThKuxoBN4LgWcQEbN9FsQCuacFcXi/PAwkwnNZlIV548H",
-	"jwcWAlPG0t8tWH6jR3oyGuhPRqfJMlcyf8LWfxpcfS/5y+8v16/4YPVyPVi9+uYvq9fXcvXya7l6+UyZ",
-	"/16pq/kdf/39Xz5M/xLaWxV9j0eDQej039KCvdCE1EQBDY2EZhnLv9IoO6dccHFraMrylYXMeLK2aI0Y",
-	"i6SdEnpLuVAF6V49v/6GuJnGAvkXmXKWpYqkOZ0WB+ckHhvo4Zi4p3HnIn+CP7slmN0W5nfFEqmJfSkK",
-	"nsGizBK5ItNlZg4+7o/FG2SB+jhZFZ8LqUmPLosZEwVPqF6+2c425pEzmsIKh8NHF8WTURXmwx0g772B",
-	"jYYhr1lcD1gcwpgzBSAyU/5gNv/DUhbUAGRlfltxkcoVMXDBhxEZd1Y5L9gDvv2SoPvhyXA0uFg9OR1U",
-	"V3iKP7YDKCvyde9yWrC8Cct3BjsKSVaUF2TCpjLXLLfI11zcavapV8tzzbk1kwwueDiKOnMu+Fyz13IR",
-	"XBTsluWwir/1yoPdQFF/0QDfg3Ii+0CRBcvJnItlwfrkYWfR2bCxgbez4c6dvbVEGLgy7FozNi0I1yyT",
-	"GuRdf2Xv4s+8+uGjvc7lLVMscC7f4s3cXK1lIXggEaGKvBf8A2ELmcwskXzmLT16NDodnZwOWmEcDtW7",
-	"CkgdV6mecqpFCcC4Es2iUpy4p9mS6W3F5tkNT2N9dotcTjI2JxOZcqb6RKMuI7wAKWYscraQeaGvA2pf",
-	"7ZNLkmRcw2FO1ySZSangi8laX7KpfpkXisiVILG/9JjgfXBOKK5nLOSUDDXsTo+1BKmvf5YrMs3lnMSX",
-	"vf8gtPcPMuidkT65IeekF+tzWipNOAou9AtCxZrIYsZys8VuJsUty6OxYPNFsY6IzFGyogJfc/Mc6MH4",
-	"rZC5Hk+kCCyW37OcUKX4rVD6THmqwWo2FJHR8VhkcsXyRAs8M/aBpPyWF2ozCzyaniXDySkb0UfpMRtM",
-	"H09O6FkySofseHpKH02a4ueCFgXL9dn+979f9v6D9v4x6J31b8573/04jE6PP/7XgHz3UX+W0zkrjMLw",
-	"jBbsVuaBW8c+ISpb3vbJpSBLcSf0cekfCBVqpU/heDDQqMv1Jz8sWb7uRB1B53rWxI4d3vGE3zFVE0uQ",
-	"+zgGX90k7hC2dzwIbi/qPJMi5XoH3/AseAG81hqDFhy5uFXIllCsxM827sW+UNnMf83ZtHPe+dVhqZAd",
-	"4lN1+ALncAsyy1uKIgRtWNb3cqKIlhI1XyiXBp+Q7tW71+RoeHraGxKaLWa0N4rIcqFvAo1kB5tXjlOG",
-	"D+Hr59UTGFUOYNTAsu9+HG2CPEisgZ0t6A9LRlCgNUQ7ZwXtgySOP8fuFszZPZdLhWI1eSqXmuIkPIN9",
-	"AV8ei0Uu02WioVRoPjGn2VTmc5baabqFlETTeETkslA8ZUCbALcJKyLQRgv2oQDK1/+QgulZxuLyzRWZ",
-	"05QdwCP9c86AmQB/SPl0ynJUEjSCqcinBBJzcU8zntp9Ad0AixmL2Mj0mj1FJON3DNgSPCWOKqPqOO73",
-	"+JxkjN4DC5XLAjR2WC8oK54aEsQBPJswCjxMx6iizclwtI1yHXu66X332zD6PJ8vMrmeM1FcrxdsK/UC",
-	"mRg9mCsNQPMl0cNuooPytRuYvS0dVxcGa/2GsfSaTgKq/UzOWXxOFlILPgan52w+0fhROAWKTGWWyZVy",
-	"94nTq+RKXJA45SqR93DmNMuI0Z1h0E27K+iksqOUTekyKzrnHb2kTuRMAeafdoqqVcA8bJ7OH6lI9Rsh",
-	"1QT395UiM3gpInNaJDNNi1SxHheKCcULfs+yNenGlxlPWEymXEvhMYV/HfTJK1ngd1ouALw2+EO6lLx6",
-	"/6K8kAkXSbZMWap1RE0rTVKJiNCCFzkeHHs0saDFrAQYLraduN+BZVYx/mjQDuH1bXW06bYKCWqvlnOW",
-	"84TwmsBWmtyI3kKqBSlgmbSYaSBp9NAci+rL7J7lCkx7B33yGhngWAz7/bPB4NHw7Gx0cvzoeHB2NkRG",
-	"qOUXFCQdO9S8sQH6LRAfi90g52k7cB+Poo5m57RACff0GEGPwm9jC7v0Fc9E9mcWuHpf0jumCCVvXr+7",
-	"JopOQUwHhZB03xU5X2h5b061wK4O0CqEPLdikqPkjq1JvhTqglD8fCyqxro7to7wAnQ/Ie1Elpvjj3LB",
-	"cjg84A8Tma6NSRB5CEyuZW6jVHRVQYulikj8QosOXIo4gq8OcGVxwCp5TsAIibuxizMbGYvykrNbtHdc",
-	"fDwaacy0AL25Y+sbvB/jC7Ka8YyVa3Rfc0VUwbNsLPKl0NpipPHorDEQFzdLpVf1Z7ZWhOZ6VYuCjI7J",
-	"TC71VatmNEfMR8VKa8VUJPrme4ciOctzmSvSPfnw4QDAFx+PzmIYS6O1KrQcHxEFIsWaJFSQCar/3F7x",
-	"/nl5uIxaSYnNNcvrhsv1ZDpITumI9c4mw7R3nDxmPfpoetQbpceTU/Z4OqDDpCaBnZxs4yz/pfc/NEsZ",
-	"nZxs4inTV1IwsOGH7k+mKXwuc0aY8woYXcqamuPn1/TWqmGKdGVO4t9oJv0tmtyZ4fDmSlvmGlVACfR8",
-	"CqQLXgF9odKcKykOUM9ETNIoER8NjoHvv5Sp5nNpDPDXwg0F/AXs1ONWjPjICWlqdXInSP3h+fU5WMxB",
-	"oDJPnXA2Ott2lr7n45N9A8PB6DhsWgeN4J3MA0aH13lacnqrn5yTWLAVU0VMuuZGP4hIvMh5wm6oSmL3",
-	"Dz1YDNw7zlnG7jVVxGPRBQfJnFFNddNlZjjCD/GF/56De/xD7IuzB5slSqU3ERY4cMWeyOF+cOt2f+tl",
-	"w6VgllIVR/z3m+B8ST+80S80YflHfjvTGAPfRygwKH4Pf5I5FzInS6H1gW6iRb2DGti/Ugapk3WfvFyq",
-	"AljHhJEJy+SKxHMubmDoeJM0Nqcf8I0wLp0MBoPBA++4sO3nJRcbYPFCrj4TKDbt1UJjgwHrs+/1ldRi",
-	"Ed50O3UF4b2snOVrm56wl3JQXwss8A3L39BbFhTtJkjkvGBztOJqxS0iw37/ZHBBRgN0C4LJVC4LEN70",
-	"+zn4TWVumFs3dg6j+KCigHZRDEsyOl+wdKNRwH4eJuHRwKNCsAjbwzrZbR7+C8zU2Ps3OWM9kCoVo3ky",
-	"gz2PBgPPohcZAaTQmq5ClbwU+9EuV8yo0HJGwYhaULj5nwNIQFfP1v6zsGZeCq0XVY26kOhQBNGi0IrI",
-	"Zvb3wxabVu06HzQUhSYrewcgaYE3OVPLzNj/77hIDeaYqxndk+fkpGToei7wnWqpdkGmbKWHYTSZjYUe",
-	"4CACpINbwbzrLlQNjYO9UXAs6ji4EYpBLCy55H54hzDcgH340Fh8PhfiveRKgTDLHoqB2xGsjWZ6KzMq",
-	"bh+Mctv4p4GZBobGFNhcBPwqJRUc6ZNvDbpx40ywqGbRtYJyIIznrFjmwpjUY2sF5BgmQpOELQqWku52",
-	"IWQvVl1uGPb/XmghcoPzB0M0IjzPJbxZu0n0HvTeWbqJxeJnYdTG8zSHMpEyYxTtw9/K/G6R0WQvA9jK",
-	"fkRoDlQ6Z6LYtCz3cmvA/UlO3LLQhWBVT/AgPKWpcd7ofyVSaEVT/0kXi8zA69A4hX77vdK7cJCAAdIl",
-	"vsduUBvWv6nlfE41IXcujY5sjB7FCiUNcOPghClyAqQtmCDqpKygPLO+c6NAgCZtUAzeJn969/qV0b25",
-	"Ipdvrs49ix05vOeKT3imtSS6WDCaK9ScgBdIrXdqKRc0zs75391a3IaqC+HKDhweTEtk4ECafM8SOD/H",
-	"KDrnYpllUWchNcfLO+cdb22dj9/po0ZNWD8ygSVgLzRsBF157dxMaE7onB+De50XwGdeOgs7wEyDshTK",
-	"w/Et5szVYeVsNP5UjeTV837m+QmsM86i8KZDd+btyrEbV4AGu1u8zMmKKsKVWrIUTp56Jn2YJ3ymZip/",
-	"DhfVBtowopBdqXdypfHdnZ4+zA2HNmUs/VxndoVrJm4B+x2X+cw/MEu+5XGF8eLzUWflNH4CPLcw03N/",
-	"OoJ7aOADzco9IHZa0WoL2MphPNj5ppzSpwsXk/muNSaDjjthnh0Y6Q+c7ieDGivyxbZ/Fkr7ENnvjMov",
-	"4SprdwW+wVHwk0BwVmnndKzmnFDjsZQ52ujdzCZOcULTUpyGo48IRGUsGC1YGo0Fci9NEClLMmv61DdU",
-	"aSLuBsTKg2gsis0ccMIyKW4VRqN4HNYbywhk6AOFGLqSOsceiXifaOSPD/rk0rwL0rKRH/FKgytc79xc",
-	"g3CXj0U3/nHcKa+zced83EGX17gTNZ/k/J4WbNz5qFdHC5BCU7YoZgC96nIiZ9EdC+emMjirVxgjecSk",
-	"q4mDxO7mjo3U6YVW28DYEJ6Y1w7hnXoY5bYPyhc3RAK2+ti+vynsbNsgzQ+2hXi1Han8aFPIVfuR9AeB",
-	"8KYdA5TvfjRxIdOMJw+QUX1+HPRX+Jz0sh6nzRWpOQqcN4RMGBe3ZJHLhCnF0j6ByEWS0YLlP8m9d+Yx",
-	"1nKR4AriguDWWnLXMGQ+B4O9bBv6vhGwmkmFPU2ayhHodAosoSBTLriaMfVJ9P9puPqNzCc8TZl4oEI1",
-	"9b8vpY6vWcYwRs8wfY8jgnm+Ln6U41TEDpO2QZfFTObgQUv1yAyxXY/VFnkPj4efhL9HJf5+4621HcqW",
-	"u0OJTS2nU55wJooblcgFqwLvLaNpD1NW5B14wQglEJ9c3sVBCa4xbF0nLK9ywViqr0ecwWE7zgIf/yRc",
-	"4cgXt8rlE7v8tvJWY+efR+C6BO+ffxZao4MIrdChgIRSX4on2GDozVjM6ZooxqqBFpNl4ect8SIiapnM",
-	"CFWI8xupSUs1DsHMbFruUUqL/RBbTMkkk8kdPlFLtWBC6fWqQi4U6cYJFUIWN+abf1mB5Ntvv+1degHP",
-	"gaCpp4zm1nX/ZBygmXEnQux74nIC4gtiYqyzNWavBU55Q0x15yETBl2Qv0hb4RvsSgvYgmbPNYQ/TeQy",
-	"I93AYVVELUGWgn1YsKRgKZ4lkQl4K1MboF74ylmKvrUyVp23uag+UXs9qWqvuBliN9OWlVZg8FmYaAB4",
-	"mlH6E2ll7muAtjF3y9tblppcvypkbcCdter3f1Gd/n2I+ZUsvpFLkX4SHeurbAqjhM1/kAhjbl19n+tb",
-	"F95vLUuenZ19kthzXNLpKzt5axItt/f5bEoGGs7MzD5wjPD0Aom11AJxbUxLJxdkIiGHBUOsUrxzM4i7",
-	"dSuMD36hzn8v6rTxcxsyR6theagh+wF8tbx/Ly7wnAgJ1rwLzIFAzJOL9Vis5ZLM6D3rk3fbwvJIPBoM",
-	"4gtMYtFoDNn+DVHWli3YtnV4x0tQ/wVd/xXR9Q1dZ5Km11K+oPkt+6Q7ZYFj3RRS3mQw2jbX0twG8rEP",
-	"CWMpOT05OTolk3XB1E+hVg89tdoAgUCSkll4u3umueXP7cOwhn4Y3YS9xFhbo283r9+5mdMPNwC9mHTj",
-	"xrp+uWX+rcj2HRbjeC/oPeUZnWSfRrlLb5wazZqyH1ALhc0XMqc5hyAc94W1k3NBTlzS9U+gyHkEbMBB",
-	"qvtoR8L+N5+LeFNaUCitwhWGKyUzPT6EpN2zXJMmmMG9ubV255u+Y69sQuyD9V+Ohmv1H7Z+7r36C/Vv",
-	"pP5rKV9SsbYVHT6J9MtaTayhC6LpVr9BsNSJnJLTQajqhUZ0vMdLvxkXZDjagyHYKz3Dkz4dRJ2FQTo0",
-	"+j2AW0De1w1F3BuOvPt/5DnbrqUkcypcfSrVmnlUoNeaeziE2MFGnAnbyPAuMq5efWbtKiwsF6Qb+6v6",
-	"ha/8wlfa8pX3Ap2I/B8sfaCv04Z7gCeo6rJ7b8pVyNwLf8H3Noda2ecVvkSThCllvE1+iFoLLjNnn2SV",
-	"GjZjn+wS94t7wq801OGvG/ZhgbHlPsie448boVT9dBuUZlQzaHjvJwXSNcxerrAdkKr7KoGUs3t5VwfS",
-	"W/xxB5Dsp7uANGHgk4CX/wmQKpe5D6TsVxpSS1GpZ1SF1StJLg2Jo/nJZV7WoVYfxoPbOyZSqJvkw44q",
-	"Mu5Uxj4nxq+HpcvgNVs17ieFrOfu1Ft2aRx7aAgVUHwev/krSZKcgU2YZgqVAX8aCKcri/xUuGYZ5QdQ",
-	"1a8aYhmLblyhnvhAf2oQhNiH5t/xAZ6e8YebUIqpc4BrLQWFED0uTcBseOOe/f/ACZ4zms2fjDt0wccd",
-	"UyRUVE9uxXJmyloFv4rGovRse6emx8OI9wlN3QFG7qxk3jiFrwy1Idjb5CMFF0Q2rOcXn/pewpIJaNPa",
-	"O1b0faDMZCJLIPzkRrFsWuXZT/XvXNyStVzm8LjJrZtDePz6v8klwRdMiIseCAq9GYpuwY2XSkMB6q4c",
-	"wiCfwpxHo5I5P6svzKy+HWtu7lsfjfkVq/oEIPoNPGgHUn+QMEzxjU8FKo7ymaHqLe0hYPX3ruGKTAih",
-	"XZcsSpiW8eSlXxQ+UQEo14asQRixoihTtS7IUtgf2dwUBm4L6ImcfGYwv8SNlqtvB97apjVogQ8Dq7iZ",
-	"Up7VoftUpmtia6gFwNj8fJvrBV8h5UfhzBRwHuB8zdSUgsylKsjJoJK5uytLDvKRvlR+nH8yf3V7Iw4g",
-	"7Q6nCcrPI+99y7Ks5+dmQdThFMJ5yjlJN24swKZNSAFFYvI1FiowJUC5GAubN6HluJSZvBQDdi1GGkYQ",
-	"lSGO82XBbG0Jv9qZ5V5a3mtygTgicYPlej/qUfE3G2JpOBDIlFaSbPAF0o2rJAGC5WWZ/WQYCldgkixQ",
-	"3cAKnpFXpGaqsVADUU8NWicczzmJjx7HWForPnrcH8SQyhMf9R+zYUy68SqX4haq0MVQx1xgfv+EraUp",
-	"CGeS7f0CcpDdIpfFjZzewOP4lxSVfzMBTy0XC5kXLH3JUk4hVf3TvGxuwJu5HtEWPqxq1i69iyriT6AH",
-	"/kk84yclG/VgQGDJxCy5reYc3PHn9pGb/D0NswlUPVAkfoan1LuGIhrGSBjX4QmZZvMFBc25WR8xqmRy",
-	"Km6rkNrEOX3xKVb4JSneX3/Te6y5Z3jvvySy/VtxCYfJcJKXC34lUvahaU74uvyXvUUu31yBtJTLBcsL",
-	"bmov+F81CoDMZF6QtDmUYMVK5nfAHJzmDzLG5Zsr+5KSCaeZ/25N1486qUyWcxuZdrPMs3AEmx40Z5Cj",
-	"n7CI5EygzGFKKXpdQUg3PkxlojD6xKtrGmQb+s2OV5pqmfPQKplIQbRRgcY6UIXQ5ZpERCHr0tIQxfQd",
-	"QeasmEksE1KwudpZb9ZMp6c2a6F5Tte4lCUOQLPs9RRk521DAXI8h2+0DFxd+1+1SK887PhKERi/r2fC",
-	"iJ89p3qBHzXnwgeEianMkzKLGVDyoy1N0qh6BLUwK8hbnug7xK5XiF36eejoTHeZGzWjo5PTcHG0skT7",
-	"uz9e9kYnp3ZOCG7CUu+p1j9iO9oyz+KIFJKkrGBJgXxZ3LK0xEMrI6ZyJTJJUy/dwG3hbDpKjtnjyZA+",
-	"So+mp2yQnExG9Cx9zB5Nh8nR5JiepidsNB1MzpLH9FF6yk6mx8nRZESH6YCdTZsV4b2aP/UC8YPeGe1N",
-	"v/sxXBe+hNQGIuSKvF4wqI1tiTYi7ANNimyNVfYBSl3ouJNxcWfJs9YAAQtNBRv8tCLZQNegFhRc+qdv",
-	"bPOU1l1WWtNt6WR3d1idfO9ZroKc9q/4wMN2n6VxMZV9820dTMP+oD8I2lFLa+3fkcCqRFmuJsSHqwjR",
-	"ICTHH8KwtYzK553fuTViMYAOJGXP50ayref4JfgIU/q0iGn0u5wtIO+vbNSALzavNlD9m6fMPrhmRd6n",
-	"JUDfL25ziJYqpMRiVr/CGlv6hyyZUQ4u4CnFDlFU3Cnye1sfuoF5GPfcno0aiDzDz5qM9Bm2SVONLei5",
-	"cqgbcUM3tzRxH0COhdFtq/sfDUanvcFRb3B8PRydD07OB4PfDgbng4FPZ6mmk4IDUtW4zHc/Hn/s4R+j",
-	"8o9r+8d544+//7b3XePHII+CKg+Be4JBqUqSsXuWXZCBcXIUctGDn4LnPNheZjLq8EA4vTkdYhz/dqxH",
-	"gfKWzQH1l1yKAOd5aQrEmzds7wdmQu+xQIjxBAnWmiG9xOFCjEgrIAJVtWafmBpuAclxIIgLIpZZ1gq+",
-	"JwGY6I8xdLRS/8yDkSb0HauCMudmRkj5rUwbLB3enKegt4Fz+CNVM6iG/FnAb9IV6qAPXrBvsMI/TdOc",
-	"qTpxY/VGve+vsC+GLTg+zemtfqHVzYk8yubdj35lBu89anF/LhWGPLXjYe8Vy98ZS3KTg1270gH9xjUF",
-	"VYksDvhYamk/6pgCU7Aic44eaTmGW+GGCPQtF9Azx6U3c1u6+aZBAlHb6namPNeSonmzcl67C976ILJz",
-	"bdnNC66CVypWnJrafaiANkgLuqHxn/nGVdDFsrUyS5kqSrdIK8Kwt36AOOYMF9AO0fRGX+ovmlj2ht5y",
-	"gQZuLT1p9Aa3Qx2csGMz7xaQvjXya7ig+kbEsPDc6+7fQDPlTR/awoa1L6jY0E8Qu6FgnZnqojN5KwPo",
-	"M1EyWxbQvNPViJa39kqosMddrAisUwABKjhTh8PRoR6qvwDXT40Zbbg0SuYUVh7N5sFyVl3TZTJn5Fkm",
-	"l2mQ1YXYsx1sxSaKF2z3ntX54SFN5qyX6Hn69uG+mwtL8XBA23ha2f0jyAawgFalS4jvOi2gHcaC5gXh",
-	"ookeYbnIG6omHJ20upAzqlypi/YU89J8EKYY8BfmLIEWdPimf3J4w3oLn0HasWBkzYCWNxxOCWkNI57w",
-	"BQ1eHnoJqKL47+FlbkDNlav0fdCafVau14B8AWVnb+Ae3HYjGYhU2hLNTOK1HmGfOyrqLBfpRt3jmpd2",
-	"nIwW0E4kKfg9L9abVY/h+dHgZ6R6bJPa7L1aR6h2rBBP4fBkpxgWlJV8DKxRUQ0VKmfUjnvsFiTKd/eU",
-	"JrwPKyLFHkKEx+U+WZK4EhP5YW9xwrXvEo6qqjsDOd2Uj7Yn/RAZpBxzlyBSxb5Pk0Z8AG8QSfzpWssl",
-	"tYZqjZ38GYqNT72+bn2vmch0mWU3jv7zwv5t7WWacEze4BpKYGsOoWZ80Yk6wI6rLUb84RpU70zxQWiD",
-	"r8Oa/pvgRrN/QMu8vn7j+QTsvv7w/LoTdd68fqf/8/XzF8+vn1dXii+EDLe4gqDefO3XCr1yhoW6LbfK",
-	"qm5Z8QYrwjVmg4ZeTUYIvg59XlqwwP5spo+bawofk0XOpvxDdapqCY8fefqxjf123R6Na1bZV1qEamLz",
-	"20Z+U7XIqilfYPowV7cAVd7BL2eKxrVb2DssidYkLIiJhsFc5PiGCW20VgA5exkXjJg3qp//gRXGpLrz",
-	"jjEoHNk+bhVcKxdg9x46qBADwNC9t9AbINAoBCN4VKFxCXPIKCnk7W3GmkQ2tVGAQZOn8ZI7+UbIlWu9",
-	"WAbWVMATrsy/rwnkTS6nPNsomLpKcfia2SUsFBxJTWZa7tMsZRdcN18U+BxNGiZaahN097sxKsca3vm0",
-	"crYitRDY4/aoXtUBVhS8qRfZEo/c3MYuYra64RlVN3OZs83YZN0OIAMZXOqTS6LAVw6/lnXhGUV2y0R6",
-	"gZXqQNCZZvQW3qpg3pRmKoh6Xp/cgOqFJZ6dY/4DLsIoOnwKUIapObySM4xNqWutG5rAfnj5vVy9ug41",
-	"gX25evm3QSsFXa8/KECHjApuCxG5Y2xhrxGZc32wGVaq3nt7W72Jlc4ev3NtbUaD8XIwGJ2atr0Ph9C+",
-	"Fg1XXz2E3Ywo/g8GybeVLe7VpmmXmngtC5p5Yq2hGuxa1a3AC/xyu8Xeg4jk7JbmaWYM3KZ98ieYQr0y",
-	"9I5uq9Ti4V5tx2HO4qIlmg7azcESdR7yvZzc1HoNbx0w/pOc9GsfxBWwfCah1+lVDYSrK096C65PzO7F",
-	"u1fry5biRmEe/Ww9yU3717ks2H7LMb3oblwP9u1LMm0W++71+rIEW4EH+47d4J+3EqScKeXYpkPmD1sg",
-	"hjSydsvDl+trA8sIHDMTKd73SmbpfuvB8L87LtLtS4Ew075+r74MPkfCuucpkxpCfLrfEnwe0YIG/D56",
-	"/SAFlHkUGHMN2I8G8wi8IuvSEQR/oRVkr0WD62n3YrVyFFxkwT5Am8uZLKQHvIyLO8CrLNtvPXavm9b0",
-	"1jyHIFlVW0yGregyeY8cckY7UWcFMFTQl4qK23y934JcLwbeBkRl54Y6oLC9A1yN+lhZrrAj6D3djzfU",
-	"b4Ty/GprbcAyiKFVygkyngCxN/hlFL4DNt45L1ysXfuoufqtY2ihLM2VmUCwZrdrkBEIPq94NsHhDY1B",
-	"qwk2nowx2ClYaGTfewHg1Ndfbp/9+PGu2Q3ZPwwMtjz35wCDFU5uXFPNzbIcuCNcO0UXPH7L72vBOaP2",
-	"085pICoYSu4pr79eOWnVZ7N7HqkeiGtw1LsgfNICwqAI7D29KhtBkviHeMcx71pDuCDe5pXAccM6/Pw4",
-	"WAR8eWHL7k1kypmylVyPh0eVlUHpwp0NMUOyskPHGqpsONFoI1/ZTGpNFhA4q42g28gkNxs0bIi49+un",
-	"mjJcYH3YjNGYrbX14k9yElCDBZELJsj3ctJcOF0ssnVYff4W9N1CQtbOuuqVDrGPLa7pw4TmjOXqUDHB",
-	"Zd67lT0mbrlgEGazrwKblJEHrUMf4IMwuMtYhXpWTou0BwNUr0LBkmfYdjRfCnuhKjJhM/A7LHMykxhQ",
-	"uMhoobcezF2oXe/t91pzfzS3vMH/EXBZ6GVAFQe1PehTTqfQj1cqzWJKNNFY14N6DyFH7HFvMLweDs4H",
-	"ux2xdYz46RyzIafHn+SkHoVw1C4KQSYubKJlCJL9onmMhjoRBQlXXvCkPsE1QVW4bOaKOaV2De0iEKTa",
-	"GfGrZ19RRUDmVrPwWR+1P+uf7mwVzYx/o6VLBd9vHgU+wKTaOpusgGUnwE2eYgjj4FEtSQWYKfmDJM9L",
-	"Zvrg2IIGJwsbNTU+HR61iOosOwG3hnC1FfAWlIekHK5I2rTEoiUoGM6A0C3vD48io0rj4jrzdbhSz3Eo",
-	"b0+fWCpsc3MsxJ/kZFcIhAb2PpEPQOwPCnjQksO/QsRkBUU2iSwhDDF+8K02wwYaBdB6X9/Qz8sLtMn/",
-	"+M90Aq1eX0vj2qi7OP7yYfqXfwsf0JSxdF/Xz264/Pw8P5/iQwmRu7Fmh3jknOZ3rMDG9MZoFrBb0YLd",
-	"yn1ueTPjM/thIEnKPMKsKGu7238G92UoD8s8syireXgtikbKtHValoFPK0FtdD08OR8NflaJWfvpZE1g",
-	"XWZLjbXLOZnmdM4iMhyckNtcLheKFRERbEWKdc5Un7zhyV1vuQCC77fVCMyJ1rWCYbvMLXCGBKw6b2ay",
-	"kMrf1Kcka6WcBn1LX0Yn0YsiHHO9FznfRwh8KQULkd2lusO2qzxhMK5iWfZ5E4dMJRw9sL0UEJc+lvVE",
-	"9qTyd/hZUGlgBAet4qpx0W3WBq6bmsBbSVMy4XcsIienJDFo/inagMdRdwYZAyM+HD56UIyxFcqrgjXi",
-	"jM9eo5KXV+R2Qz0OHdxJtczRqvP7pvRjnqBhdeNNE84T+ZqrRUYxT6SsT2Xvj4rdiN8xFVRTs+XtllXp",
-	"xxGxLUqNDye2c8QmEKI61yQ8V+14YGKTALMNcv4N2OIaAxOFollFLG/pM69dfxvEcy5udylW5hj3Uq7s",
-	"Nw9TsKwk86+gZFV5V7NwS8m6QuzCHOmWUIMGswsdpHcxNU5RC30BYc/ULK0hYSMR5MVaio3Z9CEWcPXu",
-	"NTkanp72hoRmixntjYh5lyQyrfHib97WhKPL3n9sFG1ydhvc41v4HWrmFrRgLYzvl8t7lt8K1ns7+9//",
-	"j2C9y8z4offKAQMQumWVIAlhycsNzhJTcg/wAkswT1gmNeEUMuCAuKcFzdspbvguAZZfz7Uyd7fNsmqf",
-	"KIiDqsNh//vFQxIEJzyQz/hNzlgPvIATLm9zupg1HCiK1QzvT2lyx0RKUnbPMg2iPnkmp1PGIvIHCVro",
-	"XMOVcsyGaeEm2a84hIkqbl0cogyubamFmCP6XnIR0D5OesOh1j4Gj39euVkzKtKQGPZe8B+WjODjCK9f",
-	"LqAwk9L3cfwjPvoY1+S7TcU8QpqFqcjKG/lyLfSK3RJJXUniCSMvaV5wsT1NQj0gQSKIUcs8hxIQZX4E",
-	"toZR1dqURtwv4PrdJ3/znf1mR6S8HRsmcr0+2s0CGRVXYio3TIIsENCjbHiD3ul+GSq7hxoD72+k0vde",
-	"BDqEHOwS+k2SgBVm2hV6aGH/v2f5hrahfuqEOwJsJ1tA6x/7aSvT5T1nqwckT/wVPwsk67AMA41nfEEK",
-	"6Sd4dGm2omtFYq6wLCzRiyJa6z3YUG7CJFUbJhLZ684DDx4P3iM1ncVVmzB79IjA4Y3F1yp9hu/r7UEO",
-	"rm6uV/H7U6IcXm5KUHHjt45r8Ch5+9JLQm6WIoTIlJsyarD9Tv5afhModOceolimcUawFUQiKayKnEp7",
-	"45OGaGJiFRugaC43DJiU06B1FKqbYvpPUdBkBhV2bICUzDcrsjQUTXaZQet2LaxDcFO9RgFYFgNS6Wus",
-	"NKyWIueKQbdAQvVxzUlG71gbMWbG+O0ssKQ/wu9w5fIPLKuF+g9OH+1KKr/jIt0Hm1NO/6w/2RxSgeKQ",
-	"v38MdAYjGNNE3M5JQYmaI8cxn5EuNZ2VYUC4SCD8Vx00TgL6eKv28q8p2TM4HN6Y2R4oCLf2vzTB1G59",
-	"4XU1Hc88DYXrfat/3oQup4PBXskhyLIBg+yEDlMjIKHqkW+k3T8bJAwjVEnFvma9IXq+jnUB0NiaXUGG",
-	"AZJmWSQMayn+Hm+uOOTGDMvFf4TfSwHOjhfIhuxM5KStJFyW6No6ZLsCXW0Fona72CAo4eb2t4g6WWEz",
-	"4rhCJs1TxBhjLiDuelu+/u4ChmawWtAJsKHlwgizjMz4HSNSkHe0WOYpXf8ubFopl7KzLtyGGhftSr20",
-	"1EQRTCuoLVqPgPsZFwoJ64jmzKvy8lkrcCmodvwFnCirmQTQVjFpvwp19pi6dbz4lEp1ZU2UX5k/e2cP",
-	"otM6TjtgujJyrRwQ5vh2WazLAh/tLdauCM+DLNau/NG/gMXarHV7/RKPn32aXrO1LJRD9dbKDTg8Q2Hb",
-	"FAx+cPr6nYCsPt+QYDtjRNE5syNAQ4GUJXxOM4I4ra+IOf1e5mQpeF1ePD4Z9IHd1Tnbb7vjcR851DA6",
-	"+njwuyCXwllv5lyEwokucU16fv0Czu+4P5iEkjXpsv5tnyQa8lWyPsbsjQZv2y7s23HDxv3j0fBROXXT",
-	"pv/8fdCofxRi0rVjr8DCgqbjLSiEEq/YyiteTFP0otHsjXf6JqF/Y2Xj3CtmnHrK36eUMiZXBZkvoUIq",
-	"GKIJLUjGqAK9loCumrEy4YV0FWMESv1gBc2DC8IyxUhcSHkD0Ww14+gfMsgDh/A9BSLGWi7/S7UUucuP",
-	"sj8Mg5VkHliClpsdTpiXuWZ7DmiSAgW6C9s4Ho0OdpbqdbFTZ4PBo+HZ2ejk+NHx4OxsuFckFZzRRlSp",
-	"luTbE1/8On2SqILmhenQpOkSim9uZp27cac6wBfHoFby6QOwaUspPtR4HAvD2M25qbrcHWqoHp9dkGpl",
-	"PpqmLD2oJa5qlcHPTw0raV8p43UIKVPe1o4aG6txMNr7x6B3dgO8fBAWOOf0wxWu5vgMRjP/Gu7Kla2W",
-	"jtuGvp46sxfmWumwAEEz/RQN54tj5X9j6r+Ql4wVeuRH+v/AO5pTns1MNcT9cHIP9gDFtvYFLnC5Qtpo",
-	"wYcAVw9xQWa26jUVKfm9LaVMaM5IzhJ5K7hi6Zc/gOt8bUO6BFu5ovs507NoHErpGpne7xt0dNKGRWSm",
-	"7VFN7FwgxInWRbrqAMxgvkG2BNQcCqN6tbhjqAFAYj1yXEJowsaCCkKtYS02ak6sr/zY5uDF5P3bK9J9",
-	"+80zcnT2+PQgMvA5Ho1IsyMfocVYxIcwkzH8TGh6g3dZfD4WPWSlGik07yJfv3qHMU3djE5YBrwPGN3p",
-	"EcmYZjIqMh3t4OBn68WMCRURwbhmj2NBzMWgJcBMHzQ1L12Q0cmRlzRrezNGgApAMvokU1kQCtn9KXaW",
-	"vnpzf6yHdTpkbn49dT9xQeK/k+9i0hWS/EMKdnBBhCTxUrH8fEGVWsk8/X0MFVUv9Ka1xKRvQz5F43ak",
-	"d4/7PDk5OoF3hCSrGS8YUQuasAg7a8gsIgi9yFbE7S0VIyDuUqX4rWBpZZNivZqxnOkddCc85XYcRdQy",
-	"mWkJ/v1vR4PR84j8g+WyBzZHb4CDCK2/ckri2LQot93Jf/z4f4zH/z0mcRyZ/UM4O83lEjufayB5oItI",
-	"/Gv7jiLxr//2N/3hr2LXJVOKhPXHYiwuIasenRyAFxrpuCKqkDlL/Q4u6BsgV8L4ETRRaMqHAZRD1Edj",
-	"cfX2Sh0Af3B55BqDzJAUSITneqZzjTOAkoK8F1yL7WTCEjlnCkSXq69fXZLLd8+ursagW5Lu++t35PiU",
-	"ZFLeLRcRgdoQPWjQE38QvV5MEJsjoiTkysm7Hs20/ADTqJlcgWt/BfstxoLrlYrUtKHBi19I0YNJPXal",
-	"VW+Wa2Wmx4ReJ2wEequdj4Uj2oRO//f/7XJm50z87/839sCpD8O+qpeb0GkvnVP/g18/O/r102dxn1zP",
-	"2FiY72Dv3BGS5ihzrfLVEqljD50ij51mUtyaZpDNXN9b2U/Z/WEqk0OIWzk0HLVpUancb8ePK8IIjPa7",
-	"88PDoCP5c3vsvp1JMqdrou8Qy2/75Gv0uCnLlZ2sFTunYtMpF7dy5m27nW2RlT1vaOwXaOuzSONb3Kji",
-	"7ZdDbNe0IYO4Ovd6wS5Ag6JJpdwzFCBk91wuVfm2qQVuF1lCDurI1OEGqw7CzSuuEpKT/eIrThHAZQWM",
-	"KEkhv5QFNKEQ+AFih1+DyKSxzzfpqF5Jfn0RJCzX90XX/BShah9BURFhrGelunpwgaxoxRUD7+BOHXV3",
-	"65SdBvx6xV5/2UbM3r6uh7V02Wnu5wWZ0cWCiY0JLz+/TkQh+Poo30g/H7SLCNvY/+a67HzjDs3SbETq",
-	"WGdwbvtxBlvl7D7P3GeHn51ZYYBGV09LYvtrvH0jtsTVTv+3DePaWSd2RoEjhthCm4Kd+/FyH282gOhb",
-	"Lc6EiSQpm6ns4bfx9/SVFmCBcZMuNlpz6GQ9rbUKj1+431AwCQWzvPEm8HsEeTw65PDxqsWZYKxWLh//",
-	"THb5fSrVMPdx/lQ+fJgHqHLN/nyq4JvanzXI7OsyahBGgHSNnaYiTmhBeiKX1arxDy8f2KS1AGvx16re",
-	"Mpqatr17Co3fzngyqyFGISGT1jXlqKLXcnFTyOCV8VJ/VDTwDIwHgGk8xZaKoGRp3f2C0Al4hPV8Sivv",
-	"LS6xh1vPtx64AeJGb+Gy0GokeN5oDnmH1W2GobWfHzG0ns21rSUuaQ+/4qbxP9duIe8v3dYEpoZpmpxs",
-	"K1vo3moIuZDNljCjnS1hWjaiqSgk1QVhRB0OtE/3xnoZe4RDixLAb2SWBXm9zLJQmKaWwdIe1h4Q5H54",
-	"0DwErDSyRe64l5CarGUOqNCUthMydhZ+MuM2qz7xggh2z/Jm8YlS5D69Hpz96xV+0sdXF70ft2vOucwK",
-	"vsi2lfzQAGU52CWSmZSKEaWhSDMiF+7u331u5uVNrTpMTW0uiMxTVIZbSQJ662jLDskBcBcFVXE9q31K",
-	"qLqry5fXdAKWWrCdqt+FzT97xvfLLNsY3F8JFnc+KqeSwxmoNt2t0LmnVXz9TS09Z2f3V/1Ni2ngNRM0",
-	"nYURYbgfrwKp1R1XiS4eilZXV4NJrbSR5T7ulDZxvdcbqje8FhYrbflOlApqTeGgWGLj4/9guexNqGKp",
-	"ZpeVRGO5aOhTOw9lU7q959IKDAsoHMRbWWxv2omn63KCAmM/2u9sAUplRj0uYNOJ/NWRVVsKsd19wmeU",
-	"zCQPVnOHSpeed3xhpQGnDyczqViltkWgaVyTzP4+8F3lO862Xmlaj9ZaWW/OHU5Gqh0IThI50ISPYoP6",
-	"98BIHetLXDtPasUBa/2vn+gc/fRcU6nadyFHWLSN7QXJqU2hG7T7/dyje9+Agyt9SBvqsEv60sqZpUv6",
-	"CgpIGG8RuNZjEzcAPqL4oF1L0va+oJ22tPmGvCa7dnheyjFfoDDOA/upl2vChKBcFYQuFozmVCTsy3Rb",
-	"N1pFe/FoU16eha4e0Rz5UkBHFROLwBWJ9cO4VTVLVxN/X+5gTbobOYR9AdyqxgWFbmG1BFdnjFP27RJU",
-	"3N+vMfuXOscNbdv3s+lqytxR3TfgYdPcYI8KQM0RWlli/5n93h+iLKiinbKQm7RgP2in/9O5p9u4mX1T",
-	"tslA8Bbnutojb93Wy77aUyTUB79O2jsUANWyB35Y6rHd4bcJ0/adyDbBN30iWaNQ83ZB0TGMbZO5lzCo",
-	"U/McOS0dSgYocd29uX1mNaP5doUB34DgpVXOCwa1JjzLUHtVRx/Wdt1Ev3AO/mX8yYjFptYoUpztWwn5",
-	"v5oTUjJlRTJz4dJc3GZsLEAiw14DisSjwSCOKqFEwMTNRNC1D98nM7nM++SSxEeDY/0Jif/4/PJr/ZcY",
-	"C5bnMo+81XylcHaGkm7GVaFwhcihyXOazIhiuVanuVCFZuQkZ1aX1yPBtiGyB+snYBakuRb0ciAyyNRy",
-	"t/YZO5Zy4PKWgpI4ZHGIhI2FFITRZHah9+cWsRQpmICmmZTAvVNIzk4KsyA9yFTmt6yAuCaZpUwVREkp",
-	"mAbQWECOsAlPMjA1kRZuDrS+ml3xIjJlTcuIZWX2OhaKJVKkinRxdpozwLeCgQo4obCzg1pE0HC0nyWi",
-	"JLSoJHBHBRZFN7GTXV4zuI328ZZhtv6DvGSgwv0rJEnphW7PkArz3/3cGgiO4GVq7sy2Dgwn5mzMj3ZX",
-	"o/HDteuQ5V2k5sWGiOLJBdstJL5YsPH+ouImZRkrWCuLg6Z2fL3UZ2tt/SGsFrjeQasaKV8kqsKDQTO6",
-	"a7vG2C6kYgPHgFKQDqJBxMnlJGPzQFm1b56Rs+OTR2SBb5CUFZRnIDUUS4h7mcrchHMef/gATPLkwweS",
-	"G7IJCScp26v4jJ73mf6oCdWXNJlxwXo5o6mGC4FLLpCPJmRxM5VLkWJ5XL2HgFqznFPhjfVhkVHDRiyf",
-	"k4lJQ6uNj0EzYCdmqd68XOYJpksLWRCYOty2RC84IFl8w1mW9jJ2zzILe9Ww+NlDMQ2qwMtuTJDLjOZk",
-	"qgdR7fkyDgdTh/izvRo3NBw3Qowr1bS5r/jZ2Vm4th+2IArnoGlZespLH6V5OyI0UyZzmioS/61nXP29",
-	"qzS+ID8sZcEgQU4DLWcLmYMbjlrgVdd5ND1LhpNTNqKP0mM2mD6enNCzZJQO2fH0lD4KmvLUhqqP0Fje",
-	"VH2EUGu38JI0SgvV4NivGn525skGx4N9zO/voOa96QXulZ4DTEHNf8o/sBSEyFgvrBaT+8oibGizRfB6",
-	"qRQtwcJUU2chrc6tZV+cX7+7aQ1hzdkSwmFJznsGLxllz1r8XeVbwxI8HI+QUVWw0pHrFh76zLC32qEU",
-	"wFLmm/nV+VjES6HvKA29ROuXMekeD4YREZIkOQOo0kwdRCTmAlJSbr5XUsBbA//XBc3pnBUst4/Gwj3D",
-	"KvLlN4HUlu7xaOQPB+WycC0wFPz7xniy7O/E/Jyze3nn/8yFWk6nPOFMFDfQlx6eHelnU5lPeJoyEY+F",
-	"/c0dLbx2rH/Ctvc3+olJYIFnJ/rZUqjlQhM1S2+wWSQa3rrHwxNY7YKuM0n1LuQNNHODZzBVQgXOpgc1",
-	"9cns5svaYAYkZzDaUtB7yuEOjkn3BJeM7X1pdgOnCb8P7Fa4Rmgtq8MwJ4OhVgNiU9DrRi3VAvo9GXg5",
-	"pQ8vVKyEh/WN7JtGY7oYC7v+SSaTO7N8ff3a3+fLgvm7IpTAq0TmRD9rBHvIlRgLs7QLDXY9EQ7v8KJs",
-	"Um9aNIIS6glb8LrylmdCt8ype20dveXY/Sl916pCLhRa1Z/CYBEsF7TUsShfBEjylM0XsmAiWd/csfUN",
-	"FzdLhZOdYapJ45WcLZW3H2zp9+b1u2sTcQPPQWWOr8pPe39m65isZjxjXpqvbRuYL03n7SnsJuXTKcNK",
-	"jeY2RN3PSN01Oge2UxK0909Hyd5vrg9Eg3S9l2yJuwqtun8bIkV2V6NO5KhIltiV1XHaJh1CDE+IAMEL",
-	"VCM8FENrFFcpw4dLCp5o4AGeIyzBEaVrtm2p0WzBI0MIW62RX7m0kpjK3xwhAQx8ovDeCQUo+sBraky+",
-	"tBVULqdNGbBPnpsUMZu7tpCwYUP6HuvnylbM/QzyN6yyrRCeM6qkQAquf1+LVbbpUg8TyyNnZilb8WKg",
-	"HMhZy8xYcZA8SBfDrKjN5wQTGNDrguYKWKBNvKiu8qWtb2BscCeDwaDWpTSUAW9It2k19GrbQ+ucCA2T",
-	"MiczRlPoY2Q+9prUUXCz+GLr7vY1iBthte70bDAkf3r3+hUxr1XzuAjAbZkVpBv/j9gBOv4fgzgi8aH/",
-	"yzA+ONdfjsWcK6XFPjMELzTVwOpjK4XFpBsf6p3EB2iMXIqUJRnNWYqyoX55Ke6EXIkboIBYXybjzrgT",
-	"u8wkgATUaFnNZMb65FUJJQc7B6paJt6hMfXvp0xbWPon62REg7pbxMKSgAKBwWH6kVMjLDe4wIUrIa+p",
-	"3EQpjsU3JZaYA+g69nCg5UvvDMxJRYj/3jVubzTBWAoOPn3ZJVSxc1NcD/0OM1lIsFtEY1F233IlDCJC",
-	"CUZxHFyA2OSfJ+lqbdWduqFd5DjwerpcZHA16lfpnKWkWPEEirQB2wPgRnUVuIC2zRXR+AK3d0+zJRsL",
-	"U23UDoW9KSKXLozBVP6yV7kUt1ag1Gs2ROuWrh9FJnHaaGaOLspSW8bWk6MZ/gOyWJigKtLCDMKxBvMA",
-	"V6/g/TJZP/JSTUm30lEZqxXhokB3d5/OqVjrs5c5dpZQpYPCmSzA/k7zfH3uYgagYUjkHy+uRi6LGzm9",
-	"gYqlMelSl3GwLBRPUUya6OsPX/cS5Em3bMdGiwQLp5iwESNFzSmCyEk07EMBk7x6/6LkvT52GWSBYWdc",
-	"3EK2s6utKKTBckBN2wzEVJs1a4FKoAgtijoPzTRVQjTxUpMAdeXLqZHO4XTgG/PuDUQx6QNCd84NIpT+",
-	"QePXDZIrbEW/SXI21XLMeb0oPwwTjYWNICMF1DvQCIIjRi64DN43Qt6BYwQlI+x6coFeOVw6Gs5w7ZTv",
-	"Ge7aEHvHAu+lg3PSVCQpmdNMHxjTqgf+CjRhUNlyB5i0oouaI9WQh8xuw4yqBxyVt4Gv19Y4CIJJizmY",
-	"EaU1OLZAL63/mccCUH3ApehtCJuPruWGA81QXAnyiSxmVQne3Qxa+vR4m74LLPPqRJ2SgRg5tJSbHSmb",
-	"v0EKwj/n2GvTJ69O1CnJx5fz0X5v1gCeZxT8K8jYiToVXDSmfYOK5XAhLaMBfMzPqYG2Kvf6+wmIvVOe",
-	"sa3FelyjhJ9t74vRP7v3BfQ6g3eND3jG7zA8/d+wzcWoNxxcDx+dH5/8G7e52KO0b7jJxeiLNLl4Kifk",
-	"2YyJvXuj7dsmoU3138/fJGFjXsgX7ZIwYcWKVcO2MWuTq7KDxxfvjrBBXfGIfVf00SY+jQYelqs2OSH4",
-	"MnoLvP1XQiUe7wrQcYO0mdGbx3ULrqQR7Iw9Aj/W9iw6N4W+0MrWBjW/tWKsEam8R1BICWgfBHZ9Ww54",
-	"ZzwIvrZfSIj55oFRIUYw+GkCQx4QDILr2xEPsoki9gwJsbAIR4W4C7Z1YEiFOQWap+3Hm8hVQRRdm7pO",
-	"3ospT0kX8TAaCzCSovEeTfGrBou25OfXm9Gjo6XOzFH/yIysrCPD/9oLwVvNpPFG1CpJcmHr41W61YAP",
-	"6vgAItbQJoC2F5LIZWY6WsOyJozgtQGbouhM4YoonjFRkMmapEzxW4EqQy0hRS8oyKYCgS1u9WG2uPHu",
-	"MlwhvZmst83TYIK1qj87o2S2MN3AbspJwtvZNIvpHbRjJ1w1nFk+Ne4G2nxZtN2JRbq9jqV+nSvrUvD5",
-	"tn9yUYksbnUh4nYdw97IjIcKNmvG5HUMW8BrTRYFT0PMAQyCytmjFpq2uEjlKvICUft7xTZaZ9KmsAnz",
-	"1MVfTkyT/nLtXhHYPzy/7kSdPz6//LpSC3ZD7EJ5rVhReM/GbAjmV/rjwA0DD0GOhhwhLkj8oVdCv4c7",
-	"qMn+UAsFOrFosN6YeNJA32xn59PYaA+BC2K+qIx6ul/reSNaIhY0llIeWAsUfBXUMd7WUfAcIsDTmHT/",
-	"8Pw6IvoAD6AmJwRrx6T75vW764h8/fzF8+vnB/2K+QVqx8B7VdODbfFVP/tyhZtC3d5UI9xQwq3FAdjQ",
-	"nciW7WBmKyjbrcAMlzBmouj/KYFvpFtddM2XVfG2Yp0yW1n9ZgMH+Bbqm/ovYhxHRGZyReZUrK3XwEta",
-	"NZY4EHLzpXBh1hAbTgsCQ2ysYDHcUFKtuoLQITKIBIPL2pl7rE9jBXWkwNxqwvJyNFJDD0UyWRZkwqAC",
-	"HSmkhJ2Nhb81CCZ3W1uxnOm9CQgoM5birmI0T2YRZKPE+I/LLHMussoF1TVBFjHgPc0yq6J8RQp5i/eO",
-	"iRE1cfjdWP/BExYf9Mk7kFL0EqdLRTOQbeZgqCoYyCYm34Ci2diCwZwR7rpq18TpoTMHzFIlLve0QV5f",
-	"KKQSszY0yhJkHHJKTgcltsH1w4WRvxzpkbesyMFoPxz5rPEToy9NM0MMwpyxnP3sIis7wTrL7a91A0tM",
-	"r9h04Z4OdmvHVhD5nFfrdcltVzOpLAI7S/1ycWFKMYdYVYVXewzKZK4oQm+pPoaoOrhmXzN6z0qcy9i0",
-	"qLuU8SL6IiGsnx6fmmtiuKHTYCTAO5O6Ukiyolzzv6mESuMFpLhflG0cwNEF6wPq6l3qAeOa2LczZ+uB",
-	"sbIYgVezlJz9VBGzNcZkrgaHEl8gTnavaNhaANU/IyDW0XwpQPpot1Vm3NQ1v5IykZjOx4Ysp8a/+JnV",
-	"GuR/+6oyOZtTLoLKo5sFs8moIBNG5jRlJIdmnEKuqrMNH+2eTbFiu0OlZIzTZZYhZ9tV02H08/Cr1NCz",
-	"RCYLYg8AW7FqF0LZvtnWv9tAJR4yfu7XebqO4s077SmelOE5Rh0y15SnFYEvDS+ZLze50brs7DXlK5Bc",
-	"VFHBmidRrUnQJjtY/4PRZGbiaqBu/5RnWUibouI2X28bNYY34nL0/TJ+Z3RGtw6vX3jw6Bm/Y1tH1y9s",
-	"Gn1nTjZki20dXd5vHH33HU631jCMFU0fDJeVXG0deyVXDxy7wVigmbLJq4PDxtlxf5HBr22Ivak6ZDjV",
-	"z1ZlNb1KbLt5AhckRMtRcRtMl/uMhYKuAwuAK+inS3kUcmWCG3DnOZvLe/rwCtJfqGCKB6m8UTvFwGxL",
-	"uqX1tNYXuBufNvuX8DnapRw4N6HNfv6mGkrvKAruLAsQ+9zaCVVBl8DuvP4Ivq2vPaU28KdpBfQcXS17",
-	"++e+b8zEdLpAQkO7xtG19D1e2LlmbsTJz+AM3Fp1xV9lZIJZ8bOvFInR3x+bwFlT94Dvk1n+jmY0dN3i",
-	"7yTfwLt+sh6SoAlu6p/5fqEJFyJRdzTR9MOu5IKJHmSHVLsED+B/O/pp7q7bP+di03pfQAHoNuutRi20",
-	"WlnAWsNyLveQavHM3+BXAQ8IPMAQvDmaVnI2hfSC6vmuGQ3UBnZg8Y/U6/7p1rsZTd+4DW1cmUK8DS7Q",
-	"8J2ZXOqJU6rnXDF2p1ckBTSuh6V/19hMAC3fhe3U1xA7jDZwJ3nzORbiQTWgnb8DfwpNDJbnlywUrIHP",
-	"TBgwS2YyIoUsaIaFYBZekESzh726mct8W11elwxwy5zLt2tMp+AaRfIqC6RpWjlo56MV7ENhQ1ObsUnw",
-	"u2upwD4UsAhD03xqCrhka/23XiPDxPl6/Cdb/+kfV9/LDy++f6+u5nf89fd/WU//0kYcgeUFg+JCAapu",
-	"hRG5Y2xhzUAy5xr+GR7P3qsP24qMkRjdEb/74QkWrBwvB4PRqd7GEzAf478Rvk82gmHfmNcFy28Wwfb7",
-	"bzSOKP4PhgbcrmbTdxwDRbZjyIlv+hvschz9sKHhM5IBRN6CZyhh/L4egYqQCpr4gGT24Jsw3TV+FXLp",
-	"YQEkC4T+/mXuzAybxfE7LMOk32Kpf9nRLIOHCp1a9pVaFTXjYtgvceqHssaawwQHvKjkKFXq9ogpyOhh",
-	"gZtFOMPhcpBn1adKYG42PVgwthOekMm6PLn9YtY8bt0c/i+7+fS+wWzVHe0An9sX+TOgCAakI4ZAsSv0",
-	"iIE3KwDr7+UkVBRUozskKi2YIPqd1t60P8lJyImWQQ2w221z2VdaT/UCPwhWEWUyWKDeTWZcuZ8jAHJD",
-	"uKmbysaXhkJLP6EkVz0FEnccOUbgIB7hIW/GtGvHKzfG5tbY37Zo2Tb4VRu5gmla7jO37TAaDAZEsBVT",
-	"hVtDF3+dMypU2VgXfmzWDbTX0NA2vd1q9tuEooHl2pf/aavdhOGBtXq4XvoyPjmIel7F7xIOBgJm4/vC",
-	"YbgXHD4jEWwtzaZ8nusL/21mbF7SDXHlmt6GAr5NtfMmWYUTRbQUUdBbsITIZUHiX8WmLSwkCbeVndrW",
-	"1C3obQRRN9A7eVNLWNKN//N//q/Dgt6qw4ROf/3s6NeXZ5gtHkOL2LhVizT43q15LzeqCZ7bJK6Auncl",
-	"pnIDQEEbdOmGEHjhBXvUjCptUqpwxBVVxLy+wf03bNlX5qdLq9rZR6fcnnm11kvHy+bVj0MbP22/8X9e",
-	"Qx0X4dZSgoTXm8Ij/O7IScOtHwpdqeGzLQVTyR/yjiaE5O+hm9Mmdx8+Ld0OleJDIbdH2TpwRx1j70U0",
-	"0JouWaaWx56XUqXj1baJw0312rvp6hykMm9UA0AQ3l6d7w0xLdDI2ivU9DPOqB0+MKP2c6dhQnH2T0vE",
-	"HH6RRMxLvTDykuYF//LJmBYKP3U6Zqs2MXtlQoYo56+VCvTVdcdYKz4+NzXYTLk1ErtUu/jcL+lt/bqu",
-	"praNVHLvX5B4kfN7WrDql1Jk64qch0Xqo0pSn/myJuPZN5tCiWLJMufF+p2+FkzKEaM5yy+XxSxoEldS",
-	"0IzQJGFKmYvVcH1bmcVW8xG2ZYRp70660LVEsxOiWIKFF8bCxTFewj75P4CHnZOnsA4yXg4GRwlMBH+y",
-	"uE/gklKVfIAyQlOZOm5oJR+LLkRLvnn97hp+xwiVC2c910McmOLlZaw2VgbBOjP6QuTVCjdjEX/oWRzr",
-	"mTKF7ENhStJ1zcLK5ISDc0IJQhYr1zBbhfW13jYkkcG49kCIGR3qdmPtHiFxMYp0Xy+YuHxzRY76g/5R",
-	"RN7Zj96WH5HXgL+mjDjOqYkE1lDigibozsePEFSM8ib0NUpAnGJziNLu0AX/vZIJp5lgRd8iluVJnXfw",
-	"iLxixUrmd1BVq2B0bihqE9NwyKAwItzHM6gzBUGeejBb7h6nEThNnzwHgtMSAaEJlMknEzaj2dR+4CX2",
-	"yRW2xBoLcwiAUOdlm+gpY2mEimPkNTuwOapR9eKOqnJENBbQpLKAJv1OE498E4KzpFoz2YVtoATPTEFq",
-	"swDwnUdj4Vo52yKKOVkK87fNTsaRhSfAjMVY/OpX5JleInaUGIseucwyc51l/N4GbcfW1B9fEEqAjnKI",
-	"IYPwGfMQ6qeQIqc809q1yqiaudqTY0FIfDQYkpfynqXkDcvnVIua2To24dUvZGJIWmtddj4suQ091S5c",
-	"jRlTjIgrcscWheYOxIYYeyUQuRR9YkIlscojKSN/JzLVZE1zhtXKuvEzKQqtBmp9+pzQBdZb4VIcQtGn",
-	"gwvMhoFvYDf+KyZq9rfwap9cA1qlnGJgh4a9VjfjZEZzxYoY5kULAyxLK7k9rnmc4gW/Z9madONLb3y9",
-	"xgtiPn8C6in4MPTvBxcY6KMf+R0i4C09uuv5cDw8IRtKm/b12SOpVNgkBpG7EaDzA+lCAe/hcIDpJxjJ",
-	"ncwYVNU08dZQPQTq+2jBSC9Dv6nH7sbPr+ltHBEHckxAM+H0XsSk+f6CxFfT3ispWA9skzE0kFeEYkuK",
-	"A9yjFpqhTFmfXCJuQhlG5cdAmhDWjN8xu5w+vmvYrKZJNAFQoYct4WDzdFYCQHVpULEsc8QVYRygn7Fp",
-	"QeSy0ESCpYFMsbBzQoUxa2Pceze2zosnMWBxXNDJk/jAO7LBgAQq8EphBAm3wMhkN2MlMaix1yfvJCqu",
-	"VI/tO6biH2KsBAcJTbxg2PqTdOMfnvx6NPj1aBBH5L3gEDXvv2DbuRy4JVTBhPZVV1OqGxvvIJT3Q+4H",
-	"f2puFx8AKC2JWmzp+slVGRfMSUOmjiEWIHe5TAdATSZSnRSSHI3In/nTvl7YC5rfYttrpHWbp4Us5/ho",
-	"6Gb/I479DY59LSV+G4PMoWF2uMgoF6ZIFADUVa+XyVLz34PIrTSRQqDsUtbSO/cyrr5SeG9ldM1y0v2D",
-	"/ErpG+tQ34GAz0xMZZ4Y4QKpwVaJhdtIVVM9bIKFhITeqMYGYVmarvTIMBi+JFLMhTKB5FhA25SuxSqL",
-	"IHEICfcr4EK+FMpkuCGbwx3MKeCBlvcWBVku9DE81qdAJmwtDVBwG11eoDhFJsvplOUKseAViFL6jGIl",
-	"6B270Twx7pOrFH81Oo4iE6avtdF/PzmC7yAN2ZaZAwuX6SAA2tgYfFbjzjn5sd/vf/wI9xeISbXHf+/3",
-	"+99FZAzOLe99jy/aY2apyeDnyiZvLTBBUHMeW6wSCZwrEmtlM74oST+RWYa4oUGm3/j7d7ElX3wb2Rn8",
-	"IOe8KKAQY49c8zlTBZ0vECSaCx8dHZ1pafP99TMbRyaWc5bzhMjpVN8IePEn+hAWOUu4Fj3PgddsbMEY",
-	"26Km8X+4hdmKg+a4ECSQcCJseUhoyW8UfD3rZMmzoqycapL/IEpUTPntMmcpCjcJmVAFRgEg2nJsW33V",
-	"YKmegLx/e4UX0NHZ49ODc3L57tnVFXAykz9b1lxz9d7AWgEkS4sZUewWRN/Nhl9jJLZ2Xpi4ICFz8IG5",
-	"DdDd72RJXC+ME0NZ0rKxlpMbodCEqQxL5ktVuF6h1s0ArFUwYgtLuP1oRAOQB3k43gyWe8ff6mc37/Sz",
-	"GIQNO8o5EbI3yRm9iwibR1qPxuJfPMG4EAAi9oSOSk6sryF4jSim/y5kjsoUoLNoLFaRrt5YLjP4HJV/",
-	"/7EtlQmR+Sue6iOCSe2gUMMrVygfrGSeml/wh8ka4iJTYEP5HaIeTzkxs6oLeyH2+K2QOZ1kwAghB8Cb",
-	"Xo/1Rypul5l79P63w+HJNxH893Sg/3s0PD2GGd7/9ptvLgcX5J7mnFpiVkxTttQiy/vfjh4PBmSixWGw",
-	"kWAZyklGxZ1/v49GJFAtXyMyygOuNidgINa4xVhMy080hkCTd4sUwMxnEK7ZOAzCQRYzTUapsoVF0R8S",
-	"uumR88y4QnjSpMAi0LmW42FNRlbXWgxd8P6azjMofQjjg3Qdeg2l6givJHGnuarmFIi8pZy+JvELLu7O",
-	"jYbv6Qb+fKjzX5CcZU/GNs24p7XFcUfzXpT9oXp6ggYrkjOt2thpeWGJ/DCViYqtdnRZuUjH4rlZnrl3",
-	"Yy3QlsqKhVkExU4h6q69uQLcOYpwMRa+mmMFF62ms1QfMppTZtS3PDRMCaRbDwBEE8ZYXLuPqPBtGWi4",
-	"wK5GAbuFtVboyx9yiOz4+gdrNxkLm9ozFrZBK9p9cNWqnb0HE0TdFapmciUg0R9FhUrninMtJA9Jo8sF",
-	"injffvttzztD5k4gZzSbPxl36IKPO3jNv8eilMCXXfFRYwGAOaq9Ky5scVTztNrBQuMi1MPHu7Z8wfay",
-	"uHDFXoOtGMygzZ4OF5jM5DhEux1GqL0+GVeL+dutX1oEMivSdzqcqcyNKazEFFjZEQm14Ni9qHIV9a/1",
-	"GuGPJ2N0H+HagApf2w6wqGSOK2dtmlz85//5f/k5/ZDaCz8irmOfCP3vTMq75QKYeNmXE9uC6OdjUfJj",
-	"aGhyCB0d9Jdypa+hGV/gaJoWa7VugfUKWUqkCRWY6d2lgsQ8jcfCFjIe9vtaiu0NNZBBqXDlnqHLIhqh",
-	"47KeMdg8ypLGUaOq7VhUShVrIVxvliwX55rB7VIqBZ27rGH7qxX/jgfH9jCegxnEssJQey5gpYI023wZ",
-	"CRqL+INwZGoYxLZQtxHhxkJt6G2DfX0iq9XbpGGoqrwx3R3Ek0hzqrEIVD5XWhciMdp3YtAP9NlCnV1T",
-	"NAhJAvkDnLkHzJOxCDWTMcIoiS/1L7HVXrvG7meNKasZy1HY/sPzaxQ1cQTNQ8HezESBGeRuhVB/Ha4r",
-	"qJXGFa71vFaofbIGfHF1+V3d9rEA0bRNYf1zUhbWh0LKfjeICbqULvDOwOzueCxATtcnAbdtoJtCN7bN",
-	"D7Cc87nRA6LSvxER46Tox0Bo5qjHwqoa+nZMCpAvwK5i0lAMEpfV51dQ1JoWoBekbFHMIlC6fCLAsu5j",
-	"4RVctzBxEpLGqpTf6p1246PHMdh6SXz0uD/QsGGZYpvEOUs5ZaFASz2giqK5xJmCYtId9vsng8iKrWQ0",
-	"QJeoNSxdoHVpihky+lhQEgS4Hw8G0Vgg1SYZnS9Yiq4OuO3pD0vmCmr3yQtoz7pUjNyxtdYW8YkiEnta",
-	"QGAoCtfnNj4Ke9RoLJlqkcGaw8diq+3b2Z0jLwRNpGD2vrC9VMuhrW0d+qriovT2MH3FFNhDKQlY7iKX",
-	"6TKBlqoX0GoHeSXSIOoxU56BtsHBHFY5fgeON3qBIG9hgrDJxfKuCRwFzCdKaiwHjzgIlDZERHMDU/+e",
-	"ifQcFbR4zgrat2HJsRHYbegJht1TP3gfP/CCl+NoLLwfl7kxE9CqgGwfViVi/eu443gQ8AFNE7ywuPnW",
-	"XZ1qjAmMtnqBafpAs8x3+n+lrEQHvWKBkNG8anh4sZJgtwexRRRjYfPfrUMuIsNRuOqOl6Me+V66aEOZ",
-	"nrGo5pVflC+5Ti0Nk5hnM1wAqXC4OtI0Z0oZt1FV0EjLC86J9y4fvvfGVB8bQ17NuHPxw5PhaHCxeqIV",
-	"RyfSXPzw5BR/hPN0n+vv8AAxUx6Pb9y5yJ/gz65WgTnYwvxuuwQvRcEzqMxgFIoI7kC3PPh/mNP/9a0d",
-	"1XT6qT4DV0X3veAfCFtIaNsMkx30yWtrawYYnmuCGp2Ral0zlMArdV3CDlQQarBAgNZ+wqXtyDtTAgvS",
-	"WcDqR1NTVieRCutg5JjozzDrf86zjJs1R6D5gowATAQd0a7UmDHvmwB0DCRiH4paWHpGC5ZVK491Rxp9",
-	"NM2b7E0gSUMTpvCAs/kmdEETYCPVwlwH57AjaKHhHGYBiJpJoyZoz8nQ9mlrlClCccuvGub5/lKuD4Jm",
-	"JcnoUZ69fvvO3lHQKhwb62pt16K+lmzAkUO6qgBJSQrTa9yJvyoiK0bv9BNoBH4BnbRtW2/jlYwP5yz+",
-	"SvmOH1tGA4jUeVP0ER1oPAB3GpnQ5A4qIVadQ2NRSHLLCnAOkVeyIC9lCrEbsYsvRTEJ/GYeBPTuPJ+R",
-	"sVGXHiMo3AasyVaP9YTq0WCgL2I9Z9errAaXgvORrWR+d9AnT3O5UtAZg99ygUwKe02kbJHJNcjIFJPc",
-	"9Oz6NKx7JNJap4T7Dfi+pnPrOtV/W9+ao+PfNIj+N/DcI8uoJi7jsbh+HZoVLDK6ZqAfEvTAO/9xGfYy",
-	"FpfYJpkr4tXC9SNeTA6WiYaJ9OOyifLGqJexcGKhGaAMmzE+l8o4ZZ0+FyODzgo4BOjgdasFHOvsR6++",
-	"wd2Gc99l6kf+5WdeM041dD/6MXvkUqxBC8OD9dINkKOwsiuj6b0GOKakViVQDWs0kUEl1QK+0cbQa3eo",
-	"j8JAHMoDVTo02mTKbny4VCxXhzZo7RDeA/9c7YH+LjaXMRVjgRxc4ujGNlHGA6JTRoM5ZQlPmSnpDLxw",
-	"pv+NA1lTH03R3Q43AZgjfvMb2NxvfkO6l7Ze8dMDa282FKUFDKixs6Jr1SdP9Z8m6IGlWo7zak7Prdce",
-	"CkNg0J6jyiKnQtkqBDi2SblHNwx6dfVOzfCuWX+fXEvyNCKXXynjEJzyjEU2swAqGiAaYUaTf9JW+ZKC",
-	"oQ3rmHhdSl0lUL1CiG+Q6TqqMENWahBl2AjiqLAu6/j3l7EJnyRsOtUKUhdtx6YDix4aD/ncOMDFnSYG",
-	"IUHPQpxmqTn6SywC4Ev2fgMno/c3hgYwXUbkqSta3wBNc2MaL87JTM5t1E3KVaKpFkzG5VBdZwjXoLjQ",
-	"F+BSKw7wFPTpwUGVuG0L2GKGntTuU/BJ4WrQiQHKoqnUga8d1GJ7SFfoK1uv3QS2XRBG84z77uYZNLx0",
-	"zhE8ogtySVTBs0xzAYU7sYiD9zpWVujbQs3npMiXWqBTErnCJSCjKQwBGhIJ9U8FkRyJp+JvqLVg7WMI",
-	"kIt2VgVF6DtHiSlmFUEt07LVKnj+9MVbyB40kPLRwic+sByogmKTbClYVA1LGRyRWlvXCxz8NpfLRXVc",
-	"q0aSW0mkKD3uZjcAZmgThnzTIrBhKy+XBUOuglzzKbRk0nvQH6VISFBw/XwTtmaM3jNN8R5u6lkdeuId",
-	"6F0MBs9wrU8JlIIFiqwiVCHJZb+BGxW+Ui7JkT31UVsfv34Hs2/VnUn94EVfC0JwrWBpF4W2MKKZlwmd",
-	"MX7/gmWZIk8NvN65G0VDzfkL4HJOjTPZul1Nh8EDMgd7RlNRxBmcOTzQrtj5ikERdpVlBdzePK8x2Mhj",
-	"IUhgpWUBtLsalwVYAHOB0JTjwXGVoYKI6vHSC/K9nIAPFuIUIPIAraqJnC+o4Cbgz0nxFyUh+nJDjdvx",
-	"OTrO8FpCqB8Pji/qGKExM2UZv2c54nUhoYudgdHc6hqbKNBeIXMT9aKIYCtHP3rAboj0DvrkBZ8W1hLs",
-	"tVCeoDsKIIjIBCI4VWBpocrgjOvmAsdLtKzb/81vyCWp1bHxRgah4ALybCDAsTRha44DMhqp3u3A5wz/",
-	"e1stIYTOdVN/1XO7o/M5M2ll5eMKhQFXwacWAnoD+kVk5vawwQf7kqpCplJ8hWf8NFsydbfWtCHPcWCE",
-	"Afd0AIeEBNm8Ceq14VtAfqAMWoEZTJcosQGcMFQ34wkzSeomvvZNLhc5ZwXN1ztiaguWz5VXujQQmosh",
-	"7wrjbIf9QX+g3zcu1855B0KKMYVrBvHgh/r/blmwJmaxNKK2qWDvPUc3DM5UlrCAZaCm//7tC1XWbTUe",
-	"3LGwrgTjpjFeWzR02hrQNvzZuR2AIrSe8O6Pl73RyWlUWjAwuGAsAvUaI2PKW84NC9enAzb5sViwnDCR",
-	"gj0NVQz7L9dI9ZYJzTKtoxnGmk9Yqq+b+goNLoyFiSuySaiagZugbeXchsDfTBSgkVCzDJHDGViu0s65",
-	"PpUrkbIPfpdZtTH1q3zl8Gqq9WpQqyEHzJq/4MBHg4GNA2cCjr0eMwux4Ta9YFOLH4gP2By+3Yk6laO+",
-	"2RorLhMFqQ94BLhHdM10zk1DBwcaqKZchU0x80pfV3qI39ji07Zojsmjc/+0GVOdr2F3E2Z9HZ2PkbeG",
-	"N6/fBRaBAiRkyzeWYTNvQ2uxZXrsYty/3Wre2Nhx4IHVtWyCx5Z1HP7I048PBMwfWOGW8R3mp9hE+xs2",
-	"t2YPiEZW0IRqmWU3LlE0L+zfNgqlE3UKNl/IHPkdNmhXM77Qm9L00PkOMplvNB5BxD0MK8WNQijN1pMc",
-	"kn60TojJMEZ+uHFWIfhEsFUHi2ve4J+3UkJJZMqhc7OUuf8xBkDjbPpiusciJSLFQrNKZlBmCoOvoTwK",
-	"pB/NsYTJPU+Z1HPwqX7LFwg82MA15lUCBLjAxYeNNLM11OkQ5pnXR14fQDmQ6fQJjZe9ybUWaNp5dr7z",
-	"6g2679qXz3O+E45fbs9HspXlTbYm7OhGa6I3c/rhBhsSd85HkF6vF1n7+fix2+umr6yX7cY41/Tv3q9z",
-	"+gFr/wCcGmOcwBjgeKqPXZawdl9N1oXe9OnJydHpxy15MB13s96oGR2dnHbOO2fTUXLMHk+G9FF6ND1l",
-	"g+RkMqJn6WP2aDpMjibH9DQ9YaPpYHKWPKaP0lN2Mj1OjiYjOkwH7GzqjbmNZQZiqQL0jWfnql5j9Wrb",
-	"aqfeKsds01YXqzWfOR1oJmQGOq2OY7gjenG8oSxfC4z1XUBO+WgSmeiu+iTA+V25H0hvaqbRw/1c/qpv",
-	"JGOK1cM/NwUQQtOY1w7hnY9R54Wmqh3vwjt+xeldH5Qv+l/1yq5NrT6273+MOg2n0a5Bmh/URnnrVzJv",
-	"O1L5UWM0xYr9RtIf4CjOxt1igPJdwIyjwfGmj5xcdPhKFtbboGc8Rhlp+zdPaWrmwk+Guz95L6gJKzTz",
-	"jM52f3Qt5Usq1rZ4vP7upM36ruBmpRnE/eBXR7u/eocxmO8Fvacck639TFJgJ34O6d+/07S8RY6KOgW9",
-	"VdhOButPBdyEJd+pBzC6flgfo85how5AUHHB4AiTzuEZyDx7PoZuaPGEcBGRuVQFVHwTBYGrH0MGclWM",
-	"RTdeLlJT9iAGjoIiAagXGBvm/XrQh0Ab1xo/RruTAluFV+LAxgRg3QAsCBxb7ba59GAlA3I8GKBHsox7",
-	"HAsvHkXmJi4kpF1osadiQNxbzXjD8jdaOtEXw45XsRpjmze/hO7y9x8hX/8k6mRUOYsJZEPLVOPeOzDd",
-	"LRem4AqD/tlECvKOFss8pevf1Wow3Jjx/PIrlTYKw/OjSjkR/f6ZJiORmj7CptSCWGZZWbfA9H3Wb4/c",
-	"Neo1Xd4mEpieyWUSPhTO/Lj9I4tMhye/Mn/2zqAak4fDAMCfbL3fRR2fKKCAQkmBO8DcbquAWLYkX1nE",
-	"1BQarZQVxe2WpTzx32URSy1R1ZbbXo7xyQ9a8AZEGegja2ogVXjCLwLNLwLNLwLNlxdoNGFWKc8TaRp1",
-	"eR4m26DaGqjbU9C8aHhuN/ZkZq5qgObEEChVFUbGooucW0U2jT2Qw37R7J2LX0GWya2QuQ1N1deZGguT",
-	"KkcxIgyDQQ237RPoF2k96BA2DEZPG3cFdtUPJrS6dImMRWXLtg0X5Tkmiy5dYq7zaioMIsewTBeSYrJi",
-	"IdBnLLhQhZah5JSMBkO0/NoK1SWcbPFfQkls3SsVFw+EcjwzifNc2EDb48EwIsejM9LFVoUmrjIix4Mj",
-	"EgcSLyJyPDzR/3ek3xmMRVyJbNaDjUgcyDPrCtlcd+Q58UtHTaqFQnN+pk+W72wO98WGhCofJIcYtchd",
-	"kCLEvEG9gpPBWPivRujWjzBnTs9ZSEnABRfbiHQASM2BRboNLKkMDL345s2O2Af9sbgEH1kFZcoAr2Hp",
-	"QLh8c2WTX8voq5B0jIKdf0Hvb4W3cVjJ+s9sbYRZYHlPQercR47dR06tiW4gon3XWiZ5xVaVXW+wrlTI",
-	"xRJblfI7fp2mIl+yj5/LE/FTC/Oj82FDmB8OQtL8XsXNnBBt62vBuE6MrpX42ipK2xFKYdoAfE/Zfzj4",
-	"mQn/gy3Cf/1Y2gr/D5LPd5kbA3dYza1P7b3l3dZ4dcG9BaWnakJ9IJRzl7wY+uQXkf9fXOQfoSz+C6f8",
-	"hVP+63PKBle0BQZDbPFnwRCtpLilMKoVLF0oTFUajcYi/nFCFbtZ5tlH672raI/go48xJdMFS1KtyhQt",
-	"P3ZHZyTaqvTlH2XLBjHVKU7alMH+5e74ud0dP5npp40x5huZTyAcD79oYSx6JsU041ip9XjYYoo3dJ1J",
-	"ml5LCYXA8LuTNvtxBfZe6ksIG+dEnePRqM3Hi1wmmvwmGXsOVW3/Tc1hYJKqWaT2N4jZyICARawsQb6N",
-	"xbVw/jkmCuaOyq2z2RPo50qPRTcuJZ1Wvr/LjfOYuHY90VjoFRnzxPHguJpfohWHQA5R0NsHK4ge7vN7",
-	"aaG5v22jjS/vX8lB+IsnMOwJdJDBooF3jPx/7F3rcttGln6VHs6PSLUUBcqW5VA1NevYccapyFd5U1OL",
-	"lNAEDklYYDeDBkVzXXqrfYN9sa0+pxtokCAJ6i4H82NiUgDY6Ms537l9B5POCJoM9Uv/basZeXLafV5h",
-	"JDz/Hm2E5ysCjQTHSnHGFsx/9d58kfHJlxfzt7E3O5l7s5Puh6/vXsmvJ6/k7OSlmtF/35gGfKMf3b5o",
-	"20G5fLT/zIlMDxb7/V1lOE5gtL7xYKRQnQio28WhCX42wc+HFfysObbXciq+62hpGW39UNizdxg5RTqA",
-	"ouaRl8JbWKRYCxHeYKTP89iOm6cVRxQJe4rRPGSzLMc80wr8yN3Iy+7V44e1QnS+WI7RralbQ0qPbCYL",
-	"7npTwJ7Xf7cN1bYvZnyO1aV0kxsSxkCujVxqSL0Yx3NdRJah3bhffHGFwJ5RP9eO77VroeYbiAL+G9Tf",
-	"2AkAMgEdmZJEIvDXgrPT2ibYZ99+hbPOKT2sE9C7opu67os13ug13uht8dYmP609YzOuHrsr1rxKLS/s",
-	"wg4rXA7732yJShxdBh120fWFoWhw2g0YKn09gDlkWBtLfY4GMZT8Erfjoy1G2/Uaf23jr71Zf+22+LZx",
-	"8D5CB6+lBLKo6K5cuwjoe99WAPoTnp6rnJOKNFN9xy519OdR7taji9q+yDt/2HTH6ow/U8vOsxVcDR12",
-	"ir8npC8s/4VpauMQjeX4tfSQnaBcBeJVOpJ9sexJZldxJN+BRVMFvMc8PS+HidGyuzPM3SSeNekU33s6",
-	"RZsJOUNB1ySSNeCyAZdlcNngPBfnnWDPnTLMMN7WW0F8AyCZUxm1x/55IzmGgO0Ygoddw+uFdR/InVbq",
-	"+1ny5xruLrYI5nzi/Zc5o/QCpacCOKbefZYFLrBsYklie1zh7R329jqZAW02IQ75vIddEbEn9l9DZY4E",
-	"oHl432nn4Ib4i0YUhx6R+/d5ZML+Dh70VqUAvAbYHnrpm055/zuN+5+mc8sbJmDG/j6UCRdDlkICXAHL",
-	"ZMTntHIGQIR5Z3vLEIc93nPyOAR2SCetEExcxDBTSMFxuRbweUuA7+mBIXYhiKF6+/tD2YngYj+SIfXZ",
-	"3TfjbBl6Gn3acx4ZWt1q7LQRKV3+YehkDATLKWWK9yfKGP2OyCfT84hzB6cDiWb0Dylt23nENdPTU2Bk",
-	"TM6CRhO+iQCND9W+ufKy6OVtaG82A1XDhvT0QF+tHjiCJpo53GFcnBHBnnUT5vxBuCyXDl3PvOgI7iZv",
-	"8L7CkjDsz/bPFfvXK+3fbtX+fXK0Zvt6P1Zt367dvrSDqjdovs30KZ2QR9TUY9NntfBrz6p/7Xm7NZ4m",
-	"WYzH3DxATopjgB2J8YUsh56eGj39Ejl/jvSkmYu6DtEezltx2RO9+1DNGyC+NL/O6o1kTCRW3h/0AGeN",
-	"pZZteem4Z36g+OKy1pHr2iPn2SPnrT5yxbnBGd8sBOyp6VacmjtIWqo+B2Zti4NAU7F4FAq2quul4rx9",
-	"/WH27lTOqnNfPnwdfNgiGUdDoW0Sb2r9+JVSb95LldXJu8E4XDyGJBbQ5N40uTcN8cAdpdK4B8+xzNCY",
-	"uhaV0hfZ35RELScgsM8TNWbYIRcyKufdcqY02wm0jlhnDfmiTJL0Z5CzpKKSbRty5jnaQ85wjgva/rwX",
-	"FN7pC+Purk6NXmE7bUqP/lX2t0+H/jCFtJY3+nfLafka36TOLT/nHJun88kW9yGdc71RPSZ7TV83d5Ss",
-	"Nod4OIa9MJHTqGNu2Q95CnoUCkQs072h3AMxjAVASpSbeqfp5yZyKDdg/5w0fL97sK+v70zQULFYPxwD",
-	"e6l/vARwqsfVWtKyP03jhErf0qmwpGmK9WEUi4jJacr0eLRtOkl4pve21r8LxKsa6Di0qxWI+eme1z1F",
-	"r/UiYkYrrUiqCAk3/QRpEgtrJxCz28+YrzB0zY781LvQvOKHFE9QqH1r2R5HrV7r588ftcHKv56NY6GR",
-	"148e/q/dGsfCfndkv5tAGiP/7Rx4WiLBxiVmv0j2c7HE61CYFmn7T5D41JxGfSmxyt4kM1R9GPar7NdB",
-	"YblAbiBYA8EaCHZHECw/dQ7+wo/Xwl9jnp7TFlqDwOgiFFF5j4wK7LQMmYKQZzCU6TwwfTPtZ6aS6RA7",
-	"gliiIPzCcRrvHrNJGoem+DgWDAUxm4q4cMGbsfyg/LxnXYeaPRvWKSXTLOixgEBi4dTXI9vkNy8hxTa2",
-	"AgvhjKswYPv2k74iYDv4wbmVet0GKSRwwUUIAduhnmLY3zr4Mzimof3DucL2ltOz6k5DhwVaDeFPBFTp",
-	"RI2iBQu0zqI/+MK5B3tLRLIGDMWOF2tx6G9muW8Pi740W6LOtSexeK/ft9a1/Gvta/NGhvVxrZmYTzLN",
-	"vjdsaw+p0xzkp/gc/Y76lLZ6rT5+vMQ0Epo4dJ0jrX21V/bgtHvYOyiBsYW82WQ6jkU8HbNBil0+ut4h",
-	"NXBSkKGZx7J5CqrD3sfh+d50gtZgx/q8j9pEgW/yNRL94z8lU2Cp5BHT42UJcEHMOIyzGUef4wji4ShD",
-	"yNduncdCb3tLpT9J4SKG2dn6tAoNza1M3O8e7XfPzH3GRb/l3eauWRxpRdA98JCjvAIZ/zaXZVz8+qOD",
-	"i1svpheQDgXsfRz93/8K2HuRTGjFUF7gbhiTc7f19NDr4ILQNxbxPiWy+gWgjGorSe7c+0pdEVq9oiWC",
-	"xd0f7QK32eEzFpr9s2nmUaPtd4/uCWkb6VEHbecKtwHbDdhuwPbdgO0qxOtSyBNqvh7yhlotr0ybO/LA",
-	"YuMm6iOnWCZ71PraNh9TkOFA25ai3fZJNs2p8HbDpIrjQfyXxAPIYq1xl3KQTf/citbKK/pEncADaRJ1",
-	"pWh6P5ZaU/HwHNCQuYBEv2GHvZSDAUCb/SJxjlBN8pi4r4toaBHj63UPntsONSh9jg7JR6VavacHFZHr",
-	"w71uV2Mk7/kCS8N2Af6i7woOyGayu21X0kIkdjVoSrWMWpUAcmDGcdk2GVS9UusV51n0cc2j7CvRUaR9",
-	"ShsfDbKzVdHSdgt3Le6CSmDZXQ7Au35HUtILeWA2ydbsLbeXQ7fcMwlj7FfKnHADxrYTa44rzAtGZ/35",
-	"wnfuVbE6U5AM7PPG06z46+U2dXYbc3ftgTfCpoEaDdRooMbtQ41fICsrXHP+Ss1qrosyqCt7PaaqpYzW",
-	"vm0SX3SmSea2WbINuqLfq5/36I+j9oLvjOcgRTEFdLHThIZ9snX2Rcm+29N7NooT8EVejb+Cg2qL6Cr1",
-	"vv+uO82UbXOENvTPFYClpICeeDle8arhysFet0Lz5nAl5KlMisiegSsv9bfsVcz/Z5MbwN6/4AioVqqk",
-	"HrfUqebzglK9F2fAezobdZwB9hg1GrrR0I2GvsPkp5W60dHVKSRkNIziibq22h5PM7ii1sZbF5W2/vIR",
-	"q+wTnI5GY2/W2EcPX2NfzQxeUNmYu95o7EZjNxq70di1NPbY6JBbUNgLTsPNLWGtyV+6cSmdedssFaox",
-	"4gl2r0rmNhAgBSjqumXaWmXzCXTYW7hAFsIwmUaA+TnuaBjva1Wu5Biyka1KNDNJfHwaGXSYiWUW/B5j",
-	"LOkVc7zLxxF02Jo+szxJ7EAXZiOFIU+jBBSm/Ji06w5xDC6CCfrrdlnWb0urti24+CwM+ePGK93f2S59",
-	"+lEBmDCTd50XYJv866ceVdCaGAS1ptD1cCkT2eua/v227LVc5tg2gRUDMkzisxnIdvWffzd37R3hst33",
-	"BFq4ufUcHizPobdyDqk00M4iOW/MJOYXbVdF+0D66LqnvA40LAm7Bh82+LDBh3eED8WC3reAsPz9zQHC",
-	"WqRyq2EhEqL0WIYkxcj+wAWLIzadsIxSEgjDaRQWTCdnmTxDaLiTzSdxiGhQPzyOHDJSWJgGF92NODl9",
-	"KI9ZwzO6b8xmIxC+0Jf2ZTRnsaImq/oyw0Fa/H6H6ffSY4oVi3Map+OFd0NCFJ6m8QX4IsHsZpVxC10r",
-	"iOtGcsbGXMwXnhOOuBg67bvcHBg9ZJ4xSlhQ6P5iio+BiSn6v7iqxKdOmvnu/ffahc6w40yv5eGW1C+Z",
-	"xSKDIaS7q0jvSlj3RljvrsMhbV8D4daVNCy+Qy7gljXt70i0I8kasVvJbFfcvOOCypHsm9SyVt9MDhIm",
-	"iRl+kzKn2+V1Xnh9Kkf5TMwgBcplixo6tgaCNL3ZGureu6J0WwYw2+OseoxuJuyxCly9n/aTWI1AkbLM",
-	"yj04OiwoUg8DZtIRlVYchRPxB+WLwGYtdpZTFgPq4K+f/oNigTZmseAtSGJxHiBoYtx+ihUbxhf6GxH5",
-	"Isjgq0Ya2QjSWayA7Vx0LZTCLFU2nei9utth/+JqpCcQEc5/WtIi7CGPzTJYH0I5BhboiwKiFA7sZcFq",
-	"/MJ2MMVydzscw3b0mu5JkcxNZjG1AcEuIsFL0pZ7+oT02KLCRHre7hO2g3pYXkDqi4DyVjsGUZzpP52N",
-	"+dez/jwDRYS+HiuDJYf2l/366d1bfIUDX1yl1Ug7r0Qs1rVdrJrGj76w3U8E45bmf5Rlkx21yz5/fKOf",
-	"Gqv8wcUTJ6mGY9l8RRsRX9C+LDcRYTV7iLzXu/4+odxVqevqk8lVs4rVby6CU7Sms4ie/ttvK3Ij3H5l",
-	"bjSvihvtr8PsV4dmrGH2u0Vmv60IvjaZLigEZ1wR4akaQfSIW71Ui5QrNFZxNlTTRaWxrBrL6q9sWRlb",
-	"xlgyjkFFNtBNGFLYBIVkHemDRan3Cr9XmEZgBF7utc5prtsEZDSctdiFyKUsdrkpd6pjhjBjhfii3BGE",
-	"VbU41KNsU0oELNJxm8wG+6sDe2zQo17KgdCX5czgrD/NbFcU/eJ0QkuY/2nuvS/8kFXInub+isi+KqT/",
-	"dHkdSyqXfjDqsLeSBlXWvI17r1FCD6Pbwvcn00me3oJIb68vLteCj86/ldTkb9JiWhtkHfaC/l4tHdmO",
-	"AvDFf+Vmwe7qFlDcPmi5CxRz+wxocTzNmBz4IuViCNS/wO0kwF5DFmKwRskx6FeARMEPin7A5pMxbdng",
-	"AFlA33XQNg52e77gGSXGSxECmxT9Xum90Q/DRnKatlnO2cQ4Cw48LyAOUPwnUyM5M45EijAWTbWsNsRR",
-	"xILF2Ypy+SsL+PY9ldU3XQqaLgWNL6OmL6PJ6Goyuh5eRleDuLDsflu4VSflq7Cf9ws1t7kSwNrHyEtX",
-	"hbgUQJulMEliUDZbP8ISPQ2ABgnPMEXJF9JQX8okWlVEwKs6RHGHEf1nHmo0CGMW8jSNQfkimPCUUoRN",
-	"l6gIJtkoYEqaVqRJjC+gDeIU+sgkjXRFI0q70XgQY6C5paxBIBYbEAo0gTP9GUVzAsfV9YJxFGyX4K9l",
-	"9Uu7FreDtB5hl6nPk2HKI4hYJiXugxzCZVIm4Yhr0KrYgGuAfjri4lyxXPUWWMZsyVave7lFij1uHoQ3",
-	"Jme/GnktYIUaqADRl92peWq3m4N+IzDqaun999Cyxum79EvCIxZnbCbTc4XHai6nf6tezE2Q+6hiMbtF",
-	"16NyL6ViOY6q1+KKE/r84WPS+6lMNcKuTvmBVTwNTm1waoNTH2qpArdpZWEBY4rGqOarK8PW9oqkuRdR",
-	"pLArK/4AVhmshqaI0rT+mBPMc/GilqfOk3xhQkaYfY9W8h30gS+HffR4Hai5u5CRzyoS8q+aUoYz404H",
-	"4mWbReYLO784KTF5MVckieVrcY00sZd5jeKdtbu/Xk7ZStziAottMsHsDKxJBjPzfPv5YA0ouwdQti2Q",
-	"2tz2nk7ljCvGo+hR5yyZd2n7IvjW5wo0Gr0s5yF9M9ul8HDsfysqiC+DDivSl3Mp5AssL+MZ/uAcsmO9",
-	"7eNI78pBDCU3CAmwG8uaKob5vEmgamLX9xu7bjKuHh8Gf2kRmlh2GW+G39vmXe1jqGpd9tVHGMsLWCgW",
-	"tgEuNkjleDVS7zC8OxZDxOvmHqpsKIflTTEtfoPRdg06VRYnSR6NP/A8qnpJQU2TDIV+YB/aY2KaJMH9",
-	"Y/v1yVUfC7qJm0iyumJQ/VrB8QpqkpsIOdfHSXYOP+I2qBMXRVuWGhMwPqBuVlDsR42kUtzlUZOF1mjy",
-	"JgvtTvQc6ZVqtVJiTLNC6VqJadVOp0+QIUuZtnp5uKjkVCyGiSMn1oVLO+wTBTRN45P5pJTky5MUeDRH",
-	"nVVT07ktWeyQfEG6z3AH0LAs/YSRdNNJpI32XOI9ZnfXOFYKG6ileWUj1bpWqlmckVN5I+WJt+9wsslR",
-	"Wh9u41DKIcQKhVfALMkU1PIq3RqMeFYHRjjsXNsDiSd3BiSWsW8BJehIN1wXDQxpHAqNQ+HBAS0eOgG1",
-	"m8ZWl+3WvgKehqOVqWef8M+g2ATkJIG2rdiyfe4QwmB7d/a7bUqMar7NUgcFZXLCBjAz9r/CyB7wcMTO",
-	"YxGxHSdLawIpfrmLTxbS5GwdU2xr8dlSAF7dxkSFyBdUQiDmOEDi7kK6DMbTlM+JeB4jcbsd9pGLc+r9",
-	"nLdWpl+JNEwYx0K/Y+iLLIa9fgr8XLEdl3LXzYpziHU77B3WAiCl1BLaxFwpfSh9IVOD9CKMyyGnWCYz",
-	"nqigw96vmGd8A1o0iBgfS8Ktccq6bc/zfGFGmDfbXh7BDq6hfm9KZyZKNwSXVT/YnxOJG16gnzcnqiiM",
-	"YOxapjk9rBQn1KwF9Yum92szJUsv2MEhBG1flL61P25SB90/6aEE+Cu2JgPfl+3Qf8bAhdJ/SoCrzBf4",
-	"7a6G9nqmkHvuAkQ2RX67UAoVK62re7QLFaREbqwy3AXnABNFK8hZBl/tdEbEJExUel2PKQiliBTbiSOa",
-	"MCXTjJ3DXGE9yDEG6syJcaj07NrMRhJJlcd87gtTHThuG3JiiPBuHJ9ZQCmIgcys/y5OK8dwDD4Skyr5",
-	"ZAI8zRs0+oImED/TEhLkaS+/RsIz6LDfRzLfKsZoihXjyUyfnwjCONKLq/LovIHR9Is0PkwJVSMN+mPi",
-	"82F8kIIa9Ri35YNIA4j6zNRXcqcFhKmzaTPOiu+ol/APyu5REzL/IvssTKSiR1I/v0hbgKE+bPpA6Dmm",
-	"0eygpcMprSnE4p0k0pIpb5NeSCL9Emq31Iwit2l8QTWZwZ8B8r6QkHIasxs5tZCTmtsgaNm9MOvIQjyP",
-	"WpaZubSBtkBPXWAMvA7Lb5jhkbPbSB8KbbSdwyRjO9wXuGOp9MrIiZjyaROuMrvauyydCmXqloh0iFqY",
-	"agGVAvTyg3agh8N9YfmNyFxUVjOkU6EvxRIptLMXThNtDJ4klmX9B5bJIaBUxp2f8XOgcXCGNof+PawG",
-	"5hMeIrWOzR4mWW5mybw5LS/2htAyzY6r40ww3juI9R4XsnhNPUV/TmEKUY/FWW7DB9q2LtpjanPWvp9p",
-	"yv8RsnS+90IbET3WNdIqlML2v87rjQN6ZUw+DhShgWDXWUl90PQEDvSeOrBrc2wqjXlGi5RIMQRMe1aZ",
-	"nEyMcM3He+g9YdMCYwQVw8RtGkHG44QpPqeiuJ7Wo+kcz32Km1XwNJUzUtl6E+2kGpywmUwjZSugfbHG",
-	"kKfXeoH90rcz40lSf5hCve7+dPl2/Oh0z6PJwf7W0kqPUizyvsKUlYFgrNQI5q/VvPZWe6y6LeKcnnGb",
-	"u8GZF//vpvaxqX18XLWPZksvevZWlT/+cXlT6eqH7daf7joRWC1kn+eKPq+QfN38tHUv7YphwWZtFyIp",
-	"g3WuQ2M7GJu1yXxvMt8fKuf+CmQxSWU/gfF/VCCMUEaY2O2gXFQ/BYQ1vdsPyt9aDxLhWswf1Ziy1Wv9",
-	"W06dWNkFsIPCRNDmDHzNVNko0bAzQfirl/vYsTdck6JgXcDAmrYuBesyPI+QpjI1mMiaG61eyyb2Gd9W",
-	"u9TUfjHd3XKIalnbejL4Mez2n8EBP4qegjd43j/kP4YHUReeDp7xoz5en6XzMwwgoBhSGc+mCHd+bLey",
-	"OEMBrjchw19l8DUEiHB6jWKpFtlmsdR+aU3qR0Tstn9Pz1kVC8mNuJJtqU2LqbagpxOE+Zh1X1goetn0",
-	"mgg56zlUt75wg6NV673GUDXL7vwcWo1c+QIJ+8tGJlfaQkNjyG6MnSqLS/G5/tU4HLV9ESzt5yBvCLBr",
-	"dxOFgkq2kjXDyMB5dEklzqtsvN25tFEBK1XAtUIEVxbOjknvCtrT4mxmUp5b5wC6r/RBOlDog3HdC3av",
-	"Lxn6cdZjFSY+tXzbQsBuK0St0Dz0nhRC00RLWPm96wlN955tOnOuE5XaCu9rO00LR6Gx8Ug/H+foAtJE",
-	"ciytL4vLlIvlFbECxReLK8N2AtdzQ6RBhZ/GyLJ1wsoXudOIl/xd5MQ2YrYoNxIAWK5FO0APs8rR4wu9",
-	"DUqOnkYO/sXl4DaRS2M7bYoaOhFNI0uuRaqhrW+1/43s6MuVQU2bn8ULNGQ671KWMt2vj70J+7CQK9iL",
-	"hQJBDXSSeSdnC6NQli8MoRixS5qkLlWZb1ZEFMwvlcnOKJZDXO8800rluKDFQKp/5CAbYW+CWJmHrKAN",
-	"+6wQpm/ni/0XOSLuze+5XXfrw8OSt+6Z4xt4vrK9tXfaPeo9Pax0Qd44vcJt+x637UW9MfPanIbG5dG4",
-	"PJpi/wdLSkWn1NGhqP9uUoXuo7RaV2P0WzxY7FKN99gQtnXdvEaRxiAaQl6ywfqkKekG6x1IQWUyhajj",
-	"i8/CSstcV6N5kqtKurMqLdtJyGZcsRkkSeeWkqlprpx0ajNSU42fa+hNFNJVGnxKM3AtLX5zjJ5rVVfp",
-	"O/eqDcqrfs5v0YB9i4zf4qaCHsGyuK7PAm50WJO725QQ3Y4GM5I9F+ul1NbiyN5K6dBP+peVIwh6rC+z",
-	"ERu4KqoP2Qyg1OnWVutY6ZFCrsgov8oXyFSTpVwoCqRS7hNW2mKuqBSU0Kd1AuW+2b/ZNFUalxmiAlO+",
-	"NKAUzBfv3zDnXdBD1KGLl3Skdc336VFrdKQvXCXJXuT6ayTt3c4sxIrFwtQH2c539CdM08oVdjaCsS9c",
-	"mm+Tm5vXAxm7tb7J/cD1t2nHG3IhZHaGE4GKr9wKwnS+MD9apfOvrvG3L4W6RYzgmrLfK0RoCoUasPGX",
-	"LxRqanZcZPPTreOaCjOdJOrqvrancjhMQLFc8vbMP10YVPAuG+WWm9kGGWFX/zlQqr8vpsJ5xnjpbgtA",
-	"9FPKNdFFJbTKeAZFqULujreV0IVbnp/jWLDh0HG5KRKWJ4QhTPQdKMBlajPxfbGpvexW+ONhI5CeWy5h",
-	"ZzO/pxLOLYAWWlBCLWwlaGn7Am+iHyCkg0XfOQB1xkc/ecyMJ4NKpypxT4ablBxFjxH6LHntq1mcm3DG",
-	"xnBGbcBHm6VeFbgRYkbk5LiOdl2D6xpc1+C6BtetxnUmgIF8JkaUVIA8g4huGN6Npzb0UjsIo29ZjMF8",
-	"FiRoVwRT8JYFP5Evvqtgin7FJpbSxFIaNdjEUr6jWApK7vsIpZxMMyhHUoiLgnLfiAHCdKxKgC9yxo3k",
-	"GNgAIGqzKFahvNDWqr7VFyaRlTwDKfBI5YwGcxbyqQImpBb28cAIW1UORpBZb4STqfXOZBJ1fHFSoQSt",
-	"s2KML/SdJBSUbXv9aleKR1xZaT6ocMSNqFnihW/CEY2+bvR1Y7Y+BnBwctvQoMJcNe7Ktd0s3dx7Kg4w",
-	"ifNSQSVplf4/p4F4m7lUXL4od64s6LhWknRVev19UZXpvzn5vroFpdHSvtimC6XWtEj+dYtZ+4+wDeWn",
-	"qUhjBVh5ZbiMzoH9fRSjdq9mzjgoMWd0DwrqjG5OnfGku5o648mp96z3dJk6w7PUGeTFt+QY31o80fe/",
-	"o370yh0x1/t5jINGlR0PR1mr1/WeHbVb57HQix+P9ZK0W5MU9NjO1vnliT/C8E54+90zc5MhktjmVnPL",
-	"LI6wD9Azz7v8Y6kL0BW5Op6v4nrtVnB15Eu5kavDXOlwdUxGMpM1Yhn5e99Hj80tyDf07K0k36ji3qC4",
-	"Sol6owXzX703X2R88uXF/G3szU7m3uyk+2H29ov0Tl7J2clLNaP/vlFvxufxuy8fZoMPLZeuY33jHBL7",
-	"+bT+00q5f3T9qecdPKOR/OPK4yhoQrrbdVyv09Eyc4vhcfxNuUtT7tKUuzzc3pbl03qDZS81xoLkFKSu",
-	"FtCsloyWQg27/9C1HfYKJomck/MLv3N6WfJspNhUGELVOEUXDAl4hiXnnz/+1tmgZUgIkxa0qrQ8tldO",
-	"qrBtpUlL0UZ+RZwn1WYgpmPy1oGIJjI2fX6N0kNlo/HfstOChwgCDDfjLCf7PQdResCK23OfRxaPIYkF",
-	"FA0RaCqsV5BlvO88cAAQVTzyvb5JjRD065W1njvUs/pDLuXNc2gfLT/oE2SZvTm1XZCqmyjljSWcxxaY",
-	"c/nRtr+8eTa16ZdiaWg5iF1+xAlZICY1ip7EK1SZeRIdjuXHvLZOL3yAjWnqz4am051wE9VcfkqRey4i",
-	"ZqKL5v7cYYtl30QKs2jdmXwkmZLjtTSJrn26Yf+U/MDOQ0rfV+2YNL7gGbBQCn28jR/ZDDtO2RiU4kMo",
-	"L4xzadXq8PQcMqIYteXu7lnAP1fc924CAqls5WBQnnysk6/apOQhD1OpatBzF88zhfaXf1z+fwAAAP//",
+	"7P3bdiPH0SAKv0oOPF4C7QIIgIdukquXTbVaMu0+uZttffMZGlaiKkGkWMiEKgsEYf09a67+B9gP8a01",
+	"9/ty331v8j3JXhGRmZVVKJzYLVn2ti8sNqoqD5ERkXGOH1uJns60EqowrfMfWxPBU5Hjny+u+S38NxUm",
+	"yeWskFq1zlsvVCGLJSv4LdNjVkwEy8UsF0aogsMrERvrnMVX485rrUTnFS+SSXzOTJFrdcva8bD1X//7",
+	"P4at+IBpxYxUtxmMYPQ8T4SJhmoh+B1rx98eVl7MpClMl10VLNXCMKULlky4uhVsMRGKaZUtcS33UixY",
+	"oueqEDlrx/iX6cKvJj4YKvrGREzpPIJx48OpiKNgkDjnhbjJ5FQWJqbJ2uJe5EuWix/mwhTMzIRKDRvN",
+	"01tRHHSHqhW1TDIRUw7AEg98OstE67w1bP1w9G9/643+cJb8pW+uB/P/cby4PBXfPJXDVitqTfnDS6Fu",
+	"i0nr/PQ4ahXLGXxkilyq29bHj1HrKhXTmS6EKjrvxCzjS5GunkZc5HMR0/qLiTQAyplWRjBp3OFkfAlH",
+	"xRUTPM+kyP1WFrKY4FuGTwWL/YzJsvMnsYy71Z2p+bR1/tcWzNj6Lgp2ir80beGlVHera3739XP2dPD0",
+	"KcukujNd9sKC1y58rlKRs/iQz+Thff8wZgnPcynMUMXDea93lPw4m48ymbARN4J9ePfyo3tVz4TiM9ld",
+	"8mmGr4oLlovs2bBlRH4vE9GBhQxbMWsjrBKtipwnxcEF44hhbMZvxVAVE16wCTeMMyUe6FfGM6PdUphd",
+	"CTy9mee1yeDXYSuOGNAEG8vcFF12PRE0GGyaSTNUfITPtcITyLidfgNC4ZyTopidHx5mOuHZRJvi/Gnv",
+	"ac9BYCxE+ruZyG9gpGeDHnwyOE3mudH5M7H8Y+/qey1ffX+5fC17i1fL3uL1139evLnWi1df6cWr58b+",
+	"98pcTe/km+///DD+c9Pequh7POj1mk7/HS/ESyCkVRQAaCQ8y0T+BaDslEsl1a2lKcdXZjqTydKhNWEs",
+	"kXbK+C2XyhSsffXi+mvmZxoq4l9sLEWWGpbmfFwcnLN4aKFHY9Kehq2L/Bn97Jdgd1vY341INBD7XBUy",
+	"w0XZJUrDxvPMHnzcHaq3xALhOEUVnwsNpMfnxUSoQiYclm+3s4l55IKnuMJ+/8lF8WxQhXl/C8g7b3Gj",
+	"zZAHFtdBFkcwlsIgiOyUP9jN/zDXBbcAWdjfFlKlesEsXOhhxIatRS4L8Yhvf0rQ/fCsP+hdLJ6d9qor",
+	"PKUfdwOoKPJl53JciHwVlu8tdhSaLbgs2EiMdQ4st8iXUt0C+4TVyhw4NzDJxgX3B1FrKpWcAnstFyFV",
+	"IW5Fjqv4t055sGso6s8A8D0oJ3IPDJuJnE2lmheiyx53Fq01G+sFO+tv3dk7R4QNV4ZbaybGBZPAMrlF",
+	"3uUX7i7+zKvvP9nrXN4JIxrO5Vu6mVdX61gIHUjEuGEflHxgYqaTiSOSz7ylJ08Gp4OT095OGEdDda4a",
+	"pI6rFKYcgyiBGFeiWVSKE/c8mwvYVmyf3cg0hrOb5XqUiSkb6VQK02WAuoLJAqWYocrFTOcFXAfcvdpl",
+	"lyzJJMBhypcsmWht8IvREi7ZFF6WhWF6oVgcLj1mdB+cM07rGSo9Zn2A3ekxSJBw/YvcsHGupyy+7Pw7",
+	"452/sV7njHXZDTtnnRjOaW6AcAxe6BeMqyXTxUTkdovtTKtbkUdDJaazYhkxnZNkxRW95uc5gMHkrdI5",
+	"jKdSApbI70XOuDHyVhk4U5kCWO2GIjY4HqpML0SegMAzEQ8slbeyMOtZ4NH4LOmPTsWAP0mPRW/8dHTC",
+	"z5JB2hfH41P+ZLQqfs54UYgczvZ//vWy8++887de56x7c9757sd+dHr88b83yHcf4bOcT0VhFYbnvBC3",
+	"Om+4ddwTZrL5bZddKjZXdwqOC35gXJkFnMJxrweoK+GTH+YiX7ailuJTmDVxYzfveCTvhKmJJcR9PIOv",
+	"bpJ2iNs77jVuL2o91yqVsIOvZdZ4AbwBjQEER6luDbElEivps7V7cS9UNvPfczFunbd+dVgqZIf01By+",
+	"pDn8guzy5qpogjYu63s9MgykROAL5dLwE9a+ev+GHfVPTzt9xrPZhHcGEZvP4CYAJDtYv3KasvkQvnpR",
+	"PYFB5QAGK1j23Y+DdZBHibVhZzP+w1wwEmgt0U5FwbsoidPPsb8Fc3Ev9dyQWM2+1HOgOI3PcF/Il4dq",
+	"lut0ngCUCuATU56NdT4VqZumXWjNgMYjpueFkalA2kS4jUQRoTZaiIcCKR/+oZWAWYbq8u0Vm/JUHOAj",
+	"+DkXyEyQP6RyPBY5KQmAYCYKKYHFUt3zTKZuX0g3yGKGKrYyPbCniGXyTiBbwqfMU2VUHcf/Hp+zTPB7",
+	"ZKF6XqDGjutFZSVQQxpxgM6mGQUep2NU0eakP9hEuZ493XS++20z+ryYzjK9nApVXC9nYiP1IplYPVga",
+	"AKD9ksGw6+igfO0GZ9+VjqsLw7V+LUR6zUcNqv1ET0V8zmYaBB+L01MxHQF+FF6BYmOdZXph/H3i9Sq9",
+	"UBcsTqVJ9D2eOc8yZnVnHHTd7go+quwoFWM+z4rWeQuW1Iq8KcD+001RtQrYh6un8weuUnijSTWh/X1h",
+	"2ARfitiUF8kEaJEb0ZHKCGVkIe9FtmTt+DKTiYjZWIIUHnP810GXvdYFfQdyAeK1xR/W5uz1h5flhcyk",
+	"SrJ5KlLQEYFWVkklYgoEL3bcOw5oYsaLSQkwWuxu4n4Ll1nF+KPebggPt9XRutuqSVB7PZ+KXCZM1gS2",
+	"0uTGYAspCFLIMnkxASABegDH4nCZ3YvcoGnvoMveEAMcqn63e9brPemfnQ1Ojp8c987O+sQIQX4hQdKz",
+	"Q+CNK6DfAPGh2g5yme4G7uNB1AJ2zguScE+PCfQk/K5sYZu+EpjI/iQart5X/E4YxtnbN++vmeFjFNNR",
+	"IWTt90UuZyDvTTkI7OaArELEcysmOc7uxJLlc2UuGKfPh6pqrLsTy4guQP8T0U7kuDn9qGcix8ND/jDS",
+	"6dKaBImH4OQgc1ulom0KXsxNxOKXIDpIreIIvzqglcUNVslzhkZI2o1bnN3IUJWXnNuiu+Pi48EAMNMB",
+	"9OZOLG/ofowv2GIiM1Gu0X8tDTOFzLKhyucKtMUI8OhsZSCpbuYGVvUnsTSM57CqWcEGx2yi53DVmgnP",
+	"CfNJsQKtmKsEbr73JJKLPNe5Ye2Th4cDBF98PDiLcSxAa1OAHB8xgyLFkiVcsRGp/9Jd8eF5BbhMWkmJ",
+	"zTXL65rL9WTcS075QHTORv20c5w8FR3+ZHzUGaTHo1PxdNzj/aQmgZ2cbOIs/63zv4ClDE5O1vGU8Wut",
+	"BNrwm+5PARQ+1blgwnsFrC7lTM3xi2t+69Qww9o6Z/FvgEl/SyZ3YTm8vdLmOaAKKoGBT4G10SsAFyrP",
+	"pdHqgPRMwiRAifiod4x8/5VOgc+lMcIfhBuO+IvYCeNWjPjECXnqdHIvSH3z4vocLeYoUNmnXjgbnG06",
+	"y9Dz8cm+gX5vcNxsWkeN4L3OG4wOb/K05PROPzlnsRILYYqYte2NfhCxeJbLRNxwk8T+HzBYjNw7zkUm",
+	"7oEq4qFqo4NkKjhQ3XieWY7wQ3wRvufhHv8Qh+LswXqJ0sAmmgUOWnEgcvgf/Lr937BsvBTsUqriSPj+",
+	"Kjhf8Ye38MIqLP8gbyeAMfh9RAKDkff4J5tKpXM2V6APtBMQ9Q5qYP/CWKROll32am4KZB0jwUYi0wsW",
+	"T6W6waHjddLYlD/QG824dNLr9XqPvOOabT+vpFoDi5d68ZlAsW6vDhprDFiffa+vNYhFdNNt1RVU8LLx",
+	"lq9NesJeykF9LbjAtyJ/y29Fo2g3IiKXhZiSFRcUt4j1u92T3gUb9MgtiCZTPS9QeIP3c/Sb6twyt3bs",
+	"HUbxQUUBbZMYlmR8OhPpWqOA+7yZhAe9gArRIuwO62S7efjPONPK3r/OheigVGkEz5MJ7nnQ6wUWvcgK",
+	"IAVouoZU8lLsJ7tcMeEK5IxCMDPjePO/QJCgrp4tw2fNmnkptF5UNepCk0MRRYsCFJH17O+HDTat2nXe",
+	"W1EUVlnZewTJDniTCzPPrP3/TqrUYo69msk9ec5OSoYOc6HvFKTaGRuLBQwjeDIZKhjgIEKkw1vBvusv",
+	"VIDGwd4oOFR1HFwLxUYsLLnkfnhHMFyDffTQWnw+F+K9ksagMCsei4GbEWwXzfRWZ1zdPhrlNvFPCzMA",
+	"BmAKbi5CfpWyCo502bcW3aR1JjhUc+haQTkUxnNRzHNlTeqxswJKChPhSSJmhUhZe7MQsherLjeM+/+g",
+	"QIhc4/yhEI2IznOOb9ZuEtgD7F2k61gsfdaM2nSe9lBGWmeCk334W53fzTKe7GUAW7iPGM+RSqdCFeuW",
+	"5V/eGXB/1CO/LHIhONUTPQhf8tQ6b+BfiVagaMKffDbLLLwOrVPot98b2IWHBA6Qzuk9cUPaMPxm5tMp",
+	"B0JuXVod2Ro9igVJGujGoQlT4gREWzhB1EpFwWXmfOdWgUBN2qIYvs3++P7Na6t7S8Mu316dBxY7dngv",
+	"jRzJDLQkPpsJnhvSnJAXaNA7QcpFjbN1/le/Fr+h6kKkcQM3DwYSGTqQRt+LBM/PM4rWuZpnWdSaaeB4",
+	"eeu8Fayt9fE7OGrShOGRDSxBe6FlI+TK283NROaE1vkxutdlgXzmlbewI8wAlKVQ3hzfYs/cHFbOBvCn",
+	"aiSvnvfzwE/gnHEOhdcdujdvV47dugIA7H7xOmcLbpg0Zi5SPHkemPRxnuYztVOFc/ioNtSGCYXcSoOT",
+	"K43v/vTgMNcc2liI9HOd2RWtmfkF7Hdc9rPwwBz5lsfVjBefjzorp/Ez4LmDGcz96QgeoEEINCf3oNjp",
+	"RKsNYCuHCWAXmnJKny5eTPa7nTEZddyRCOzARH/odD/p1VhRKLb9vVA6hMh+Z1R+iVfZblfgWxqFPmkI",
+	"zirtnJ7VnDNuPZY6Jxu9n9nGKY54WorTePQRw6iMmeCFSKOhIu4FBJGKJHOmT7ihShNxu0GsPIiGqljP",
+	"AUci0+rWUDRKwGGDsaxARj5QjKErqXMYkEjwCSB/fNBll/ZdlJat/EhXGl7hsHN7DeJdPlTt+Mdhq7zO",
+	"hq3zYYtcXsNWtPokl/e8EMPWR1gdL1AKTcWsmCD0qsuJvEV3qLybyuIsrDAm8ohZG4iDxf7mjq3UGYRW",
+	"u8DYJjyxrx3iO/Uwyk0flC+uiQTc6WP3/rqws02DrH6wKcRr15HKj9aFXO0+EnzQEN60ZYDy3Y82LmSc",
+	"yeQRMmrIjxv9FSEnvazHaUvDao4C7w1hIyHVLZvlOhHGiLTLMHKRZbwQ+c9y750FjLVcJLqCpGK0tR25",
+	"azNkPgeDvdw19H0tYIFJNXuagMoJ6HyMLKFgY6mkmQjzSfT/abj6tc5HMk2FeqRCNQ6/L6WOr0QmKEbP",
+	"Mv2AI6J5vi5+lONUxA6btsHnxUTn6EFLYWRB2A5j7Yq8h8f9T8LfoxJ/vw7WuhvKlrsjic3Mx2OZSKGK",
+	"G5PomagC753gaYdSVvQdesEYZxifXN7FjRLcyrB1nbC8ypUQKVyPNIPHdpoFP/5ZuMJRKG6Vy2du+bvK",
+	"Wys7/zwC1yV6/8KzAI0OI7SaDgUllPpSAsGGQm+GasqXzAhRDbQYzYswb0kWETPzZMK4IZxfS00g1XgE",
+	"s7OB3GMMiP0YW8zZKNPJHT0xczMTysB6TaFnhrXjhCulixv7zT+sQPLtt992LoOA54agqS8Fz53r/tmw",
+	"gWaGrYiw75nPCYgvmI2xzpaUvdZwymtiqluPmbDRBfkvaav5BrsCAVvx7AVA+NNELjvSDR5WRdRSbK7E",
+	"w0wkhUjpLJlO0FuZugD1IlTOUvKtlbHqcpeL6hO115Oq9kqbYW4zu7LSCgw+CxNtAB4wynAiUOa+Qmhb",
+	"c7e+vRWpzfWrQtYF3DmrfvdfqtM/DzG/1sXXeq7ST6JjuMrGOEqz+Q8TYeytC/c53Lr4/s6y5NnZ2SeJ",
+	"Pcclnb52k+9MouX2Pp9NyULDm5nFg6QIzyCQGKQWjGsTIJ1csJHGHBYKsUrpzs0w7tavMD74F3X+c1Gn",
+	"i59bkzlaDcsjDTkM4Kvl/QdxgedMabTmXVAOBGGeni2HaqnnbMLvRZe93xSWx+JBrxdfUBILoDFm+6+I",
+	"sq5swaat4ztBgvq/0PUfEV3f8mWmeXqt9Uue34pPulNmNNZNofVNhqNtci1NXSCfeEiESNnpycnRKRst",
+	"C2F+DrW6H6jVFggMk5Tswne7Z1a3/Ll9GM7Qj6PbsJeYamt03ebhnZspf7hB6MWsHa+s61+3zD8V2b6n",
+	"YhwfFL/nMuOj7NModx6MU6NZW/YDa6GI6UznPJcYhOO/cHZyqdiJT7r+GRS5gIAtOFh1H7uRcPjN5yLe",
+	"lBccS6tIQ+FKyQTGx5C0e5EDaaIZPJgbtLvQ9B0HZRPiEKz/cDRcq/+w8fPg1X9R/1rqv9b6FVdLV9Hh",
+	"k0i/rNUkVnRBMt3CG4xKnegxO+01Vb0ARKd7vPSbScX6gz0YgrvSMzrp017UmlmkI6PfI7gF5n3dcMK9",
+	"/iC4/weBs+1aazblytenMjszjwr0duYeHiG2sBFvwrYyvI+Mq1efWfoKC/MZa8fhqv7FV/7FV3blKx8U",
+	"ORHl30T6SF+nC/dAT1DVZffBlqvQeRD+Qu+tD7Vyzyt8iSeJMMZ6m8IQtR24zFR8klWqvxr75Ja4X9wT",
+	"fQVQx79uxMOMYstDkL2gH9dCqfrpJihNODBofO9nBdI1zl6ucDcgVfdVAikX9/quDqR39OMWILlPtwFp",
+	"JNAngS//HSBVLnMfSLmvAFJzValnVIXVa80uLYmT+clnXtahVh8mgNt7oVKsmxTCjhs2bFXGPmfWr0el",
+	"y/A1VzXuZ4Vs4O6ELfs0jj00hAooPo/f/LVmSS7QJswzQ8pAOA2G05VFfipcs4zyQ6jCq5ZYhqodV6gn",
+	"PoBPLYIw99D+Oz6g07P+cBtKMfYOcNBSSAiBcXmCZsMb/+z/A07wXPBs+mzY4jM5bNkioap6cguRC1vW",
+	"qvGraKhKz3ZwajAeRbyPeOoPMPJnpfOVU/jCUhuBfZd8pMYFsTXr+ZdPfS9hyQa0gfZOFX0fKTPZyBIM",
+	"P7kxIhtXefaX8LtUt2yp5zk+XuXWq0ME/Pp/6DmjF2yICwyEhd4sRe/AjecGoIB1Vw5xkE9hzoNByZyf",
+	"1xdmV78ba17dNxyN/ZWq+jRA9Gt8sBtIw0GaYUpvfCpQaZTPDNVgaY8Ba7h3gCsxIYJ2XbIoYVrGk5d+",
+	"UfzENEC5NmQNwoQVRZmqdcHmyv0oprYw8K6AHunRZwbzK9poufrdwFvbNIAW+TCyipsxl1kdul/qdMlc",
+	"DbUGMK5+vsn1Qq+w8qPmzBR0HtB8q6kpBZtqU7CTXiVzd1uWHOYj/VT5ceHJ/MXvjXmA7HY4q6D8PPLe",
+	"tyLLOmFuFkYdjjGcp5yTteOVBbi0Ca2wSEy+pEIFtgSoVEPl8iZAjkuFzUuxYAcx0jKCqAxxnM4L4WpL",
+	"hNXOHPcCeW+VC8QRi1dYbvAjjEq/uRBLy4FQpnSS5ApfYO24ShIoWF6W2U+WoUiDJsmC1A2q4BkFRWrG",
+	"gIUARJgatU48nnMWHz2NqbRWfPS024sxlSc+6j4V/Zi140Wu1S1WoYuxjrmi/P6RWGpbEM4m24cF5DC7",
+	"Rc+LGz2+wcfxv1JU/skEPDOfzXReiPSVSCXHVPVP87L5AW+mMKIrfFjVrH16FzcsnAAG/lk84yclGw1g",
+	"wHDJzC55V825ccef20du8/cAZiOsemBY/JxOqXONRTSskTCuwxMzzaYzjprzan3EqJLJaaSrQuoS5+Di",
+	"M6IIS1J8uP668xS4Z/Pe/5XI9k/FJTwm40lezuSVSsXDqjnhq/Jf7ha5fHuF0lKuZyIvpK29EH61UgBk",
+	"ovOCpatDKVEsdH6HzMFr/ihjXL69ci8ZnUiehe/WdP2olepkPnWRaTfzPGuOYINBc4E5+omIWC4UyRy2",
+	"lGLQFYS148NUJ4aiT4K6po1sA95sBaWp5rlsWqVQKYo2pqGxDlYh9LkmETPEukAa4pS+o9hUFBNNZUIK",
+	"MTVb683a6WBquxae53xJS5nTADzL3oxRdt40FCLHC/wGZODq2v8CIr0JsOMLw3D8LsxEET97TvWSPlqd",
+	"ix4wocY6T8osZkTJj640yUrVI6yFWUHe8kTfE3a9JuyC501HZ7vL3JgJH5ycNhdHK0u0v//DZWdwcurm",
+	"xOAmKvWegv4Ru9HmeRZHrNAsFYVICuLL6lakJR46GTHVC5VpngbpBn4LZ+NBciyejvr8SXo0PhW95GQ0",
+	"4GfpU/Fk3E+ORsf8ND0Rg3FvdJY85U/SU3EyPk6ORgPeT3vibLxaET6o+VMvEN/rnPHO+Lsfm+vCl5Ba",
+	"Q4TSsDczgbWxHdFGTDzwpMiWVGUfodTGjjuZVHeOPGsNEKjQVGODn51ItqFr0A4UXPqnb1zzlJ27rOxM",
+	"t6WT3d9hdfK9F7lp5LR/oQcBtocsTaqx7tpv62Dqd3vdXqMdtbTW/pUIrEqU5Wqa+HAVIVYIyfOHZtg6",
+	"RhXyzu/8GqkYQAuTsqdTK9nWc/wSekQpfSBiWv0uFzPM+ysbNdCLq1cbqv6rpywefLOi4NMSoB9mtzlG",
+	"SxVaUzGrX1GNLfghSyZcogt4zKlDFFd3hv3e1YdewTyKe96djVqIPKfPVhnpc2qTZla2AHPlWDfihq9v",
+	"aeI/wBwLq9tW9z/oDU47vaNO7/i6PzjvnZz3er/t9c57vZDOUqCTQiJS1bjMdz8ef+zQH4Pyj2v3x/nK",
+	"H3/9bee7lR8beRRWeWi4JwSWqmSZuBfZBetZJ0ehZx38qfGce5vLTEYt2RBOb0+HWce/G+tJQ3nL1QHh",
+	"S6lVA+d5ZQvE2zdc7wdhQ++pQIj1BCmxM0N6RcM1MSJQQBSpaqt9Ymq4hSQnkSAumJpn2U7wPWmACXxM",
+	"oaOV+mcBjIDQt6wKy5zbGTHltzJtY+nw1XkKfttwDn/gZoLVkD8L+G26Qh30jRfsW6rwz9M0F6ZO3FS9",
+	"Efb9BfXFcAXHxzm/hRd2ujmJR7m8+8Gv7OCdJzvcn3NDIU+78bAPRuTvrSV5lYNd+9IB3ZVrCqsSORwI",
+	"sdTRftSyBaZwRfYcA9LyDLfCDQnoGy6g555Lr+e2fP1NQwRiNtXtTGUOkqJ9s3Je2wvehiByc23YzUtp",
+	"Gq9Uqjg1dvswDdogL/iaxn/2G19Bl8rW6iwVpijdIjsRhrv1G4hjKmgBuyEabPQVfLGKZW/5rVRk4Abp",
+	"CdAb3Q51cOKO7bwbQPrOyq/NBdXXIoaD5153/xqaKW/6pi2sWfuMqzX9BKkbCtWZqS4607e6AX1GRmfz",
+	"Apt3+hrR+tZdCRX2uI0VoXUKIcCVFOawPziEobozdP3UmNGaS6NkTs3Ko908Ws6qa7pMpoI9z/Q8bWR1",
+	"TezZDbYQIyMLsX3P5vzwkCdT0Ulgnq57uO/mmqV4PKBNPK3s/tHIBqiAVqVLSOg6LbAdxoznBZNqFT2a",
+	"5aJgqJpwdLLThZxx40td7E4xr+wHzRSD/sJcJNiCjt4MT45u2GDhE0w7VoItBdLymsMpIQ0wkomc8cbL",
+	"A5ZAKkr4Hl3mFtTS+ErfBzuzz8r12iBfYNnZG7wHN91IFiKVtkQTm3gNI+xzR0Wt+Sxdq3tcy9KOk/EC",
+	"24kkhbyXxXK96tE/P+r9glSPTVKbu1frCLUbK6RTODzZKoY1ykohBtaoqIYKlTPajXtsFyTKd/eUJoIP",
+	"KyLFHkJEwOU+WZK4UiP9sLc44dt3KU9V1Z2hnG7LR7uTfowMUo65TRCpYt+nSSMhgNeIJOF0O8sltYZq",
+	"Kzv5ExYbHwd93bpBM5HxPMtuPP3nhfvb2cuAcGze4BJLYAOHMBM5a0UtZMfVFiPhcCtU703xjdBGX4cz",
+	"/a+Cm8z+DVrm9fXbwCfg9vXNi+tW1Hr75j3856sXL19cv6iulF5oMtzSChr15uuwVuiVNyzUbblVVnUr",
+	"irdUEW5lNmzotcoI0dcB5wWCBfVns33cfFP4mM1yMZYP1amqJTx+lOnHXey3y93RuGaVfQ0i1Co2v1vJ",
+	"b6oWWbXlC2wf5uoWsMo7+uVs0bjdFvaeSqKtEhbGRONgPnJ8zYQuWqsBOTuZVILZN6qffyMKa1LdesdY",
+	"FI5cH7cKrpULcHtvOqgmBkChe++wN0BDoxCK4DEF4BLlkHFW6NvbTKwS2dhFATaaPK2X3Ms3Si9868Uy",
+	"sKYCnubK/PuaQN7meiyztYKprxRHr9ld4kLRkbTKTMt92qVsg+v6i4Kek0nDRkutg+5+N0blWJt3Pq6c",
+	"rUodBPa4PapXdQMrarypZ9mcjtzexj5itrrhCTc3U52L9djk3A4oA1lc6rJLZtBXjr+WdeEFJ3YrVHpB",
+	"lepQ0Bln/BbfqmDemGemEfWCPrkNqheVePaO+QdahFV05BihjFNLfCUXFJtS11rXNIF9ePW9Xry+bmoC",
+	"+2rx6t96OynosP5GAbrJqOC3ELE7IWbuGtG5hIPNqFL13tvb6E2sdPb4nW9rM+gN573e4NS27X08hPa1",
+	"aPj66k3YLZiRfxOYfFvZ4l5tmrapide64Fkg1lqqoa5V7Qq80C+3Xew9iFgubnmeZtbAbdsnf4IpNChD",
+	"7+m2Si0B7tV23MxZfLTEqoN2fbBEnYd8r0c3tV7DGweM/6hH3doHcQUsn0no9XrVCsLVlSfYgu8Ts33x",
+	"/tX6srW6MZRHP1mOctv+daoLsd9ybC+6G9+DffOSbJvFrn+9viwlFujBvhM39OetRilnzCW16dD54xZI",
+	"IY1it+XRy/W1oWUEj1molO57o7N0v/VQ+N+dVOnmpWCYaRfeqy9DTomw7mUqNEBIjvdbQsgjdqCBsI9e",
+	"t5ECyjwKirlG7CeDeYRekWXpCMK/yAqy16LR9bR9saAcNS6yEA/Y5nKiCx0AL5PqDvEqy/Zbj9vrujW9",
+	"s88xSNbUFpNRK7pM3xOHnPBW1FogDA32peLqNl/utyDfi0HuAqKyc0MdUNTeAa9GOFaRG+oIes/34w31",
+	"G6E8v9paV2DZiKFVymlkPA3EvsIvo+Y7YO2d89LH2u0eNVe/dSwtlKW5MhsIttrtGmUERs8rnk10eGNj",
+	"0GqCTSBj9LYKFoDsey8Anfrw5ebZj59um92S/ePA4Mpzfw4wOOHkxjfVXC/LoTvCt1P0weO38r4WnDPY",
+	"fdopb4gKxpJ7JuivV05a9dlsn0ebR+IaHvU2CJ/sAGFUBPae3pSNIFn8Q7zlmLetobkg3vqV4HHjOsL8",
+	"OFwEfnnhyu6NdCqFcZVcj/tHlZVh6cKtDTGbZGWPjjVUWXOi0Vq+sp7UVllAw1mtBd1aJrneoOFCxINf",
+	"P9WU4QPrm80YK7PtbL34ox41qMGK6ZlQ7Hs9Wl04n82yZbP6/C3qu4XGrJ1l1SvdxD42uKYPE54LkZtD",
+	"I5TUeedWd4S6lUpgmM2+CmxSRh7sHPqAHzSDu4xVqGfl7JD2YIEaVCiYy4zajuZz5S5Uw0Zign6Hec4m",
+	"mgIKZxkvYOuNuQu16333vdbcH6tbXuP/aHBZwDKwioPZHPSpx2Psx6sNsJgSTQDrOljvockRe9zp9a/7",
+	"vfPedkdsHSN+Psdsk9Pjj3pUj0I42i0KQSc+bGLHECT3xeoxWuokFGTSBMGTcIJLRqpw2cyVckrdGnaL",
+	"QNBma8QvzL7ghqHMbSbNZ320+1n/fGdreGb9Gzu6VOj91aOgB5RUW2eTFbBsBbjNU2zCOHxUS1JBZsq+",
+	"0exFyUwfHVuwwsmajZqAT4dHO0R1lp2Ad4ZwtRXwBpTHpBxpWLpqiSVLUGM4A0G3vD8CiowqjYvrzNfj",
+	"Sj3Hobw9Q2KpsM31sRB/1KNtIRAA7H0iH5DYHxXwAJLDP0LEZAVF1oksTRhi/eAbbYYraNSA1vv6hn5Z",
+	"XqB1/se/pxNo8eZaW9dG3cXx54fxn/8pfEBjIdJ9XT/b4fLL8/x8ig+lidytNbuJR055ficKakxvjWYN",
+	"diteiFu9zy1vZ3zuPmxIkrKPKCvK2e72n8F/2ZSHZZ85lAUeXoui0TrdOS3LwmcnQW1w3T85H/R+UYlZ",
+	"++lkq8C6zOaAtfMpG+d8KiLW752w21zPZ0YUEVNiwYplLkyXvZXJXWc+Q4Lv7qoR2BOtawX93TK30BnS",
+	"YNV5O9GFNuGmPiVZK5W80bf00+gksCgmKdd7lst9hMBXWokmsrs0d9R2VSYCxzUiyz5v4pCthAMDu0uB",
+	"cOljWU9kTyp/T581Kg2C0aBVXLUuuvXawPWqJvBO85SN5J2I2MkpSyyaf4o2EHDUrUHGyIgP+08eFWPs",
+	"hPKqYE04E7LXqOTlFbndUo9HB39SO+Zo1fn9qvRjn5Bhde1N05wn8pU0s4xTnkhZn8rdHxW7kbwTplFN",
+	"zea3G1YFjyPmWpRaH07s5ohtIER1rlHzXLXjwYltAswmyIU34A7XGJooDM8qYvmOPvPa9bdGPJfqdpti",
+	"ZY9xL+XKffM4BctJMv8ISlaVd60WbilZVxO7sEe6IdRghdk1HWRwMa2cIgh9DcKerVlaQ8KVRJCXS63W",
+	"ZtM3sYCr92/YUf/0tNNnPJtNeGfA7Lss0WmNF3/9riYcXXb+fa1ok4vbxj2+w9+xZm7BC7GD8f1yfi/y",
+	"WyU67yb/+X8r0bnMrB96rxwwBKFfVgmSJix5tcZZYkvuIV5QCeaRyDQQTqEbHBD3vOD5boobvcuQ5ddz",
+	"rezd7bKsdk8UpEHNYb/7/ewxCYIj2ZDP+HUuRAe9gCOpb3M+m6w4UIyoGd6/5MmdUClLxb3IAERd9lyP",
+	"x0JE7BuNWugU4MolZcPs4CbZrziEjSreuThEGVy7oxZij+h7LVWD9nHS6fdB++g9/WXlZk24SpvEsA9K",
+	"/jAXjB5HdP1KhYWZDNzH8Y/06GNck+/WFfNo0ixsRVa5ki+3g16xXSKpK0kyEewVzwupNqdJmEckSDRi",
+	"1DzPsQREmR9BrWFMtTalFfcLvH73yd98777ZEinvxsaJfK+P3WbBjIorNdZrJiEWiOhRNrwh73S3DJXd",
+	"Q43B99dS6YcgAh1DDrYJ/TZJwAkzuxV62MH+fy/yNW1Dw9QJfwTUTrbA1j/u051Ml/dSLB6RPPEX+qwh",
+	"WUdkFGg8kTNW6DDBo82zBV8aFktDZWEZLIqB1nuwptyETaq2TCRy110AHjoeukdqOouvNmH3GBCBxxuH",
+	"r1X6bL6vNwc5+Lq5QcXvT4lyeLUuQcWPv3NcQ0DJm5deEvJqKUKMTLkpowZ338lfym8aCt35hySWAc4o",
+	"scBIJENVkVPtbny2IprYWMUVUKwutxkwqeSN1lGsbkrpP0XBkwlW2HEBUjpfr8jypmiyywxbt4OwjsFN",
+	"9RoFaFlskErfUKVhM1e5NAK7BTIOxzVlGb8Tu4gxEyFvJw1L+gP+jleufBBZLdS/d/pkW1L5nVTpPtic",
+	"Sv4n+GR9SAWJQ+H+KdAZjWACiHg3JwVnZkocx37G2tx2VsYB8SLB8F9zsHIS2Mfb7C7/2pI9vcP+jZ3t",
+	"kYLwzv6XVTDttr7mda06nmXaFK73Lfy8Dl1Oe729kkOIZSMGuQk9pkZIQtUjX0u7f7JI2IxQJRWHmvWa",
+	"6Pk61jWAxtXsamQYKGmWRcKoluLv6eaKm9yYzXLxH/D3UoBz4zVkQ7ZGerSrJFyW6No45G4FunYViHbb",
+	"xRpBiTa3v0XUywrrEccXMlk9RYoxlgrjrjfl628vYGgHqwWdIBuaz6wwK9hE3gmmFXvPi3me8uXvmk0r",
+	"5VK21oVbU+Nit1IvO2qiBKYF1hatR8D9gguFNOuI9syr8vLZTuAyWO34J3CiLCYaQVvFpP0q1Lljatfx",
+	"4lMq1ZU1UX5l/+ycPYpO6zjtgenLyO3kgLDHt81iXRb42N1i7YvwPMpi7csf/QNYrO1aN9cvCfjZp+k1",
+	"G8tCeVTfWblBh2dT2DZHgx+ePrzTIKtP1yTYTgQzfCrcCNhQIBWJnPKMEU7DFTHl3+uczZWsy4vHJ70u",
+	"srs6Z/ttezjsEofqR0cfD37XyKVo1pupVE3hRJe0JpgfXqD5PfdHk1CyZG3Rve2yBCBfJetjyt5Y4W2b",
+	"hX03brNx/3jQf1JOvWrTf/Gh0ah/1MSka8degYUDTStYUBNKvBaLoHgxT8mLxrO3wenbhP61lY3zoJhx",
+	"Gih/n1LKmF0VbDrHCqloiGa8YJngBvVahrpqJsqEF9Y2QjAs9UMVNA8umMiMYHGh9Q1Gs9WMo99kmAeO",
+	"4XsGRYylnv+3ailynx/lfug3VpJ5ZAlaaXc4EkHmmus5ACSFCnQbt3E8GBxsLdXrY6fOer0n/bOzwcnx",
+	"k+Pe2Vl/r0gqPKO1qFItybcnvoR1+jQzBc8L26EJ6BKLb65nndtxpzrAT45BO8mnj8CmDaX4SOPxLIxi",
+	"N6e26nK7D1A9Prtg1cp8PE1FelBLXAWVIcxPbVbSvjDW69CkTAVbO1rZWI2D8c7fep2zG+TlvWaBc8of",
+	"rmg1x2c4mv1Xf1uubLV03Cb0DdSZvTDXSYcFCprpp2g4PzlW/g9h/ht7JUQBIz+B/0PvaM5lNrHVEPfD",
+	"yT3YAxbb2he4yOUK7aIFHwNcGOKCTVzVa65S9ntXSpnxXLBcJPpWSSPSn/4ArvOlC+lSYuGL7ucCZgEc",
+	"SvmSmN7vV+joZBcWkdm2RzWxc0YQZ6CLtM0BmsFCg2wJqCkWRg1qccdYA4DFMHJcQmgkhoorxp1hLbZq",
+	"TgxXfuxy8GL24d0Va7/7+jk7Ont6ehBZ+BwPBmy1Ix/jxVDFhziTNfyMeHpDd1l8PlQdYqWAFMC72Fev",
+	"31NMUzvjI5Eh70NGd3rEMgFMxkS2ox0e/GQ5mwhlIqaEBPY4VMxeDCABZnDQ3L50wQYnR0HSrOvNGCEq",
+	"IMnASaa6YByz+1PqLH319v4YhvU6ZG5/PfU/ScXiv7LvYtZWmv1NK3FwwZRm8dyI/HzGjVnoPP19jBVV",
+	"L2DTIDHBbSjHZNyOYPe0z5OToxN8R2m2mMhCMDPjiYios4bOIkbQi1xF3M7cCIbiLjdG3iqRVjaplouJ",
+	"yAXsoD2SqXTjGGbmyQQk+A+/HfQGLyL2N5HrDtocgwEOIrL+6jGLY9ui3HUn//Hj/284/J8xi+PI7h/D",
+	"2Xmu59T5HIAUgC5i8a/dO4bFv/63f4MPfxX7LplaJaI7VEN1iVn15ORAvACkk4aZQuciDTu4kG+AXSnr",
+	"RwCiAMrHAYxH1CdDdfXuyhwgf/B55IBBdkiOJCJzmOkccAZRUrEPSoLYzkYi0VNhUHS5+ur1Jbt8//zq",
+	"aoi6JWt/uH7Pjk9ZpvXdfBYxrA3RwQY98YPqdGJG2BwxozFXTt91eAbyA05jJnqBrv0F7rcYKgkrValt",
+	"Q0MXv9Kqg5MG7ApUb5GDMtMRCtaJG8HeaudD5Yk24eP//D8+Z3Yq1H/+P3EATjgM9yosN+HjTjrl4Qe/",
+	"fn706y+fx112PRFDZb/DvUtPSMBRpqDy1RKp4wCdooCdZlrd2maQq7m+t7qbivvDVCeHGLdyaDnqqkWl",
+	"cr8dP60IIzja784PDxsdyZ/bY/ftRLMpXzK4Qxy/7bKvyONmHFf2slbsnYqrTrl4J2feptvZFVnZ84am",
+	"foGuPou2vsW1Kt5+OcRuTWsyiKtzL2fiAjUonlTKPWMBQnEv9dyUb9ta4G6RJeSwjkwdbrjqRrgFxVWa",
+	"5OSw+IpXBGhZDUaUpNA/lQU04Rj4gWJHWIPIprFP1+moQUl+uAgSkcN90bY/RaTaR1hURFnrWamuHlwQ",
+	"K1pII9A7uFVH3d46ZasBv16xN1y2FbM3r+txLV22mvtlwSZ8NhNqbcLLL68TURN8Q5RfST/v7RYRtrb/",
+	"zXXZ+cYfmqPZiNWxzuLc5uNsbJWz/TzzkB1+dmZFARptmJbF7td480Zciaut/m8XxrW1TuyEI0dsYgu7",
+	"FOzcj5eHeLMGRN+CONNMJEnZTGUPv024py9AgEXGzdrUaM2jk/O01io8/sT9hhqTUCjLm26CsEdQwKOb",
+	"HD5BtTgbjLWTyyc8k21+n0o1zH2cP5UPH+cBqlyzv5wq+Lb2Zw0y+7qMVgijgXStnaYiToAgPdLzatX4",
+	"x5cPXKW1BtYSrtW8Ezy1bXv3FBq/nchkUkOMQmMmrW/KUUWv+eym0I1Xxiv4qFjBMzQeIKbJlFoqopIF",
+	"uvsF4yP0CMN8BpT3HS6xx1vPNx64BeJab+G8ADUSPW88x7zD6jabobWfH7FpPetrW2ta0h5+xXXjf67d",
+	"Yt5fuqkJTA3TgJxcK1vs3moJudCrLWEGW1vC7NiIpqKQVBdEEXU00D7dG+tl7AkOO5QAfquzrJHX6yxr",
+	"CtMEGSztUO0Bxe77B6uHQJVGNsgd9xpTk0HmwApN6W5CxtbCT3bc1apPsmBK3It8tfhEKXKfXvfO/vEK",
+	"P8Hx1UXvp7s155xnhZxlm0p+AEBFjnaJZKK1EcwAFHnG9Mzf/dvPzb68rlWHraktFdN5SsrwTpIAbJ1s",
+	"2U1yAN5Fjao4zOqeMm7u6vLlNR+hpRZtp+Z3zeafPeP7dZatDe6vBIt7H5VXyfEMzC7drci5Byo+fFNL",
+	"z9na/RW+2WEafM0GTWfNiNDfj1eh1OqPq0SXAEWrq6vBpFbayHEff0rruN6bNdUb3iiHla58J0kFtaZw",
+	"WCxx5eN/F7nujLgRKbDLSqKxnq3oU1sPZV26feDSahgWUbgRb3WxuWknna7PCWoY+8l+Z4tQKjPqaQHr",
+	"TuQvnqx2pRDX3af5jJKJlo3V3LHSZeAdnzlpwOvDyUQbUalt0dA0bpXM/toLXeVbzrZeaRpG21lZX527",
+	"ORmpdiA0SeRB03wUa9S/R0bqOF/i0ntSKw5Y53/9ROfop+eaarN7F3KCxa6xvSg57VLohux+v/To3rfo",
+	"4Eof04a62SV96eTM0iV9hQUkrLcIXeuxjRtAH1F8sFtL0t19QVttadM1eU1u7fi8lGN+gsI4j+ynXq6J",
+	"EoJyUzA+mwmec5WIn6bbutUqdheP1uXlOejCiPbI5wo7qthYBGlYDA/jnapZ+pr4+3IHZ9JdyyHcC+hW",
+	"tS4ocgubObo6Y5qy65Zg4u5+jdl/qnNc07Z9P5suUOaW6r4NHjbgBntUAFodYSdL7N+z3/tjlAVT7KYs",
+	"5DYtOAza6f587uld3MyhKdtmIASL813tibdu6mVf7SnS1Ae/TtpbFACzYw/8ZqnHdYffJEy7dyLXBN/2",
+	"iRQrhZo3C4qeYWyazL9EQZ3Ac/S4dChZoMR19+bmmc2E55sVBnoDg5cWuSwE1poILEO7qzpwWJt1E3jh",
+	"HP3L9JMVi22tUaI417cS83+BE3I2FkUy8eHSUt1mYqhQIqNeA4bFg14vjiqhRMjE7UTYtY/eZxM9z7vs",
+	"ksVHvWP4hMV/eHH5Ffylhkrkuc6jYDVfGJpdkKSbSVMYWiFxaPaCJxNmRA7qtFSmAEbOcuF0eRgJt42R",
+	"PVQ/gbIg7bUAy8HIIFvL3dln3FjGgytYCknimMWhEjFUWjHBk8kF7M8vYq5SNAGNM62Re6eYnJ0UdkEw",
+	"yFjnt6LAuCadpcIUzGitBABoqDBH2IYnWZjaSAs/B1lf7a5kEdmypmXEsrF7HSojEq1Sw9o0O88F4lsh",
+	"UAUccdzZQS0iqD/YzxJRElpUErinAoei69jJNq8Z3kb7eMsoW/9RXjJU4f4RkqRgoZszpJr5735uDQJH",
+	"42Vq78xdHRhezFmbH+2vRuuH261DVnCR2hdXRJRALthsIQnFgrX3F1c3qchEIXayOAC10+ulPltr649h",
+	"tcj1DnaqkfKTRFUEMFiN7tqsMe4WUrGGY2ApSA/RRsTJ9SgT04ayal8/Z2fHJ0/YjN5gqSi4zFBqKOYY",
+	"9zLWuQ3nPH54QCZ58vDAcks2TcJJKvYqPgPzPoePVqH6iicTqUQnFzwFuDC85Bry0ZQubsZ6rlIqjwt7",
+	"aFBr5lOugrEeZhm3bMTxOZ3YNLTa+BQ0g3ZikcLm9TxPKF1a6YLh1M1tS2DBDZLF11JkaScT9yJzsDcr",
+	"Fj93KLZBFXrZrQlynvGcjWEQsztfpuFw6ib+7K7GNQ3HrRDjSzWt7yt+dnbWXNuPWhA156CBLD2WpY/S",
+	"vh0xnhmbOc0Ni/+tY139nas0vmA/zHUhMEEOgJaLmc7RDccd8KrrPBqfJf3RqRjwJ+mx6I2fjk74WTJI",
+	"++J4fMqfNJryzJqqj9hY3lZ9xFBrv/CSNEoLVe84rBp+dhbIBse9fczv77Hmve0FHpSeQ0whzX8sH0SK",
+	"QmQMC6vF5L52CNu02aLxeqkULaHCVGNvIa3ODbIvzQ/vrltDs+bsCOGwJOc9g5essucs/r7yrWUJAY5H",
+	"xKgqWOnJdQMPfW7ZW+1QCmQp0/X86nyo4rmCOwqgl4B+GbP2ca8fMaVZkguEKs/MQcRiqTAl5eZ7oxW+",
+	"1Qt/nfGcT0UhcvdoqPwzqiJfftOQ2tI+HgzC4bBcFq0Fh8J/31hPlvud2Z9zca/vwp+lMvPxWCZSqOIG",
+	"+9LjsyN4Ntb5SKapUPFQud/80eJrx/ATtb2/gSc2gQWfncCzuTLzGRC1SG+oWSQZ3trH/RNc7YwvM81h",
+	"F/oGm7nhM5wq4Ypmg0FtfTK3+bI2mAXJGY42V/yeS7yDY9Y+oSVTe1+e3eBp4u89txUJCA2yOg5z0uuD",
+	"GhDbgl43Zm5m2O/JwssrfXShUiU8qm/k3rQa08VQufWPMp3c2eXD9et+n84LEe6KcYavMp0zeLYS7KEX",
+	"aqjs0i4A7DARDe/xomxSb1s0ohIaCFv4ugmWZ0O37KkHbR2D5bj9GbhrTaFnhqzqX+JgES4XtdShKl9E",
+	"SMpUTGe6ECpZ3tyJ5Y1UN3NDk51RqsnKK7mYm2A/1NLv7Zv31zbiBp+jyhxflZ92/iSWMVtMZCaCNF/X",
+	"NjCf287bY9xNKsdjQZUa7W1Iup+Vumt0jmynJOjgn56Sg998H4gV0g1eciXuKrTq/22JlNhdjTqJoxJZ",
+	"UldWz2lX6RBjeJoIEL1ANcIjMbRGcZUyfLSkxhNteEDniEvwROmbbTtqtFsIyBDDVmvkVy6tJKbyN09I",
+	"CIOQKIJ3mgIUQ+CtakyhtNWoXI5XZcAue2FTxFzu2kzjhi3pB6xfGlcx9zPI37jKXYXwXHCjFVFw/fta",
+	"rLJLl3qcWB55M0vZipcC5VDOmmfWikPkwdoUZsVdPieawJBeZzw3yAJd4kV1la9cfQNrgzvp9Xq1LqVN",
+	"GfCWdFethkFte2ydE5FhUudsIniKfYzsx0GTOo5ullBs3d6+hnCjWa07Pev12R/fv3nN7GvVPC6GcJtn",
+	"BWvH/yv2gI7/Vy+OWHwY/tKPD87hy6GaSmNA7LNDyAKoBlcfOyksZu34EHYSH5Axcq5SkWQ8FynJhvDy",
+	"XN0pvVA3SAExXCbD1rAV+8wkhATWaFlMdCa67HUJJQ87D6paJt6hNfXvp0w7WIYn62VEi7obxMKSgBoC",
+	"g5vpR4+tsLzCBS58CXmgchulOFRfl1hiD6Dt2cMByJfBGdiTigj/g2vc3WhKiBQdfHDZJdyIc1tcj/wO",
+	"E11otFtEQ1V23/IlDCLGGUVxHFyg2BSeJ2uDtupP3dIucRx8PZ3PMrwa4VU+FSkrFjLBIm3I9hC4UV0F",
+	"LrBtc0U0vqDt3fNsLobKVht1Q1FvisinC1MwVbjsRa7VrRMoYc2WaP3S4VFkE6etZubpoiy1ZW09OZnh",
+	"H4jF4gRVkRZnUJ412Ae0eoPvl8n6UZBqytqVjspUrYgWhbq7/3TK1RLOXufUWcKUDgpvskD7O8/z5bmP",
+	"GcCGIVF4vLQaPS9u9PgGK5bGrM19xsG8MDIlMWkE1x+9HiTIs3bZjo0XCRVOsWEjVoqacgKRl2jEQ4GT",
+	"vP7wsuS9IXZZZMFhJ1LdYrazr62otMVyRE3XDMRWm7VrwUqgBC1OOg/PgCoxmngOJMB9+XJupXM8HfzG",
+	"vnuDUUxwQOTOuSGEgh8Av26IXHEr8CbLxRjkmPN6UX4cJhoqF0HGCqx3AAhCI0Y+uAzft0LegWcEJSNs",
+	"B3IBrBwvHYAzXjvle5a7roi9Q0X30sE5W1UkOZvyDA5MgOpBvyJNWFR23AEnreii9kgB8pjZbZlR9YCj",
+	"8jYI9doaByEwgZhDGVGgwYkZeWnDzwIWQOoDLQW2oVw+OsgNB8BQfAnykS4mVQne3wwgfQa8De4Cx7xa",
+	"UatkIFYOLeVmT8r2b5SC6M8p9doMyasVtUryCeV8st/bNaDnmQT/CjK2olYFF61p36JiOVyTlrECfMrP",
+	"qYG2KveG+2kQe8cyExuL9fhGCb/Y3heDv3fvC+x1hu9aH/BE3lF4+j9hm4tBp9+77j85Pz75J25zsUdp",
+	"3+YmF4OfpMnFl3rEnk+E2rs32r5tEnap/vv5mySszQv5SbskjESxENWwbcralKbs4PGTd0dYo64ExL4t",
+	"+mgdnyYDj8jNLjkh9DJ5C4L9V0Ilnm4L0PGD7DJjMI/vFlxJI9gae4R+rM1ZdH4KuNDK1gY1v7URYiVS",
+	"eY+gkBLQIQjc+jYc8NZ4EHptv5AQ+80jo0KsYPDzBIY8IhiE1rclHmQdRewZEuJg0RwV4i/YnQNDKsyp",
+	"oXnafryJXRXM8KWt6xS8mMqUtQkPo6FCIykZ78kUv1hh0Y78wnozMDpZ6uwc9Y/syMY5MsKvgxC8xURb",
+	"b0StkqRUrj5epVsN+qCODzBijWwCZHthiZ5ntqM1LmskGF0buClOzhRpmJGZUAUbLVkqjLxVpDLUElJg",
+	"QY1sqiGwxa++mS2uvbssV0hvRstN86wwwVrVn61RMhuYbsNuykmat7NuFts7aMtOpFlxZoXUuB1o03mx",
+	"604c0u11LPXr3DiXQsi3w5OLSmTxq2sibt8x7K3OZFPBZmBMQcewGb62yqLwaRNzQIOg8faoGdCWVKle",
+	"REEganev2EbnTFoXNmGf+vjLkW3SX649KAL7zYvrVtT6w4vLryq1YNfELpTXihOF92zMRmB+DR833DD4",
+	"EOVozBGSisUPnRL6HdpBTfbHWijYiQXAemPjSRv6Zns7H2CjOwSpmP2iMurpfq3nrWhJWLCylPLAdkDB",
+	"1406xrs6Cp5jBHgas/Y3L64jBgd4gDU5MVg7Zu23b95fR+yrFy9fXL846FbML1g7Bt+rmh5ci6/62Zcr",
+	"XBfq9rYa4UYSbi0OwIXuRK5sh7BbIdlugWa4RAgbRf93CXxj7eqia76sireV6pS5yuo3azjAt1jfNHyR",
+	"4jgiNtELNuVq6bwGQdKqtcShkJvPlQ+zxthwXjAcYm0Fi/6akmrVFTQdosBIMLysvbnH+TQWWEcKza02",
+	"LC8nIzX2UGSjecFGAivQsUJr3NlQhVvDYHK/tYXIBexNYUCZtRS3jeB5MokwGyWmf1xmmXeRVS6otg2y",
+	"iBHveZY5FeULVuhbundsjKiNw2/H8IdMRHzQZe9RSoEljueGZyjbTNFQVQiUTWy+ASezsQODPSPaddWu",
+	"SdNjZw6cpUpc/ukKef1EIZWUtQEoy4hx6DE77ZXYhtePVFb+8qTH3okiR6N9fxCyxk+MvrTNDCkIcyJy",
+	"8YuLrGw11lne/Vq3sKT0inUX7mlvu3bsBJHPebVel9x2MdHGIbC31M9nF7YUcxOrqvDqgEHZzBXD+C2H",
+	"Y4iqgwP7mvB7UeJcJsZF3aVMF9FPEsL66fGpORDDDR83RgK8t6krhWYLLoH/jTVWGi8wxf2ibOOAji5c",
+	"H1JX5xIGjGti39acrUfGylIEXs1ScvZzRczWGJO9GjxK/ARxsntFw9YCqP4eAbGe5ksBMkS7jTLjuq75",
+	"lZSJxHY+tmQ5tv7Fz6zWEP/bV5XJxZRL1ag8+lkom4wrNhJsylPBcmzGqfSiOlv/yfbZjCg2O1RKxjie",
+	"Zxlxtm01HQa/DL9KDT1LZHIgDgCwEau2IZTrm+38uyuoJJuMn/t1nq6j+Oqd9iWdlOU5Vh2y11SgFaEv",
+	"jS6Zn25yq3W52WvKV0NyUUUFWz2Jak2CXbKD4R+CJxMbV4N1+8cyy5q0Ka5u8+WmUWN8Iy5H3y/jd8In",
+	"fOPw8MKjR8/kndg4OrywbvStOdmYLbZxdH2/dvTtdzjfWMMwNjx9NFwWerFx7IVePHLsFcaCzZRtXh0e",
+	"Ns1O+4ssfm1C7HXVIZtT/VxVVturxLWbZ3hBYrQcV7eN6XKfsVDQdcMC8Ar6+VIelV7Y4AbaeS6m+p4/",
+	"voL0T1QwJYBUvlI7xcJsQ7ql87TWF7gdn9b7l+g52aU8ONehzX7+phpKbykK7i0LGPu8sxOqgi4Nuwv6",
+	"I4S2vt0pdQV/Vq2AgaNrx97+eegbszGdPpDQ0q51dM1Djxd1rplacfIzOAM3Vl0JVxnZYFb67AvDYvL3",
+	"xzZw1tY9kPtklr/nGW+6bul3lq/hXT9bD0nUBNf1z/wwA8LFSNQtTTTDsCs9E6qD2SHVLsE9/N+Wfprb",
+	"6/ZPpVq33pdYAHqX9VajFnZaWYO1RuRS7yHV0pm/pa8aPCD4gELwpmRaycUY0wuq57sUvKE2sAdLeKRB",
+	"90+/3vVo+tZvaO3KDOFt4wIt35noOUyccphzIcQdrEgrbFyPS/9uZTMNaPm+2U59jbHDZAP3krecUiEe",
+	"UgN283fQT00To+X5lWgK1qBnNgxYJBMdsUIXPKNCMLMgSGK1h725mep8U11enwxwK7zLt21Np+gaJfIq",
+	"C6QBrRzs5qNV4qFwoamrsUn4u2+pIB4KXISlaTm2BVyyJfwNaxSUOF+P/xTLP/7t6nv98PL7D+Zqeiff",
+	"fP/n5fjPu4gjuLzGoLimAFW/wojdCTFzZiCdS4B/Rsez9+qbbUXWSEzuiN/98IwKVg7nvd7gFLbxDM3H",
+	"9G+C77O1YNg35nUm8ptZY/v9t4AjRv5NkAG3DWz6TlKgyGYMOQlNf71tjqMf1jR8JjLAyFv0DCVC3tcj",
+	"UAlSjSY+JJk9+CZOd01fNbn0qACSA0J3/zJ3dob14vgdlWGCt0QaXnY8y/ChIaeWe6VWRc26GPZLnPqh",
+	"rLHmMcEDLyo5SpW6A2JqZPS4wPUinOVwOcqz5lMlMD8bDNYY24lP2GhZntx+MWsBt14d/s/b+fS+wWzV",
+	"HW0Bn98X+xOiCAWkE4ZgsSvyiKE3qwHW3+tRU1FQQHdMVJoJxeCdnb1pf9SjJidahjXAbjfN5V7ZeaqX",
+	"9EFjFVGhGwvU+8msK/dzBECuCTf1U7n40qbQ0k8oyVVPgaQdR54ReIhHdMjrMe3a88q1sbk19rcpWnYX",
+	"/KqNXME0kPvsbduPer0eU2IhTOHX0KZfp4IrUzbWxR9X6wa6a6jvmt5uNPutQ9GG5bqX/26rXYfhDWsN",
+	"cL30ZXxyEPW0it8lHCwE7Mb3hUN/Lzh8RiLYWJrNhDw3FP53mXH1kl5VCIpc8GnY+v7FvWhqpxDD5RHb",
+	"+KewhVfMBHxxjo0Ty5+/MK4vDdVtdB1r2mWpDydakRu+0vWQmsFgP5uDJuvnli6KV6nXiYNXt/ZJ3Lc9",
+	"TsUkZHdrN2eTpFdcefsF8q+2StvaHIcO9Cus6rbLUVL9t+AQsVBeJsZFNXJ2oqeCFXIqMqkEa0uKm6Kv",
+	"m87osxZhX016Wb913HQzUcF5xbjRmFFSsMUS/I0Z/J61429eXLND+ldciTAMGx8F/ceqPe0sTaK7HGvr",
+	"weKxkGmw6joF2u79u5yYL53jj8y38C/vxVBt+XsRjwPPzvKuBcLafrD4NLLNq+vcxhMeVkBYb81cpamg",
+	"SssanAp7gPkj2r89WcPGKicbopc/3pXOeUE7cMLUSjuu2JbslVRWm9YPhLcLagHe1lmBUIXIbfPdZm7Q",
+	"ZV8LStd3tEMF/X6U6UeKYYRvx4KacsHJ4OpWfLdYifNzVjS3rpqgsPm/Wl98EteN3CFVILmebt4R39sF",
+	"9SyLtNgXUdwbldNqL2Qx0XMsZh3LND5wZbItw6ZiSygjTcVQkf8FgxdeclN0cPbO1Vcxs5cWpvuf00Sm",
+	"jOUbCaHYVBoDEonRzK7IV1UxTZk7VJWlCZmWrE3htVi2xWg25vkFwyobMOVIMJ6m9uoM7pcb3AYaUlaq",
+	"RpWPdijyCstqOplrftuU4mf726ySZXNqMJBXwW+ZO5r4V3Fke1QmvFbFcoO1bNcuCgW/jTDOGlYD2mAC",
+	"ZypUolPq6I+lIlg7/q///R+HBb81hwkf//r50a8vz6g+UJzw8X/+n3inprj4vV/zXoFzNl1inYEKDfxX",
+	"aqzXABTt/77ABIbaBuG9tXt8F1ZGIwLS29fXcLL+jp0Efz5OtrVzYrk9+2qte2JQvwUeN238dPeN//1a",
+	"KPqchh1thvj66n2Iv3tyArh1m4KVa/jsiv9VMsaDo2lC8g+ooqwL8PoQKIVBeYgyv3C9tLqlc0XwIrnk",
+	"axrZfmaIilC1aeLmNsq7B2bVOUhl3qgGgEZ4B3LQmihmQOmwNOcvuIZK/5E1VD534Q1sx/NppTf6P0np",
+	"jUtYGHvF80L+9OU3HBR+7gIcOzUG3Kv2RRPl/KXSc6gmnFJ3oPjcVt21BXZZ7IsrxOdhExcXyee7qLjY",
+	"dP/+BYtnubznhah+qVW2rFj2qC1RVCnjYL+sWfXcm6tCiRHJPJfF8j1cCzbJXPBc5JfzYtIYBGG04hnj",
+	"SSKMsRer5fquFp+r36hckzBRkCm6jX3qgJ0wIxIqtTVUPnPlEvcp/4Y87Jx9ietgw3mvd5TgRPiniLsM",
+	"LylTyQAtc3KMrdxLcRFD1cb8mLdv3l/j7xSTfOHjJch2SO1qyuw8MvtQZUG4EGW1puFQxQ8dh2MdW5ha",
+	"PBS2CHHbLqxMRz0APZkgS7UKhau7/wa2jYoEjusOhNnRsVML2SqUpsUY1n4zE+ry7RU76va6RxF77z56",
+	"V37E3iD+2sYxNCcQCa6hxAUg6NbHj5hGRvImdrJMUJwSU8zLa/GZ/L3RieSZEkXXIZbjSa33+Ii9FsVC",
+	"53dYR7UQfGopah3T8MhgKAcwxDOsLIppPTCYa3BE0yiapsteIMGBRMB4go2R2EhMeDZ2HwSlHPSCmqAO",
+	"lT0ERKhzRh3RrdkhIldBFLS3clVJourFHVXliGio0BJdzDKeCO97iUKnkfedO8fohbMb4DPbgsQuAKMl",
+	"o6GyC4l82eyczZX929WjoZFVIMAM1VD96lcMrfXUQ2yoOuwyy+x1lsl7l6YXu+CO+IJxhnSUY9YABkzb",
+	"h1gxjxU5l5lUt8xk3Ex8tfGhYiw+6vXZK30vUvZW5FMOoma2jG1C3UudWJIGrcvNR01WsIvuha8qaMtP",
+	"SsPuxKwA7sBcUllQ9Fpq1WU2OYbqerMy12ukUyBrnguqT9uOn2tVgBp4vZyJc8ZnVGFPanWIZT4PLij/",
+	"Gb/B3YSv2Dyp3+KrXUYGxlRyCuUF2IO6GScTnhtRxDgv+ZRwWaDkdiTwOCMLeS+yJWvHl8H4sMYLZj9/",
+	"huopRq3A7wcXFNoNj8KeYPgWjO67fB33T9iaYvZdOHsilQqbpLRBPwL2+mJtbNnS7/co4Zhy95KJwDrq",
+	"NsMO68VhRUcQjGAZ8CaM3Y5fXPPbOGIe5FRywCZQBjky9vsLFl+NO6+1Eh30RsdoczGMUxOyA9ojCM1Y",
+	"mLbLLgk3sfC2CbNebNJSJu+EW06X3rVsFmiSTABcwbAlHFxm9kIhqC4tKpaFLaVhQiL00d2h5wUQCRWD",
+	"tOVhzxlXNpCBMh3bsQtXeRYjFscFHz2LD4Ij6/VYQ88Frawg4RcY2Xo2VDsWqyp32XtNiiuHscNQpPiH",
+	"mGr/Ygq7LAQ1e2ft+Idnvx70fj3oxRH7oCTmSYYvuAZ+B34JVTCRR91XEW3HNh4MCzoT98M/gdvFBwhK",
+	"R6IOW9phOj36h5w0ZCtXU8sZn71+gNRkcxNZodnRgP1JftmFhb3k+S3mt1tad5n5xHKOj/p+9j/Q2F/T",
+	"2Nda07cxyhwAs8NZxqWyZUERoL5fkU7mwH8PIr/SRCtFsktZPfk8yLH/wtC9lfGlyFn7G/2FgRvrEO5A",
+	"xGehxjpPrHBB1OD6AuBtZKrJvS6lVmMJl6jGBnFZQFcwMg5GL6mUst9t6iC1TLHNCqiuNkocSuP9iriQ",
+	"z5WxNQ2IzdEOphzxAOS9WcHmMziGp3AKbCSW2gKFttGWBYlTbDQfj0VuCAteoygFZxQbxe/EDfDEuMuu",
+	"UvrV6jiGjQRca4P/eXKE32HhGVdYGC1ctmcUamNDjFIats7Zj91u9+NHvL9QTKo9/mu32/0uYkMMZwre",
+	"D/iiO2aR2ppN0rh0/RmVhADO48qTE4FLw2JQNuOLkvQTnWWEGwAyeOOv38WOfOltYmf4g57KosDS2x12",
+	"LafCFHw6I5AAFz46OjoDafPD9XOXOaDmU5HLhOnxGG4EuvgTOIRZLhIJouc58pq1nofYlbGP/90vzNWY",
+	"tsdFIMEUY+UKggM8nIIPs47mMivKWvm23APmBamxvJ3nIiXhJmEjbtAogERbju3q7VsshQnYh3dXdAEd",
+	"nT09PThnl++fX10hJ7MVU8oqu77CL1orkGR5MWFG3KLou97wa43Ezs6LExesyRx8YG8DCvD0siStF8eJ",
+	"sRB92UrVy41YWsz2AmDTuSl8d3gXWIKsVQnmSon5/QCiIcgbeTjdDI57x9/Cs5v38CxGYcONcs6U7oxy",
+	"we8iJqYR6NFU7lUmFAmMQMRBTVRyYriG8DVmBPxd6JyUKURntbJYw9qwsVxn+Dkp/+FjVxwdczEXMoUj",
+	"wkndoFi1NTckHyx0ntpf6IfREjNhUmRD+R2hnkwls7OaC3chduSt0jkfZcgIMeszmB7G+gNXt/PMP/rw",
+	"237/5OsI/3vag/8e9U+PcYYPv/3668veBbvnueSOmI0AytYgsnz47eBpr8dGIA6jjYQKj48yru7C+30w",
+	"YA39kQCRSR7w1dgRA6mrAWXfOH4CGAK3vEcKZOYTTNBZOQwmURazbeW5caXkyR/SdNMT55lIQ/DkSUFt",
+	"P3KQ43FNVlYHLYbPZHfJpxkWu8bxUbpueo2k6oiuJHUHXBU4BSFvKacvWfxSqrtzq+EHukE4H+n8FywX",
+	"2bOhKyzTAW1x2ALeS7I/9stJyGDFcgGqjZtWFo7ID1OdmNhpR5eVi3SoXtjl2XuXHNReWXEwi7C8PeZZ",
+	"7G6uQHeOYVINVajmOMEF1HSRwiGTOWXCQ8vDiimBtespH2TCGKpr/xFXoS2DDBfUx7LBbuGsFXD5Y9a4",
+	"Gx9+cHaToXLJ3EPlWvKT3YdWbXaz91BJEH+FmoleKCztRKJCpVfZOQjJfbbS14xEvG+//bYTnKHwJ5AL",
+	"nk2fDVt8JoctuuY/UBly5Mu+3Ly1AOAc1W5lF64cvn1a7VkGuIgdkOiuLV9w3csufHn/xuZbdtDVLl4X",
+	"lL7uOcRuO4xIe302rLZvclu/dAhkVwR3Op6pzq0prMQUXNkRa2q6tn1R5SrqX8Ma8Y9nQ3If0dqQCt+4",
+	"nv+kZA4rZ23bmv3X////Cqs4YTEX/JFwnTqDwb8zre/mM2TiZSd2agQHz4eq5MfYwu4Qe3jBl3oB19BE",
+	"zmg0oMVadwNkvUqXEmnCFcUDtG24wVC51hX9bhek2E4fgIxKhW/wgX21yQgdlx0s0OZRNrGIVvoYDFWl",
+	"OQUI4bBZNp+dA4PbplQqPvV1YtyvTvw77h27w3iBZhDHCpsasiIrVWy1sauVoKltEwpHtmpV7FqzWBFu",
+	"qMyabobUyTFyWr0rE4N9NNYWOELxJAJONVQNvW5MhMEgZN+hkCc4W+ysYMtEEkkQf8AzD4B5MlRN7QOt",
+	"MMriS/gldtpr29r9nDFlMRE5CdvfvLgmUZNGAB6K9mahCqoZ5FeIHXfwusLquNLQWs9rrXlGS8QX34nJ",
+	"d+oZKhRNd2mldM7KVkrYOiPs/zUil9IF3RlUzyceKpTT4STwtm3on9WOXbsrauBxbvWAqPRvRMw6Kbox",
+	"Epo96qFyqgbcjkmB8gXaVWzisUXist/QAtuY8AL1glTMikmESldIBNTIZ6iCFjsOJl5CAqxK5S3stB0f",
+	"PY3R1svio6fdHsBGZEasE+cc5ZSloR31oCpK5hJvCopZu9/tnvQiJ7ayQY9cos6wdEHWpTHlRMOxkCSI",
+	"cD/u9aKhIqpNMj6diZRcHXjb8x/mwrdQ6bKXGN03N4LdiSVoi/TEME1dzDAViITrcxcRT2FUgCVjEBmc",
+	"OXyoNtq+vd05CpIOVIpm7wvXPb8c2tnWsZM+LQq2RwnLtqQySUnIcme5TucJNtG/wOaKxCuJBkmPGcsM",
+	"tQ2J5rDK8XtwvMWQT5C3qCSMzb4PrgkaBc0nRgOWo0ccBUoXIgLcwHY8Eio9JwUtnoqCd10iWmwFdhd6",
+	"QomWPEzXpA+CdLU4Gqrgx3luzQS8KiC7h1WJGH4dtjwPQj4ANCELh5vv/NVphlSywtWrsm2+eJaFTv8v",
+	"jJPozAQABoRM5lXLw4uFRrs9ii2qGCpX8cg55CLWHzTXWQyqEkWhly5aU5hxqKqVhC7Kl3xvvhWTWGAz",
+	"nCGpSLw60jQXxli3UVXQSMsLzov3vgJS562tNzvETOph6+KHZ/1B72LxDBRHL9Jc/PDslH7E8/Sfw3d0",
+	"gFQbiY5v2LrIn9HPvjqVPdjC/m5LT7K5KmSGtbisQhHhHeiXh/+Pc4a/vnOj2t6O1Wfoqmh/UPKBiZlO",
+	"Jq7O5UGXvXG2ZoThORDU4IxVK9mSBF6p5NfsQEWhhkpCgfbTXMyYvbdFTzGBmWIhU1tIMdGGKp/lVNpJ",
+	"UJ2nqcwyadccoeaLMgIyEXJE++Ky1rxvUw4pkEg8FLVExIwXIqvWmm0PAH2A5m29DiRJSxO21JS3+SZ8",
+	"xhNkI9VSrAfnuCMM5/QOswaI2kmjVdCes77rzLtSmJLErbBObOD7SyUcBM9KkoFRnr95997dUfGg1wPF",
+	"wHr+HOqDZIOOHNY2BUpKWjFqAeXFXxOxheB38ARjXi/YvRQLWw7TeSXjw6mIvzCh48cVTkMi9d4UOKID",
+	"wAN0p7ERT+6w9nXVOTRUhWa3okDnEHutC/ZKpxi7Efv4UhKTLijJyEMAdhf4jKyNuvQYYaleZE2uX0Ag",
+	"VA96PbiIYc52UEsXLwXvI1vo/O6gy77M9cJgLzR5KxUxKeoulopZppcoI3MqawCzw2k490gEWqfG+w35",
+	"PtC5c53C38635un4NytE/xt8HpBlVBOX6Vh8hzZgBbOMLwXqh4w88N5/XIa9DNUlRbtLw4LuB2HEi826",
+	"t9EwETwGstsS9TJUXiy0A5RhM9bnUhmnrMzsY2TIWYGHgD1bb0HAcc5+8upb3F1x7vvaTFF4+dnXrFON",
+	"3I9hzB67VEvUwuhggwRT4iii7MNtMzAQx4wGVYLUsJW2gaSkOsCvNK4OGlzDUViIY0HISk9uVz6jHR/O",
+	"jcjNoQtaO8T30D9XewDfxfYy5mqoiINrGt3aJsp4QHLKAJhTkchU2CYeyAsn8G8ayJn6eErudrwJ0Bzx",
+	"m9/g5n7zG9a+dB0qvjxw9mZLUSBgYFXFBV+aLvsS/rRBDyIFOS7oMjJ1XnssBUZBe54qi5wr4+pO0di2",
+	"yBK5YcirCzu1w+MNBD922bVmX0bs8gtjHYJjmYnI5ZJiDStCI8phD0/aKV9aCbJhHbOgL72v/Q4rxPgG",
+	"nS6jCjMUpQZRho0Qjirnso5/fxnb8EkmxmNQkNpkO7Y992BoOuRz6wBXd0AMSqOeRTgtUnv0l1T2qZJc",
+	"GbTstHr/ytAIpsuIfenbFK2AZnVjgBfnlBpE9JlKkwDVosm4HKrtDeEAigu4AOegOOBT1Kd7B1Xidk3/",
+	"iwl5Uttfok+KVkNODFQWbcIPvXZQi+1hbQVXNqzdBrZdMMHzTIbu5gm2OPfOETqiC3bJTCGzDLiAoZ04",
+	"xKF7nWppdV1rjnNW5HMQ6IwmrnCJyGhLgaGGxJo65qNITsRT8TfUmu532fNKtLMpOEHfO0ps+dIIq9eX",
+	"CYLo+YOLt9AdbBkaokVIfGg5MAUGmSLCR9WwlN4RqzXyv6DBb3M9n9VyeV1i3q1mWpUed7sbBDM2hiW+",
+	"6RDYspVX80IQVyGu+SU24YQ9wEcpERK22Dlfh62Z4PcCKD7ATZjVoyfdgcHFYPGM1volw+L/SJFVhCo0",
+	"u+yu4EaFr5RL8mTPQ9SG44d3KKPJ3NnUD1l0QRDCa4Uypw3ZwhgwLxs6Y/3+hcgyw7608HrvbxSAmvcX",
+	"4OWcWmeyc7va5KQDNkV7xqqiSDN4c/iqabv0FaMi7HsJKLy9ZV5jsFHAQojASssCanc1LouwQOaCoSnH",
+	"veMqQ6VUx5KXXrDv9Qh9sBingJEHZFVN9HTGlbQBf16KvygJMZQbatxOTslxRtcSQf24d3xRxwjAzFRk",
+	"8l7khNeFxr7FFkZTp2uso0B3hUxt1IthSiw8/cCA7SbSO+iyl3JcOEtwKVOwEbmjEIKETCiCc2NT4SzO",
+	"+P59lKoPsm73N79hl6xWuTAYGYWCC8yzwQDH0oQNHAdlNFa925HPWf73rlo0kpzrtuJ+4HYn53Nm08rK",
+	"xxUKQ65CTx0EYAPwIjFzd9jog33FTaFTTBhG2s7mwtwtgTb0OQ1MMJCBDuCRkBGbt0G9LnwLyQ+VQScw",
+	"o+mSJDaEU5es8EGS+VBV/JA215xNdJYCHb5HVaTzHj54QWmKPjkdI5swd7HjUtRhrwtyIc/ggFChKmVY",
+	"XC9ZSww6DZEEZjrLzus5x+2VbGNu3FrXpBkfREFKekN1B3herRfR5qBPbi0VcRC5hOR2QypyJQP5nFGq",
+	"5gLVsqWeowMSBnDlDdphYQNZ2FByl3RqrRwI1S8Ms4mpdM+QP9x2lx+qIKZotGScxZTp+l//+z9eUGEB",
+	"cot03bnpkSArOkrXNoCZYOeSZpbI/AxcYUMVqhM1JYQBM0Ofq78sMYaJiBjDrlRq02CBfskYQLUNJiRD",
+	"xjKNw/5cFOiqQB4iA6yy1eao1QdSsc2TJdyiPio2WM7FAYdZts6qKVNr1WLtESnPQGNANkBOSz2/sInh",
+	"eLtk3BQ3OBF6hmqRmgfASC0+EaLDEbtUXbTM+MIuJ9bCiOyyTAV2qcIY1+fNuOSJIWowpP5S9DKGiuks",
+	"dZG58GpEXj8KxsDRFtxQJPhUcIXBfgdROBsKUDYZDTCpluR87lOMl3qeu9vQdNmbmc2msuOgkR1HVmVg",
+	"O7577tnumAMbkl6Ms1jxJyFmHQ5XEmDEdfPaYuzKcM6Oer1e7OPOSW8g3gxERvfPOZsInhcjwYv4wLLF",
+	"wYnvp2MvlAztHXSJ2Al9VCXOKRU77bmvnC2PXNkjAfuxTnd0lTzMJBrw8WbP3dvOZYave5HkAsWaIJoT",
+	"oRZIrv2YnFNoVi+0ZibTC3tZF/xO4NgW5+E+ByERBxMpaxNxNeG907XharA3ruf1rMyPs0amXFj4t60k",
+	"Zo8gZhPp8t4PnGIN+iVeyIAX5Cpzh0i2r4Y2TpXwaYxytIl5dMNgoNoUGOKxHct4+6hWoQ3UKv7lD4AV",
+	"ziiqx/5rieUC0SpKY5eGUbaTpXm9LdS1w2IkAJe9rvBG9wbgVFNKTCYTYcv/2TyWt7me5VIUPF9uyV0p",
+	"RD41QVOYhhQYSi0zlM/S7/a6PXjfhja1zluYukOp0hPMuzqE/7sVjd1Girk1adnegMFzCnegmcrioLgM",
+	"YjIf3r00ZUccGylVXlA2HMJGR9GF57pruTQj797H4wDEf/+Hy87g5DQqPQUUxDdUDZ0wIusym0+tqgSI",
+	"iL7voYI7RqgU/VZkynP/Ik1IGnYrFKgmLqALx5qORApqXX2FVuYaKhu/68p7gaJkk6OMD89BPcJG21tL",
+	"UJYRcnhHxlXaOodTuVKpeMDjspeNWZtiXb5yeDV+rZVA8zXmWjs3Ex74oNdz+VauVEwtNwVzsFwa37rm",
+	"ySh3rE+TakWtylHfbMzJ0onBFEM6AtojhUC0zm2rTA8arApUhU0xCZqKtaKgX+CNa+vlyhHbfHX/T5eZ",
+	"3PoKdzcSLqag9TEK1vD2zfuGRZCh5i2VU6otw9U0a1qLK4DsFuP/7Vfz1uVooVxYXcs6eGxYBxa7eSRg",
+	"vhGFX8Z3lAfqShjeiKlzL2DWj8H23vMsu/EFGfLC/e2iPVtRqxDTmc6J32EACdaAh00BPbS+wxpxN4BH",
+	"mNmGw2p1YwhKk+Uox+TaXEw1JZ1aPf3Ge1/wEyUWLWpbckN/3mqNzaa4zLEMls7DjynRiGYDBfCeyr+q",
+	"lFr4GJ1hYS9KcsLCs5jmO6UaW/cyFRrmkGN4K1RHAtiguhj0WEC4oBCDP86yJVZ8UrUSXt9R0a5yIFCz",
+	"YHUTXehg8kyqO+prhSnFvpOD/273xgQ+RkHSl5vzfl3PPlsVAXd0M9Lp8mbKH24yzMdqnQ+wcCEssvbz",
+	"8VO/13VfuWiWGxvEAr8Hv075A1VVRjitjHGCY6DgXh+7bA7mvxotC9j06cnJ0enHDfmmLX+z3pgJH5yc",
+	"ts5bZ+NBciyejvr8SXo0PhW95GQ04GfpU/Fk3E+ORsf8ND0Rg3FvdJY85U/SU3EyPk6ORgPeT3vibByM",
+	"uYllNsQsN9A3nZ3vJ0Z9wVwT43oTYrtNV7e91tb3tAdMyA50Wh3HckeKlgiGcnytYazvGuSUjzZhmG+r",
+	"/Iqc3xdSxjTi1XI1eD+Xv8KNZF2eMPwLW2ioaRr72iG+8zFqvQSq2vIuvvP/svftyW3jWp9bwdWdqpZr",
+	"aJmS7TiR69b9EqfTNz3tPJ2v51YzY0IiJDGmADVBWdGkXDWrmRXMDmYns5IpnAOAoERJlF+x0+w/utsU",
+	"QYJ4nPPDefyOW8trU4P8RrfVbl4Pu1Jjc/+V11gKztj0kOUGC0/54NaIq/qkvNHS0yTLtnuSaoBPsb7k",
+	"Cg/I74WVse8frGpkcdHeG5EZr7564wFipPVtXtBIvwubtDc3+cSpDt/X7+k829zoTIhTyuemLJ9qd1il",
+	"f69Bs9IE4mux1f7mVh/x+PKJ00saI6mJy9gA4sTlavjjs9rLa3CU18joUGKhXmT2LgnHyeXOYqKArTR+",
+	"5TX2lvh2Sg8uGIS4SMJY4JrGEEkFT0jMPTxrpqwPcRJK9WNoXiqzgDfD6STS9EIhSBSEBNriEcaRe3Wn",
+	"BQGtxoMpQ/TvSPAJOFRCJvbOZUwNjRV5ueuljEHkwPfRvpTnFwTcifsUqY6/LDtdKNhTcNRtfcx4x9J3",
+	"QIjpbbwV61xUufMuzi5/IOHrodcAS57D/KlUvlLt4CKbTjSxGSMjdUYTnHyk2TSN6PyfC1xH5/p5Ls1Z",
+	"gXmx3d0v0Hap+5+pbcQjLGlrKI34NElyfqBGT/T03R2rRl+IHjkZMb7BOvAf2DYnu4GSJFfrG5nFtHf4",
+	"d/2/u8+A59pZwzCA99bfz4u8xm2vke/ADcNc7VNhYZliB3l5GF3CpVCwBT83L5KCf+flQRSiWuhudRzj",
+	"bj8ltMqgzFvOLNdgQSbUgKYGNDWguXtAozZmcec5kGaJ/+562EZzci/z46EZnq4MhTF4xkStGHYeJYnB",
+	"BVgEIwFvouSWnqGLKeGKOS6yKYsZ13FXkM055CI1KSDgiAm4TkmnGHmNSRda2rbI7wq6mEg1SM8Bo6eJ",
+	"bwa76ledwpSHHhR9sLbAOY1TJGWYWgIMGz0kMVkL0x9s6Kdmn4CA2oDHXGYKQ4kB6fhttPya2l/5OFlv",
+	"nstn7lp0IGTyRBPUxNwktBz4bY8cdJ6RJpx8Tf6CRw78fRKWJDh65KB9qP61r+7xAx4WMojUwzokLMnn",
+	"bnKx3G/PCZbLAyIiBQr1/OkK5G5Q12wkTFCXu54yEu65Q7Kn/aY2GQBcKOB9PPQD7t7qYfich7np4EcV",
+	"6B3W3AVmQBYCRUhzaZUUHuypvo7dXmK/d1oBfw6xKIUlkwdSt3MHwvN3rw3JRB7lXIaOEdidLBDnb2eF",
+	"N/HO/fl/Y3MNZkHkvQDUuQ2O3QanLkA3gGifK2OSN2xW+OoV1pXCdjGbrbjzGy4fYpZO2dVteSLuG8x3",
+	"uu0lMN/2y9D8ViSiFkQbHkt4roXRC1Saa6G0eUIOpvWAb4n92/4DA//+GvC/OC1Vwf+18Pkmc2OJDlsI",
+	"n6NGbznaGlUX6C2geFwA9SUpE5vwYlmTGvI/csjfQSxeS8paUj5+SbkkFQ2Rb5lYfBAC0SDFNQTkBlja",
+	"UJgiGvUCHn7rUcnOp2lyZbx3hdMjFqQ51sFjOimBqqNMVrGxnTqNaIvoy53KiqV3i684rFJuotYdD013",
+	"3Jvpp4ox5pVIexD2ji0qGItOBB8kMTKiH7QrvOIdnSeCRmdCAOEmtjus8j2WyPZUKSEsSew1DjqdKo0n",
+	"qeir7ddL2M/AHv+DmsPAJLVgkdreIGYiA0osYnmpj3UiroLzzwpRMHcUtM5qT6DLSRLwZpgjnUq+v+cr",
+	"32MiuWmaBVz1SJsnDvyDYh6nOjiU5OqWevswYv76Pr9TM5rb2zaq+PIek4Ow9gSWewLtyCA57wUjEHSG",
+	"0GSoPvpvW43I/ln7ackh4emPeEZ4usLRiHCs4GdssPmv/usvIj798nz+JvZnp3N/dtp+//XtS/H19KWY",
+	"nZ7IGf73tXw9vojffhk9cyvObwflbG//aQnDO8HU9ztPsEP/uGZ3HMdo9cODlkJVPKButaTa+Vk7Px+W",
+	"87Ni316JKf+hvaV0VfXbe/Sc6hQxY0ugBfcWkAFUQoS36OnzfdJ047TiCD1hB+DNA9boos8zLcGP1PW8",
+	"7Fzff1jJRRfwZR/dmvxwoM7KZiKvEaOJYizPiqdLWgR8RueQsYiNXJcwOHKN51JB6kU/nmsiMpVQtPkl",
+	"4Ndw7J3aOtk38+95lVDzLXgB/83k38gpY8C4d6RT/7FQjhKcrcY2zj5b1brcWOek+Fdx6F3TTF31w2pr",
+	"9Bpr9LZ4a5Od1uyxGZWP3RRrirNXMaQurLDc5LD3zaSoxNFV2CKX7YBrKiSnrI9O3FYdmLMMOCiwnuAg",
+	"ZgW7xN3YaPPetv3aXlvba2/XXrstvq0NvI/QwGuo9wwqui/TLgD67rcVgP6UphfScj+iZqpu2CVU14ga",
+	"FFC1F3BbYcuEO5ZH/Olcdpqt4ERqkTN4HxcBN2QHunicQ+hp8WvhIc2wmAXilxqSA75sSSbXMSTfw4mm",
+	"DHiPaXpRdBPDye7eMHcdeFaHU/zo4RQe4WIGgq4OJKvBZQ0ui+CyxnkuzjuF2nZFmKGtrXeC+AYMZU6p",
+	"1x7q1I7EmIWkqQkedjQPHeR9AEdpob52wZ6rOTLJIpgLsL6OsJUbFljrJGPHWCPXsK0a5kCaJKaWJDRv",
+	"kTc3iQzwyARrtdhasbnHHpmldMkQINq27n2nbJLr4s8LPh36WESnRyPt9nfwoL8qBOCVmoptoZdqdEZ7",
+	"P6jf/yydG1ZDzmbk70ORUOB5SxiVjGQionOcOQ0gMFXboTuRje5+TrkiAdhB2QYJYOIyZjMJFBxXawGf",
+	"vwT4Djqa2AUhhuzu7Q1FK2KXe5HoYz37Pd3PhqanUbvd8sjg7JZjp41I6eqzppPREMxSyuTfj5Qx6huB",
+	"T6brI+cODAcQzagXSXW285FrpquGQMsYy4KGA76JAI0O5Z6+U/VM27M07c1moKrZkA466m75wBE00rnC",
+	"CqP8HKlCjZnQ8gfBtFw5dD1qMWuuHjd4g/YkpIRBHdR/rli/fmH9tsvW7/7RmuXrPytbvm2zfHEFlS9Q",
+	"u8zULp2gRVTnY+PfcuFtT8rf9tRrjKdJFsM21w8Qk3wbQOV/+CDDoaeGRg2/AM6fIzVo+qa2Q7QH45bf",
+	"tq9WH6h5DcSXxteZvZGIkcTK/4wPcOZYKNlmU8d9/YL8wlWlLdc2W843W85fveXyfQMjvlkImF3TLtk1",
+	"9xC0VL4P9NzmGwGHYnEr5GxVNwvFefPq/eztmZiVx768/zp4v0UwjoJC2wTeVHr5tUJv3gmZVYm7AT+c",
+	"pjOuY2/q2JuaeOCeQmncjeeczOAwdSMqpS+itymIGsij1X1YAKmJJmRQzjvFSGnSBC70daehgBdJkv4M",
+	"LUsqKFlPF0GYw3nI6c5xXh7H1lyElgHX5u7y0OgVZ6dN4dG/it724dDvpyytZI3+3XBavoIvqdLkZ8ux",
+	"eTafbNEOyiZU69VjOq+p++aOklXHIdofs91+IqZRSzfZ69OUqV5IxmOR7g7FLuPDmDOWIuWmWmnquYkY",
+	"ig3Y3xbn2Gt39tT9rQkcVAzW748ZOVEvLwCc8n41lrTsi2mcYOpbOuWGNE2SHhvFPCJimhLVH3U2nSQ0",
+	"U2tb6d8F4lUFdBza1RLEfLDrt8/Aar2ImOGUlgdV9BE3vWBpEnNzTkBmt58hXmHoHjvsrnehecmLJE1A",
+	"qH1rGP7sRrfx86cP6sBKv56PY66Q1zMf/vEa45iba0fm2oSlMfDfzhlNCyTYMMXkF0F+zqd4HQpTIm1v",
+	"H4hP9W5UtyKr7G0yQ1WHYb+KXhUUZgVyDcFqCFZDsHuCYHbXOfgL/rwR/hrT9AKX0BoEhjeBiLK1qEqw",
+	"0zJkCvs0Y0ORzkNdn9r8TWQyHULlLUMUBBcco/HOMZmkcV8nH8ecgCAmUx7nJnjdl59kYOshtMjbNIL6",
+	"N705CaVIs7BLQgSJuVFf9WyT3byAFD0oudln51T2Q7Jn/lJ3hKQJfzhNsaZ8mLKEXVLeZyFpYu3OOBsF",
+	"PPwzPMau/cO5w9RwVaPqDkOLhEoNwStCzHQy9VZCpbPwh4A7baDiQyQqwFCoLLUWh/6mp/vusOiJXhJV",
+	"7j2N+Tv1vZXupV8r32sLBlfHtXpgPoo0+9GwrdmkTnGQF/EF2B3VLm10Gz348wrCSHDgwHQOtPblVtnO",
+	"Wfuw2ymAsYW42WQ6jnk8HZNBClU+2v4hFkqULINjHsnmKZMt8i7uX+xOJ3AabBmb95GHFPg6XiNRL3+R",
+	"TBlJBY2I6i9JGOXIjEMomVGwOY5YPBxlAPm8xkXM1bI3VPqTlF3GbHa+PqxCQXMjE/faR3vtc91Om+i3",
+	"bK1bzeJIKYJ2xweO8hJk/NtcFHHxqw8OLm48n16ydMjZ7ofR//0/nO0+TyY4YyAvYDWM0bjbODj0WzAh",
+	"eMUg3gMkq18AyqC2kuTera9YFaHRzUsiGNz9wUywRw6fkL5eP5tGHjTaXvvoOyFtLT2qoG2rcGuwXYPt",
+	"GmzfD9guQ7wuhTyi5pshb1ap5JUuJ4sWWF36LRF8KEkmupB0Zot8SpZBR71CpUgo6gmBu9BcM6lCfwD/",
+	"JfGAZbHSuEsxyLpOPXGqWmE8rlxRJ+qUPZAiUdfypvdioTQV7V8wOMhcskR9YYuciMGAMY/8ImCMQE3S",
+	"GLmvc29o7uPrtjtPTYUakD5Hh2ijko3uQafEc324224rjOQ/XWBp2M7Bn9ddgQ6ZSHa37Eqai8S2Ak2p",
+	"klGrAkA6uh9Xno6g6hZKrzjPwj/XPMp8Em5FXKe48OFAdr7KW+o1YNXCKigFlu1lB7xrd0QlvRAHZoJs",
+	"9dpyazm0izWTwMd+rcgJ12FsKp5bXKE/MDrvzReuuXfF8lyyZGCeN55m+a9X2+TZbYzdNRteC5saatRQ",
+	"o4Yadw81fmFZUeHq/VcoVnNTlLGH9NSVmKqWIlqxbaEyTTLHqywyTlewe/XmNnE+8hZsZ9SCFEkkw5ud",
+	"IjTko8mzz1P2U5bXsIeiwQG32fgrOKi28K6+wCH5kSvNFM/mAG3wf1cAloIC2vctXvHL4Upnt12ieS1c",
+	"6dNUJLlnT8OVE3WVvIzp/9xkBjDtFwwB5UoV1eOWOlX/vaBUv4sx4B3ujSrGALONag1da+haQ99j8NNK",
+	"3ejo6pQleGgYxRN5Y7U9nmbsmlobmi4qbXXxEavsUxiOWmNv1thHD19jX+8YvKCyIXa91ti1xq41dq2x",
+	"K2nssdYhd6CwF4yGm0vCmiN/oeFSOPO2USqYY0QTqF6VzI0jQHAmseqWLmuVzSesRd6wS2Ah7CfTiEF8",
+	"jtsbQntKlUsxZtnIZCXqkUQ+PoUMWkT7MnN+jzGk9PI5tAqgBy2yps4sTRLT0YXRSNmQplHCJIT86LDr",
+	"FnIMLoIJ/HW7KOs3hVnbFlx84pr8ceOd7nu2C59+VACmn4n7jgswRf7VU49KaE00glqT6Hq4FInst3X9",
+	"fpP2Wkxz9LRjRYMMHfisO7Jd/uffdavdI5i27z2ABm5uPYad5TH0V44hpgaaUUTjjR5Ee9N2WbQPpI6u",
+	"u8urQMOCsKvxYY0Pa3x4T/iQL+h9AwiL128PEFYilVsNC4EQpUsyICkG9gfKSRyR6YRkGJKAGE6hsHA6",
+	"Oc/EOUDDZjafxH1Ag+rhceSQkbKFYXDR3Yii0QfjmBU8w3ZjMhsxHnB1a09EcxJLLLKqbtMcpPn7W0R9",
+	"l+pTLElsaZyOF74NCFFomsaXLOAJRDfLjBroWkJcNxIzMqZ8vvCc/ojyoVO+y42BUV2mGcGABQnmLyLp",
+	"mBE+BfsXlaX41Akz3/n+tXZZa9hyhtfwcAusl0xinrEhS3dWkd4VsO6tsN7dhEPafAbArWtpWPgGK+CW",
+	"Ne3vQLQj8DRilpJerrB4xzmVI55vUsNafTsxSBAkpvlNipxuVzf54PWhHMU9MWMpw1i2qKZjqyFIXZut",
+	"pu69L0q3ZQCzPc6qxuim3R6rwNW7aS+J5YhJVJZZsQZHi4R56GFIdDiiVIojNyL+JAMemqjF1nLIYogV",
+	"/NXTf5IkVIdZSHgLk5hfhACaCDV/xZIM40t1hUcBDzP2VSGNbMTSWSwZaV62DZSCKFUynai1utMi/6Jy",
+	"pAYQEM5/GNIiqCEPxTJIj/XFmJFQ3RQipXBobgtX4xfShBDLne1wDGmqOd0VPJnryGIsAwJVRMIT1Ja7",
+	"aod0yaLCBHre9j5pgh4WlywNeIhxqy2NKM7VT+dj+vW8N8+YREJfnxTBkkP7S379+PYNfEIn4NcpNeLZ",
+	"TMR8Xr181hR+DLipfsIJNTT/oyybNOUO+fThtXpqLO2D8ydOUgXHsvmKMiIBx3VZLCJCKtYQeadW/feE",
+	"ctelrqtOJlfOKla9uAgM0ZrKImr4776syK1w+xW50fwybrS/DrNfFZqxmtnvDpn9tiL42nR0ASE4oxIJ",
+	"T+WIRY+41Eu5SLlGYRVnQdVVVOqTVX2y+iufrPRZRp9knAMVnoFu4yAFRVBQ1qE+WJR6L+G6hDACLfCs",
+	"1drSXHsIZBScNdgFyaUMdrktc6pzDCH6FBLwYkUQUlbiUPXSw5AItkjHrSMbzFsHZtuARb0QA6Fus8zg",
+	"pDfNTFUU9eG4QwuY/8Ba73M7ZBmyx7G/JrIvc+kfLM9jQeXiC6MWeSOwU0XNW5v3aiX0MKot/HgyHeXp",
+	"HYh0b31yuRJ8uP+NpEZ7kxLT6kDWIs/x93LpSJqSsYD/pz0W7KwuAUXNg5arQBG3zoASx9OMiEHAU8qH",
+	"DOsXuJUEyCuW9cFZI8WYqU9giWQ/SXyBiScj6mQDHSQhXmvB2Tjc6QacZhgYL3ifkUle7xW/G+wwZCSm",
+	"qUcsZxOhJOz4fogcoPC/RI7ETBsS0cOYF9Uy2hB6EXMSZyvS5a8t4L3vlFZfVymoqxTUtoyKtow6oquO",
+	"6Hp4EV014oK0+23hVpWQr/z8vJeruc2ZAOZ8DLx0ZYhLMuaRlE2SmEkTrR9Bip4CQIOEZhCiFHChqS9F",
+	"Eq1KIqBlFaKow4j+M+0rNMjGpE/TNGYy4OGEphgirKtERWySjUIihS5FmsTwAepAnLIeMEkDXdEIw24U",
+	"HgQfqD0pKxAIyQaIArXjTP0Nojlhx+X5gnEUbhfgr2T1iZmLu0Faj7DK1KfJMKURi0gmBKwDC+EyIZL+",
+	"iCrQKsmAKoB+NqL8QhKrenMso5dko9u+2iLEHhYPwBsds1+OvBawQgVUAOjLrFQb2u3GoN8KjLpeeP93",
+	"KFnj1F36JaERiTMyE+mFhG01F9O/lU/mJsh9VDKZ7bzqUbGWUj4dR+Vzcc0BffrwMen3yUzVwq5K+oFR",
+	"PDVOrXFqjVMfaqoCNWFl/RzG5IVR9aVrw1ZvRdDc8yiSUJUVXgBZBquhKaA0pT/mCPNcvKjkqfOkgGuX",
+	"EUTfwyn5HurAF90+qr8O1NxZiMgnJQH51w0pg5FxhwPwsokiC7gZXxiUGK2YK4LE7FzcIEzsxOYo3lu5",
+	"+5vFlK3ELS6w2CYSzIzAmmAwPc53Hw9Wg7LvAMq2BVKby97jrpxRSWgUPeqYJf0tXsDDbz0qmUKjV8U4",
+	"pG96ueQWjr1veQbxVdgiefiylUIBh/QymsEL5yw7Vss+jtSqHMSsYAZBAXZrUVN5N5/WAVS17/r7+q7r",
+	"iKvHh8FPDELjyybjzfB727irPXBVrYu++sDG4pItJAsbBxcZpGK8Gqm3CLSO+RDwum6DmQ1Ft7xOpoUr",
+	"4G1XoFNmcZJYb3zH9zHrJWVymmQg9EPz0C7h0yQJvz+2Xx9c9SGnm7iNIKtrOtVv5BwvoSa5DZdzdZxk",
+	"xvADLIMqflE4y2JhAkIHWM2K5etRIakUVnlUR6HVmryOQrsXPYd6pVytFBjTjFC6UWBaudHpI8uApUyd",
+	"eml/UcnJmA8TR06sc5e2yEd0aOrCJ/NJIciXJimj0Rx0VkVN55ZkMV0KOOo+zR2A3TL0E1rSTSeROrRb",
+	"ifeYzV3jWEoooJbazEbMdS1VszAiZ+JW0hPv3uBkgqOUPtzGoGQhxAqFl8MsQSSrZFW6MxjxpAqMcNi5",
+	"tgcS+/cGJJaxbw4lcEvXXBc1DKkNCrVB4cEBLdp3HGq3ja2uvMaeZDTtj1aGnn2En5kkEyYmCfNMxpap",
+	"cwcQBsq7k99NUWJQ8x5JHRSUiQkZsJk+/0vw7DHaH5GLmEek6URpTVgKF3fgyVzomK1j9G0tPltwBnd7",
+	"EKgQBRxTCPgcOojcXUCXQWia0jkSz4MnbqdFPlB+gbWfbWllfEukYMI45uob+wHPYrbbSxm9kKTpUu66",
+	"UXEOsW6LvIVcAKCUWkKbECulNmXARaqRXgR+OeAUy0RGExm2yLsV4wxfgJPGIkLHAnFrnJK25/t+wHUP",
+	"bbHt5R40YQ7Vd2M4M1K6Abgse2FvjiRucIN63hyposCDsWOY5lS3UhhQPRdYLxq/zyNSFD6wBV0IvYAX",
+	"rpqX69BB9yfVlRDeYnIy4HtJE/8zZpRL9VPCqMwCDld3FLRXIwXcc5eMZ1Pgt+sLLmOpdHUXV6FkKZIb",
+	"ywxWwQVjE4kzSEnGvprhjJBJGKn02j6RrC94JEkzjnDApEgzcsHmEvJBjsFRp3eMQ6Vn5mY2EkCqPKbz",
+	"gOvswLGnyYlZBK2hf3oCBUcGMj3/OzCsFNwx8EgIqqSTCaOpLdAYcBxA+BunECGPt/wZCc1Yi/w+Enap",
+	"6ENTLAlNZmr/RKwfR2pypfXOaxiNb8T+QUioHCnQHyOfD6GDlMlRl1CTPgg0gKDPdH4ldUpA6Dwbj1CS",
+	"X8Nawj9Js0a1y/yL6JF+IiQ+Euv5ReoE2FebTW0INcbYmyacdCiGNfUheSeJlGSyZdJzSaQ+Qu4UilHY",
+	"M03AMScz/DME3hcUUk5hdi2nFmJS7RkETnbP9TySPuxHJcv0WBpHW6iGLtQHvBaxDWaw5cwyUptCHdou",
+	"2CQjTRpwWLGYeqXlRIzxtAmVmZntHZJOudR5S0g6hCVMlYBKGevajdZR3aEBN/xGeFyURjOkU65uhRQp",
+	"OGcv7CZcGDRJDMv6TyQTQwZSGVZ+Ri8Y9oMSOHOo90E2MJ3QPlDrmOhhlOV6lPSX4/RCbQgl00y/Ws4A",
+	"Q9tBrNY4F/lnqiH6c8qmLOqSOLNn+FCdrfPymOo4a75PF+X/wLJ0vvtcHSK6pK2lVV9wU//a5huH+MkQ",
+	"fBxKRAPhjjOTaqOpARyoNdUxc3OsM41phpOUCD5kEPYsMzGZaOFq+3vo75NpjjHCkm7CMo1YRuOESDrH",
+	"pLiu0qPpHPZ9CouV0zQVM1TZahE1UwVOyEykkTQZ0AFfc5DHz3oO9dK3O8ajpH4/ZdWq++Pt2/GjY5tH",
+	"E4P9raGUHoZY2LrCGJUBYKxQCOavVbz2TmusuiXinJpxm6vB6Q//o859rHMfH1fuo17Si5a9VemPn69u",
+	"K1z90Gv86c4TgtVc9vmu6PNzyde2u619ZWYMEjYrmxBRGawzHeqzgz6z1pHvdeT7Q+XcX4EsJqnoJWz8",
+	"X0sQRl9EENjtoFxQPzmE1bXbO8WrxoKEuBbiRxWmbHQb/xZTx1d2yUgnPyKo4wz7msnioUTBzgTgr5ru",
+	"Y+e84R4pctYFcKyp0yUnbQL7kaWpSDUmMseNRrdhAvu0bcsrFLVfDHc3HKJK1jb2B8/67d4T1qFH0QHz",
+	"B097h/RZvxO12cHgCT3qwf1ZOj8HBwKIIZnRbApw55nXyOIMBLhahATeStjXPmMRDK9WLOUiW0+W3CvM",
+	"SXWPiFn27/A5q3wh9hBXOFuqo8VUnaCnE4D5EHWfn1DUtKk54WLWdahuA+46R8vme81BVU+78zo4NVIZ",
+	"cCDsLx4yqVQnNDgMmYXRLDtxSTpXb437Iy/g4dJ6Dm1BgB2zmtAVVDgrmWMYHnAeXVCJ8ykbmzu31ipg",
+	"pQq4kYvg2sLZOdK7gvYs35uZEBfGOADmK7WROhJsMK55waz1pYN+nHVJyREfS75tIWC3FaJGaB76+7nQ",
+	"1N4SUvzuakLTbbNNZc51olKdwnvqnKaEI1fYeKSeD2N0ydJEUEitL4rLlPLlGTECJeCLM0OaoWu5QdKg",
+	"3E6jZdk6YRVwazSiBXsXGrG1mM3TjThjkK6FK0B1s8zQE3C1DAqGnloO/sXl4DaeS3122uQ1dDyaWpbc",
+	"iFRDZimj45XOzH+JBJb+R4Aaux8Zz8jPl0BHgS2XOCoZ/grsYEED7tW3Bg1Ce+KS7ZApz+IEXWRIbrGA",
+	"aMA3oeALhkCj1RYY/4EbTPs12ddsD962i88Pj0mcyYAnMUfk1A14wMMwDDgg0C7ZB3dfwOOoS9pHAYfW",
+	"3UIthYArGdYl34JGHAVYrTAAiRo0uoE97gcNL8B6gkGj++3//a//feWpf6mHd8mI0TTrMZrptwdcD5l2",
+	"MMUpCdVbwi4J3XeHpBl+hE9x69JA23DHI+GYSUmHLAy4ue8Ur+S3uMUF88edOFfze9UKc571Tsgs/xHN",
+	"HPkjkEYv/z1lA5b1R/kNH/AC3uEFnAtw84KboC/GTBoPsPacpExOx9anMBFSR5STtxMG4jfOCLixCm4e",
+	"60Jb9PPog9CBXmvSpZ4T3PVZaueKdZUAH57bSi/CpnrtWKSsC+4Ns+xKEPQKl0XAT9DHphrGnDzJ3Yb6",
+	"I4BRFYKsLoX1KaM/bm62hONCUsMhY8FX0N3hPCx7EZbVNPjfTfUtKjPctFDLPr5UCjoTZn5QfcaZ2tA8",
+	"I7056aViJlkqLefMXDUUnLN+tqMQUKxegxKxYS1xv1GZ7cLi2H39slGectY+aniNMf36G+NDyLA8VN+S",
+	"KYzY6Db+xx/+7rPP39pe+/Dqv5Sll5V9KeRBU0nCwvtDD9yThlgHWXZMyd2MaGmOyAL/ILOY6y/uiWyk",
+	"QwowjRW+90/wwtjPVaN6DqOqAF7p57aPnIy5mGdPDvDr4/F03Og+K/7jNcYxx198++m6JJlSUl93h2LX",
+	"GWr40tcvtW9os3dlSZgWZ2a9/ERZsSg5DzrL4hAWbj4Wi8bDJR3TNATAzp2wxhYmXw0A9nsXPwLy4jfa",
+	"M6EFvMpEUxUfo90KufCs9sQlcdsAsGwyjjY/wBG2DbAbg5Sv1tZVCaqxq2CqPWFJ+bgh5ZubWz2Cpd5A",
+	"K1Rr6aoQjZ5KdjTc6iGGICwG97aMI+aiBmDZgin8SWpdC6VjRgwK2WjZF3B8P3jOQ7hdMyosKeYVI1NQ",
+	"ysvjv6SQV6wPo4zJwgh6AbeKeGlluEp4efwe6QHkv+8+7/dZsvtiOhiwVIP/4iIIuQi7hMoLSSap+IoJ",
+	"zjQjPWhCrKBTukrXkiJNPoz51x2l1yZU4kIw+JVrSxmAlFZRVnMlcP9ocKFAdi4OuShNb67PQN85JvjH",
+	"C2dVYBhWK3MOUu4REC/c6Ag4VWhu7xu6Uq9WHgVNig7NIekkFYM4YXhKw/ZKzOrIP9Knku3GXCrUmsWX",
+	"LJm3LGE0RjMGXHNKY4EBndcjS1OO8qAy/aYi3zWG82G5L8SMxzkzIlR7g7PACMrTxVI/ZAWU/iQBu24X",
+	"jvMv9EV/t9CXIvMdBKyYivMlYSiHh4WAjSeOe/hpeRRKZ7ftn7WPugeHpVEot86wd9fhJ9sYPdUy35h8",
+	"q3dD7fWuvd4139uD5SXGXeroUNB/t6lC90BaraOZ+C0eZAv5t9DGGGWM9/4ViDTCoiGzWfsK10KFeGhg",
+	"HMQpk5lIWdQK+CdupKXV1WBCs6oSW5Zl5jo5uQoVz1iStO4onxbHysmo1T3VhGxWQ2+qIlSmwac4AjfS",
+	"4rdX1GGt6ipcc+/aoLyqp30mWAZ4FE+2SPrMG+UMeaaQx/pE0FqH1Ue1mkXibjSYluxWrBeyG/Mteyfs",
+	"ES/Um6UjCLpoCR+4KqrHshnTJ1ZDBqEJG4z0SJlVZJhiE3Aw0mcp5RKda+ihAbIlSBc0/hulEzD9yfxm",
+	"MhWxX7qLkmkGiwG6GJ+/e+3ajyFIoIU3L+lIE53Vw0et0ZEBd5UkeW7110iY1s4oxJLEXFNEmOLn+BNk",
+	"6liFnY3YOOBupSednmkpIfS5tfqR+4Hrb2DEICG6X85hIEDxFasB6uKH+qVlOv/6Gn97Now7xAjuUfZH",
+	"hQg1V0QNNv7yXBE1bYOLbF7cOa4pOaajRFUfVw55zsRwmDBJrOTt6v91YVBeekcrN3vM1shIqXQyZ5jt",
+	"HfApd54xXmptAIh6SpEWKyfDkhnNWJ6tbs3xhgwrN8vTC+gL1Jw9LtbFhQz1fp9NMh2hovS0TsYOeHiC",
+	"Omz3bD5hXbKoxsKt8MfDRiBdN2PejKZtUwrnFkALTiiiFrIStHgBh0b4AkQ6wPtlAajTP3zlMdGWDIyd",
+	"KsU9GSxSNBQ9RuizZLUvL+RTuzM2ujMqAz5cLNWIwLQQ0yLH4jpcdTWuq3FdjetqXLca12kHBlBaalFS",
+	"AvI0IrpleDeeGtdLZSeMarLog/nEUdCucKZAkwU7UcB/KGeK+sTal1L7Umo1WPtSfiBfCkju7+FKOZ1m",
+	"rOhJwaQgjH1DEkBdtDhhdJE2fCTGjAwYizwSxbIvIKVFNQ24zmVEy0DKaCQtqd2c9OlUMsJFId1JFp0R",
+	"eKzXwkmn5mQiiVoBPy1RgsZYMYYP+kECCopne/Vp1/JHXFtpPih3xK2oWSwNVrsjan1d6+v62PoYwMHp",
+	"XUODkuOqNleuiL7/LQZs4MTeY364DpwXkpXyFqt//aflI9vxiMvGHPBmmBtGXUbmlTzNpVb/gJdF+m8O",
+	"vj92iWIt46vW0gF3iGVFqkmtyzRtEksI2Af+5zuM2n80LJg5m+LHKU9jyYB8Q2f7XjDy91EM2r2cPLFT",
+	"IE9sd3L2xLZlT9xvr2ZP3D/zn3QPltkTfcOeiFZ8w4/4rUET1f5tqlQzkW6PqVrPY+g0qOx4OMoa3bb/",
+	"5MhrXMRcTX48VlPiNSYpU307X2eXRwpBTT3o77XPdSPNJbhNU91kFkeQqPzE968+LxWCvSZd49NV5T7a",
+	"JXSNdio30jXqOx26xslIZKKCL8N+d2OVd+buvCbb8C+q0VvJv1hGv4h+lQL7YoPNf/VffxHx6Zfn8zex",
+	"Pzud+7PT9vvZmy/CP30pZqcncob/fS1fjy/it1/ezwbvGy5j4/raqSj27bD+00i5f7SDqe93nmBP/nHt",
+	"fuRMke0tUlyEzJSKKQPabzlD9u+CYdSooDrdpU53qdNdHiCGVdt5CTDeYtpLhb4AoUMZCclvSjIaFm0o",
+	"AIv3tshLNknEHI1fcA1ztelYyaBsJMmU65oacQomGBTwBFjHPn34rbVBy6AQRi1oVGmxby+dUGEt8TSn",
+	"iwdEATBO0iOMT8dorWM8moiYoyzUSg+UTTknCe0DCND0/DNb7+WC8cIDVjS3No8sHrMk5iyviYdDYayC",
+	"JKM954EDBntj8ZHvVCM5AtCvZtZY7kDPqj+slNfPwXW0/KCPLMtM49QUwi2vo2trCzqPzTHn8qNPjDkU",
+	"nw1F+9VDFrtmQezyI07xBKJDo6TmAFpWZfpJuDmWH/PKGL3gAcanqf7WlRrcAddezeWn5LHnPCLau6jb",
+	"W4MtMH9ppqCF052ORxIpGl4Lg+ieTzesn4Id2HlI4XrZiknjS5ox4lJbuNxWmhGjODHOrWWzQ9MLlmGV",
+	"CcN45u4F+LmkHaTHfxE9IgaD4uADVVrZIkULeT8VskKFpvx5mmutfEjd5Hw1Y1AGZ0QnE7ZoYCfNZZab",
+	"Hfc1mM9/9fnq/wcAAP//",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

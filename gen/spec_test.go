@@ -100,8 +100,8 @@ func TestOperationConventions(t *testing.T) {
 			}
 		}
 	}
-	if n != 29 {
-		t.Errorf("spec has %d operations, want 29", n)
+	if n != 30 {
+		t.Errorf("spec has %d operations, want 30", n)
 	}
 }
 

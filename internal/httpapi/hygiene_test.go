@@ -89,6 +89,13 @@ func specOps(t *testing.T, method string) []specOp {
 	return ops
 }
 
+// streamed reports whether o answers a stream (text/event-stream) rather
+// than one document.
+func streamed(o specOp) bool {
+	r := o.op.Responses.Status(http.StatusOK)
+	return r != nil && r.Value != nil && r.Value.Content.Get("text/event-stream") != nil
+}
+
 // url is the operation's path with the world's resources in it and its
 // required query parameters set to their examples, plus extra.
 func (h *hygiene) url(t *testing.T, o specOp, extra string) string {
@@ -195,6 +202,9 @@ func sameHeaders(t *testing.T, what string, get, head http.Header) {
 func TestHygieneHeadAnswersEveryGet(t *testing.T) {
 	h := newHygiene(t)
 	for _, o := range specOps(t, http.MethodGet) {
+		if streamed(o) {
+			continue // never ends, has no ETag; stream_test.go at the root covers it
+		}
 		path := h.url(t, o, "")
 		get := h.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: h.alice})
 		head := h.env.Do(t, apitest.Request{Method: "HEAD", Path: path, Token: h.alice}) // Check: no body
