@@ -58,19 +58,19 @@ sdk: ## regenerate the Go and TypeScript client SDKs from openapi.yaml
 	cd sdk/go && $(GO) generate ./...
 	cd sdk/ts && { [[ -d node_modules ]] || npm ci --no-audit --no-fund --loglevel=error; } && npm run -s generate
 
-contract: ## SDK drift, Go + TypeScript SDK sessions and Prism against a live server, /docs in Chromium
+contract: ## SDK drift, ogen + hey-api generate and compile, swagger-parser, Go + TypeScript SDK sessions and Prism against a live server, /docs in Chromium
 	tools/contract/run.sh
 
 check-generate: generate ## fail when gen/ or the SDKs differ from what openapi.yaml generates
 	@git diff --exit-code -- gen/ sdk/ || { echo "gen/ or sdk/ is stale: run make generate and commit"; exit 1; }
 	@test -z "$$(git status --porcelain -- gen/ sdk/)" || { git status --porcelain -- gen/ sdk/; echo "gen/ or sdk/ has untracked changes"; exit 1; }
 
-lint: vet lint-spec breaking ## go vet, the OpenAPI linters and the breaking-change guard
+lint: vet lint-spec breaking ## go vet, the OpenAPI linters (with the bounds and formats check) and the breaking-change guard
 
 vet:
 	$(GO) vet ./...
 
-lint-spec: ## Redocly and Spectral on openapi.yaml (zero errors, zero warnings)
+lint-spec: ## kin-openapi, Redocly, Spectral and the bounds and formats check on openapi.yaml (zero errors, zero warnings)
 	tools/lint.sh
 
 breaking: ## fail when openapi.yaml breaks clients of the last release (api/baseline/openapi.yaml), unless the major version changed

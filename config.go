@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/search"
 	"github.com/socialnet/socialapi/internal/stream"
@@ -51,6 +52,7 @@ type Config struct {
 	FanOutHelpers    int           // 0: none
 	TrimEvery        time.Duration
 	Stream           stream.Config
+	PollCloseEvery   time.Duration
 }
 
 // envVar documents one environment variable of `serve`. envVars is the one
@@ -65,25 +67,26 @@ type envVar struct {
 var envVars = []envVar{
 	{"DATABASE_URL", "(required)", "PostgreSQL URL, e.g. `postgres://user@127.0.0.1:5432/social?sslmode=disable`"},
 	{"ADDR", "`:8080`", "listen address of the API"},
-	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, used for every URL in bodies and headers; never derived from the `Host` header"},
+	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, at most 200 characters (so every URL the API writes stays within the contract's `maxLength`), used for every URL in bodies and headers; never derived from the `Host` header"},
 	{"LOG_FORMAT", "`json`", "`json` or `text`"},
 	{"LOG_LEVEL", "`info`", "`debug`, `info`, `warn` or `error`; logs go to stderr, one line per request at `info`"},
 	{"BODY_LIMIT_BYTES", "`65536`", "maximum request body size; a larger body answers 413"},
 	{"REQUEST_TIMEOUT", "`10s`", "budget of one request, database included; past it the request answers 503"},
 	{"SHUTDOWN_TIMEOUT", "`20s`", "how long SIGTERM waits for in-flight requests"},
-	{"DB_MAX_CONNS", "`16`", "connection pool size; each instance also holds one more connection, the event stream's listener (`LISTEN`): keep instances × (this + 1) below PostgreSQL's `max_connections`"},
+	{"DB_MAX_CONNS", "4 per CPU + `DB_COALESCE_SLOTS` + `TIMELINE_FANOUT_HELPERS` + 2, at least 16", "connection pool size; each instance also holds one more connection, the event stream's listener (`LISTEN`): keep instances × (this + 1) below PostgreSQL's `max_connections`"},
 	{"MAX_ACTIVE_REQUESTS", "4 per CPU, at most `DB_MAX_CONNS`", "API requests served at once; the others wait their turn, fairly between clients, within `REQUEST_TIMEOUT` (then 503); `0`: no bound"},
 	{"DB_STATEMENT_TIMEOUT", "`5s`", "`statement_timeout` of the server's database connections (keep it below `REQUEST_TIMEOUT`): PostgreSQL stops a longer statement and the request answers 503; `0` keeps the database role's own setting; migrations, `seed`, `check` and `generate` are not bounded by it"},
 	{"POST_CACHE_ENTRIES", "`50000`", "posts whose unchanging parts (body, author, media, tags, mentions) each instance keeps in memory for reads (about 50 MB at the default); counters, reactions, polls, deletions and who may see a post are always read live; `0` disables"},
-	{"DB_COALESCE_SLOTS", "`2`", "statements of coalesced reads (single post, feed pages) in flight at once; reads that arrive while all are busy are answered together, each as if alone; these routes take no `MAX_ACTIVE_REQUESTS` place; `0`: every read alone"},
+	{"DB_COALESCE_SLOTS", "1 per CPU, at least 2", "statements of coalesced reads (single post, feed pages) in flight at once; reads that arrive while all are busy are answered together, each as if alone; these routes take no `MAX_ACTIVE_REQUESTS` place; `0`: every read alone"},
 	{"SEARCH_CACHE_TTL", "`10s`", "how long each instance keeps what a search text matched; the items shown are always read live, but a new match may appear, and totals change, this much later; `0` disables"},
 	{"SEARCH_MAX_PER_MEMBER", "`2`", "searches of one member reading their matches from the database at once on each instance; one more answers 429 at once; searches served from kept matches are not counted; `0`: no bound"},
 	{"SEARCH_MAX_ACTIVE", "half of `MAX_ACTIVE_REQUESTS` (or of `DB_MAX_CONNS` when smaller), at least 1", "the same for all members' searches together, so other requests always find a place and a connection; `0`: no bound"},
 	{"SEARCH_TIMEOUT", "`2s`", "how long one search may run; a longer one is stopped and answers 503; `0`: only `REQUEST_TIMEOUT` and `DB_STATEMENT_TIMEOUT` bound it"},
 	{"VIEWS_FLUSH_INTERVAL", "`10s`", "how often each instance adds the post views it counted in memory to the database; other instances see a view up to this much later, and a crash loses at most this much"},
 	{"TIMELINE_DORMANT_AFTER", "`336h`", "how long a member may go without using any token before new posts stop being written to their home timeline; their next home read rebuilds it in the same request; `0`: never"},
-	{"TIMELINE_FANOUT_HELPERS", "`1`", "fan-out loops that join the timeline worker's own while new posts queue faster than one loop writes them; `0`: none"},
+	{"TIMELINE_FANOUT_HELPERS", "1 per 2 CPUs, at least 1", "fan-out loops that join the timeline worker's own while new posts queue faster than one loop writes them; `0`: none"},
 	{"TIMELINE_TRIM_INTERVAL", "`5m`", "how often the timeline worker cuts the home timelines its fan-out has grown past their cap back to it"},
+	{"POLL_CLOSE_INTERVAL", "`30s`", "how often each instance looks for polls whose `expires_at` has passed and notifies their authors and voters (`poll` notifications, dated when the poll closed); instances share the work and each close is notified once; a close is notified up to this much after it happens"},
 	{"RATE_LIMIT_READ", "`120`", "read requests (GET, HEAD) per member per window"},
 	{"RATE_LIMIT_WRITE", "`60`", "write requests (POST, DELETE) per member per window"},
 	{"RATE_LIMIT_WINDOW", "`1m`", "the period those quotas refill over, evenly"},
@@ -142,12 +145,23 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.BodyLimit, err = envInt(getenv, "BODY_LIMIT_BYTES", 64<<10, 1024, 64<<20); err != nil {
 		return c, err
 	}
-	maxConns, err := envInt(getenv, "DB_MAX_CONNS", 16, 1, 1000)
+	cpus := runtime.GOMAXPROCS(0)
+	slots, err := envInt(getenv, "DB_COALESCE_SLOTS", defaultSlots(cpus), 0, 10_000)
+	if err != nil {
+		return c, err
+	}
+	c.CoalesceSlots = int(slots)
+	helpers, err := envInt(getenv, "TIMELINE_FANOUT_HELPERS", defaultHelpers(cpus), 0, 64)
+	if err != nil {
+		return c, err
+	}
+	c.FanOutHelpers = int(helpers)
+	maxConns, err := envInt(getenv, "DB_MAX_CONNS", defaultConns(cpus, slots, helpers), 1, 1000)
 	if err != nil {
 		return c, err
 	}
 	c.DBMaxConns = int(maxConns)
-	active, err := envInt(getenv, "MAX_ACTIVE_REQUESTS", defaultActive(maxConns, runtime.GOMAXPROCS(0)), 0, 100_000)
+	active, err := envInt(getenv, "MAX_ACTIVE_REQUESTS", defaultActive(maxConns, cpus), 0, 100_000)
 	if err != nil {
 		return c, err
 	}
@@ -157,11 +171,6 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.PostCacheEntries = int(postCache)
-	slots, err := envInt(getenv, "DB_COALESCE_SLOTS", hydrate.DefaultCoalesceSlots, 0, 10_000)
-	if err != nil {
-		return c, err
-	}
-	c.CoalesceSlots = int(slots)
 	perMember, err := envInt(getenv, "SEARCH_MAX_PER_MEMBER", search.DefaultPerMember, 0, 10_000)
 	if err != nil {
 		return c, err
@@ -204,12 +213,10 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.DormantAfter, err = envDurationOrOff(getenv, "TIMELINE_DORMANT_AFTER", timeline.DormantAfter); err != nil {
 		return c, fmt.Errorf("%w (or 0 for never)", err)
 	}
-	helpers, err := envInt(getenv, "TIMELINE_FANOUT_HELPERS", timeline.DefaultHelpers, 0, 16)
-	if err != nil {
+	if c.TrimEvery, err = envDuration(getenv, "TIMELINE_TRIM_INTERVAL", timeline.DefaultTrimEvery); err != nil {
 		return c, err
 	}
-	c.FanOutHelpers = int(helpers)
-	if c.TrimEvery, err = envDuration(getenv, "TIMELINE_TRIM_INTERVAL", timeline.DefaultTrimEvery); err != nil {
+	if c.PollCloseEvery, err = envDuration(getenv, "POLL_CLOSE_INTERVAL", polls.DefaultEvery); err != nil {
 		return c, err
 	}
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", ratelimit.DefaultWindow); err != nil {
@@ -299,14 +306,22 @@ func corsOrigins(s string) ([]string, error) {
 	return out, nil
 }
 
-// checkPublicURL accepts an absolute http(s) URL without query or fragment
-// and returns it without a trailing slash.
+// maxPublicURL bounds PUBLIC_URL, the prefix of every URL the API writes, so
+// that those URLs stay within the maxLength openapi.yaml gives them.
+const maxPublicURL = 200
+
+// checkPublicURL accepts an absolute http(s) URL without query or fragment,
+// of at most maxPublicURL characters, and returns it without a trailing slash.
 func checkPublicURL(s string) (string, error) {
 	u, err := url.Parse(s)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
 		return "", fmt.Errorf("PUBLIC_URL must be an absolute http(s) URL without credentials, query or fragment, got %q", s)
 	}
-	return strings.TrimRight(u.String(), "/"), nil
+	pub := strings.TrimRight(u.String(), "/")
+	if len(pub) > maxPublicURL {
+		return "", fmt.Errorf("PUBLIC_URL must be at most %d characters, got %d", maxPublicURL, len(pub))
+	}
+	return pub, nil
 }
 
 func orDefault(v, def string) string {
@@ -326,6 +341,34 @@ func envInt(getenv func(string) string, name string, def, lo, hi int64) (int64, 
 		return 0, fmt.Errorf("%s must be an integer from %d to %d, got %q", name, lo, hi, v)
 	}
 	return n, nil
+}
+
+// The concurrency defaults follow one formula from the CPUs the process may
+// use (GOMAXPROCS) and from each other, so that no constant caps throughput
+// independently of the machine (docs/configuration.md, "Concurrency"):
+//
+//	DB_COALESCE_SLOTS        CPUs, at least 2
+//	TIMELINE_FANOUT_HELPERS  CPUs ÷ 2, at least 1
+//	MAX_ACTIVE_REQUESTS      4 × CPUs, at most DB_MAX_CONNS
+//	DB_MAX_CONNS             4 × CPUs + slots + helpers + 2, at least 16
+//	SEARCH_MAX_ACTIVE        half of MAX_ACTIVE_REQUESTS (search.DefaultActive)
+//
+// The pool holds every request the gate admits, every coalesced statement,
+// every fan-out loop, the timeline worker's own loop and the views flush,
+// so that none of them waits for a connection another kind holds.
+
+// defaultSlots is DB_COALESCE_SLOTS's default: one coalesced statement in
+// flight per CPU (two at least, so that one slow statement never stalls
+// every coalesced read).
+func defaultSlots(cpus int) int64 { return int64(max(2, cpus)) }
+
+// defaultHelpers is TIMELINE_FANOUT_HELPERS's default: the fan-out keeps
+// up with the writes the gate admits on more CPUs.
+func defaultHelpers(cpus int) int64 { return int64(max(1, cpus/2)) }
+
+// defaultConns is DB_MAX_CONNS's default (see the formula above).
+func defaultConns(cpus int, slots, helpers int64) int64 {
+	return max(16, int64(4*cpus)+slots+helpers+2)
 }
 
 // defaultActive is MAX_ACTIVE_REQUESTS's default: four requests per CPU,

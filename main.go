@@ -29,6 +29,7 @@ import (
 	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/members"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
 	"github.com/socialnet/socialapi/internal/stream"
@@ -171,6 +172,11 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				return err
 			}
 			go hub.Run(wctx, cfg.DatabaseURL)
+			// Polls close with time, not with a request: each instance looks
+			// for the closes to notify (internal/polls shares them out).
+			closer := polls.NewCloser(conn, log)
+			closer.Every = cfg.PollCloseEvery
+			go closer.Run(wctx)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cfg.PostCacheEntries,

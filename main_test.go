@@ -218,11 +218,11 @@ func TestLoadConfig(t *testing.T) {
 		t.Errorf("defaults = %+v, %v", c, err)
 	}
 	for _, env := range []map[string]string{
-		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"},
+		{"PUBLIC_URL": "example.com"}, {"PUBLIC_URL": "https://x.example/?a=1"}, {"PUBLIC_URL": "ftp://x.example"}, {"PUBLIC_URL": "https://x.example/" + strings.Repeat("a", 200)},
 		{"LOG_FORMAT": "xml"}, {"BODY_LIMIT_BYTES": "0"}, {"REQUEST_TIMEOUT": "soon"}, {"RATE_LIMIT_READ": "-5"},
 		{"DB_STATEMENT_TIMEOUT": "-1s"}, {"DB_STATEMENT_TIMEOUT": "5"}, {"DB_STATEMENT_TIMEOUT": "10us"},
 		{"POST_CACHE_ENTRIES": "-1"}, {"POST_CACHE_ENTRIES": "many"}, {"DB_COALESCE_SLOTS": "-1"},
-		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_FANOUT_HELPERS": "-1"}, {"TIMELINE_FANOUT_HELPERS": "17"}, {"TIMELINE_DORMANT_AFTER": "2w"},
+		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_FANOUT_HELPERS": "-1"}, {"TIMELINE_FANOUT_HELPERS": "65"}, {"TIMELINE_DORMANT_AFTER": "2w"},
 		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
 		{"TIMELINE_TRIM_INTERVAL": "0"}, {"TIMELINE_TRIM_INTERVAL": "5"}, {"TIMELINE_TRIM_INTERVAL": "-1m"},
 	} {
@@ -258,6 +258,32 @@ func TestLoadConfig(t *testing.T) {
 				t.Errorf("defaultActive(%d conns, %d CPUs) = %d, want %d", tt.conns, tt.cpus, got, tt.want)
 			}
 		})
+	}
+	// The concurrency formula, on 1, 2 and 16 CPUs: on this project's
+	// 2-core machine it gives what the constants gave before it.
+	for _, tt := range []struct{ cpus, slots, helpers, conns, active int64 }{
+		{1, 2, 1, 16, 4}, {2, 2, 1, 16, 8}, {16, 16, 8, 90, 64}, {64, 64, 32, 354, 256},
+	} {
+		t.Run(fmt.Sprintf("concurrency on %d CPUs", tt.cpus), func(t *testing.T) {
+			cpus := int(tt.cpus)
+			slots, helpers := defaultSlots(cpus), defaultHelpers(cpus)
+			conns := defaultConns(cpus, slots, helpers)
+			if got := [4]int64{slots, helpers, conns, defaultActive(conns, cpus)}; got != [4]int64{tt.slots, tt.helpers, tt.conns, tt.active} {
+				t.Errorf("slots, helpers, conns, active = %v, want %v", got, [4]int64{tt.slots, tt.helpers, tt.conns, tt.active})
+			}
+			if tt.active+tt.slots+tt.helpers+2 > tt.conns {
+				t.Errorf("the pool (%d) cannot hold what the gate, the slots and the fan-out use at once", tt.conns)
+			}
+		})
+	}
+	if c, err := loadConfig(func(string) string { return "" }); err != nil {
+		t.Fatal(err)
+	} else if cpus := runtime.GOMAXPROCS(0); c.CoalesceSlots != int(defaultSlots(cpus)) || c.FanOutHelpers != int(defaultHelpers(cpus)) ||
+		c.DBMaxConns != int(defaultConns(cpus, defaultSlots(cpus), defaultHelpers(cpus))) || c.MaxActive != int(defaultActive(int64(c.DBMaxConns), cpus)) {
+		t.Errorf("defaults on %d CPUs: slots %d, helpers %d, conns %d, active %d: not the formula's", cpus, c.CoalesceSlots, c.FanOutHelpers, c.DBMaxConns, c.MaxActive)
+	}
+	if c, err := loadConfig(func(k string) string { return map[string]string{"DB_MAX_CONNS": "6"}[k] }); err != nil || c.MaxActive > 6 {
+		t.Errorf("DB_MAX_CONNS=6: MAX_ACTIVE_REQUESTS %d, %v; want at most the pool", c.MaxActive, err)
 	}
 	if c, err := loadConfig(func(k string) string { return map[string]string{"MAX_ACTIVE_REQUESTS": "0"}[k] }); err != nil || c.MaxActive != 0 {
 		t.Errorf("MAX_ACTIVE_REQUESTS=0: %d, %v; want 0 (no bound)", c.MaxActive, err)

@@ -412,12 +412,15 @@ func TestStreamExactlyOnce(t *testing.T) {
 	}
 }
 
-// TestStreamVisibility: the rule is applied when an event is sent. A
-// notification whose actor the member muted meanwhile, and a post of a
-// member blocked meanwhile, are not sent on resume; what follows is.
+// TestStreamVisibility: the rule is applied when an event is sent, the
+// lists' rule (internal/visibility). On resume, none of these is sent: a
+// notification whose actor the member muted meanwhile, a message of that
+// actor, a post of a member the member blocked meanwhile, a reaction of a
+// member who blocked the member meanwhile (a block hides both ways), and a
+// comment of a member suspended meanwhile; what follows is.
 func TestStreamVisibility(t *testing.T) {
 	t.Parallel()
-	w := newStreamWorld(t, nil, "alice", "bob", "carol")
+	w := newStreamWorld(t, nil, "alice", "bob", "carol", "erin", "frank")
 	base := w.start(t)
 	alice, bob, carol := w.tok["alice"], w.tok["bob"], w.tok["carol"]
 	mustCall(t, base, alice, "POST", "/users/bob/follow", nil, 200)
@@ -428,10 +431,15 @@ func TestStreamVisibility(t *testing.T) {
 	mark := s.next(t, "notification", named("notification"))
 	s.close()
 
-	// While the stream is closed: carol comments, bob posts; then alice
-	// mutes carol and blocks bob.
+	// While the stream is closed: carol comments and writes to alice, bob
+	// posts, erin reacts, frank comments; then alice mutes carol and
+	// blocks bob, erin blocks alice, and frank is suspended.
 	mustCall(t, base, carol, "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "hidden soon"}, 201)
+	conv := mustCall(t, base, carol, "POST", "/conversations", map[string]any{"participants": []string{"alice"}, "body": "hidden soon"}, 201)
+	hiddenMsg := num(conv["data"].(map[string]any)["last_message"].(map[string]any)["id"])
 	hidden := dataID(mustCall(t, base, bob, "POST", "/posts", map[string]any{"body": "hidden soon", "visibility": "public"}, 201))
+	mustCall(t, base, w.tok["erin"], "POST", fmt.Sprintf("/posts/%d/react", mine), map[string]any{"type": "love"}, 200)
+	mustCall(t, base, w.tok["frank"], "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "hidden soon"}, 201)
 	waitFor(t, "the fan-out of bob's post", func() bool {
 		var n int
 		_ = w.db.Get(&n, `SELECT count(*) FROM stream_events WHERE kind = 'post' AND ref_id = $1`, hidden)
@@ -439,6 +447,10 @@ func TestStreamVisibility(t *testing.T) {
 	})
 	mustCall(t, base, alice, "POST", "/users/carol/mute", nil, 200)
 	mustCall(t, base, alice, "POST", "/users/bob/block", nil, 200)
+	mustCall(t, base, w.tok["erin"], "POST", "/users/alice/block", nil, 200)
+	if _, _, err := cli(t, w.env, "member", "suspend", "frank", "--reason", "test"); err != nil {
+		t.Fatal(err)
+	}
 	// A sentinel after them: a comment of dave's.
 	if _, _, err := cli(t, w.env, "member", "create", "--handle", "dave", "--name", "dave"); err != nil {
 		t.Fatal(err)
@@ -459,7 +471,9 @@ func TestStreamVisibility(t *testing.T) {
 		case ev.Name == "refetch":
 			t.Fatal("refetch within the window")
 		case ev.Name == "notification":
-			t.Errorf("notification sent after its actor was muted: %+v", ev)
+			t.Errorf("notification sent after its actor was muted, blocked, blocked alice or was suspended: %+v", ev)
+		case ev.Name == "message":
+			t.Errorf("message sent after its sender was muted: %+v (message %d)", ev, hiddenMsg)
 		case ev.Name == "post" && num(ev.Data["id"]) == hidden:
 			t.Errorf("post of a blocked member sent: %+v", ev)
 		}

@@ -170,6 +170,7 @@ const (
 	NotificationTypeFollow   NotificationType = "follow"
 	NotificationTypeMention  NotificationType = "mention"
 	NotificationTypeMessage  NotificationType = "message"
+	NotificationTypePoll     NotificationType = "poll"
 	NotificationTypeReaction NotificationType = "reaction"
 	NotificationTypeReply    NotificationType = "reply"
 )
@@ -184,6 +185,8 @@ func (e NotificationType) Valid() bool {
 	case NotificationTypeMention:
 		return true
 	case NotificationTypeMessage:
+		return true
+	case NotificationTypePoll:
 		return true
 	case NotificationTypeReaction:
 		return true
@@ -933,7 +936,7 @@ type InboxListMeta struct {
 	// UnreadCount Total number of unread items (notifications, or conversations with unread messages), regardless of filters.
 	//
 	// Example: 1
-	UnreadCount int `json:"unread_count"`
+	UnreadCount int64 `json:"unread_count"`
 }
 
 // IndexEnums Values of the API's enums.
@@ -1459,6 +1462,39 @@ type NewMessage struct {
 	Body string `json:"body"`
 }
 
+// NewPoll A poll to attach to a new post. Every member who may see the post may vote once
+// (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+// its author and its voters are notified (a `poll` notification).
+type NewPoll struct {
+	// ExpiresIn Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+	//
+	// Example: 86400
+	ExpiresIn int `json:"expires_in"`
+
+	// Multiple Whether a voter may choose several options. Defaults to false (one choice).
+	//
+	// Example: false
+	Multiple *bool `json:"multiple,omitempty"`
+
+	// Options The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+	//
+	// Example: ["Tabs","Spaces"]
+	Options []string `json:"options"`
+
+	// Question The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+	//
+	// Example: Tabs or spaces?
+	Question string `json:"question"`
+}
+
+// NewPollVote The options the caller votes for.
+type NewPollVote struct {
+	// Choices Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+	//
+	// Example: [0]
+	Choices []int `json:"choices"`
+}
+
 // NewPost A post to publish.
 type NewPost struct {
 	// Body Text of the post; hashtags and @mentions are recognised. It must contain at least one visible character (see Conventions); else `too_short`.
@@ -1487,6 +1523,9 @@ type NewPost struct {
 	//
 	// Example: https://go.dev/doc/devel/release
 	Link *string `json:"link,omitempty"`
+
+	// Poll Optional poll attached to the post; makes the post's `type` `poll`.
+	Poll *NewPoll `json:"poll,omitempty"`
 
 	// Visibility Who may see the post. Defaults to the member's `settings.default_visibility`.
 	//
@@ -1527,7 +1566,7 @@ type Notification struct {
 	// Example: 301
 	ID int64 `json:"id"`
 
-	// PostID The post concerned (reaction, comment, reply, mention); otherwise null.
+	// PostID The post concerned (reaction, comment, reply, mention, poll); otherwise null.
 	//
 	// Example: 42
 	PostID *int64 `json:"post_id"`
@@ -1562,7 +1601,11 @@ type NotificationList struct {
 	Meta InboxListMeta `json:"meta"`
 }
 
-// NotificationType What the notification is about.
+// NotificationType What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationType string
@@ -1586,15 +1629,16 @@ type NotificationsReadResult struct {
 	// Marked Number of notifications that changed from unread to read.
 	//
 	// Example: 2
-	Marked int `json:"marked"`
+	Marked int64 `json:"marked"`
 
 	// UnreadCount Number of the caller's notifications still unread.
 	//
 	// Example: 0
-	UnreadCount int `json:"unread_count"`
+	UnreadCount int64 `json:"unread_count"`
 }
 
-// Poll A poll attached to a post (read-only in v1).
+// Poll A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+// `viewer`) are read live: a vote shows on the next read of the post, on every instance.
 type Poll struct {
 	// Expired Whether voting has closed.
 	//
@@ -1619,13 +1663,23 @@ type Poll struct {
 	// Options The options, in order.
 	Options []PollOption `json:"options"`
 
+	// OwnVotes Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+	//
+	// Example: [0]
+	OwnVotes []int `json:"own_votes"`
+
 	// Question The question asked.
 	//
 	// Example: Tabs or spaces?
 	Question string `json:"question"`
 
-	// Viewer The caller's participation.
+	// Viewer The caller's participation (kept for compatibility; `voted` and `own_votes` say the same).
 	Viewer PollViewer `json:"viewer"`
+
+	// Voted Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+	//
+	// Example: true
+	Voted bool `json:"voted"`
 
 	// VotersCount Number of members who voted.
 	//
@@ -1654,6 +1708,12 @@ type PollOption struct {
 	//
 	// Example: 7
 	Votes int `json:"votes"`
+}
+
+// PollResponse One poll.
+type PollResponse struct {
+	// Data The poll.
+	Data Poll `json:"data"`
 }
 
 // PollViewer The caller's participation in the poll.
@@ -1741,7 +1801,7 @@ type PostCounts struct {
 	// Reactions Number of reactions; the sum of `reaction_counts`.
 	//
 	// Example: 5
-	Reactions int `json:"reactions"`
+	Reactions int64 `json:"reactions"`
 
 	// Shares Number of shares (no write path in v1).
 	//
@@ -1758,7 +1818,7 @@ type PostCounts struct {
 	//
 	//
 	// Example: 120
-	Views int `json:"views"`
+	Views int64 `json:"views"`
 }
 
 // PostList A page of posts.
@@ -1806,10 +1866,10 @@ type Problem struct {
 	// Example: The requested resource was not found.
 	Detail string `json:"detail"`
 
-	// Errors Field-level problems; empty when the problem is not about particular fields.
+	// Errors Field-level problems, the first 100 when there are more; empty when the problem is not about particular fields.
 	Errors []ProblemField `json:"errors"`
 
-	// Instance Path of the request.
+	// Instance Path of the request; a longer one is cut to 2048 characters, the last one `…`.
 	//
 	// Example: /api/v1/posts/999
 	Instance string `json:"instance"`
@@ -1880,14 +1940,14 @@ type ProblemField struct {
 // ProblemFieldCode Machine-readable reason of one field-level problem; the list is closed.
 // For a body member (`pointer`):
 // `required` (missing, or a member the request needs in its case: media of a photo post,
-// another participant, a choice);
+// another participant);
 // `unknown_field` (not declared by the schema);
 // `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
 // given twice in a list, such as a poll choice);
 // `wrong_type` (not of the declared type, or an integer written with a fraction or an
 // exponent);
 // `not_allowed` (not one of the allowed values);
-// `too_short`, `too_long` (length of a string or an array);
+// `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
 // `too_many` (more items than the resource may carry: media, images, participants);
 // `out_of_range` (a number outside its bounds);
 // `bad_format` (does not match its pattern or format);
@@ -1969,7 +2029,7 @@ type ProfileCounts struct {
 	// Posts Number of this member's posts that the caller may see.
 	//
 	// Example: 42
-	Posts int `json:"posts"`
+	Posts int64 `json:"posts"`
 }
 
 // ProfileList A page of profiles.
@@ -2038,7 +2098,7 @@ type RateLimitPolicy struct {
 	// WindowSeconds Length of the window, in seconds.
 	//
 	// Example: 60
-	WindowSeconds int `json:"window_seconds"`
+	WindowSeconds int64 `json:"window_seconds"`
 }
 
 // RateLimitPolicyName Rate-limit policy: `read` (GET, HEAD) or `write` (POST, DELETE).
@@ -2075,7 +2135,7 @@ type RateLimitProblem struct {
 	// Errors Field-level problems; always empty here.
 	Errors []ProblemField `json:"errors"`
 
-	// Instance Path of the request.
+	// Instance Path of the request; a longer one is cut to 2048 characters, the last one `…`.
 	//
 	// Example: /api/v1/posts
 	Instance string `json:"instance"`
@@ -2100,7 +2160,7 @@ type RateLimitProblem struct {
 	// RetryAfter Seconds to wait before retrying; the same value as `Retry-After`.
 	//
 	// Example: 12
-	RetryAfter int `json:"retry_after"`
+	RetryAfter int64 `json:"retry_after"`
 
 	// Status HTTP status code of the response (429).
 	//
@@ -2442,12 +2502,12 @@ type UnreadCounts struct {
 	// Conversations Number of conversations with unread messages.
 	//
 	// Example: 1
-	Conversations int `json:"conversations"`
+	Conversations int64 `json:"conversations"`
 
 	// Notifications Number of unread notifications.
 	//
 	// Example: 3
-	Notifications int `json:"notifications"`
+	Notifications int64 `json:"notifications"`
 }
 
 // UserSummary Short form of a member.
@@ -2531,7 +2591,11 @@ type MaxPrice = int64
 // MinPrice Example: 10000
 type MinPrice = int64
 
-// NotificationTypeFilter What the notification is about.
+// NotificationTypeFilter What the notification is about: `follow` (the actor follows the caller), `reaction`,
+// `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+// `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+// the actor is the poll's author, the caller included, and `post_id` its post; sent once
+// the poll's `expires_at` has passed, within a minute by default).
 //
 // Example: comment
 type NotificationTypeFilter = NotificationType
@@ -2894,6 +2958,17 @@ type CreatePostCommentParams struct {
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
+// VotePollParams defines parameters for VotePoll.
+type VotePollParams struct {
+	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+	// with the same key, from the same member, for the same operation and body replays the first
+	// response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+	// different request answers `422 idempotency_key_reused`; while the first request is still
+	// running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+	// Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ReactToPostParams defines parameters for ReactToPost.
 type ReactToPostParams struct {
 	// IdempotencyKey Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
@@ -3016,6 +3091,9 @@ type CreatePostJSONRequestBody = NewPost
 // CreatePostCommentJSONRequestBody defines body for CreatePostComment for application/json ContentType.
 type CreatePostCommentJSONRequestBody = NewComment
 
+// VotePollJSONRequestBody defines body for VotePoll for application/json ContentType.
+type VotePollJSONRequestBody = NewPollVote
+
 // ReactToPostJSONRequestBody defines body for ReactToPost for application/json ContentType.
 type ReactToPostJSONRequestBody = NewReaction
 
@@ -3078,6 +3156,9 @@ type ServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx echo.Context, id ID, params CreatePostCommentParams) error
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx echo.Context, id ID, params VotePollParams) error
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx echo.Context, id ID) error
@@ -3155,7 +3236,7 @@ func (w *ServerInterfaceWrapper) ListConversations(ctx echo.Context) error {
 	var params ListConversationsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3233,7 +3314,7 @@ func (w *ServerInterfaceWrapper) ListConversationMessages(ctx echo.Context) erro
 	var params ListConversationMessagesParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3354,7 +3435,7 @@ func (w *ServerInterfaceWrapper) ListFeed(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3424,7 +3505,7 @@ func (w *ServerInterfaceWrapper) ListJobs(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3508,7 +3589,7 @@ func (w *ServerInterfaceWrapper) ListListings(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3579,7 +3660,7 @@ func (w *ServerInterfaceWrapper) ListBlocks(ctx echo.Context) error {
 	var params ListBlocksParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3621,7 +3702,7 @@ func (w *ServerInterfaceWrapper) ListMutes(ctx echo.Context) error {
 	var params ListMutesParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3677,7 +3758,7 @@ func (w *ServerInterfaceWrapper) ListNotifications(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3836,7 +3917,7 @@ func (w *ServerInterfaceWrapper) ListPostComments(ctx echo.Context) error {
 	var params ListPostCommentsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -3903,6 +3984,42 @@ func (w *ServerInterfaceWrapper) CreatePostComment(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreatePostComment(ctx, id, params)
+	return err
+}
+
+// VotePoll converts echo context to params.
+func (w *ServerInterfaceWrapper) VotePoll(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "id" -------------
+	var id ID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "id", ctx.Param("id"), &id, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "integer", Format: "int64", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params VotePollParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.VotePoll(ctx, id, params)
 	return err
 }
 
@@ -3980,7 +4097,7 @@ func (w *ServerInterfaceWrapper) SearchAll(ctx echo.Context) error {
 
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -4240,7 +4357,7 @@ func (w *ServerInterfaceWrapper) ListUserPosts(ctx echo.Context) error {
 	var params ListUserPostsParams
 	// ------------- Optional query parameter "per_page" -------------
 
-	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "per_page", ctx.QueryParams(), &params.PerPage, runtime.BindQueryParameterOptions{Type: "integer", Format: "int32"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter per_page: %s", err))
 	}
@@ -4331,6 +4448,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/posts/:id", wrapper.GetPost, options.OperationMiddlewares["getPost"]...)
 	router.DELETE(options.BaseURL+"/posts/:id/react", wrapper.DeletePostReaction, options.OperationMiddlewares["deletePostReaction"]...)
 	router.POST(options.BaseURL+"/posts/:id/react", wrapper.ReactToPost, options.OperationMiddlewares["reactToPost"]...)
+	router.POST(options.BaseURL+"/posts/:id/poll/votes", wrapper.VotePoll, options.OperationMiddlewares["votePoll"]...)
 	router.GET(options.BaseURL+"/posts/:id/comments", wrapper.ListPostComments, options.OperationMiddlewares["listPostComments"]...)
 	router.POST(options.BaseURL+"/posts/:id/comments", wrapper.CreatePostComment, options.OperationMiddlewares["createPostComment"]...)
 	router.GET(options.BaseURL+"/users/:handle", wrapper.GetUser, options.OperationMiddlewares["getUser"]...)
@@ -4355,12 +4473,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 }
 
 type BadRequestResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type BadRequestApplicationProblemPlusJSONResponse struct {
@@ -4370,8 +4490,15 @@ type BadRequestApplicationProblemPlusJSONResponse struct {
 }
 
 type ConflictResponseHeaders struct {
-	Link       *string
-	XRequestID *string
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestID          *string
 }
 type ConflictApplicationProblemPlusJSONResponse struct {
 	Body Problem
@@ -4380,13 +4507,15 @@ type ConflictApplicationProblemPlusJSONResponse struct {
 }
 
 type ForbiddenResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type ForbiddenApplicationProblemPlusJSONResponse struct {
@@ -4396,12 +4525,14 @@ type ForbiddenApplicationProblemPlusJSONResponse struct {
 }
 
 type InternalErrorResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type InternalErrorApplicationProblemPlusJSONResponse struct {
@@ -4411,12 +4542,14 @@ type InternalErrorApplicationProblemPlusJSONResponse struct {
 }
 
 type NotFoundResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type NotFoundApplicationProblemPlusJSONResponse struct {
@@ -4426,13 +4559,15 @@ type NotFoundApplicationProblemPlusJSONResponse struct {
 }
 
 type NotModifiedResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type NotModifiedResponse struct {
@@ -4440,12 +4575,14 @@ type NotModifiedResponse struct {
 }
 
 type PayloadTooLargeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
@@ -4455,13 +4592,15 @@ type PayloadTooLargeApplicationProblemPlusJSONResponse struct {
 }
 
 type ServiceUnavailableResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
@@ -4471,13 +4610,15 @@ type ServiceUnavailableApplicationProblemPlusJSONResponse struct {
 }
 
 type TooManyRequestsResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type TooManyRequestsApplicationProblemPlusJSONResponse struct {
@@ -4487,13 +4628,15 @@ type TooManyRequestsApplicationProblemPlusJSONResponse struct {
 }
 
 type UnauthorizedResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	WWWAuthenticate     string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnauthorizedApplicationProblemPlusJSONResponse struct {
@@ -4503,12 +4646,14 @@ type UnauthorizedApplicationProblemPlusJSONResponse struct {
 }
 
 type UnprocessableEntityResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
@@ -4518,12 +4663,14 @@ type UnprocessableEntityApplicationProblemPlusJSONResponse struct {
 }
 
 type UnsupportedMediaTypeResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 type UnsupportedMediaTypeApplicationProblemPlusJSONResponse struct {
@@ -4541,13 +4688,15 @@ type GetIndexResponseObject interface {
 }
 
 type GetIndex200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -4563,6 +4712,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4574,6 +4726,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4595,6 +4750,9 @@ func (response GetIndex200JSONResponse) VisitGetIndexResponse(w http.ResponseWri
 type GetIndex304Response = NotModifiedResponse
 
 func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4606,6 +4764,9 @@ func (response GetIndex304Response) VisitGetIndexResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4634,6 +4795,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4642,6 +4806,9 @@ func (response GetIndex400ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4671,6 +4838,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4681,6 +4851,9 @@ func (response GetIndex401ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4709,6 +4882,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4719,6 +4895,9 @@ func (response GetIndex429ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4747,6 +4926,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4755,6 +4937,9 @@ func (response GetIndex500ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4784,6 +4969,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4794,6 +4982,9 @@ func (response GetIndex503ApplicationProblemPlusJSONResponse) VisitGetIndexRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4820,13 +5011,15 @@ type ListConversationsResponseObject interface {
 }
 
 type ListConversations200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -4842,6 +5035,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4853,6 +5049,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4874,6 +5073,9 @@ func (response ListConversations200JSONResponse) VisitListConversationsResponse(
 type ListConversations304Response = NotModifiedResponse
 
 func (response ListConversations304Response) VisitListConversationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -4885,6 +5087,9 @@ func (response ListConversations304Response) VisitListConversationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4913,6 +5118,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4921,6 +5129,9 @@ func (response ListConversations400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -4950,6 +5161,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4960,6 +5174,9 @@ func (response ListConversations401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -4988,6 +5205,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -4998,6 +5218,9 @@ func (response ListConversations429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5026,6 +5249,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5034,6 +5260,9 @@ func (response ListConversations500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5063,6 +5292,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5073,6 +5305,9 @@ func (response ListConversations503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5100,13 +5335,15 @@ type CreateConversationResponseObject interface {
 }
 
 type CreateConversation200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5122,6 +5359,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5133,6 +5373,9 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5152,14 +5395,16 @@ func (response CreateConversation200JSONResponse) VisitCreateConversationRespons
 }
 
 type CreateConversation201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5175,6 +5420,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5187,6 +5435,9 @@ func (response CreateConversation201JSONResponse) VisitCreateConversationRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5216,6 +5467,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5224,6 +5478,9 @@ func (response CreateConversation400ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5253,6 +5510,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5263,6 +5523,9 @@ func (response CreateConversation401ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5291,6 +5554,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5302,6 +5568,9 @@ func (response CreateConversation403ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5331,8 +5600,29 @@ func (response CreateConversation409ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -5353,6 +5643,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5361,6 +5654,9 @@ func (response CreateConversation413ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5390,6 +5686,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5398,6 +5697,9 @@ func (response CreateConversation415ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5427,6 +5729,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5435,6 +5740,9 @@ func (response CreateConversation422ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5464,6 +5772,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5474,6 +5785,9 @@ func (response CreateConversation429ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5502,6 +5816,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5510,6 +5827,9 @@ func (response CreateConversation500ApplicationProblemPlusJSONResponse) VisitCre
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5539,6 +5859,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5549,6 +5872,9 @@ func (response CreateConversation503ApplicationProblemPlusJSONResponse) VisitCre
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5576,13 +5902,15 @@ type ListConversationMessagesResponseObject interface {
 }
 
 type ListConversationMessages200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5598,6 +5926,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5609,6 +5940,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5630,6 +5964,9 @@ func (response ListConversationMessages200JSONResponse) VisitListConversationMes
 type ListConversationMessages304Response = NotModifiedResponse
 
 func (response ListConversationMessages304Response) VisitListConversationMessagesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -5641,6 +5978,9 @@ func (response ListConversationMessages304Response) VisitListConversationMessage
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5669,6 +6009,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5677,6 +6020,9 @@ func (response ListConversationMessages400ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5706,6 +6052,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5716,6 +6065,9 @@ func (response ListConversationMessages401ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5744,6 +6096,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5752,6 +6107,9 @@ func (response ListConversationMessages404ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5781,6 +6139,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5791,6 +6152,9 @@ func (response ListConversationMessages429ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5819,6 +6183,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5827,6 +6194,9 @@ func (response ListConversationMessages500ApplicationProblemPlusJSONResponse) Vi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5856,6 +6226,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5866,6 +6239,9 @@ func (response ListConversationMessages503ApplicationProblemPlusJSONResponse) Vi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -5894,14 +6270,16 @@ type CreateConversationMessageResponseObject interface {
 }
 
 type CreateConversationMessage201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -5917,6 +6295,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -5929,6 +6310,9 @@ func (response CreateConversationMessage201JSONResponse) VisitCreateConversation
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5958,6 +6342,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -5966,6 +6353,9 @@ func (response CreateConversationMessage400ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -5995,6 +6385,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6005,6 +6398,9 @@ func (response CreateConversationMessage401ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6033,6 +6429,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6044,6 +6443,9 @@ func (response CreateConversationMessage403ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6073,6 +6475,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6081,6 +6486,9 @@ func (response CreateConversationMessage404ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6110,8 +6518,29 @@ func (response CreateConversationMessage409ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6132,6 +6561,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6140,6 +6572,9 @@ func (response CreateConversationMessage413ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6169,6 +6604,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6177,6 +6615,9 @@ func (response CreateConversationMessage415ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6206,6 +6647,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6214,6 +6658,9 @@ func (response CreateConversationMessage422ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6243,6 +6690,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6253,6 +6703,9 @@ func (response CreateConversationMessage429ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6281,6 +6734,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6289,6 +6745,9 @@ func (response CreateConversationMessage500ApplicationProblemPlusJSONResponse) V
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6318,6 +6777,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6328,6 +6790,9 @@ func (response CreateConversationMessage503ApplicationProblemPlusJSONResponse) V
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6355,13 +6820,15 @@ type MarkConversationReadResponseObject interface {
 }
 
 type MarkConversationRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -6377,6 +6844,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -6388,6 +6858,9 @@ func (response MarkConversationRead200JSONResponse) VisitMarkConversationReadRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6417,6 +6890,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6425,6 +6901,9 @@ func (response MarkConversationRead400ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6454,6 +6933,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6464,6 +6946,9 @@ func (response MarkConversationRead401ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6492,6 +6977,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6503,6 +6991,9 @@ func (response MarkConversationRead403ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6532,6 +7023,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6540,6 +7034,9 @@ func (response MarkConversationRead404ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6569,8 +7066,29 @@ func (response MarkConversationRead409ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -6591,6 +7109,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6599,6 +7120,9 @@ func (response MarkConversationRead422ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6628,6 +7152,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6638,6 +7165,9 @@ func (response MarkConversationRead429ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6666,6 +7196,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6674,6 +7207,9 @@ func (response MarkConversationRead500ApplicationProblemPlusJSONResponse) VisitM
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6703,6 +7239,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6713,6 +7252,9 @@ func (response MarkConversationRead503ApplicationProblemPlusJSONResponse) VisitM
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6739,13 +7281,15 @@ type ListFeedResponseObject interface {
 }
 
 type ListFeed200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -6761,6 +7305,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6772,6 +7319,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6793,6 +7343,9 @@ func (response ListFeed200JSONResponse) VisitListFeedResponse(w http.ResponseWri
 type ListFeed304Response = NotModifiedResponse
 
 func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -6804,6 +7357,9 @@ func (response ListFeed304Response) VisitListFeedResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6832,6 +7388,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6840,6 +7399,9 @@ func (response ListFeed400ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6869,6 +7431,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6879,6 +7444,9 @@ func (response ListFeed401ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6907,6 +7475,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6917,6 +7488,9 @@ func (response ListFeed429ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -6945,6 +7519,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6953,6 +7530,9 @@ func (response ListFeed500ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -6982,6 +7562,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -6992,6 +7575,9 @@ func (response ListFeed503ApplicationProblemPlusJSONResponse) VisitListFeedRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7018,13 +7604,15 @@ type ListJobsResponseObject interface {
 }
 
 type ListJobs200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7040,6 +7628,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7051,6 +7642,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7072,6 +7666,9 @@ func (response ListJobs200JSONResponse) VisitListJobsResponse(w http.ResponseWri
 type ListJobs304Response = NotModifiedResponse
 
 func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7083,6 +7680,9 @@ func (response ListJobs304Response) VisitListJobsResponse(w http.ResponseWriter)
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7111,6 +7711,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7119,6 +7722,9 @@ func (response ListJobs400ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7148,6 +7754,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7158,6 +7767,9 @@ func (response ListJobs401ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7186,6 +7798,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7196,6 +7811,9 @@ func (response ListJobs429ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7224,6 +7842,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7232,6 +7853,9 @@ func (response ListJobs500ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7261,6 +7885,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7271,6 +7898,9 @@ func (response ListJobs503ApplicationProblemPlusJSONResponse) VisitListJobsRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7297,13 +7927,15 @@ type ListListingsResponseObject interface {
 }
 
 type ListListings200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7319,6 +7951,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7330,6 +7965,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7351,6 +7989,9 @@ func (response ListListings200JSONResponse) VisitListListingsResponse(w http.Res
 type ListListings304Response = NotModifiedResponse
 
 func (response ListListings304Response) VisitListListingsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7362,6 +8003,9 @@ func (response ListListings304Response) VisitListListingsResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7390,6 +8034,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7398,6 +8045,9 @@ func (response ListListings400ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7427,6 +8077,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7437,6 +8090,9 @@ func (response ListListings401ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7465,6 +8121,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7475,6 +8134,9 @@ func (response ListListings429ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7503,6 +8165,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7511,6 +8176,9 @@ func (response ListListings500ApplicationProblemPlusJSONResponse) VisitListListi
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7540,6 +8208,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7550,6 +8221,9 @@ func (response ListListings503ApplicationProblemPlusJSONResponse) VisitListListi
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7576,13 +8250,15 @@ type GetMeResponseObject interface {
 }
 
 type GetMe200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7598,6 +8274,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7609,6 +8288,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7630,6 +8312,9 @@ func (response GetMe200JSONResponse) VisitGetMeResponse(w http.ResponseWriter) e
 type GetMe304Response = NotModifiedResponse
 
 func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7641,6 +8326,9 @@ func (response GetMe304Response) VisitGetMeResponse(w http.ResponseWriter) error
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7669,6 +8357,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7677,6 +8368,9 @@ func (response GetMe400ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7706,6 +8400,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7716,6 +8413,9 @@ func (response GetMe401ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7744,6 +8444,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7754,6 +8457,9 @@ func (response GetMe429ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7782,6 +8488,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7790,6 +8499,9 @@ func (response GetMe500ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7819,6 +8531,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7829,6 +8544,9 @@ func (response GetMe503ApplicationProblemPlusJSONResponse) VisitGetMeResponse(w 
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -7855,13 +8573,15 @@ type ListBlocksResponseObject interface {
 }
 
 type ListBlocks200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -7877,6 +8597,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7888,6 +8611,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7909,6 +8635,9 @@ func (response ListBlocks200JSONResponse) VisitListBlocksResponse(w http.Respons
 type ListBlocks304Response = NotModifiedResponse
 
 func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -7920,6 +8649,9 @@ func (response ListBlocks304Response) VisitListBlocksResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7948,6 +8680,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7956,6 +8691,9 @@ func (response ListBlocks400ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -7985,6 +8723,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -7995,6 +8736,9 @@ func (response ListBlocks401ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8023,6 +8767,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8033,6 +8780,9 @@ func (response ListBlocks429ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8061,6 +8811,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8069,6 +8822,9 @@ func (response ListBlocks500ApplicationProblemPlusJSONResponse) VisitListBlocksR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8098,6 +8854,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8108,6 +8867,9 @@ func (response ListBlocks503ApplicationProblemPlusJSONResponse) VisitListBlocksR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8134,13 +8896,15 @@ type ListMutesResponseObject interface {
 }
 
 type ListMutes200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8156,6 +8920,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8167,6 +8934,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8188,6 +8958,9 @@ func (response ListMutes200JSONResponse) VisitListMutesResponse(w http.ResponseW
 type ListMutes304Response = NotModifiedResponse
 
 func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8199,6 +8972,9 @@ func (response ListMutes304Response) VisitListMutesResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8227,6 +9003,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8235,6 +9014,9 @@ func (response ListMutes400ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8264,6 +9046,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8274,6 +9059,9 @@ func (response ListMutes401ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8302,6 +9090,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8312,6 +9103,9 @@ func (response ListMutes429ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8340,6 +9134,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8348,6 +9145,9 @@ func (response ListMutes500ApplicationProblemPlusJSONResponse) VisitListMutesRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8377,6 +9177,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8387,6 +9190,9 @@ func (response ListMutes503ApplicationProblemPlusJSONResponse) VisitListMutesRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8413,13 +9219,15 @@ type ListNotificationsResponseObject interface {
 }
 
 type ListNotifications200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8435,6 +9243,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8446,6 +9257,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8467,6 +9281,9 @@ func (response ListNotifications200JSONResponse) VisitListNotificationsResponse(
 type ListNotifications304Response = NotModifiedResponse
 
 func (response ListNotifications304Response) VisitListNotificationsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -8478,6 +9295,9 @@ func (response ListNotifications304Response) VisitListNotificationsResponse(w ht
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8506,6 +9326,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8514,6 +9337,9 @@ func (response ListNotifications400ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8543,6 +9369,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8553,6 +9382,9 @@ func (response ListNotifications401ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8581,6 +9413,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8591,6 +9426,9 @@ func (response ListNotifications429ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8619,6 +9457,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8627,6 +9468,9 @@ func (response ListNotifications500ApplicationProblemPlusJSONResponse) VisitList
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8656,6 +9500,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8666,6 +9513,9 @@ func (response ListNotifications503ApplicationProblemPlusJSONResponse) VisitList
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8693,13 +9543,15 @@ type MarkNotificationsReadResponseObject interface {
 }
 
 type MarkNotificationsRead200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -8715,6 +9567,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -8726,6 +9581,9 @@ func (response MarkNotificationsRead200JSONResponse) VisitMarkNotificationsReadR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8755,6 +9613,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8763,6 +9624,9 @@ func (response MarkNotificationsRead400ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8792,6 +9656,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8802,6 +9669,9 @@ func (response MarkNotificationsRead401ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -8830,6 +9700,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8841,6 +9714,9 @@ func (response MarkNotificationsRead403ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8870,8 +9746,29 @@ func (response MarkNotificationsRead409ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -8892,6 +9789,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8900,6 +9800,9 @@ func (response MarkNotificationsRead413ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8929,6 +9832,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8937,6 +9843,9 @@ func (response MarkNotificationsRead415ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -8966,6 +9875,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -8974,6 +9886,9 @@ func (response MarkNotificationsRead422ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9003,6 +9918,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9013,6 +9931,9 @@ func (response MarkNotificationsRead429ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9041,6 +9962,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9049,6 +9973,9 @@ func (response MarkNotificationsRead500ApplicationProblemPlusJSONResponse) Visit
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9078,6 +10005,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9088,6 +10018,9 @@ func (response MarkNotificationsRead503ApplicationProblemPlusJSONResponse) Visit
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9115,14 +10048,16 @@ type CreatePostResponseObject interface {
 }
 
 type CreatePost201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -9138,6 +10073,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -9150,6 +10088,9 @@ func (response CreatePost201JSONResponse) VisitCreatePostResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9179,6 +10120,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9187,6 +10131,9 @@ func (response CreatePost400ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9216,6 +10163,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9226,6 +10176,9 @@ func (response CreatePost401ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9254,6 +10207,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9265,6 +10221,9 @@ func (response CreatePost403ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9294,8 +10253,29 @@ func (response CreatePost409ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -9316,6 +10296,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9324,6 +10307,9 @@ func (response CreatePost413ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9353,6 +10339,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9361,6 +10350,9 @@ func (response CreatePost415ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9390,6 +10382,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9398,6 +10393,9 @@ func (response CreatePost422ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9427,6 +10425,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9437,6 +10438,9 @@ func (response CreatePost429ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9465,6 +10469,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9473,6 +10480,9 @@ func (response CreatePost500ApplicationProblemPlusJSONResponse) VisitCreatePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9502,6 +10512,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9512,6 +10525,9 @@ func (response CreatePost503ApplicationProblemPlusJSONResponse) VisitCreatePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9538,12 +10554,14 @@ type DeletePostResponseObject interface {
 }
 
 type DeletePost204ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -9552,6 +10570,9 @@ type DeletePost204Response struct {
 }
 
 func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9560,6 +10581,9 @@ func (response DeletePost204Response) VisitDeletePostResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9588,6 +10612,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9596,6 +10623,9 @@ func (response DeletePost400ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9625,6 +10655,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9635,6 +10668,9 @@ func (response DeletePost401ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9663,6 +10699,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9674,6 +10713,9 @@ func (response DeletePost403ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9703,6 +10745,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9711,6 +10756,9 @@ func (response DeletePost404ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9740,6 +10788,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9750,6 +10801,9 @@ func (response DeletePost429ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9778,6 +10832,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9786,6 +10843,9 @@ func (response DeletePost500ApplicationProblemPlusJSONResponse) VisitDeletePostR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9815,6 +10875,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9825,6 +10888,9 @@ func (response DeletePost503ApplicationProblemPlusJSONResponse) VisitDeletePostR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -9852,13 +10918,15 @@ type GetPostResponseObject interface {
 }
 
 type GetPost200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -9874,6 +10942,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9885,6 +10956,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9906,6 +10980,9 @@ func (response GetPost200JSONResponse) VisitGetPostResponse(w http.ResponseWrite
 type GetPost304Response = NotModifiedResponse
 
 func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -9917,6 +10994,9 @@ func (response GetPost304Response) VisitGetPostResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9945,6 +11025,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9953,6 +11036,9 @@ func (response GetPost400ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -9982,6 +11068,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -9992,6 +11081,9 @@ func (response GetPost401ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10020,6 +11112,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10028,6 +11123,9 @@ func (response GetPost404ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10057,6 +11155,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10067,6 +11168,9 @@ func (response GetPost429ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10095,6 +11199,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10103,6 +11210,9 @@ func (response GetPost500ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10132,6 +11242,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10142,6 +11255,9 @@ func (response GetPost503ApplicationProblemPlusJSONResponse) VisitGetPostRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10169,13 +11285,15 @@ type ListPostCommentsResponseObject interface {
 }
 
 type ListPostComments200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10191,6 +11309,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10202,6 +11323,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10223,6 +11347,9 @@ func (response ListPostComments200JSONResponse) VisitListPostCommentsResponse(w 
 type ListPostComments304Response = NotModifiedResponse
 
 func (response ListPostComments304Response) VisitListPostCommentsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -10234,6 +11361,9 @@ func (response ListPostComments304Response) VisitListPostCommentsResponse(w http
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10262,6 +11392,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10270,6 +11403,9 @@ func (response ListPostComments400ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10299,6 +11435,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10309,6 +11448,9 @@ func (response ListPostComments401ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10337,6 +11479,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10345,6 +11490,9 @@ func (response ListPostComments404ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10374,6 +11522,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10384,6 +11535,9 @@ func (response ListPostComments429ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10412,6 +11566,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10420,6 +11577,9 @@ func (response ListPostComments500ApplicationProblemPlusJSONResponse) VisitListP
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10449,6 +11609,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10459,6 +11622,9 @@ func (response ListPostComments503ApplicationProblemPlusJSONResponse) VisitListP
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10487,14 +11653,16 @@ type CreatePostCommentResponseObject interface {
 }
 
 type CreatePostComment201ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	Location            string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10510,6 +11678,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -10522,6 +11693,9 @@ func (response CreatePostComment201JSONResponse) VisitCreatePostCommentResponse(
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10551,6 +11725,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10559,6 +11736,9 @@ func (response CreatePostComment400ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10588,6 +11768,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10598,6 +11781,9 @@ func (response CreatePostComment401ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10626,6 +11812,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10637,6 +11826,9 @@ func (response CreatePostComment403ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10666,6 +11858,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10674,6 +11869,9 @@ func (response CreatePostComment404ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10703,8 +11901,29 @@ func (response CreatePostComment409ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -10725,6 +11944,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10733,6 +11955,9 @@ func (response CreatePostComment413ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10762,6 +11987,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10770,6 +11998,9 @@ func (response CreatePostComment415ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10799,6 +12030,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10807,6 +12041,9 @@ func (response CreatePostComment422ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10836,6 +12073,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10846,6 +12086,9 @@ func (response CreatePostComment429ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10874,6 +12117,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10882,6 +12128,9 @@ func (response CreatePostComment500ApplicationProblemPlusJSONResponse) VisitCrea
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -10911,6 +12160,9 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10921,6 +12173,558 @@ func (response CreatePostComment503ApplicationProblemPlusJSONResponse) VisitCrea
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePollRequestObject struct {
+	ID     ID `json:"id"`
+	Params VotePollParams
+	Body   *VotePollJSONRequestBody
+}
+
+type VotePollResponseObject interface {
+	VisitVotePollResponse(w http.ResponseWriter) error
+}
+
+type VotePoll200ResponseHeaders struct {
+	CacheControl        *string
+	IdempotentReplayed  *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+type VotePoll200JSONResponse struct {
+	Body    PollResponse
+	Headers VotePoll200ResponseHeaders
+}
+
+func (response VotePoll200JSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.IdempotentReplayed != nil {
+		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll400ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll401ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll403ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.WWWAuthenticate != nil {
+		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll404ApplicationProblemPlusJSONResponse struct {
+	NotFoundApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll404ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll409ApplicationProblemPlusJSONResponse struct {
+	ConflictApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll409ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll413ApplicationProblemPlusJSONResponse struct {
+	PayloadTooLargeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll413ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll415ApplicationProblemPlusJSONResponse struct {
+	UnsupportedMediaTypeApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll415ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll422ApplicationProblemPlusJSONResponse struct {
+	UnprocessableEntityApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll422ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll429ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll500ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type VotePoll503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response VotePoll503ApplicationProblemPlusJSONResponse) VisitVotePollResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -10947,12 +12751,14 @@ type DeletePostReactionResponseObject interface {
 }
 
 type DeletePostReaction200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -10968,6 +12774,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -10976,6 +12785,9 @@ func (response DeletePostReaction200JSONResponse) VisitDeletePostReactionRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11005,6 +12817,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11013,6 +12828,9 @@ func (response DeletePostReaction400ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11042,6 +12860,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11052,6 +12873,9 @@ func (response DeletePostReaction401ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11080,6 +12904,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11091,6 +12918,9 @@ func (response DeletePostReaction403ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11120,6 +12950,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11128,6 +12961,9 @@ func (response DeletePostReaction404ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11157,6 +12993,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11167,6 +13006,9 @@ func (response DeletePostReaction429ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11195,6 +13037,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11203,6 +13048,9 @@ func (response DeletePostReaction500ApplicationProblemPlusJSONResponse) VisitDel
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11232,6 +13080,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11242,6 +13093,9 @@ func (response DeletePostReaction503ApplicationProblemPlusJSONResponse) VisitDel
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11270,13 +13124,15 @@ type ReactToPostResponseObject interface {
 }
 
 type ReactToPost200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11292,6 +13148,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -11303,6 +13162,9 @@ func (response ReactToPost200JSONResponse) VisitReactToPostResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11332,6 +13194,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11340,6 +13205,9 @@ func (response ReactToPost400ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11369,6 +13237,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11379,6 +13250,9 @@ func (response ReactToPost401ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11407,6 +13281,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11418,6 +13295,9 @@ func (response ReactToPost403ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11447,6 +13327,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11455,6 +13338,9 @@ func (response ReactToPost404ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11484,8 +13370,29 @@ func (response ReactToPost409ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -11506,6 +13413,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11514,6 +13424,9 @@ func (response ReactToPost413ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11543,6 +13456,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11551,6 +13467,9 @@ func (response ReactToPost415ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11580,6 +13499,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11588,6 +13510,9 @@ func (response ReactToPost422ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11617,6 +13542,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11627,6 +13555,9 @@ func (response ReactToPost429ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11655,6 +13586,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11663,6 +13597,9 @@ func (response ReactToPost500ApplicationProblemPlusJSONResponse) VisitReactToPos
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11692,6 +13629,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11702,6 +13642,9 @@ func (response ReactToPost503ApplicationProblemPlusJSONResponse) VisitReactToPos
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11728,13 +13671,15 @@ type SearchAllResponseObject interface {
 }
 
 type SearchAll200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11750,6 +13695,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11761,6 +13709,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11782,6 +13733,9 @@ func (response SearchAll200JSONResponse) VisitSearchAllResponse(w http.ResponseW
 type SearchAll304Response = NotModifiedResponse
 
 func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -11793,6 +13747,9 @@ func (response SearchAll304Response) VisitSearchAllResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11821,6 +13778,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11829,6 +13789,9 @@ func (response SearchAll400ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11858,6 +13821,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11868,6 +13834,9 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11886,13 +13855,15 @@ func (response SearchAll401ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll429ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11908,6 +13879,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11918,6 +13892,9 @@ func (response SearchAll429ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -11946,6 +13923,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -11954,6 +13934,9 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -11973,13 +13956,15 @@ func (response SearchAll500ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 }
 
 type SearchAll503ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
-	RetryAfter          int
+	RetryAfter          int64
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -11995,6 +13980,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12005,6 +13993,9 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12031,13 +14022,15 @@ type GetStreamResponseObject interface {
 }
 
 type GetStream200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
 	XAccelBuffering     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12053,6 +14046,9 @@ func (response GetStream200TextEventStreamResponse) VisitGetStreamResponse(w htt
 	if response.ContentLength != 0 {
 		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
 	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12064,6 +14060,9 @@ func (response GetStream200TextEventStreamResponse) VisitGetStreamResponse(w htt
 	}
 	if response.Headers.XAccelBuffering != nil {
 		w.Header().Set("X-Accel-Buffering", fmt.Sprint(*response.Headers.XAccelBuffering))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12120,6 +14119,9 @@ func (response GetStream400ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12128,6 +14130,9 @@ func (response GetStream400ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12157,6 +14162,9 @@ func (response GetStream401ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12167,6 +14175,9 @@ func (response GetStream401ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12195,6 +14206,9 @@ func (response GetStream429ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12205,6 +14219,9 @@ func (response GetStream429ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12233,6 +14250,9 @@ func (response GetStream500ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12241,6 +14261,9 @@ func (response GetStream500ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12270,6 +14293,9 @@ func (response GetStream503ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12280,6 +14306,9 @@ func (response GetStream503ApplicationProblemPlusJSONResponse) VisitGetStreamRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12307,13 +14336,15 @@ type GetUserResponseObject interface {
 }
 
 type GetUser200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12329,6 +14360,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -12340,6 +14374,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12361,6 +14398,9 @@ func (response GetUser200JSONResponse) VisitGetUserResponse(w http.ResponseWrite
 type GetUser304Response = NotModifiedResponse
 
 func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -12372,6 +14412,9 @@ func (response GetUser304Response) VisitGetUserResponse(w http.ResponseWriter) e
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12400,6 +14443,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12408,6 +14454,9 @@ func (response GetUser400ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12437,6 +14486,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12447,6 +14499,9 @@ func (response GetUser401ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12475,6 +14530,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12483,6 +14541,9 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12512,6 +14573,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12522,6 +14586,9 @@ func (response GetUser429ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12550,6 +14617,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12558,6 +14628,9 @@ func (response GetUser500ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12587,6 +14660,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12597,6 +14673,9 @@ func (response GetUser503ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12623,12 +14702,14 @@ type UnblockUserResponseObject interface {
 }
 
 type UnblockUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12644,6 +14725,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12652,6 +14736,9 @@ func (response UnblockUser200JSONResponse) VisitUnblockUserResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12681,6 +14768,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12689,6 +14779,9 @@ func (response UnblockUser400ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12718,6 +14811,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12728,6 +14824,9 @@ func (response UnblockUser401ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12756,6 +14855,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12767,6 +14869,9 @@ func (response UnblockUser403ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12796,6 +14901,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12804,6 +14912,9 @@ func (response UnblockUser404ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12833,6 +14944,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12843,6 +14957,9 @@ func (response UnblockUser429ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12871,6 +14988,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12879,6 +14999,9 @@ func (response UnblockUser500ApplicationProblemPlusJSONResponse) VisitUnblockUse
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -12908,6 +15031,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -12918,6 +15044,9 @@ func (response UnblockUser503ApplicationProblemPlusJSONResponse) VisitUnblockUse
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -12945,13 +15074,15 @@ type BlockUserResponseObject interface {
 }
 
 type BlockUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -12967,6 +15098,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -12978,6 +15112,9 @@ func (response BlockUser200JSONResponse) VisitBlockUserResponse(w http.ResponseW
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13007,6 +15144,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13015,6 +15155,9 @@ func (response BlockUser400ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13044,6 +15187,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13054,6 +15200,9 @@ func (response BlockUser401ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13082,6 +15231,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13093,6 +15245,9 @@ func (response BlockUser403ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13122,6 +15277,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13130,6 +15288,9 @@ func (response BlockUser404ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13159,8 +15320,29 @@ func (response BlockUser409ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13181,6 +15363,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13189,6 +15374,9 @@ func (response BlockUser422ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13218,6 +15406,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13228,6 +15419,9 @@ func (response BlockUser429ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13256,6 +15450,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13264,6 +15461,9 @@ func (response BlockUser500ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13293,6 +15493,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13303,6 +15506,9 @@ func (response BlockUser503ApplicationProblemPlusJSONResponse) VisitBlockUserRes
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13330,13 +15536,15 @@ type ToggleFollowResponseObject interface {
 }
 
 type ToggleFollow200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -13352,6 +15560,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -13363,6 +15574,9 @@ func (response ToggleFollow200JSONResponse) VisitToggleFollowResponse(w http.Res
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13392,6 +15606,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13400,6 +15617,9 @@ func (response ToggleFollow400ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13429,6 +15649,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13439,6 +15662,9 @@ func (response ToggleFollow401ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13467,6 +15693,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13478,6 +15707,9 @@ func (response ToggleFollow403ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13507,6 +15739,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13515,6 +15750,9 @@ func (response ToggleFollow404ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13544,8 +15782,29 @@ func (response ToggleFollow409ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -13566,6 +15825,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13574,6 +15836,9 @@ func (response ToggleFollow422ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13603,6 +15868,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13613,6 +15881,9 @@ func (response ToggleFollow429ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13641,6 +15912,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13649,6 +15923,9 @@ func (response ToggleFollow500ApplicationProblemPlusJSONResponse) VisitToggleFol
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13678,6 +15955,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13688,6 +15968,9 @@ func (response ToggleFollow503ApplicationProblemPlusJSONResponse) VisitToggleFol
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13714,12 +15997,14 @@ type UnmuteUserResponseObject interface {
 }
 
 type UnmuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -13735,6 +16020,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13743,6 +16031,9 @@ func (response UnmuteUser200JSONResponse) VisitUnmuteUserResponse(w http.Respons
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13772,6 +16063,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13780,6 +16074,9 @@ func (response UnmuteUser400ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13809,6 +16106,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13819,6 +16119,9 @@ func (response UnmuteUser401ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13847,6 +16150,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13858,6 +16164,9 @@ func (response UnmuteUser403ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13887,6 +16196,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13895,6 +16207,9 @@ func (response UnmuteUser404ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13924,6 +16239,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13934,6 +16252,9 @@ func (response UnmuteUser429ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -13962,6 +16283,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -13970,6 +16294,9 @@ func (response UnmuteUser500ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -13999,6 +16326,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14009,6 +16339,9 @@ func (response UnmuteUser503ApplicationProblemPlusJSONResponse) VisitUnmuteUserR
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14036,13 +16369,15 @@ type MuteUserResponseObject interface {
 }
 
 type MuteUser200ResponseHeaders struct {
+	CacheControl        *string
 	IdempotentReplayed  *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -14058,6 +16393,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.IdempotentReplayed != nil {
 		w.Header().Set("Idempotent-Replayed", fmt.Sprint(*response.Headers.IdempotentReplayed))
 	}
@@ -14069,6 +16407,9 @@ func (response MuteUser200JSONResponse) VisitMuteUserResponse(w http.ResponseWri
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14098,6 +16439,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14106,6 +16450,9 @@ func (response MuteUser400ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14135,6 +16482,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14145,6 +16495,9 @@ func (response MuteUser401ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14173,6 +16526,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14184,6 +16540,9 @@ func (response MuteUser403ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.WWWAuthenticate != nil {
 		w.Header().Set("WWW-Authenticate", fmt.Sprint(*response.Headers.WWWAuthenticate))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14213,6 +16572,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14221,6 +16583,9 @@ func (response MuteUser404ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14250,8 +16615,29 @@ func (response MuteUser409ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
 	}
 	if response.Headers.XRequestID != nil {
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
@@ -14272,6 +16658,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14280,6 +16669,9 @@ func (response MuteUser422ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14309,6 +16701,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14319,6 +16714,9 @@ func (response MuteUser429ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14347,6 +16745,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14355,6 +16756,9 @@ func (response MuteUser500ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14384,6 +16788,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14394,6 +16801,9 @@ func (response MuteUser503ApplicationProblemPlusJSONResponse) VisitMuteUserRespo
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14421,13 +16831,15 @@ type ListUserPostsResponseObject interface {
 }
 
 type ListUserPosts200ResponseHeaders struct {
+	CacheControl        *string
 	ETag                *string
 	Link                *string
 	RateLimit           *string
 	RateLimitPolicy     *string
+	XContentTypeOptions *string
 	XRateLimitLimit     *int
 	XRateLimitRemaining *int
-	XRateLimitReset     *int
+	XRateLimitReset     *int64
 	XRequestID          *string
 }
 
@@ -14443,6 +16855,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14454,6 +16869,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14475,6 +16893,9 @@ func (response ListUserPosts200JSONResponse) VisitListUserPostsResponse(w http.R
 type ListUserPosts304Response = NotModifiedResponse
 
 func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.ResponseWriter) error {
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.ETag != nil {
 		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
 	}
@@ -14486,6 +16907,9 @@ func (response ListUserPosts304Response) VisitListUserPostsResponse(w http.Respo
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14514,6 +16938,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14522,6 +16949,9 @@ func (response ListUserPosts400ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14551,6 +16981,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14561,6 +16994,9 @@ func (response ListUserPosts401ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14589,6 +17025,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14597,6 +17036,9 @@ func (response ListUserPosts404ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14626,6 +17068,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14636,6 +17081,9 @@ func (response ListUserPosts429ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14664,6 +17112,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14672,6 +17123,9 @@ func (response ListUserPosts500ApplicationProblemPlusJSONResponse) VisitListUser
 	}
 	if response.Headers.RateLimitPolicy != nil {
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
 	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
@@ -14701,6 +17155,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		return err
 	}
 	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
 	if response.Headers.Link != nil {
 		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
 	}
@@ -14711,6 +17168,9 @@ func (response ListUserPosts503ApplicationProblemPlusJSONResponse) VisitListUser
 		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
 	}
 	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
 	if response.Headers.XRateLimitLimit != nil {
 		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
 	}
@@ -14787,6 +17247,9 @@ type StrictServerInterface interface {
 	// CreatePostComment Comment on a post
 	// (POST /posts/{id}/comments)
 	CreatePostComment(ctx context.Context, request CreatePostCommentRequestObject) (CreatePostCommentResponseObject, error)
+	// VotePoll Vote in a post's poll
+	// (POST /posts/{id}/poll/votes)
+	VotePoll(ctx context.Context, request VotePollRequestObject) (VotePollResponseObject, error)
 	// DeletePostReaction Remove the caller's reaction
 	// (DELETE /posts/{id}/react)
 	DeletePostReaction(ctx context.Context, request DeletePostReactionRequestObject) (DeletePostReactionResponseObject, error)
@@ -15433,6 +17896,55 @@ func (sh *strictHandler) CreatePostComment(ctx echo.Context, id ID, params Creat
 	return nil
 }
 
+// VotePoll operation middleware
+func (sh *strictHandler) VotePoll(ctx echo.Context, id ID, params VotePollParams) error {
+	var request VotePollRequestObject
+
+	request.ID = id
+	request.Params = params
+
+	var body VotePollJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.VotePoll(ctx.Request().Context(), request.(VotePollRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "VotePoll")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(VotePollResponseObject); ok {
+		return validResponse.VisitVotePollResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeletePostReaction operation middleware
 func (sh *strictHandler) DeletePostReaction(ctx echo.Context, id ID) error {
 	var request DeletePostReactionRequestObject
@@ -15742,583 +18254,646 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3bdiPH0SAKv0oOPF4C7QIIgIdukquXTbVaMu0+uZttffMZGlaiKkGkWMiEKgsEYf09a67+B9gP8a01",
-	"9/ty331v8j3JXhGRmZVVKJzYLVn2ti8sNqoqD5ERkXGOH1uJns60EqowrfMfWxPBU5Hjny+u+S38NxUm",
-	"yeWskFq1zlsvVCGLJSv4LdNjVkwEy8UsF0aogsMrERvrnMVX485rrUTnFS+SSXzOTJFrdcva8bD1X//7",
-	"P4at+IBpxYxUtxmMYPQ8T4SJhmoh+B1rx98eVl7MpClMl10VLNXCMKULlky4uhVsMRGKaZUtcS33UixY",
-	"oueqEDlrx/iX6cKvJj4YKvrGREzpPIJx48OpiKNgkDjnhbjJ5FQWJqbJ2uJe5EuWix/mwhTMzIRKDRvN",
-	"01tRHHSHqhW1TDIRUw7AEg98OstE67w1bP1w9G9/643+cJb8pW+uB/P/cby4PBXfPJXDVitqTfnDS6Fu",
-	"i0nr/PQ4ahXLGXxkilyq29bHj1HrKhXTmS6EKjrvxCzjS5GunkZc5HMR0/qLiTQAyplWRjBp3OFkfAlH",
-	"xRUTPM+kyP1WFrKY4FuGTwWL/YzJsvMnsYy71Z2p+bR1/tcWzNj6Lgp2ir80beGlVHera3739XP2dPD0",
-	"KcukujNd9sKC1y58rlKRs/iQz+Thff8wZgnPcynMUMXDea93lPw4m48ymbARN4J9ePfyo3tVz4TiM9ld",
-	"8mmGr4oLlovs2bBlRH4vE9GBhQxbMWsjrBKtipwnxcEF44hhbMZvxVAVE16wCTeMMyUe6FfGM6PdUphd",
-	"CTy9mee1yeDXYSuOGNAEG8vcFF12PRE0GGyaSTNUfITPtcITyLidfgNC4ZyTopidHx5mOuHZRJvi/Gnv",
-	"ac9BYCxE+ruZyG9gpGeDHnwyOE3mudH5M7H8Y+/qey1ffX+5fC17i1fL3uL1139evLnWi1df6cWr58b+",
-	"98pcTe/km+///DD+c9Pequh7POj1mk7/HS/ESyCkVRQAaCQ8y0T+BaDslEsl1a2lKcdXZjqTydKhNWEs",
-	"kXbK+C2XyhSsffXi+mvmZxoq4l9sLEWWGpbmfFwcnLN4aKFHY9Kehq2L/Bn97Jdgd1vY341INBD7XBUy",
-	"w0XZJUrDxvPMHnzcHaq3xALhOEUVnwsNpMfnxUSoQiYclm+3s4l55IKnuMJ+/8lF8WxQhXl/C8g7b3Gj",
-	"zZAHFtdBFkcwlsIgiOyUP9jN/zDXBbcAWdjfFlKlesEsXOhhxIatRS4L8Yhvf0rQ/fCsP+hdLJ6d9qor",
-	"PKUfdwOoKPJl53JciHwVlu8tdhSaLbgs2EiMdQ4st8iXUt0C+4TVyhw4NzDJxgX3B1FrKpWcAnstFyFV",
-	"IW5Fjqv4t055sGso6s8A8D0oJ3IPDJuJnE2lmheiyx53Fq01G+sFO+tv3dk7R4QNV4ZbaybGBZPAMrlF",
-	"3uUX7i7+zKvvP9nrXN4JIxrO5Vu6mVdX61gIHUjEuGEflHxgYqaTiSOSz7ylJ08Gp4OT095OGEdDda4a",
-	"pI6rFKYcgyiBGFeiWVSKE/c8mwvYVmyf3cg0hrOb5XqUiSkb6VQK02WAuoLJAqWYocrFTOcFXAfcvdpl",
-	"lyzJJMBhypcsmWht8IvREi7ZFF6WhWF6oVgcLj1mdB+cM07rGSo9Zn2A3ekxSJBw/YvcsHGupyy+7Pw7",
-	"452/sV7njHXZDTtnnRjOaW6AcAxe6BeMqyXTxUTkdovtTKtbkUdDJaazYhkxnZNkxRW95uc5gMHkrdI5",
-	"jKdSApbI70XOuDHyVhk4U5kCWO2GIjY4HqpML0SegMAzEQ8slbeyMOtZ4NH4LOmPTsWAP0mPRW/8dHTC",
-	"z5JB2hfH41P+ZLQqfs54UYgczvZ//vWy8++887de56x7c9757sd+dHr88b83yHcf4bOcT0VhFYbnvBC3",
-	"Om+4ddwTZrL5bZddKjZXdwqOC35gXJkFnMJxrweoK+GTH+YiX7ailuJTmDVxYzfveCTvhKmJJcR9PIOv",
-	"bpJ2iNs77jVuL2o91yqVsIOvZdZ4AbwBjQEER6luDbElEivps7V7cS9UNvPfczFunbd+dVgqZIf01By+",
-	"pDn8guzy5qpogjYu63s9MgykROAL5dLwE9a+ev+GHfVPTzt9xrPZhHcGEZvP4CYAJDtYv3KasvkQvnpR",
-	"PYFB5QAGK1j23Y+DdZBHibVhZzP+w1wwEmgt0U5FwbsoidPPsb8Fc3Ev9dyQWM2+1HOgOI3PcF/Il4dq",
-	"lut0ngCUCuATU56NdT4VqZumXWjNgMYjpueFkalA2kS4jUQRoTZaiIcCKR/+oZWAWYbq8u0Vm/JUHOAj",
-	"+DkXyEyQP6RyPBY5KQmAYCYKKYHFUt3zTKZuX0g3yGKGKrYyPbCniGXyTiBbwqfMU2VUHcf/Hp+zTPB7",
-	"ZKF6XqDGjutFZSVQQxpxgM6mGQUep2NU0eakP9hEuZ493XS++20z+ryYzjK9nApVXC9nYiP1IplYPVga",
-	"AKD9ksGw6+igfO0GZ9+VjqsLw7V+LUR6zUcNqv1ET0V8zmYaBB+L01MxHQF+FF6BYmOdZXph/H3i9Sq9",
-	"UBcsTqVJ9D2eOc8yZnVnHHTd7go+quwoFWM+z4rWeQuW1Iq8KcD+001RtQrYh6un8weuUnijSTWh/X1h",
-	"2ARfitiUF8kEaJEb0ZHKCGVkIe9FtmTt+DKTiYjZWIIUHnP810GXvdYFfQdyAeK1xR/W5uz1h5flhcyk",
-	"SrJ5KlLQEYFWVkklYgoEL3bcOw5oYsaLSQkwWuxu4n4Ll1nF+KPebggPt9XRutuqSVB7PZ+KXCZM1gS2",
-	"0uTGYAspCFLIMnkxASABegDH4nCZ3YvcoGnvoMveEAMcqn63e9brPemfnQ1Ojp8c987O+sQIQX4hQdKz",
-	"Q+CNK6DfAPGh2g5yme4G7uNB1AJ2zguScE+PCfQk/K5sYZu+EpjI/iQart5X/E4YxtnbN++vmeFjFNNR",
-	"IWTt90UuZyDvTTkI7OaArELEcysmOc7uxJLlc2UuGKfPh6pqrLsTy4guQP8T0U7kuDn9qGcix8ND/jDS",
-	"6dKaBImH4OQgc1ulom0KXsxNxOKXIDpIreIIvzqglcUNVslzhkZI2o1bnN3IUJWXnNuiu+Pi48EAMNMB",
-	"9OZOLG/ofowv2GIiM1Gu0X8tDTOFzLKhyucKtMUI8OhsZSCpbuYGVvUnsTSM57CqWcEGx2yi53DVmgnP",
-	"CfNJsQKtmKsEbr73JJKLPNe5Ye2Th4cDBF98PDiLcSxAa1OAHB8xgyLFkiVcsRGp/9Jd8eF5BbhMWkmJ",
-	"zTXL65rL9WTcS075QHTORv20c5w8FR3+ZHzUGaTHo1PxdNzj/aQmgZ2cbOIs/63zv4ClDE5O1vGU8Wut",
-	"BNrwm+5PARQ+1blgwnsFrC7lTM3xi2t+69Qww9o6Z/FvgEl/SyZ3YTm8vdLmOaAKKoGBT4G10SsAFyrP",
-	"pdHqgPRMwiRAifiod4x8/5VOgc+lMcIfhBuO+IvYCeNWjPjECXnqdHIvSH3z4vocLeYoUNmnXjgbnG06",
-	"y9Dz8cm+gX5vcNxsWkeN4L3OG4wOb/K05PROPzlnsRILYYqYte2NfhCxeJbLRNxwk8T+HzBYjNw7zkUm",
-	"7oEq4qFqo4NkKjhQ3XieWY7wQ3wRvufhHv8Qh+LswXqJ0sAmmgUOWnEgcvgf/Lr937BsvBTsUqriSPj+",
-	"Kjhf8Ye38MIqLP8gbyeAMfh9RAKDkff4J5tKpXM2V6APtBMQ9Q5qYP/CWKROll32am4KZB0jwUYi0wsW",
-	"T6W6waHjddLYlD/QG824dNLr9XqPvOOabT+vpFoDi5d68ZlAsW6vDhprDFiffa+vNYhFdNNt1RVU8LLx",
-	"lq9NesJeykF9LbjAtyJ/y29Fo2g3IiKXhZiSFRcUt4j1u92T3gUb9MgtiCZTPS9QeIP3c/Sb6twyt3bs",
-	"HUbxQUUBbZMYlmR8OhPpWqOA+7yZhAe9gArRIuwO62S7efjPONPK3r/OheigVGkEz5MJ7nnQ6wUWvcgK",
-	"IAVouoZU8lLsJ7tcMeEK5IxCMDPjePO/QJCgrp4tw2fNmnkptF5UNepCk0MRRYsCFJH17O+HDTat2nXe",
-	"W1EUVlnZewTJDniTCzPPrP3/TqrUYo69msk9ec5OSoYOc6HvFKTaGRuLBQwjeDIZKhjgIEKkw1vBvusv",
-	"VIDGwd4oOFR1HFwLxUYsLLnkfnhHMFyDffTQWnw+F+K9ksagMCsei4GbEWwXzfRWZ1zdPhrlNvFPCzMA",
-	"BmAKbi5CfpWyCo502bcW3aR1JjhUc+haQTkUxnNRzHNlTeqxswJKChPhSSJmhUhZe7MQsherLjeM+/+g",
-	"QIhc4/yhEI2IznOOb9ZuEtgD7F2k61gsfdaM2nSe9lBGWmeCk334W53fzTKe7GUAW7iPGM+RSqdCFeuW",
-	"5V/eGXB/1CO/LHIhONUTPQhf8tQ6b+BfiVagaMKffDbLLLwOrVPot98b2IWHBA6Qzuk9cUPaMPxm5tMp",
-	"B0JuXVod2Ro9igVJGujGoQlT4gREWzhB1EpFwWXmfOdWgUBN2qIYvs3++P7Na6t7S8Mu316dBxY7dngv",
-	"jRzJDLQkPpsJnhvSnJAXaNA7QcpFjbN1/le/Fr+h6kKkcQM3DwYSGTqQRt+LBM/PM4rWuZpnWdSaaeB4",
-	"eeu8Fayt9fE7OGrShOGRDSxBe6FlI+TK283NROaE1vkxutdlgXzmlbewI8wAlKVQ3hzfYs/cHFbOBvCn",
-	"aiSvnvfzwE/gnHEOhdcdujdvV47dugIA7H7xOmcLbpg0Zi5SPHkemPRxnuYztVOFc/ioNtSGCYXcSoOT",
-	"K43v/vTgMNcc2liI9HOd2RWtmfkF7Hdc9rPwwBz5lsfVjBefjzorp/Ez4LmDGcz96QgeoEEINCf3oNjp",
-	"RKsNYCuHCWAXmnJKny5eTPa7nTEZddyRCOzARH/odD/p1VhRKLb9vVA6hMh+Z1R+iVfZblfgWxqFPmkI",
-	"zirtnJ7VnDNuPZY6Jxu9n9nGKY54WorTePQRw6iMmeCFSKOhIu4FBJGKJHOmT7ihShNxu0GsPIiGqljP",
-	"AUci0+rWUDRKwGGDsaxARj5QjKErqXMYkEjwCSB/fNBll/ZdlJat/EhXGl7hsHN7DeJdPlTt+Mdhq7zO",
-	"hq3zYYtcXsNWtPokl/e8EMPWR1gdL1AKTcWsmCD0qsuJvEV3qLybyuIsrDAm8ohZG4iDxf7mjq3UGYRW",
-	"u8DYJjyxrx3iO/Uwyk0flC+uiQTc6WP3/rqws02DrH6wKcRr15HKj9aFXO0+EnzQEN60ZYDy3Y82LmSc",
-	"yeQRMmrIjxv9FSEnvazHaUvDao4C7w1hIyHVLZvlOhHGiLTLMHKRZbwQ+c9y750FjLVcJLqCpGK0tR25",
-	"azNkPgeDvdw19H0tYIFJNXuagMoJ6HyMLKFgY6mkmQjzSfT/abj6tc5HMk2FeqRCNQ6/L6WOr0QmKEbP",
-	"Mv2AI6J5vi5+lONUxA6btsHnxUTn6EFLYWRB2A5j7Yq8h8f9T8LfoxJ/vw7WuhvKlrsjic3Mx2OZSKGK",
-	"G5PomagC753gaYdSVvQdesEYZxifXN7FjRLcyrB1nbC8ypUQKVyPNIPHdpoFP/5ZuMJRKG6Vy2du+bvK",
-	"Wys7/zwC1yV6/8KzAI0OI7SaDgUllPpSAsGGQm+GasqXzAhRDbQYzYswb0kWETPzZMK4IZxfS00g1XgE",
-	"s7OB3GMMiP0YW8zZKNPJHT0xczMTysB6TaFnhrXjhCulixv7zT+sQPLtt992LoOA54agqS8Fz53r/tmw",
-	"gWaGrYiw75nPCYgvmI2xzpaUvdZwymtiqluPmbDRBfkvaav5BrsCAVvx7AVA+NNELjvSDR5WRdRSbK7E",
-	"w0wkhUjpLJlO0FuZugD1IlTOUvKtlbHqcpeL6hO115Oq9kqbYW4zu7LSCgw+CxNtAB4wynAiUOa+Qmhb",
-	"c7e+vRWpzfWrQtYF3DmrfvdfqtM/DzG/1sXXeq7ST6JjuMrGOEqz+Q8TYeytC/c53Lr4/s6y5NnZ2SeJ",
-	"Pcclnb52k+9MouX2Pp9NyULDm5nFg6QIzyCQGKQWjGsTIJ1csJHGHBYKsUrpzs0w7tavMD74F3X+c1Gn",
-	"i59bkzlaDcsjDTkM4Kvl/QdxgedMabTmXVAOBGGeni2HaqnnbMLvRZe93xSWx+JBrxdfUBILoDFm+6+I",
-	"sq5swaat4ztBgvq/0PUfEV3f8mWmeXqt9Uue34pPulNmNNZNofVNhqNtci1NXSCfeEiESNnpycnRKRst",
-	"C2F+DrW6H6jVFggMk5Tswne7Z1a3/Ll9GM7Qj6PbsJeYamt03ebhnZspf7hB6MWsHa+s61+3zD8V2b6n",
-	"YhwfFL/nMuOj7NModx6MU6NZW/YDa6GI6UznPJcYhOO/cHZyqdiJT7r+GRS5gIAtOFh1H7uRcPjN5yLe",
-	"lBccS6tIQ+FKyQTGx5C0e5EDaaIZPJgbtLvQ9B0HZRPiEKz/cDRcq/+w8fPg1X9R/1rqv9b6FVdLV9Hh",
-	"k0i/rNUkVnRBMt3CG4xKnegxO+01Vb0ARKd7vPSbScX6gz0YgrvSMzrp017UmlmkI6PfI7gF5n3dcMK9",
-	"/iC4/weBs+1aazblytenMjszjwr0duYeHiG2sBFvwrYyvI+Mq1efWfoKC/MZa8fhqv7FV/7FV3blKx8U",
-	"ORHl30T6SF+nC/dAT1DVZffBlqvQeRD+Qu+tD7Vyzyt8iSeJMMZ6m8IQtR24zFR8klWqvxr75Ja4X9wT",
-	"fQVQx79uxMOMYstDkL2gH9dCqfrpJihNODBofO9nBdI1zl6ucDcgVfdVAikX9/quDqR39OMWILlPtwFp",
-	"JNAngS//HSBVLnMfSLmvAFJzValnVIXVa80uLYmT+clnXtahVh8mgNt7oVKsmxTCjhs2bFXGPmfWr0el",
-	"y/A1VzXuZ4Vs4O6ELfs0jj00hAooPo/f/LVmSS7QJswzQ8pAOA2G05VFfipcs4zyQ6jCq5ZYhqodV6gn",
-	"PoBPLYIw99D+Oz6g07P+cBtKMfYOcNBSSAiBcXmCZsMb/+z/A07wXPBs+mzY4jM5bNkioap6cguRC1vW",
-	"qvGraKhKz3ZwajAeRbyPeOoPMPJnpfOVU/jCUhuBfZd8pMYFsTXr+ZdPfS9hyQa0gfZOFX0fKTPZyBIM",
-	"P7kxIhtXefaX8LtUt2yp5zk+XuXWq0ME/Pp/6DmjF2yICwyEhd4sRe/AjecGoIB1Vw5xkE9hzoNByZyf",
-	"1xdmV78ba17dNxyN/ZWq+jRA9Gt8sBtIw0GaYUpvfCpQaZTPDNVgaY8Ba7h3gCsxIYJ2XbIoYVrGk5d+",
-	"UfzENEC5NmQNwoQVRZmqdcHmyv0oprYw8K6AHunRZwbzK9poufrdwFvbNIAW+TCyipsxl1kdul/qdMlc",
-	"DbUGMK5+vsn1Qq+w8qPmzBR0HtB8q6kpBZtqU7CTXiVzd1uWHOYj/VT5ceHJ/MXvjXmA7HY4q6D8PPLe",
-	"tyLLOmFuFkYdjjGcp5yTteOVBbi0Ca2wSEy+pEIFtgSoVEPl8iZAjkuFzUuxYAcx0jKCqAxxnM4L4WpL",
-	"hNXOHPcCeW+VC8QRi1dYbvAjjEq/uRBLy4FQpnSS5ApfYO24ShIoWF6W2U+WoUiDJsmC1A2q4BkFRWrG",
-	"gIUARJgatU48nnMWHz2NqbRWfPS024sxlSc+6j4V/Zi140Wu1S1WoYuxjrmi/P6RWGpbEM4m24cF5DC7",
-	"Rc+LGz2+wcfxv1JU/skEPDOfzXReiPSVSCXHVPVP87L5AW+mMKIrfFjVrH16FzcsnAAG/lk84yclGw1g",
-	"wHDJzC55V825ccef20du8/cAZiOsemBY/JxOqXONRTSskTCuwxMzzaYzjprzan3EqJLJaaSrQuoS5+Di",
-	"M6IIS1J8uP668xS4Z/Pe/5XI9k/FJTwm40lezuSVSsXDqjnhq/Jf7ha5fHuF0lKuZyIvpK29EH61UgBk",
-	"ovOCpatDKVEsdH6HzMFr/ihjXL69ci8ZnUiehe/WdP2olepkPnWRaTfzPGuOYINBc4E5+omIWC4UyRy2",
-	"lGLQFYS148NUJ4aiT4K6po1sA95sBaWp5rlsWqVQKYo2pqGxDlYh9LkmETPEukAa4pS+o9hUFBNNZUIK",
-	"MTVb683a6WBquxae53xJS5nTADzL3oxRdt40FCLHC/wGZODq2v8CIr0JsOMLw3D8LsxEET97TvWSPlqd",
-	"ix4wocY6T8osZkTJj640yUrVI6yFWUHe8kTfE3a9JuyC501HZ7vL3JgJH5ycNhdHK0u0v//DZWdwcurm",
-	"xOAmKvWegv4Ru9HmeRZHrNAsFYVICuLL6lakJR46GTHVC5VpngbpBn4LZ+NBciyejvr8SXo0PhW95GQ0",
-	"4GfpU/Fk3E+ORsf8ND0Rg3FvdJY85U/SU3EyPk6ORgPeT3vibLxaET6o+VMvEN/rnPHO+Lsfm+vCl5Ba",
-	"Q4TSsDczgbWxHdFGTDzwpMiWVGUfodTGjjuZVHeOPGsNEKjQVGODn51ItqFr0A4UXPqnb1zzlJ27rOxM",
-	"t6WT3d9hdfK9F7lp5LR/oQcBtocsTaqx7tpv62Dqd3vdXqMdtbTW/pUIrEqU5Wqa+HAVIVYIyfOHZtg6",
-	"RhXyzu/8GqkYQAuTsqdTK9nWc/wSekQpfSBiWv0uFzPM+ysbNdCLq1cbqv6rpywefLOi4NMSoB9mtzlG",
-	"SxVaUzGrX1GNLfghSyZcogt4zKlDFFd3hv3e1YdewTyKe96djVqIPKfPVhnpc2qTZla2AHPlWDfihq9v",
-	"aeI/wBwLq9tW9z/oDU47vaNO7/i6PzjvnZz3er/t9c57vZDOUqCTQiJS1bjMdz8ef+zQH4Pyj2v3x/nK",
-	"H3/9bee7lR8beRRWeWi4JwSWqmSZuBfZBetZJ0ehZx38qfGce5vLTEYt2RBOb0+HWce/G+tJQ3nL1QHh",
-	"S6lVA+d5ZQvE2zdc7wdhQ++pQIj1BCmxM0N6RcM1MSJQQBSpaqt9Ymq4hSQnkSAumJpn2U7wPWmACXxM",
-	"oaOV+mcBjIDQt6wKy5zbGTHltzJtY+nw1XkKfttwDn/gZoLVkD8L+G26Qh30jRfsW6rwz9M0F6ZO3FS9",
-	"Efb9BfXFcAXHxzm/hRd2ujmJR7m8+8Gv7OCdJzvcn3NDIU+78bAPRuTvrSV5lYNd+9IB3ZVrCqsSORwI",
-	"sdTRftSyBaZwRfYcA9LyDLfCDQnoGy6g555Lr+e2fP1NQwRiNtXtTGUOkqJ9s3Je2wvehiByc23YzUtp",
-	"Gq9Uqjg1dvswDdogL/iaxn/2G19Bl8rW6iwVpijdIjsRhrv1G4hjKmgBuyEabPQVfLGKZW/5rVRk4Abp",
-	"CdAb3Q51cOKO7bwbQPrOyq/NBdXXIoaD5153/xqaKW/6pi2sWfuMqzX9BKkbCtWZqS4607e6AX1GRmfz",
-	"Apt3+hrR+tZdCRX2uI0VoXUKIcCVFOawPziEobozdP3UmNGaS6NkTs3Ko908Ws6qa7pMpoI9z/Q8bWR1",
-	"TezZDbYQIyMLsX3P5vzwkCdT0Ulgnq57uO/mmqV4PKBNPK3s/tHIBqiAVqVLSOg6LbAdxoznBZNqFT2a",
-	"5aJgqJpwdLLThZxx40td7E4xr+wHzRSD/sJcJNiCjt4MT45u2GDhE0w7VoItBdLymsMpIQ0wkomc8cbL",
-	"A5ZAKkr4Hl3mFtTS+ErfBzuzz8r12iBfYNnZG7wHN91IFiKVtkQTm3gNI+xzR0Wt+Sxdq3tcy9KOk/EC",
-	"24kkhbyXxXK96tE/P+r9glSPTVKbu1frCLUbK6RTODzZKoY1ykohBtaoqIYKlTPajXtsFyTKd/eUJoIP",
-	"KyLFHkJEwOU+WZK4UiP9sLc44dt3KU9V1Z2hnG7LR7uTfowMUo65TRCpYt+nSSMhgNeIJOF0O8sltYZq",
-	"Kzv5ExYbHwd93bpBM5HxPMtuPP3nhfvb2cuAcGze4BJLYAOHMBM5a0UtZMfVFiPhcCtU703xjdBGX4cz",
-	"/a+Cm8z+DVrm9fXbwCfg9vXNi+tW1Hr75j3856sXL19cv6iulF5oMtzSChr15uuwVuiVNyzUbblVVnUr",
-	"irdUEW5lNmzotcoI0dcB5wWCBfVns33cfFP4mM1yMZYP1amqJTx+lOnHXey3y93RuGaVfQ0i1Co2v1vJ",
-	"b6oWWbXlC2wf5uoWsMo7+uVs0bjdFvaeSqKtEhbGRONgPnJ8zYQuWqsBOTuZVILZN6qffyMKa1LdesdY",
-	"FI5cH7cKrpULcHtvOqgmBkChe++wN0BDoxCK4DEF4BLlkHFW6NvbTKwS2dhFATaaPK2X3Ms3Si9868Uy",
-	"sKYCnubK/PuaQN7meiyztYKprxRHr9ld4kLRkbTKTMt92qVsg+v6i4Kek0nDRkutg+5+N0blWJt3Pq6c",
-	"rUodBPa4PapXdQMrarypZ9mcjtzexj5itrrhCTc3U52L9djk3A4oA1lc6rJLZtBXjr+WdeEFJ3YrVHpB",
-	"lepQ0Bln/BbfqmDemGemEfWCPrkNqheVePaO+QdahFV05BihjFNLfCUXFJtS11rXNIF9ePW9Xry+bmoC",
-	"+2rx6t96OynosP5GAbrJqOC3ELE7IWbuGtG5hIPNqFL13tvb6E2sdPb4nW9rM+gN573e4NS27X08hPa1",
-	"aPj66k3YLZiRfxOYfFvZ4l5tmrapide64Fkg1lqqoa5V7Qq80C+3Xew9iFgubnmeZtbAbdsnf4IpNChD",
-	"7+m2Si0B7tV23MxZfLTEqoN2fbBEnYd8r0c3tV7DGweM/6hH3doHcQUsn0no9XrVCsLVlSfYgu8Ts33x",
-	"/tX6srW6MZRHP1mOctv+daoLsd9ybC+6G9+DffOSbJvFrn+9viwlFujBvhM39OetRilnzCW16dD54xZI",
-	"IY1it+XRy/W1oWUEj1molO57o7N0v/VQ+N+dVOnmpWCYaRfeqy9DTomw7mUqNEBIjvdbQsgjdqCBsI9e",
-	"t5ECyjwKirlG7CeDeYRekWXpCMK/yAqy16LR9bR9saAcNS6yEA/Y5nKiCx0AL5PqDvEqy/Zbj9vrujW9",
-	"s88xSNbUFpNRK7pM3xOHnPBW1FogDA32peLqNl/utyDfi0HuAqKyc0MdUNTeAa9GOFaRG+oIes/34w31",
-	"G6E8v9paV2DZiKFVymlkPA3EvsIvo+Y7YO2d89LH2u0eNVe/dSwtlKW5MhsIttrtGmUERs8rnk10eGNj",
-	"0GqCTSBj9LYKFoDsey8Anfrw5ebZj59um92S/ePA4Mpzfw4wOOHkxjfVXC/LoTvCt1P0weO38r4WnDPY",
-	"fdopb4gKxpJ7JuivV05a9dlsn0ebR+IaHvU2CJ/sAGFUBPae3pSNIFn8Q7zlmLetobkg3vqV4HHjOsL8",
-	"OFwEfnnhyu6NdCqFcZVcj/tHlZVh6cKtDTGbZGWPjjVUWXOi0Vq+sp7UVllAw1mtBd1aJrneoOFCxINf",
-	"P9WU4QPrm80YK7PtbL34ox41qMGK6ZlQ7Hs9Wl04n82yZbP6/C3qu4XGrJ1l1SvdxD42uKYPE54LkZtD",
-	"I5TUeedWd4S6lUpgmM2+CmxSRh7sHPqAHzSDu4xVqGfl7JD2YIEaVCiYy4zajuZz5S5Uw0Zign6Hec4m",
-	"mgIKZxkvYOuNuQu16333vdbcH6tbXuP/aHBZwDKwioPZHPSpx2Psx6sNsJgSTQDrOljvockRe9zp9a/7",
-	"vfPedkdsHSN+Psdsk9Pjj3pUj0I42i0KQSc+bGLHECT3xeoxWuokFGTSBMGTcIJLRqpw2cyVckrdGnaL",
-	"QNBma8QvzL7ghqHMbSbNZ320+1n/fGdreGb9Gzu6VOj91aOgB5RUW2eTFbBsBbjNU2zCOHxUS1JBZsq+",
-	"0exFyUwfHVuwwsmajZqAT4dHO0R1lp2Ad4ZwtRXwBpTHpBxpWLpqiSVLUGM4A0G3vD8CiowqjYvrzNfj",
-	"Sj3Hobw9Q2KpsM31sRB/1KNtIRAA7H0iH5DYHxXwAJLDP0LEZAVF1oksTRhi/eAbbYYraNSA1vv6hn5Z",
-	"XqB1/se/pxNo8eZaW9dG3cXx54fxn/8pfEBjIdJ9XT/b4fLL8/x8ig+lidytNbuJR055ficKakxvjWYN",
-	"diteiFu9zy1vZ3zuPmxIkrKPKCvK2e72n8F/2ZSHZZ85lAUeXoui0TrdOS3LwmcnQW1w3T85H/R+UYlZ",
-	"++lkq8C6zOaAtfMpG+d8KiLW752w21zPZ0YUEVNiwYplLkyXvZXJXWc+Q4Lv7qoR2BOtawX93TK30BnS",
-	"YNV5O9GFNuGmPiVZK5W80bf00+gksCgmKdd7lst9hMBXWokmsrs0d9R2VSYCxzUiyz5v4pCthAMDu0uB",
-	"cOljWU9kTyp/T581Kg2C0aBVXLUuuvXawPWqJvBO85SN5J2I2MkpSyyaf4o2EHDUrUHGyIgP+08eFWPs",
-	"hPKqYE04E7LXqOTlFbndUo9HB39SO+Zo1fn9qvRjn5Bhde1N05wn8pU0s4xTnkhZn8rdHxW7kbwTplFN",
-	"zea3G1YFjyPmWpRaH07s5ohtIER1rlHzXLXjwYltAswmyIU34A7XGJooDM8qYvmOPvPa9bdGPJfqdpti",
-	"ZY9xL+XKffM4BctJMv8ISlaVd60WbilZVxO7sEe6IdRghdk1HWRwMa2cIgh9DcKerVlaQ8KVRJCXS63W",
-	"ZtM3sYCr92/YUf/0tNNnPJtNeGfA7Lss0WmNF3/9riYcXXb+fa1ok4vbxj2+w9+xZm7BC7GD8f1yfi/y",
-	"WyU67yb/+X8r0bnMrB96rxwwBKFfVgmSJix5tcZZYkvuIV5QCeaRyDQQTqEbHBD3vOD5boobvcuQ5ddz",
-	"rezd7bKsdk8UpEHNYb/7/ewxCYIj2ZDP+HUuRAe9gCOpb3M+m6w4UIyoGd6/5MmdUClLxb3IAERd9lyP",
-	"x0JE7BuNWugU4MolZcPs4CbZrziEjSreuThEGVy7oxZij+h7LVWD9nHS6fdB++g9/WXlZk24SpvEsA9K",
-	"/jAXjB5HdP1KhYWZDNzH8Y/06GNck+/WFfNo0ixsRVa5ki+3g16xXSKpK0kyEewVzwupNqdJmEckSDRi",
-	"1DzPsQREmR9BrWFMtTalFfcLvH73yd98777ZEinvxsaJfK+P3WbBjIorNdZrJiEWiOhRNrwh73S3DJXd",
-	"Q43B99dS6YcgAh1DDrYJ/TZJwAkzuxV62MH+fy/yNW1Dw9QJfwTUTrbA1j/u051Ml/dSLB6RPPEX+qwh",
-	"WUdkFGg8kTNW6DDBo82zBV8aFktDZWEZLIqB1nuwptyETaq2TCRy110AHjoeukdqOouvNmH3GBCBxxuH",
-	"r1X6bL6vNwc5+Lq5QcXvT4lyeLUuQcWPv3NcQ0DJm5deEvJqKUKMTLkpowZ338lfym8aCt35hySWAc4o",
-	"scBIJENVkVPtbny2IprYWMUVUKwutxkwqeSN1lGsbkrpP0XBkwlW2HEBUjpfr8jypmiyywxbt4OwjsFN",
-	"9RoFaFlskErfUKVhM1e5NAK7BTIOxzVlGb8Tu4gxEyFvJw1L+gP+jleufBBZLdS/d/pkW1L5nVTpPtic",
-	"Sv4n+GR9SAWJQ+H+KdAZjWACiHg3JwVnZkocx37G2tx2VsYB8SLB8F9zsHIS2Mfb7C7/2pI9vcP+jZ3t",
-	"kYLwzv6XVTDttr7mda06nmXaFK73Lfy8Dl1Oe729kkOIZSMGuQk9pkZIQtUjX0u7f7JI2IxQJRWHmvWa",
-	"6Pk61jWAxtXsamQYKGmWRcKoluLv6eaKm9yYzXLxH/D3UoBz4zVkQ7ZGerSrJFyW6No45G4FunYViHbb",
-	"xRpBiTa3v0XUywrrEccXMlk9RYoxlgrjrjfl628vYGgHqwWdIBuaz6wwK9hE3gmmFXvPi3me8uXvmk0r",
-	"5VK21oVbU+Nit1IvO2qiBKYF1hatR8D9gguFNOuI9syr8vLZTuAyWO34J3CiLCYaQVvFpP0q1Lljatfx",
-	"4lMq1ZU1UX5l/+ycPYpO6zjtgenLyO3kgLDHt81iXRb42N1i7YvwPMpi7csf/QNYrO1aN9cvCfjZp+k1",
-	"G8tCeVTfWblBh2dT2DZHgx+ePrzTIKtP1yTYTgQzfCrcCNhQIBWJnPKMEU7DFTHl3+uczZWsy4vHJ70u",
-	"srs6Z/ttezjsEofqR0cfD37XyKVo1pupVE3hRJe0JpgfXqD5PfdHk1CyZG3Rve2yBCBfJetjyt5Y4W2b",
-	"hX03brNx/3jQf1JOvWrTf/Gh0ah/1MSka8degYUDTStYUBNKvBaLoHgxT8mLxrO3wenbhP61lY3zoJhx",
-	"Gih/n1LKmF0VbDrHCqloiGa8YJngBvVahrpqJsqEF9Y2QjAs9UMVNA8umMiMYHGh9Q1Gs9WMo99kmAeO",
-	"4XsGRYylnv+3ailynx/lfug3VpJ5ZAlaaXc4EkHmmus5ACSFCnQbt3E8GBxsLdXrY6fOer0n/bOzwcnx",
-	"k+Pe2Vl/r0gqPKO1qFItybcnvoR1+jQzBc8L26EJ6BKLb65nndtxpzrAT45BO8mnj8CmDaX4SOPxLIxi",
-	"N6e26nK7D1A9Prtg1cp8PE1FelBLXAWVIcxPbVbSvjDW69CkTAVbO1rZWI2D8c7fep2zG+TlvWaBc8of",
-	"rmg1x2c4mv1Xf1uubLV03Cb0DdSZvTDXSYcFCprpp2g4PzlW/g9h/ht7JUQBIz+B/0PvaM5lNrHVEPfD",
-	"yT3YAxbb2he4yOUK7aIFHwNcGOKCTVzVa65S9ntXSpnxXLBcJPpWSSPSn/4ArvOlC+lSYuGL7ucCZgEc",
-	"SvmSmN7vV+joZBcWkdm2RzWxc0YQZ6CLtM0BmsFCg2wJqCkWRg1qccdYA4DFMHJcQmgkhoorxp1hLbZq",
-	"TgxXfuxy8GL24d0Va7/7+jk7Ont6ehBZ+BwPBmy1Ix/jxVDFhziTNfyMeHpDd1l8PlQdYqWAFMC72Fev",
-	"31NMUzvjI5Eh70NGd3rEMgFMxkS2ox0e/GQ5mwhlIqaEBPY4VMxeDCABZnDQ3L50wQYnR0HSrOvNGCEq",
-	"IMnASaa6YByz+1PqLH319v4YhvU6ZG5/PfU/ScXiv7LvYtZWmv1NK3FwwZRm8dyI/HzGjVnoPP19jBVV",
-	"L2DTIDHBbSjHZNyOYPe0z5OToxN8R2m2mMhCMDPjiYios4bOIkbQi1xF3M7cCIbiLjdG3iqRVjaplouJ",
-	"yAXsoD2SqXTjGGbmyQQk+A+/HfQGLyL2N5HrDtocgwEOIrL+6jGLY9ui3HUn//Hj/284/J8xi+PI7h/D",
-	"2Xmu59T5HIAUgC5i8a/dO4bFv/63f4MPfxX7LplaJaI7VEN1iVn15ORAvACkk4aZQuciDTu4kG+AXSnr",
-	"RwCiAMrHAYxH1CdDdfXuyhwgf/B55IBBdkiOJCJzmOkccAZRUrEPSoLYzkYi0VNhUHS5+ur1Jbt8//zq",
-	"aoi6JWt/uH7Pjk9ZpvXdfBYxrA3RwQY98YPqdGJG2BwxozFXTt91eAbyA05jJnqBrv0F7rcYKgkrValt",
-	"Q0MXv9Kqg5MG7ApUb5GDMtMRCtaJG8HeaudD5Yk24eP//D8+Z3Yq1H/+P3EATjgM9yosN+HjTjrl4Qe/",
-	"fn706y+fx112PRFDZb/DvUtPSMBRpqDy1RKp4wCdooCdZlrd2maQq7m+t7qbivvDVCeHGLdyaDnqqkWl",
-	"cr8dP60IIzja784PDxsdyZ/bY/ftRLMpXzK4Qxy/7bKvyONmHFf2slbsnYqrTrl4J2feptvZFVnZ84am",
-	"foGuPou2vsW1Kt5+OcRuTWsyiKtzL2fiAjUonlTKPWMBQnEv9dyUb9ta4G6RJeSwjkwdbrjqRrgFxVWa",
-	"5OSw+IpXBGhZDUaUpNA/lQU04Rj4gWJHWIPIprFP1+moQUl+uAgSkcN90bY/RaTaR1hURFnrWamuHlwQ",
-	"K1pII9A7uFVH3d46ZasBv16xN1y2FbM3r+txLV22mvtlwSZ8NhNqbcLLL68TURN8Q5RfST/v7RYRtrb/",
-	"zXXZ+cYfmqPZiNWxzuLc5uNsbJWz/TzzkB1+dmZFARptmJbF7td480Zciaut/m8XxrW1TuyEI0dsYgu7",
-	"FOzcj5eHeLMGRN+CONNMJEnZTGUPv024py9AgEXGzdrUaM2jk/O01io8/sT9hhqTUCjLm26CsEdQwKOb",
-	"HD5BtTgbjLWTyyc8k21+n0o1zH2cP5UPH+cBqlyzv5wq+Lb2Zw0y+7qMVgijgXStnaYiToAgPdLzatX4",
-	"x5cPXKW1BtYSrtW8Ezy1bXv3FBq/nchkUkOMQmMmrW/KUUWv+eym0I1Xxiv4qFjBMzQeIKbJlFoqopIF",
-	"uvsF4yP0CMN8BpT3HS6xx1vPNx64BeJab+G8ADUSPW88x7zD6jabobWfH7FpPetrW2ta0h5+xXXjf67d",
-	"Yt5fuqkJTA3TgJxcK1vs3moJudCrLWEGW1vC7NiIpqKQVBdEEXU00D7dG+tl7AkOO5QAfquzrJHX6yxr",
-	"CtMEGSztUO0Bxe77B6uHQJVGNsgd9xpTk0HmwApN6W5CxtbCT3bc1apPsmBK3It8tfhEKXKfXvfO/vEK",
-	"P8Hx1UXvp7s155xnhZxlm0p+AEBFjnaJZKK1EcwAFHnG9Mzf/dvPzb68rlWHraktFdN5SsrwTpIAbJ1s",
-	"2U1yAN5Fjao4zOqeMm7u6vLlNR+hpRZtp+Z3zeafPeP7dZatDe6vBIt7H5VXyfEMzC7drci5Byo+fFNL",
-	"z9na/RW+2WEafM0GTWfNiNDfj1eh1OqPq0SXAEWrq6vBpFbayHEff0rruN6bNdUb3iiHla58J0kFtaZw",
-	"WCxx5eN/F7nujLgRKbDLSqKxnq3oU1sPZV26feDSahgWUbgRb3WxuWknna7PCWoY+8l+Z4tQKjPqaQHr",
-	"TuQvnqx2pRDX3af5jJKJlo3V3LHSZeAdnzlpwOvDyUQbUalt0dA0bpXM/toLXeVbzrZeaRpG21lZX527",
-	"ORmpdiA0SeRB03wUa9S/R0bqOF/i0ntSKw5Y53/9ROfop+eaarN7F3KCxa6xvSg57VLohux+v/To3rfo",
-	"4Eof04a62SV96eTM0iV9hQUkrLcIXeuxjRtAH1F8sFtL0t19QVttadM1eU1u7fi8lGN+gsI4j+ynXq6J",
-	"EoJyUzA+mwmec5WIn6bbutUqdheP1uXlOejCiPbI5wo7qthYBGlYDA/jnapZ+pr4+3IHZ9JdyyHcC+hW",
-	"tS4ocgubObo6Y5qy65Zg4u5+jdl/qnNc07Z9P5suUOaW6r4NHjbgBntUAFodYSdL7N+z3/tjlAVT7KYs",
-	"5DYtOAza6f587uld3MyhKdtmIASL813tibdu6mVf7SnS1Ae/TtpbFACzYw/8ZqnHdYffJEy7dyLXBN/2",
-	"iRQrhZo3C4qeYWyazL9EQZ3Ac/S4dChZoMR19+bmmc2E55sVBnoDg5cWuSwE1poILEO7qzpwWJt1E3jh",
-	"HP3L9JMVi22tUaI417cS83+BE3I2FkUy8eHSUt1mYqhQIqNeA4bFg14vjiqhRMjE7UTYtY/eZxM9z7vs",
-	"ksVHvWP4hMV/eHH5Ffylhkrkuc6jYDVfGJpdkKSbSVMYWiFxaPaCJxNmRA7qtFSmAEbOcuF0eRgJt42R",
-	"PVQ/gbIg7bUAy8HIIFvL3dln3FjGgytYCknimMWhEjFUWjHBk8kF7M8vYq5SNAGNM62Re6eYnJ0UdkEw",
-	"yFjnt6LAuCadpcIUzGitBABoqDBH2IYnWZjaSAs/B1lf7a5kEdmypmXEsrF7HSojEq1Sw9o0O88F4lsh",
-	"UAUccdzZQS0iqD/YzxJRElpUErinAoei69jJNq8Z3kb7eMsoW/9RXjJU4f4RkqRgoZszpJr5735uDQJH",
-	"42Vq78xdHRhezFmbH+2vRuuH261DVnCR2hdXRJRALthsIQnFgrX3F1c3qchEIXayOAC10+ulPltr649h",
-	"tcj1DnaqkfKTRFUEMFiN7tqsMe4WUrGGY2ApSA/RRsTJ9SgT04ayal8/Z2fHJ0/YjN5gqSi4zFBqKOYY",
-	"9zLWuQ3nPH54QCZ58vDAcks2TcJJKvYqPgPzPoePVqH6iicTqUQnFzwFuDC85Bry0ZQubsZ6rlIqjwt7",
-	"aFBr5lOugrEeZhm3bMTxOZ3YNLTa+BQ0g3ZikcLm9TxPKF1a6YLh1M1tS2DBDZLF11JkaScT9yJzsDcr",
-	"Fj93KLZBFXrZrQlynvGcjWEQsztfpuFw6ib+7K7GNQ3HrRDjSzWt7yt+dnbWXNuPWhA156CBLD2WpY/S",
-	"vh0xnhmbOc0Ni/+tY139nas0vmA/zHUhMEEOgJaLmc7RDccd8KrrPBqfJf3RqRjwJ+mx6I2fjk74WTJI",
-	"++J4fMqfNJryzJqqj9hY3lZ9xFBrv/CSNEoLVe84rBp+dhbIBse9fczv77Hmve0FHpSeQ0whzX8sH0SK",
-	"QmQMC6vF5L52CNu02aLxeqkULaHCVGNvIa3ODbIvzQ/vrltDs+bsCOGwJOc9g5essucs/r7yrWUJAY5H",
-	"xKgqWOnJdQMPfW7ZW+1QCmQp0/X86nyo4rmCOwqgl4B+GbP2ca8fMaVZkguEKs/MQcRiqTAl5eZ7oxW+",
-	"1Qt/nfGcT0UhcvdoqPwzqiJfftOQ2tI+HgzC4bBcFq0Fh8J/31hPlvud2Z9zca/vwp+lMvPxWCZSqOIG",
-	"+9LjsyN4Ntb5SKapUPFQud/80eJrx/ATtb2/gSc2gQWfncCzuTLzGRC1SG+oWSQZ3trH/RNc7YwvM81h",
-	"F/oGm7nhM5wq4Ypmg0FtfTK3+bI2mAXJGY42V/yeS7yDY9Y+oSVTe1+e3eBp4u89txUJCA2yOg5z0uuD",
-	"GhDbgl43Zm5m2O/JwssrfXShUiU8qm/k3rQa08VQufWPMp3c2eXD9et+n84LEe6KcYavMp0zeLYS7KEX",
-	"aqjs0i4A7DARDe/xomxSb1s0ohIaCFv4ugmWZ0O37KkHbR2D5bj9GbhrTaFnhqzqX+JgES4XtdShKl9E",
-	"SMpUTGe6ECpZ3tyJ5Y1UN3NDk51RqsnKK7mYm2A/1NLv7Zv31zbiBp+jyhxflZ92/iSWMVtMZCaCNF/X",
-	"NjCf287bY9xNKsdjQZUa7W1Iup+Vumt0jmynJOjgn56Sg998H4gV0g1eciXuKrTq/22JlNhdjTqJoxJZ",
-	"UldWz2lX6RBjeJoIEL1ANcIjMbRGcZUyfLSkxhNteEDniEvwROmbbTtqtFsIyBDDVmvkVy6tJKbyN09I",
-	"CIOQKIJ3mgIUQ+CtakyhtNWoXI5XZcAue2FTxFzu2kzjhi3pB6xfGlcx9zPI37jKXYXwXHCjFVFw/fta",
-	"rLJLl3qcWB55M0vZipcC5VDOmmfWikPkwdoUZsVdPieawJBeZzw3yAJd4kV1la9cfQNrgzvp9Xq1LqVN",
-	"GfCWdFethkFte2ydE5FhUudsIniKfYzsx0GTOo5ullBs3d6+hnCjWa07Pev12R/fv3nN7GvVPC6GcJtn",
-	"BWvH/yv2gI7/Vy+OWHwY/tKPD87hy6GaSmNA7LNDyAKoBlcfOyksZu34EHYSH5Axcq5SkWQ8FynJhvDy",
-	"XN0pvVA3SAExXCbD1rAV+8wkhATWaFlMdCa67HUJJQ87D6paJt6hNfXvp0w7WIYn62VEi7obxMKSgBoC",
-	"g5vpR4+tsLzCBS58CXmgchulOFRfl1hiD6Dt2cMByJfBGdiTigj/g2vc3WhKiBQdfHDZJdyIc1tcj/wO",
-	"E11otFtEQ1V23/IlDCLGGUVxHFyg2BSeJ2uDtupP3dIucRx8PZ3PMrwa4VU+FSkrFjLBIm3I9hC4UV0F",
-	"LrBtc0U0vqDt3fNsLobKVht1Q1FvisinC1MwVbjsRa7VrRMoYc2WaP3S4VFkE6etZubpoiy1ZW09OZnh",
-	"H4jF4gRVkRZnUJ412Ae0eoPvl8n6UZBqytqVjspUrYgWhbq7/3TK1RLOXufUWcKUDgpvskD7O8/z5bmP",
-	"GcCGIVF4vLQaPS9u9PgGK5bGrM19xsG8MDIlMWkE1x+9HiTIs3bZjo0XCRVOsWEjVoqacgKRl2jEQ4GT",
-	"vP7wsuS9IXZZZMFhJ1LdYrazr62otMVyRE3XDMRWm7VrwUqgBC1OOg/PgCoxmngOJMB9+XJupXM8HfzG",
-	"vnuDUUxwQOTOuSGEgh8Av26IXHEr8CbLxRjkmPN6UX4cJhoqF0HGCqx3AAhCI0Y+uAzft0LegWcEJSNs",
-	"B3IBrBwvHYAzXjvle5a7roi9Q0X30sE5W1UkOZvyDA5MgOpBvyJNWFR23AEnreii9kgB8pjZbZlR9YCj",
-	"8jYI9doaByEwgZhDGVGgwYkZeWnDzwIWQOoDLQW2oVw+OsgNB8BQfAnykS4mVQne3wwgfQa8De4Cx7xa",
-	"UatkIFYOLeVmT8r2b5SC6M8p9doMyasVtUryCeV8st/bNaDnmQT/CjK2olYFF61p36JiOVyTlrECfMrP",
-	"qYG2KveG+2kQe8cyExuL9fhGCb/Y3heDv3fvC+x1hu9aH/BE3lF4+j9hm4tBp9+77j85Pz75J25zsUdp",
-	"3+YmF4OfpMnFl3rEnk+E2rs32r5tEnap/vv5mySszQv5SbskjESxENWwbcralKbs4PGTd0dYo64ExL4t",
-	"+mgdnyYDj8jNLjkh9DJ5C4L9V0Ilnm4L0PGD7DJjMI/vFlxJI9gae4R+rM1ZdH4KuNDK1gY1v7URYiVS",
-	"eY+gkBLQIQjc+jYc8NZ4EHptv5AQ+80jo0KsYPDzBIY8IhiE1rclHmQdRewZEuJg0RwV4i/YnQNDKsyp",
-	"oXnafryJXRXM8KWt6xS8mMqUtQkPo6FCIykZ78kUv1hh0Y78wnozMDpZ6uwc9Y/syMY5MsKvgxC8xURb",
-	"b0StkqRUrj5epVsN+qCODzBijWwCZHthiZ5ntqM1LmskGF0buClOzhRpmJGZUAUbLVkqjLxVpDLUElJg",
-	"QY1sqiGwxa++mS2uvbssV0hvRstN86wwwVrVn61RMhuYbsNuykmat7NuFts7aMtOpFlxZoXUuB1o03mx",
-	"604c0u11LPXr3DiXQsi3w5OLSmTxq2sibt8x7K3OZFPBZmBMQcewGb62yqLwaRNzQIOg8faoGdCWVKle",
-	"REEganev2EbnTFoXNmGf+vjLkW3SX649KAL7zYvrVtT6w4vLryq1YNfELpTXihOF92zMRmB+DR833DD4",
-	"EOVozBGSisUPnRL6HdpBTfbHWijYiQXAemPjSRv6Zns7H2CjOwSpmP2iMurpfq3nrWhJWLCylPLAdkDB",
-	"1406xrs6Cp5jBHgas/Y3L64jBgd4gDU5MVg7Zu23b95fR+yrFy9fXL846FbML1g7Bt+rmh5ci6/62Zcr",
-	"XBfq9rYa4UYSbi0OwIXuRK5sh7BbIdlugWa4RAgbRf93CXxj7eqia76sireV6pS5yuo3azjAt1jfNHyR",
-	"4jgiNtELNuVq6bwGQdKqtcShkJvPlQ+zxthwXjAcYm0Fi/6akmrVFTQdosBIMLysvbnH+TQWWEcKza02",
-	"LC8nIzX2UGSjecFGAivQsUJr3NlQhVvDYHK/tYXIBexNYUCZtRS3jeB5MokwGyWmf1xmmXeRVS6otg2y",
-	"iBHveZY5FeULVuhbundsjKiNw2/H8IdMRHzQZe9RSoEljueGZyjbTNFQVQiUTWy+ASezsQODPSPaddWu",
-	"SdNjZw6cpUpc/ukKef1EIZWUtQEoy4hx6DE77ZXYhtePVFb+8qTH3okiR6N9fxCyxk+MvrTNDCkIcyJy",
-	"8YuLrGw11lne/Vq3sKT0inUX7mlvu3bsBJHPebVel9x2MdHGIbC31M9nF7YUcxOrqvDqgEHZzBXD+C2H",
-	"Y4iqgwP7mvB7UeJcJsZF3aVMF9FPEsL66fGpORDDDR83RgK8t6krhWYLLoH/jTVWGi8wxf2ibOOAji5c",
-	"H1JX5xIGjGti39acrUfGylIEXs1ScvZzRczWGJO9GjxK/ARxsntFw9YCqP4eAbGe5ksBMkS7jTLjuq75",
-	"lZSJxHY+tmQ5tv7Fz6zWEP/bV5XJxZRL1ag8+lkom4wrNhJsylPBcmzGqfSiOlv/yfbZjCg2O1RKxjie",
-	"Zxlxtm01HQa/DL9KDT1LZHIgDgCwEau2IZTrm+38uyuoJJuMn/t1nq6j+Oqd9iWdlOU5Vh2y11SgFaEv",
-	"jS6Zn25yq3W52WvKV0NyUUUFWz2Jak2CXbKD4R+CJxMbV4N1+8cyy5q0Ka5u8+WmUWN8Iy5H3y/jd8In",
-	"fOPw8MKjR8/kndg4OrywbvStOdmYLbZxdH2/dvTtdzjfWMMwNjx9NFwWerFx7IVePHLsFcaCzZRtXh0e",
-	"Ns1O+4ssfm1C7HXVIZtT/VxVVturxLWbZ3hBYrQcV7eN6XKfsVDQdcMC8Ar6+VIelV7Y4AbaeS6m+p4/",
-	"voL0T1QwJYBUvlI7xcJsQ7ql87TWF7gdn9b7l+g52aU8ONehzX7+phpKbykK7i0LGPu8sxOqgi4Nuwv6",
-	"I4S2vt0pdQV/Vq2AgaNrx97+eegbszGdPpDQ0q51dM1Djxd1rplacfIzOAM3Vl0JVxnZYFb67AvDYvL3",
-	"xzZw1tY9kPtklr/nGW+6bul3lq/hXT9bD0nUBNf1z/wwA8LFSNQtTTTDsCs9E6qD2SHVLsE9/N+Wfprb",
-	"6/ZPpVq33pdYAHqX9VajFnZaWYO1RuRS7yHV0pm/pa8aPCD4gELwpmRaycUY0wuq57sUvKE2sAdLeKRB",
-	"90+/3vVo+tZvaO3KDOFt4wIt35noOUyccphzIcQdrEgrbFyPS/9uZTMNaPm+2U59jbHDZAP3krecUiEe",
-	"UgN283fQT00To+X5lWgK1qBnNgxYJBMdsUIXPKNCMLMgSGK1h725mep8U11enwxwK7zLt21Np+gaJfIq",
-	"C6QBrRzs5qNV4qFwoamrsUn4u2+pIB4KXISlaTm2BVyyJfwNaxSUOF+P/xTLP/7t6nv98PL7D+Zqeiff",
-	"fP/n5fjPu4gjuLzGoLimAFW/wojdCTFzZiCdS4B/Rsez9+qbbUXWSEzuiN/98IwKVg7nvd7gFLbxDM3H",
-	"9G+C77O1YNg35nUm8ptZY/v9t4AjRv5NkAG3DWz6TlKgyGYMOQlNf71tjqMf1jR8JjLAyFv0DCVC3tcj",
-	"UAlSjSY+JJk9+CZOd01fNbn0qACSA0J3/zJ3dob14vgdlWGCt0QaXnY8y/ChIaeWe6VWRc26GPZLnPqh",
-	"rLHmMcEDLyo5SpW6A2JqZPS4wPUinOVwOcqz5lMlMD8bDNYY24lP2GhZntx+MWsBt14d/s/b+fS+wWzV",
-	"HW0Bn98X+xOiCAWkE4ZgsSvyiKE3qwHW3+tRU1FQQHdMVJoJxeCdnb1pf9SjJidahjXAbjfN5V7ZeaqX",
-	"9EFjFVGhGwvU+8msK/dzBECuCTf1U7n40qbQ0k8oyVVPgaQdR54ReIhHdMjrMe3a88q1sbk19rcpWnYX",
-	"/KqNXME0kPvsbduPer0eU2IhTOHX0KZfp4IrUzbWxR9X6wa6a6jvmt5uNPutQ9GG5bqX/26rXYfhDWsN",
-	"cL30ZXxyEPW0it8lHCwE7Mb3hUN/Lzh8RiLYWJrNhDw3FP53mXH1kl5VCIpc8GnY+v7FvWhqpxDD5RHb",
-	"+KewhVfMBHxxjo0Ty5+/MK4vDdVtdB1r2mWpDydakRu+0vWQmsFgP5uDJuvnli6KV6nXiYNXt/ZJ3Lc9",
-	"TsUkZHdrN2eTpFdcefsF8q+2StvaHIcO9Cus6rbLUVL9t+AQsVBeJsZFNXJ2oqeCFXIqMqkEa0uKm6Kv",
-	"m87osxZhX016Wb913HQzUcF5xbjRmFFSsMUS/I0Z/J61429eXLND+ldciTAMGx8F/ceqPe0sTaK7HGvr",
-	"weKxkGmw6joF2u79u5yYL53jj8y38C/vxVBt+XsRjwPPzvKuBcLafrD4NLLNq+vcxhMeVkBYb81cpamg",
-	"SssanAp7gPkj2r89WcPGKicbopc/3pXOeUE7cMLUSjuu2JbslVRWm9YPhLcLagHe1lmBUIXIbfPdZm7Q",
-	"ZV8LStd3tEMF/X6U6UeKYYRvx4KacsHJ4OpWfLdYifNzVjS3rpqgsPm/Wl98EteN3CFVILmebt4R39sF",
-	"9SyLtNgXUdwbldNqL2Qx0XMsZh3LND5wZbItw6ZiSygjTcVQkf8FgxdeclN0cPbO1Vcxs5cWpvuf00Sm",
-	"jOUbCaHYVBoDEonRzK7IV1UxTZk7VJWlCZmWrE3htVi2xWg25vkFwyobMOVIMJ6m9uoM7pcb3AYaUlaq",
-	"RpWPdijyCstqOplrftuU4mf726ySZXNqMJBXwW+ZO5r4V3Fke1QmvFbFcoO1bNcuCgW/jTDOGlYD2mAC",
-	"ZypUolPq6I+lIlg7/q///R+HBb81hwkf//r50a8vz6g+UJzw8X/+n3inprj4vV/zXoFzNl1inYEKDfxX",
-	"aqzXABTt/77ABIbaBuG9tXt8F1ZGIwLS29fXcLL+jp0Efz5OtrVzYrk9+2qte2JQvwUeN238dPeN//1a",
-	"KPqchh1thvj66n2Iv3tyArh1m4KVa/jsiv9VMsaDo2lC8g+ooqwL8PoQKIVBeYgyv3C9tLqlc0XwIrnk",
-	"axrZfmaIilC1aeLmNsq7B2bVOUhl3qgGgEZ4B3LQmihmQOmwNOcvuIZK/5E1VD534Q1sx/NppTf6P0np",
-	"jUtYGHvF80L+9OU3HBR+7gIcOzUG3Kv2RRPl/KXSc6gmnFJ3oPjcVt21BXZZ7IsrxOdhExcXyee7qLjY",
-	"dP/+BYtnubznhah+qVW2rFj2qC1RVCnjYL+sWfXcm6tCiRHJPJfF8j1cCzbJXPBc5JfzYtIYBGG04hnj",
-	"SSKMsRer5fquFp+r36hckzBRkCm6jX3qgJ0wIxIqtTVUPnPlEvcp/4Y87Jx9ietgw3mvd5TgRPiniLsM",
-	"LylTyQAtc3KMrdxLcRFD1cb8mLdv3l/j7xSTfOHjJch2SO1qyuw8MvtQZUG4EGW1puFQxQ8dh2MdW5ha",
-	"PBS2CHHbLqxMRz0APZkgS7UKhau7/wa2jYoEjusOhNnRsVML2SqUpsUY1n4zE+ry7RU76va6RxF77z56",
-	"V37E3iD+2sYxNCcQCa6hxAUg6NbHj5hGRvImdrJMUJwSU8zLa/GZ/L3RieSZEkXXIZbjSa33+Ii9FsVC",
-	"53dYR7UQfGopah3T8MhgKAcwxDOsLIppPTCYa3BE0yiapsteIMGBRMB4go2R2EhMeDZ2HwSlHPSCmqAO",
-	"lT0ERKhzRh3RrdkhIldBFLS3clVJourFHVXliGio0BJdzDKeCO97iUKnkfedO8fohbMb4DPbgsQuAKMl",
-	"o6GyC4l82eyczZX929WjoZFVIMAM1VD96lcMrfXUQ2yoOuwyy+x1lsl7l6YXu+CO+IJxhnSUY9YABkzb",
-	"h1gxjxU5l5lUt8xk3Ex8tfGhYiw+6vXZK30vUvZW5FMOoma2jG1C3UudWJIGrcvNR01WsIvuha8qaMtP",
-	"SsPuxKwA7sBcUllQ9Fpq1WU2OYbqerMy12ukUyBrnguqT9uOn2tVgBp4vZyJc8ZnVGFPanWIZT4PLij/",
-	"Gb/B3YSv2Dyp3+KrXUYGxlRyCuUF2IO6GScTnhtRxDgv+ZRwWaDkdiTwOCMLeS+yJWvHl8H4sMYLZj9/",
-	"huopRq3A7wcXFNoNj8KeYPgWjO67fB33T9iaYvZdOHsilQqbpLRBPwL2+mJtbNnS7/co4Zhy95KJwDrq",
-	"NsMO68VhRUcQjGAZ8CaM3Y5fXPPbOGIe5FRywCZQBjky9vsLFl+NO6+1Eh30RsdoczGMUxOyA9ojCM1Y",
-	"mLbLLgk3sfC2CbNebNJSJu+EW06X3rVsFmiSTABcwbAlHFxm9kIhqC4tKpaFLaVhQiL00d2h5wUQCRWD",
-	"tOVhzxlXNpCBMh3bsQtXeRYjFscFHz2LD4Ij6/VYQ88Frawg4RcY2Xo2VDsWqyp32XtNiiuHscNQpPiH",
-	"mGr/Ygq7LAQ1e2ft+Idnvx70fj3oxRH7oCTmSYYvuAZ+B34JVTCRR91XEW3HNh4MCzoT98M/gdvFBwhK",
-	"R6IOW9phOj36h5w0ZCtXU8sZn71+gNRkcxNZodnRgP1JftmFhb3k+S3mt1tad5n5xHKOj/p+9j/Q2F/T",
-	"2Nda07cxyhwAs8NZxqWyZUERoL5fkU7mwH8PIr/SRCtFsktZPfk8yLH/wtC9lfGlyFn7G/2FgRvrEO5A",
-	"xGehxjpPrHBB1OD6AuBtZKrJvS6lVmMJl6jGBnFZQFcwMg5GL6mUst9t6iC1TLHNCqiuNkocSuP9iriQ",
-	"z5WxNQ2IzdEOphzxAOS9WcHmMziGp3AKbCSW2gKFttGWBYlTbDQfj0VuCAteoygFZxQbxe/EDfDEuMuu",
-	"UvrV6jiGjQRca4P/eXKE32HhGVdYGC1ctmcUamNDjFIats7Zj91u9+NHvL9QTKo9/mu32/0uYkMMZwre",
-	"D/iiO2aR2ppN0rh0/RmVhADO48qTE4FLw2JQNuOLkvQTnWWEGwAyeOOv38WOfOltYmf4g57KosDS2x12",
-	"LafCFHw6I5AAFz46OjoDafPD9XOXOaDmU5HLhOnxGG4EuvgTOIRZLhIJouc58pq1nofYlbGP/90vzNWY",
-	"tsdFIMEUY+UKggM8nIIPs47mMivKWvm23APmBamxvJ3nIiXhJmEjbtAogERbju3q7VsshQnYh3dXdAEd",
-	"nT09PThnl++fX10hJ7MVU8oqu77CL1orkGR5MWFG3KLou97wa43Ezs6LExesyRx8YG8DCvD0siStF8eJ",
-	"sRB92UrVy41YWsz2AmDTuSl8d3gXWIKsVQnmSon5/QCiIcgbeTjdDI57x9/Cs5v38CxGYcONcs6U7oxy",
-	"we8iJqYR6NFU7lUmFAmMQMRBTVRyYriG8DVmBPxd6JyUKURntbJYw9qwsVxn+Dkp/+FjVxwdczEXMoUj",
-	"wkndoFi1NTckHyx0ntpf6IfREjNhUmRD+R2hnkwls7OaC3chduSt0jkfZcgIMeszmB7G+gNXt/PMP/rw",
-	"237/5OsI/3vag/8e9U+PcYYPv/3668veBbvnueSOmI0AytYgsnz47eBpr8dGIA6jjYQKj48yru7C+30w",
-	"YA39kQCRSR7w1dgRA6mrAWXfOH4CGAK3vEcKZOYTTNBZOQwmURazbeW5caXkyR/SdNMT55lIQ/DkSUFt",
-	"P3KQ43FNVlYHLYbPZHfJpxkWu8bxUbpueo2k6oiuJHUHXBU4BSFvKacvWfxSqrtzq+EHukE4H+n8FywX",
-	"2bOhKyzTAW1x2ALeS7I/9stJyGDFcgGqjZtWFo7ID1OdmNhpR5eVi3SoXtjl2XuXHNReWXEwi7C8PeZZ",
-	"7G6uQHeOYVINVajmOMEF1HSRwiGTOWXCQ8vDiimBtespH2TCGKpr/xFXoS2DDBfUx7LBbuGsFXD5Y9a4",
-	"Gx9+cHaToXLJ3EPlWvKT3YdWbXaz91BJEH+FmoleKCztRKJCpVfZOQjJfbbS14xEvG+//bYTnKHwJ5AL",
-	"nk2fDVt8JoctuuY/UBly5Mu+3Ly1AOAc1W5lF64cvn1a7VkGuIgdkOiuLV9w3csufHn/xuZbdtDVLl4X",
-	"lL7uOcRuO4xIe302rLZvclu/dAhkVwR3Op6pzq0prMQUXNkRa2q6tn1R5SrqX8Ma8Y9nQ3If0dqQCt+4",
-	"nv+kZA4rZ23bmv3X////Cqs4YTEX/JFwnTqDwb8zre/mM2TiZSd2agQHz4eq5MfYwu4Qe3jBl3oB19BE",
-	"zmg0oMVadwNkvUqXEmnCFcUDtG24wVC51hX9bhek2E4fgIxKhW/wgX21yQgdlx0s0OZRNrGIVvoYDFWl",
-	"OQUI4bBZNp+dA4PbplQqPvV1YtyvTvw77h27w3iBZhDHCpsasiIrVWy1sauVoKltEwpHtmpV7FqzWBFu",
-	"qMyabobUyTFyWr0rE4N9NNYWOELxJAJONVQNvW5MhMEgZN+hkCc4W+ysYMtEEkkQf8AzD4B5MlRN7QOt",
-	"MMriS/gldtpr29r9nDFlMRE5CdvfvLgmUZNGAB6K9mahCqoZ5FeIHXfwusLquNLQWs9rrXlGS8QX34nJ",
-	"d+oZKhRNd2mldM7KVkrYOiPs/zUil9IF3RlUzyceKpTT4STwtm3on9WOXbsrauBxbvWAqPRvRMw6Kbox",
-	"Epo96qFyqgbcjkmB8gXaVWzisUXist/QAtuY8AL1glTMikmESldIBNTIZ6iCFjsOJl5CAqxK5S3stB0f",
-	"PY3R1svio6fdHsBGZEasE+cc5ZSloR31oCpK5hJvCopZu9/tnvQiJ7ayQY9cos6wdEHWpTHlRMOxkCSI",
-	"cD/u9aKhIqpNMj6diZRcHXjb8x/mwrdQ6bKXGN03N4LdiSVoi/TEME1dzDAViITrcxcRT2FUgCVjEBmc",
-	"OXyoNtq+vd05CpIOVIpm7wvXPb8c2tnWsZM+LQq2RwnLtqQySUnIcme5TucJNtG/wOaKxCuJBkmPGcsM",
-	"tQ2J5rDK8XtwvMWQT5C3qCSMzb4PrgkaBc0nRgOWo0ccBUoXIgLcwHY8Eio9JwUtnoqCd10iWmwFdhd6",
-	"QomWPEzXpA+CdLU4Gqrgx3luzQS8KiC7h1WJGH4dtjwPQj4ANCELh5vv/NVphlSywtWrsm2+eJaFTv8v",
-	"jJPozAQABoRM5lXLw4uFRrs9ii2qGCpX8cg55CLWHzTXWQyqEkWhly5aU5hxqKqVhC7Kl3xvvhWTWGAz",
-	"nCGpSLw60jQXxli3UVXQSMsLzov3vgJS562tNzvETOph6+KHZ/1B72LxDBRHL9Jc/PDslH7E8/Sfw3d0",
-	"gFQbiY5v2LrIn9HPvjqVPdjC/m5LT7K5KmSGtbisQhHhHeiXh/+Pc4a/vnOj2t6O1Wfoqmh/UPKBiZlO",
-	"Jq7O5UGXvXG2ZoThORDU4IxVK9mSBF6p5NfsQEWhhkpCgfbTXMyYvbdFTzGBmWIhU1tIMdGGKp/lVNpJ",
-	"UJ2nqcwyadccoeaLMgIyEXJE++Ky1rxvUw4pkEg8FLVExIwXIqvWmm0PAH2A5m29DiRJSxO21JS3+SZ8",
-	"xhNkI9VSrAfnuCMM5/QOswaI2kmjVdCes77rzLtSmJLErbBObOD7SyUcBM9KkoFRnr95997dUfGg1wPF",
-	"wHr+HOqDZIOOHNY2BUpKWjFqAeXFXxOxheB38ARjXi/YvRQLWw7TeSXjw6mIvzCh48cVTkMi9d4UOKID",
-	"wAN0p7ERT+6w9nXVOTRUhWa3okDnEHutC/ZKpxi7Efv4UhKTLijJyEMAdhf4jKyNuvQYYaleZE2uX0Ag",
-	"VA96PbiIYc52UEsXLwXvI1vo/O6gy77M9cJgLzR5KxUxKeoulopZppcoI3MqawCzw2k490gEWqfG+w35",
-	"PtC5c53C38635un4NytE/xt8HpBlVBOX6Vh8hzZgBbOMLwXqh4w88N5/XIa9DNUlRbtLw4LuB2HEi826",
-	"t9EwETwGstsS9TJUXiy0A5RhM9bnUhmnrMzsY2TIWYGHgD1bb0HAcc5+8upb3F1x7vvaTFF4+dnXrFON",
-	"3I9hzB67VEvUwuhggwRT4iii7MNtMzAQx4wGVYLUsJW2gaSkOsCvNK4OGlzDUViIY0HISk9uVz6jHR/O",
-	"jcjNoQtaO8T30D9XewDfxfYy5mqoiINrGt3aJsp4QHLKAJhTkchU2CYeyAsn8G8ayJn6eErudrwJ0Bzx",
-	"m9/g5n7zG9a+dB0qvjxw9mZLUSBgYFXFBV+aLvsS/rRBDyIFOS7oMjJ1XnssBUZBe54qi5wr4+pO0di2",
-	"yBK5YcirCzu1w+MNBD922bVmX0bs8gtjHYJjmYnI5ZJiDStCI8phD0/aKV9aCbJhHbOgL72v/Q4rxPgG",
-	"nS6jCjMUpQZRho0Qjirnso5/fxnb8EkmxmNQkNpkO7Y992BoOuRz6wBXd0AMSqOeRTgtUnv0l1T2qZJc",
-	"GbTstHr/ytAIpsuIfenbFK2AZnVjgBfnlBpE9JlKkwDVosm4HKrtDeEAigu4AOegOOBT1Kd7B1Xidk3/",
-	"iwl5Uttfok+KVkNODFQWbcIPvXZQi+1hbQVXNqzdBrZdMMHzTIbu5gm2OPfOETqiC3bJTCGzDLiAoZ04",
-	"xKF7nWppdV1rjnNW5HMQ6IwmrnCJyGhLgaGGxJo65qNITsRT8TfUmu532fNKtLMpOEHfO0ps+dIIq9eX",
-	"CYLo+YOLt9AdbBkaokVIfGg5MAUGmSLCR9WwlN4RqzXyv6DBb3M9n9VyeV1i3q1mWpUed7sbBDM2hiW+",
-	"6RDYspVX80IQVyGu+SU24YQ9wEcpERK22Dlfh62Z4PcCKD7ATZjVoyfdgcHFYPGM1volw+L/SJFVhCo0",
-	"u+yu4EaFr5RL8mTPQ9SG44d3KKPJ3NnUD1l0QRDCa4Uypw3ZwhgwLxs6Y/3+hcgyw7608HrvbxSAmvcX",
-	"4OWcWmeyc7va5KQDNkV7xqqiSDN4c/iqabv0FaMi7HsJKLy9ZV5jsFHAQojASssCanc1LouwQOaCoSnH",
-	"veMqQ6VUx5KXXrDv9Qh9sBingJEHZFVN9HTGlbQBf16KvygJMZQbatxOTslxRtcSQf24d3xRxwjAzFRk",
-	"8l7khNeFxr7FFkZTp2uso0B3hUxt1IthSiw8/cCA7SbSO+iyl3JcOEtwKVOwEbmjEIKETCiCc2NT4SzO",
-	"+P59lKoPsm73N79hl6xWuTAYGYWCC8yzwQDH0oQNHAdlNFa925HPWf73rlo0kpzrtuJ+4HYn53Nm08rK",
-	"xxUKQ65CTx0EYAPwIjFzd9jog33FTaFTTBhG2s7mwtwtgTb0OQ1MMJCBDuCRkBGbt0G9LnwLyQ+VQScw",
-	"o+mSJDaEU5es8EGS+VBV/JA215xNdJYCHb5HVaTzHj54QWmKPjkdI5swd7HjUtRhrwtyIc/ggFChKmVY",
-	"XC9ZSww6DZEEZjrLzus5x+2VbGNu3FrXpBkfREFKekN1B3herRfR5qBPbi0VcRC5hOR2QypyJQP5nFGq",
-	"5gLVsqWeowMSBnDlDdphYQNZ2FByl3RqrRwI1S8Ms4mpdM+QP9x2lx+qIKZotGScxZTp+l//+z9eUGEB",
-	"cot03bnpkSArOkrXNoCZYOeSZpbI/AxcYUMVqhM1JYQBM0Ofq78sMYaJiBjDrlRq02CBfskYQLUNJiRD",
-	"xjKNw/5cFOiqQB4iA6yy1eao1QdSsc2TJdyiPio2WM7FAYdZts6qKVNr1WLtESnPQGNANkBOSz2/sInh",
-	"eLtk3BQ3OBF6hmqRmgfASC0+EaLDEbtUXbTM+MIuJ9bCiOyyTAV2qcIY1+fNuOSJIWowpP5S9DKGiuks",
-	"dZG58GpEXj8KxsDRFtxQJPhUcIXBfgdROBsKUDYZDTCpluR87lOMl3qeu9vQdNmbmc2msuOgkR1HVmVg",
-	"O7577tnumAMbkl6Ms1jxJyFmHQ5XEmDEdfPaYuzKcM6Oer1e7OPOSW8g3gxERvfPOZsInhcjwYv4wLLF",
-	"wYnvp2MvlAztHXSJ2Al9VCXOKRU77bmvnC2PXNkjAfuxTnd0lTzMJBrw8WbP3dvOZYave5HkAsWaIJoT",
-	"oRZIrv2YnFNoVi+0ZibTC3tZF/xO4NgW5+E+ByERBxMpaxNxNeG907XharA3ruf1rMyPs0amXFj4t60k",
-	"Zo8gZhPp8t4PnGIN+iVeyIAX5Cpzh0i2r4Y2TpXwaYxytIl5dMNgoNoUGOKxHct4+6hWoQ3UKv7lD4AV",
-	"ziiqx/5rieUC0SpKY5eGUbaTpXm9LdS1w2IkAJe9rvBG9wbgVFNKTCYTYcv/2TyWt7me5VIUPF9uyV0p",
-	"RD41QVOYhhQYSi0zlM/S7/a6PXjfhja1zluYukOp0hPMuzqE/7sVjd1Girk1adnegMFzCnegmcrioLgM",
-	"YjIf3r00ZUccGylVXlA2HMJGR9GF57pruTQj797H4wDEf/+Hy87g5DQqPQUUxDdUDZ0wIusym0+tqgSI",
-	"iL7voYI7RqgU/VZkynP/Ik1IGnYrFKgmLqALx5qORApqXX2FVuYaKhu/68p7gaJkk6OMD89BPcJG21tL",
-	"UJYRcnhHxlXaOodTuVKpeMDjspeNWZtiXb5yeDV+rZVA8zXmWjs3Ex74oNdz+VauVEwtNwVzsFwa37rm",
-	"ySh3rE+TakWtylHfbMzJ0onBFEM6AtojhUC0zm2rTA8arApUhU0xCZqKtaKgX+CNa+vlyhHbfHX/T5eZ",
-	"3PoKdzcSLqag9TEK1vD2zfuGRZCh5i2VU6otw9U0a1qLK4DsFuP/7Vfz1uVooVxYXcs6eGxYBxa7eSRg",
-	"vhGFX8Z3lAfqShjeiKlzL2DWj8H23vMsu/EFGfLC/e2iPVtRqxDTmc6J32EACdaAh00BPbS+wxpxN4BH",
-	"mNmGw2p1YwhKk+Uox+TaXEw1JZ1aPf3Ge1/wEyUWLWpbckN/3mqNzaa4zLEMls7DjynRiGYDBfCeyr+q",
-	"lFr4GJ1hYS9KcsLCs5jmO6UaW/cyFRrmkGN4K1RHAtiguhj0WEC4oBCDP86yJVZ8UrUSXt9R0a5yIFCz",
-	"YHUTXehg8kyqO+prhSnFvpOD/273xgQ+RkHSl5vzfl3PPlsVAXd0M9Lp8mbKH24yzMdqnQ+wcCEssvbz",
-	"8VO/13VfuWiWGxvEAr8Hv075A1VVRjitjHGCY6DgXh+7bA7mvxotC9j06cnJ0enHDfmmLX+z3pgJH5yc",
-	"ts5bZ+NBciyejvr8SXo0PhW95GQ04GfpU/Fk3E+ORsf8ND0Rg3FvdJY85U/SU3EyPk6ORgPeT3vibByM",
-	"uYllNsQsN9A3nZ3vJ0Z9wVwT43oTYrtNV7e91tb3tAdMyA50Wh3HckeKlgiGcnytYazvGuSUjzZhmG+r",
-	"/Iqc3xdSxjTi1XI1eD+Xv8KNZF2eMPwLW2ioaRr72iG+8zFqvQSq2vIuvvP/svftyW3jWp9bwdWdqpZr",
-	"aJmS7TiR69b9EqfTNz3tPJ2v51YzY0IiJDGmADVBWdGkXDWrmRXMDmYns5IpnAOAoERJlF+x0+w/utsU",
-	"QYJ4nPPDefyOW8trU4P8RrfVbl4Pu1Jjc/+V11gKztj0kOUGC0/54NaIq/qkvNHS0yTLtnuSaoBPsb7k",
-	"Cg/I74WVse8frGpkcdHeG5EZr7564wFipPVtXtBIvwubtDc3+cSpDt/X7+k829zoTIhTyuemLJ9qd1il",
-	"f69Bs9IE4mux1f7mVh/x+PKJ00saI6mJy9gA4sTlavjjs9rLa3CU18joUGKhXmT2LgnHyeXOYqKArTR+",
-	"5TX2lvh2Sg8uGIS4SMJY4JrGEEkFT0jMPTxrpqwPcRJK9WNoXiqzgDfD6STS9EIhSBSEBNriEcaRe3Wn",
-	"BQGtxoMpQ/TvSPAJOFRCJvbOZUwNjRV5ueuljEHkwPfRvpTnFwTcifsUqY6/LDtdKNhTcNRtfcx4x9J3",
-	"QIjpbbwV61xUufMuzi5/IOHrodcAS57D/KlUvlLt4CKbTjSxGSMjdUYTnHyk2TSN6PyfC1xH5/p5Ls1Z",
-	"gXmx3d0v0Hap+5+pbcQjLGlrKI34NElyfqBGT/T03R2rRl+IHjkZMb7BOvAf2DYnu4GSJFfrG5nFtHf4",
-	"d/2/u8+A59pZwzCA99bfz4u8xm2vke/ADcNc7VNhYZliB3l5GF3CpVCwBT83L5KCf+flQRSiWuhudRzj",
-	"bj8ltMqgzFvOLNdgQSbUgKYGNDWguXtAozZmcec5kGaJ/+562EZzci/z46EZnq4MhTF4xkStGHYeJYnB",
-	"BVgEIwFvouSWnqGLKeGKOS6yKYsZ13FXkM055CI1KSDgiAm4TkmnGHmNSRda2rbI7wq6mEg1SM8Bo6eJ",
-	"bwa76ledwpSHHhR9sLbAOY1TJGWYWgIMGz0kMVkL0x9s6Kdmn4CA2oDHXGYKQ4kB6fhttPya2l/5OFlv",
-	"nstn7lp0IGTyRBPUxNwktBz4bY8cdJ6RJpx8Tf6CRw78fRKWJDh65KB9qP61r+7xAx4WMojUwzokLMnn",
-	"bnKx3G/PCZbLAyIiBQr1/OkK5G5Q12wkTFCXu54yEu65Q7Kn/aY2GQBcKOB9PPQD7t7qYfich7np4EcV",
-	"6B3W3AVmQBYCRUhzaZUUHuypvo7dXmK/d1oBfw6xKIUlkwdSt3MHwvN3rw3JRB7lXIaOEdidLBDnb2eF",
-	"N/HO/fl/Y3MNZkHkvQDUuQ2O3QanLkA3gGifK2OSN2xW+OoV1pXCdjGbrbjzGy4fYpZO2dVteSLuG8x3",
-	"uu0lMN/2y9D8ViSiFkQbHkt4roXRC1Saa6G0eUIOpvWAb4n92/4DA//+GvC/OC1Vwf+18Pkmc2OJDlsI",
-	"n6NGbznaGlUX6C2geFwA9SUpE5vwYlmTGvI/csjfQSxeS8paUj5+SbkkFQ2Rb5lYfBAC0SDFNQTkBlja",
-	"UJgiGvUCHn7rUcnOp2lyZbx3hdMjFqQ51sFjOimBqqNMVrGxnTqNaIvoy53KiqV3i684rFJuotYdD013",
-	"3Jvpp4ox5pVIexD2ji0qGItOBB8kMTKiH7QrvOIdnSeCRmdCAOEmtjus8j2WyPZUKSEsSew1DjqdKo0n",
-	"qeir7ddL2M/AHv+DmsPAJLVgkdreIGYiA0osYnmpj3UiroLzzwpRMHcUtM5qT6DLSRLwZpgjnUq+v+cr",
-	"32MiuWmaBVz1SJsnDvyDYh6nOjiU5OqWevswYv76Pr9TM5rb2zaq+PIek4Ow9gSWewLtyCA57wUjEHSG",
-	"0GSoPvpvW43I/ln7ackh4emPeEZ4usLRiHCs4GdssPmv/usvIj798nz+JvZnp3N/dtp+//XtS/H19KWY",
-	"nZ7IGf73tXw9vojffhk9cyvObwflbG//aQnDO8HU9ztPsEP/uGZ3HMdo9cODlkJVPKButaTa+Vk7Px+W",
-	"87Ni316JKf+hvaV0VfXbe/Sc6hQxY0ugBfcWkAFUQoS36OnzfdJ047TiCD1hB+DNA9boos8zLcGP1PW8",
-	"7Fzff1jJRRfwZR/dmvxwoM7KZiKvEaOJYizPiqdLWgR8RueQsYiNXJcwOHKN51JB6kU/nmsiMpVQtPkl",
-	"4Ndw7J3aOtk38+95lVDzLXgB/83k38gpY8C4d6RT/7FQjhKcrcY2zj5b1brcWOek+Fdx6F3TTF31w2pr",
-	"9Bpr9LZ4a5Od1uyxGZWP3RRrirNXMaQurLDc5LD3zaSoxNFV2CKX7YBrKiSnrI9O3FYdmLMMOCiwnuAg",
-	"ZgW7xN3YaPPetv3aXlvba2/XXrstvq0NvI/QwGuo9wwqui/TLgD67rcVgP6UphfScj+iZqpu2CVU14ga",
-	"FFC1F3BbYcuEO5ZH/Olcdpqt4ERqkTN4HxcBN2QHunicQ+hp8WvhIc2wmAXilxqSA75sSSbXMSTfw4mm",
-	"DHiPaXpRdBPDye7eMHcdeFaHU/zo4RQe4WIGgq4OJKvBZQ0ui+CyxnkuzjuF2nZFmKGtrXeC+AYMZU6p",
-	"1x7q1I7EmIWkqQkedjQPHeR9AEdpob52wZ6rOTLJIpgLsL6OsJUbFljrJGPHWCPXsK0a5kCaJKaWJDRv",
-	"kTc3iQzwyARrtdhasbnHHpmldMkQINq27n2nbJLr4s8LPh36WESnRyPt9nfwoL8qBOCVmoptoZdqdEZ7",
-	"P6jf/yydG1ZDzmbk70ORUOB5SxiVjGQionOcOQ0gMFXboTuRje5+TrkiAdhB2QYJYOIyZjMJFBxXawGf",
-	"vwT4Djqa2AUhhuzu7Q1FK2KXe5HoYz37Pd3PhqanUbvd8sjg7JZjp41I6eqzppPREMxSyuTfj5Qx6huB",
-	"T6brI+cODAcQzagXSXW285FrpquGQMsYy4KGA76JAI0O5Z6+U/VM27M07c1moKrZkA466m75wBE00rnC",
-	"CqP8HKlCjZnQ8gfBtFw5dD1qMWuuHjd4g/YkpIRBHdR/rli/fmH9tsvW7/7RmuXrPytbvm2zfHEFlS9Q",
-	"u8zULp2gRVTnY+PfcuFtT8rf9tRrjKdJFsM21w8Qk3wbQOV/+CDDoaeGRg2/AM6fIzVo+qa2Q7QH45bf",
-	"tq9WH6h5DcSXxteZvZGIkcTK/4wPcOZYKNlmU8d9/YL8wlWlLdc2W843W85fveXyfQMjvlkImF3TLtk1",
-	"9xC0VL4P9NzmGwGHYnEr5GxVNwvFefPq/eztmZiVx768/zp4v0UwjoJC2wTeVHr5tUJv3gmZVYm7AT+c",
-	"pjOuY2/q2JuaeOCeQmncjeeczOAwdSMqpS+itymIGsij1X1YAKmJJmRQzjvFSGnSBC70daehgBdJkv4M",
-	"LUsqKFlPF0GYw3nI6c5xXh7H1lyElgHX5u7y0OgVZ6dN4dG/it724dDvpyytZI3+3XBavoIvqdLkZ8ux",
-	"eTafbNEOyiZU69VjOq+p++aOklXHIdofs91+IqZRSzfZ69OUqV5IxmOR7g7FLuPDmDOWIuWmWmnquYkY",
-	"ig3Y3xbn2Gt39tT9rQkcVAzW748ZOVEvLwCc8n41lrTsi2mcYOpbOuWGNE2SHhvFPCJimhLVH3U2nSQ0",
-	"U2tb6d8F4lUFdBza1RLEfLDrt8/Aar2ImOGUlgdV9BE3vWBpEnNzTkBmt58hXmHoHjvsrnehecmLJE1A",
-	"qH1rGP7sRrfx86cP6sBKv56PY66Q1zMf/vEa45iba0fm2oSlMfDfzhlNCyTYMMXkF0F+zqd4HQpTIm1v",
-	"H4hP9W5UtyKr7G0yQ1WHYb+KXhUUZgVyDcFqCFZDsHuCYHbXOfgL/rwR/hrT9AKX0BoEhjeBiLK1qEqw",
-	"0zJkCvs0Y0ORzkNdn9r8TWQyHULlLUMUBBcco/HOMZmkcV8nH8ecgCAmUx7nJnjdl59kYOshtMjbNIL6",
-	"N705CaVIs7BLQgSJuVFf9WyT3byAFD0oudln51T2Q7Jn/lJ3hKQJfzhNsaZ8mLKEXVLeZyFpYu3OOBsF",
-	"PPwzPMau/cO5w9RwVaPqDkOLhEoNwStCzHQy9VZCpbPwh4A7baDiQyQqwFCoLLUWh/6mp/vusOiJXhJV",
-	"7j2N+Tv1vZXupV8r32sLBlfHtXpgPoo0+9GwrdmkTnGQF/EF2B3VLm10Gz348wrCSHDgwHQOtPblVtnO",
-	"Wfuw2ymAsYW42WQ6jnk8HZNBClU+2v4hFkqULINjHsnmKZMt8i7uX+xOJ3AabBmb95GHFPg6XiNRL3+R",
-	"TBlJBY2I6i9JGOXIjEMomVGwOY5YPBxlAPm8xkXM1bI3VPqTlF3GbHa+PqxCQXMjE/faR3vtc91Om+i3",
-	"bK1bzeJIKYJ2xweO8hJk/NtcFHHxqw8OLm48n16ydMjZ7ofR//0/nO0+TyY4YyAvYDWM0bjbODj0WzAh",
-	"eMUg3gMkq18AyqC2kuTera9YFaHRzUsiGNz9wUywRw6fkL5eP5tGHjTaXvvoOyFtLT2qoG2rcGuwXYPt",
-	"GmzfD9guQ7wuhTyi5pshb1ap5JUuJ4sWWF36LRF8KEkmupB0Zot8SpZBR71CpUgo6gmBu9BcM6lCfwD/",
-	"JfGAZbHSuEsxyLpOPXGqWmE8rlxRJ+qUPZAiUdfypvdioTQV7V8wOMhcskR9YYuciMGAMY/8ImCMQE3S",
-	"GLmvc29o7uPrtjtPTYUakD5Hh2ijko3uQafEc324224rjOQ/XWBp2M7Bn9ddgQ6ZSHa37Eqai8S2Ak2p",
-	"klGrAkA6uh9Xno6g6hZKrzjPwj/XPMp8Em5FXKe48OFAdr7KW+o1YNXCKigFlu1lB7xrd0QlvRAHZoJs",
-	"9dpyazm0izWTwMd+rcgJ12FsKp5bXKE/MDrvzReuuXfF8lyyZGCeN55m+a9X2+TZbYzdNRteC5saatRQ",
-	"o4Yadw81fmFZUeHq/VcoVnNTlLGH9NSVmKqWIlqxbaEyTTLHqywyTlewe/XmNnE+8hZsZ9SCFEkkw5ud",
-	"IjTko8mzz1P2U5bXsIeiwQG32fgrOKi28K6+wCH5kSvNFM/mAG3wf1cAloIC2vctXvHL4Upnt12ieS1c",
-	"6dNUJLlnT8OVE3WVvIzp/9xkBjDtFwwB5UoV1eOWOlX/vaBUv4sx4B3ujSrGALONag1da+haQ99j8NNK",
-	"3ejo6pQleGgYxRN5Y7U9nmbsmlobmi4qbXXxEavsUxiOWmNv1thHD19jX+8YvKCyIXa91ti1xq41dq2x",
-	"K2nssdYhd6CwF4yGm0vCmiN/oeFSOPO2USqYY0QTqF6VzI0jQHAmseqWLmuVzSesRd6wS2Ah7CfTiEF8",
-	"jtsbQntKlUsxZtnIZCXqkUQ+PoUMWkT7MnN+jzGk9PI5tAqgBy2yps4sTRLT0YXRSNmQplHCJIT86LDr",
-	"FnIMLoIJ/HW7KOs3hVnbFlx84pr8ceOd7nu2C59+VACmn4n7jgswRf7VU49KaE00glqT6Hq4FInst3X9",
-	"fpP2Wkxz9LRjRYMMHfisO7Jd/uffdavdI5i27z2ABm5uPYad5TH0V44hpgaaUUTjjR5Ee9N2WbQPpI6u",
-	"u8urQMOCsKvxYY0Pa3x4T/iQL+h9AwiL128PEFYilVsNC4EQpUsyICkG9gfKSRyR6YRkGJKAGE6hsHA6",
-	"Oc/EOUDDZjafxH1Ag+rhceSQkbKFYXDR3Yii0QfjmBU8w3ZjMhsxHnB1a09EcxJLLLKqbtMcpPn7W0R9",
-	"l+pTLElsaZyOF74NCFFomsaXLOAJRDfLjBroWkJcNxIzMqZ8vvCc/ojyoVO+y42BUV2mGcGABQnmLyLp",
-	"mBE+BfsXlaX41Akz3/n+tXZZa9hyhtfwcAusl0xinrEhS3dWkd4VsO6tsN7dhEPafAbArWtpWPgGK+CW",
-	"Ne3vQLQj8DRilpJerrB4xzmVI55vUsNafTsxSBAkpvlNipxuVzf54PWhHMU9MWMpw1i2qKZjqyFIXZut",
-	"pu69L0q3ZQCzPc6qxuim3R6rwNW7aS+J5YhJVJZZsQZHi4R56GFIdDiiVIojNyL+JAMemqjF1nLIYogV",
-	"/NXTf5IkVIdZSHgLk5hfhACaCDV/xZIM40t1hUcBDzP2VSGNbMTSWSwZaV62DZSCKFUynai1utMi/6Jy",
-	"pAYQEM5/GNIiqCEPxTJIj/XFmJFQ3RQipXBobgtX4xfShBDLne1wDGmqOd0VPJnryGIsAwJVRMIT1Ja7",
-	"aod0yaLCBHre9j5pgh4WlywNeIhxqy2NKM7VT+dj+vW8N8+YREJfnxTBkkP7S379+PYNfEIn4NcpNeLZ",
-	"TMR8Xr181hR+DLipfsIJNTT/oyybNOUO+fThtXpqLO2D8ydOUgXHsvmKMiIBx3VZLCJCKtYQeadW/feE",
-	"ctelrqtOJlfOKla9uAgM0ZrKImr4776syK1w+xW50fwybrS/DrNfFZqxmtnvDpn9tiL42nR0ASE4oxIJ",
-	"T+WIRY+41Eu5SLlGYRVnQdVVVOqTVX2y+iufrPRZRp9knAMVnoFu4yAFRVBQ1qE+WJR6L+G6hDACLfCs",
-	"1drSXHsIZBScNdgFyaUMdrktc6pzDCH6FBLwYkUQUlbiUPXSw5AItkjHrSMbzFsHZtuARb0QA6Fus8zg",
-	"pDfNTFUU9eG4QwuY/8Ba73M7ZBmyx7G/JrIvc+kfLM9jQeXiC6MWeSOwU0XNW5v3aiX0MKot/HgyHeXp",
-	"HYh0b31yuRJ8uP+NpEZ7kxLT6kDWIs/x93LpSJqSsYD/pz0W7KwuAUXNg5arQBG3zoASx9OMiEHAU8qH",
-	"DOsXuJUEyCuW9cFZI8WYqU9giWQ/SXyBiScj6mQDHSQhXmvB2Tjc6QacZhgYL3ifkUle7xW/G+wwZCSm",
-	"qUcsZxOhJOz4fogcoPC/RI7ETBsS0cOYF9Uy2hB6EXMSZyvS5a8t4L3vlFZfVymoqxTUtoyKtow6oquO",
-	"6Hp4EV014oK0+23hVpWQr/z8vJeruc2ZAOZ8DLx0ZYhLMuaRlE2SmEkTrR9Bip4CQIOEZhCiFHChqS9F",
-	"Eq1KIqBlFaKow4j+M+0rNMjGpE/TNGYy4OGEphgirKtERWySjUIihS5FmsTwAepAnLIeMEkDXdEIw24U",
-	"HgQfqD0pKxAIyQaIArXjTP0Nojlhx+X5gnEUbhfgr2T1iZmLu0Faj7DK1KfJMKURi0gmBKwDC+EyIZL+",
-	"iCrQKsmAKoB+NqL8QhKrenMso5dko9u+2iLEHhYPwBsds1+OvBawQgVUAOjLrFQb2u3GoN8KjLpeeP93",
-	"KFnj1F36JaERiTMyE+mFhG01F9O/lU/mJsh9VDKZ7bzqUbGWUj4dR+Vzcc0BffrwMen3yUzVwq5K+oFR",
-	"PDVOrXFqjVMfaqoCNWFl/RzG5IVR9aVrw1ZvRdDc8yiSUJUVXgBZBquhKaA0pT/mCPNcvKjkqfOkgGuX",
-	"EUTfwyn5HurAF90+qr8O1NxZiMgnJQH51w0pg5FxhwPwsokiC7gZXxiUGK2YK4LE7FzcIEzsxOYo3lu5",
-	"+5vFlK3ELS6w2CYSzIzAmmAwPc53Hw9Wg7LvAMq2BVKby97jrpxRSWgUPeqYJf0tXsDDbz0qmUKjV8U4",
-	"pG96ueQWjr1veQbxVdgiefiylUIBh/QymsEL5yw7Vss+jtSqHMSsYAZBAXZrUVN5N5/WAVS17/r7+q7r",
-	"iKvHh8FPDELjyybjzfB727irPXBVrYu++sDG4pItJAsbBxcZpGK8Gqm3CLSO+RDwum6DmQ1Ft7xOpoUr",
-	"4G1XoFNmcZJYb3zH9zHrJWVymmQg9EPz0C7h0yQJvz+2Xx9c9SGnm7iNIKtrOtVv5BwvoSa5DZdzdZxk",
-	"xvADLIMqflE4y2JhAkIHWM2K5etRIakUVnlUR6HVmryOQrsXPYd6pVytFBjTjFC6UWBaudHpI8uApUyd",
-	"eml/UcnJmA8TR06sc5e2yEd0aOrCJ/NJIciXJimj0Rx0VkVN55ZkMV0KOOo+zR2A3TL0E1rSTSeROrRb",
-	"ifeYzV3jWEoooJbazEbMdS1VszAiZ+JW0hPv3uBkgqOUPtzGoGQhxAqFl8MsQSSrZFW6MxjxpAqMcNi5",
-	"tgcS+/cGJJaxbw4lcEvXXBc1DKkNCrVB4cEBLdp3HGq3ja2uvMaeZDTtj1aGnn2En5kkEyYmCfNMxpap",
-	"cwcQBsq7k99NUWJQ8x5JHRSUiQkZsJk+/0vw7DHaH5GLmEek6URpTVgKF3fgyVzomK1j9G0tPltwBnd7",
-	"EKgQBRxTCPgcOojcXUCXQWia0jkSz4MnbqdFPlB+gbWfbWllfEukYMI45uob+wHPYrbbSxm9kKTpUu66",
-	"UXEOsW6LvIVcAKCUWkKbECulNmXARaqRXgR+OeAUy0RGExm2yLsV4wxfgJPGIkLHAnFrnJK25/t+wHUP",
-	"bbHt5R40YQ7Vd2M4M1K6Abgse2FvjiRucIN63hyposCDsWOY5lS3UhhQPRdYLxq/zyNSFD6wBV0IvYAX",
-	"rpqX69BB9yfVlRDeYnIy4HtJE/8zZpRL9VPCqMwCDld3FLRXIwXcc5eMZ1Pgt+sLLmOpdHUXV6FkKZIb",
-	"ywxWwQVjE4kzSEnGvprhjJBJGKn02j6RrC94JEkzjnDApEgzcsHmEvJBjsFRp3eMQ6Vn5mY2EkCqPKbz",
-	"gOvswLGnyYlZBK2hf3oCBUcGMj3/OzCsFNwx8EgIqqSTCaOpLdAYcBxA+BunECGPt/wZCc1Yi/w+Enap",
-	"6ENTLAlNZmr/RKwfR2pypfXOaxiNb8T+QUioHCnQHyOfD6GDlMlRl1CTPgg0gKDPdH4ldUpA6Dwbj1CS",
-	"X8Nawj9Js0a1y/yL6JF+IiQ+Euv5ReoE2FebTW0INcbYmyacdCiGNfUheSeJlGSyZdJzSaQ+Qu4UilHY",
-	"M03AMScz/DME3hcUUk5hdi2nFmJS7RkETnbP9TySPuxHJcv0WBpHW6iGLtQHvBaxDWaw5cwyUptCHdou",
-	"2CQjTRpwWLGYeqXlRIzxtAmVmZntHZJOudR5S0g6hCVMlYBKGevajdZR3aEBN/xGeFyURjOkU65uhRQp",
-	"OGcv7CZcGDRJDMv6TyQTQwZSGVZ+Ri8Y9oMSOHOo90E2MJ3QPlDrmOhhlOV6lPSX4/RCbQgl00y/Ws4A",
-	"Q9tBrNY4F/lnqiH6c8qmLOqSOLNn+FCdrfPymOo4a75PF+X/wLJ0vvtcHSK6pK2lVV9wU//a5huH+MkQ",
-	"fBxKRAPhjjOTaqOpARyoNdUxc3OsM41phpOUCD5kEPYsMzGZaOFq+3vo75NpjjHCkm7CMo1YRuOESDrH",
-	"pLiu0qPpHPZ9CouV0zQVM1TZahE1UwVOyEykkTQZ0AFfc5DHz3oO9dK3O8ajpH4/ZdWq++Pt2/GjY5tH",
-	"E4P9raGUHoZY2LrCGJUBYKxQCOavVbz2TmusuiXinJpxm6vB6Q//o859rHMfH1fuo17Si5a9VemPn69u",
-	"K1z90Gv86c4TgtVc9vmu6PNzyde2u619ZWYMEjYrmxBRGawzHeqzgz6z1pHvdeT7Q+XcX4EsJqnoJWz8",
-	"X0sQRl9EENjtoFxQPzmE1bXbO8WrxoKEuBbiRxWmbHQb/xZTx1d2yUgnPyKo4wz7msnioUTBzgTgr5ru",
-	"Y+e84R4pctYFcKyp0yUnbQL7kaWpSDUmMseNRrdhAvu0bcsrFLVfDHc3HKJK1jb2B8/67d4T1qFH0QHz",
-	"B097h/RZvxO12cHgCT3qwf1ZOj8HBwKIIZnRbApw55nXyOIMBLhahATeStjXPmMRDK9WLOUiW0+W3CvM",
-	"SXWPiFn27/A5q3wh9hBXOFuqo8VUnaCnE4D5EHWfn1DUtKk54WLWdahuA+46R8vme81BVU+78zo4NVIZ",
-	"cCDsLx4yqVQnNDgMmYXRLDtxSTpXb437Iy/g4dJ6Dm1BgB2zmtAVVDgrmWMYHnAeXVCJ8ykbmzu31ipg",
-	"pQq4kYvg2sLZOdK7gvYs35uZEBfGOADmK7WROhJsMK55waz1pYN+nHVJyREfS75tIWC3FaJGaB76+7nQ",
-	"1N4SUvzuakLTbbNNZc51olKdwnvqnKaEI1fYeKSeD2N0ydJEUEitL4rLlPLlGTECJeCLM0OaoWu5QdKg",
-	"3E6jZdk6YRVwazSiBXsXGrG1mM3TjThjkK6FK0B1s8zQE3C1DAqGnloO/sXl4DaeS3122uQ1dDyaWpbc",
-	"iFRDZimj45XOzH+JBJb+R4Aaux8Zz8jPl0BHgS2XOCoZ/grsYEED7tW3Bg1Ce+KS7ZApz+IEXWRIbrGA",
-	"aMA3oeALhkCj1RYY/4EbTPs12ddsD962i88Pj0mcyYAnMUfk1A14wMMwDDgg0C7ZB3dfwOOoS9pHAYfW",
-	"3UIthYArGdYl34JGHAVYrTAAiRo0uoE97gcNL8B6gkGj++3//a//feWpf6mHd8mI0TTrMZrptwdcD5l2",
-	"MMUpCdVbwi4J3XeHpBl+hE9x69JA23DHI+GYSUmHLAy4ue8Ur+S3uMUF88edOFfze9UKc571Tsgs/xHN",
-	"HPkjkEYv/z1lA5b1R/kNH/AC3uEFnAtw84KboC/GTBoPsPacpExOx9anMBFSR5STtxMG4jfOCLixCm4e",
-	"60Jb9PPog9CBXmvSpZ4T3PVZaueKdZUAH57bSi/CpnrtWKSsC+4Ns+xKEPQKl0XAT9DHphrGnDzJ3Yb6",
-	"I4BRFYKsLoX1KaM/bm62hONCUsMhY8FX0N3hPCx7EZbVNPjfTfUtKjPctFDLPr5UCjoTZn5QfcaZ2tA8",
-	"I7056aViJlkqLefMXDUUnLN+tqMQUKxegxKxYS1xv1GZ7cLi2H39slGectY+aniNMf36G+NDyLA8VN+S",
-	"KYzY6Db+xx/+7rPP39pe+/Dqv5Sll5V9KeRBU0nCwvtDD9yThlgHWXZMyd2MaGmOyAL/ILOY6y/uiWyk",
-	"QwowjRW+90/wwtjPVaN6DqOqAF7p57aPnIy5mGdPDvDr4/F03Og+K/7jNcYxx198++m6JJlSUl93h2LX",
-	"GWr40tcvtW9os3dlSZgWZ2a9/ERZsSg5DzrL4hAWbj4Wi8bDJR3TNATAzp2wxhYmXw0A9nsXPwLy4jfa",
-	"M6EFvMpEUxUfo90KufCs9sQlcdsAsGwyjjY/wBG2DbAbg5Sv1tZVCaqxq2CqPWFJ+bgh5ZubWz2Cpd5A",
-	"K1Rr6aoQjZ5KdjTc6iGGICwG97aMI+aiBmDZgin8SWpdC6VjRgwK2WjZF3B8P3jOQ7hdMyosKeYVI1NQ",
-	"ysvjv6SQV6wPo4zJwgh6AbeKeGlluEp4efwe6QHkv+8+7/dZsvtiOhiwVIP/4iIIuQi7hMoLSSap+IoJ",
-	"zjQjPWhCrKBTukrXkiJNPoz51x2l1yZU4kIw+JVrSxmAlFZRVnMlcP9ocKFAdi4OuShNb67PQN85JvjH",
-	"C2dVYBhWK3MOUu4REC/c6Ag4VWhu7xu6Uq9WHgVNig7NIekkFYM4YXhKw/ZKzOrIP9Knku3GXCrUmsWX",
-	"LJm3LGE0RjMGXHNKY4EBndcjS1OO8qAy/aYi3zWG82G5L8SMxzkzIlR7g7PACMrTxVI/ZAWU/iQBu24X",
-	"jvMv9EV/t9CXIvMdBKyYivMlYSiHh4WAjSeOe/hpeRRKZ7ftn7WPugeHpVEot86wd9fhJ9sYPdUy35h8",
-	"q3dD7fWuvd4139uD5SXGXeroUNB/t6lC90BaraOZ+C0eZAv5t9DGGGWM9/4ViDTCoiGzWfsK10KFeGhg",
-	"HMQpk5lIWdQK+CdupKXV1WBCs6oSW5Zl5jo5uQoVz1iStO4onxbHysmo1T3VhGxWQ2+qIlSmwac4AjfS",
-	"4rdX1GGt6ipcc+/aoLyqp30mWAZ4FE+2SPrMG+UMeaaQx/pE0FqH1Ue1mkXibjSYluxWrBeyG/Mteyfs",
-	"ES/Um6UjCLpoCR+4KqrHshnTJ1ZDBqEJG4z0SJlVZJhiE3Aw0mcp5RKda+ihAbIlSBc0/hulEzD9yfxm",
-	"MhWxX7qLkmkGiwG6GJ+/e+3ajyFIoIU3L+lIE53Vw0et0ZEBd5UkeW7110iY1s4oxJLEXFNEmOLn+BNk",
-	"6liFnY3YOOBupSednmkpIfS5tfqR+4Hrb2DEICG6X85hIEDxFasB6uKH+qVlOv/6Gn97Now7xAjuUfZH",
-	"hQg1V0QNNv7yXBE1bYOLbF7cOa4pOaajRFUfVw55zsRwmDBJrOTt6v91YVBeekcrN3vM1shIqXQyZ5jt",
-	"HfApd54xXmptAIh6SpEWKyfDkhnNWJ6tbs3xhgwrN8vTC+gL1Jw9LtbFhQz1fp9NMh2hovS0TsYOeHiC",
-	"Omz3bD5hXbKoxsKt8MfDRiBdN2PejKZtUwrnFkALTiiiFrIStHgBh0b4AkQ6wPtlAajTP3zlMdGWDIyd",
-	"KsU9GSxSNBQ9RuizZLUvL+RTuzM2ujMqAz5cLNWIwLQQ0yLH4jpcdTWuq3FdjetqXLca12kHBlBaalFS",
-	"AvI0IrpleDeeGtdLZSeMarLog/nEUdCucKZAkwU7UcB/KGeK+sTal1L7Umo1WPtSfiBfCkju7+FKOZ1m",
-	"rOhJwaQgjH1DEkBdtDhhdJE2fCTGjAwYizwSxbIvIKVFNQ24zmVEy0DKaCQtqd2c9OlUMsJFId1JFp0R",
-	"eKzXwkmn5mQiiVoBPy1RgsZYMYYP+kECCopne/Vp1/JHXFtpPih3xK2oWSwNVrsjan1d6+v62PoYwMHp",
-	"XUODkuOqNleuiL7/LQZs4MTeY364DpwXkpXyFqt//aflI9vxiMvGHPBmmBtGXUbmlTzNpVb/gJdF+m8O",
-	"vj92iWIt46vW0gF3iGVFqkmtyzRtEksI2Af+5zuM2n80LJg5m+LHKU9jyYB8Q2f7XjDy91EM2r2cPLFT",
-	"IE9sd3L2xLZlT9xvr2ZP3D/zn3QPltkTfcOeiFZ8w4/4rUET1f5tqlQzkW6PqVrPY+g0qOx4OMoa3bb/",
-	"5MhrXMRcTX48VlPiNSYpU307X2eXRwpBTT3o77XPdSPNJbhNU91kFkeQqPzE968+LxWCvSZd49NV5T7a",
-	"JXSNdio30jXqOx26xslIZKKCL8N+d2OVd+buvCbb8C+q0VvJv1hGv4h+lQL7YoPNf/VffxHx6Zfn8zex",
-	"Pzud+7PT9vvZmy/CP30pZqcncob/fS1fjy/it1/ezwbvGy5j4/raqSj27bD+00i5f7SDqe93nmBP/nHt",
-	"fuRMke0tUlyEzJSKKQPabzlD9u+CYdSooDrdpU53qdNdHiCGVdt5CTDeYtpLhb4AoUMZCclvSjIaFm0o",
-	"AIv3tshLNknEHI1fcA1ztelYyaBsJMmU65oacQomGBTwBFjHPn34rbVBy6AQRi1oVGmxby+dUGEt8TSn",
-	"iwdEATBO0iOMT8dorWM8moiYoyzUSg+UTTknCe0DCND0/DNb7+WC8cIDVjS3No8sHrMk5iyviYdDYayC",
-	"JKM954EDBntj8ZHvVCM5AtCvZtZY7kDPqj+slNfPwXW0/KCPLMtM49QUwi2vo2trCzqPzTHn8qNPjDkU",
-	"nw1F+9VDFrtmQezyI07xBKJDo6TmAFpWZfpJuDmWH/PKGL3gAcanqf7WlRrcAddezeWn5LHnPCLau6jb",
-	"W4MtMH9ppqCF052ORxIpGl4Lg+ieTzesn4Id2HlI4XrZiknjS5ox4lJbuNxWmhGjODHOrWWzQ9MLlmGV",
-	"CcN45u4F+LmkHaTHfxE9IgaD4uADVVrZIkULeT8VskKFpvx5mmutfEjd5Hw1Y1AGZ0QnE7ZoYCfNZZab",
-	"Hfc1mM9/9fnq/wcAAP//",
+	"7L3bluM2kij6Kxj19LJyN6WUlJeqVK5a3elylZ3uunVVVtvTLU8SIiEJTgqQCTKVsnfNmqfzAecjZq39",
+	"fh7P2/zJfMleiABIkAJ1ycqy3TPuh3aWCIKBQEQgboj4qRXJ+UIKJjLVGv7UmjEasxT+fEqjGes8lSJL",
+	"ZaJ/iJmKUr7IuBStYStcpPyWZiwgQnZUJlMWEikIu2XpiqRMLaRQjOQiZikJD+mCH972D8MhoWQs4xWJ",
+	"2YKJWOlXshkjEU0Sln6mSCZvmAhGQkkiJFEzmrKYRBoUMqcrcsPYgvCMtMO/0nQ1JBd5NpMp/5FqqEKi",
+	"6ErBfIrO2cE5CSuwLVI5Tth8JGIZ5XO95O5ItIKWimZsTvUSmcjnreHfW2trawWt4s/vgha7o/NFwlpD",
+	"78hstdCPVJZyMW19+BC0nl3R6ToKn4mMZyuS0SmREwA7ZYuUKSYyWE9AJjIl4eWk80oK1nlJs2gWDonK",
+	"UimmpB2OWv/17/8xaoUHenGKi2miZ1AyTyOmgpFYMnpD2uE3h5WBCVeZ6pLLjMSSKSJkRqIZFVNGljMm",
+	"iBTJCmC55WxJIpmLjKWkHcJfqqt/VeHBSOA7Si88DfS84eGchYEzSZjSjF0nfM4zFeLH2pY8fsiZyohC",
+	"Ghjn8ZRlB2ubUSB51Prh6Nsfe+OvzqK/9tXVIP+X4+XFKfvyMR+1WkFrTu9eMDHNZq3h6bEP/Zcxmy9k",
+	"xkTWecsWCV2x2EPQWZqzEOHPZlyVRMyV3ZyErvRWUUEYTRPO0mIpS57NCsojYfHFaNX5M1uFXS+Z6S9W",
+	"yQl+8S3hBRc36zC/ff6UPB48fkwSLm5UlzzbzH0komnKmRqJcJT3ekfRT4t8nPCIjKli5P3bFx/sULlg",
+	"gi54d0XnCQxl5yRlyZNRS7H0lkesowEZtULSBlxFWkzQKDs4JxQojCzolI1ENqMZmVFFKBHsDn8lNFHS",
+	"gkIMJPrpdZ7WPqZ/HbXCgGieIBOeqqxLrmYMJ9OLJlyNBB3DcyNLEmo+v4Gg4JuzLFsMDw8TGdFkJlU2",
+	"fNx73LMYmDAW/3HB0ms905NBT78yOI3yVMn0CVt93bv8XvKX31+sXvHe8uWqt3z1/C/L11dy+fILuXz5",
+	"VJn/XqrL+Q1//f1f7iZ/8a2tSr7Hg17Pt/tvacZeaEZaJ4ErV3qmbE654GJqeMrKlYVMeLSyZI0Ui6wd",
+	"EzqlXKiMtC+fXT0nxZdGAs8CMuEsiRWJUzrJDoYkHBns4Zy4plHrPH2CPxcgmNVm5nfFIqmZPRcZTwAo",
+	"AyJXZJInZuPD7ki8QRHoOU0yqVmP5tmMiYxHVINvlrNJeKSMxgBhv//oPHsyqOK8vwXlnTewUD/mtYjr",
+	"gIhDHHOmAEXmkz+Yxf+Qy4wahCzNb0suYrkkBi/4MCCj1jLlGbvHu58SdT886Q9658snp70qhKf4424I",
+	"ZVm66lxMMpau4/KdoY5MkiXlGRmziUy1yM3SFRdTLT41tDzVklsLSS/A/UHQmsh0TrPWsMVFdnqMkPG5",
+	"lrdng8HR0aNB7+g0aM25wB9LULnI2JSlAOu3oPfo8+JqtWCd1wCm8pwZQirBJxOP6jMk41QuFUs1x9HY",
+	"6j1wMlJFeKZIzKIE9JvQ/VrDWWG+VD0u7I8+fH/bKUm4QXb8RZPWHjIisA8UWbCUzLnIM9Yl96O6VsMW",
+	"9qp7eDRw97Dfg/85G9hv2MBy8W+tRPKcn3Y5CZtkhOvzgxpOXn1mFZMHXmD/0X4L7O2wQMU8u/sNajLr",
+	"C7IiF7c10OT4XvA7whYymlmh8sCrfvRocDo4Oe09HIeavetcenS5y1gDNtEKGlB3SdJBqaTd0iRnevGh",
+	"eXbN41ATgbETNMNyprpEswnTVofWDUciZQuZZvqQpXZol1yQKOEaW9pKiWZSKnhjvNKqS6wHa46XS0FC",
+	"F/SQ4Cmr7SKAZyTkhPQ1hk+PtV6ulSotQyapnJPwovM3Qjs/kl7njHTJNRmSTqh3M1eaSRWoSeeEihWR",
+	"2YylZontRIopS4ORYPNFtgqITFFfpQKHFd850JPxqZBaKlERI7JYestSQpXiU6H0zvNYo9UsKCCD45FI",
+	"5JKlkVYjZ+yOxHzKPdZVIbeOJmdRf3zKBvRRfMx6k8fjE3oWDeI+O56c0kfjdaV+QbOMpXpv//XvF52/",
+	"0c6Pvc5Z93rY+e6nfnB6/OGfPTLwg34tpXOWFSZtxqYy9Zzl9glRST7tkgtBcnEj9HbpHwgVaql34bjX",
+	"0wTO9Ss/5CxdabuQzvVXIzu3f8VjfsNUTdlDLi+OzeoicYWwvOOed3lB66kUMdcreM4T77H6Wp82Wh3n",
+	"YqpQvqGyjq81rsUOqCzmn1M2aQ1bvzssXQaH+FQdvsBvFAAZ8HKR+bANYH0vx4po3VtLjxI0eIW0L9+9",
+	"Jkf909NOn9BkMaOdQUDyhT51NJEdNEOOn/RvwhfPqjswqGzAYI3Kvvtp0IR5sAM8K1vQH3JG0EwwTDtn",
+	"Ge2CfYM/h8WJm7JbLnOFxgr5XOaa4yQ8g3WB9B6JRSrjPNJYyrScmNNEi1AW28+0MymJ5vGAyDxTPGbA",
+	"m4C3McsCsPEzdpcB5+t/SMH0V0bi4s0lmdOYHcAj/XPKQJiAfIj5ZMJSNL00ganA5QQScnFLEx7bdQHf",
+	"gIgZidBYSlo8BSThNwzEEjwlBVcG1XmK38MhSRi9BREq8wz8IAAvmICOceelAdwbPwncz3Krks1Jf7CJ",
+	"cwvxdN357g9+8nk2XyRyNWci0xrfRu4FNjHeBa40As2bRE/bxAflsGv4+q58XAUMYH3OWHxFxx7ldybn",
+	"LByShdQalKHpOZuPNX2UTj0ykUkil6o4TwprVS7FOQljriJ5C3tOk4QYjwRM2rS6jI4rK4rZhOaJVik0",
+	"SK2gUJrNP+0nqsqzebi+O19REesRPoMP1/eZIjMYFJA5zaIZ+CgV63ChmFA847csWZF2eJHwiIVkwrVt",
+	"E1L410GXvJIZvqf1AqBrQz+kTcmr9y/KA5lwESV5zGJteWteWWeVgAitnpHj3rHDEwuazUqEIbC7GVEt",
+	"ALNK8Ue93Qhen1ZHTaeVT1F7lc9ZyiPCawpb6cgkegmxVqRAZNJsppGkyUNLLKoPs1uWKnCYHnTJaxSA",
+	"I9Hvds96vUf9s7PByfGj497ZWR8FodZfUJEsxKGWjWuo34DxkdiOch7vhu7jzRpxfQnbDB/H8fhn5jl6",
+	"X9Ibpgglb16/uyKKTkCZBzObtN9lKV9ofW9OtVqvDtDXhjK34uik5IatSJoLdU4ovj4SVRfoDVsFeAAW",
+	"PyHvBFaa449ywVLYPJAPYCOjoxVlCHxc69zG9GirjGa5Ckj4QqsOXIowgLcOELLQ4+sdEnDt4moscGYh",
+	"I1EecnaJ9owLjwcDTZkWodc3bHWN52N4TpYznrASxuJtrojKeJKMRJoLbXYGmo7O1ibi4jpXGqo/s5Ui",
+	"NNVQLTIyOCYzmeuj1gQ/xitjfmkLnIpIn3zvUCVnaSpTRdond3cHgL7weHAWwlyarCEeEQdEgUqxIhEV",
+	"ZIxOFW6PeHe/HFpGq6Sk5po/u+FwPZn0olM6YJ2zcT/uHEePWYc+mhx1BvHx+JQ9nvRoP6ppYCcnmyTL",
+	"P3X+TYuUwclJk0yZvJKCQWTEd34yzeFzmTLCiliLsaWsAz98dkWn1gxTpC1TEv4vLaS/wUAGMxLeHGl5",
+	"qkkFjEAnUkPaEGvRBypNuZLiAO1MpCRNEuFR7xjk/ksZazkXh4B/rdygZwioU89bCY2gJKSxtdwLRerL",
+	"Z1dDiEOAQmWeFsrZ4GzTXrrxpI+OuPR7g2N/wAIsgncy9bgmXqdxKemtfTIkoWBLprKQtM2JfhCQcJHy",
+	"iF1TFYXFP/RkIUjvMGUJu9VcEY5EG5xrc0Y1103yxEiEH8Jzd1yB9/CH0FVnD5o1SqUX4Vc4EGJH5Sh+",
+	"KOAu/tZgw6FgQFmLJBbj19H5kt690QPWcfkVn840xcD7ASoMit/Cn2TOhUxJLrQ90I60qndQQ/tnyhB1",
+	"tOqSl7nKQHSMGRmzRC5JOOfiGqYOm7SxOb3DEX5aOkF/1r3OOL/v5yUXDbh4IZcPhIqmtVpsNLi5Hnyt",
+	"r6RWi/Ck22orCGewKjxfm+yEvYyDOiwA4BuWvqFT5lXtxsjkPGNz9Bhrwy0g/W73pHdOBj0MtoLvVeYZ",
+	"KG96fArRaJka4dYOizBceFAxQNuohkUJnS9Y3OgUsK/7WXjQc7hws/f5ZLvj+S/w6TVkPE8Z64CaqRhN",
+	"oxkgYdDrOS6+wGgkmTZ9FdropR2AjrpsRoVWPDJG1IKCKvAMcATGe7Jyn/lN9VKLPa+a2JnEuC3oGpm2",
+	"TJrl4Q8bnFy18723Zjmsy7Z3gJIdCCllKk9M8OGGi9iQkjmrMQo8JCelhNffghC1VnMXZMKWehpGo9lI",
+	"6AkOAqBCOCbM2OKE1dg42JsmR6JOlI1Y9JJlKTY/khARqQ3kiA+NT+ihKPElVwrUXXZfktxMcbvYrlOZ",
+	"UDG9Nw1ukrAGZxoZmnRgcQFItJhUiKZLvjH0x024wdKepd8KDYK6nrIsT4VxuofWT8gxPYdGEVtkLCbt",
+	"zWrKXsK8XDCs/73QamZDEAlTYwLczxxG1s4avQa9dhY3CWF8zU/ruJ9mU8ZSJoyiB/kbmd4sEhrt5SJb",
+	"2pcITYFt50xkTWAVg3dG3NdyXICFQQZrnEKM4XMam/CO/leEgV39J10sEoOvQxM2+sP3Sq+iwARGmHMc",
+	"x67RXta/qXw+p5qRWxfGijZukWyJuggEevCDMUoC5C34QNCKWUZ5YnMWjIkBtrYhMRhNvn73+pWxzrki",
+	"F28uh45PjxzecsXHPNF2FF0sGE0V2lYgC6S2TLUeDDZpa/j3ApZiQVVAuLIT+yfTOhuEmMbfswj2rxAU",
+	"raHIkyRoLaSWeGlr2HJga334Tm812sr6kUnoAY+iESMY7NstEIUOh9bwGNIaeAZy5mXhgwecaVSWars/",
+	"r8jsuTqs7I2mn6obvbrfT51Igg3XWRJu2vTCAV7ZdhMs0GgvgJcpWVJFuFI5i2HnqeP0h+/499R8yv1G",
+	"kU0I9jKSkIXU2bnSPV/snt7Mhk2bMBY/1J5dIsykAGC/7TKvuRtm2bfcLj9dPBx3VnbjZ6BzizP97Y8n",
+	"cIcMXKRZRQj0UKtrbUBbOY2DO9fZU0Z94WAy7+1MyWAFj5njKUb+g7D8Sa8milw97pciaRcj++1R+SYc",
+	"ZbsdgW9wFnzFkxRXekILUTMk1MQ0ZYpe/OLLJj90TONSv4atDwjkbSwYzVgcjARKL80QReaUCQuUTuS2",
+	"R608CEYia5aAY5ZIMVWY1eJIWGcuo5BhlBRyF0vuHDks4ryiiT886JILMxa0ZaM/4pEGR7heuTkG4Swf",
+	"iXb406hVHmej1nDUwqDYqBWsP8H881Hrg4aOZqCFxmyRzQB7VXCCwuc7EkUgy9CshjBE9ghJWzMHCYuT",
+	"OzRa56brAT6CMeMPq4OddOZNL8GYevLrphfKgQ35mzu9bMdvTAPcNFPDW00peZunqr+wKbdt15nKl5oS",
+	"yXafSb/gScfaMkE59oPJY5kkPLqHxuyeDt74iivXL+rZ+lyRWmCjiN6QMeNiShapjJhSLO4SyF8lCc1Y",
+	"+rOcwmeOmC+BhNAVFwSXtqOs92PmIcT9xa4XIBoRq0WmPzKmZQ4inU5AQGVkwgVXM6Z+k0a/SaNPJo2e",
+	"y3TM45iJexrwE/f9Usv9giUMs0aNkuGcwBAwqqu75TwVNddcz6Jw8w1iurGemaE803PtKp4Oj/sfJaGO",
+	"Sgn13IF1N6FUrg4tBJVPJjziTGTXKpILVkXeW0bjDl5NkzcQlyWUwD2EUvfzWgxr09Z9EKXqKBiLtTqG",
+	"XyjkGX4FXv5Z5P6Rq96X4BML/q76/drKH0bBv4B4tLsXS2oSkH2bAhpxHRRHkcZksJGY0xVRjFVTf8Z5",
+	"5t5P5FlAVB7NCFVI843cpLXogsDM17SerZQ2MyEnnpJxIqMbfKJytWBCaXhVJheKtMOICiGza/PO/1AF",
+	"+JtvvulcOGn+niTAzxlNbSrKk5GH40atAGn3SXFzKDwn5mZBssI7rh4aabhJ0LrPB3e6oPTb+frznK+X",
+	"2twUNHmmd/DjVH4z0zUQQ0XVFyQX7G7BoozFSCtERhDdj+2Fjsx1VcQYiy7vdvBdjtGP9OWcVH05uBhi",
+	"F7OroK/g4EFEvAd5Woy7HwoPuuQLwLYJ/sjplMXmxnEVszZB1ca4ur+p7r+Jlk8jWl7J7LnMRfxRUkUf",
+	"+xOYxe+ah8tuRkPRuo/WUGD8znr32dnZR6mIx6XUeGU/vrPAKJf3cP5eg40iBMTuOOZnO9cAtIYHWalM",
+	"a3LnZCzhBhomSMaoYSSQNV9AGB78Jit+kxWfTlbYXNyGu/3VFF/0XrnJwLXKLE6O8ZAICX7/c7xPhXwg",
+	"F6uRWMmczOgt65J3m1J8STjo9cJzvBCnmQrqsTywEWLL0mx6Ccb8xjy/MU+Fed7QVSJpfCXlC5pO2Ued",
+	"twuc6zqT8jqB2TaFxOc2RZndRYzF5PTk5OiUjFcZUz+He6bvuGcMEghcvzSA73YGry/5oWOvNkAJs5t0",
+	"vRBrMXXt4vWY6zm9uwbshaQdrsH12wn8mxD5ZELkHZaSei/oLeUJHScfJ0dyZ56aBDFFq6CSF5svZEpT",
+	"DqmMxRs2vscFOSlKYPwMDgBHnBh0kOo6dhMo7jsPJUpimlEoDMYVJn1GMz0/JPbeslQLCgjfOd8ODywe",
+	"MWQXOkV/Qhet/8MkSq320cbXnaG/yaKfTRZdSfmSipUtCPRRgqise8jWfAgYHtEjCJYNkxNy2vPVVdJs",
+	"hzpOmX3ABekP9hBPVt1JcKdPe0FrYYgYXeP3kF1w2/eaIi33B45uNHBSFq6kJHMqilqPamdRVsHezrKs",
+	"IIgtQq0IExlrq8h2rldyWxV1dfIFaYcuVL9Jud+k3D+mlHsvqCmYy+J7ZjfYhEKI/VaD9O9NySSZOgmW",
+	"OK45mdc+r0hJGkVMmWLAlSToHWTenH2Ub7W/nl1rQdwvsxbf0liHv67Z3QJvL7koe4Y/NmKp+uomLM2o",
+	"Pi5g3M+KpCv4egnhbkiqrqtEUspu5U0dSW/xxy1Isq9uQ9KYQZwPBv8CmCrB3AdT9i2NqVxUKu9VcfVK",
+	"Vmtik+L2fx1r9WkcvL1jIoYKfy7uqCKjVmXuITGxeCxKCsNsPdifFbNOioJecnFRcA/rqYKKh8mUeSVJ",
+	"lDKIbNBEoaHkfgYStstCcxWpWeaRA1b1UMMsI9EOK9wTHuhXDYEQ+9D8OzwwFdUxz8UkT02KlBdtwaFK",
+	"pOelEbibr4tnv6W9bEl7SRlN5k9GLbrgo5YpHi6q+75kKTOFGb1vBSNR5rI4e67nwxtZYxoX2x8UOy3T",
+	"tT209fNx03a5L+sFiDTA81sWza9KlTMp1HScMOwkcE+NzmS6QTrctWLJpHqifK5/52JKVjJP4fH6WbI+",
+	"hXOa/IvMCQ4wKXd6IiiFauTNDmdFrjQWoDLZIUzyMUfHYFAeHU/rgBnodzs41tett8b8inXvPBh9Dg92",
+	"Q6k7iR+nOOJjkYqzPDBWHdDug1Z37RqvKOQQ23W9p8RpeZ+qzD2AV5QHy7UpaxhGqsjKq8rnJBf2RzY3",
+	"DQl2RfRYjh8YzS9xoSX0u6G3tmiNWpDzICquJ5Qndex+LuMVsVVGPWhcf31TCA+HkPIl/81MCELh99av",
+	"ZmZkLlVGTnqVyhXbbonDfdxPdT/c3Zm/FmsjBUJ225x1VD6MNvoNS5KOezcZsqAnkMBXfpO0wzUA7LVB",
+	"KaCMWrrCUj6mSDYXI2HvDWotM2bmXqZBu1ZyjSAIypTreZ4xW33JrQdqpZfWRtelQBiQcE3kOj/qWfE3",
+	"m/JtJBBovFbPXZMLpB1WWQLU3ovy9q8RKFyB+zZDYwhrXAdOGbeJpkKNRP1psIlhe4YkPHocYvHJ8Ohx",
+	"txfCVdbwqPuY9UPSDpepFFOo0xpC/xSBBW/GbCVNyVRTfcYtsQq3O2WeXcvJNTwOf7sU9Zu6+QnVTZUv",
+	"FjLNWPySxZxC4ZiPi9YWE17P9Yy2UHHVC1FctqaKuB/QE/8s+R4npVB3cEAAZGJA3tXL4F3xQ2d+mNv0",
+	"GmdjqEGkav1FrEM1rOMT7n3PFxS8DOv1jINKXQXFbdVwe41dH8OKZW6BqPdXzzuPtSz3r/23a+W/yaxP",
+	"JrMKvgLMXiz4pYjZ3bor54vyX/aEvXhzCZpkKhcszThb7/yzVhxsJtOMxOtTCZYtZXoDoqrwuoD+dfHm",
+	"0g5SMuI0ccdW/SzrjpagZXsYoqaWp4k/iVV/JWVQ0CdiAUmZQAXNVGZ2WreRdngYy0hhypdTJt0r1fTI",
+	"llOiLk95vbvF2akHbCZiUAw9zZSweV1xczAgCkWt1iUpXsYUZM6ymcQiYxmbq6317M3n9Kfn9O4S33Fd",
+	"VzRN6Qohy3E+miSvJ2CIbJoZqOkZvKMNiupS/qrtI+WQ02eKwPxd/SVMw9vzUy/wpfVv4QPCxESmUVkS",
+	"BWj4g61ztlZTEUpvV6i93PF3SI6vkBz18+2ev6BlWgZeqxkdnJz6a7OWHWLefXXRGZycWhggAxE7zcTa",
+	"uAvtbHmahAHJJIlZxqIMjxkxZXFJt1YBj+VSJJLGzu2tYklnk0F0zB6P+/RRfDQ5Zb3oZDygZ/Fj9mjS",
+	"j47Gx/Q0PmGDSW98Fj2mj+JTdjI5jo7GA9qPe+xsst6QxikoWO9P0+uc0c7ku5/8bWlKTDUwLVfk9YJB",
+	"aw7L5AFhdzTKsHWYwVIb2igmXNxYdq51acKylt6ujTuxuKcV5H04vsycuLYt8nbupbczn5fpH8UpW7L7",
+	"YJ3Zb1mqvIL8r/jA4Q1XQHIxkV3zbh2J/W6vW+uEd+L1kJd++b8jd1Y5ugTOJ+Sr1LPGdYVw8ePdSjlX",
+	"Dn9XwIhliVpQkGU+N1p9/fZ3hI/wsrdWr42lnbIF3Agvm0rhwPWDFJww6xTA7op2lc6rJX7fL6YpZBxm",
+	"UmJZzd9htU/9QxLNKIdUgQnFHqFU3CjyJ08vi4H/PMWLFrsLZYOip/jaulh+ip1z1dqa9LdSKGl1TZu7",
+	"thUvwBUz43aoImTQG5x2eked3vFVfzDsnQx7vT/0esNez+XSWDNVxoHKajLqu5+OP3Twj0H5x5X9Y7j2",
+	"x9//0Plu7UevhIMCVJ5Th0GdbZKwW5ack56Jb2Vy0YGfvBu/sSLzoH/86Pjx0enxo82VtIMW99zyMXtI",
+	"TF6J/eKjh+vIEbT0B/zNI1+aVjlmhO2CxczFISyEZiKKgu0sCl/idFUReHr6aF0IaktPoE283kCvRrfA",
+	"3xy475yIPEl22ruT+2NSfwNTwivVYR3MauGzBXhoE2MAgwIVFegesvVK0Mro1LPJX1E1g6YTD7K35i7W",
+	"ln316hVvsK8SjeOUqbpUwhLZGlufYTcy2+ZlktKpHrCTwoDS1taWGfzOTN55dB+1IVeYRbibNH6vWPrO",
+	"hCvWZfFVUS+nu3YCQ+lHS0ouT1gpFrRMFU+AyOyzw9fF0VGR67gLG87Wp8V503xu0OZDFNlRbaqWHvNU",
+	"a8xmZGUD+w8hU2uItBBtWPMLrrw6BRb/nNjVKo/xTTPa0PvavFO0O8AeAzKJmcrKCN1O7GXVngqLnXhs",
+	"xTlDcHYjTr3sl/qNdcp8Q6dcYORF65Z6SyAeVkcurN98dwOC3xrd398Lp5GYLHb30nwa+KzUc3xLaIB9",
+	"QUVDg21sZIcl96pAJ3IqPcQ0VjLJM+hmX7T3kFN7aFVE7jZ5Bo5KwAAVnKnD/uBQT9VdQEyyWaINeseP",
+	"Gw+wUsL5LXODDfCqVoG8iOaMPE1kHnvq26/LT98hYCdfsrHiGduOFDU8PKTRnHUi/d2uffjRq/ebQbCl",
+	"myRn2erNK0awFmqlJZybBZBB77MFTTPCxTpB+TVEZ6qamnjykNpDQlVRbKqh86CEJmMRNBnGge7+4Wnu",
+	"QDuD0hSCkRUDlpeC7cDcLw0IH4Ki9bj+xneNO2q357ugddeZyo75+X+VE+kzNeMRX1DvgafXhhajOw41",
+	"ErNxXBVNYg52FuYVlcAV6MdnHpUJuhNcw0m+6Uw1iK/0t5yZGiB6hoc/ZYNWvogbrcUrXvrxEppB97oo",
+	"47c8WzUbi/3hUe9XZCxuUletZlCn7t3EN+7V4cn++qdXSXTJuMaxNQqqbNpuAm27blSO3VNBcl6saEl7",
+	"6EWO4H1g5ehSjOXd3hpS0UxWFKxZXSfYL6ZViSWE+6hV5ZzbdKsqcX6cguWiu0HLcj+3s6pVa++7tpI/",
+	"Q2ObidNluOu0tpvkSXJdiIc0s39bB6lmbnO7egXtVrQAUTO+0KePlvDVhnfudGtCoQjceLENsTMbKFpH",
+	"NwaJPMb41dUbJ4Jk1/Xls6tW0Hrz+p3+zxfPXjy7elaFFAf4/PgIgdcLceXWpb8snDt1135Vkk1Z9gar",
+	"wW6Nt0C72XW5CZEyvX9aE8LuwabLMAmNSz8ki5RN+F3109USVT/x+MMuUNS9zKvdybzms3+ldcB1an+7",
+	"di+zWvDfFMihU8qFqmETOg5BHNgUlN0NsHdYLnWd8eD2BExW3DFp+KDNnPQQbyfhghEzovr6lywzTvXt",
+	"Gn6N5Q3JB7YLcYU2S4AsLnwb5xMYmFb7FvpWebraYXadyjSt4V1YSjI5nSZsnSknNkPX6/M2OSOFUiXk",
+	"smgcXia9VdDl7xq1r+foTSonPGENcrasKovDzCoBUIhDrgvfcp0GlG14bT5Y8Dl6gkwmYxN29zthKtvq",
+	"X/mksrcithjY47SpHu0eUeU92RdJjltuTu8im7264BlV13OZsmZqsoEo0KAMLXXJBVGQqwG/lj2LGEXx",
+	"zER8jnVpQU2aJHQKoyqUN6GJ8pKeYHeZ08apZkti+5EiMeQOgTBGHJ8AluHTHIakDDO16nY5W33du/xe",
+	"8pffX6xe8d7y5aq3fPX8L3cvv5fLV1dy+fKpWr78Qv/3Ul3Ob/jr718uX35bD032B7u4KPR6vPq5z89S",
+	"LCkgN4wt7LEjU643OsGuKnsvd2NwutKF7o9FT8ZBb5T3eoNT3Ion98fYNrNhKwaL5kA+8mdE8R8ZVBmo",
+	"rPnjupBus2avZEYTR3E2fIZdWtsVjEJsd7tifRCQlE1pGicmtDCBdn0bfc4f2RfXFUBOA6ZCKlR50aHk",
+	"Gnb8cqtI7VnPD2jO7KlLqO/l+LpUpCHhceOE4ddy3K29EFZQ+EAqeGHzbU5VqKRQeOw8vb6ifeL2lRVD",
+	"62uS4lphKZLZapxyrKc0lxl7QFhNh+frSIqYN8RjHXhN8/JuMbwOs2BLyLW4Ydf451SC9jWhHFvbyfQT",
+	"QI9ZyWw32HFwHXDwDgH1MBGjkqJkEj8gsJjee8NFvBlOSCPv6nF1GPkcmfmWx0xq3PLJA8LnCrgdmNJt",
+	"et31smR5pQuvfwA7YogkgKjYqgwXwl/oMnq4FUH0cvtKtGHpXUHG7qBh/Uxm0kF7wsUN0HKSPCCwFktN",
+	"AL81zyG3XtUgTbDBdCJvUdjPaCtoLQH7CprLUjFNVw8IbdFtje+C3LI3Wx3F2MANFApNLSxVcFxAvOLB",
+	"wK0fiyVZ1BaytgterqiysleGekTT2rkQ+A/CxoP3RZEdu3uea/3oNfxXVrhMDE7XcnBQASH4vBJzh1SN",
+	"gHBRu1/oaGm9zblJvd5WTU3z2N4AQlaLfnMzdMePN0Onn2/LXQJRdT802m4rPwcarQZ4XXT1b9a2IVpW",
+	"tG8vbsNM+W0twe5jtfACqDn1XDuAurnKae5dglSNMn4sFFLdkw+AzLbt3smW3TvZYffALtwbPFX2sCfh",
+	"D+EWEttCYdtA9JfMbQYUKA3AdG8+A4zw5rktzDuWMWfK1sE/7h9VAIfixptAP33U7z1+bPLRG+FvsJcK",
+	"bqnRagPRBI1itVlSrEs4z3Y3orfxjGh2mdk7L86vH+ssK64O+R1la1/b2T/2tRx7HCuCyAUT5Hs5Xgec",
+	"LhbJyu+Q+QY8KJmEW5KramaHT7ptSO84jGjKWKoOFRNcpp2p7DAx5YJB/ttH571EZb7PzglH8IIf/2WG",
+	"UP1a5A43vQyWnYI4OU9icE2lubAKhiJjNoPQWJ6SmcQk5kVCM40Lz3Utn+JWU4B2X30tZreOhIagnSfO",
+	"psGAMkJqc+q5nExYSqJEKi2pSkrShNmBgkO+5ILjTq9/1e8Ne9uTC+o08vMlG/gidV/LcT235+hBc3tk",
+	"1JCzZJgWCZFw5aRW611bEXSE6KfKKTRgJ9w9reeFBeGj83qcmeCY2HaNQS9sSRUBC0jN/KRztDvp/Hyk",
+	"omjijeG9g9+xJkNdzlZWudvW4HQfvzHFPPa+uo/M4VHtth8IefKlJM9KIX+/9EJP0s6agPW78zWBHx7d",
+	"J0+8sDR3l6hfy/E3xVvr8rRkSrj+yBWJ14MS6Kn05gkh+stzzhEALrjrR0JBcvULYeWx7/JcRZg3Jxl9",
+	"Lcfbcos09vdJKQJxdK9MIq3y/ONlV1cIZoMQX6MXk2Cy0cO9RlQeIt83iPrrCpc2Bep/yWjp8vWVNDG/",
+	"euzvL3eTv/y3DJZOGIv3jZFux9M/Yoj0YwKIPgFhYi4+GTun6Q3LQHQQ4yz1+CtpxqYyXe0n9biYPrUv",
+	"ei6gmkd449T6bPf/QvGm746reWaJWp8BtYQ2KeOdr7wa/OykLw6u+ifDQe9Xdel1P9tzHVkXSa6pNp+T",
+	"SUrnLCD93gmZpjJfKJYFRLAlyVYpU13yhkc3nXwBIqFbv3TuVdh8ho/Z4rrx03/QC7AQzfO4yt7MZCaV",
+	"i4yPufMac1qv8eGJozqG2I5MUFg7G9REDSLhWNtjkfJ9VNGXUjAf814oKLkKs8G8iiXJw16INGXk9MT2",
+	"8EGK/FCWv9pTVrzD19a/944mjOCkVYo34ehmo+Vq3WB5K2lMxvyGBeTklESGWR7SaHHk9NZLBiDeD/uP",
+	"HuaOgbUdqvo/EpUrxYPyyKiYF4bZCnoptnLHy6n1Y2VdLTNP0LndeKD577Z9wdUioXi3raz+aI+pihuO",
+	"32AEclv+sUry6QYo9eOAUNPJxYQMQ/vN0CQqVb89Xv/28db8W4DD3OnbhFj3HN7hMAVXkKJJxZzYMfmk",
+	"dgg3mBVcTLeZh2aX9zIR7Tv3MxOtPvWPZypWJaHPd2QFoU/YmA3ekKSzJjp929rob7wgoIh6FFBTPrxG",
+	"kmvXyF6sMIdlG1tCcp1Pfly+e02O+qennT6hyWJGOwNixpJIxjVJ//xtTapX1bmLzt8albGUTb0YeAu/",
+	"Q/H8jGZshzjJRX7L0qlgnbez//z/BOtcJAuvaNrvxisgvACzRJiPpl42xLlMrVygIuzsMGaJ1EyXSU/s",
+	"6JZmNN3NOMWxBE6T+iVTozfY66W7X6TGSdVhv/v94kEuUI+55wL485SxDgSFx1xOU7qYrQXDFKtFSD6n",
+	"0Q0TMYnZLUs0zrrkqZxMGAvIlxJM77lGNOV4866qbO8U8dqvtpC5k7BzbaEyNX9HQ8vs4feSC4+BddLp",
+	"97WB1Xv867ooOqMi9umI7wX/IWcEHwd41HMBRQOVPvvDn/DRh7CmfK4Xhzra1XQypdd5/CA5zl7DabsO",
+	"VbceecTIS5pmXOx3dUvd49KWly7zNIVaQeWdLWyzp6q1q41Fk4GGsIexxN7Zd7bc1rFzw4eKTmW7fQVu",
+	"eV2KiWz4CEpaILKyeSDmL3TL5Ps9LDUY38jr751bMJDXss2OMReVrL61W9Ge+0Reblna0D3fvc9V7AmP",
+	"TX98roh9dSc38S1ny3vc6Porvua5UcgSvMsw4wuSSffWWZsmS7pSJOQK68gTDRTRlv5BQ+kgU7rCyKbA",
+	"HrMOenC/8LiqmWFF5SCzRocrCkKyBFxlWL+esDkvpii077QI+ZjEmJdNt+aK+XdOhXFYezPoJWev1+eF",
+	"ZKbrMgl395X8tXzHU8y1eIjqoaYZwZaQH6ewjUIsrWJB1lQik/q7hop1cP2IiTn1+pWhADneScwyGs2g",
+	"NptN25Nps21OffmRF9oO1gbQLYOUunppGPDJerTj19iaQOUi5YpBY2hC9XbNSUJvaqdrfzd1acb4dOaB",
+	"8Sv4HY52fseS2vWi3umjh6m3ccNFvA8TxJz+Wb/SnJmDypmLNrziAP5Cpnl/t7gRJWqOgsq8RtqUqIwn",
+	"CarqcCBB+r46WNtAdsdVpnZX100Zt95h/9p87aH09p1jZOt42w3gHQFdzyXgsS/79Bv9cxPZnfZ6n6CY",
+	"Gp4YQIkWrIIvAuDgKuk0io4/G2L2E2YpRFz3Q8P9mzr1ehBoa0965RUozGWxSyxP/Cc8OENfxNqv7X8F",
+	"v5cKpZ3Pc0O8NZbje+r3ZQ3JjV940AqSu6p1u629Qd1DlDyAq7rQeJrpr6Ga1UVxN4ALuG+xqXTK9mrB",
+	"ZrJaVhNIxXxhdHRGZvyGESnIO5rlaUxXf9yxKnAJ29ZCqQ3liR60TtiO5j2idwnVwuv5oL/iUlB+S9vQ",
+	"StVaOHtIrCpoi/AJomvLmYQdqBLqfjVa7W6261T2MbVay+JYvzN/ds4eRi7UWabAblFIdadIlNn2bbGJ",
+	"srbT7rGJoojbvWITTmG7f7DYhIF8cyErR5p+nG1osNTAHZYTdjYQIVDuuy1BwTcLtKDHeOydeUMdhBkj",
+	"is6ZnQH6JsUs4nOaEKRwfUDN6fcyJbngdeX5+KTX7dXKavQfrYvLP7RHoy6KvX5w9OHgj17Rh0Bcz7nw",
+	"ZcNdIIgaHD0AwSlOHnC7RSvSZt1pl0R6I6pC4Hj9mtbH1F8IWvaT/gDP8aD/qIRqPa7z7H0tsHPkCewc",
+	"+Y6IGrlUkGZx2HLA85HSK7Z0+hvQGKOuNHnjUI2p8NLY/CB1+h3EjuH9Md0OyGVG5jkULIdYA6EZSRhV",
+	"4FMg4CdIWHnFjbQVYwRqxWEl6oNzwhLFSJhJeQ1ZmzV/95cJlPmANFUFitFK5v/k04Oc5iZ9b+mxexaO",
+	"52aFY+bcs7VNkDQrgvOiDcs4HgwOPlVZ/hoZwR41kkq16Oye9OJWopVEZTTNTDtNzcBQnrpZ5G6nneoE",
+	"n5yC7qdVb6emDeVh0dwrZB3mKM9N64R2X2P1+OycVKvF0jhm8UHtDr62fNyr9n4L9TNlAkk7WJLVhdUk",
+	"GO382OucXYPQ7/nV3WpN2jkXNndt283+aiXSTeTrGGF7Ua5VOjPQX+OPscs+OVX+C1P/RF4ylumZH+n/",
+	"g4h4SnkyMzV596PJPcTDG5kkeyN3IZMEzgxw3OLpYT3KXYJ90BwDYk5XROOk6Gihf7iVmea8iI1EO3zz",
+	"+t0VcSo3HuovHOohKjwIQNRg/wNTEZLFAclFxhMtkc0tki4B+7H8IRgJ50UqYphHT5oqQlNGsGYEtKIi",
+	"of5iSNwyEqa5Y5Vs7JUV7muixyIpYoXNrNBtjpITQb2VkKyK1xKH5ESrQnnGlMbfIxLTleqSK0BRknym",
+	"SFjejoFL/k6Hi7C0QEJbb45XtbvHp8ebHXunvePHlXvjRz2vpjTPk4wvrCPLVCfw0kVxEQNxDLsczaRU",
+	"jCh2y1KaEIlNH7vkC5wJ1g6TkbZmpmgmecQOditWJxcNhZCwcik8/AxvjCm4uQ7Nnc8JFeapxiQXMbsD",
+	"/GriWEiFKWyQG9uGjewddMlAw9nv2VkDIiTJlrI89/HID+McO5IyTbVM80Yf33SbfBt7d6MQqYn+KzrW",
+	"gvLdAiqSNNRb6e9wVlXzi0uJXW8xFrRySEowj7M0Z1joQPn9oxrl9imh6kYzqJrJpcDFZuWOVFq1hFo0",
+	"hUTRFdJ3ylR2sK/A3SZeNfIgYQqw98f6MbinMC1wUBJg4EqFDXL2rzLb9yBzSNlVEUAyaiXGkwkHLOTh",
+	"CqgBUCoi0UwqJspdCTWE2JS1i0xxMAR8Y58kxcU0YR2cHQ8AQ/P45BqfQONywaBFukzty6EVIqF+eI7x",
+	"nGypZ1pnnHNknIJLy15I5TcrfcNrelLPZY9m+Xe2zURsYpX+DqxST5Yze9JIGyq7xxmsMi1bzD2T+yg4",
+	"eopzMrMdnvQJ+SfbFggOyJRFciq4YvGnV4Ku0pVN49eqhO2NlzL9Fa3HxXSFwuRPa7rsyS5qemJ6K9dc",
+	"RgvEOJll2aKtDiB85wakS0TNof2GK72gGBkJ9cxhiaExGwkqCLUBwdB4MEPNFaEtWxGS928vSfvt86fk",
+	"6OzxqT4vAD/HgwG5pQmP0QE5oTxhcUhoNhLhIXzJRJ7GNL5G8g6HI9FBc0YThbYfyBev3mGaejuhY5YA",
+	"28NZdHpEEqYVfRWQmE9BQxIxma0WMwYnG+P6FB8JYowzIVOS6I2mZtA5GZwcuecZzaC5B3I+qK16J2OZ",
+	"EQrFwuKDQLPz5ZvbYz1t4R5Oza+nxU9ckPDv5LuQtIUkP0rBDrSwIGGuWDpcUKWWMo3/FEKnjXO9aEoW",
+	"UlukfILB/UCvHtd5cnJ0AmOEJMsZzxgeAAH2w5RJQBB7ge270skVCK5cUKX4VLC4skixWmqtQK+gPeYx",
+	"t/MoonItrxR5/4dBb/AsID+yVHYg6OlMcBCg2JMTEoZklPd6RxH8Pxu1fvrwv0ejfw1JGAZm/XBVkqYy",
+	"F7FFkoO6gIS/t2MUCX//7bf6xd+FdidAr+6OxEhcQJ0tTPIAutBExxVRmUxZ7HZlxdwIcilMHoVmCs35",
+	"MIEqCPXRSFy+vVQHIB+K2k+agsyUFFiEp/pLQ00zQJKCvBc8kjEjYxbJOUN16/KLVxfk4t3Ty8sR+IVJ",
+	"+/3VO3J8ShIpb/JFQKDUXAea7oZ3otMJCVJzQJSEOhLypkMTbcPDZ7TGARmTS1hvNhJcQypi01oWjW8h",
+	"RQc+6ogrrsiCpRETWYcJDScsBNq/D0eiYNqITv7z/xRlZuZM/Of/Hzro1Jthh2pwIzrpxHPqvvD7p0e/",
+	"//xpCJr+SJj3YO28YCQtUeY8U91a7aHQIafAEaeJFNMQjZX18jhT2Y3Z7WEso0NIDz40EnWH/ALHIQCz",
+	"/XF4eOhzAyysDbmTZ90aneue9UIWw1G/pxAG+61bqXn4UAlU33hs2KoJU0kUDIscr/UcqXCn3KpNBrut",
+	"L3kPRTItSlNKk+rV6PXdr8SPhamhwE/126sFOwenqtbGHaUWitSzWy5zVY42DbAskCXmoIRmHW8AtRdv",
+	"jlnvc525Zn/hG0SwPPGYKJOfKtYaUUjMBS3ILdxq6k7Nm9zWTuc6fS5FLNXHV9v8FKC3P4CqhsIE4koP",
+	"9sE5SsYlVwyyrh7Kbb29B+rW/IR6sxh3dcZBtxn8T9rCdWs2A8/IjC4WTDTeA//1NT/2bYPLQGu1pnoP",
+	"em2gsS3uVdkQtyABKygCUid1Q+gBHCabSeRj+uhup5HUEdgb5CKm5rb1+yS0v4abAbeFhHcr1FSV0ruW",
+	"a7J0US/XVJutZS8NbO2MMqMg331Cbhev334nk0u3DafTN1pX9DNpVPZT3SPfxV3TZ9o6gGOItLHZfEGn",
+	"NiOu1qHg5+5U7L3FjdWc8KBzuws7R5AvUcapIG5S/3dKlXE3aVu+TKW9wz5JM5UX75c5U9Eifq1t5Exr",
+	"ixqe9k21WeMbD2ebOFVFd9JGzFjm2ZCEWIIpRH8vkFKlIRJKg4PAEXbBSISGwkL4fZGs9PuypiWaCwJW",
+	"ewlIaIR9SNpcOFcIihEjERplwQ6psFxgwz9tamJbpbhaphCoQp8r3MvTAgyCOPFwJMrFFSEaiN5g1Cmo",
+	"xHWL0JXetdBwVWgDD9k5ZtphTCxrCATpjy+oUnqaJc9msBgMJJHxihiLw4SuisZ39yzxXxbPX5eJHsXB",
+	"JRr1ltH4LV4r29NU+WbGo1mNXzMJhYiKHqVVrs8X15n06gwv9UvZGvuboARXhMfgh0JPA3qn6Rj2QX9P",
+	"EVo7ch9U2fmwhfMMEhvT3fIskliJQgPLxbS2TD+29kuE88HT3HVLIkh7JMY1zf9Qq4UCJ/Gmnrg1StNy",
+	"DXujxRjJNRI1k+sdcgcPmZO2aw/fijCsAo93aXCiCqC9T9a8yOB3h7ZENtXAm02wfgesSy4zVbRHNOdc",
+	"eQjQNCPtEISyPizkUlxjvoAW9ngdMTwwUQwak4TfsqEJTRs/ofEtQCE7GOOERQL9FJ2GXKiMoj+1IRtg",
+	"g95rYv7lkbGbkru1ynEll8C9KsUzIjTc61UMS5Pz9Kp39o9X5ViTT930fPyQhmc10+GemQ0PlrlQZizs",
+	"rJ+WEdztpcQKftkaKPaEnyF2HBCqIqzvUil85uksjqpTmyrykqpMxph6UbLseZlIQRUx3Ns1UdOfJ75b",
+	"x88+qQ77phus30Tf94a4TJLG6+FXdTEJmXYAbfuGLTLwb0Jt38w4pc+JkaOomJb7QhRdFVtzgM51PXBn",
+	"O9+/8fgx/6bjs4PdLtZDKtcuTe8x23I5kwhR7eLtw1y7BZRtBwZTN/CeceKXG/1PcSMTDHRv8koh96pr",
+	"qOG3Vq3ZnnyWIlyJUhB0kxbwuqHI5GvBnKQPtMXWNTrITll/+W8slZ0xVSwu07gqImyTQrSn7Ggq9uck",
+	"V3i+adO4tlY2aRDMdSIqynd4vvXoU5AQIL4s8odgNm3y5ms6/q3dzzRpCCPaHMo9jBBHoG4u31CVp1wU",
+	"Jv/9E7GaztedDtVf4mi8xxGwgzivbZWVKptSp2zelC816v75UKDcmSSnSm6UTY166Lyljy+3JVW2e60t",
+	"aer87HQTFzxpu5QzxjDWr/0u7htIRokfLPrjb4jnoUlr3ZZZZpdQ1tMkgEC2XGhSASHtI1wrgNF96PSO",
+	"rXUu5g21W+xi4LmbWf2Jyx9bBmyqZqacigJGNBddywBCrGWSqozQxYLRVJv1HwO18Nhap6ePfB1Ofa4P",
+	"KDVkkamHmC3PBfShNpktXBXJLbtG+vBg/NiGLGaWstfmvnLJhggbZZMdAMlXJjMEk8dUDglRIX6ya0FQ",
+	"mOGjRbLvppUR1j/D3l/R6S77vl+wUjP/lh5ZnkQYLXD2qA29PsNOIcb7FFjL1cPWJMCYSvd+FrPKdrOY",
+	"U1NdzU07+xnTynZJD3NjtKYkgQOcwbsV306RtrVgbLVHsuErR86u8/4W067QQzzVoUs1pCnpzISWNlo+",
+	"dkxg7uWqIqy2qf/ZfW36Qu5sAqkYZDwa+RySfGuoCx8kK8kLpZrRdLO9iCMgq3qZ8oxBbVEtGm/7B7ub",
+	"xXv4QjhbbjZg9YAh5KPhT8Z0MG15zJ094/yH8m1aRFMyYVk0K25cw82TkQAlFTuQKhIOer0wqGRCw+li",
+	"PqQVeTOezGSedskFCY96x/oVEn717OIL/ZcYCZamNn6L0Hym8OsMrYGEKxuewKODPKPRjCiW3kKsF4MG",
+	"JGXW+6RngmVDYjLWw4xtDBeT9/MUEptNs0brWrZzqQJdDihoreRF3FgKuD4Dt9wKIHIRg/d6kkgJx0gM",
+	"tfWizACkJ5nIdMoyCEbLJGYqI0pKwTSCRgJqtZnsaoNTEz0pvoFxM7MqngWm40956VmZtY6EMvck2/h1",
+	"mjKgyoyBRT2msLKDWkJzf/DpYlglmwelECr4ypJzk8jblrICR+g+qSpYmPFeKSpgEv/jVXbRYG/zF6ns",
+	"4/1FKmv0F6lsL3+R0dQaK9MVh7lJwcjYHdS8m8lMOqXp3PO3kmZhB64pVY4ms9lV5SoyjScuFdcxS1jG",
+	"dvLnaDmBw0vnQLtauaC8cb2bD39zdqSzmPWE8M0G8q8mNbJB1kALlAL7XiJL5Thhc08PgOdPydnxySOy",
+	"wBEkZhnlCehEWQ6JsROZmvD18d0diOKTuzuSGhbzqV4x26tCsf7uU/3SOj+9pNGMC9ZJGY011ggcpZ4y",
+	"OkJm1xOZixi7T+k1eKy6fE6FM9fdIqFG5FgJKSNTL6c2P+bXQsyDxXrxMk8jrConZEbg057ux77mx3oF",
+	"HoXmOWdJ3EnYLUvsZqjAKWzS7/UK/23K4KSby3TdtWs30vTyhxQ642vOE5qSif6O2v0UwOkAurpbxXMc",
+	"2DPc18AuK7Qtg8lzSJYSU8yW0hBHOVxEHfSOH1cuKEFzEHtDNPyvf/+P2uUX29YPTcyzs7OdapzaVuv+",
+	"4j3acpnwMk/GjA4ITZSpZEcVCb/tmNS0zmUcnpMfcpkxqCykNyRlC5lCegW1G1MF/GhyFvXHp2xAH8XH",
+	"rDd5PD6hZ9Eg7rPjySl9VHPynh772v409Ff56urqje2vAtflinWUnFt6LnvHG5sInrmO/uPePpGsd9A0",
+	"U6E57rRpACpFR82E37EYVOtQQ1rb3FeWwXaJd2Xeo7RSURerr08KX3sVFrinDvDosU0w+R0dlm8PS3H0",
+	"sUnUxja3cbKihZWRcQ7HBSh5K2RdiJsNh8JTI69ru5aBjJw3C+DhSIS50Ae0RmdEIerfPu71oaRFlDJA",
+	"M03UQUBCLuAi8vX3ClJrj3s999cFTemcZSy1j0aieIZdJ8t3PBea28eDgTsdFIlHWGAq+Pe1CTPb34n5",
+	"OWW38sb9mQuVTyY84kxk1yqSCwbPjvSziUzHPI6ZCEfC/lbsNQw7xhzibCbja/3EXFuGZyf6WS5UvtBS",
+	"gcXX4Fa5Rt9s+7h/AtAu6CqRVK9CXic0neIz+FREBX5NT2qq8tvFlxXxDUrOYLZc0FvKQeUISfsEQeZ4",
+	"Mze5ht2E33t2KVxTuDZbYJqTXl9bT6EpY3+tcrWArvcGX4WtjBoCNoTA8tx2pDE0z0fCwj9OZHRjwIc0",
+	"EfP7PM+YuypCCQyFEhCae+sZi3IpRsKAdq7Rrj+E0xd0oW1VwBeCZWx3R9OE4coBr0zv1jsM72ABKAcc",
+	"uz6llQeVyYXCwMvnMFkA4IJxPxLlQMAkj9l8ITMmotX1DVtdc3GdK/zYGV4wXhuSslw56wGMkzev312Z",
+	"FFN4Dp6G8LJ8tfNntgrJcsYT5hRYM8KBpLlQAYFEer2amE8mDBuWmP4dlazvGp+D2CkZ2vlnwcnOb0Xf",
+	"2DXWdQbZxg4VXi3+bZgUxV2NO1HEIlu2gpYretf5EJJLfQwI8cQa46FeXeO4SvMJBMm7o54HuI8AQsGU",
+	"sCSXG80SHDaE6zM19itBK5mp/K1gJMCByxTOGJOY/51fjfaZi64q6LWsJ+s6bJc8M4UBbMWChYQFG9Z3",
+	"RD9Xth3VAxgUAOWuVkXKqJICObj+fu0Slb0kfz87Iyi8U6b/4sWbS8wMB80sT4zzC9mDtDH/ltoqHuA5",
+	"BH5d0FSBCLQXV6tQvrSVJY3r8qRXKRu1m6VS8vK699XpWgnduQN0A8uUzBiNoXW6edmY1ihmxjJeuYrw",
+	"GhDbO2Qj9fgt2dOzXp98/e71K2KGVS/UE8BsnmSkHf5bWGxF+G+9MCDhoftLPzwY6jdHYs6V0pqimYJn",
+	"mq9gOaHV00LSDg+h/NQBmiq5iFmU0JTFRdmjMBc3Qi7FNfBIqI+bUWvUCosr4oAaqLu7nMmEdcmrEm0F",
+	"Mgvc1So0HJrYzb74rBdTNMh1975QKw21b9AkS57zXJ7xs5ycGIV7TXCcFx0hwTDEjPeReF7SkdmRdiFR",
+	"DrRK6myK2boAWcY5+e0hKBiLIcarz8eIKjY0bSAwsjSTmcQU/pGgAuMKTr3Jg3PQr9xtJW1tcxebb5gc",
+	"RRMML4tTkbagcxab2lVcoHwElAZ1Q14fvTUd+hwXdUuTnI2EacZjp8JutEFRTcZcRTMl8TQcy1SKqdU8",
+	"NcyGmQvQ9aPA1NUxNl7BHmWRdeNISzHMcYeyGD5Q1X3hC6IQGeYBQq9gfFnLKXAqkZA2lisxKiUWokag",
+	"wOXgLvFWZuwzZRZZTjqnYqVpQabYRlaVoaHCjQORD5qmq2GRiALNgwN3u3HKSrkw0qbFdck8UzxGTWus",
+	"T1Ac7lRWIu1YMnTKzGkWYdVbk8NkFLE5ReQVShG7y+Ajr96/KMW3S3eGjGDaGRdTKJNTdAUR0lB9AI2I",
+	"TCNg06bJwAK9cBBbFM0mmmguXWlCyhUrZ9SToIIP+wbvmLHXxeWZagk3cxvyGtkXlgK3ZlI20arQsN5F",
+	"E6YJyiuLJIMaLWU9x6Cs36bHGz3xoBAMpaRsO6qFhhyOKY1nOKjKcUb8rmnOI4En2cGQrNuilMxpojeM",
+	"aesFfwVuMURupQV8tGLOmi3VmIeSQEY4VTc4KI8L1zSuyRZEk9aUiqunKVtgXN59zREOaIEgKHoZwhYy",
+	"0qrHgRY1RTO/scxmVSOgOCm0AutIPX02WLHWClqlaDGqbKl6F0xu/gZFCv/UbNoKWi57tYJWyT6uqYDx",
+	"DwMD5Bqg7VAhxlbQqtCiCY0YUiyn8xkqa8jHq6011FZVZ3c9Hs15whO2sdJy0bj0V9usdvCra1b7Rp/Q",
+	"MNaE42f8Bi85/Q/oSzvo9HtX/UfD45P/xn1p79+1yt+VdvBLdqX9XI7J0xnbqSPtg/Y1vVejq4fvatp4",
+	"ifGTtjUds2zJqvce8AowV2UP3k/ezrTBbHJkyLY8t6bzAX1TLFW73FvDwRj5cNZfSY55/DCJW8WndoHL",
+	"gcaW9qjeQTp5GKAgQLj5RnwBiKkPYpystdwFxdjDpP5vTykqN9hFql3LBsLamk2Ew/ZLKDLv3DOnyChC",
+	"v0Ra0T1SiRDaLdlETXy5Z0KRxYw/p6jQHnZOK6qIyHVv2Z4SklxmWFp9WeOFmMekjVQZjAR4mTH6gbGM",
+	"5dpB4ancA7Ojq9N8o/6SmVnZSJD7tpP6uZxJE86pNUHhwpaVrlQAgiDe8QFkSqIjAT1RJJJ5EmNVXABr",
+	"zLC1AKYiUoxGcUUUT5jIsFqO4lPhK+wAAHnFoCctqoDeL5wbT1AjI+Lr8WrTd9aEbK065dYcqw1C3bOa",
+	"8iP+5TR9xbQc37ISrtaigS43bkfaPM92XYklur22pa5UKBuTcaW4u3NBSSwFdD7mfksz9oLPefZGJtzX",
+	"eUwLplQbABClIgsYti6i4KlPOIB7VBV+uoXmLS5iuQycBOjuxpza6gnd78H/tt4WhYBdUzKLeVqkBoN7",
+	"VR9BxfKcPhdfPrtqBa2vnl180dTk4tHGphaD9UPJ6vs7XlmqbtIr/bLnfIKHYCzALT4uSHjXKfeug4ur",
+	"mUVQEg+6NOtNuTZZ0Otoe1F4TzUt2y3kgpg3KrOebs6KHgyOjh4Nekene/UTM0o0UtoawOWO70Dmr7zm",
+	"1ts6mQ/hvkQckvaXz64CoingAMrlw3WFkLTfvH53FZAvnr14dvXsoFtxcEGhQRhXde6YJ2vkUkLYlGD5",
+	"pppXibp8LVnDZmQFZYcTXApqnktwdEaMmZspv0i6JWlXga4FHCshcSzGaxsPXjdImW+g9YA7EJNtAjKT",
+	"SzKnYmXjNM79duPrBBU8zUVxhQDuPdCMwBSbLH6fWNraaLgOo2+bmam4lzi5mDbOtIQ6peDyNumiKQYK",
+	"8njKMjLOMzJmUK+ZZFLC2kfCXTxcpSgWv2Qp06sXkFhovPVtxWgazQK4AxbiPy6SpIhjVo7JtsmVCYEz",
+	"aJJYQ+wzkskpnn4mPdrcQmmH+g9oy9Il70BX0iBOckUT0LDm4CzMGGhIttQWuu4tGswu4qqrvmX8PDTI",
+	"ha9U2a94usaAnyjVF282aaImKFrkhJz2SnqEQxArJXKHOclblkGZL9IfuCL2YbOCzwlNllpPxszfGUvZ",
+	"f+d03p1SeffRZMzG4U2mJgXi9CHUmUWhnj2kynBVng/LmVSWoYroTb44N31dfMK1cro4ItXcI1OETqne",
+	"9qA6uRa4M3rLSh5I2CSr5yHg0flJUqsfPG861bx6TSfebBLbfy+TZEm5Fs8TCfX/MqjR4RScglgogAvM",
+	"37nQE4Y13Xhvxcp/OfOemd6YDVpzV539YvneNXFrDryCsH6GLO+9crlr2X6/inTuQrSUmrVLzhuV6XcN",
+	"VFS5JIViI7PcPzGh7Qe2KVESfwI7MmVzyoXXuC8AwVumVJAxI3MaM5Ly6SwjQi6rAPUfPQhAimWbA36l",
+	"FJ/kSYJieFuFnMGvI+5XI/KSJO0uOAjYSJvbyBJxpIoEhTWC5D5vtu0nsOchbBhl/QD+HHfKiDZjbZoz",
+	"1TE6IdaLJ+Kn+7gxau3Xa7at58ZgxcJd34lqnZVdShXof0CbRUwZg45lE54kPmOVimm62jRrCCPCcvZP",
+	"UVJgRmd0IxB6wCeGIeE3bCMMekATDA9UkgLutW6EQd42wjB4GBgU3VhQO1Q0/sQ7sZTLjRAs5fKTQrAm",
+	"PG/AYYZ3joFUEUbEVWB4aBPzNpU991+DtvWwTRO0yEadQZUg1BQw9zmeHrC03JUHADiJ73GvW8ilyRzC",
+	"JaRsLm/pr7rdzScqiuVgNV2rj2Xwu+FOuU1hqAO4nfaaQ6b4HN2gxY41kdh+IdQa+W9pHle4qeA+xM5x",
+	"1crmeVbntKZzXcu7c/Uaia47nZ3YbTOivQUcINxr0reLzGDD5yZ2m7tBXOxhOjdK+gPEtzcWznKhDEze",
+	"Or72WVHVOTQ58qaEDN+n1MY7mlCf+oG/k7RBzhkPiseR8e41OR70HxE7xFOY4Nn7t7UEtqpaftH523c/",
+	"HfmT6eb07nrOhfT4J94vNBtDojnhgsAokgte+sotTG4SpVww0YH7YxUgz6wNc98Elu2dy+ZcNC3lBbRL",
+	"2WUp1YygjwXa465jKZd7WApIN2/wLU9oDx5gXu4cfWspm8ClpCqNrBj1NMMoMOYSQlCSYwFvM6m/KRbU",
+	"CJlC2vcCaGTXTOb6wzE0KF8ydqMhkiKbtQIE/bu1xXiI+Z0/cHIFFwowbFNYM3yO9djQtNotRIc/+T4M",
+	"oZCXzJfRhM/M3QAWzWRAMpnRBOtyLZzcobpUmFF1PZfppg4PxY2hKSsyIdrGdQ8ZA8iUZW1OzUYHu6Uu",
+	"CHaX2Xz19cRB+L3oIcfuMgDCSAI+MfW0kpX+G8uJcF9SOFt9/ePl9/Luxffv1eX8hr/+/i+ryV9q2dX9",
+	"wQ7Z1QCuN6XVl8VeQByQG8YW1oMnU673I8Ht2ns1fjefiTRgvOyPPzzBmsujvNcbnOplPIEYBP4b8f2k",
+	"ES3bXIPbLzey9Fqv2xdumTKi+I8MXfxtLf1vOCZYbSahjYmTJ1tjnz/4NQvEF4F8fQhuRozf1vPUEZf1",
+	"+I3XnwtMt4fkhc9f4Vu+ODZWtLNY6jb7jPVibrBEnp6Sxe55SZMEHioMudohtcqaJki1mylhIH8QQ8Kd",
+	"q3Z6/FCW9SyIqkBzUEqvqiRxGNV7qMD3mlVOI01T0L/Vx2qMxdf0ZN4kb3hCxqtyj/dLG3VOhvXp/7L9",
+	"TNg3n7S6oi3oK9ZF/gwUiBdgkACh+hNGfyFU68H193LsK26tGQPuUC6YIHrMzpHjr+V4e9puAsUgp5u+",
+	"bIfs/OEX+ML2jy+Y9LZcKj5tchwePlu5Iau8+LBNI/dlkD9YLcb6XW7ERlDIp2JvAiSOZgq9KqRxY9p+",
+	"TcBuSpHfhS5rM1coVOumRgPoB71ejwi2ZCorYGjjr3NGBZQUTRhVGQ7doyBtf4cgTjN1e+C3g3894Dfx",
+	"hwd4h1PKQNhHf3/b3Yt5lV9KxBmUGUzti7iPBPwB+WpjmU/lin/X5tnli+vqyLodlKWMzp86zWqf3TJf",
+	"g6lQn2OhyVR0m9uGhOk3hrWet58p29cSqwfbjpftsnKS1Q9NE1u3CT82fYSuiQc+J/OWpv6XRa9Fd+hD",
+	"te3ft7NmxelmkGJwYOpMrMWXB58ghrDeTntrR02kji+ghOgudIHFRh2KgAquCZtk1aT8mZwzkvE5S7hg",
+	"pM0xGRLf9m34L9FqZf3yXzOGADdXjaZECPgICRZlMJQJvxEF75N2+OWzK3KI/wor+cduA9ZK62R3P40c",
+	"gJwRqPeqgYcS3g7Uda5/iVPtsrFF9bNiZy0TO8e7a+/9yhnWYnFnq8DgqsFHbaYD93R9EWU5JoWFa5p9",
+	"1Osc6tTjaiA9t71xsZP7d172LKxCAC4VFlSw1p2dmapeVBEk6Er34NDUtOfY7wLh12y8CwVq8q4LFiYy",
+	"BmVpGmVLlzxnWFXFshgWg/2Jxx8wzRlq6TLsC6x3BqBby1CAgtMP2WrEBOCcjiO/tcv6OWR4YPeygvBm",
+	"9nqLUnQXCjUC1xBpgBmrWF+xveTZTObQFCLkcXhg200Y8Y/V90DLm7ORwOAbZPK8oCrrwNc7l1+ExJyU",
+	"ULxliB9SZRbumDFB5hyb9ytJDERFzSzlu4mINbd8NLcibUzUh6JcSpIJTc+hvjR8cswIjWNzXjun1TUs",
+	"AzxWa2UEy0fb0sUMWL6duaJT3wVm00tvnXv9FRk0F2Z0SuzWhL8LA9OlP6K1Qshep+U9SjQ4bZIyOg3g",
+	"BoeGTpvMkd5jJiIZs1gLUCgERNrhf/37fxxmdKoOIzr5/dOj31+cYXm4MKKT//w/9Ss3fn82vF+s4eOS",
+	"Vc3drSZ3IIRuLsVENmAcIjtFPSFItLfFRdfVhl1EIs6oucIMb5CI/R2bkv98EnFrE/ZyeWZorRG7U65L",
+	"P/Yt/HT3hf9y3diL61M7emhh+Pq5Cr8X/KXx1vXdQ6jRsy0XWynU4WyNj8jfg+HUlA753rF7nWI/5YXq",
+	"ZuV4S2sqZyAmbNSsyU0ejo+LglcUuU1AGogq4zelKT5gSYwqjEENsd59dPS0hisLGla3SPSvuBRX/6FK",
+	"cT10vSbo9PegFZv6v2TFpgu9HPKSphn/+as2WVz+4nWbduqyvFfJJB+H/rXSFLGmfWP7wnBo6sybkvIk",
+	"LGrjhEO325vNaS3ardn7LMX4cxIuUn5LM1Z9U4pkVXG+Yt/EoFKFx7xZc7zaketKlWJRnvJs9U4fa6Yq",
+	"CKMpSy9yvY2e9BwlBU0IjSKmlFEMzKlli8raesTCtjllGcYb2tC8V4stoliElSFHorhUdwHr5D+CrByS",
+	"zwEOMsp7vaMIPgR/srBL4JBVlev05XVBZWrVY8bOSLTh6t6b1++u4He8gXBeZPKgexf72pUXmdFLhiVy",
+	"9YHOqyV5RyK861ga65hWDOwuM2X32waw8m7/wZBQgpjForvMtsF5rZcNlhLMazeEmNmhTRv6bIREYBRp",
+	"v14wcfHmkhx1e92jgLyzL70tXyKvgX5Nhzn8pmYSgKGkBc3hrQ8f4EYt6svQFjwCdZDN4Qpziy74n5SM",
+	"OE0Ey7qWsKzQar2DR+QVy5YyvYHK4Rmjc8NRTVKkIAaF16VdOoNK2XB5UE9mOyHiZwR+pkueAcNpjYbQ",
+	"CDookjGb0WRiX3Bq78glNp8fCbMJQFBD2P3C/RJgeCdw+m/aolJBVZkIqnpQMBIQLMgWCY1YEWAL3FBh",
+	"kchhw+jn1n8Cz0zHMQMA5AIHI2EACYpGESnJhfnbFijDmYWjgI3ESPzudwQCKtjkdCQ65CJJzCmZ8Ft7",
+	"yTi0aUbhOaEE+CiFO0JwwcA8hAKvJEspT7iYEpVQNSv6a4wEIeFRr09eylsWkzcsnVOtKier0Nz1fSEj",
+	"w9LajLTfw55qXMTs7rwogmvqKHNFbtgi09KB2AuuTpsHLkWXmNty2MmClDdKxzLWbE1ThvXW2+FTKTJt",
+	"116tFmxI6AILwnIpDqFe9cE5FpOAd2A17hBz2fIPMLRL0NEac4qJ6hr32n4OoxlNFctC7H4FcUAAS1vx",
+	"Ha5lnOIZv2XJirTDC2d+DeM5Ma8/AXsb0qX07wfneMlBP3Kbh8IoPXvRDvS4f0Ia2rd09d4jq1TEJN5o",
+	"LmaApqCkDV3X+v0e1mbAe8TRjEHnEHOPF6qZQgFirW9pMPRIPXc7fHZFp2FACpSjOmDudjs34sz75yS8",
+	"nHReScE6kJEQglNJEYrdSg9wjVqRh7rqXXKBtAmtJpR7x81cUUz4DbPgdHGsEbOaJ9GnQYWetsSDLWKx",
+	"FICqC0OKZR1mrgjjgH0IIsk800yCtYtNnfMhocKkveCt63Zok5uehEDFYUbHT8IDZ8t6PeLpMiSFUSQK",
+	"AANTgAyLoEOXgC55J9HwpnpuN+Ut/CHE0vVQ7YNnjKiFlknt8Icnvx/0fj/ohQF5LzjcxnYH2A7DBwUI",
+	"VTRhHkVR9LodmsxEaFCA0g/+1NIuPABUWha11NJ2K49A1M1qQ6Y1A3aAKwp9HAA3mQvOJJPkaED+zD/v",
+	"asBe0NSUc0Bet0VMUOQcH/WLr3+Fcz/Hua+kxHdD0Dk0zg4XCeXCVLEGhBYtB2WUa/l7EBSQRlII1F3K",
+	"4v9DpxzJZwrPrYSuWEraX8rPlD6xDvUZCPTMxESmkVEukBtsJxw4jVS17oC93i+h5lZQE4MAluYrPTNM",
+	"hoNEjIVCzF1i7Bpm2vNgnwjQOISE8xVoIc2FMuVfUMzhCuYU6EDre4uM5Au9DY/1LpAxW0mDFFxGm2eo",
+	"TpFxPpmwVCEVvAJVSu9RqAS9YddaJoZdchnjr8YIUmTM9LE2+NeTI0dm2Qr/qJBxvGE7pxlphxCTRiUL",
+	"zK8QFT+4fYuF7hETyE/maDHHBWQmoegurBacyiYyhaSdi0QruZq1RT7HcuiFs+pgiMtWbi0aMzuwKs3o",
+	"mCoGicKA7SkTmplMCwNlb3hrU5umqVzawB32HuiSV7JYPdZxAWGr8dPpA4aglprtFAA+TNMYE8zgEWT9",
+	"jVpD8lO32/3wAU54UCRrj//e7Xa/C8gI0gOd8c4uWEZgsSlDyJUt9bLA+kJaNtuGJCgCuSKhtvLD81I4",
+	"RjJJkHv0UvSIv38XWgGHo1Hgww9yzrMMemtosYwfBnqeSc3K1LSvcCQ47CBOw5XtCgHiF3Jgh+TvP/1z",
+	"yiZD8u2HgPyUgUJwFRDrjBgSMChhu4cEc18/fBeS9hW681bo2vvWVi4ipKKI63MpARVJTsio9a2GRs8x",
+	"apkSUFnKo6xsmaMsWxmQJ4V9SDM9uSEYPRC1DUXCb8n/hjk1A2nqLdJuQ8dm+VLiC1AcgS54R3P4lIlA",
+	"i5popudeYh1JLWaXXGmd5YYRSnJRHImA9is+Zyqj8wXyqlYPjo6OzrQZ9P7qqb2wJfI5S3lE5GSiVRXU",
+	"SCMtHRYpi7i2iYawC42hwdB2FAr/VtCD7eJh5AhSIhTQELbRiiZD6+EC3s95kpVti0zJJri6KSZ8mqcs",
+	"Rq07IsCb79++gNOknNu2PjLiU3+AvH97iZrR0dnj04MhuXj39PISjlhTF63sVlDUEgJ3HZwlNJsRxaZg",
+	"kzWHWEw4xkZU4MMZ8QVeDgw/YIZ7YeQgvDBPCB1/THFmqU8RY0dAkVLTlonMc5URMPa4KLLU4MwXjNii",
+	"pMV6NH8Dyr3KBYpYq1aE3+hn1+/0sxC0YDvLkAjZGaeM3gSEzQPCY4ZV8nmElyUAiTCpCkoVQetHMIwo",
+	"pv/WLHFghW1ZQbUs5ETaemGpTOB1c2I4j21vFigJsOSx3iL4qJ0UitvbglBLmcbmF/xhvIILiDGcj+kN",
+	"kh6POTFfVedWU+vwqZCpli16Vig+4Hxez/UVFdM8KR69/0O/f/I8gP+e9vR/j/qnx/CF9394/vyid05u",
+	"acqplaGKaYEqtS79/g+Dx70eGWs7Dbx52MBlnFBx4yqegwHxtKrUhIyKatHvBigQ20fhpUcrxjWFaPWz",
+	"IAqUytjspr4ZhMO5pTKZIsUbsYyRR58KipJnxhXik0YZdmBLtYEJMBkjUpvXdMG7KzpPoGkIzA9mn28Y",
+	"mnsB6kriRh9mWlIg8ZYG5IqEL7i4GRrXk2O0ut9DZ9Q5SVnyZGSLw3VipqJRSx95aJRC68IIXaskZdrm",
+	"tp/lmWXyw1hGKrRm+0VFwxuJZwY8oxBiBklhRVucBdAmCK6m7e5HgzipIlyMhGt/W436exbp41fLGvDz",
+	"zajrElvzcZF2/ZYc+tZG4qp4iQrXyYYeNVTrPA4160bTxxgUL7Hz6x+sQ28kbE2RkXhpXCLokESo1W6O",
+	"yPNS9QJim4E2ISKGOmylbexQW299stZiFm2Pb775puPsISt2IGU0mT8ZteiCj1qoXb3Hdi4gl4u2PcY1",
+	"Bd+oNo49t22FzNNq+1hNi9CMEs/acoBtJHtetEny9kE1k643VD3HKiqFhNhthQG6VZ6Mqp007dIvLAEZ",
+	"iPSZDnsqU+OjLSkFIDsivv6324Eqoai/rWGEP56MMC6LsAEXvgbpLifG+zGq7LXpMPtf/8//61ZihFpm",
+	"+KPMcdAxOG21tNdqQECOeycEuhCZisE4HIHBtr3wg2MBfoYGDzQZPjzuHx0e909wUCLlTb6Ak+G2CFBg",
+	"o1/PJGhUwEd6h9Ct1Y4psGwqcKZ5ohWJ496RHhcQ1p129QOWqhlfHBjhvAYgNxXYtdTWKDO2uMyzqjlk",
+	"0t3cr5qYujaS4EDPisOq8EHZwutao5ZZtUca5KRpLQsVYGgbpiA/r9JPCw0zhLBocoValEwLk6LS7soW",
+	"Va97hKoVX/VJqCd3mmAFUEMC2zLp2Ytj0zTVgjMZfDXtBkfQQeEU1VOjXFqHvgZ402TnVXeTbRY2kam1",
+	"VvEnIwX1kQ4Zo4Wfsx0e90+MfQ13PfUPRwhkqQC4oOmJq+Dg6Qsg0zVMo05vbPR2k46iv5EBrk1jRQDA",
+	"aXi21mS4Eb1Axi+AhQpSgUUgEVGhDQvsOoxkVjRRq90lwttvUH8fafa4d9wlF4Xq71INhSBOQbgRFZgz",
+	"1zYpeUWvvn63i3a+Jfiy12GAqkWIkcyw7NoHjvOycd8BqbTfI5kEiUH0eksOMyeF1xUp6LwoUWh/tbaZ",
+	"XuS6IEAhA9rDDIx12cTrQwcvVjSRxt0KKruMtOoladPl1BAw+v/RRboSGb3DsyAorSa30aVMQUiRMvHR",
+	"uHZ9VGwc/zA1OiGaiPZA60+OrEI+McSlmQHaQ7vUg/maVhpmM6aYdQEzzNUAUchNh8Qi3vMMohhWYTy+",
+	"uwMoT+7uSt2WA2WDk//45NGanxP7DIMJacrxhrZFqDF0R0I1tN8PtelnPP1hWRkSujY2lk4FRAYoiDyd",
+	"VsGBR0IMz2Dmtsame4Ki4oBaFPCb42A/GQlfv3tjspPwQv8SWudz24TtbCxkOWMpuiS+fHaFBjnOoGUH",
+	"hIuZyLCOaAEhiCVQ6u1ZCLAOa41hx+h6LBoDF31iRwIM+F06+w5J2dkXzhS3YfUYU0bOUbPGEp7hSIA3",
+	"Q+8E2CSehs/t0PZnxnaRQ+MtCcr0hICYHIOuJW3YzZGwDhnj5dLMB2ERUxXHSJOy2+0SmmbSDLwnMVto",
+	"/YgrD7edj4TT6tXipLAjNVXFfKpX2g6PHocQqiXh0eNuT+OGJYo1Gb2Wc8pWPJZ7wE+K0Y4ikhOSdr/b",
+	"PekF1rgngx5mTtm40DkGhyZYsKc8+AHvx71eMBLIyFFC5wsWoxwBm4j+kLOiYWeXvIBLCjm4j1eKZUbo",
+	"KSKx7Tbc+0YXxNBeQsQ0b00lE21Y2Wj2SGwMXRdh48C5GCpiiFqfE5nE1altaBxiBCOBThDT70TTDCVR",
+	"ojVsONxAEURrF/nBhDgwYJLxOUPLgmdsbq6ktKHHNORBSBErFOjmdGxjl1zNv6YrsfEyRnKOdjuPQ707",
+	"KmIi1tQGPOy2a9YbUCLrAA5qc55w0x7Xnlqo9IHAXqQyziOmRb42snKFZy1KEvRZTXgCniUOMTnf2dTV",
+	"ZGZOR6xCaY4aR3vHWSCGo6TmVUj/A+eBzbPVMs10CWYiHqIzLpyzjHZt7YTQOGds/i7WHaFu9RJ8wamw",
+	"EAYj4fyYp8YTT6vOEPuw6v3Qv45ahSQFaYbKmuWwt4WZpEZYFc4W2jWtsmmSuBmOnylrvauZRpjebIzx",
+	"mpMoW0pIHgATVWQjYYus2qyggPQH/rr4TiHUwE0VChoK6Y9EtXjpeTmoaIm/FpdzApcLYHhgChrHKVPK",
+	"5K5Ujcq4PKYLV05RdLXzxnQQGUGhoVHr/Icn/UHvfPnktBeQwnw9/+HJKf4I+1m8rt/DDcRyrLh9o9Z5",
+	"+gR/Lgrimo3NzO+GDUkuMp5A+V/jPArgJC/Ag/+Hb7q/vrWzIi3VnkG+RPu94HeELWQ0s30JDrrktQ14",
+	"Aw6HmqEGZ6TamwS9LZXS5v4sLlCKsQotF5i5td7EhrwzTSqsIINAJhaaj6RCeZZiNVmGpWXnPEm4gTkA",
+	"2QKaDggRzIYr2oWYCJWpkoHZ2Owuq9XOSGjGkmr3kPZAk4/meVMSD1jS8ISpblsEniO6oBGIkWrrjIMh",
+	"rAguzRR6vwej5qPBOmqHpG+2cL1wPyqNbl+PguktPZsEgNKXaX431nKZWzJemb8CJy1A7yBkOFm+KSeA",
+	"JKaRKLOYStap6JkBSjF0KXr8tQcBCZ/SaMY6T9GDrzUxm4apFYoOuK+1IV38rTXPugKtz6vwrzRdDUnF",
+	"CxuipzL8tuMmI3VeQ76bGhIhleCTSXhunNEmVJ9J8COYVi1Ai+gtq8iNkbCL9mfZ4AY5EvgggOMYNBEg",
+	"S0B5l3zOtPGpJSjk8YBqPRJfPrv6TJFw0OsZEjjqHQNCpb2JCSp4OOj19c+FCa5ZfJHQlaYsGJGaf5JQ",
+	"i1MUUA736kGaKM1XTnpHerq6W88M61l6bPAL6smNeo/jT8Iyh+Pp67fvCuRA1gEE2/EgN2cYBBwEdsD5",
+	"6urqDTrHNFW4O+jNdQq/0HAeOGl4MdeIokl5cGhQNBiWJRC9sN9fPrsqqFhbKbgXbZWB1SMFwebhhU2p",
+	"ArJk9EY/gft15+SWs6VpmmETBMPDOQs/Uy512IrlcFQViU1aUB1oaQgGLhnT6AY6f1XztEYik2TKMiAG",
+	"8kpm5KWMIY06LLx+/5e9r19uG8f2fBVczVa13EvLkj8TuaZmnHS6J3PbSTpJz+ytZtaERMhimwI0BGVF",
+	"m3LVfZr7BPsG+yb3SbZwzgEIUpQlOXY6H+w/0pZEgCAIHPzO1++gynOKlAxuBszTeeFbFC5SBG9BgSE4",
+	"oD091+p0+92uAdXmnm0v6gKgUWEqVNkVTv6TTM21aTfhFCdq9ZxhprTeRdo2RFDOZ4xfagq3mqZqAZox",
+	"ZQ3b6F/z7i5evn7+0/MXbyLrWGBtg475LjkpwfSHnVmHXzTO86nu7+3x6dTG0WJ5/uh7ssdxudihKinS",
+	"SG0MXAv88C8jkPxFbBdrh0HlKntT25KCuZzQhFPKyUmUVi+hTWQPmLLMiehXcx+KozMrx2wxCAO3QnMX",
+	"dtyuvboN6AhHY5+RvLbVhs/eT5UWuxiqpfvMCOuAWQkTMAcbvD8JEgWhXAIiAatFIdWvtTD9FSIIfneH",
+	"RsDMzgtCWSPRAlaVSwFDcRPYYFLnzGRnbJqJUQo1HNrRy1dvn780iwY9F25uYZdWpsUO5hysGH704H73",
+	"MKqPjA2sy9vIbnpbtNB5UVjTFiyMHBYOmA9yIycss3IQn3l3/skWMF8eBqxigQ1YSXCUZzgCyw877nYt",
+	"9DPytTIH5/z97tklFPcid2We8WuRglQqH7LWOJlINlTqyigDq9bo08Kbh+yEWOMVA5mknTAvcBREpVTL",
+	"/X1v1R5Q2cD6iGIHXjBa50slb4roFAh4t8dEkWQSyjPMsU8084rD+vklRK5IuSeB+dkc5GtyTELprDjU",
+	"QZGkQqdjqZ+iZJzLSMHQQJCz2SwV7FJdi8yG1mMMPR1PS6H0juc78LU8uoxCWDHY18/aY2dyAQbsUNYb",
+	"3t2esLwPcIxoZVY4mq95KUk10Tk6yezEP4HCtgEVUgUPB3g+NZiDzuyMQ7SeudRW+nU0qu1ob2aOmT2b",
+	"ebYH10E0bOUH0y4irZPLUKKqorB3crgWWX4Y4GemORZDg8zQigKgf2w++/GNcJJC5DqoPGCd//57eLjv",
+	"v2ftM1vA98mODaKhQ9No0hAzOecLAwLNn5RiIOJLof0izBMbIw/M9Zh55w7ePONSWw5z7JsIuzGkD2Oo",
+	"zZNS93Dcmi/N1mZPAnb2nabw21GSisCybaGFBzNhgF/Qf9PWVqqkQMf8oXnRFyOjhUVF2UozQsgmUPEi",
+	"KOEdURj8iiQNXKPSBohHfz2LKCmSidFIDHPWxoCYGXrwTdf4kvskNeSV2QxSgVkU17SI6dWfIYV4iW1q",
+	"yrM8GSZTLnMy0y91DdN0FrAnrv770tQsP5hZF30kJMH9GSd6aHYtxMEUXbVddI+ZilOj6c1krjvwK8jI",
+	"7k55czMqUZ2PMW65/QQC7XA0GJkFtl2iGcHLdiqZNKwNKMeMndLITpngWZr4wd3oI3ERX/iKTtkZ03mS",
+	"pkYKaHwSu3BQgUVe9o6tXIzRnRHJaZ6zM1iMRCtPPjubaFOYotD2hJunFESFP1/ATyKOOuxpKTda5xxn",
+	"30V/UWmgAJSKgr0IXJ/miMzVrrlXaVn4mw9AlM4h5xMWfFBOAukeEInHhaVKOsXOLzM1m1bIzSwd0KVi",
+	"FjS4HYu5K+CJJJ+uXcAkVs5nuUCpglLzyY650DyDaRSTnzgFnpwVqzUV/FqYHe+tTXNXtzzxDPQOBlpn",
+	"ONYnDKqSwo4sL6hcsbPO0tooyZViSG7bc39pm9dvrkGCFH1FRBFJbvREPFaQSk5bH/qTwCaqWNVdpKlm",
+	"T2i+3rgTxcyaC4KCwzmmCFkbS0pcJzsQkqtrLKJ4BxfjsxyvU0AMsPi6IqcSTu8kqwjYwBMhuMEKRwCY",
+	"MStSFuYChAskghx2D8sCFVWlQpaest/VAAJLISsANG50SA/VZMplQul1zlx1WmxEHzdUpF0ywWhAPJZw",
+	"1g+7h6fVFWFWZizS5FpkuK5zZfaRnaOJ1XlW7UB7hEwox8SAxbnbP9ZtvbT1djrs52SUWw96gSnYAGPs",
+	"YAZxMYGWzTUx69CaeWr1d+QuNKCy8/337IxVqmB4PQMoOAVWDkgnLLz/AwzD8SQcnu0g50j+vS4XIMGI",
+	"YSq96cUSo3qREktN8XNph4FUwV/tDJgHMBeSw5teNgSWnnOdqxjiA2BvpzOhrxZmb6g+doxzkHhqvluE",
+	"DMU8pdB6nnJMVHKAGTyNZOMx89RBp7nHgBfKUnAlEeG5CJs3YG3YfWMaPEPWI8ecB3lEQIW0a/nzzLPO",
+	"MS52al4Q2EwKDAvjRbeAhkhI2AJTlab9KtNZe4njjGs71hXkZjuBx5dXQ3dpfi8TaLZ5KDfgzjQNkQat",
+	"XUOAVuI96zNkfppDOsNCzcDFZzqwFI1tn5wxySlx23JYkTkfZvU7zYjnCs8ZjO1A13IQSi8/ZbBgnEVI",
+	"nPXf//lfz5D1EKMYOva9qYFApzega0oXxrmzVBgLEH5GI+yH0lcnKkqILSxsVJHEGvSlxd+Q5CRjYtUy",
+	"+xftfUi8OEYMiW5LzxsG0SXS4CH0NEqyTGFZYNjFRLuFawsLPFNqms269Um7rPsuicl9w9oDaxyLYduY",
+	"7bRQs1OKz4PTJeU6v4AbQSBHJQpuxwhSWk+40M0rtsxfYIBw1LdH5EoDcVkE2FjmMciic/7KIpJsqjSq",
+	"v5grDGlHKo1tHqy5NMAIKYwwh97mXGPe9URwCal1FBVEvwOAIuoaqPJc5kzrO8ayhZpl9jTUHUj18fuh",
+	"KB1wT7s08hRjD63YHXEjhhIH42hV/LsQ011ujiSzIt7Wjy2Cuql9dtC1lnfwgYDeMCGbpBR4/vTZWPAs",
+	"HwieRzskFvePXKFvOlBSZZYTHiJ0Q5fDaL3qx84WY51W6HEYCPM8FEkMkQ3vpwl4quFkz+zVNsIFLneQ",
+	"5BRgjZc7CbPmIddehLEkYM7MlWI6VXM6rHN+JaBvWvPmPDcgEToTMWvj5qpb91bXNkeDLhIBQdazgvWG",
+	"7MiZoPlvExKjVxCxcSJdyAAp1pBgaObSrAuMbLEvEc3bNfXlS8nKkDFHdDt4wkD2zcQIxEPqSztHoJK+",
+	"s48U/+ILsyqs90+NXGs0+oH7D/suPIBsI5fqaqefrdPPEAAXRfjhRHeezlghAUWaDAWVZiDWiFeZmmaJ",
+	"yHm2WMMUkYtsor26zjWEE0jkopE9otfpdrrmesrXaPVbkJ+HxGpjYDnZM/9citp6wPmMTFrgQMaAEvod",
+	"w63xTkVRGBgGCplfX/+siyrXlP5RHFB4fLcp5QMPPFv23+YSumg8eB1m4b/529nu/tFxULjE0UEaypoq",
+	"swHFhswmpCqZhQihaqE0Z4yQMQRooCnPfrIBMl6WqtMizIuOjVpXHSFhrlBSLqglQDeKElGRaJdzAHoE",
+	"5baTJShNcXE4j/3zuNU3b+W5jMV7eF102OiVhGzFJXvPRy+UFGBoBmY2a3KFF77f7Vp2E0tQW2GCAMYT",
+	"S5pT1ASpYSZZTUrSClqlV31xKwOKGmog9MFXgM+IlvlWv/XTs7f+1ABlcXlu8nGr37JotRW0is18Yev7",
+	"27JUxG7nPlq+sdYP8HQDYV1jUPvFjeHVyzc1g0BDzSvkeq4Mw5K8143FFsKyg3Gf3WheWUYUwIXlsaya",
+	"j1vGARS7d5yYn0TuhvEOWZdsmYgLMbF+QeDYMC+uNZql6YWjb8xy+7dNYWsFrVxMpipDeQfxnlBP0DyU",
+	"2Q+td0Caf2HWEfDIQLdKXmicpfFikAGVVSYmCimeSE+/cA5WaCLFvIVlfC/wz0uloD48TzLg6FaZ3xi9",
+	"/3g3owBeY2keCKAzM6JSYB1HShGoOQSkWhMkAL9OYqHMPZKRucpXR7y5AXXRq9cJ8wIgBr6cpgvgmZYV",
+	"fvF3yChedGTULDO6scqVd/M0kVdYeR4IvFxVUNdu8yKXLhgvwZa3s2zdUJV74lCEJ7oYqHhxMeHvL9Ki",
+	"slQXB1n5+vCRe9ZVrWzw6QX5fs333rcT/h4rrsA8LfVxBH0AcK/2XZTvd60Gi9w89PHR0cHxzS3sTi13",
+	"sl7oMd8/Om71W49H+8ND8WjQ4yfxwehYdIdHg33+OH4kTka94cHgkB/HR2J/1B08Hj7iJ/GxOBodDg8G",
+	"+7wXd8XjkdfnbSKzJhGzZn/ju3MV/6FyP3k8zTtFSfK3Z2c/wJLFx7T1+xIZq/kFYeBW/7hrhBB1dFzu",
+	"h6Qjeky9rqxcq+nrXQ1OuSF6Lr6u1g5IflfkCki7lslt4XwuvjUnErluTfelIKdV96Pr98oX3wStZ8R6",
+	"fFsjuOYmaP1s9uSaa+Eav8r+ugbFhX4rigTYuLG9/iZo1QdkretpRSvorxKKsL6raoNKLy56YZueikZL",
+	"vWmRb9eTaYC9OMf9Bh0U18I6PegermrkUNreC5XbMCJzx0NEbLe3ecJjuhc26a1v8qvkFDZA99l/vL7R",
+	"W6XOuVzQveBdH20yvudwzvMUknOw1cH6Vm9QmfpV8mueIE+qz9YIws3nafztnZEst6C6oJXzSxBatgZc",
+	"TRRsIQWrudj2FzOIvSWu4Fo1CjMYqoUoSrXGML/CgCWWyAA130wMIVDaABGMiM90Hsp2NJvGRI0ceRH+",
+	"fnpA8e1OB7JhrD9VR+ht0sxmoxINsg1592vQRNamvTz0WrZjdtjtorWrSFELpZc0ojJK3qjTdQwIK7kN",
+	"t1Z6XonsFRQFCdZeitVXN7nyITSp37CEzlHQAruiV/3EABADNMBhN5sSKbtgY6MxKsne8HyWxXzxlwqf",
+	"8gX151O0l6pP9PoHJcpxc/1js41kLDKfNlnO0rSgHG4N1ICu3neH+hM1YE/HQq6xVfwV2xZEt1Ao9+b2",
+	"RnYx7R39if7cfQx1ybw1DBP4ycb7rlpPqhe0ih24Zpo3e1RYWLYsZlG0mAoLl8oI4+MWpXrxc1GT1uC7",
+	"ynA3R1X+9jNCqw5YvZTCFU4oyYQGXjXwqoFX3xq8MmKiLAc8gLXE+H83pEXF1JYrAqCLgq8ME7Loykb0",
+	"WJ5gzHUfLCrQKJRtPEd0YIlra1hrT8v1rdRcUkwa0PdcSpXZbFZwUoWSOMg4cTZC/ijJfgpTt1F8kGkM",
+	"BmGb5AQ25/eUjV2EZZT909YAO+VJhuSHM0fF6SKrKIkDcyBdWCzxYEI+QSgTqXOD6NSI7Xd7aBW39fGL",
+	"eXKeTr8QnW/tgnDSp0SVm0ibm3vY7QXscP8xa4NVwCYxBuywe8CiuswVdtg7Mv8cmGu6oYxKydCms30W",
+	"1ZBjtKVaHnfgBRIWwSKxgaj0/ojVwg94m4+VDXjz11POoj1/SvbIp+wyAsG9BJ7Zo24o/UsDDC0MiPhE",
+	"oY8PwoAim8QOE1IJomHtpVVS6jgwY534o8Rx73RCeQZxOqUlU+SR9Arnytmr55ZVsMhpqsPqCDOfVioe",
+	"buehKKLj/10sCFqDyHsCGHgbVL0Naq4ASQCM7zZGSC/EvPTUKyxPpe1iN1t557f8ygx5NhM39+Wl+dSq",
+	"xX6/t6Ra9Lp1usVWZVMcpLclNqBfB+orVT9uBfa2hwLa04RvqYn0up+ZKtK9RRWpvpZNVZE7aQvrTLE1",
+	"Z1gltJDbc8s7rfHognML0s3uVcWoyWVa10ddk0YBaRSQkgKyj5pBI7cbuf3ly+0lGW0LHNUJ6a9APFvU",
+	"e0v5OAuSXchTGVkHoYw+DLgWF7MsvbFe2pImjOWOTylIkJJPuFHL8g0buxdP6LyMJP2FsK6AWe0tju5U",
+	"lbQ52r72o+2T2ck2sVz9qLIB5E9giw0sa0+VHKUJFrI77G1wi1d8kSoev1UK6qRgu6NNnsfVHzo3Z6RZ",
+	"X2j/29+k8TRTQ7O/B6l4BkX/vlLbIdjvKua77a2HNsSkxnxYVJi9TYZu4Ld1UhpsQ6VDcbUT16dXC2U7",
+	"KoDYRm7bs5X3sSkBPMtDaUbkEWaWEoKRo3Up6bvWUYupF3d3157b2dzeELSJG/ZL8u02Ttx6J66bGayp",
+	"dCUYRC8i9rk0D/1vW83Iwdveoxod5tHXqMI8WuEjRrxXchG3xOLv3ee/q+T897PFi6Q7P1905+e9X96/",
+	"/EG9P/9Bzc+f6jn+/7l+PrlKXv4+ftzyncpbYUU32r+4Om/74azb3T/GAf35jsPxfNqb6zYkhTZxXvtF",
+	"uhu/dYOtG7/1LXh8s7H9qGbyq3Z0l7Hfd4X6/gmd3pT5aA0vvOSZBI6LjfDpgzlp22VICU0PwSUL1G9l",
+	"x3VWg2u57z7b2db1u5F3NZTL7tVbaA+QbnKuikLDxH/k6IMCqosayjlfQCIuNvK9+eCDt05nA/CrLljf",
+	"nmbL6ZK1KZR38MnSYfjRrtlgIwx/Dw7c/xD639i5EMCYfEKMFlht2QjOTmsbP619+hWWTY+5YhNf7B1t",
+	"+ps+WGO6v8V0vy36W2fUtntszvW3bbemidjIZF1Zn4X5ZO+DzdtK4puow657oSR+MK+yNLEZmAEsRA7E",
+	"LAnQDo4sW6/djA9i0C5G2+s2xu0GgH9hxu1t4XdjDf8CreGW8NKCtk9lBwd9o/9hhb5xzrMr7RhX8eDc",
+	"3ArOONVBH5WgfhBKV0XeBtLWx5ISgwTPVzCRddhbuJ9UobQUIwZ0+fC6W8DrUiftqJzt1K21uody2ezO",
+	"7mJ1vz+Fq9tlbT/DyqlZdXrBhGdXZZc/KJ6fTCVoQhqb0JivPTQmYFLNQdA1IYoN1G2g7ucMdRvU6aPO",
+	"cyjaXwY9ZJp+EPw5EijDagMuopwP/jxWExGxNpG87BAXJeQ3AU8x2S+sKdZDnsSTy6rQMsSSmMqVKasw",
+	"V2ohThnc2zIuW/ZQnqZU9hGbd9iLjwnqCNgUyysSyaBfUBHZ5ag+HpDtOzO6V3LWj84oCuQedamWMncl",
+	"YQt02l0VvfGjeRXbAkHT6C0ffKUhG2+zhWU2lWLO/nSpUg5cj6ngUHEq5gt8cwRnkCDBozzSrf5BQbuk",
+	"AWZCjTIN0OY6EXMNNDw3t8LP7hL8PNwncicEPLq/t3epOrG43ovVcA+q+O/ROFtEUWV2u+OSwrdbj+TW",
+	"4rabd0QpRYDQ0UoVz4+0UeYZgVOq30XeLZgOIJsyN9JG0+wi31TfTAHJGMeEiBO+jgSRX+o9utKMjKx1",
+	"RH21HjYTI9rhvrlaf+Z4HimdYYVxeYF0wdYq6jjE4LXceJRdZjETX5cfd8MHGlIfp3wo9F9WrN9uaf32",
+	"6tbvwckty7f7uG759uzyxRVUv0DdMjO7dIoGYGJBwM+6crfj+rs9ClqTWZonsM2pAzUttkECxIHmgSyP",
+	"ppkaM/0KeL9OzKTRRT2PbBPmrbjswKw+NZcX9Pm37jugGNNWTViab+9tjlUydI1MB947Lz7hh0w7Nocu",
+	"3b344maj/diz+7Fr92N39X4sNhW8jvUSwm6pXs2W+gTBaPWbhF58sUtwKqr7pKCz+7gQqxc//jJ/+VbN",
+	"62Oafnk/+mWLICuDk7YJqNro5ncKqXqldL5JPJWtY5wmUjQxVY2e28RUfZNcIL4Y8JRI0Ps+imvtdzVY",
+	"F6oPXPfmOqzX1kbbO+CInXI8PmtD6YbbFLdQllnU/hU5UmfAAwHVbFmA6uYN57So5uVqoUPLUJKfoD4A",
+	"f4Waty4I/+9qsH3Q/S8zkW1kxv+npeD9EZ5kkybPHCWwkVObt4MqL5uN6ktSLc11C+/Ih5qnw4nYHaZq",
+	"FtvSp3tDngkzCi1korLdS7Ur5GUihciQIdisNNNvqi7VGjXF1RLa6+3vmes7U9CprFoynAj21Ny8BLfq",
+	"x9VaOvOfzJIU8z+zmbSsipoNxDiRMVOzjJnxGDV6mvLcrG2DBio80QZ2eSzRNeD+cLfbewvm/iq4B4Wy",
+	"CHcZIop7IrI0kValQerHZxBJculrSG7X+1pEzY00T0GofWhZuv9Wv/Xs19cYLXIxSaTBgY+78F/QmiTS",
+	"fndiv5uKLAG67oXgWYmzH14x+0mxZ8Urvg0TGpG2dwA8zbQbzaVIgn2f1HGbg8K/q8EmmNAJ5AYQNoCw",
+	"AYTfJCB0MsBDg/Dxo9DghGdXuIRuwYN4EQhMV8ivBsktA7hoyHNxqbIFFNniobSfmU5nl1C20DKJwRee",
+	"tX3nlE2zZEgZ/YlkcCywmUwK3wWN5TsdumIyHfYyi6F42GDBIq2yPOqzCCFr4Q0xI1vncCjh1gDqFQ/F",
+	"BdfDiO3ZT+aKiLXhg9d0B2uTZyIV11wORcTaWPgY63P/KzrFof3Zu8LWuDez6k9Dh0XmUIRbRJjdZ4tV",
+	"ReYExR9C6bWBcjmx2gAUQ1m+W1Hxz/S6Hw4ZP6Ulscm154l8ZZ53o2v5+42vfWqrXWyOsmli3qgs/9qQ",
+	"tt2kXmWlJ8kVGGzNLm31WwP4eAPRQDhx4HOAmiD15uz9t72j/n4JGlbiq9PZJJHJbMJGGZRI6nWPsMos",
+	"1NSXYs7yRSZ0h71Khle7synoph3rLDgJsH4Ihd2k5uZP0plgmeIxM+NlqeASqbMYZ3MO9tixSC7HOQDQ",
+	"oHWVSLPsbR2SaSauEzG/uD06xigKVibu9U72ehfUjnwbW7amVvMkNgdBb78LBR5qcPrPC1VG6T++9lB6",
+	"62x2LbJLKXZfj//f/5Vi9yyd4hsDeQGrYYKG79bhUbcDLwS/sfj7ECt9VGA7HFtp+skt01hSptUv6slY",
+	"LeC1fcEBOzpmQ1o/62YeTrS93skfhPtJemyC/d2B20D/Bvo30P9bhP51+Nuvv4EY/uP0ALFR9UKqDI7W",
+	"aarimSp5qVmu+pBo6eo1a5HDQINS0V+ozwzR4NCciJ9hPIBG02Qk8sSc/0uB7XgS5cwrUIhB3npFyb9z",
+	"8ZnU+7tTUMQgUebc5MMrAWrVtUjNE3bYUzUaCRGwnxTMERzaPMHCAYXfuvDG9nv7j2yxMZA+J0dov9Ot",
+	"/uF+TQDC0W6vZxBb91GFJ2W7OI2ihBYMyKZH+BW0skIk9gyEy4yMWhXHs0/juAkoEK5fqqLl9YUfb+nK",
+	"PhJuRVynuPBBPbxY5dcOWrBqYRXUwtzechyFb5NFyFAJ57OR27S2/EI4vXL5OwiVuFMAjO/ah5RrmCdC",
+	"OfSA8cVgUfnOvyrRF1qkI9vfZJYXv95sk1u6NiDcbngSNg3waYBPA3y+NeDzk8jLxz9Jg1LdsY/FPHvI",
+	"7b8Rc91SmDS2LRUZSxf4rYitexxsgoOFo66Ig4pdkTvIpJkWeLFXT4y9sUwXBWlGJlgqRjmUHoNq9KF0",
+	"fBgrOOm28IM/wSn5mouGle0WALTwzxXwqXQcHnQdeurWg6f93V4NDnDgacjNWeR8sASenppv2Q8J/z/r",
+	"TCS2fcVIUn/E42G95QlPnytH/B9iKHmFe2MTQ4ndRg1eaPBCgxe+2aC5lSe1hxwykaJCNU6m+qNBxGSW",
+	"iztiCGhahRDmyy8YQJzDdDT4YT1+OPn88cPdTAQVAAHpGA1+aPBDgx8a/PAF4ocJnWgPAB8q5t31lc+t",
+	"OaTUcCkof9voJkzq4ymURUwX1mWjpNBYzpHqJeaLqeiwF+IaOFKH6SwWENflj4bxgQEWWk1EPrZpwDST",
+	"yBZqcEqHkQ+8oPeZQA69XECrEEbQYbeUU+dpagdamY1MXPIsToWGUDFKHuggA2oV2uCv2+UKvCi9tW2h",
+	"zq+SqGnXXunfZ7skgC8KTg1z9anjSShNFxiMTmpYjQjP3ZJZfrQUT9/tIbK7sHnm5bzigFxgBHkofJ8G",
+	"sl3C9Z+o1e4JvLY/egIt+N16DveX57C7cg4x3dbOIhq2aBLdRdulrX8m5eL9Xb4JUC0JuwatNmi1Qavf",
+	"JFqVFRRi4Wn5+/uDpxsxXK4GqcCH1Gc5ELoD+QuXLInZbMpyDGVBRGkwYTSbXuTqAoBqO19MkyFgU9N5",
+	"EnvUy6IyDT7WHHM0iGE0vgGL2G7C5mMhQ2kuHah4wRKNtcTNZcS4XNy/w8xzmTElmiWOFe608mzAh8Sz",
+	"LLkWoUwhRl/n3ALpGhbNsZqzCZeLSj/DMZeXXl1IP3bKDJnnDANdNJgGmeYTweQMbINc16JlL1li548v",
+	"KS86lx1vem2lAqWTPLkWLJG5uBTZzioGzhLyvhcKzo/h27ePAeDvTuc9PIMTcMvn/j+BZ0uhbmSXEi1X",
+	"WLyTglcWta3MMvzfT+waBBcSvVGZYPLmYx749hCg8p6Yi0xgDGTccEM2gKjhhmxqfH6b/JLLcGp71LcZ",
+	"vSQ5qFZBvVezQZrosdB4dOfl6kkdFhUBtBGjoFptjrHCwPqdDmVkY287y4G3UYe9Ja7K7zSLjKIPSaTR",
+	"VKVpBBCOcfsp0ewyuRYyYCLVIpRRmsir4iL8VL6IRbl4n0esfd2zoA/isNlsatbxTof9jeuxmVyDxUL5",
+	"V0uvZmAT1kBiAzFUE9MTv9TEPGmv8oYfYFy8SlNXjcj1xTMRSjPvuZCAxySUs5Ea7Rl9xlkmRjMNJx+y",
+	"ssNbAmhtjvvVgI61IVZ5Zztgx9pmWe0qmS4oRH8HsB4Unor8Q6DPqggCyNN7B6wNwERdiwzexCTJdYdG",
+	"f2F+upjw9xeDRS400q13WRk9eqTs7O9vXr6AR9gP5V3qVAUuwbhYWkGxJgygDqUtmCUZt1Vexnk+besd",
+	"9uvr56bXRLuOix6nmcGn1B8uREsmChkOAzWTMVigoxdi/spcsKpcFW6icq0qtmGpqldmi/6RKPiupJ+b",
+	"03DW8zFuXsMKpuiWAlZm+h++etW9sKKWWSW7dayS3w4n6iYcjA0n6gNyom7FfrhO6wMhOOcaqaL1WMTf",
+	"bEWxeoF0h/pd3nJsinU1WmqjpTZa6gNqqaQXklboKaeoT96HUgq1tlCY4nFVFas/wPcaVCmSqM4f4eoX",
+	"BIizDNq20Aqp+Cy0ui9DuadPMVKnQlkuPFVb3hcVRwi9EdU6CxRBY+86stsGfCWlWBtzWaFfDGa5Lb5l",
+	"Hhx3aEkjOXR+mcLCXKd44NzfUfGoCx05XH6PJUSAN4w77IXCQd0nMGgMt82R+HUW9fn6ThiU7g9wwAS3",
+	"k18YMYzSyJ4baC00h4bRXjvsDH+vl9WsrYUI5T+cDrWzuu4htx0tlz5kfjkbczjMcqZGocy4vBRYJscv",
+	"WMN+FPkQnIJaTYR5BJFq8Z3GG9goSmbUQBggi/C7DhgSop1+KHmOySlKDgWbFjXY8bnBaMXGapYFzDHc",
+	"Mc6i/W43Qv5m+JPpsZqTiRg92UUlSXs2wygSyZJ8BZ3HnY+b4A+i/WiK4TTFcBrDz4aGnyaOsUF/TRzj",
+	"GsTY4L+fRL41+Nsk0LGwLewVh+76bBxrOwBO0Tr8p4UIWCamaSK0zZiJIWnXwLFRynMIzAulItpilcar",
+	"Enl4XVlE7tXWeMaHBpuKCRvyLEuEDmU05RmG6ZODOhbTfBwxragaeJrAAwy5ZJkYQE0CIHcbY7CZQafg",
+	"RndWBANJIeEHMSl5R81nOChScVqfQZzE0XZJNubkeGrfxcPgvi+wtOKv08uMxyJmuVKwDhygzJVKh2Nu",
+	"ILRmI27UhbdjLq80c0CgQFa0JFv93s0WaS6weABsUd5MPQ6sIJcNMApgQbtSXXqFnwdyL6Dubik2f0Ap",
+	"Nq/Y4E8pj1mSs7nKrjRsq4Wa/Vv9y1ynAJzUvMxeUeqvXECweB0n9e/ijhP66PNHyH9MrjoJu01SgOzB",
+	"06DmBjU3qLlBzZukC3EbTDksQFVRm5y+ujOIDlaEip7FsYbC6HADyPRZDZQBM5rTbIGg00evRrp7PYWS",
+	"nHuQAQMWhIfKbdnAVWdG7kHg2rDGj4pihJnxpwPQuw1cDKWdX5iUBC28q4IN7bUfEW/41GUtf1zYYbC5",
+	"v/DjghNXoigf5mwTUmhn4JaoQprnhw8sbCDiHwARt4V1a2mPaVfOuWY8jr/h4DeaiSCU0YcB18Ig65ty",
+	"QNsHWmyFtWbvQ8FIcBN1WBHW72RYKCFBlOdww4XIT82mSWKzpkeJKJl0UPzdW/hdMcxHTSReA6G/8rCD",
+	"JnTvy1MRnloAKZft6+u1g20D+PamKk33rhURZ9arDq/FUGVxhVLAtDFIFe3RmNR/i0ZhMK4NibBNQsl1",
+	"Yc+Wak7hCUluU9Sol3Zk7hb3mZH+UcAiNZcXMOgoKIIZtEPWoTQ/7kCYBoZJwMVF8IS5ewAADaIT4UHZ",
+	"TAJRlXugRLNoMkvzZJqK6JRx6CSURJ01EI4jQGVw5zjjc4npZrjV4em9eUoyCnxM0w77B45oRBEtMBuZ",
+	"YDm/Eph+xo2miCVYtGJDJW3dlWu/JT0fVoOB52u7at2U1hbx1KiGC5ixOLpP7oFS/GQoVwdQ8tuCckir",
+	"cmE9aoZKcpr2bT1FETOeJldip6IUsk35DnjOor3hWCVDoaN+KKNcqQs9VlkewVjxp52ARfEMIb+IoC5m",
+	"ImPxnuVz+tWM6mKYKg3qolsrY65DWZRmr0w5a1foMOBrDLIxV+tEXqbiAscQsbYW1yLjaShpwOZKzvCq",
+	"XfwObmvaqll+oUYXEHlUGrGvl0q7xtUI+TZwA/iTsvchuYlq6R7MYF8pKNP3uSuZ9Cyt/m/dd9vlpaWp",
+	"2ZArdYKx0sJOot5EkbxjqBItIWfjrikkfrDbPV5mpbV6Ickr14GaFn4hWBjgNbI1+95yKGNL8v+ReUN0",
+	"Uc8r7z3lQ+FddmBekZPAMNdBC14YTRgfAFmhhnZ/aZXCXLwXhB16wTDFJ/yQaUfi1aO7F19sE/mSpusj",
+	"X9KU1cTCqVw0LBeN1tJoLY3W0mgtt2gt/yCU63wbUwQMRWRQmt6n2gLBkbdlH70WE3UtKjqLDalko0xN",
+	"VmsrHQatE3kJXhBqgxQF5UBwUgEcCwSoOTpPgGLCEY2hTpAJPUtzgH+R7bTP5CxNo0+PyKt+ktuTi14X",
+	"tJ73kWR0R2z0UeHYNRSw9xHkvDkKsXP4GpbBJpG44CHEUp2Mj7DavCjW45ybBW1WedxkYTXAogEW32A8",
+	"AZ5y9YdciSffisiPSsyqtw6+ETmoe5mAwsiVIxeNFoXUui1At8PeYAgtFSZeTEspt2RTgRN0w3PXL5ls",
+	"hxRKPImJoxGHZWk+Se7OpjHPRVEq+UsOaZgk2rwE040lTEIWr9pDH2bkrboXLqOHt/fY5CBzOm9j73GA",
+	"ZsXxW4A+xbTIH9Dgsx7UHG8CajxO9u1hzcEngzXLSLwANrilG2tLA4oaUNRYWxpry62wjw+9EM77Rno3",
+	"QWtPC54NxytTr97Az0KzqVDTVASWzSXFWkJI4vK7GugO+yd59BB0BCzzMFmupmwk5mQb0RBLKvhwzK4S",
+	"GbO2l6U0FRl8uQM9S0U5S6dotK/2raSAqwMI1I9DiQn9cgED9FykjGcZX2ApRoj93Omw11xeiZgNFpAa",
+	"fs3lkGjyYwNaJok0zzgMZZ6I3UEm+JVmbb/sk58V5hV36rCXkJkPROJL2BdyhcymDKUidy56CJFJPlc5",
+	"T3XUYa9WzDM8Ab40ETM+UYiik4z1gq5BmjTCCc/hvdWMoA3v0Dw3JhcjkT9A3bobDhboSoQLTH8LJAiH",
+	"mLkdW1/ADCuDCaV3AR3Q84Fn23/ADgwhCkJZ+tbe3HG7Fj+ZoURwF8uQAM/L2vi/ieBSm59SwXUeSvh2",
+	"xygaZqag4sC1kPkMqhoMldSJNidhH1ehFhkW2NI5rIIrIaYa3yBnuXhvpzPGalZYQKHXZVoMlYw1aycx",
+	"TphWWc6uxEIDO8MpRB7QjvEKKNh3Mx8rKOw14YtQEnPQJKACWSKG1jA+eoFKIu88vf8dmFYOIXzQJSQV",
+	"8ulU8Cywmk4ocQLhM75CBGDB8mOkPBcd9s+xckuFVLhEM57Ozf6JxTCJzcvVLh6cQD3eEccHKZF6bFSQ",
+	"BHmTGR9lQo/7jFtqISj+AOeZDR3wiqJSuEPAOCu+04JAJS0TCif4XQ0YOurNZ3KsGn10aDab2RBmjnE0",
+	"bdC2OKb1DIFKI42NZIKVzaWfL2keQu+UyrM6DSuUyNcU/SsCMloUUpGLarByqpKT6TQi0DPP6D2yIexH",
+	"I8ss5zBNbWSmLiJ1s8NcgzlsObuMzKYwiuOVmOaszUMJKxZjLkhOUPxOynVu3/YOy2ZSE4sI8jaDXg8C",
+	"KhOi7zbaPoT8hNLySKPKqu3JkM2kuRRiUkDrr+wmiglKU1vp7zuWq0sBUhlWfs6vBI6DM9CAzP2AKYxP",
+	"+RD4g232LMpymiV6cny9UC3VyDQ7ro43wdB2lJg1LlXxmGaK/jUTMxH3WZI7i0JkNH1zol7AiUpRJcoe",
+	"D6GMXos8W+yeGZWmz3okrVzkznDhuMgifGRIvo00ogHgJLYjMxvNTODIrKl9+25OiYWM5/iSUiUvBaT9",
+	"6lxNpyRc3XiPugdsVmCMqGaYsExjkfMkZZovkKKmb87RbAH7PoPFKnmWqTke2WYRtTMDTthcZbG27Gih",
+	"vMWsgI91docgEpTUv8xEtpFFAS/frkYftvlicpA/tMyhh0H99mSkPAAAY6XSyFtF60MF5dYTPrwSMmZA",
+	"O2NeY4c9VaOREAH7CesDTczxzROMhFlRa/lRqTDxyZErtny4X19tubfb3X/bfdQ/qK+2/FAJBJuXW8ar",
+	"vYfCL1YVW6YE4nfuwX9rmIgaJqIvi4mIlnTVzriKjOjdzX2lax8FrX/57wnBaiH7ur7o6xaSr+d2W+/G",
+	"vjGgT9rYoImHwW2GTNIdSGdtMr8bk2ST+b1J3ccVOGeaqUEqJv+zLpxXxZDY7GFuOAwLQJ3iEtgvf2vt",
+	"WYiyIX/SINxWv/Ufaub5Ea8F2y8UFqNcife5LqtIBgSnAMbN6z71tB9fwSkYGcHpaHRdyXoMpIPIMpUR",
+	"QrPKT6vfsqlpZGkzAg2epbcPpXfL6d62bIuR/K2D0eNhb3As9vlJfCi6o0eDI/54uB/3xOHomJ8M4Po8",
+	"W1yAcwWEos55PgPw9bgI7DWLkMFdmXg/FCKG6aVjrv4AoZel90rvZHNvkV32r7CfVX4ip1KWNF2j6EAJ",
+	"ntkUlA7IOi/0JfPazDuRat73ChyF0ncc173vW9Rmeu3e7UCH5TqUUDSyrPJyyF0B1cwujHad/qf5wtw1",
+	"GY6DUEZL6zlyRSl37GpCN1lJc7NKIapb31j4jzcRa5t7lzYH0ic7kD7KfXLno8Izd/hi/20hKXKlrqzh",
+	"BEx7Zlvva7BP+aYXu/OWjCBJ3mc15g9m5OY24n5bkW5F+FH3wMvNQNsRKz/3ZiLcb7N5MsXtgjvmOR8Y",
+	"HdaIamn0hrHpH+boWmSp4kC7VxbeGZfLb8SKt1BW3wxrR75VC+mNCxsWSdbbRGconUGNl2yBaOAnoV+Q",
+	"f0ghgDwFV4AZZp0RLJRmGZSMYI1UbqTyZySVt/Exk5a7zr/r+Z5Jsn0U/afOM8EnK93Of1MpbMQ3AMN2",
+	"3wiZs2fXQJyJLZcqjQj8FVjVwxZcS5eGLcYH6lrssJnMkxSdmUjDWUF74EUy0I6Se8G+DunBwKlOHmjx",
+	"Pt+Du+1i/9EpS3IdyjSRiCr7oQxlFEWhBHTeZwfgmA1lEvdZ7ySU0Lpfqi4aSiNR++xD2EriEMpbByHI",
+	"97DVD51hJmwFYYsPc5WFrf6H//7P/7oJzD+m8z4bC57lA8FzunsoacrIFZhkLDJ3ifos8u8dsXb0Bh7F",
+	"rxsNbaOdgEUToTW/FFEo7XXn+E1xyVDJa5HpSndPvW+La80K8/p6pXRe/IgGqaILLD9Q/J6JkciH4+KC",
+	"1/gFXhGEUipwyINDZ6gmQltfPfm4MqFnE+f9mSpNeRHs5VTAYZDkDByOJYecc3ZWPXKkJB7SWtM+Zb+S",
+	"vneZ3GDOqQUpun4rWoRtyPZWmeiDI8ouuxrtYoVzKZRP0RtqGiaSHRcOXnoIqIsDwXnXynn/0XO6sFvC",
+	"c/aZ6dCJkivKBOB7WPb3LIMGiJSw1fG5znHTskwMRXJt4EKu7PvBwzzJzYaWORss2CBTcy0y7dhxF6ah",
+	"klIM8x2DxxJzG5SILWcz/ZnrfBcWx+7zH1r1hDK9kzInTO/IPEtuEGur3/rfv3V3H7/70At6Rzf/o1XD",
+	"FVP3pMCRxjWLSvePkIrAUgAjHzCyDGiRM5LmiHPwA5snkp54oPIxBX8gxRU877/AX+Ye18zqBcyqgZu1",
+	"j9s78fhwEpkfH+LTJ5PZpNV/XP4vaE0Sib903aMnMheXeJy/371Uu95Uw5M+/4G8eOv9YEvCtPxmbpef",
+	"KCuqkvNwf1kcwsIt5qJq5l06Y9q2jJN3Jayxyss3E4Dj3sWHAM68tZZnaAG3snFv5W7IAVQIz816XBK3",
+	"LYDuNm9ufQeesG2BhR+k/GZt/SPBNPYPmM16WDp8/FSE9c3dOdKCgGk4FTZr6R8hhJ5qdjRcGiCGYCKB",
+	"QAQoPeyhBuADh1f4naazFioZjwXUVSbZF0q8P8Q4RHA5sS0uHcwrZqZ0KC/P/9KBvGJ92MOYVWYwCKU7",
+	"iJdWhn8IL8/fN6kO/a/ds+FQpLtPZqORyEh1KC+hSKqoz7i+0myaqfdIfsZzNoAmzIlJc9JRbXbWlpeJ",
+	"fL9jTsUpJ8Iai34l2SAB4nTKkl4acf1bSyoD0QthKlXd6dVoZF9bLPnXFwZtoDmsfuGpdb5Cil98lEI6",
+	"M9hy7wO64G9WKqY20YwXAHmaqVGSCtQZsb0R+hQxyoZci91EaoOh8+RapIuOK/uFUbChJForLFpJ2Wm6",
+	"NnGuCEakO5WrlmEYKJwxhGBPi4oSUlnNZAx8XImmTlYA+181IOntwrj+hjEMf1jIVLliAAQ64Z+14UtH",
+	"R6VAn2MvrOBRffTS/m6v+7Z30j88qo1euvfKBA8dtrSNQdgs87UJ7bQbmmiJJlqiiZZoePI3qi6FMsM7",
+	"0eE0vs8DfQ9k521EMj8no7yS0w5trMHKRn38CAKWifhSOF4Og9rNNdjABhZkQucqE3EnlL9KK7sdcgDz",
+	"oju4sWVdtruX524w/1ykaeeBSGRwrrzcdBop8aU5vLCuTnYdnpjhDHwUpri/QqG3HqSl7/yr1hylm6dS",
+	"pzBCPU6mWyRSF40KAjtbHPYhk6ubE7U5URuemC/jPKVzxh0ypYzhQoA8CD/ME3Nn7YmlPvosRv6BORD5",
+	"XJA2b+leiJLFyrJMuGMV09ZCCe6UPONSoxsUfWlA7gYpuNbTZk4oTCm0v9nsXxwXDVGLYYkk9+zVc9/S",
+	"D8ElHbx46cS2MYYD7OqWEzuU/pFdUFTPx8q29mYh0SyRRP1SZsWG7DcHH/KxmFiyZKxlTinPjvSFdPrN",
+	"zRGfOZogrmd0lF3ARMAxHIWyXYJrxcPXIpC744/t+W4eELH4an4DWBo2mAb6NNDnE7DBNMQsPs568uAo",
+	"q8aEgfJ9dfmOt+ryMhWauXOgT3/6oKwoLk1HrTNBEE4zAIMtBPI5hHImvT4mS60tHDK9lGn4CvI9nfNc",
+	"FHwUznFiyfcKBwq/grGwgYoXpwbTIMuC+QgcFMOhmOYU2WSrcahZHsrIl2V9Vj1Uo63Q0OeNh/o+J4ad",
+	"TdemFlxWIBS+UMRQbCWECkIJjfAGiLuAZ9DBYW98eMtTRlYejLmrRWE5LFI0on2JQGzJv1JfqrpxPK11",
+	"PG0MP3GxbEY8SEKMRI5DmbjqGpTZoMwGZTYo80tBmeRqAkJfEmw1kJPw2T2DzcnMOsk2dpeZJlVv2a8S",
+	"xf4Ktxc0qdjQQvlVub3MIzZer8br1RzKzaHceL0eyOsF58gf4fQ6n+Wi7PPCRDuM4EQKVCTyYqng1RIO",
+	"YzURbCREHLA40UMFaWKmaSgpWxmtJpngsXaUngs25DMtmFSlFEJddhuhyYNEJaW75SqNO6E8rzmSrSFn",
+	"Ag/0lQSilO0e5tHu5Dm68xH+WTmO7uXQx1L8jeOoUekb9NCo9I1Kvy1UOX9ooFKjypNheUVGy88JIBUv",
+	"nwUZICgZRWlRyyFv/vmH44bcCZjPjB/KdlSYsH12/JWc+bX+mVDWZc+sT2g59Um7Hfs2YYZQeiTfKqMC",
+	"A3XnfppoSIIBLv4HzIT5YhiJC2bbNzOZJVoA2Q/l818J9qdxAlijnsh2v0Rk29svmGx7jsn2oLeayfbg",
+	"bfe4f7jMZNu1TLbob7FctR9aPDXtX0LJdKb9EXOznicwaAAQyeU4b/V73eOToHWVSPPyk4l5JUFrmgkz",
+	"tovbPChI50o0sN293gU1Il7XbZpSk3kSAxXBcbd7Uybd/Qjq3EerCkH1aqhz3atcS51LV3rUudOxytUG",
+	"Xif33K1VfrSH829tw4VrZm8lF24dFS56wEpMuC2x+Hv3+e8qOf/9bPEi6c7PF935ee+X+YvfVff8BzU/",
+	"f6rn+P/n+vnkKnn5+y/z0S8tnz13xQMS4xiKfTetf7FS7s+9cNbt7h/jSP5853EUrL1bFWXXuTli6mD/",
+	"SymwEkPJaGyPoCaFrAHvTQpZk0K2BlEb4bIEX+8xlWyDsQCBTB3p0c9GTtv6ChPIXYdrO+wHMU3VAg2D",
+	"8B2yO/CJkYj5WLOZpGpLSQbmKTxuGHAu/vr6586aMw+PBDyT7cFeHtsPXsA7yV/ikAqAmATmSQdMyNkE",
+	"LZlCxlOVSJTMdATD0VfPgcSHAEmocMvcVQK7ErLUwYrmzh6UJxORJlIUtVtxKqzFlOV84HU4ErA3ql2+",
+	"Mo30GFQQ82atVRNOffPBnTnUD66j5Y7eiDy3jTNbPr6++ryrget1WyDg5a7/oaBnKtZjUB5U3sEaTG2O",
+	"3ySaETxG45h5V1hAKXr18s1bhod/tFN6lDStu99Ta5rGZ5mmidBm0NWpcBB+uYtz1L8ohE8Tx9nyQU49",
+	"4WZc7uZHa4CEDqy323ymmkH+CyZ/93IvRcaGjBn5nam9M54DsyExoVV0W4qbUxkawUsvzdfO16zXkk3e",
+	"66T0fd0KzZJrngvmU/f43H3E+FN+Md6ldW+HZ1cix3pHltHR33vwc007INz4XQ2YGo3Kkw9UkHWbAr0V",
+	"w0zpDWoFFv0Rl2T9lPp0H+aNQUG2MZ9ORdXZwdrLLF7+DiCGkJt3N/8/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

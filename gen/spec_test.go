@@ -2,6 +2,7 @@ package gen_test
 
 import (
 	"context"
+	"math"
 	"os"
 	"regexp"
 	"strings"
@@ -34,7 +35,7 @@ func TestSpecValid(t *testing.T) {
 	}
 }
 
-var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search|mark|block|unblock|mute|unmute)[A-Z][A-Za-z]*$`)
+var verbNoun = regexp.MustCompile(`^(get|list|create|delete|react|toggle|search|mark|block|unblock|mute|unmute|vote)[A-Z][A-Za-z]*$`)
 
 // TestOperationConventions checks what docs/design.md asks of every
 // operation: a verbNoun operationId, tag, summary, description, a scoped
@@ -100,8 +101,8 @@ func TestOperationConventions(t *testing.T) {
 			}
 		}
 	}
-	if n != 30 {
-		t.Errorf("spec has %d operations, want 30", n)
+	if n != 31 {
+		t.Errorf("spec has %d operations, want 31", n)
 	}
 }
 
@@ -211,6 +212,153 @@ func TestSecurityRequirementsListNoScopes(t *testing.T) {
 			if op.Security != nil {
 				check(method+" "+path, *op.Security)
 			}
+		}
+	}
+}
+
+// maxSafeInteger is 2^53-1: the largest integer every JSON reader (a
+// JavaScript number included) holds exactly, and so the largest id, count
+// or amount the API sends or accepts.
+const maxSafeInteger = 1<<53 - 1
+
+// TestSchemasBounded holds every schema of the contract (components,
+// parameters, headers, request and response bodies) to what docs/design.md
+// promises generated clients: an integer names its format (int32 or int64)
+// and both bounds, within that format and within 2^53-1; a string has
+// maxLength and an array maxItems, the limits the server and the database
+// guarantee. A string needs no maxLength when its values are an enum or a
+// date-time (whose offset pattern fixes its length).
+func TestSchemasBounded(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromFile("../openapi.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := boundsChecker{t: t}
+	for name, ref := range doc.Components.Schemas {
+		c.check("#/components/schemas/"+name, ref.Value)
+	}
+	for name, ref := range doc.Components.Parameters {
+		c.walk("#/components/parameters/"+name, ref.Value.Schema)
+	}
+	for name, ref := range doc.Components.Headers {
+		c.walk("#/components/headers/"+name, ref.Value.Schema)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			at := method + " " + path
+			for _, p := range op.Parameters {
+				if p.Ref == "" {
+					c.walk(at+" parameter "+p.Value.Name, p.Value.Schema)
+				}
+			}
+			if op.RequestBody != nil && op.RequestBody.Ref == "" {
+				for mt, m := range op.RequestBody.Value.Content {
+					c.walk(at+" request "+mt, m.Schema)
+				}
+			}
+			for status, r := range op.Responses.Map() {
+				if r.Ref != "" {
+					continue
+				}
+				for name, h := range r.Value.Headers {
+					if h.Ref == "" {
+						c.walk(at+" "+status+" header "+name, h.Value.Schema)
+					}
+				}
+				for mt, m := range r.Value.Content {
+					if mt == "text/event-stream" {
+						c.stream(at+" "+status+" "+mt, m)
+						continue
+					}
+					c.walk(at+" "+status+" "+mt, m.Schema)
+				}
+			}
+		}
+	}
+	for name, ref := range doc.Components.Responses {
+		for hn, h := range ref.Value.Headers {
+			if h.Ref == "" {
+				c.walk("#/components/responses/"+name+" header "+hn, h.Value.Schema)
+			}
+		}
+		for mt, m := range ref.Value.Content {
+			c.walk("#/components/responses/"+name+" "+mt, m.Schema)
+		}
+	}
+	if c.ints < 50 || c.strings < 50 || c.arrays < 10 {
+		t.Errorf("checked %d integers, %d strings, %d arrays: the walk missed the contract", c.ints, c.strings, c.arrays)
+	}
+}
+
+type boundsChecker struct {
+	t                     *testing.T
+	ints, strings, arrays int
+}
+
+// stream checks a text/event-stream body. The stream itself has no length
+// (it lasts as long as the connection); what a client must bound is each
+// event's data, so every event the body names in x-stream-events must be a
+// component schema, which the walk over the components bounds.
+func (c *boundsChecker) stream(at string, m *openapi3.MediaType) {
+	events, ok := m.Extensions["x-stream-events"].(map[string]any)
+	if !ok || len(events) == 0 {
+		c.t.Errorf("%s: a stream without x-stream-events naming the schema of each event's data", at)
+		return
+	}
+	for name, v := range events {
+		ref, _ := v.(map[string]any)["$ref"].(string)
+		if !strings.HasPrefix(ref, "#/components/schemas/") {
+			c.t.Errorf("%s: event %s: data is not a $ref to a component schema (%v)", at, name, v)
+		}
+	}
+}
+
+// walk checks an inline schema; a reference to a component is checked
+// once, under the component's own name.
+func (c *boundsChecker) walk(at string, ref *openapi3.SchemaRef) {
+	if ref != nil && ref.Ref == "" {
+		c.check(at, ref.Value)
+	}
+}
+
+func (c *boundsChecker) check(at string, s *openapi3.Schema) {
+	switch {
+	case s.Type.Is("integer"):
+		c.ints++
+		limit := float64(maxSafeInteger)
+		switch s.Format {
+		case "int32":
+			limit = math.MaxInt32
+		case "int64":
+		default:
+			c.t.Errorf("%s: integer without format int32 or int64 (format %q)", at, s.Format)
+		}
+		if s.Min == nil || s.Max == nil {
+			c.t.Errorf("%s: integer without minimum and maximum", at)
+		} else if *s.Min < -limit || *s.Max > limit || *s.Min > *s.Max {
+			c.t.Errorf("%s: bounds %v..%v outside %s (at most %v)", at, *s.Min, *s.Max, s.Format, limit)
+		}
+	case s.Type.Is("number"):
+		c.t.Errorf("%s: a number: amounts are integers of minor units or decimal strings", at)
+	case s.Type.Is("string"):
+		c.strings++
+		if s.MaxLength == nil && len(s.Enum) == 0 && s.Format != "date-time" {
+			c.t.Errorf("%s: string without maxLength (nor enum, nor date-time)", at)
+		}
+	case s.Type.Is("array"):
+		c.arrays++
+		if s.MaxItems == nil {
+			c.t.Errorf("%s: array without maxItems", at)
+		}
+	}
+	for k, p := range s.Properties {
+		c.walk(at+"/properties/"+k, p)
+	}
+	c.walk(at+"/items", s.Items)
+	c.walk(at+"/additionalProperties", s.AdditionalProperties.Schema)
+	for _, group := range []openapi3.SchemaRefs{s.AllOf, s.OneOf, s.AnyOf} {
+		for _, r := range group {
+			c.walk(at, r)
 		}
 	}
 }

@@ -2,9 +2,12 @@
 # Usage: tools/lint.sh [spec]   (default: openapi.yaml)
 # Lints the spec with
 #   1. kin-openapi (the validator the server uses): document validation plus validation of
-#      every example against its schema. This is the example check of record: the example
-#      rules of Redocly and Spectral are off (see redocly.yaml / .spectral.yaml);
-#   2. Redocly CLI (redocly.yaml) and 3. Spectral (.spectral.yaml), pinned in tools/npm.
+#      every example against its schema;
+#   2. Redocly CLI (redocly.yaml) and 3. Spectral (.spectral.yaml), pinned in tools/npm, their
+#      example validation included (strict OpenAPI 3.0.3 readings of `nullable`);
+#   4. bounds and formats (gen/spec_test.go TestSchemasBounded, on openapi.yaml): every integer
+#      has format int32/int64, minimum and maximum; every string maxLength and every array
+#      maxItems, enums and date-times excepted.
 # Installs the linters with `npm ci` when tools/npm/node_modules is missing.
 # Exits non-zero on any error or warning from any of them.
 set -euo pipefail
@@ -67,6 +70,15 @@ fi
 echo "== Spectral"
 if ! "$bin/spectral" lint "$spec" --ruleset .spectral.yaml --fail-severity=warn; then
   status=1
+fi
+
+echo "== bounds and formats (gen/spec_test.go TestSchemasBounded)"
+if [ "$spec" = "$(realpath "$root/openapi.yaml")" ]; then
+  if ! go test -count=1 -run '^TestSchemasBounded$' ./gen; then
+    status=1
+  fi
+else
+  echo "skipped: the test reads openapi.yaml"
 fi
 
 if [ "$status" -ne 0 ]; then

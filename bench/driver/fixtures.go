@@ -71,7 +71,8 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 		f.write[id] = synth.Token(seed, int64(id), auth.ScopeWrite)
 	}
 	actives, err := db.QueryContext(ctx, `SELECT m.id FROM members m
-		WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id) ORDER BY m.id`)
+		WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
+		  AND m.suspended_at IS NULL ORDER BY m.id`)
 	if err != nil {
 		return nil, err
 	}
@@ -108,10 +109,13 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 		return nil, err
 	}
 	// Requests are about posts and members that any viewer may see: a block
-	// hides its two members from each other (a 404 the scenarios would count
-	// as an error), while the viewers drawn stay any active member, blockers
-	// and blocked included, so the rule's cost for them is measured.
-	const unblocked = `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = %[1]s OR b.blocked_id = %[1]s)`
+	// hides its two members from each other and a suspension its member from
+	// everyone (a 404 the scenarios would count as an error), while the
+	// viewers drawn stay any active member, blockers and blocked included,
+	// so the rule's cost for them is measured; a suspended member's tokens
+	// answer 401, so no viewer is suspended.
+	const unblocked = `NOT EXISTS (SELECT 1 FROM blocks b WHERE b.blocker_id = %[1]s OR b.blocked_id = %[1]s)
+		AND NOT EXISTS (SELECT 1 FROM members s WHERE s.id = %[1]s AND s.suspended_at IS NOT NULL)`
 	if f.public, err = ids("SELECT id FROM posts WHERE visibility = 'public' AND " + fmt.Sprintf(unblocked, "posts.author_id") + " ORDER BY random() LIMIT 20000"); err != nil {
 		return nil, err
 	}
@@ -140,12 +144,15 @@ func loadFixtures(ctx context.Context, db *sql.DB, seed int64) (*fixtures, error
 	if len(f.openActive) == 0 {
 		f.openActive = f.active
 	}
-	if f.celebs, err = ids("SELECT id FROM members ORDER BY follower_count DESC, id LIMIT 10"); err != nil {
+	if f.celebs, err = ids("SELECT id FROM members WHERE suspended_at IS NULL ORDER BY follower_count DESC, id LIMIT 10"); err != nil {
 		return nil, err
 	}
-	// A member a block separates from another participant may not send there.
+	// A member a block separates from another participant, or who shares it
+	// with a suspended member, may not send there.
 	rows, err = db.QueryContext(ctx, `SELECT conversation_id, member_id FROM conversation_participants p
 		 WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = p.member_id)
+		   AND NOT EXISTS (SELECT 1 FROM conversation_participants q JOIN members s ON s.id = q.member_id
+		                    WHERE q.conversation_id = p.conversation_id AND s.suspended_at IS NOT NULL)
 		   AND NOT EXISTS (SELECT 1 FROM conversation_participants q JOIN blocks b
 		                     ON (b.blocker_id = p.member_id AND b.blocked_id = q.member_id)
 		                     OR (b.blocked_id = p.member_id AND b.blocker_id = q.member_id)

@@ -10,12 +10,14 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -285,8 +287,10 @@ func loadSpec() (*openapi3.T, routers.Router, error) {
 // Check validates a response against the spec: an API operation's response
 // by its documented status, headers and schema; anything else under /api/v1
 // (unknown path, wrong method) must be a problem document. It also enforces
-// the conventions JSON Schema cannot: absolute URLs and X-Request-Id. A HEAD
-// is checked as its GET, headers and status, and must have no body.
+// the conventions JSON Schema cannot: absolute URLs, X-Request-Id, no header
+// the spec does not declare for the status, and the rate-limit headers on
+// every answer to an authenticated request (checkHeaders). A HEAD is checked
+// as its GET, headers and status, and must have no body.
 func Check(req Request, resp *Response) error {
 	s, rt, err := loadSpec()
 	if err != nil {
@@ -321,6 +325,9 @@ func Check(req Request, resp *Response) error {
 		if resp.Status < 400 {
 			return fmt.Errorf("status %d for a request that matches no operation", resp.Status)
 		}
+		if err := checkHeaders(req, resp, unroutedHeaders(s, resp.Status)); err != nil {
+			return err
+		}
 		if head {
 			return nil
 		}
@@ -328,6 +335,11 @@ func Check(req Request, resp *Response) error {
 		var v any
 		_ = json.Unmarshal(resp.Body, &v)
 		return problem.VisitJSON(v)
+	}
+	if declared := route.Operation.Responses.Status(resp.Status); declared != nil && declared.Value != nil {
+		if err := checkHeaders(req, resp, declared.Value.Headers); err != nil {
+			return err
+		}
 	}
 	return openapi3filter.ValidateResponse(context.Background(), &openapi3filter.ResponseValidationInput{
 		RequestValidationInput: &openapi3filter.RequestValidationInput{
@@ -339,6 +351,89 @@ func Check(req Request, resp *Response) error {
 		Body:    io.NopCloser(bytes.NewReader(resp.Body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true, ExcludeResponseBody: head},
 	})
+}
+
+// transportHeaders are the response headers no operation declares: those
+// of HTTP's own framing and content negotiation, which every HTTP client
+// reads itself and the spec's conventions describe once (Content-Type is
+// each response's media type; Vary names Authorization, and Origin with CORS).
+var transportHeaders = map[string]bool{
+	"Content-Type": true, "Content-Length": true, "Transfer-Encoding": true,
+	"Connection": true, "Date": true, "Vary": true,
+}
+
+// checkHeaders fails a response that carries a header the spec does not
+// declare for its operation and status (beyond transportHeaders, and the
+// Access-Control-* headers of CORS when the request named an Origin), or
+// lacks one declared required. kin-openapi validates the declared headers'
+// values but lets undeclared ones pass, and checks nothing on a 304.
+func checkHeaders(req Request, resp *Response, declared openapi3.Headers) error {
+	known := make(map[string]*openapi3.HeaderRef, len(declared))
+	for name, h := range declared {
+		known[http.CanonicalHeaderKey(name)] = h
+	}
+	cors := req.Header.Get("Origin") != ""
+	var undeclared []string
+	for name := range resp.Header {
+		name = http.CanonicalHeaderKey(name)
+		switch {
+		case known[name] != nil, transportHeaders[name]:
+		case cors && strings.HasPrefix(name, "Access-Control-"):
+		default:
+			undeclared = append(undeclared, name)
+		}
+	}
+	if len(undeclared) > 0 {
+		sort.Strings(undeclared)
+		return fmt.Errorf("status %d sent headers openapi.yaml does not declare for it: %s", resp.Status, strings.Join(undeclared, ", "))
+	}
+	for name, h := range known {
+		if h.Value != nil && h.Value.Required && resp.Header.Get(name) == "" {
+			return fmt.Errorf("status %d lacks the required header %s", resp.Status, name)
+		}
+	}
+	if spentBudget(req, resp.Status) {
+		for _, name := range rateLimitHeaders {
+			if resp.Header.Get(name) == "" {
+				return fmt.Errorf("status %d to an authenticated request lacks %s", resp.Status, name)
+			}
+		}
+	}
+	return nil
+}
+
+// rateLimitHeaders are sent on every answer to a request whose token
+// authenticated (the spec's Rate limits section). They are not `required`
+// in the spec: the generated server would then write each from the
+// handler's response value, over what the edge set.
+var rateLimitHeaders = []string{"RateLimit", "RateLimit-Policy", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset"}
+
+// spentBudget reports whether a request's answer shows that its token
+// authenticated and spent the member's budget: any 2xx, 3xx or 4xx to a
+// request with a token, except 401 (the token did not count) and 429 (it
+// may be the client address's budget for failed authentications, which
+// has no member's headers).
+func spentBudget(req Request, status int) bool {
+	return req.Token != "" && status < 500 && status != http.StatusUnauthorized && status != http.StatusTooManyRequests
+}
+
+// unroutedHeaders are the headers an answer to a request that matches no
+// operation may carry: those of the shared response its status has. A 405
+// is no operation's response, so no operation declares its Allow header:
+// the spec's Errors section documents it, and it must be there.
+func unroutedHeaders(s *openapi3.T, status int) openapi3.Headers {
+	shared := map[int]string{400: "BadRequest", 401: "Unauthorized", 403: "Forbidden", 404: "NotFound", 405: "NotFound",
+		413: "PayloadTooLarge", 415: "UnsupportedMediaType", 429: "TooManyRequests", 500: "InternalError", 503: "ServiceUnavailable"}
+	r := s.Components.Responses[shared[status]]
+	if r == nil || r.Value == nil {
+		return nil
+	}
+	if status != http.StatusMethodNotAllowed {
+		return r.Value.Headers
+	}
+	h := maps.Clone(r.Value.Headers)
+	h["Allow"] = &openapi3.HeaderRef{Value: &openapi3.Header{Parameter: openapi3.Parameter{Required: true}}}
+	return h
 }
 
 // checkURLs requires every URL-valued field (url, *_url, avatar, logo) to be

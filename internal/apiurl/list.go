@@ -17,7 +17,7 @@ func ListMeta(p cursor.Page) gen.ListMeta {
 // notifications): a list's, with the caller's unread count.
 func InboxListMeta(p cursor.Page, unread int) gen.InboxListMeta {
 	return gen.InboxListMeta{PerPage: p.PerPage, HasMore: p.HasMore, NextCursor: p.NextCursor, NextURL: p.NextURL,
-		UnreadCount: unread}
+		UnreadCount: int64(unread)}
 }
 
 // Lister answers a public list operation over items T under a filter F

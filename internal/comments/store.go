@@ -121,7 +121,7 @@ var createSQL = `
 	                THEN $3 ELSE 0 END,
 	           CASE WHEN $3::bigint IS NULL THEN 0
 	                ELSE COALESCE((SELECT depth + 1 FROM comments WHERE id = $3), 1) END,
-	           $4, $5, COALESCE($6, now())
+	           $4, $5, date_trunc('second', COALESCE($6, now()))
 	      FROM post
 	    RETURNING id, post_id, author_id, parent_id, depth, body, created_at
 	), counted AS (

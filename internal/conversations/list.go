@@ -14,6 +14,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Member is the short form of a member.
@@ -293,14 +294,21 @@ func (m MessageItem) Position() cursor.Position { return cursor.Position{Time: m
 
 // MessagesByID returns the messages among ids of the conversations memberID
 // takes part in, in id order, as the messages list shows them (the event
-// stream's message events).
+// stream's message events), but only those whose sender memberID would be
+// notified of (visibility.For(memberID).AuthorInStream, the rule sendSQL
+// notifies by, read when the event is sent): a message event is the live
+// form of the message's notification, so a block either way, a mute or a
+// suspension of the sender withholds it as it withholds the notification.
+// The message stays in the conversation's list.
 func (s *Store) MessagesByID(ctx context.Context, memberID int64, ids []int64) ([]MessageItem, error) {
 	q := `
+		WITH ` + visibility.For("$1").With() + `
 		SELECT ` + messageColumns + `
 		  FROM messages m
 		  JOIN members s ON s.id = m.sender_id
 		 WHERE m.id = ANY ($2)
 		   AND EXISTS (SELECT 1 FROM conversation_participants p WHERE p.conversation_id = m.conversation_id AND p.member_id = $1)
+		   AND ` + visibility.For("$1").AuthorInStream("m.sender_id") + `
 		 ORDER BY m.id`
 	msgs := []MessageItem{}
 	if err := sqlx.SelectContext(ctx, s.prep, &msgs, q, memberID, pq.Array(ids)); err != nil {

@@ -188,9 +188,8 @@ func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID in
 // lock, and nothing at all when conv finds no row. Timestamps may arrive out
 // of order (fixtures): the latest message by (created_at, id) stays the last
 // one. Times are stored in whole seconds, as the API shows them, so the
-// lists' order by (time, id) is the order a client sees (migration 000027);
-// the message's notification keeps the time unrounded, as every other
-// notification has it, so it sorts among them by when it happened.
+// lists' order by (time, id) is the order a client sees (migrations 000027
+// and 000028); the message's notification has the message's time.
 // Sending reads the conversation up to the message for the sender;
 // every other participant gets an unread message, and a notification unless
 // they would not see it (visibility.AuthorInStream: they mute the sender or
@@ -222,7 +221,7 @@ var sendSQL = `
 	       AND (c.last_message_id IS NULL OR (c.last_message_at, c.last_message_id) < (msg.created_at, msg.id))
 	), notify AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, conversation_id, message_id, created_at)
-	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, COALESCE($4::timestamptz, now())
+	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, msg.created_at
 	      FROM msg
 	      JOIN conversation_participants cp ON cp.conversation_id = msg.conversation_id AND cp.member_id <> msg.sender_id
 	     WHERE ` + visibility.AuthorInStream("msg.sender_id", "cp.member_id") + ` AND ` + visibility.NotSuspended("cp.member_id") + `

@@ -96,7 +96,12 @@ func Decode(fp, s string) (*Position, error) {
 	}
 	p := &Position{ID: w.I, Rank: w.R, Num: w.N}
 	if w.T != 0 {
-		p.Time = time.UnixMicro(w.T).UTC()
+		// Every list's sort time is stored in whole seconds (migrations
+		// 000027, 000028); a cursor issued before names its item by the
+		// time it had then, with a fraction: truncated as the item's time
+		// was, it names the item where it now is, and the next page goes
+		// on from there in the list's order.
+		p.Time = time.UnixMicro(w.T).UTC().Truncate(time.Second)
 	}
 	return p, nil
 }

@@ -86,7 +86,7 @@ func TestFollowAcrossABlock(t *testing.T) {
 func TestFollowRacesABlock(t *testing.T) {
 	t.Parallel()
 	env := apitest.NewWith(t, apitest.Options{Configure: func(c *httpapi.Config) {
-		c.RateLimits.Read, c.RateLimits.Write = 1<<20, 1<<20
+		c.RateLimits.Read, c.RateLimits.Write = 1_000_000, 1_000_000 // the most RATE_LIMIT_READ and _WRITE accept
 	}})
 	env.Member(t, "alice")
 	env.Member(t, "bob")

@@ -206,7 +206,7 @@ func writeCTEs(proceed string) string {
 	       AND (EXISTS (SELECT 1 FROM del) OR EXISTS (SELECT 1 FROM ins))
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, created_at)
-	    SELECT followee_id, 'follow', $1, COALESCE($4, now()) FROM ins
+	    SELECT followee_id, 'follow', $1, date_trunc('second', COALESCE($4, now())) FROM ins
 	     WHERE ` + visibility.AuthorInStream("$1", "ins.followee_id") + ` AND ` + visibility.NotSuspended("ins.followee_id") + `
 	)`
 }

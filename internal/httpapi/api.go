@@ -160,6 +160,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		"deletePostReaction": idProbe(postStore.Visible),
 		"listPostComments":   idProbe(postStore.Visible),
 		"createPostComment":  idProbe(postStore.Visible),
+		"votePoll":           idProbe(postStore.PollVisible),
 		"getUser":            memberProbe(userStore.Exists),
 		"listUserPosts":      memberProbe(userStore.Exists),
 		"toggleFollow":       memberProbe(userStore.Exists),

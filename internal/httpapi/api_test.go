@@ -356,6 +356,8 @@ func TestCheckRejectsWrongResponses(t *testing.T) {
 		"null array/object":   {Status: 200, Header: h, Body: []byte(strings.Replace(good, `"counts":{"followers":0,"following":0,"posts":0}`, `"counts":null`, 1))},
 		"relative url":        {Status: 200, Header: h, Body: []byte(strings.Replace(good, "https://x.example/@alice", "/@alice", 1))},
 		"no request id":       {Status: 200, Header: http.Header{"Content-Type": {"application/json"}}, Body: []byte(good)},
+		"undeclared header":   {Status: 200, Header: with(h, "X-Powered-By", "echo"), Body: []byte(good)},
+		"undeclared CORS":     {Status: 200, Header: with(h, "Access-Control-Allow-Origin", "*"), Body: []byte(good)},
 	}
 	for name, resp := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -364,6 +366,39 @@ func TestCheckRejectsWrongResponses(t *testing.T) {
 			}
 		})
 	}
+	// Headers an answer must carry: the rate-limit headers once a token
+	// authenticated, Allow on a 405, a required header (Location on a 201).
+	problem := http.Header{"X-Request-Id": {"x"}, "Content-Type": {"application/problem+json"}}
+	notAllowed := `{"type":"https://x.example/problems/method_not_allowed","title":"Method not allowed","status":405,"detail":"d","instance":"/api/v1/me","code":"method_not_allowed","request_id":"x","errors":[]}`
+	due := map[string]struct {
+		req  apitest.Request
+		resp *apitest.Response
+	}{
+		"authenticated without rate-limit headers": {apitest.Request{Method: "GET", Path: "/api/v1/me", Token: "t"}, &apitest.Response{Status: 200, Header: h, Body: []byte(good)}},
+		"405 without Allow":                        {apitest.Request{Method: "PUT", Path: "/api/v1/me"}, &apitest.Response{Status: 405, Header: problem, Body: []byte(notAllowed)}},
+		"201 without Location":                     {apitest.Request{Method: "POST", Path: "/api/v1/posts"}, &apitest.Response{Status: 201, Header: h, Body: []byte(`{}`)}},
+	}
+	for name, tc := range due {
+		t.Run(name, func(t *testing.T) {
+			err := apitest.Check(tc.req, tc.resp)
+			if err == nil || !strings.Contains(err.Error(), "lacks") {
+				t.Errorf("Check(%s) = %v, want an error about a missing header", name, err)
+			}
+		})
+	}
+	// CORS headers pass when the request named an Origin.
+	cors := req
+	cors.Header = http.Header{"Origin": {"https://app.example"}}
+	if err := apitest.Check(cors, &apitest.Response{Status: 200, Header: with(h, "Access-Control-Allow-Origin", "*"), Body: []byte(good)}); err != nil {
+		t.Errorf("Check(CORS answer to an Origin) = %v", err)
+	}
+}
+
+// with is h and one more header.
+func with(h http.Header, name, value string) http.Header {
+	c := h.Clone()
+	c.Set(name, value)
+	return c
 }
 
 func TestHealthChecks(t *testing.T) {

@@ -45,9 +45,11 @@ type queryParam struct {
 
 // Probe reports whether the resource a request's path names exists and is
 // visible to the caller (nil) or not (an apperr NotFound). It runs only when
-// a request also fails validation, so that "absent or not visible" (404) wins
-// over "malformed" (400/422), as the contract orders the checks (docs/design.md); not when
-// a path parameter itself is malformed, which names no resource (400).
+// a request's values fail validation, so that "absent or not visible" (404)
+// wins over invalid values (400/422), as the contract orders the checks
+// (docs/design.md); not when a path parameter itself is malformed, which
+// names no resource (400), and never for the request's form (400/413/415),
+// which is checked before it.
 type Probe func(ctx context.Context, p auth.Principal, pathParams map[string]string) error
 
 // contract matches requests to spec operations and validates them with
@@ -548,6 +550,8 @@ func schemaCode(field string) apperr.FieldCode {
 		return apperr.FieldWrongType
 	case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum":
 		return apperr.FieldOutOfRange
+	case "uniqueItems":
+		return apperr.FieldDuplicate
 	}
 	return apperr.FieldInvalid
 }

@@ -226,7 +226,7 @@ func TestCORS(t *testing.T) {
 			}
 			exposed := strings.ToLower(resp.Header.Get("Access-Control-Expose-Headers"))
 			for _, h := range []string{"link", "location", "ratelimit", "ratelimit-policy", "x-ratelimit-limit", "x-ratelimit-remaining",
-				"x-ratelimit-reset", "retry-after", "x-request-id", "etag", "idempotent-replayed"} {
+				"x-ratelimit-reset", "retry-after", "x-request-id", "etag", "idempotent-replayed", "www-authenticate", "allow"} {
 				if !slices.Contains(strings.Split(strings.ReplaceAll(exposed, " ", ""), ","), h) {
 					t.Errorf("%d: %s not in Access-Control-Expose-Headers %q", resp.Status, h, exposed)
 				}

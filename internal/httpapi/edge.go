@@ -23,11 +23,12 @@ type Authenticator interface {
 
 // edge is the middleware in front of every /api/v1 request (serve). It
 // applies the checks in the contract's order (docs/design.md): authenticate
-// (401; failures are limited per client address) → rate limit (429) → scope
-// (403) → route (404/405) → request validation (400/413/415/422, unless the
-// named resource does not exist or is hidden: 404; a malformed path
-// parameter names no resource, so it is a 400). GET answers get an ETag and
-// may be 304 (etag.go); a conditional GET spends the read budget like any.
+// (401; failures are limited per client address) → rate limit (429) → route
+// (404/405) → scope (403) → the request's form (400/413/415: checkRequest,
+// checkText, readKey) → the request's values (400/422, unless the named
+// resource does not exist or is hidden: 404; a malformed path parameter
+// names no resource, so it is a 400). GET answers get an ETag and may be 304
+// (etag.go); a conditional GET spends the read budget like any.
 type edge struct {
 	contract  *contract
 	authn     Authenticator
@@ -209,9 +210,10 @@ func checkScope(c echo.Context, m routeMatch, p auth.Principal) error {
 }
 
 // validate holds r to the contract, and returns its Idempotency-Key (a
-// POST's, "" when it has none) with the request's fingerprint. An invalid
-// request whose operation names a resource is 404 when the probe finds it
-// missing or hidden from p.
+// POST's, "" when it has none) with the request's fingerprint. The form is
+// checked first and answers without a lookup; a request whose values are
+// invalid and whose operation names a resource is 404 when the probe finds
+// it missing or hidden from p.
 func (e *edge) validate(r *http.Request, m routeMatch, p auth.Principal) (key string, hash []byte, err error) {
 	if err := checkRequest(r, m, e.bodyLimit); err != nil {
 		return "", nil, err

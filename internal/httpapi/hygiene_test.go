@@ -1,6 +1,7 @@
 package httpapi_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
@@ -202,10 +204,23 @@ func sameHeaders(t *testing.T, what string, get, head http.Header) {
 func TestHygieneHeadAnswersEveryGet(t *testing.T) {
 	h := newHygiene(t)
 	for _, o := range specOps(t, http.MethodGet) {
-		if streamed(o) {
-			continue // never ends, has no ETag; stream_test.go at the root covers it
-		}
 		path := h.url(t, o, "")
+		if streamed(o) {
+			// The stream's GET never ends and has no ETag nor length, so
+			// its HEAD is checked alone: the GET's status and headers
+			// (Check validates them against the 200's), no body, one read
+			// spent. The GET is covered by stream_test.go at the root.
+			before := h.env.Do(t, apitest.Request{Method: "HEAD", Path: path, Token: h.alice})
+			head := h.env.Do(t, apitest.Request{Method: "HEAD", Path: path, Token: h.alice})
+			if head.Status != http.StatusOK || head.Header.Get("Content-Type") != "text/event-stream" || head.Header.Get("X-Accel-Buffering") != "no" {
+				t.Errorf("%s: HEAD %d, Content-Type %q, X-Accel-Buffering %q, want 200 text/event-stream no", path, head.Status, head.Header.Get("Content-Type"), head.Header.Get("X-Accel-Buffering"))
+			}
+			b, _ := strconv.Atoi(before.Header.Get("X-Ratelimit-Remaining"))
+			if hd, _ := strconv.Atoi(head.Header.Get("X-Ratelimit-Remaining")); hd != b-1 || !strings.HasPrefix(head.Header.Get("RateLimit"), `"read"`) {
+				t.Errorf("%s: HEAD left %d of the read budget after %d (%s)", path, hd, b, head.Header.Get("RateLimit"))
+			}
+			continue
+		}
 		get := h.env.Do(t, apitest.Request{Method: "GET", Path: path, Token: h.alice})
 		head := h.env.Do(t, apitest.Request{Method: "HEAD", Path: path, Token: h.alice}) // Check: no body
 		if get.Status != http.StatusOK || head.Status != get.Status {
@@ -331,6 +346,74 @@ func TestHygieneMalformedPathParameter(t *testing.T) {
 				t.Errorf("%s: status %d, want 404: %s", path, resp.Status, resp.Body)
 			}
 		})
+	}
+}
+
+// TestHygieneIDRange holds every operation with an {id} to the bounds of
+// the Id parameter: its maximum names nothing (404, never 400 or 500) and
+// one above it is out of range (400 invalid_parameter naming id). A write
+// sends its documented request example, so only the id can be at fault.
+func TestHygieneIDRange(t *testing.T) {
+	h := newHygieneWith(t, apitest.Options{RateWindow: time.Millisecond})
+	spec, err := gen.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := spec.Components.Parameters["Id"].Value.Schema.Value.Max; m == nil || *m != 1<<53-1 {
+		t.Fatalf("the Id parameter's maximum is not 2^53-1")
+	}
+	n := 0
+	for _, o := range specOps(t, "") {
+		if !o.declares("id", openapi3.ParameterInPath) {
+			continue
+		}
+		n++
+		req := func(id string) apitest.Request {
+			r := apitest.Request{Method: o.method, Path: "/api/v1" + strings.Replace(o.path, "{id}", id, 1), Token: h.alice}
+			if o.op.RequestBody != nil {
+				b, err := json.Marshal(o.op.RequestBody.Value.Content["application/json"].Example)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r.Body = string(b)
+			}
+			return r
+		}
+		max := strconv.FormatInt(1<<53-1, 10)
+		if resp := h.env.Do(t, req(max)); resp.Status != http.StatusNotFound {
+			t.Errorf("%s %s with id %s: status %d, want 404: %s", o.method, o.path, max, resp.Status, resp.Body)
+		}
+		over := strconv.FormatInt(1<<53, 10)
+		wantParam(t, o.method+" "+o.path+" with id "+over, h.env.Do(t, req(over)), "id")
+	}
+	if n < 5 {
+		t.Fatalf("only %d operations with an id", n)
+	}
+}
+
+// TestHygieneProblemBounded sends what a problem body would echo beyond the
+// contract's bounds of Problem (a long path, a long parameter name, more
+// unknown parameters than errors[] holds): the body is cut to them (every
+// response is validated against the spec) and still names the fault.
+func TestHygieneProblemBounded(t *testing.T) {
+	h := newHygiene(t)
+	long := strings.Repeat("p", 3000)
+	q := url.Values{long: {"1"}}
+	for i := range 150 {
+		q.Set(fmt.Sprintf("x%d", i), "1")
+	}
+	resp := h.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/posts/" + strings.Repeat("9", 3000) + "?" + q.Encode(), Token: h.alice})
+	if resp.Status != http.StatusBadRequest {
+		t.Fatalf("status %d, want 400: %.300s", resp.Status, resp.Body)
+	}
+	p := resp.Problem(t)
+	if len(p.Errors) != 100 || utf8.RuneCountInString(p.Instance) != 2048 || !strings.HasSuffix(p.Instance, "…") {
+		t.Errorf("%d errors, instance of %d characters; want 100 and 2048 ending in …", len(p.Errors), utf8.RuneCountInString(p.Instance))
+	}
+	for _, e := range p.Errors {
+		if e.Parameter != nil && strings.HasPrefix(*e.Parameter, "ppp") && utf8.RuneCountInString(*e.Parameter) != 1000 {
+			t.Errorf("parameter of %d characters, want 1000", utf8.RuneCountInString(*e.Parameter))
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/socialnet/socialapi/internal/apperr"
 )
@@ -73,6 +74,25 @@ type problem struct {
 	Errors    []problemField `json:"errors"`
 }
 
+// Bounds of a problem body, the maxLength and maxItems openapi.yaml gives
+// Problem: a request's path, or a field or parameter name a client made up,
+// may be longer, and is cut rather than echoed whole.
+const (
+	maxProblemInstance = 2048 // characters of instance
+	maxProblemText     = 1000 // characters of detail, pointer, parameter
+	maxProblemFields   = 100  // entries of errors
+)
+
+// clipChars cuts s to at most n characters (JSON Schema's maxLength counts
+// code points): a longer s keeps at most n-1 bytes, so fewer characters, and
+// clip adds "…".
+func clipChars(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return clip(s, n-1)
+}
+
 // writeProblem renders e as application/problem+json, with the headers its
 // code calls for.
 func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, e *apperr.Error) error {
@@ -84,22 +104,23 @@ func writeProblem(w http.ResponseWriter, publicURL, instance, requestID string, 
 		Type:      publicURL + "/problems/" + string(e.Code),
 		Title:     spec.title,
 		Status:    spec.status,
-		Detail:    e.Detail,
-		Instance:  instance,
+		Detail:    clipChars(e.Detail, maxProblemText),
+		Instance:  clipChars(instance, maxProblemInstance),
 		Code:      e.Code,
 		RequestID: requestID,
 		Errors:    make([]problemField, 0, len(e.Fields)),
 	}
-	for _, f := range e.Fields {
+	for _, f := range e.Fields[:min(len(e.Fields), maxProblemFields)] {
 		code := f.Code
 		if code == (apperr.FieldCode{}) {
 			code = apperr.FieldInvalid
 		}
-		pf := problemField{Code: code.String(), Detail: f.Detail}
+		pf := problemField{Code: code.String(), Detail: clipChars(f.Detail, maxProblemText)}
 		if f.Parameter != "" {
-			pf.Parameter = &f.Parameter
+			param := clipChars(f.Parameter, maxProblemText)
+			pf.Parameter = &param
 		} else {
-			ptr := f.Pointer
+			ptr := clipChars(f.Pointer, maxProblemText)
 			pf.Pointer = &ptr
 		}
 		p.Errors = append(p.Errors, pf)

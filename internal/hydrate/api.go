@@ -21,8 +21,8 @@ func PostAPI(u apiurl.URLs, p Post) gen.Post {
 		User:       u.UserSummary(p.Author),
 		Media:      mediaAPI(u, p.Media),
 		Counts: gen.PostCounts{
-			Reactions: int(p.Like + p.Love + p.Haha + p.Wow + p.Sad + p.Angry),
-			Comments:  int(p.Comments), Shares: int(p.Shares), Views: int(p.Views),
+			Reactions: int64(p.Like) + int64(p.Love) + int64(p.Haha) + int64(p.Wow) + int64(p.Sad) + int64(p.Angry),
+			Comments:  int(p.Comments), Shares: int(p.Shares), Views: int64(p.Views),
 		},
 		CreatedAt:      apitime.New(p.CreatedAt),
 		URL:            u.Post(p.Author.Handle, p.ID),
@@ -54,6 +54,9 @@ func PostsAPI(u apiurl.URLs, ps []Post) []gen.Post {
 	return out
 }
 
+// PollAPI renders the poll of p (nil: p has none) as p's viewer sees it.
+func PollAPI(p Post) *gen.Poll { return pollAPI(p.Poll) }
+
 func pollAPI(p *poll) *gen.Poll {
 	if p == nil {
 		return nil
@@ -66,11 +69,13 @@ func pollAPI(p *poll) *gen.Poll {
 	if choices == nil {
 		choices = []int{}
 	}
+	voted := len(choices) > 0
 	return &gen.Poll{
 		ID: p.ID, Question: p.Question, Options: opts, Multiple: p.Multiple,
 		VotesCount: p.VotesCount, VotersCount: p.VotersCount,
 		ExpiresAt: apiTimePtr(p.ExpiresAt), Expired: p.Expired,
-		Viewer: gen.PollViewer{Voted: len(choices) > 0, Choices: choices},
+		Voted: voted, OwnVotes: choices,
+		Viewer: gen.PollViewer{Voted: voted, Choices: choices},
 	}
 }
 

@@ -214,7 +214,7 @@ func TestCacheReusedID(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := hydrate.NewCache(100)
-	for _, read := range []func() (hydrate.Post, error){
+	for i, read := range []func() (hydrate.Post, error){
 		func() (hydrate.Post, error) {
 			return hydrate.NewGetter(cache, db, nil, hydrate.DefaultGetBatch).Get(ctx, ids[1], p.ID)
 		},
@@ -233,8 +233,11 @@ func TestCacheReusedID(t *testing.T) {
 		want := got.Body
 		db.MustExec(`DELETE FROM posts WHERE id = $1`, p.ID)
 		body := want + "!"
-		db.MustExec(`INSERT INTO posts (id, author_id, body, visibility, created_at) OVERRIDING SYSTEM VALUE VALUES ($1, $2, $3, 'public', now() + interval '1 hour')`,
-			p.ID, ids[1], body)
+		// Each reuse an hour after the last: times are whole seconds, so
+		// two within one second would be one post to the cache.
+		db.MustExec(`INSERT INTO posts (id, author_id, body, visibility, created_at) OVERRIDING SYSTEM VALUE
+		             VALUES ($1, $2, $3, 'public', date_trunc('second', now()) + $4 * interval '1 hour')`,
+			p.ID, ids[1], body, i+1)
 		if got, err = read(); err != nil || got.Body != body || got.Author.ID != ids[1] {
 			t.Fatalf("after the id was reused: %q by %d (%v), want %q by %d", got.Body, got.Author.ID, err, body, ids[1])
 		}

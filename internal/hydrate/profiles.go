@@ -147,7 +147,7 @@ func ProfileAPI(u apiurl.URLs, p Profile) gen.Profile {
 	return gen.Profile{
 		ID: p.ID, Handle: p.Handle, Name: p.Name, Avatar: u.MediaPtr(p.AvatarURL), Verified: p.Verified,
 		URL: u.Profile(p.Handle), Bio: p.Bio, CreatedAt: apitime.New(p.CreatedAt),
-		Counts: gen.ProfileCounts{Followers: p.Followers, Following: p.Following, Posts: p.Posts},
+		Counts: gen.ProfileCounts{Followers: p.Followers, Following: p.Following, Posts: int64(p.Posts)},
 		Viewer: gen.ProfileViewer{IsSelf: p.IsSelf, Following: p.ViewerFollows, FollowedBy: p.FollowsViewer,
 			Blocking: p.Blocking, Muting: p.Muting},
 	}

@@ -65,7 +65,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, nj NewJob) (Job, error) {
 		sal = *nj.Salary
 	}
 	const q = `
-		WITH v AS (SELECT COALESCE($16::timestamptz, now()) AS posted_at)
+		WITH v AS (SELECT date_trunc('second', COALESCE($16::timestamptz, now())) AS posted_at)
 		INSERT INTO jobs (title, company_name, company_logo_url, company_url, city, region, country, workplace,
 		                  employment_type, salary_min_minor, salary_max_minor, salary_currency, salary_period,
 		                  description, apply_url, posted_at, expires_at, closed_at)

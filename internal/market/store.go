@@ -81,7 +81,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, sellerID int64, nl NewLis
 	const q = `
 		INSERT INTO listings (seller_id, category_id, title, description, price_minor, currency, condition,
 		                      city, region, country, status, created_at)
-		SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, COALESCE($12::timestamptz, now())
+		SELECT $1, c.id, $3, $4, $5, $6, $7, $8, $9, $10, $11, date_trunc('second', COALESCE($12::timestamptz, now()))
 		  FROM categories c WHERE c.slug = $2
 		RETURNING id, seller_id, category_id, status, created_at`
 	var l Listing
@@ -107,20 +107,21 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, sellerID int64, nl NewLis
 // fields maps the constraints a client's input can violate to the field
 // (relative to the listing, or to one image) and the message.
 var fields = map[string][2]string{
-	"listings_title_check":        {"/title", "title must be 1 to 200 characters"},
-	"listings_description_check":  {"/description", "description must be at most 5000 characters"},
-	"listings_price_minor_check":  {"/price_minor", "price_minor must not be negative"},
-	"listings_currency_check":     {"/currency", "currency must be an ISO 4217 code"},
-	"listings_condition_check":    {"/condition", "condition must be new, like_new, good, fair or poor"},
-	"listings_city_check":         {"/city", "city must be 1 to 100 characters"},
-	"listings_region_check":       {"/region", "region must be 1 to 100 characters"},
-	"listings_country_check":      {"/country", "country must be an ISO 3166-1 alpha-2 code"},
-	"listings_status_check":       {"/status", "status must be active, pending or sold"},
-	"listings_seller_id_fkey":     {"/seller", "no such member"},
-	"listing_images_url_check":    {"/url", "url must be 1 to 2048 characters"},
-	"listing_images_width_check":  {"/width", "width must be positive"},
-	"listing_images_height_check": {"/height", "height must be positive"},
-	"listing_images_alt_check":    {"/alt", "alt must be at most 1500 characters"},
+	"listings_title_check":          {"/title", "title must be 1 to 200 characters"},
+	"listings_description_check":    {"/description", "description must be at most 5000 characters"},
+	"listings_price_minor_check":    {"/price_minor", "price_minor must not be negative"},
+	"listings_currency_check":       {"/currency", "currency must be an ISO 4217 code"},
+	"listings_condition_check":      {"/condition", "condition must be new, like_new, good, fair or poor"},
+	"listings_city_check":           {"/city", "city must be 1 to 100 characters"},
+	"listings_region_check":         {"/region", "region must be 1 to 100 characters"},
+	"listings_country_check":        {"/country", "country must be an ISO 3166-1 alpha-2 code"},
+	"listings_status_check":         {"/status", "status must be active, pending or sold"},
+	"listings_seller_id_fkey":       {"/seller", "no such member"},
+	"listing_images_url_check":      {"/url", "url must be 1 to 2048 characters"},
+	"listing_images_width_check":    {"/width", "width must be positive"},
+	"listing_images_height_check":   {"/height", "height must be positive"},
+	"listing_images_alt_check":      {"/alt", "alt must be at most 1500 characters"},
+	"listing_images_position_check": {"", "a listing has at most 10 images"},
 }
 
 func translate(ctx context.Context, prefix string, err error) error {

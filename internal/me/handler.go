@@ -51,10 +51,10 @@ func (h *Handler) toAPI(ctx context.Context, a Account, p auth.Principal) gen.Me
 		URL:       urls.Profile(a.Handle),
 		Bio:       a.Bio,
 		CreatedAt: apitime.New(a.CreatedAt),
-		Counts:    gen.ProfileCounts{Followers: a.Followers, Following: a.Following, Posts: a.Posts},
+		Counts:    gen.ProfileCounts{Followers: a.Followers, Following: a.Following, Posts: int64(a.Posts)},
 		Viewer:    gen.ProfileViewer{IsSelf: true},
 		Settings:  gen.MeSettings{DefaultVisibility: gen.Visibility(a.DefaultVisibility)},
-		Unread:    gen.UnreadCounts{Notifications: a.UnreadNotifications, Conversations: a.UnreadConversations},
+		Unread:    gen.UnreadCounts{Notifications: int64(a.UnreadNotifications), Conversations: int64(a.UnreadConversations)},
 		Token: gen.TokenInfo{
 			Scope:     gen.Scope(p.Scope),
 			CreatedAt: apitime.New(p.TokenCreatedAt),

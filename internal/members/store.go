@@ -81,7 +81,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, n New) (Member, error) {
 	}
 	const q = `
 		INSERT INTO members (handle, name, verified, bio, avatar_url, default_visibility, created_at)
-		VALUES ($1, $2, $3, $4, $5, $6, COALESCE($7, now()))
+		VALUES ($1, $2, $3, $4, $5, $6, date_trunc('second', COALESCE($7, now())))
 		RETURNING id, handle, name, bio, avatar_url, verified, default_visibility, created_at, suspended_at`
 	var m Member
 	err := sqlx.GetContext(ctx, ex, &m, q, n.Handle, n.Name, n.Verified, n.Bio, n.AvatarURL, vis, n.CreatedAt)

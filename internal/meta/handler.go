@@ -118,8 +118,8 @@ func build(spec *openapi3.T, cfg Config) (gen.APIIndex, error) {
 		return a.Method < b.Method
 	})
 	idx.RateLimitPolicies = []gen.RateLimitPolicy{
-		{Name: "read", Limit: cfg.ReadPerMinute, WindowSeconds: int(cfg.Window.Seconds()), Methods: []string{"GET", "HEAD"}},
-		{Name: "write", Limit: cfg.WritePerMinute, WindowSeconds: int(cfg.Window.Seconds()), Methods: []string{"POST", "DELETE"}},
+		{Name: "read", Limit: cfg.ReadPerMinute, WindowSeconds: int64(cfg.Window.Seconds()), Methods: []string{"GET", "HEAD"}},
+		{Name: "write", Limit: cfg.WritePerMinute, WindowSeconds: int64(cfg.Window.Seconds()), Methods: []string{"POST", "DELETE"}},
 	}
 	return idx, nil
 }

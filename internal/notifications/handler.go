@@ -64,7 +64,7 @@ func (h *Handler) MarkNotificationsRead(ctx context.Context, req gen.MarkNotific
 		return nil, err
 	}
 	return gen.MarkNotificationsRead200JSONResponse{Body: gen.NotificationsReadResponse{
-		Data: gen.NotificationsReadResult{Marked: marked, UnreadCount: unread}}}, nil
+		Data: gen.NotificationsReadResult{Marked: int64(marked), UnreadCount: int64(unread)}}}, nil
 }
 
 // filterOf turns the request parameters into a Filter and the query values

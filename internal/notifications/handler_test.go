@@ -87,7 +87,7 @@ func (f fixture) unreadOnMe(t *testing.T) int {
 	t.Helper()
 	var me gen.MeResponse
 	f.env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/me", Token: f.read}).JSON(t, &me)
-	return me.Data.Unread.Notifications
+	return int(me.Data.Unread.Notifications)
 }
 
 func types(l gen.NotificationList) []string {

@@ -3,10 +3,12 @@ package pg_test
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/socialnet/socialapi/db"
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
@@ -147,5 +149,78 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	if got := show(); got != "5ms" {
 		t.Errorf("statement_timeout after migrating = %q, want 5ms again", got)
+	}
+}
+
+// TestListTimesWholeSeconds: every list's sort time is a column of whole
+// seconds (migrations 27 and 28), and migration 28 truncates what rows held
+// before it, a post and its copies alike, so they still compare equal.
+func TestListTimesWholeSeconds(t *testing.T) {
+	t.Parallel()
+	conn := pgtest.New(t)
+	sortTimes := []string{"members.created_at", "posts.created_at", "post_tags.created_at", "feed_outbox.created_at",
+		"timeline.created_at", "timeline_horizons.created_at", "comments.created_at", "notifications.created_at",
+		"listings.created_at", "jobs.posted_at", "blocks.created_at", "mutes.created_at", "conversations.last_message_at",
+		"conversation_participants.last_activity_at", "messages.created_at"}
+	precision := func(col string) int {
+		table, column, _ := strings.Cut(col, ".")
+		var p int
+		if err := conn.Get(&p, `SELECT datetime_precision FROM information_schema.columns
+		                         WHERE table_schema = 'public' AND table_name = $1 AND column_name = $2`, table, column); err != nil {
+			t.Fatalf("%s: %v", col, err)
+		}
+		return p
+	}
+	for _, col := range sortTimes {
+		if p := precision(col); p != 0 {
+			t.Errorf("%s: precision %d, want 0 (whole seconds)", col, p)
+		}
+	}
+
+	file := func(name string) string {
+		b, err := fs.ReadFile(db.Migrations, "migrations/000028_list_times_whole_seconds."+name+".sql")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	if _, err := conn.Exec(file("down")); err != nil {
+		t.Fatalf("000028 down: %v", err)
+	}
+	if p := precision("posts.created_at"); p != 6 {
+		t.Fatalf("posts.created_at after 000028 down: precision %d, want 6", p)
+	}
+	const at = `'2026-03-04 12:00:00.900+00'`
+	for _, q := range []string{
+		`INSERT INTO members (handle, name, created_at) VALUES ('alice', 'Alice', ` + at + `)`,
+		`INSERT INTO posts (author_id, body, visibility, tags, created_at) SELECT id, 'hi #x', 'public', '{x}', ` + at + ` FROM members`,
+		`INSERT INTO timeline (member_id, created_at, post_id, author_id) SELECT author_id, created_at, id, author_id FROM posts`,
+		`INSERT INTO feed_outbox (post_id, author_id, created_at) SELECT id, author_id, created_at FROM posts`,
+	} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if _, err := conn.Exec(file("up")); err != nil {
+		t.Fatalf("000028 up: %v", err)
+	}
+	var wrong []string
+	if err := conn.Select(&wrong, `
+		SELECT what FROM (
+		    SELECT 'members' AS what, created_at FROM members
+		    UNION ALL SELECT 'posts', created_at FROM posts
+		    UNION ALL SELECT 'post_tags', created_at FROM post_tags
+		    UNION ALL SELECT 'timeline', created_at FROM timeline
+		    UNION ALL SELECT 'feed_outbox', created_at FROM feed_outbox) x
+		 WHERE created_at <> '2026-03-04 12:00:00+00'`); err != nil {
+		t.Fatal(err)
+	}
+	if len(wrong) > 0 {
+		t.Errorf("not truncated to 12:00:00 by 000028: %v", wrong)
+	}
+	for _, col := range sortTimes {
+		if p := precision(col); p != 0 {
+			t.Errorf("%s after 000028 down and up: precision %d, want 0", col, p)
+		}
 	}
 }

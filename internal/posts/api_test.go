@@ -159,7 +159,7 @@ func TestVisibilityTable(t *testing.T) {
 						n++
 					}
 				}
-				if p.Data.Counts.Posts != n {
+				if p.Data.Counts.Posts != int64(n) {
 					t.Errorf("counts.posts = %d, want %d", p.Data.Counts.Posts, n)
 				}
 				if p.Data.Viewer.Blocking != (viewer == "blocker") || p.Data.Viewer.Muting != (viewer == "muter") {
@@ -268,7 +268,7 @@ func TestViewsGrowOnlyForOthers(t *testing.T) {
 	views := func(tok string) int {
 		var r gen.PostResponse
 		env.Do(t, apitest.Request{Method: "GET", Path: path, Token: tok}).JSON(t, &r)
-		return r.Data.Counts.Views
+		return int(r.Data.Counts.Views)
 	}
 	for i := 0; i < 3; i++ {
 		if v := views(alice); v != 0 {

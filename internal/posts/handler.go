@@ -2,6 +2,7 @@ package posts
 
 import (
 	"context"
+	"time"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apiurl"
@@ -9,7 +10,7 @@ import (
 	"github.com/socialnet/socialapi/internal/hydrate"
 )
 
-// Handler answers GetPost, CreatePost and DeletePost.
+// Handler answers GetPost, CreatePost, DeletePost and VotePoll.
 type Handler struct {
 	store *Store
 	urls  apiurl.URLs
@@ -64,12 +65,26 @@ func (h *Handler) DeletePost(ctx context.Context, req gen.DeletePostRequestObjec
 	return gen.DeletePost204Response{}, nil
 }
 
+// VotePoll implements gen.StrictServerInterface.
+func (h *Handler) VotePoll(ctx context.Context, req gen.VotePollRequestObject) (gen.VotePollResponseObject, error) {
+	me, _ := auth.FromContext(ctx)
+	p, err := h.store.VotePoll(ctx, me.MemberID, req.ID, req.Body.Choices)
+	if err != nil {
+		return nil, err
+	}
+	return gen.VotePoll200JSONResponse{Body: gen.PollResponse{Data: *hydrate.PollAPI(p)}}, nil
+}
+
 // newPost converts the request body; the spec guarantees it is present.
 func newPost(b *gen.NewPost) NewPost {
 	np := NewPost{Body: b.Body, Link: b.Link}
 	if b.Visibility != nil {
 		v := string(*b.Visibility)
 		np.Visibility = &v
+	}
+	if b.Poll != nil {
+		np.Poll = &NewPoll{Question: b.Poll.Question, Options: b.Poll.Options,
+			Multiple: b.Poll.Multiple != nil && *b.Poll.Multiple, ExpiresIn: time.Duration(b.Poll.ExpiresIn) * time.Second}
 	}
 	return np
 }

@@ -1,6 +1,6 @@
 // Package posts writes posts and reads them one at a time. It writes:
 // publishing (with media, poll, hashtags, mentions and `mention`
-// notifications), deleting, and the fixture-only poll votes. It reads
+// notifications), deleting, and poll votes (vote.go). It reads
 // (read.go) the single post as a viewer sees it, with its views counted,
 // through hydrate's Getter (which coalesces concurrent reads and shares
 // hydrate's Cache with every other read of posts), and whether a post exists
@@ -27,10 +27,14 @@ type Media struct {
 
 // NewPoll is a poll attached to a new post.
 type NewPoll struct {
-	Question  string
-	Options   []string // 2 to 10 titles; an option's index is its position here
-	Multiple  bool
+	Question string
+	Options  []string // 2 to 10 titles; an option's index is its position here
+	Multiple bool
+	// ExpiresAt is when voting closes (nil: never; fixtures only); ExpiresIn,
+	// when positive, sets it to the post's created_at plus ExpiresIn (the
+	// API's expires_in).
 	ExpiresAt *time.Time
+	ExpiresIn time.Duration
 }
 
 // NewPost describes a post to publish.
@@ -71,9 +75,13 @@ type Post struct {
 }
 
 // MaxMedia is how many media a post may carry; MinPollOptions and
-// MaxPollOptions bound a poll's options.
+// MaxPollOptions bound a poll's options (NewPoll.options in openapi.yaml
+// says the same), MinPollExpiresIn and MaxPollExpiresIn the time a poll
+// made through the API stays open (NewPoll.expires_in).
 const (
-	MaxMedia       = 4
-	MinPollOptions = 2
-	MaxPollOptions = 10
+	MaxMedia         = 4
+	MinPollOptions   = 2
+	MaxPollOptions   = 10
+	MinPollExpiresIn = 5 * time.Minute
+	MaxPollExpiresIn = 7 * 24 * time.Hour
 )

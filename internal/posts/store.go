@@ -75,7 +75,8 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 }
 
 // createSQL inserts a post ($1 the author, $2 type, $3 body, $4 visibility
-// (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now),
+// (NULL: the author's default), $5 link, $6 hashtags, $7 time (NULL: now;
+// either truncated to whole seconds, as every list's sort time, 000028),
 // $8 views, $9 shares, $10 the handles it mentions, $11 the token to check,
 // if any: auth.GuardSQL), records it for the
 // timelines (timeline.Publish) and the mentioned members that exist, in
@@ -90,7 +91,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 var createSQL = `
 	WITH post AS (
 	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
-	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, COALESCE($7, now()), $8, $9
+	    SELECT m.id, $2, $3, COALESCE($4, m.default_visibility), $5, $6, date_trunc('second', COALESCE($7, now())), $8, $9
 	      FROM members m WHERE m.id = $1 AND ` + auth.GuardSQL("$11") + `
 	    RETURNING id, author_id, type, body, visibility, link, created_at
 	), ` + timeline.Publish("post") + `, mentioned AS (
@@ -163,9 +164,10 @@ func (np NewPost) kind() (string, error) {
 	if len(np.Media) > MaxMedia {
 		return "", apperr.Field("/media", apperr.FieldTooMany, fmt.Sprintf("a post carries at most %d media", MaxMedia))
 	}
-	if np.Poll != nil && (len(np.Poll.Options) < MinPollOptions || len(np.Poll.Options) > MaxPollOptions) {
-		return "", apperr.Field("/poll/options", apperr.FieldInvalid,
-			fmt.Sprintf("a poll has %d to %d options", MinPollOptions, MaxPollOptions))
+	if np.Poll != nil {
+		if err := np.Poll.check(); err != nil {
+			return "", err
+		}
 	}
 	if !richtext.HasContent(np.Body) {
 		return "", apperr.Field("/body", apperr.FieldTooShort, "body must contain at least one visible character")
@@ -213,7 +215,40 @@ func insertMedia(ctx context.Context, ex sqlx.ExtContext, postID int64, media []
 	return nil
 }
 
+// check validates what the schema cannot (or what a caller other than the
+// API may get wrong): the number of options, visible text in the question
+// and each option, no option twice, the time it stays open.
+func (np NewPoll) check() error {
+	if len(np.Options) < MinPollOptions || len(np.Options) > MaxPollOptions {
+		return apperr.Field("/poll/options", apperr.FieldInvalid,
+			fmt.Sprintf("a poll has %d to %d options", MinPollOptions, MaxPollOptions))
+	}
+	if !richtext.HasContent(np.Question) {
+		return apperr.Field("/poll/question", apperr.FieldTooShort, "the question must contain at least one visible character")
+	}
+	seen := make(map[string]bool, len(np.Options))
+	for i, o := range np.Options {
+		ptr := fmt.Sprintf("/poll/options/%d", i)
+		if !richtext.HasContent(o) {
+			return apperr.Field(ptr, apperr.FieldTooShort, "an option must contain at least one visible character")
+		}
+		if seen[o] {
+			return apperr.Field(ptr, apperr.FieldDuplicate, "this option is given twice")
+		}
+		seen[o] = true
+	}
+	if np.ExpiresIn != 0 && (np.ExpiresIn < MinPollExpiresIn || np.ExpiresIn > MaxPollExpiresIn) {
+		return apperr.Field("/poll/expires_in", apperr.FieldOutOfRange,
+			fmt.Sprintf("a poll stays open %d to %d seconds", int(MinPollExpiresIn.Seconds()), int(MaxPollExpiresIn.Seconds())))
+	}
+	return nil
+}
+
 func insertPoll(ctx context.Context, ex sqlx.ExtContext, postID int64, at time.Time, np NewPoll) (int64, error) {
+	if np.ExpiresIn > 0 {
+		e := at.Add(np.ExpiresIn)
+		np.ExpiresAt = &e
+	}
 	if np.ExpiresAt != nil && !np.ExpiresAt.After(at) {
 		return 0, apperr.Field("/poll/expires_at", apperr.FieldInvalid, "a poll must expire after it is published")
 	}
@@ -277,71 +312,6 @@ func deletePost(ctx context.Context, q sqlx.QueryerContext, actorID, postID int6
 	}
 }
 
-// VotePollTx records voterID's vote for the options at the indexes choices of
-// the poll of post postID, at the time at (nil: now), and maintains the
-// poll's counters (fixtures only: polls are read-only in the v1 API). The
-// post must be visible to the voter and the poll open at that time; a member
-// votes once, for one option unless the poll is multiple-choice.
-func VotePollTx(ctx context.Context, ex sqlx.ExtContext, postID, voterID int64, choices []int, at *time.Time) error {
-	if len(choices) == 0 {
-		return apperr.Field("/choices", apperr.FieldRequired, "choose at least one option")
-	}
-	seen := map[int]bool{}
-	for _, c := range choices {
-		if seen[c] {
-			return apperr.Field("/choices", apperr.FieldDuplicate, fmt.Sprintf("option %d is chosen twice", c))
-		}
-		seen[c] = true
-	}
-	find := `
-		SELECT pl.id, pl.multiple, pl.expires_at, COALESCE($3, now()) AS at,
-		       EXISTS (SELECT 1 FROM poll_votes v WHERE v.poll_id = pl.id AND v.member_id = $2) AS voted
-		  FROM polls pl
-		  JOIN posts p ON p.id = pl.post_id
-		 WHERE pl.post_id = $1 AND ` + visibility.Post("p", "$2") + `
-		   FOR NO KEY UPDATE OF pl`
-	var poll struct {
-		ID        int64      `db:"id"`
-		Multiple  bool       `db:"multiple"`
-		ExpiresAt *time.Time `db:"expires_at"`
-		At        time.Time  `db:"at"`
-		Voted     bool       `db:"voted"`
-	}
-	err := sqlx.GetContext(ctx, ex, &poll, find, postID, voterID, at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return apperr.New(apperr.NotFound, "No such poll.")
-	}
-	if err != nil {
-		return pg.Classify(ctx, fmt.Errorf("find poll: %w", err))
-	}
-	switch {
-	case poll.Voted:
-		return apperr.Field("/choices", apperr.FieldAlreadyVoted, "this member has already voted in this poll")
-	case !poll.Multiple && len(choices) > 1:
-		return apperr.Field("/choices", apperr.FieldSingleChoice, "this poll allows one choice")
-	case poll.ExpiresAt != nil && !poll.At.Before(*poll.ExpiresAt):
-		return apperr.Field("/choices", apperr.FieldPollClosed, "this poll has expired")
-	}
-	const q = `
-		WITH votes AS (
-		    INSERT INTO poll_votes (poll_id, member_id, position, created_at)
-		    SELECT $1, $2, c, $4 FROM unnest($3::int[]) AS c
-		    RETURNING position
-		), opts AS (
-		    UPDATE poll_options o SET votes = o.votes + 1
-		      FROM votes WHERE o.poll_id = $1 AND o.position = votes.position
-		)
-		UPDATE polls SET votes_count = votes_count + (SELECT count(*) FROM votes), voters_count = voters_count + 1
-		 WHERE id = $1`
-	if _, err := ex.ExecContext(ctx, q, poll.ID, voterID, pq.Array(choices), poll.At); err != nil {
-		if pg.ConstraintOf(err) == "poll_votes_option_fkey" {
-			return apperr.Field("/choices", apperr.FieldInvalid, "no such option in this poll")
-		}
-		return pg.Classify(ctx, fmt.Errorf("vote: %w", err))
-	}
-	return nil
-}
-
 // fields maps the constraints a client's input can violate to the field it
 // names.
 var fields = map[string][2]string{
@@ -356,10 +326,12 @@ var fields = map[string][2]string{
 	"post_media_width_check":       {"/media", "media width must be positive"},
 	"post_media_height_check":      {"/media", "media height must be positive"},
 	"post_media_alt_check":         {"/media", "media alt must be at most 1500 characters"},
+	"post_media_position_check":    {"/media", "a post has at most 10 media"},
 	"posts_view_count_check":       {"/views", "views must not be negative"},
 	"posts_share_count_check":      {"/shares", "shares must not be negative"},
 	"polls_question_check":         {"/poll/question", "the question must be 1 to 300 characters"},
 	"poll_options_title_check":     {"/poll/options", "option titles must be 1 to 100 characters"},
+	"poll_options_position_check":  {"/poll/options", "a poll has at most 10 options"},
 }
 
 func translate(ctx context.Context, what string, err error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,7 +123,12 @@ func TestCreateInvalid(t *testing.T) {
 		{"too many media", posts.NewPost{Body: "x", Media: []posts.Media{img, img, img, img, img}}, "/media"},
 		{"bad media", posts.NewPost{Body: "x", Media: []posts.Media{img, {Kind: "image", URL: "u", Width: 0, Height: 1}}}, "/media/1"},
 		{"one poll option", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a"}}}, "/poll/options"},
-		{"empty option", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", ""}}}, "/poll/options"},
+		{"empty option", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", ""}}}, "/poll/options/1"},
+		{"blank option", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b", "\u200b "}}}, "/poll/options/2"},
+		{"option twice", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b", "a"}}}, "/poll/options/2"},
+		{"blank question", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: " ", Options: []string{"a", "b"}}}, "/poll/question"},
+		{"long question", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: strings.Repeat("q", 301), Options: []string{"a", "b"}}}, "/poll/question"},
+		{"open too briefly", posts.NewPost{Body: "x", Poll: &posts.NewPoll{Question: "?", Options: []string{"a", "b"}, ExpiresIn: time.Minute}}, "/poll/expires_in"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

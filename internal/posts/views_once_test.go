@@ -39,7 +39,7 @@ func TestViewsCountOncePerViewer(t *testing.T) {
 		}
 		var r gen.PostResponse
 		resp.JSON(t, &r)
-		return r.Data.Counts.Views
+		return int(r.Data.Counts.Views)
 	}
 	// The author's reads count nothing.
 	for range 5 {

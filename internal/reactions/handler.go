@@ -43,8 +43,8 @@ func toAPI(r Result) gen.ReactionResult {
 	c := r.Counts
 	return gen.ReactionResult{
 		Reaction: typ,
-		Counts: gen.PostCounts{Reactions: int(c.Reactions()), Comments: int(c.Comments),
-			Shares: int(c.Shares), Views: int(c.Views)},
+		Counts: gen.PostCounts{Reactions: int64(c.Reactions()), Comments: int(c.Comments),
+			Shares: int(c.Shares), Views: int64(c.Views)},
 		ReactionCounts: apiurl.ReactionCounts(c.Like, c.Love, c.Haha, c.Wow, c.Sad, c.Angry),
 	}
 }

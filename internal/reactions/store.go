@@ -133,7 +133,7 @@ var setSQL = `
 	      FROM post
 	), created AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, reaction, created_at)
-	    SELECT d.author_id, 'reaction', $2, $1, d.new_type, COALESCE($4, now()) FROM d
+	    SELECT d.author_id, 'reaction', $2, $1, d.new_type, date_trunc('second', COALESCE($4, now())) FROM d
 	     WHERE d.new_type IS NOT NULL AND d.old_type IS NULL AND d.author_id <> $2
 	       AND ` + visibility.AuthorInStream("$2", "d.author_id") + ` AND ` + visibility.NotSuspended("d.author_id") + `
 	), changed AS (

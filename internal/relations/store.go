@@ -65,7 +65,7 @@ const lockSQL = `SELECT id FROM members WHERE id IN ($1, $2) ORDER BY id FOR NO 
 // block_count when the block is new.
 const blockSQL = `
 	WITH ins AS (
-	    INSERT INTO blocks (blocker_id, blocked_id) VALUES ($1, $2)
+	    INSERT INTO blocks (blocker_id, blocked_id, created_at) VALUES ($1, $2, date_trunc('second', now()))
 	    ON CONFLICT DO NOTHING
 	    RETURNING blocker_id
 	), del AS (
@@ -98,7 +98,7 @@ const unblockSQL = `
 	UPDATE members SET block_count = block_count - 1 WHERE id = $1 AND EXISTS (SELECT 1 FROM del)`
 
 const (
-	muteSQL   = `INSERT INTO mutes (muter_id, muted_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`
+	muteSQL   = `INSERT INTO mutes (muter_id, muted_id, created_at) VALUES ($1, $2, date_trunc('second', now())) ON CONFLICT DO NOTHING`
 	unmuteSQL = `DELETE FROM mutes WHERE muter_id = $1 AND muted_id = $2`
 )
 

@@ -56,7 +56,7 @@ func TestMatchCache(t *testing.T) {
 		var id int64
 		const q = `
 			INSERT INTO jobs (title, company_name, workplace, employment_type, description, posted_at)
-			VALUES ($1, 'Acme', 'remote', 'full_time', 'x', now()) RETURNING id`
+			VALUES ($1, 'Acme', 'remote', 'full_time', 'x', date_trunc('second', now())) RETURNING id`
 		if err := db.Get(&id, q, title); err != nil {
 			t.Fatal(err)
 		}

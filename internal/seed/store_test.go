@@ -404,6 +404,9 @@ func TestCheckCountersFindsDrift(t *testing.T) {
 	conn.MustExec(`UPDATE members SET follower_count = follower_count + 2 WHERE handle = 'Bob'`)
 	conn.MustExec(`UPDATE posts SET love_count = 0, comment_count = 7`)
 	conn.MustExec(`UPDATE conversation_participants SET unread_count = unread_count + 1`)
+	// A vote counted twice, and one option's votes lost.
+	conn.MustExec(`UPDATE polls SET votes_count = votes_count + 1, voters_count = voters_count + 1`)
+	conn.MustExec(`UPDATE poll_options SET votes = 0 WHERE position = 0`)
 	ms, err := seed.CheckCounters(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
@@ -415,6 +418,7 @@ func TestCheckCountersFindsDrift(t *testing.T) {
 	want := []string{
 		"conversation_participants.unread_count", "conversation_participants.unread_count", "conversation_participants.unread_count",
 		"members.follower_count", "posts.comment_count", "posts.love_count", "posts.comment_count",
+		"poll_options.votes", "polls.voters_count", "polls.votes_count",
 	}
 	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
 		t.Errorf("CheckCounters (-want +got):\n%s", diff)

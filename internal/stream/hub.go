@@ -1,5 +1,5 @@
 // Package stream serves GET /api/v1/stream: each member's events as
-// Server-Sent Events, from durable rows (stream_events, migration 000030)
+// Server-Sent Events, from durable rows (stream_events, migration 000032)
 // that the causes' transactions write, poked across instances by
 // PostgreSQL LISTEN/NOTIFY (docs/design.md, "Event stream").
 //
@@ -40,7 +40,7 @@ const (
 	DefaultMax = 10_000
 )
 
-// Channel is the NOTIFY channel of stream_number (migration 000030).
+// Channel is the NOTIFY channel of stream_number (migration 000032).
 const Channel = "stream"
 
 // retryMillis is the reconnection delay every stream suggests first.

@@ -23,7 +23,7 @@ type Row struct {
 	Valid bool   `db:"-"`
 }
 
-// store reads and writes the stream's tables (migration 000030).
+// store reads and writes the stream's tables (migration 000032).
 type store struct {
 	db *sqlx.DB
 }
@@ -123,12 +123,15 @@ type postRow struct {
 }
 
 // postsSQL selects the posts among $2 that the member $1 may see in their
-// home feed, a stream (visibility.PostInStream: mutes hide too).
+// home feed, by the feed's own rule: visibility.For("$1").PostInStream, a
+// stream's (a block either way, a mute or a suspension of the author hides
+// the post).
 var postsSQL = `
+	WITH ` + visibility.For("$1").With() + `
 	SELECT p.id, p.created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
 	       a.avatar_url AS author_avatar_url, a.verified AS author_verified
 	  FROM posts p JOIN members a ON a.id = p.author_id
-	 WHERE p.id = ANY ($2) AND ` + visibility.PostInStream("p", "$1")
+	 WHERE p.id = ANY ($2) AND ` + visibility.For("$1").PostInStream("p") + "\n"
 
 func (s *store) posts(ctx context.Context, memberID int64, ids []int64) (map[int64]postRow, error) {
 	var rows []postRow

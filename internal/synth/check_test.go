@@ -49,6 +49,9 @@ func checkDataset(t *testing.T, db *sql.DB, seedValue int64) {
 			WHERE NOT EXISTS (SELECT 1 FROM timeline_dormant d WHERE d.member_id = m.id)
 			  AND (SELECT max(u.last_used_at) FROM api_tokens t JOIN api_token_uses u ON u.token_id = t.id WHERE t.member_id = m.id) < '2026-03-01 12:00:00+00'::timestamptz - interval '14 days'`,
 		"posts in the future": `SELECT count(*) FROM posts WHERE created_at > '2026-03-01 12:00:00+00'`,
+		// The server's closer would announce them all at its start.
+		"closed polls not announced": `SELECT count(*) FROM polls WHERE expires_at <= '2026-03-01 12:00:00+00' AND closed_notified_at IS NULL`,
+		"open polls announced":       `SELECT count(*) FROM polls WHERE expires_at > '2026-03-01 12:00:00+00' AND closed_notified_at IS NOT NULL`,
 		// post_tags is filled by the posts insert trigger during the COPY.
 		"post_tags out of step with posts.tags": `SELECT count(*) FROM (
 			(SELECT p.id, t.tag, p.author_id, p.visibility, p.created_at FROM posts p, unnest(p.tags) t(tag)

@@ -93,13 +93,16 @@ func (w *rowWriter) bytea(b []byte) *rowWriter {
 	return w
 }
 
-// ts writes a timestamptz given in Unix microseconds; 0 is NULL.
+// ts writes a timestamptz given in Unix microseconds, truncated to whole
+// seconds as the API shows times and as every list's sort time is stored
+// (migrations 000027, 000028: a column of whole seconds would round); 0 is
+// NULL. Truncation keeps the order of the times the generator drew.
 func (w *rowWriter) ts(us int64) *rowWriter {
 	if us == 0 {
 		return w.null()
 	}
 	w.sep()
-	w.buf = time.UnixMicro(us).UTC().AppendFormat(w.buf, "2006-01-02 15:04:05.000000")
+	w.buf = time.UnixMicro(us).UTC().AppendFormat(w.buf, "2006-01-02 15:04:05")
 	w.buf = append(w.buf, '+', '0', '0')
 	return w
 }

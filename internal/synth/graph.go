@@ -46,6 +46,7 @@ type gen struct {
 	following [][]int32 // sorted
 	blocking  [][]int32 // whom each member blocks: never a member they follow or who follows them
 	muting    [][]int32 // whom each member mutes
+	suspended []bool    // whether each member is suspended
 	followers [][]int32 // sorted
 	all       []int32   // 1..n
 	byHandle  map[string]int32
@@ -225,7 +226,7 @@ func (g *gen) graphStats() (maxFollowers, over5000, medFollowing, medFollowers i
 func (g *gen) loadMembers(load loader) error {
 	r := newRNG(g.cfg.Seed, streamMembers)
 	cols := []string{"id", "handle", "name", "bio", "avatar_url", "verified", "default_visibility",
-		"follower_count", "following_count", "block_count", "created_at"}
+		"follower_count", "following_count", "block_count", "created_at", "suspended_at"}
 	err := load("members", cols, func(w *rowWriter) error {
 		var bio []byte
 		for id := 1; id <= g.n; id++ {
@@ -243,7 +244,8 @@ func (g *gen) loadMembers(load loader) error {
 				w.null()
 			}
 			w.bool(g.verified[id]).str(visNames[g.defVis[id]]).
-				int(int64(len(g.followers[id]))).int(int64(len(g.following[id]))).int(int64(len(g.blocking[id]))).ts(g.created[id])
+				int(int64(len(g.followers[id]))).int(int64(len(g.following[id]))).int(int64(len(g.blocking[id]))).ts(g.created[id]).
+				ts(g.suspendedAt(id))
 			w.end()
 		}
 		return w.failed()
@@ -303,10 +305,13 @@ func (g *gen) loadFollows(load loader) error {
 // block 1 to 5 others (never a member they follow or who follows them, as
 // a block cuts those edges) and 15 % mute 1 to 5, half of them among the
 // members they follow (muting a followee is what a mute is mostly for).
+// And 0.2 % of members are suspended: with any member suspended, every row
+// a stream reads pays the suspension probe, as on a network in service.
 func (g *gen) relations() {
 	r := newRNG(g.cfg.Seed, streamRelations)
 	g.blocking = make([][]int32, g.n+1)
 	g.muting = make([][]int32, g.n+1)
+	g.suspended = make([]bool, g.n+1)
 	if g.n < 3 {
 		return
 	}
@@ -337,6 +342,7 @@ func (g *gen) relations() {
 				g.muting[a] = append(g.muting[a], b)
 			}
 		}
+		g.suspended[a] = r.chance(0.002)
 	}
 }
 
@@ -373,5 +379,22 @@ func (g *gen) loadRelations(load loader) error {
 			return err
 		}
 	}
-	return nil
+	return load("member_suspensions", []string{"member_id", "suspended_at", "reason"}, func(w *rowWriter) error {
+		for id := 1; id <= g.n; id++ {
+			if g.suspended[id] {
+				w.int(int64(id)).ts(g.suspendedAt(id)).str("synthetic: spam")
+				w.end()
+			}
+		}
+		return w.failed()
+	})
+}
+
+// suspendedAt is when member id was suspended (0: not suspended): a day
+// before the data set's now.
+func (g *gen) suspendedAt(id int) int64 {
+	if g.suspended == nil || !g.suspended[id] {
+		return 0
+	}
+	return g.now - 24*3600*1_000_000
 }

@@ -516,7 +516,11 @@ func (g *gen) loadPolls(load loader, polls []poll, votes []vote) error {
 		}
 		perOption[v.poll][v.pos]++
 	}
-	cols := []string{"id", "post_id", "question", "multiple", "expires_at", "votes_count", "voters_count", "created_at"}
+	// A poll closed by the data set's now was announced then (its poll
+	// notifications are taken as pruned, as older events' are): the
+	// server's closer announces only the polls that close while it runs.
+	cols := []string{"id", "post_id", "question", "multiple", "expires_at", "votes_count", "voters_count", "created_at",
+		"closed_notified_at"}
 	var q []byte
 	r := newRNG(g.cfg.Seed, streamPostBody)
 	if err := load("polls", cols, func(w *rowWriter) error {
@@ -526,6 +530,11 @@ func (g *gen) loadPolls(load loader, polls []poll, votes []vote) error {
 			q = sentence(q[:0], r, 4+r.IntN(10), true)
 			w.int(int64(i + 1)).int(int64(pl.post)).str(string(q)).bool(pl.multiple).ts(pl.expires).
 				int(int64(perPoll[i+1].votes)).int(int64(perPoll[i+1].voters)).ts(g.pTime[pl.post])
+			if pl.expires <= g.now {
+				w.ts(pl.expires)
+			} else {
+				w.null()
+			}
 			w.end()
 		}
 		return w.failed()

@@ -17,7 +17,7 @@ import (
 var loaded = []string{
 	"members", "api_tokens", "api_token_uses", "follows", "posts", "post_tags", "post_mentions", "post_media", "polls",
 	"poll_options", "poll_votes", "comments", "comment_mentions", "reactions", "conversations", "conversation_participants",
-	"messages", "notifications", "listings", "listing_images", "jobs", "blocks", "mutes",
+	"messages", "notifications", "listings", "listing_images", "jobs", "blocks", "mutes", "member_suspensions",
 }
 
 // deferred is what prepare dropped so that COPY runs without per-row

@@ -192,9 +192,12 @@ func Unfollow(followee, unfollowed string) string {
 // declares (hydrate's page statements do; Standalone wraps it alone): the
 // rule is applied four times per page, once per source here and once to
 // the posts hydrated. The outbox rows are
-// filtered above an OFFSET 0 fence: written into their join, the filter
-// turned the one scan of the (nearly empty) outbox into an index probe per
-// followee (docs/performance-journal.md, "Blocks, mutes and suspension").
+// filtered above an OFFSET 0 fence, and so are the followees read on
+// fan-out: written into their join, the filter changed the join's row
+// estimate and with it the plan (one scan of the nearly empty outbox became
+// an index probe per followee; the merge of the followees with the
+// member's follows a probe of follows per followee read on fan-out)
+// (docs/performance-journal.md, "Blocks, mutes and suspension").
 //
 // The page is exact at and above the horizon. A page that comes back short
 // ends either the feed or the timeline: Horizon tells which. When the
@@ -273,8 +276,9 @@ func pageSQL(k pageKey) string {
 		      WHERE ` + hidden.AuthorInStream("ob.author_id") + `)
 		    UNION
 		    (SELECT c.id, c.created_at
-		       FROM members m
-		       JOIN follows f ON f.followee_id = m.id AND f.follower_id = $1
+		       FROM (SELECT m.id FROM members m
+		               JOIN follows f ON f.followee_id = m.id AND f.follower_id = $1
+		              WHERE m.fanout_on_read OFFSET 0) m
 		      CROSS JOIN LATERAL (
 		           SELECT p.id, p.created_at
 		             FROM posts p
@@ -283,7 +287,7 @@ func pageSQL(k pageKey) string {
 		                                          COALESCE((SELECT id FROM floor), 0))
 		            ORDER BY p.created_at DESC, p.id DESC
 		            LIMIT $2) c
-		      WHERE m.fanout_on_read AND ` + hidden.AuthorInStream("m.id") + `
+		      WHERE ` + hidden.AuthorInStream("m.id") + `
 		        AND ` + atOrAboveHorizon("c.created_at", "c.id") + `)
 		) x
 		ORDER BY x.created_at DESC, x.id DESC

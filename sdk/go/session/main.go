@@ -1,10 +1,11 @@
 // Command session drives the generated Go SDK through an integrator's first
 // session against a live server: read the index and /me, publish a post, read
 // it back (and conditionally: 304), page through the feed to the end, react,
-// comment, follow and unfollow, then hit a 404 and a 422 and read the problem
-// bodies through the typed responses. It cleans up after itself: the reaction
-// and the post are deleted, and the follow toggle runs twice (follow then
-// unfollow, or the reverse when the caller already follows FOLLOW).
+// comment, publish a poll and vote in it, follow and unfollow, then hit a 404
+// and a 422 and read the problem bodies through the typed responses. It
+// cleans up after itself: the reaction and the posts are deleted, and the
+// follow toggle runs twice (follow then unfollow, or the reverse when the
+// caller already follows FOLLOW).
 //
 //	BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] go run ./session
 //
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -121,7 +123,7 @@ func (s *session) run(follow string) {
 	// The home feed, newest first, to the end; our post is on the first page.
 	var pages, items int
 	var sawPost bool
-	params := &socialapi.ListFeedParams{PerPage: ptr(5)}
+	params := &socialapi.ListFeedParams{PerPage: ptr[socialapi.PerPage](5)}
 	for {
 		page, err := c.ListFeedWithResponse(ctx, params)
 		if !s.check(err == nil && page.JSON200 != nil, "GET /feed page %d (%v, %s)", pages+1, err, status(page)) {
@@ -155,6 +157,8 @@ func (s *session) run(follow string) {
 	comments, err := c.ListPostCommentsWithResponse(ctx, post.ID, nil)
 	s.check(err == nil && comments.JSON200 != nil && len(comments.JSON200.Data) == 1, "GET /posts/%d/comments lists it (%v, %s)", post.ID, err, status(comments))
 
+	s.poll()
+
 	first, err := c.ToggleFollowWithResponse(ctx, follow, nil)
 	s.must(err == nil && first.JSON200 != nil, "POST /users/%s/follow (%v, %s)", follow, err, status(first))
 	second, err := c.ToggleFollowWithResponse(ctx, follow, nil)
@@ -172,6 +176,41 @@ func (s *session) run(follow string) {
 		p := self.ApplicationProblemJSON422
 		s.check(p.Code == socialapi.ProblemCodeCannotFollowSelf && p.Status == 422 && p.Detail != "",
 			"422 problem: code %s, detail %q", p.Code, p.Detail)
+	}
+}
+
+// poll publishes a post with a poll, votes in it, reads the post back with
+// the vote (voted, own_votes, the counts), sees a second vote refused with
+// already_voted, and deletes the post.
+func (s *session) poll() {
+	ctx, c := s.ctx, s.c
+	created, err := c.CreatePostWithResponse(ctx, &socialapi.CreatePostParams{IdempotencyKey: ptr(newKey())}, socialapi.NewPost{
+		Body: "Contract session poll #sdk",
+		Poll: &socialapi.NewPoll{Question: "Tabs or spaces?", Options: []string{"Tabs", "Spaces"}, ExpiresIn: 3600},
+	})
+	if !s.check(err == nil && created.JSON201 != nil && created.JSON201.Data.Poll != nil, "POST /posts with a poll (%v, %s)", err, status(created)) {
+		return
+	}
+	p := created.JSON201.Data
+	defer func() {
+		del, err := c.DeletePostWithResponse(ctx, p.ID)
+		s.check(err == nil && del.StatusCode() == http.StatusNoContent, "DELETE /posts/%d (%v, %s)", p.ID, err, status(del))
+	}()
+	s.check(p.Type == socialapi.PostTypePoll && len(p.Poll.Options) == 2 && !p.Poll.Voted && len(p.Poll.OwnVotes) == 0,
+		"post %d is a poll: %d options, not voted", p.ID, len(p.Poll.Options))
+	voted, err := c.VotePollWithResponse(ctx, p.ID, &socialapi.VotePollParams{IdempotencyKey: ptr(newKey())}, socialapi.NewPollVote{Choices: []int32{1}})
+	s.check(err == nil && voted.JSON200 != nil && voted.JSON200.Data.Voted && slices.Equal(voted.JSON200.Data.OwnVotes, []int32{1}),
+		"POST /posts/%d/poll/votes [1]: voted (%v, %s)", p.ID, err, status(voted))
+	got, err := c.GetPostWithResponse(ctx, p.ID, nil)
+	if s.check(err == nil && got.JSON200 != nil && got.JSON200.Data.Poll != nil, "GET /posts/%d (%v, %s)", p.ID, err, status(got)) {
+		pl := got.JSON200.Data.Poll
+		s.check(pl.Voted && slices.Equal(pl.OwnVotes, []int32{1}) && pl.VotesCount == 1 && pl.Options[1].Votes == 1,
+			"the poll reads back with the vote: voted %v, own_votes %v, votes_count %d", pl.Voted, pl.OwnVotes, pl.VotesCount)
+	}
+	again, err := c.VotePollWithResponse(ctx, p.ID, nil, socialapi.NewPollVote{Choices: []int32{0}})
+	if s.check(err == nil && again.ApplicationProblemJSON422 != nil, "a second vote: 422 problem (%v, %s)", err, status(again)) {
+		e := again.ApplicationProblemJSON422.Errors
+		s.check(len(e) == 1 && e[0].Code == socialapi.ProblemFieldCodeAlreadyVoted, "422 problem: errors %+v", e)
 	}
 }
 

@@ -128,16 +128,17 @@ export interface paths {
         /**
          * Publish a post
          * @description Publishes a post as the caller. `visibility` defaults to the member's
-         *     `settings.default_visibility`. The post's `type` is `link` when a `link` is given and
-         *     `text` otherwise (v1 has no media upload). Hashtags and @mentions in `body` become `tags`
-         *     and `mentions`.
+         *     `settings.default_visibility`. The post's `type` is `poll` when a `poll` is given, else
+         *     `link` when a `link` is given, else `text` (v1 has no media upload). Hashtags and
+         *     @mentions in `body` become `tags` and `mentions`. The post, its poll and its mentions are
+         *     written in one transaction: a refused request writes nothing.
          *
          *     Checks, in order: 401 (token), 429 (write budget), 403 `insufficient_scope` (read-only
          *     token), 415 (no `Content-Type: application/json`), 413 (body over
          *     `limits.request_body_max_bytes`), 400 `invalid_json` (malformed JSON), 422
          *     `validation_failed` (empty, blank or too long `body`, unknown visibility, a `link` that
-         *     is not an absolute http(s) URI or is too long, unknown property). Answers 201 with the
-         *     post and its API URL in `Location`.
+         *     is not an absolute http(s) URI or is too long, unknown property, a `poll` outside the
+         *     bounds of `NewPoll`). Answers 201 with the post and its API URL in `Location`.
          */
         post: operations["createPost"];
         delete?: never;
@@ -193,8 +194,8 @@ export interface paths {
          *     type the caller already has changes nothing and still answers 200. Returns the caller's
          *     resulting reaction and the post's updated counters.
          *
-         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-         *     `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+         *     (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
          *     `validation_failed` (missing or unknown `type`).
          */
         post: operations["reactToPost"];
@@ -207,6 +208,39 @@ export interface paths {
          *     `id`), 404 (no such post or not visible).
          */
         delete: operations["deletePostReaction"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/posts/{id}/poll/votes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Vote in a post's poll
+         * @description Records the caller's vote in the poll of a post the caller may see, and answers the poll
+         *     as the post now shows it to the caller (`voted: true`, `own_votes`, the counts with the
+         *     vote). A member votes once per poll, for one option unless the poll is `multiple`; a vote
+         *     cannot be changed or withdrawn. The author may vote in their own poll. Votes of one poll
+         *     are taken one at a time, so concurrent votes of one member count once (the others are
+         *     `already_voted`).
+         *
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
+         *     `id`), 404 (no such post, a post the caller may not see, or a post without a poll:
+         *     answered alike), 415, 413, 400 `invalid_json`, 422 `validation_failed` at `/choices`:
+         *     `too_short` (no choice), `duplicate` (an index twice), `poll_closed` (the poll has
+         *     expired), `already_voted` (the caller has voted in it), `single_choice` (several
+         *     choices in a single-choice poll), `out_of_range` (an index that is not an option of
+         *     the poll, at `/choices/{i}`).
+         */
+        post: operations["votePoll"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -233,8 +267,8 @@ export interface paths {
          * @description Adds a comment to a post the caller may see, or a reply when `parent_id` names a comment
          *     of the same post.
          *
-         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-         *     `id`), 404 (no such post or not visible), 415, 413, 400 `invalid_json`, 422
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+         *     (malformed `id`), 404 (no such post or not visible), 400 `invalid_json`, 422
          *     `validation_failed` (empty, blank or too long `body`, or a `parent_id` that is not a
          *     comment of this post). Answers 201 with the comment and its API URL in `Location`.
          */
@@ -493,8 +527,8 @@ export interface paths {
          * Send a message
          * @description Sends a message as the caller in a conversation the caller takes part in.
          *
-         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 400 (malformed
-         *     `id`), 404 (no such conversation or the caller is not a participant), 415, 413, 400
+         *     Checks, in order: 401, 429 (write budget), 403 `insufficient_scope`, 415, 413, 400
+         *     (malformed `id`), 404 (no such conversation or the caller is not a participant), 400
          *     `invalid_json`, 422 `validation_failed` (empty, blank or too long `body`), 403
          *     `cannot_message` (a one-to-one conversation whose two members a block separates, either
          *     way, or whose other member is suspended). Answers 201 with the message and its API URL
@@ -688,11 +722,15 @@ export interface components {
          */
         ReactionType: "like" | "love" | "haha" | "wow" | "sad" | "angry";
         /**
-         * @description What the notification is about.
+         * @description What the notification is about: `follow` (the actor follows the caller), `reaction`,
+         *     `comment`, `reply` (to the caller's post or comment), `mention` (in a post or comment),
+         *     `message` (in a conversation), `poll` (a poll the caller wrote or voted in has closed:
+         *     the actor is the poll's author, the caller included, and `post_id` its post; sent once
+         *     the poll's `expires_at` has passed, within a minute by default).
          * @example comment
          * @enum {string}
          */
-        NotificationType: "follow" | "reaction" | "comment" | "reply" | "mention" | "message";
+        NotificationType: "follow" | "reaction" | "comment" | "reply" | "mention" | "message" | "poll";
         /**
          * @description Kind of media file.
          * @example image
@@ -781,6 +819,50 @@ export interface components {
              * @example https://go.dev/doc/devel/release
              */
             link?: string;
+            /** @description Optional poll attached to the post; makes the post's `type` `poll`. */
+            poll?: components["schemas"]["NewPoll"];
+        };
+        /**
+         * @description A poll to attach to a new post. Every member who may see the post may vote once
+         *     (`POST /posts/{id}/poll/votes`), its author included, until it expires. When it expires,
+         *     its author and its voters are notified (a `poll` notification).
+         */
+        NewPoll: {
+            /**
+             * @description The question asked, shown with the options (the post's `body` says the rest). It must contain at least one visible character; else `too_short`.
+             * @example Tabs or spaces?
+             */
+            question: string;
+            /**
+             * @description The options' titles, in order; an option's `index` is its position here (from 0). 2 to 10 options, no two the same (else `duplicate`), each 1 to 100 characters with at least one visible character.
+             * @example [
+             *       "Tabs",
+             *       "Spaces"
+             *     ]
+             */
+            options: string[];
+            /**
+             * @description Whether a voter may choose several options. Defaults to false (one choice).
+             * @default false
+             * @example false
+             */
+            multiple?: boolean;
+            /**
+             * Format: int32
+             * @description Seconds from publication until voting closes: 5 minutes to 7 days. The poll's `expires_at` is the post's `created_at` plus this.
+             * @example 86400
+             */
+            expires_in: number;
+        };
+        /** @description The options the caller votes for. */
+        NewPollVote: {
+            /**
+             * @description Indexes of the chosen options (`PollOption.index`): one for a single-choice poll (else `single_choice`), one or more for a `multiple` one; none twice (else `duplicate`); each an option of the poll (else `out_of_range`).
+             * @example [
+             *       0
+             *     ]
+             */
+            choices: number[];
         };
         /** @description The reaction to set on a post. */
         NewReaction: {
@@ -875,16 +957,19 @@ export interface components {
         /** @description Counters of a profile. */
         ProfileCounts: {
             /**
+             * Format: int32
              * @description Number of members following this member.
              * @example 128
              */
             followers: number;
             /**
+             * Format: int32
              * @description Number of members this member follows.
              * @example 75
              */
             following: number;
             /**
+             * Format: int64
              * @description Number of this member's posts that the caller may see.
              * @example 42
              */
@@ -995,11 +1080,13 @@ export interface components {
         /** @description Unread counters of the caller. */
         UnreadCounts: {
             /**
+             * Format: int64
              * @description Number of unread notifications.
              * @example 3
              */
             notifications: number;
             /**
+             * Format: int64
              * @description Number of conversations with unread messages.
              * @example 1
              */
@@ -1028,11 +1115,13 @@ export interface components {
         /** @description The caller's current budget for one rate-limit policy. */
         RateLimitStatus: {
             /**
+             * Format: int32
              * @description Requests allowed per minute.
              * @example 120
              */
             limit: number;
             /**
+             * Format: int32
              * @description Requests that can be made right now.
              * @example 117
              */
@@ -1124,11 +1213,13 @@ export interface components {
              */
             kind: components["schemas"]["MediaKind"];
             /**
+             * Format: int32
              * @description Width in pixels.
              * @example 1600
              */
             width: number;
             /**
+             * Format: int32
              * @description Height in pixels.
              * @example 1067
              */
@@ -1148,21 +1239,25 @@ export interface components {
         /** @description Counters of a post. */
         PostCounts: {
             /**
+             * Format: int64
              * @description Number of reactions; the sum of `reaction_counts`.
              * @example 5
              */
             reactions: number;
             /**
+             * Format: int32
              * @description Number of comments, replies included.
              * @example 3
              */
             comments: number;
             /**
+             * Format: int32
              * @description Number of shares (no write path in v1).
              * @example 0
              */
             shares: number;
             /**
+             * Format: int64
              * @description Number of views: a member other than the author counts one when a fetch of the single
              *     post answers `200`, at most once per member and post an hour. A `304`, a `HEAD`, an
              *     error, the author's fetches and lists count none. Each server instance remembers the views it
@@ -1177,31 +1272,37 @@ export interface components {
         /** @description Number of reactions of each type, zero-filled. */
         ReactionCounts: {
             /**
+             * Format: int32
              * @description Number of `like` reactions.
              * @example 3
              */
             like: number;
             /**
+             * Format: int32
              * @description Number of `love` reactions.
              * @example 2
              */
             love: number;
             /**
+             * Format: int32
              * @description Number of `haha` reactions.
              * @example 0
              */
             haha: number;
             /**
+             * Format: int32
              * @description Number of `wow` reactions.
              * @example 0
              */
             wow: number;
             /**
+             * Format: int32
              * @description Number of `sad` reactions.
              * @example 0
              */
             sad: number;
             /**
+             * Format: int32
              * @description Number of `angry` reactions.
              * @example 0
              */
@@ -1244,6 +1345,7 @@ export interface components {
         /** @description One option of a poll. */
         PollOption: {
             /**
+             * Format: int32
              * @description Zero-based position of the option.
              * @example 0
              */
@@ -1254,6 +1356,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description Number of votes for this option.
              * @example 7
              */
@@ -1274,7 +1377,10 @@ export interface components {
              */
             choices: number[];
         };
-        /** @description A poll attached to a post (read-only in v1). */
+        /**
+         * @description A poll attached to a post. Its counts and the caller's part (`voted`, `own_votes`,
+         *     `viewer`) are read live: a vote shows on the next read of the post, on every instance.
+         */
         Poll: {
             /**
              * Format: int64
@@ -1295,11 +1401,13 @@ export interface components {
              */
             multiple: boolean;
             /**
+             * Format: int32
              * @description Number of votes over all options.
              * @example 10
              */
             votes_count: number;
             /**
+             * Format: int32
              * @description Number of members who voted.
              * @example 10
              */
@@ -1315,7 +1423,19 @@ export interface components {
              * @example false
              */
             expired: boolean;
-            /** @description The caller's participation. */
+            /**
+             * @description Whether the caller has voted (as Mastodon's `voted`; the same as `viewer.voted`).
+             * @example true
+             */
+            voted: boolean;
+            /**
+             * @description Indexes of the options the caller chose, ascending; empty when the caller has not voted (as Mastodon's `own_votes`; the same as `viewer.choices`).
+             * @example [
+             *       0
+             *     ]
+             */
+            own_votes: number[];
+            /** @description The caller's participation (kept for compatibility; `voted` and `own_votes` say the same). */
             viewer: components["schemas"]["PollViewer"];
         };
         /** @description The caller's relation to a post. */
@@ -1324,7 +1444,7 @@ export interface components {
              * @description The caller's reaction on the post; null when none.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /**
              * @description Whether the caller may delete the post (the caller is its author).
              * @example true
@@ -1379,7 +1499,7 @@ export interface components {
              */
             link: string | null;
             /** @description The attached poll; null unless `type` is `poll`. */
-            poll: components["schemas"]["Poll"] | null;
+            poll: components["schemas"]["Poll"] | (never | null);
             /** @description Hashtags in the body, in order of first appearance; empty when none. */
             tags: components["schemas"]["Tag"][];
             /** @description Members mentioned in the body, in order of first appearance; empty when none. */
@@ -1395,7 +1515,7 @@ export interface components {
              * @description The caller's reaction now; null after removal.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /** @description The post's counters now. */
             counts: components["schemas"]["PostCounts"];
             /** @description The post's reactions per type now. */
@@ -1404,6 +1524,7 @@ export interface components {
         /** @description Counters of a comment. */
         CommentCounts: {
             /**
+             * Format: int32
              * @description Number of direct replies.
              * @example 1
              */
@@ -1430,6 +1551,7 @@ export interface components {
              */
             parent_id: number | null;
             /**
+             * Format: int32
              * @description Nesting level; 0 for a top-level comment.
              * @example 0
              */
@@ -1477,7 +1599,7 @@ export interface components {
             actor: components["schemas"]["UserSummary"];
             /**
              * Format: int64
-             * @description The post concerned (reaction, comment, reply, mention); otherwise null.
+             * @description The post concerned (reaction, comment, reply, mention, poll); otherwise null.
              * @example 42
              */
             post_id: number | null;
@@ -1497,7 +1619,7 @@ export interface components {
              * @description The reaction given (type `reaction`); otherwise null.
              * @example love
              */
-            reaction: (string & components["schemas"]["ReactionType"]) | null;
+            reaction: components["schemas"]["ReactionType"] | (null);
             /**
              * @description Whether the caller has read the notification.
              * @example false
@@ -1543,6 +1665,7 @@ export interface components {
              */
             conversation_id: number;
             /**
+             * Format: int32
              * @description The caller's unread messages in it now.
              * @example 2
              */
@@ -1631,8 +1754,9 @@ export interface components {
             /** @description The other participants (the caller is left out). */
             participants: components["schemas"]["UserSummary"][];
             /** @description The most recent message; null when the conversation has none yet. */
-            last_message: components["schemas"]["Message"] | null;
+            last_message: components["schemas"]["Message"] | (never | null);
             /**
+             * Format: int32
              * @description Number of messages the caller has not read.
              * @example 1
              */
@@ -1812,7 +1936,7 @@ export interface components {
             /** @description The employer. */
             company: components["schemas"]["Company"];
             /** @description Where the job is; null for fully remote jobs without a location. */
-            location: components["schemas"]["Location"] | null;
+            location: components["schemas"]["Location"] | (never | null);
             /**
              * @description Where the work is done.
              * @example hybrid
@@ -1824,7 +1948,7 @@ export interface components {
              */
             employment_type: components["schemas"]["EmploymentType"];
             /** @description Salary range; null when not published. */
-            salary: components["schemas"]["Salary"] | null;
+            salary: components["schemas"]["Salary"] | (never | null);
             /**
              * @description Description of the job.
              * @example Build and run the APIs behind our hosting platform.
@@ -1858,41 +1982,49 @@ export interface components {
         /** @description Limits enforced by the API. */
         IndexLimits: {
             /**
+             * Format: int32
              * @description Page size when `per_page` is not given.
              * @example 20
              */
             per_page_default: number;
             /**
+             * Format: int32
              * @description Largest accepted `per_page`.
              * @example 50
              */
             per_page_max: number;
             /**
+             * Format: int32
              * @description Maximum length of a post body, in characters.
              * @example 5000
              */
             post_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a comment body, in characters.
              * @example 2000
              */
             comment_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a message body, in characters.
              * @example 2000
              */
             message_body_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a post link, in characters.
              * @example 2048
              */
             link_max_length: number;
             /**
+             * Format: int32
              * @description Maximum length of a search text `q`, in characters.
              * @example 200
              */
             query_max_length: number;
             /**
+             * Format: int32
              * @description Maximum size of a request body, in bytes; larger bodies answer 413.
              * @example 65536
              */
@@ -1906,11 +2038,13 @@ export interface components {
              */
             name: components["schemas"]["RateLimitPolicyName"];
             /**
+             * Format: int32
              * @description Requests allowed per window, per member.
              * @example 120
              */
             limit: number;
             /**
+             * Format: int64
              * @description Length of the window, in seconds.
              * @example 60
              */
@@ -2101,6 +2235,7 @@ export interface components {
         /** @description Pagination information. */
         ListMeta: {
             /**
+             * Format: int32
              * @description Page size used.
              * @example 20
              */
@@ -2125,6 +2260,7 @@ export interface components {
         /** @description Pagination information plus the unread count. */
         InboxListMeta: {
             /**
+             * Format: int32
              * @description Page size used.
              * @example 20
              */
@@ -2146,6 +2282,7 @@ export interface components {
              */
             next_url: string | null;
             /**
+             * Format: int64
              * @description Total number of unread items (notifications, or conversations with unread messages), regardless of filters.
              * @example 1
              */
@@ -2214,21 +2351,25 @@ export interface components {
         /** @description Number of matches per kind that the caller may see. */
         SearchTotals: {
             /**
+             * Format: int32
              * @description Number of matching members.
              * @example 1
              */
             people: number;
             /**
+             * Format: int32
              * @description Number of matching posts among the newest 1,000 matches (1,000 means at least 1,000).
              * @example 1
              */
             posts: number;
             /**
+             * Format: int32
              * @description Number of matching listings among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
             listings: number;
             /**
+             * Format: int32
              * @description Number of matching open jobs among the 1,000 newest matches (1,000 means at least 1,000).
              * @example 0
              */
@@ -2245,8 +2386,9 @@ export interface components {
              * @description The kind searched; null when all kinds were searched.
              * @example posts
              */
-            type: (string & components["schemas"]["SearchType"]) | null;
+            type: components["schemas"]["SearchType"] | (null);
             /**
+             * Format: int32
              * @description Page size used (per kind when `type` is null).
              * @example 5
              */
@@ -2302,6 +2444,11 @@ export interface components {
             /** @description The follow state and profile. */
             data: components["schemas"]["FollowResult"];
         };
+        /** @description One poll. */
+        PollResponse: {
+            /** @description The poll. */
+            data: components["schemas"]["Poll"];
+        };
         /** @description Result of a reaction change. */
         ReactionResultResponse: {
             /** @description The reaction and counters. */
@@ -2320,11 +2467,13 @@ export interface components {
         /** @description Outcome of marking notifications read. */
         NotificationsReadResult: {
             /**
+             * Format: int64
              * @description Number of notifications that changed from unread to read.
              * @example 2
              */
             marked: number;
             /**
+             * Format: int64
              * @description Number of the caller's notifications still unread.
              * @example 0
              */
@@ -2375,14 +2524,14 @@ export interface components {
          * @description Machine-readable reason of one field-level problem; the list is closed.
          *     For a body member (`pointer`):
          *     `required` (missing, or a member the request needs in its case: media of a photo post,
-         *     another participant, a choice);
+         *     another participant);
          *     `unknown_field` (not declared by the schema);
          *     `duplicate` (named twice in one object, the problem is then `invalid_json`; or a value
          *     given twice in a list, such as a poll choice);
          *     `wrong_type` (not of the declared type, or an integer written with a fraction or an
          *     exponent);
          *     `not_allowed` (not one of the allowed values);
-         *     `too_short`, `too_long` (length of a string or an array);
+         *     `too_short`, `too_long` (length of a string or an array, such as a vote's choices);
          *     `too_many` (more items than the resource may carry: media, images, participants);
          *     `out_of_range` (a number outside its bounds);
          *     `bad_format` (does not match its pattern or format);
@@ -2439,6 +2588,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description HTTP status code of the response.
              * @example 404
              */
@@ -2449,7 +2599,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description Path of the request.
+             * @description Path of the request; a longer one is cut to 2048 characters, the last one `…`.
              * @example /api/v1/posts/999
              */
             instance: string;
@@ -2463,7 +2613,7 @@ export interface components {
              * @example 3f9c1b6e2a7d4e0f8b5a9c2d1e4f6a7b
              */
             request_id: string;
-            /** @description Field-level problems; empty when the problem is not about particular fields. */
+            /** @description Field-level problems, the first 100 when there are more; empty when the problem is not about particular fields. */
             errors: components["schemas"]["ProblemField"][];
         };
         /** @description Problem details of a `rate_limited` response, with the policy that was exceeded. */
@@ -2480,6 +2630,7 @@ export interface components {
              */
             title: string;
             /**
+             * Format: int32
              * @description HTTP status code of the response (429).
              * @example 429
              */
@@ -2490,7 +2641,7 @@ export interface components {
              */
             detail: string;
             /**
-             * @description Path of the request.
+             * @description Path of the request; a longer one is cut to 2048 characters, the last one `…`.
              * @example /api/v1/posts
              */
             instance: string;
@@ -2513,11 +2664,13 @@ export interface components {
              */
             policy: components["schemas"]["RateLimitPolicyName"];
             /**
+             * Format: int32
              * @description Requests allowed per minute under this policy.
              * @example 60
              */
             limit: number;
             /**
+             * Format: int64
              * @description Seconds to wait before retrying; the same value as `Retry-After`.
              * @example 12
              */
@@ -2532,6 +2685,7 @@ export interface components {
              */
             concurrency_scope?: "member" | "service";
             /**
+             * Format: int32
              * @description With `concurrency_scope`, how many requests of the operation may run at once in that scope.
              * @example 2
              */
@@ -2547,6 +2701,8 @@ export interface components {
             headers: {
                 ETag: components["headers"]["ETag"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2564,7 +2720,14 @@ export interface components {
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
+                RateLimit: components["headers"]["RateLimit"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
                 [name: string]: unknown;
             };
             content: {
@@ -2594,6 +2757,8 @@ export interface components {
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2619,6 +2784,8 @@ export interface components {
                  */
                 "WWW-Authenticate": string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2641,6 +2808,8 @@ export interface components {
                 /** @description `Bearer error="insufficient_scope", scope="write"`; sent only for `insufficient_scope`. */
                 "WWW-Authenticate"?: string;
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2657,6 +2826,8 @@ export interface components {
         NotFound: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2685,6 +2856,8 @@ export interface components {
         PayloadTooLarge: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2717,6 +2890,8 @@ export interface components {
         UnsupportedMediaType: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2752,6 +2927,8 @@ export interface components {
         UnprocessableEntity: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2769,6 +2946,8 @@ export interface components {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2800,6 +2979,8 @@ export interface components {
         InternalError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2829,6 +3010,8 @@ export interface components {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];
                 "X-Request-Id": components["headers"]["X-Request-Id"];
+                "Cache-Control": components["headers"]["Cache-Control"];
+                "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                 Link: components["headers"]["Link"];
                 RateLimit: components["headers"]["RateLimit"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -2957,6 +3140,14 @@ export interface components {
          */
         "X-Request-Id": string;
         /**
+         * @description `private, no-store` on every response under `/api/v1/`: a body depends on the caller's token,
+         *     so no shared cache may keep it (`Vary: Authorization` says the same); `no-store` on problem
+         *     documents.
+         */
+        "Cache-Control": "private, no-store" | "no-store";
+        /** @description `nosniff` on every response: browsers read a body only as its declared `Content-Type`. */
+        "X-Content-Type-Options": "nosniff";
+        /**
          * @description RFC 8288 links. Every response under `/api/v1/` carries
          *     `<{public base URL}/api/v1/openapi.yaml>; rel="service-desc"` (this contract); a list page
          *     that has a next page also carries `<next_url>; rel="next"`, sent first. The next link is
@@ -3007,6 +3198,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3176,6 +3369,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3278,6 +3473,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3364,6 +3561,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3452,6 +3651,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -3558,6 +3759,10 @@ export interface operations {
                      *             "voters_count": 10,
                      *             "expires_at": "2026-03-06T09:00:00+00:00",
                      *             "expired": false,
+                     *             "voted": true,
+                     *             "own_votes": [
+                     *               0
+                     *             ],
                      *             "viewer": {
                      *               "voted": true,
                      *               "choices": [
@@ -3636,6 +3841,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3743,6 +3950,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -3839,6 +4048,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3899,6 +4110,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -3965,6 +4178,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4002,6 +4217,111 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    votePoll: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Makes a POST safe to retry (Stripe semantics). The first request with a key runs; a retry
+                 *     with the same key, from the same member, for the same operation and body replays the first
+                 *     response (status, `Location`, body) with `Idempotent-Replayed: true`. The same key with a
+                 *     different request answers `422 idempotency_key_reused`; while the first request is still
+                 *     running, `409 idempotency_key_in_use`. Keys are kept 24 hours, shared by every instance.
+                 *     Server errors (5xx) and `429` are not stored, so they can be retried with the same key.
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path: {
+                /**
+                 * @description Numeric identifier of the resource named by the path (a post or a conversation). Outside
+                 *     1..9007199254740991, not an integer, or not text (a NUL character): `400 invalid_parameter`,
+                 *     never 404.
+                 */
+                id: components["parameters"]["Id"];
+            };
+            cookie?: never;
+        };
+        /** @description The chosen options. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "choices": [
+                 *         0
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["NewPollVote"];
+            };
+        };
+        responses: {
+            /** @description The poll with the caller's vote. */
+            200: {
+                headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": 8,
+                     *         "question": "Tabs or spaces?",
+                     *         "options": [
+                     *           {
+                     *             "index": 0,
+                     *             "title": "Tabs",
+                     *             "votes": 8
+                     *           },
+                     *           {
+                     *             "index": 1,
+                     *             "title": "Spaces",
+                     *             "votes": 3
+                     *           }
+                     *         ],
+                     *         "multiple": false,
+                     *         "votes_count": 11,
+                     *         "voters_count": 11,
+                     *         "expires_at": "2026-03-06T09:00:00+00:00",
+                     *         "expired": false,
+                     *         "voted": true,
+                     *         "own_votes": [
+                     *           0
+                     *         ],
+                     *         "viewer": {
+                     *           "voted": true,
+                     *           "choices": [
+                     *             0
+                     *           ]
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PollResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["UnprocessableEntity"];
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4045,6 +4365,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4176,6 +4498,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4259,6 +4583,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     ETag: components["headers"]["ETag"];
                     RateLimit: components["headers"]["RateLimit"];
@@ -4344,6 +4670,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4461,6 +4789,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4543,6 +4873,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4596,6 +4928,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4658,6 +4992,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4711,6 +5047,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4778,6 +5116,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -4884,6 +5224,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -4947,6 +5289,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5049,6 +5393,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5101,6 +5447,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5204,6 +5552,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5309,6 +5659,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5390,6 +5742,8 @@ export interface operations {
                 headers: {
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5497,6 +5851,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5613,6 +5969,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5718,6 +6076,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
@@ -5842,6 +6202,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5882,6 +6244,8 @@ export interface operations {
                 headers: {
                     "Retry-After": components["headers"]["Retry-After"];
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     Link: components["headers"]["Link"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
@@ -5932,6 +6296,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];

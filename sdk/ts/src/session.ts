@@ -1,13 +1,16 @@
 // An integrator's first session through the TypeScript SDK against a live server: read the index
 // and /me, publish a post, read it back (and conditionally: 304), page through the feed to the
-// end, react, comment, follow and unfollow, then hit a 404 and a 422 and read the problem bodies
-// with typed access. It cleans up after itself (reaction and post deleted, follow toggled twice).
+// end, react, comment, publish a poll and vote in it, follow and unfollow, then hit a 404 and a
+// 422 and read the problem bodies with typed access. It cleans up after itself (reaction and
+// posts deleted, follow toggled twice).
 //
 //   BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] node dist/session.js
 //
+// Every response body is validated against the contract the server serves (src/validate.ts).
 // Prints one line per check and closes with "N passed, N failed"; exits 1 if a check failed.
 import { randomUUID } from "node:crypto";
 import { createSocialClient, type Problem } from "./index.js";
+import { contractValidator } from "./validate.js";
 
 const base = process.env.BASE_URL ?? "";
 const token = process.env.TOKEN ?? "";
@@ -31,6 +34,10 @@ function must(ok: boolean, what: string): asserts ok {
 }
 
 const api = createSocialClient(base, token);
+// Every response body is validated against the served contract (Ajv + ajv-formats, their
+// defaults); a body that violates it fails the session.
+const validator = await contractValidator(base, token);
+api.use(validator);
 
 async function run(): Promise<void> {
   const idx = await api.GET("/");
@@ -90,6 +97,8 @@ async function run(): Promise<void> {
     const comments = await api.GET("/posts/{id}/comments", { params: { path: { id: post.id } } });
     check(comments.data?.data.length === 1, `GET /posts/${post.id}/comments lists it (${comments.response.status})`);
 
+    await poll();
+
     const first = await api.POST("/users/{handle}/follow", { params: { path: { handle: follow } } });
     must(first.data !== undefined, `POST /users/${follow}/follow (${first.response.status})`);
     const second = await api.POST("/users/{handle}/follow", { params: { path: { handle: follow } } });
@@ -112,6 +121,39 @@ async function run(): Promise<void> {
   }
 }
 
+// Publishes a post with a poll, votes in it, reads the post back with the vote (voted, own_votes,
+// the counts), sees a second vote refused with already_voted, and deletes the post.
+async function poll(): Promise<void> {
+  const created = await api.POST("/posts", {
+    params: { header: { "Idempotency-Key": randomUUID() } },
+    body: { body: "Contract session poll #sdk", poll: { question: "Tabs or spaces?", options: ["Tabs", "Spaces"], expires_in: 3600 } },
+  });
+  const p = created.data?.data;
+  if (!check(p?.poll != null, `POST /posts with a poll (${created.response.status})`) || !p?.poll) return;
+  try {
+    check(p.type === "poll" && p.poll.options.length === 2 && !p.poll.voted && p.poll.own_votes.length === 0,
+      `post ${p.id} is a poll: ${p.poll.options.length} options, not voted`);
+    const voted = await api.POST("/posts/{id}/poll/votes", {
+      params: { path: { id: p.id }, header: { "Idempotency-Key": randomUUID() } },
+      body: { choices: [1] },
+    });
+    check(voted.data?.data.voted === true && voted.data.data.own_votes.join() === "1",
+      `POST /posts/${p.id}/poll/votes [1]: voted (${voted.response.status})`);
+    const got = await api.GET("/posts/{id}", { params: { path: { id: p.id } } });
+    const read = got.data?.data.poll;
+    check(read != null && read.voted && read.own_votes.join() === "1" && read.votes_count === 1 && read.options[1]?.votes === 1,
+      `the poll reads back with the vote: voted ${read?.voted}, own_votes [${read?.own_votes}], votes_count ${read?.votes_count}`);
+    const again = await api.POST("/posts/{id}/poll/votes", { params: { path: { id: p.id } }, body: { choices: [0] } });
+    if (check(again.response.status === 422 && again.error !== undefined, `a second vote: 422 problem (${again.response.status})`)) {
+      const e: Problem = again.error!;
+      check(e.errors.length === 1 && e.errors[0]?.code === "already_voted", `422 problem: errors ${JSON.stringify(e.errors)}`);
+    }
+  } finally {
+    const del = await api.DELETE("/posts/{id}", { params: { path: { id: p.id } } });
+    check(del.response.status === 204, `DELETE /posts/${p.id} (${del.response.status})`);
+  }
+}
+
 try {
   await run();
 } catch (e) {
@@ -119,5 +161,6 @@ try {
     check(false, `unexpected error: ${e instanceof Error ? e.stack : String(e)}`);
   }
 }
+check(validator.validated >= 15, `${validator.validated} response bodies valid against the contract (Ajv + ajv-formats)`);
 console.log(`ts-sdk: ${passed} passed, ${failed} failed`);
 process.exit(failed ? 1 : 0);
