@@ -201,6 +201,9 @@ func (d *driver) mixStreams(ctx context.Context, s scenario, seed uint64) (scena
 		for _, h := range streams {
 			h.cancel()
 		}
+		// The prober's idle keep-alive connections too: each holds a
+		// goroutine of the server's, which "after" would count.
+		client.CloseIdleConnections()
 	}
 	defer closeAll()
 
