@@ -33,6 +33,7 @@ import (
 	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/synth"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
@@ -171,6 +172,12 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			worker := timeline.NewWorker(conn, log)
 			worker.TrimEvery, worker.DormantAfter, worker.Helpers = cfg.TrimEvery, cfg.DormantAfter, cfg.FanOutHelpers
 			go worker.Run(wctx)
+			// One listener connection per instance pokes its streams.
+			hub, err := stream.New(cfg.Stream, conn, log, auth.NewStore(conn, nil), cfg.PublicURL, reg)
+			if err != nil {
+				return err
+			}
+			go hub.Run(wctx, cfg.DatabaseURL)
 			// Polls close with time, not with a request: each instance looks
 			// for the closes to notify (internal/polls shares them out).
 			closer := polls.NewCloser(conn, log)
@@ -191,6 +198,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
 				SearchBounds:   httpapi.SearchBounds{PerMember: cfg.SearchPerMember, Active: cfg.SearchActive, Timeout: cfg.SearchTimeout},
+				Stream:         hub,
 			}, conn, log, specYAML)
 			if err != nil {
 				return err
@@ -204,7 +212,13 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 					}
 				}()
 			}
-			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout)
+			// Streams get a retry hint and close as the drain begins.
+			closeStreams := func() {
+				sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+				defer cancel()
+				hub.Shutdown(sctx)
+			}
+			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout, closeStreams)
 		},
 	}
 	c.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")

@@ -21,7 +21,8 @@
 #   BENCH_SERVER_ENV="K=v ..."    extra environment for the API server only (e.g. VIEWS_FLUSH_INTERVAL=1s DB_COALESCE_SLOTS=0)
 #   BENCH_SERVER_BIN=path         serve the API from this prebuilt binary (e.g. the last commit's, for a paired A/B);
 #                                 the data set, ceilings and driver still come from this tree
-#   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18083 follow the API port)
+#   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18084 follow the API port: 18084 is
+#                                 the API server's metrics listener, which the mix_streams scenario reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -31,7 +32,7 @@ SEED=${BENCH_SEED:-1}
 PGDIR=.data/pgbench
 PGPORT=${BENCH_PG_PORT:-54350}
 APIPORT=${BENCH_API_PORT:-18080}
-HELLOPORT=$((APIPORT + 1)); PPROFPORT=$((APIPORT + 2)); DEBUGPORT=$((APIPORT + 3))
+HELLOPORT=$((APIPORT + 1)); PPROFPORT=$((APIPORT + 2)); DEBUGPORT=$((APIPORT + 3)); METRICSPORT=$((APIPORT + 4))
 OUT=bench/out
 BIN=bench/bin
 GO=${GO:-go}
@@ -185,7 +186,7 @@ fi
 # 4. The servers.
 DBURL=$(url "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
 env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
-  RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR=off LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
+  RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR="127.0.0.1:$METRICSPORT" LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
   TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi.under-test" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
 "$BIN/hello" -addr "127.0.0.1:$HELLOPORT" -db "$(url "$PGBDB")" >"$OUT/hello.log" 2>&1 &
@@ -212,7 +213,7 @@ set +e
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
   -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
-  -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
+  -metrics "http://127.0.0.1:$METRICSPORT/metrics" -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
 rc=$?
 set -e
 if [[ "${BENCH_CHECK:-1}" == 1 ]]; then
