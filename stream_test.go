@@ -74,10 +74,17 @@ func tryStream(t *testing.T, base, tok, last string) (*sse, int) {
 	s := &sse{events: make(chan sseEvent, 1000), resp: resp}
 	go func() {
 		defer close(s.events)
-		sc := bufio.NewScanner(resp.Body)
+		// Whole lines only: a Scanner hands out the partial line it holds
+		// when the body is closed mid-event (the test's own disconnects), as
+		// if it were complete.
+		br := bufio.NewReader(resp.Body)
 		var ev sseEvent
-		for sc.Scan() {
-			line := sc.Text()
+		for {
+			line, err := br.ReadString('\n')
+			if err != nil {
+				return
+			}
+			line = strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r")
 			switch {
 			case line == "":
 				if ev.Name != "" {
