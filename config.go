@@ -16,6 +16,7 @@ import (
 	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/search"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
 )
@@ -53,6 +54,7 @@ type Config struct {
 	DormantAfter     time.Duration // 0: never
 	FanOutHelpers    int           // 0: none
 	TrimEvery        time.Duration
+	Stream           stream.Config
 	PollCloseEvery   time.Duration
 }
 
@@ -76,7 +78,7 @@ var envVars = []envVar{
 	{"BODY_LIMIT_BYTES", "`65536`", "maximum request body size; a larger body answers 413"},
 	{"REQUEST_TIMEOUT", "`10s`", "budget of one request, database included; past it the request answers 503"},
 	{"SHUTDOWN_TIMEOUT", "`20s`", "how long SIGTERM waits for in-flight requests"},
-	{"DB_MAX_CONNS", "4 per CPU + `DB_COALESCE_SLOTS` + `TIMELINE_FANOUT_HELPERS` + 2, at least 16", "connection pool size; keep instances × this below PostgreSQL's `max_connections`"},
+	{"DB_MAX_CONNS", "4 per CPU + `DB_COALESCE_SLOTS` + `TIMELINE_FANOUT_HELPERS` + 2, at least 16", "connection pool size; each instance also holds one more connection, the event stream's listener (`LISTEN`): keep instances × (this + 1) below PostgreSQL's `max_connections`"},
 	{"MAX_ACTIVE_REQUESTS", "4 per CPU, at most `DB_MAX_CONNS`", "API requests served at once; the others wait their turn, fairly between clients, within `REQUEST_TIMEOUT` (then 503); `0`: no bound"},
 	{"DB_STATEMENT_TIMEOUT", "`5s`", "`statement_timeout` of the server's database connections (keep it below `REQUEST_TIMEOUT`): PostgreSQL stops a longer statement and the request answers 503; `0` keeps the database role's own setting; migrations, `seed`, `check` and `generate` are not bounded by it"},
 	{"POST_CACHE_ENTRIES", "`50000`", "posts whose unchanging parts (body, author, media, tags, mentions) each instance keeps in memory for reads (about 50 MB at the default); counters, reactions, polls, deletions and who may see a post are always read live; `0` disables"},
@@ -97,6 +99,12 @@ var envVars = []envVar{
 	{"METRICS_ADDR", "`127.0.0.1:9091`", "operator listener for Prometheus metrics at `/metrics`; `off` disables it; keep it off the public network"},
 	{"CORS_ORIGINS", "none: no CORS headers", "comma-separated browser origins allowed to call the API cross-origin, e.g. `https://app.example`, or `*` for any"},
 	{"TRUSTED_PROXIES", "none: addresses from the connection", "comma-separated CIDRs of reverse proxies whose `X-Forwarded-For` names the client"},
+	{"STREAM_RESUME_WINDOW", "`15m`", "how long an event stream's events are kept after they happen, and a member's events are still written after their last stream closed: a client that reconnects within it with `Last-Event-ID` receives what it missed, later ones get a `refetch` event"},
+	{"STREAM_HEARTBEAT", "`25s`", "how often an open event stream sends a comment line, so that proxies keep the connection"},
+	{"STREAM_RECHECK", "`30s`", "how often an open event stream checks its token and member again; a revoked or expired token or a suspended member has its streams closed within this (at most `60s`)"},
+	{"STREAM_PER_MEMBER", "`4`", "event streams one member may hold open on one instance; one more answers 429"},
+	{"STREAM_MAX", "`10000`", "event streams one instance holds open in all; one more answers 429"},
+	{"STREAM_WRITE_TIMEOUT", "`10s`", "an event stream whose client takes no bytes for this long is closed (the client resumes with `Last-Event-ID`)"},
 }
 
 // envDoc is envVars as `serve --help` prints them.
@@ -225,6 +233,10 @@ func loadConfig(getenv func(string) string) (Config, error) {
 	if c.RateWindow, err = envDuration(getenv, "RATE_LIMIT_WINDOW", ratelimit.DefaultWindow); err != nil {
 		return c, err
 	}
+	if c.Stream, err = streamConfig(getenv); err != nil {
+		return c, err
+	}
+	c.Stream.ReadQuota = c.ReadPerMinute
 	for _, cidr := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {
 		if cidr = strings.TrimSpace(cidr); cidr == "" {
 			continue
@@ -272,6 +284,37 @@ func replicaURLs(s string) ([]string, error) {
 		out = append(out, u)
 	}
 	return out, nil
+}
+
+// streamConfig reads the event stream's variables.
+func streamConfig(getenv func(string) string) (stream.Config, error) {
+	var c stream.Config
+	var err error
+	if c.Window, err = envDuration(getenv, "STREAM_RESUME_WINDOW", stream.DefaultWindow); err != nil {
+		return c, err
+	}
+	if c.Heartbeat, err = envDuration(getenv, "STREAM_HEARTBEAT", stream.DefaultHeartbeat); err != nil {
+		return c, err
+	}
+	if c.Recheck, err = envDuration(getenv, "STREAM_RECHECK", stream.DefaultRecheck); err != nil {
+		return c, err
+	}
+	if c.Recheck > 60*time.Second {
+		return c, fmt.Errorf("STREAM_RECHECK must be at most 60s (the bound the contract documents), got %q", getenv("STREAM_RECHECK"))
+	}
+	if c.WriteTimeout, err = envDuration(getenv, "STREAM_WRITE_TIMEOUT", stream.DefaultWriteTimeout); err != nil {
+		return c, err
+	}
+	per, err := envInt(getenv, "STREAM_PER_MEMBER", stream.DefaultPerMember, 1, 1000)
+	if err != nil {
+		return c, err
+	}
+	total, err := envInt(getenv, "STREAM_MAX", stream.DefaultMax, 1, 1_000_000)
+	if err != nil {
+		return c, err
+	}
+	c.PerMember, c.Max = int(per), int(total)
+	return c, nil
 }
 
 // corsOrigins parses CORS_ORIGINS: "*" or a comma-separated list of

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
@@ -32,6 +33,7 @@ import (
 	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/seed"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/synth"
 	"github.com/socialnet/socialapi/internal/timeline"
 	"github.com/socialnet/socialapi/internal/views"
@@ -122,6 +124,11 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			sink := logsink.New(os.Stderr, logsink.Every)
 			defer sink.Close()
 			log := newLogger(cfg, sink)
+			// The concurrency in force, derived from GOMAXPROCS unless set:
+			// an operator (and make bench-cores) reads what a machine got.
+			log.Info("concurrency", slog.Int("gomaxprocs", runtime.GOMAXPROCS(0)),
+				slog.Int("db_coalesce_slots", cfg.CoalesceSlots), slog.Int("timeline_fanout_helpers", cfg.FanOutHelpers),
+				slog.Int("db_max_conns", cfg.DBMaxConns), slog.Int("max_active_requests", cfg.MaxActive))
 			pool := pg.DefaultPool
 			pool.MaxOpen, pool.MaxIdle = cfg.DBMaxConns, cfg.DBMaxConns
 			pool.StatementTimeout = cfg.StatementTimeout
@@ -165,6 +172,12 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			worker := timeline.NewWorker(conn, log)
 			worker.TrimEvery, worker.DormantAfter, worker.Helpers = cfg.TrimEvery, cfg.DormantAfter, cfg.FanOutHelpers
 			go worker.Run(wctx)
+			// One listener connection per instance pokes its streams.
+			hub, err := stream.New(cfg.Stream, conn, log, auth.NewStore(conn, nil), cfg.PublicURL, reg)
+			if err != nil {
+				return err
+			}
+			go hub.Run(wctx, cfg.DatabaseURL)
 			// Polls close with time, not with a request: each instance looks
 			// for the closes to notify (internal/polls shares them out).
 			closer := polls.NewCloser(conn, log)
@@ -195,6 +208,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				CORSOrigins:    cfg.CORSOrigins,
 				SearchBounds:   httpapi.SearchBounds{PerMember: cfg.SearchPerMember, Active: cfg.SearchActive, Timeout: cfg.SearchTimeout},
 				Router:         router,
+				Stream:         hub,
 			}, conn, log, specYAML)
 			if err != nil {
 				return err
@@ -208,7 +222,13 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 					}
 				}()
 			}
-			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout)
+			// Streams get a retry hint and close as the drain begins.
+			closeStreams := func() {
+				sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
+				defer cancel()
+				hub.Shutdown(sctx)
+			}
+			return httpapi.Serve(ctx, log, cfg.Addr, h, cfg.ShutdownTimeout, closeStreams)
 		},
 	}
 	c.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")

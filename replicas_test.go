@@ -80,7 +80,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 		if i%2 == 1 {
 			w, r = b, a
 		}
-		status, body := call(t, w, "POST", "/api/v1/posts", tokens["writer"], fmt.Sprintf(`{"body":"write %d"}`, i))
+		status, body := apiCall(t, w, "POST", "/api/v1/posts", tokens["writer"], fmt.Sprintf(`{"body":"write %d"}`, i))
 		if status != http.StatusCreated {
 			t.Fatalf("create post %d: %d %s", i, status, body)
 		}
@@ -89,7 +89,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 			t.Fatalf("create post %d: no id in %s", i, body)
 		}
 		lastID = m[1]
-		if status, body := call(t, r, "GET", "/api/v1/posts/"+lastID, tokens["writer"], ""); status != http.StatusOK {
+		if status, body := apiCall(t, r, "GET", "/api/v1/posts/"+lastID, tokens["writer"], ""); status != http.StatusOK {
 			stale++
 			if stale <= 3 {
 				t.Errorf("round %d: the writer read their post %s on the other instance: %d %s", i, lastID, status, body)
@@ -101,8 +101,8 @@ func TestReplicaReadYourWrites(t *testing.T) {
 	}
 
 	// Another member is served by the replica once it has the post.
-	waitFor(t, 10*time.Second, "the replica to replay the last post", func() bool {
-		status, _ := call(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], "")
+	waitUntil(t, 10*time.Second, "the replica to replay the last post", func() bool {
+		status, _ := apiCall(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], "")
 		return status == http.StatusOK
 	})
 	waitReady(t, a, name, "ok")
@@ -110,7 +110,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 	fallbacks := metric(t, metricsA, `socialapi_replica_fallbacks_total`)
 	const reads = 50
 	for range reads {
-		if status, body := call(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusOK {
+		if status, body := apiCall(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusOK {
 			t.Fatalf("reader: %d %s", status, body)
 		}
 	}
@@ -141,7 +141,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 				default:
 				}
 				for _, path := range []string{"/api/v1/posts/" + lastID, "/api/v1/feed", "/api/v1/users/writer/posts"} {
-					if status, _ := call(t, base, "GET", path, tokens["reader"], ""); status != http.StatusOK {
+					if status, _ := apiCall(t, base, "GET", path, tokens["reader"], ""); status != http.StatusOK {
 						mu.Lock()
 						failed[status]++
 						mu.Unlock()
@@ -166,7 +166,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 		waitReady(t, base, name, "ok")
 	}
 	before = metric(t, metricsA, `socialapi_routed_reads_total{target="`+name+`"}`)
-	if status, body := call(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusOK {
+	if status, body := apiCall(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusOK {
 		t.Fatalf("reader after the replica returned: %d %s", status, body)
 	}
 	if metric(t, metricsA, `socialapi_routed_reads_total{target="`+name+`"}`) != before+1 {
@@ -179,7 +179,7 @@ func TestReplicaReadYourWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, base := range []string{a, b} {
-		if status, body := call(t, base, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusUnauthorized {
+		if status, body := apiCall(t, base, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusUnauthorized {
 			t.Errorf("%s: a read with the token just revoked: %d %s, want 401", base, status, body)
 		}
 	}
@@ -188,9 +188,9 @@ func TestReplicaReadYourWrites(t *testing.T) {
 // postID finds a created post's id: the first in its body.
 var postID = regexp.MustCompile(`"id":\s*"?([0-9]+)`)
 
-// call sends one API request with a bearer token and returns the status
+// apiCall sends one API request with a bearer token and returns the status
 // and body.
-func call(t *testing.T, base, method, path, token, body string) (int, string) {
+func apiCall(t *testing.T, base, method, path, token, body string) (int, string) {
 	t.Helper()
 	var rd io.Reader
 	if body != "" {
@@ -218,7 +218,7 @@ func call(t *testing.T, base, method, path, token, body string) (int, string) {
 // waitReady polls base's /readyz until the replica name has state.
 func waitReady(t *testing.T, base, name, state string) {
 	t.Helper()
-	waitFor(t, 15*time.Second, fmt.Sprintf("%s /readyz to show replica %s %s", base, name, state), func() bool {
+	waitUntil(t, 15*time.Second, fmt.Sprintf("%s /readyz to show replica %s %s", base, name, state), func() bool {
 		var body struct {
 			Ready    bool              `json:"ready"`
 			Replicas map[string]string `json:"replicas"`
@@ -231,7 +231,7 @@ func waitReady(t *testing.T, base, name, state string) {
 	})
 }
 
-func waitFor(t *testing.T, d time.Duration, what string, ok func() bool) {
+func waitUntil(t *testing.T, d time.Duration, what string, ok func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(d)
 	for !ok() {

@@ -6,7 +6,8 @@
 # runs bench/driver, which drives everything with vegeta on loopback and writes bench/out/report.{md,json}
 # and one SVG chart per scenario. Everything it starts is stopped on exit.
 #
-#   BENCH_SCALE=default|small|N   data set (default: default); small also fails on unexpected statuses
+#   BENCH_SCALE=default|small|3x|N  data set (default: default); small also fails on unexpected statuses; 3x (2x-20x)
+#                                 multiplies every count of default and runs as long as default
 #   BENCH_SEED=1                  generator seed (it also derives every member's tokens)
 #   BENCH_PPROF=0|1               profile the feed (default: 1 at default scale, 0 otherwise)
 #   BENCH_PPROF_SCENARIO=name     profile this scenario instead of feed_home
@@ -20,7 +21,8 @@
 #   BENCH_SERVER_ENV="K=v ..."    extra environment for the API server only (e.g. VIEWS_FLUSH_INTERVAL=1s DB_COALESCE_SLOTS=0)
 #   BENCH_SERVER_BIN=path         serve the API from this prebuilt binary (e.g. the last commit's, for a paired A/B);
 #                                 the data set, ceilings and driver still come from this tree
-#   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18083 follow the API port)
+#   BENCH_PG_PORT, BENCH_API_PORT override the ports (54350, 18080; 18081-18084 follow the API port: 18084 is
+#                                 the API server's metrics listener, which the mix_streams scenario reads)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -30,13 +32,14 @@ SEED=${BENCH_SEED:-1}
 PGDIR=.data/pgbench
 PGPORT=${BENCH_PG_PORT:-54350}
 APIPORT=${BENCH_API_PORT:-18080}
-HELLOPORT=$((APIPORT + 1)); PPROFPORT=$((APIPORT + 2)); DEBUGPORT=$((APIPORT + 3))
+HELLOPORT=$((APIPORT + 1)); PPROFPORT=$((APIPORT + 2)); DEBUGPORT=$((APIPORT + 3)); METRICSPORT=$((APIPORT + 4))
 OUT=bench/out
 BIN=bench/bin
 GO=${GO:-go}
 case "$SCALE" in
   small) WARMUP=1s; CLOSED=2s; OPEN=2s; PGB_TIME=3s; PGB_SCALE=10; DEEP=60; FAIL=--fail-on-errors; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
   default) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-1}; WRK=${BENCH_WRK:-1} ;;
+  [0-9]*x) WARMUP=3s; MIXWARMUP=25s; CLOSED=10s; OPEN=10s; PGB_TIME=12s; PGB_SCALE=50; DEEP=300; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
   *) WARMUP=2s; CLOSED=6s; OPEN=6s; PGB_TIME=8s; PGB_SCALE=20; DEEP=200; FAIL=${BENCH_FAIL:-}; PPROF=${BENCH_PPROF:-0}; WRK=${BENCH_WRK:-0} ;;
 esac
 
@@ -183,7 +186,7 @@ fi
 # 4. The servers.
 DBURL=$(url "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
 env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
-  RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR=off LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
+  RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR="127.0.0.1:$METRICSPORT" LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
   TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi.under-test" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
 "$BIN/hello" -addr "127.0.0.1:$HELLOPORT" -db "$(url "$PGBDB")" >"$OUT/hello.log" 2>&1 &
@@ -210,7 +213,7 @@ set +e
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
   -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
-  -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
+  -metrics "http://127.0.0.1:$METRICSPORT/metrics" -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
 rc=$?
 set -e
 if [[ "${BENCH_CHECK:-1}" == 1 ]]; then

@@ -521,6 +521,51 @@ func (e SearchType) Valid() bool {
 	}
 }
 
+// Defines values for StreamEventType.
+const (
+	StreamEventTypeConversation StreamEventType = "conversation"
+	StreamEventTypeDelete       StreamEventType = "delete"
+	StreamEventTypeMessage      StreamEventType = "message"
+	StreamEventTypeNotification StreamEventType = "notification"
+	StreamEventTypePost         StreamEventType = "post"
+	StreamEventTypeRefetch      StreamEventType = "refetch"
+)
+
+// Valid indicates whether the value is a known member of the StreamEventType enum.
+func (e StreamEventType) Valid() bool {
+	switch e {
+	case StreamEventTypeConversation:
+		return true
+	case StreamEventTypeDelete:
+		return true
+	case StreamEventTypeMessage:
+		return true
+	case StreamEventTypeNotification:
+		return true
+	case StreamEventTypePost:
+		return true
+	case StreamEventTypeRefetch:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for StreamRefetchEventReason.
+const (
+	NotResumable StreamRefetchEventReason = "not_resumable"
+)
+
+// Valid indicates whether the value is a known member of the StreamRefetchEventReason enum.
+func (e StreamRefetchEventReason) Valid() bool {
+	switch e {
+	case NotResumable:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Visibility.
 const (
 	Followers Visibility = "followers"
@@ -2353,6 +2398,74 @@ type SearchTotals struct {
 // Example: posts
 type SearchType string
 
+// StreamConversationEvent `data` of a `conversation` event: a conversation's unread count changed (a message received, the conversation marked read).
+type StreamConversationEvent struct {
+	// ConversationID Id of the conversation.
+	//
+	// Example: 5
+	ConversationID int64 `json:"conversation_id"`
+
+	// UnreadCount The caller's unread messages in it now.
+	//
+	// Example: 2
+	UnreadCount int `json:"unread_count"`
+}
+
+// StreamDeleteEvent `data` of a `delete` event: a post left the caller's home timeline (it was deleted).
+type StreamDeleteEvent struct {
+	// ID Post id.
+	//
+	// Example: 42
+	ID int64 `json:"id"`
+}
+
+// StreamEventType The `event` names of the event stream (`GET /stream`).
+type StreamEventType string
+
+// StreamMessageEvent `data` of a `message` event: a message the caller received.
+type StreamMessageEvent struct {
+	// ConversationID Id of the conversation.
+	//
+	// Example: 5
+	ConversationID int64 `json:"conversation_id"`
+
+	// Message The message, as the conversation's messages list shows it.
+	Message Message `json:"message"`
+}
+
+// StreamNotificationEvent `data` of a `notification` event: the notification exactly as `GET /notifications` lists it.
+type StreamNotificationEvent = Notification
+
+// StreamPostEvent `data` of a `post` event: a post entered the caller's home timeline. Fetch it (`GET /posts/{id}`) or the feed to show it.
+type StreamPostEvent struct {
+	// Author The post's author.
+	Author UserSummary `json:"author"`
+
+	// CreatedAt When the post was published.
+	//
+	// Example: 2026-03-04T12:00:00+00:00
+	CreatedAt apitime.Time `json:"created_at"`
+
+	// ID Post id.
+	//
+	// Example: 42
+	ID int64 `json:"id"`
+}
+
+// StreamRefetchEvent `data` of a `refetch` event, sent first (without an `id`) when a stream cannot resume
+// after the `Last-Event-ID` it was given: events may have been missed, so refetch the lists.
+type StreamRefetchEvent struct {
+	// Reason Why (one reason so far; more may be added).
+	//
+	// Example: not_resumable
+	Reason StreamRefetchEventReason `json:"reason"`
+}
+
+// StreamRefetchEventReason Why (one reason so far; more may be added).
+//
+// Example: not_resumable
+type StreamRefetchEventReason string
+
 // Tag A hashtag.
 type Tag struct {
 	// Name The tag without `#`, lower case.
@@ -2895,6 +3008,15 @@ type SearchAllParams struct {
 	IfNoneMatch *IfNoneMatch `json:"If-None-Match,omitempty"`
 }
 
+// GetStreamParams defines parameters for GetStream.
+type GetStreamParams struct {
+	// LastEventIDQuery The same as `Last-Event-ID`, for clients that cannot set headers; the header wins when both are sent.
+	LastEventIDQuery *int64 `form:"last_event_id,omitempty" json:"last_event_id,omitempty"`
+
+	// LastEventID The `id` of the last event received, to resume after it (sent by browsers when they reconnect).
+	LastEventID *string `json:"Last-Event-ID,omitempty"`
+}
+
 // GetUserParams defines parameters for GetUser.
 type GetUserParams struct {
 	// IfNoneMatch One or more entity tags from earlier `ETag` headers (or `*`). When one matches the current
@@ -3046,6 +3168,9 @@ type ServerInterface interface {
 	// SearchAll Search people, posts, listings and jobs
 	// (GET /search)
 	SearchAll(ctx echo.Context, params SearchAllParams) error
+	// GetStream Open the event stream
+	// (GET /stream)
+	GetStream(ctx echo.Context, params GetStreamParams) error
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx echo.Context, handle Handle, params GetUserParams) error
@@ -4006,6 +4131,41 @@ func (w *ServerInterfaceWrapper) SearchAll(ctx echo.Context) error {
 	return err
 }
 
+// GetStream converts echo context to params.
+func (w *ServerInterfaceWrapper) GetStream(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetStreamParams
+	// ------------- Optional query parameter "last_event_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "last_event_id", ctx.QueryParams(), &params.LastEventIDQuery, runtime.BindQueryParameterOptions{Type: "integer", Format: "int64"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter last_event_id: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Last-Event-ID" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Last-Event-ID")]; found {
+		var LastEventID string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Last-Event-ID, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Last-Event-ID", valueList[0], &LastEventID, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Last-Event-ID: %s", err))
+		}
+
+		params.LastEventID = &LastEventID
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetStream(ctx, params)
+	return err
+}
+
 // GetUser converts echo context to params.
 func (w *ServerInterfaceWrapper) GetUser(ctx echo.Context) error {
 	var err error
@@ -4308,6 +4468,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/market", wrapper.ListListings, options.OperationMiddlewares["listListings"]...)
 	router.GET(options.BaseURL+"/jobs", wrapper.ListJobs, options.OperationMiddlewares["listJobs"]...)
 	router.GET(options.BaseURL+"/search", wrapper.SearchAll, options.OperationMiddlewares["searchAll"]...)
+	router.GET(options.BaseURL+"/stream", wrapper.GetStream, options.OperationMiddlewares["getStream"]...)
 
 }
 
@@ -13852,6 +14013,319 @@ func (response SearchAll503ApplicationProblemPlusJSONResponse) VisitSearchAllRes
 	return err
 }
 
+type GetStreamRequestObject struct {
+	Params GetStreamParams
+}
+
+type GetStreamResponseObject interface {
+	VisitGetStreamResponse(w http.ResponseWriter) error
+}
+
+type GetStream200ResponseHeaders struct {
+	CacheControl        *string
+	Link                *string
+	RateLimit           *string
+	RateLimitPolicy     *string
+	XAccelBuffering     *string
+	XContentTypeOptions *string
+	XRateLimitLimit     *int
+	XRateLimitRemaining *int
+	XRateLimitReset     *int64
+	XRequestID          *string
+}
+
+type GetStream200TextEventStreamResponse struct {
+	Body          io.Reader
+	Headers       GetStream200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetStream200TextEventStreamResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/event-stream")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XAccelBuffering != nil {
+		w.Header().Set("X-Accel-Buffering", fmt.Sprint(*response.Headers.XAccelBuffering))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		// If w doesn't support flushing, fall back to io.Copy.
+		_, err := io.Copy(w, response.Body)
+		return err
+	}
+	// text/event-stream messages are typically small; use a
+	// modest buffer and flush after each chunk so clients see
+	// events immediately instead of waiting on OS buffering.
+	buf := make([]byte, 4096)
+	for {
+		n, err := response.Body.Read(buf)
+		if n > 0 {
+			if _, writeErr := w.Write(buf[:n]); writeErr != nil {
+				return writeErr
+			}
+			flusher.Flush()
+		}
+		if err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+	}
+}
+
+type GetStream400ApplicationProblemPlusJSONResponse struct {
+	BadRequestApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream400ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream401ApplicationProblemPlusJSONResponse struct {
+	UnauthorizedApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream401ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("WWW-Authenticate", fmt.Sprint(response.Headers.WWWAuthenticate))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream429ApplicationProblemPlusJSONResponse struct {
+	TooManyRequestsApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream429ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream500ApplicationProblemPlusJSONResponse struct {
+	InternalErrorApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream500ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetStream503ApplicationProblemPlusJSONResponse struct {
+	ServiceUnavailableApplicationProblemPlusJSONResponse
+}
+
+func (response GetStream503ApplicationProblemPlusJSONResponse) VisitGetStreamResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.Link != nil {
+		w.Header().Set("Link", fmt.Sprint(*response.Headers.Link))
+	}
+	if response.Headers.RateLimit != nil {
+		w.Header().Set("RateLimit", fmt.Sprint(*response.Headers.RateLimit))
+	}
+	if response.Headers.RateLimitPolicy != nil {
+		w.Header().Set("RateLimit-Policy", fmt.Sprint(*response.Headers.RateLimitPolicy))
+	}
+	w.Header().Set("Retry-After", fmt.Sprint(response.Headers.RetryAfter))
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestID != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestID))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetUserRequestObject struct {
 	Handle Handle `json:"handle"`
 	Params GetUserParams
@@ -16785,6 +17259,9 @@ type StrictServerInterface interface {
 	// SearchAll Search people, posts, listings and jobs
 	// (GET /search)
 	SearchAll(ctx context.Context, request SearchAllRequestObject) (SearchAllResponseObject, error)
+	// GetStream Open the event stream
+	// (GET /stream)
+	GetStream(ctx context.Context, request GetStreamRequestObject) (GetStreamResponseObject, error)
 	// GetUser Get a profile
 	// (GET /users/{handle})
 	GetUser(ctx context.Context, request GetUserRequestObject) (GetUserResponseObject, error)
@@ -17567,6 +18044,31 @@ func (sh *strictHandler) SearchAll(ctx echo.Context, params SearchAllParams) err
 	return nil
 }
 
+// GetStream operation middleware
+func (sh *strictHandler) GetStream(ctx echo.Context, params GetStreamParams) error {
+	var request GetStreamRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetStream(ctx.Request().Context(), request.(GetStreamRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetStream")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetStreamResponseObject); ok {
+		return validResponse.VisitGetStreamResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetUser operation middleware
 func (sh *strictHandler) GetUser(ctx echo.Context, handle Handle, params GetUserParams) error {
 	var request GetUserRequestObject
@@ -17752,610 +18254,646 @@ func (sh *strictHandler) ListUserPosts(ctx echo.Context, handle Handle, params L
 // const string: with thousands of chunks the chained `+` fold is several
 // times slower for the Go compiler than parsing a slice literal.
 var swaggerSpec = []string{
-	"7P3tduM2kjiM3wpWs3Mi71CyJL902z59ZpxOJ3Gm36btnmRnlDUhEpIQU4BCUJY1+fWe/fS/gP9F7Dm/",
-	"78/H59veyV7Jc6oKIEGKlGS3O5PZzXyYuEUQLBQKhXqvn1qRns21EiozrdOfWlPBY5Hin895NBWd51pl",
-	"qU7gh1iYKJXzTGrVOm2F81Te8kwETOmOyXQqQqYVE7ciXbFUmLlWRrCFikXKwn0+l/u3/f3wlHE20vGK",
-	"xWIuVGzglWwqWMSTRKSfGZbpG6GCoTKaKc3MlKciZhGAwmZ8xW6EmDOZsXb4Z56uTtn5IpvqVP6NA1Qh",
-	"M3xlcD7DZ2LvjIUl2OapHiViNlSxjhYzWHJ3qFpBy0RTMeOwRKEWs9bpX1tra2sFrfzP74OWuOOzeSJa",
-	"p7Ujs9UcHpkslWrS+vAhaL244pN1FL5QmcxWLOMTpscIdirmqTBCZbiegI11ysKLcee1VqLzimfRNDxl",
-	"Jku1mrB2OGz993/857AV7sHijFSTBGYwepFGwgRDtRT8hrXDb/dLAxNpMtNlFxmLtTBM6YxFU64mgi2n",
-	"QjGtkhXCcivFkkV6oTKRsnaIf5ku/GrCvaGidwwsPA1g3nB/JsLAmyRMeSauEzmTmQnpY21HHj8uhMmY",
-	"IRoYLeKJyPbWNiNH8rD148F3f+uNvj6J/tw3V4PFvx4uz4/FV0/lsNUKWjN+91KoSTZtnR4f1qH/Ihaz",
-	"uc6EyjrvxDzhKxHXEHSWLkRI8GdTaQoilsZtTsJXsFVcMcHTRIo0X8pSZtOc8liYfzFadf4oVmG3lszg",
-	"i2Vywl/qlvBSqpt1mN99+Zw9HTx9yhKpbkyXvdh8+ljE01QKM1ThcNHrHUQ/zRejREZsxI1g79+9/OCG",
-	"6rlQfC67Kz5LcKg4Y6lIng1bRqS3MhIdAGTYClkbcRUBm+BRtnfGOFIYm/OJGKpsyjM25YZxpsQd/cp4",
-	"YrQDhVlI4On1Iq18DH4dtsKAwZlgY5marMuupoImg0UzaYaKj/C55SUJt5/fQFD4zWmWzU/39xMd8WSq",
-	"TXb6tPe05zAwFiL+/Vyk1zDTs0EPXhkcR4vU6PSZWH3Tu/hBy1c/nK9ey97y1aq3fP3ln5ZvrvTy1Rd6",
-	"+eq5sf+9MBezG/nmhz/djf9Ut7Yy+R4Oer263X/HM/ESDtI6CVz53DMVMy6VVBN7phxfmetERitH1kSx",
-	"dLRjxidcKpOx9sWLqy9Z/qWhoruAjaVIYsPilI+zvVMWDi32aE5a07B1lj6jn3MQ7Goz+7sRkYbDvlCZ",
-	"TBAoC6I0bLxI7MaH3aF6Syyw5jbJNBw9vsimQmUy4gC+Xc4m5pEKHiOE/f6Ts+zZoIzz/haUd97iQusx",
-	"DyyugyyOcCyFQRTZT/5oF//jQmfcImRpf1tKFesls3ihhwEbtpapzMQD3v2UqPvxWX/QO1s+O+6VITym",
-	"H3dDqMjSVed8nIl0HZeXljoyzZZcZmwkxjoFlpulK6kmwD4BWpkC5wYmWQtwfxC0xjqd8ax12pIqOz4k",
-	"yOQM+O3JYHBw8GTQOzgOWjOp6McCVKkyMREpwvodyj1wX1yt5qLzBsE0NXeG0kbJ8bhG9Dllo1QvjUjh",
-	"xPHYyT14M3LDZGZYLKIE5ZvQ/1rDXWG/VL4u3I91+P6uU5BwA+/4E5DWPXhE4B4YNhcpm0m1yESXPYzq",
-	"Wg1b2Cvv4cHA38N+D//nbWC/YQOLxb9zHKnm/nTLScQ4YxLuD25P8uozJ5g88gL7T+63wN4OCzSiZne/",
-	"JUlmfUGO5dK2BkCO75W8Y2Kuo6ljKo+86idPBseDo+Pe451Qu3edixpZ7iIGwMYgoCF1FyQdFELaLU8W",
-	"AhYf2mfXMg6BCKyeAAdWCtNlcEwEaB0gGw5VKuY6zeCS5W5ol52zKJGALdBSoqnWBt8YrUB0iWEwnHi9",
-	"VCz0QQ8Z3bKgFyE8Q6XHrA8YPj4EuRyEKuAh41TPWHje+Qvjnb+xXueEddk1O2WdEHZzYeCQGhSTzhhX",
-	"K6azqUjtEtuJVhORBkMlZvNsFTCdkrzKFQ3Lv7MHk8mJ0sCVuIoJWSK9FSnjxsiJMrDzMga02gUFbHA4",
-	"VIleijQCMXIq7lgsJ7JGu8r51sH4JOqPjsWAP4kPRW/8dHTET6JB3BeH42P+ZLQu1M95lokU9vbf/nre",
-	"+Qvv/K3XOelen3a+/6kfHB9++OcaHvgBXkv5TGS5SpuJiU5r7nL3hJlkMemyc8UW6kbBdsEPjCuzhF04",
-	"7PWAwCW88uNCpCvQC/kMvhq5uetXPJI3wlSEPTrl+bVZXiStEJd32KtdXtB6rlUsYQVfyqT2Wn0Dtw2I",
-	"41JNDPE3Etbptca1uAGlxfxzKsat09Zv9guTwT49Nfsv6Rs5QBa8hcrqsI1g/aBHhoHsDdyjAA1fYe2L",
-	"yzfsoH983OkznsynvDMI2GIOtw4Q2V4z5PTJ+k344kV5BwalDRisUdn3Pw2aMI96QM3K5vzHhWCkJthD",
-	"OxMZ76J+Qz+H+Y2bilupF4aUFfa5XsCJ0/gM14Xce6jmqY4XEWApAz4x4wmwUBG7z7QzrRmc8YDpRWZk",
-	"LPBsIt5GIgtQx8/EXYYnH/6hlYCvDNX52ws247HYw0fwcyqQmSB/iOV4LFJSvYDATOCfBBZKdcsTGbt1",
-	"4blBFjNUodWUgD0FLJE3AtkSPmX5qQzK8+S/h6csEfwWWaheZGgHQXhRBfSUu1oaoL2pJ4GHaW5lsjnq",
-	"Dzad3Jw9XXe+/109+byYzRO9mgmVgcS38fTiMbHWBWkAgfZNBtM2nYNi2DV+fddzXAYMYf1SiPiKj2qE",
-	"36meifCUzTVIUJamZ2I2AvoojHpsrJNEL01+n+Taql6qMxbG0kT6FvecJwmzFgmctGl1GR+VVhSLMV8k",
-	"IFIASK0gF5rtP90nysKzfbi+O19zFcOIOoWP1veZYVMcFLAZz6Ip2iiN6EhlhDIyk7ciWbF2eJ7ISIRs",
-	"LEG3CTn+a6/LXuuM3gO5AOna0g9rc/b6/cviQmZSRckiFjFo3nBW1o9KwBSIZ+ywd+idiTnPpgXCCNjd",
-	"lKgWglmm+IPebgQPt9VB021VJ6i9XsxEKiMmKwJbYchksIQYBClkmTybApKAPIBjcbjMbkVq0GC612Vv",
-	"iAEOVb/bPen1nvRPTgZHh08OeycnfWKEIL+QIJmzQ+CNa6jfgPGh2o5yGe+G7sPNEnF1CdsUH8/w+EdR",
-	"c/W+4jfCMM7evrm8YoaPUZhHNZu1L7NUzkHem3EQ680e2dqI55YMnZzdiBVLF8qcMU6vD1XZBHojVgFd",
-	"gPlPdHYCx83pRz0XKW4e8gfUkcnQSjwEPw4yt1U92ibj2cIELHwJooPUKgzwrT2CLKyx9Z4yNO3Sahxw",
-	"diFDVVxybonujgsPBwOgTIfQ6xuxuqb7MTxjy6lMRAFj/rY0zGQySYYqXShQOwOgo5O1iaS6XhiA6o9i",
-	"ZRhPAap5xgaHbKoXcNVa58doZdUv0MC5iuDmuySRXKSpTg1rH93d7SH6wsPBSYhzAVmjPyIOmEGRYsUi",
-	"rtiIjCrSXfH+fnm0TFpJQc0Ve3bD5Xo07kXHfCA6J6N+3DmMnooOfzI+6Aziw9GxeDru8X5UkcCOjjZx",
-	"ln/q/DuwlMHRURNPGb/WSqBnpO7+FHDCZzoVTOS+FqtLOQN++OKKT5waZlhbpyz8F2DS35IjQ1gOb6+0",
-	"RQqkgkqg56lhbfS1wIXKU2m02iM9kygJSCI86B0i33+lY+BzcYj4B+GGLENInTBvyTVCnJDHTnPPBamv",
-	"Xlydoh8CBSr7NBfOBieb9tL3J320x6XfGxzWOyxQI7jUaY1p4k0aF5ze6SenLFRiKUwWsra90fcCFs5T",
-	"GYlrbqIw/wdMFiL3DlORiFs4FeFQtdG4NhMcTt14kViO8GN45o/L8R7+GPri7F6zRGlgEfUCB0HsiRz5",
-	"Dznc+d8ANl4KFpQ1T2I+fh2dr/jdWxiwjsuv5WQKFIPvByQwGHmLf7KZVDplCwX6QDsCUW+vgvbPjCXq",
-	"aNVlrxYmQ9YxEmwkEr1k4Uyqa5w6bJLGZvyORtTT0hHZsx50x9Xbfl5J1YCLl3r5SKhoWqvDRoOZ69HX",
-	"+lqDWEQ33VZdQXmDTW752qQn3Es5qMKCAL4V6Vs+EbWi3YgOuczEjCzGoLgFrN/tHvXO2KBHzla0vepF",
-	"hsIbjE/RG61Ty9zaYe6GC/dKCmibxLAo4bO5iBuNAu71+iM86HmncLP1+Wi74flP+Ok1ZHyZCtFBMdMI",
-	"nkZTRMKg1/NMfIGVSDJQfQ3p6IUeQIa6bMoVCB6ZYGbOURR4gThC5T1Z+c/qVfVCij0rq9iZJr8tyhoZ",
-	"aCbN/PDHDUauyv3eW9Mc1nnbJaJkB0JKhVkk1vlwI1VsScne1eQFPmVHBYeHb6GLGsTcORuLJUwjeDQd",
-	"KphgL0AqxGvCjs1vWMDG3r1pcqiqRNmIxVqyLNjmRxIiIbWBHOmhtQk9FiW+ksaguCseSpKbKW4X3XWi",
-	"E64mD6bBTRzW4gyQAaSDiwuQo8WsRDRd9q2lP2ndDY72HP2WaBDF9VRki1RZo3vo7ISSwnN4FIl5JmLW",
-	"3iym3IuZFwvG9b9XIGY2OJEoNCag/VzgyMpdA2uAtYu4iQnTa/W0TvtpN2WkdSI4WZC/1enNPOHRvUxk",
-	"S/cS4yke25lQWRNY+eCdEfeNHuVgkZPBKafoY/icx9a9A/+KyLELf/L5PLH42rduo9/9YGAVOSbIw7yg",
-	"ceKa9GX4zSxmMw4HuXVutWhrFsmWJIugo4c+GBMnoLOFHwhasci4TFzMglUxUNe2JIaj2TeXb15b7Vwa",
-	"dv724tSz6bH9W2nkSCagR/H5XPDUkG6FvECDZgpyMOqkrdO/5rDkCyoDIo2buH4ykNnQxTT6QUS4fzmj",
-	"aJ2qRZIErbkGjpe2TlsebK0P38NWk64Mj2xAD1oULRshZ99ujigyOLRODzGsQWbIZ17lNnjEGaCyENvr",
-	"44rsnpv90t4A/ZTN6OX9fu55Epy7zpFw06bnBvDStltnAaA9B16nbMkNk8YsRIw7zz2jP36nfk/tp/xv",
-	"5NGEqC8TCTlIvZ0rzPP57sFmNmzaWIj4sfbsgmBmOQD32y77mr9h7vgW21VPF493Oku78TPQucMZfPvj",
-	"CdwjAx9pThBCOdTJWhvQVkzj4c439hReX7yY7Hs7UzJqwSPhWYrp/KFb/qhXYUW+HPf3ImkfI/fbo+JN",
-	"vMp2uwLf0iz0Sk1QXGEJzVnNKePWp6lTsuLnX7bxoSMeF/I1bn3AMG5jLngm4mCoiHvBgcgjp6xboDAi",
-	"t2vEyr1gqLJmDjgSiVYTQ1EtHof15rICGXlJMXaxOJ1D74h4rwDxh3tddm7HorRs5Ue60vAKh5XbaxDv",
-	"8qFqhz8NW8V1NmydDlvkFBu2gvUnFH8+bH0A6HiGUmgs5tkUsVcGJ8htvkOVO7IszQKEIR2PkLXhcLAw",
-	"v7lDK3VuSg+oIxg7fr882Atn3vQSjqkGv256oRjYEL+508tu/MYwwE0zNbzVFJK3earqC5ti23adqXip",
-	"KZBs95nghZpwrC0TFGM/2DiWcSKjB0jM/u1Q61/x+fp5NVpfGlZxbOTeGzYSUk3YPNWRMEbEXYbxqyzh",
-	"mUh/llv4xGPzBZDoupKK0dJ25PX1mHkMdn++awJEI2KBZdZ7xoDnENL5GBlUxsZSSTMV5ldu9Cs3+mTc",
-	"6EudjmQcC/VABX7sv19IuV+IRFDUqBUyvBsYHUZVcbeYpyTm2vQsjplv6NONYWZB/Azm2pU97R/2P4pD",
-	"HRQc6ksP1t2YUrE60hDMYjyWkRQquzaRnosy8t4JHncoNU3foF+WcYZ5CIXsV6sxrE1btUEUoqMSIgZx",
-	"jL6Q8zP6Cr78s/D9A1+8L8BnDvxd5fu1lT+OgH+O/mh/L5bcBiDXbQpKxFVQPEGagsGGasZXzAhRDv0Z",
-	"LTI/P1FmATOLaMq4IZpvPE0gRecEZr8GcrYxoGZiTDxno0RHN/TELMxcKAPwmkzPDWuHEVdKZ9f2nf+l",
-	"AvC3337bOffC/GuCAD8XPHWhKM+GNSdu2AqIdp/lmUPhGbOZBcmKclxraKQhk6D1kA/ulKD06/3689yv",
-	"F6BuKp68gB38OJHfznSNxFAS9RVbKHE3F1EmYqIVpiP07scuoSPzTRUx+aKL3A65yzX6kbaco7IthxbD",
-	"3GJ2ZfQlHDwKi69BHrBx/0PhXpd9gdi2zh89mYjYZhyXMesCVJ2Pq/ur6P4ra/k0rOW1zr7UCxV/FFeB",
-	"a3+Ms9Sb5jHZzUooIPuAhILjd5a7T05OPkpEPCy4xmv38Z0ZRrG8x7P3WmzkLiBxJyk+20sDAAkPo1IF",
-	"SHJnbKQxA40CJGOSMBKMms8hDPd+5RW/8opPxytcLG5Dbn85xJesV34wcKUyixdjfMqURrv/GeVT0TnQ",
-	"89VQrfSCTfmt6LLLTSG+LBz0euEZJcTBocJ6LI+shLiyNJtewjG/Hp5fD0/p8Lzlq0Tz+ErrlzydiI+6",
-	"b+c013Wm9XWCs21yic9ciLK4i4SI2fHR0cExG60yYX4O80zfM89YJDBMv7SA73YHry/5sX2vzkGJs9tw",
-	"vZBqMXXd4mHM9YzfXSP2QtYO1+D69Qb+lYl8MiZySaWk3it+y2XCR8nH8ZGFN0+Fg9iiVVjJS8zmOuWp",
-	"xFDG/A3n35OKHeUlMH4GA4DHTiw6WHkduzEU/53HYiUxzzgWBpOGgj6jKcyPgb23IgVGge4779vhnsMj",
-	"uexCr+hP6KP1fxlHqdQ+2vi6N/RXXvSz8aIrrV9xtXIFgT6KERV1D8WaDYHcIzCCUdkwPWbHvbq6SnDs",
-	"SMYpog+kYv3BPdiTE3cS2unjXtCaWyIm0/gDeBdm+15zouX+wJONBl7IwpXWbMZVXuvR7MzKStjbmZfl",
-	"BLGFqeVuIqtt5dHO1Upuq7yuzmLO2qEP1a9c7lcu94/J5d4rbgvmiviB0Q0uoBB9v2Un/XtbMkmnXoAl",
-	"jWsO5nXPS1ySR5EwthhwKQh6B543Ex9lW+2vR9c6EO8XWUtvAdbxr2txN6fsJR9lL+jHRiyVX92EpSmH",
-	"6wLH/axIusKvFxDuhqTyugokpeJW31SR9I5+3IIk9+o2JI0E+vlw8N8BUwWY98GUewswtVClyntlXL3W",
-	"5ZrYLM/+r2KtOo2Ht0uhYqzw5+OOGzZsleY+ZdYXT0VJcZirB/uzYtYLUYAl54mC99CeSqh4nEiZ15pF",
-	"qUDPBk8MKUr+ZzBguyg0V+KaRRw5YhWG2sMyVO2wdHrCPXjVEghzD+2/wz1bUZ3iXGzw1DgPeQENjkQi",
-	"mJdHaG6+zp/9GvayJewlFTyZPRu2+FwOW7Z4uCrv+1KkwhZmrH0rGKoilsXbc5iPMrJGPM63P8h3Wqdr",
-	"e+jq59Om7ZIvWwsQa4Dn1yiaX5QoZ0Oo+SgR1EnggRKdjXTDcLhrI5Jx+Ub5HH6XasJWepHi4/W7ZH0K",
-	"7zb5V71gNMCG3MFEWArV8psd7oqFASxgZbJ9nORjro7BoLg6nlcBs9DvdnGsrxu2xv5Kde9qMPolPtgN",
-	"pf4k9TilER+LVJrlkbHqgfYQtPprB7wSkyNsV+WeAqdFPlURe4CvmBosV6asYJioIitSlc/YQrkfxcw2",
-	"JNgV0SM9emQ0v6KFFtDvht7KogG1yOeRVVyPuUyq2P1cxyvmqozWoHH99U0uPBrCipfqMzPRCUXfW0/N",
-	"zNhMm4wd9UqVK7ZliWM+7qfKD/d35s/52liOkN02Zx2VjyONfiuSpOPnJmMU9BgD+Ipvsna4BoBLG9QK",
-	"y6ilKyrlY4tkSzVULm8QpMxY2LxMi3YQci0jCIqQ69kiE676kl8P1HEvkEbXuUAYsHCN5Xo/wqz0mwv5",
-	"thwIJV4n567xBdYOy0cCxd7zIvvXMhRp0HybkTJENa4Dr4zbGKgQkAifRp0Yt+eUhQdPQyo+GR487fZC",
-	"TGUND7pPRT9k7XCZajXBOq0h9k9RVPBmJFbalky11Wf8EquY3akX2bUeX+Pj8NekqF/FzU8obprFfK7T",
-	"TMSvRCw5Fo75OG9tPuH1DGZ0hYrLVog82Zob5n8AJv5Z4j2OCqbu4YAhyMyCvKuVoXbFjx35YbPpAWcj",
-	"rEFkKv1FnEE1rOIT875nc45WhvV6xkGproKRrmq4S2OHa9iIzC8Q9f7qy85T4OX1a/81rfxXnvXJeFZ+",
-	"rhCz53N5oWJxt27K+aL4l7thz99eoCSZ6rlIMynWO/+sFQeb6jRj8fpUSmRLnd4gq8qtLih/nb+9cIOM",
-	"jiRP/LFlO8u6oSVouR6GJKkt0qQ+iBW+kgos6BOJgKVCkYBmKzN7rdtYO9yPdWQo5Msrk17L1WBkyytR",
-	"t0hltbvFyXEN2ELFKBjWNFOi5nV55mDADLFakCU5JWMqNhPZVFORsUzMzNZ69vZz8OkZv7ugd3zTFU9T",
-	"viLIFjQfT5I3Y1RENs2M1PQC3wGForyUP4N+ZDxy+swwnL8LX6IwvHt+6iW9tP4tesCEGus0KkqiIA1/",
-	"cHXO1moqYuntErUXO35J5PiayBGeb7f8BS3bMvDaTPng6Li+NmvRIeby6/PO4OjYwYARiNRpJgblLnSz",
-	"LdIkDFimWSwyEWV0zaiJiAu6dQJ4rJcq0Tz2srfyJZ2MB9GheDrq8yfxwfhY9KKj0YCfxE/Fk3E/Ohgd",
-	"8uP4SAzGvdFJ9JQ/iY/F0fgwOhgNeD/uiZPxekMar6BgtT9Nr3PCO+Pvf6pvS1NgquHQSsPezAW25nCH",
-	"PGDijkcZtQ6zWGpjG8VEqht3nCtdmqisZW3Xxp2OeE0ryIec+CJy4tq1yNu5l97O57wI/8hv2eK4D9YP",
-	"+61ITS0j/zM98M6GzyClGuuufbeKxH631610wjuqtZAXdvm/0uksn+gCuDomX6aetVOXM5d6vDsu5/Ph",
-	"73MYqSxRCwuyzGZWqq9mf0f0iJK9Qby2mnYq5pgRXjSVooHrFykaYdYpQNzl7Sq9Vwv8vp9PUow4zLSm",
-	"spq/oWqf8EMSTbnEUIExpx6hXN0Y9oeaXhaD+vuUEi12Z8oWRc/ptXW2/Jw655q1NcG3Uixpdc2bu7bl",
-	"L2CKmTU7lBEy6A2OO72DTu/wqj847R2d9nq/6/VOez3/lMZwqDKJVFbhUd//dPihQ38Mij+u3B+na3/8",
-	"9Xed79d+rOVwWICq5tYRWGebJeJWJGesZ/1bmZ538Kfajd9YkXnQP3xy+PTg+PDJ5kraQUvWZPnYPWQ2",
-	"rsR98cnjdeQIWvCB+uaRr2yrHDvCdcESNnGICqFZj6ISO7PCVzRdmQUeHz9ZZ4Kg6SnSidcb6FXoFs+3",
-	"xNN3xtQiSXbau6OHYxK+QSHhpeqwHmaB+WwBHtvEWMCwQEUJusdsvRK0Mj6p2eSvuZli04lH2Vubi7Vl",
-	"X2vlirfUV4nHcSpMlStRiWzA1mfUjcy1eRmnfAIDdhIYiNu62jKD39jJO08eIjYsDEUR7saN3xuRXlp3",
-	"xTovvsrr5XTXbmAs/ehIyT8TjosFLVvFEyGy++yd6/zqKPF12oUNd+vz/L5pvjd48yVKx9FsqpYeyxQk",
-	"ZjuytIH9x+CpFUQ6iDas+aU0tTIFFf8cu9WaGuWbZ7yh97V9J293QD0GdBILkxUeup2OlxN7SkfsqEZX",
-	"nAkCZzfihGW/gjfWKfMtn0hFnheQLWFL0B9WRS6u3353A4LfWdm/vhdOIzE57N5L8mk4Z4WcU7eEBtjn",
-	"XDU02KZGdlRyrwx0oie6hphGRieLDLvZ5+099MRdWiWWu42foaESMcCVFGa/P9iHqbpz9Ek2c7RB7/Bp",
-	"4wVWcLh6zdxiA62qZSDPo5lgzxO9iGvq26/zz7pLwE2+FCMjM7EdKeZ0f59HM9GJ4Ltd9/CjV1+vBuGW",
-	"buKcRau3WjZCtVBLLeH8KIAMe5/NeZoxqdYJql5C9KaqiIlHjyk9JNzkxaYaOg9qbDIWYZNhGujvH93m",
-	"HrRTLE2hBFsJPPJaiR0O9ysLwocgbz0O3/i+cUfd9nwftO46E92xP/9LMRHcqZmM5JzXXniwNtIY/XEk",
-	"kdiNkyZvErO3MzMviQQ+Qz88qRGZsDvBNd7km+5Ui/hSf8uprQECMzz+LRu0FvO4UVu8koUdL+EZdq+L",
-	"Mnkrs1Wzstg/Pej9gpTFTeKqkwyq1L0b+6a92j+6v/xZKyT6ZFw5sRUKKm3abgxtu2xUjL2ngOS9WJKS",
-	"7iEXeYz3kYWjCzXSd/eWkPJmsio/muV1ov5iW5U4QniIWFXMuU22KhPnxwlYProbpCz/czuLWpX2vmsr",
-	"+SM2thl7XYa7Xmu78SJJrnP2kGbub2cghcNts6tX2G4FGIiZyjncPsDhyw3v/OnWmELuuKnFNvrOnKNo",
-	"Hd3kJKpRxq+u3noeJLeur15ctYLW2zeX8J8vXrx8cfWiDCkNqLPjEwS1Vogrvy79RW7cqZr2y5xsIrK3",
-	"VA12q78F282u8030lMH+gSRE3YNtl2EWWpN+yOapGMu78qfLJap+kvGHXaCoWplXu5N5xWb/GmTAdWp/",
-	"t5aXWS74bwvk8AmXylSwiR2H0A9sC8ruBtgllUtdP3iYPYGT5TkmDR90kZM1xNtJpBLMjii//pXIrFF9",
-	"u4RfOfKW5APXhbhEmwVADhd1G1fHMCis9h32rarpakfRdSYDWqNcWM4yPZkkYv1Qjl2Ebq3N28aM5EKV",
-	"0su8cXgR9FZCV33XqPtajt6meiwT0cBni6qyNMyuEgFFP+Q68y3WaUHZhtfmi4WekyXIRjI2Yfd+N0xp",
-	"W+tXPi7trYodBu5x25Sv9hpWVXuzz5MFbbm9vfNo9vKCp9xcz3QqmqnJOaJQgrK01GXnzGCsBv5a9CwS",
-	"nNizUPEZ1aVFMWmc8AmOKlHemCemlvSUuMu8Nk4VXZLaj+SBIXcEhFXi5BixjJ+WOCQVFKlV1cvF6pve",
-	"xQ9avvrhfPVa9pavVr3l6y//dPfqB718faWXr56b5asv4L8X5mJ2I9/88Gr56ruqa7I/2MVEAeuplc/r",
-	"7Cz5kgJ2I8TcXTs6lbDRCXVVufdyNzqnS13ofp/3ZBz0hoteb3BMW/Hs4RjbpjZsxWDeHKiO/AUz8m8C",
-	"qwyU1vxxXUi3abNXOuOJJzjbc0ZdWtsljKJvd7tgvRewVEx4GifWtTDGdn0bbc4f2RfXZ0BeA6acK5TP",
-	"okfJFezU8608tGc9PqA5sqfKoX7Qo+tCkMaAx40Tht/oUbfyQlhC4SOJ4LnOtzlUoRRCUaPnwfry9onb",
-	"V5YPra5Jq2tDpUimq1EqqZ7STGfiEWG1HZ6vI61i2eCP9eC1zcu7+fAqzEosMdbiRlzTnxON0teYS2pt",
-	"p9NPAD1FJYvdYKfBVcDROoTUI1RMQorRSfyIwFJ4741U8WY4MYy8C+OqMMoZHeZbGQsNuJXjR4TPZ3A7",
-	"HEq/6XW39kgWKV2U/oHHkVwkAXrFVoW7EP8ik9HjrQi9l9tXAopl7QoycYcN66c60x7aE6lukJaT5BGB",
-	"dVhqAvidfY6x9aYCaUINphN9S8x+yltBa4nYN9hclqtJunpEaPNua3IX5Ba92aoopgZuKFAAtYjU4HWB",
-	"/opHA7d6LRZkUVnI2i7UnoryUa7loTWsae1eCOovwsaL92UeHbt7nGv16rXnr6hwmVicrsXgkADC6HnJ",
-	"546hGgGTqpJf6Elpvc2xSb3eVkkNzti9AcSoFnhzM3SHTzdDB8+3xS4hq3oYGl23lZ8DjU4CvM67+jdL",
-	"2+gty9u359kwE3lbCbD7WCk8B2rGa9IOsG6u8Zp7FyCVvYwfC4U2DzwHSGbbdu9oy+4d7bB7qBfeGzxT",
-	"9LBn4Y/hFhLbQmHbQKwvmdsMKFIagulnPiOM+OaZK8w70rEUxtXBP+wflADH4sabQD9+0u89fWrj0Rvh",
-	"b9CX8tNSodUGogka2Wozp1jncDXb3Yjexjui2WTmcl68Xz/WWJanDtUbyta+trN97Bs9qjGsKKbnQrEf",
-	"9GgdcD6fJ6t6g8y3aEHJNGZJrsqRHXXcbUN4x37EUyFSs2+EkjrtTHRHqIlUAuPfPjruJSrifXYOOMIX",
-	"6vFfRAhV0yJ3yPSyWPYK4ixkEqNpKl0oJ2AYNhJTdI0tUjbVFMQ8T3gGuKhJ16oT3CoC0O6rr/js1pHQ",
-	"4LSr8bMBGFhGyGwOPdfjsUhZlGgDnKqgJCDMDhYcqgsuOOz0+lf93mlve3BBlUZ+vmCDOk/dN3pUje05",
-	"eNTYHh01xCzZQ0uEyKTxQqth11aMDCHw1HiFBtyEu4f1vHQgfHRcjzcTXhPb0hhgYUtuGGpAZlpPOge7",
-	"k87PRyqGJ7U+vEv8nWoyVPlsaZW7bQ1N9/Ebk8/j8tXryBwfVbL9kMmzrzR7UTD5h4UX1gTtrDHYenM+",
-	"EPj+wUPixHNNc3eO+o0efZu/tc5Pi0OJ6Y/SsHjdKUGWyto4IUJ/cc95DMAHd/1KyEmumhBWXPv+mSsx",
-	"8+Ygo2/0aFtsEWD/PiFFyI4eFEkEIs8/XnR1iWA2MPE1erEBJhst3GtEVUPk93Wi/rLcpU2O+r+nt3T5",
-	"5kpbn1/V9/enu/Gf/kc6S8dCxPf1kW7H0z+ii/RjHIh1DML6XOp47IynNyJD1sGssbTGXskzMdHp6n5c",
-	"T6rJc/diTQKqfUQZp85me/8v5G/W5bjaZ46o4Q6oBLRpHe+c8mrxs5O8OLjqH50Oer+opNf76Z7ryDpP",
-	"FkC1ixkbp3wmAtbvHbFJqhdzI7KAKbFk2SoVpsveyuims5gjS+hWk85rBbY6xcducVX56T9qAix682pM",
-	"ZW+nOtPGR8bH5LzGkldrfNT4UT1FbMdDkGs7G8REAJFJqu0xT+V9RNFXWom6w3tusOQqzobzGpEkj5sQ",
-	"acvIwcTu8iGK/FCUv7onr7ik19a/d8kTwWjSMsVbd3Sz0nK1rrC80zxmI3kjAnZ0zCJ7WB5TafH49NYk",
-	"A2Tv+/0nj5Nj4HSHsvxPROVz8aC4MkrqhT1sOb3kW7ljcmr1WlkXy+wTMm43Xmj1uW1fSDNPOOW2FdUf",
-	"3TVVMsPJG/JAbos/NslisgFKeBwwbju5WJdh6L4Z2kCl8rdH698+3Bp/i3DYnL5NiPXv4R0uUzQFGZ6U",
-	"1Ikdg08ql3CDWiHVZJt6aHf5Xiqie+dhaqKTp/7xVMUyJ6yzHTlGWMds7AZvCNJZY51129pobzxnKIjW",
-	"CKC2fHiFJNfSyF6uKIZl27HE4Lo6/nFx+YYd9I+PO33Gk/mUdwbMjmWRjiuc/st3Fa5eFufOO39pFMZS",
-	"ManFwDv8HYvnZzwTO/hJzhe3Ip0o0Xk3/a//R4nOeTKvZU33y3hFhOdgFgiro6lXDX4uWysXqYg6O4xE",
-	"ouHQZbrGd3TLM57uppzSWIa3STXJ1MoNLr1090RqmtTs97s/zB8lgXokaxLAv0yF6KBTeCT1JOXz6Zoz",
-	"zIiKh+RzHt0IFbNY3IoEcNZlz/V4LETAvtKoes8A0VxS5l1Z2N7J43W/2kI2J2Hn2kJFaP6Oipbdwx+0",
-	"VDUK1lGn3wcFq/f0l5UoOuUqrpMR3yv540IwehzQVS8VFg00cPeHP9GjD2FF+FwvDnWwq+pkS6/L+FFi",
-	"nGsVp+0yVFV7lJFgr3iaSXW/1C3zgKStWrpcpCnWCipytqjNninXrrYaTYYSwj2UJXHp3tmSrePmxg/l",
-	"ncp2+wpmeV2osW74CHFaJLKieSDFL3SL4Pt7aGo4vvGsv/eyYDCuZZseYxOVnLy1W9Geh3hebkXa0D3f",
-	"z+fK90TGtj++NMy9upOZ+FaK5QMyuv5Mr9VkFIqEchmmcs4y7WedtXmy5CvDQmmojjwDoBho+nsNpYNs",
-	"6QrLmwJ3zXroof2i66qihuWVg+wavVORE5Ij4PKBrZcTNsfF5IX2vRYhHxMY86opay6ff+dQGO9obwa9",
-	"ONnr9XkxmOm6CMLdfSV/Lt6pKeaaPyTxEGhGiSXGxxlqoxBrJ1iwNZHIhv6uoWId3HrExJLX2pWxADnl",
-	"JGYZj6ZYm82F7em0WTfndfGR56AHgwJ0KzCkrloaBm2yNdLxG2pNYBYqlUZgY2jGYbtmLOE3ldu1v5u4",
-	"NBVyMq2B8Wv8Ha92eSeSSnpR7/jJ49TbuJEqvs8hiCX/I7zSHJlDwpmPNkpxQHuhgLO/m9+IMzMjRmVf",
-	"Y23OTCaThER1vJAwfN/srW2guJMmM7uL67aMW2+/f22/9lhy+84+snW87QbwjoCuxxLIuC769Fv4uYns",
-	"jnu9T1BMjW4MpEQHVn4uAjzBZdJpZB1/tMRcT5gFE/HNDw35N1XqrUGgqz1Zy69QYC6KXVJ54j/QxRnW",
-	"eazrpf2v8fdCoHTz1WSIt0Z69ED5vqghufELj1pBclexbre1N4h7hJJHMFXnEk8z/TVUszrPcwOkwnyL",
-	"TaVTtlcLtpNVopqQKy7mVkYXbCpvBNOKXfJskcZ89fsdqwIXsG0tlNpQnuhR64TtqN4TepdYLbwaD/oL",
-	"LgVVr2lbWilrCyePiVWDbRE+gXdtOdW4A2VCvV+NVreb7SqVfUyt1qI41m/sn52Tx+EL1SOTYzcvpLqT",
-	"J8pu+zbfRFHbaXffRF7E7UG+Ca+w3T+Yb8JCvrmQlcdNP043tFhqOB3uJOysIKKjvC5bgqNtFmkBxtTo",
-	"O7OGOghTwQyfCTcD9k2KRSRnPGFE4XBBzfgPOmULJavC8+FRr9urlNXoP1lnl79rD4ddYnv94ODD3u9r",
-	"WR8BcT2Tqi4a7pxABHBgAIGT3zxodotWrC26ky6LYCPKTOBwPU3rY+ovBC33yXoHz+Gg/6SAat2v8+J9",
-	"xbFzUOPYOai7IirkUkKaw2HLA6+OlF6LpdffgMfkdeXJW49qbIWXxuYHqdfvIPYU74/pdsAuMjZbYMFy",
-	"9DUwnrFEcIM2BYZ2gkQUKW6sbYRgWCuOKlHvnTGRGMHCTOtrjNqs2Lu/SrDMB4apGhSMVnrxT3VykNfc",
-	"pF9beuyBheOlXeFIeHm2rgkSHEU0XrRxGYeDwd6nKstfISPco0ZSKRedvSe9+JVoNTMZTzPbThMOMJan",
-	"bma522mnPMEnp6CHSdXbqWlDeVhS93JeRzHKM9s6od0HrB6enLFytVgexyLeq+Tgg+bjp9rXa6ifGetI",
-	"2kGTLC+swsF452+9zsk1Mv1evbhbrkk7k8rFrm3L7C9XIt1Evp4Sdi/KdUJnhvJr/DF62Senyn8V5p/Y",
-	"KyEymPkJ/B96xFMuk6mtyXs/mrwHe3irk+TeyJ3rJME7Aw23dHs4i3KXUR80T4GY8RUDnOQdLeCHW53B",
-	"yYvEULXDt28ur5hXuXEfvrAPQ0y4FyCrof4HtiKkiAO2UJlMgCPbLJIuQ/2x+CEYKu9FrmKcByZNDeOp",
-	"YFQzAltRsRC+GDK/jIRt7lgmG5eyIuua6IlIq9hQMysymxPnJFBvNQarUlriKTsCUWiRCQP4e8JivjJd",
-	"doUoSpLPDAuL7BhM8vc6XISFBhK6enOyLN09PT7cbNg77h0+LeWNH/RqJaXZIsnk3BmybHWCWrrIEzEI",
-	"x7jL0VRrI5gRtyLlCdPU9LHLvqCZcO04GWvDYYqmWkZib7didXreUAiJKpfiw88oY8xg5jo2dz5jXNmn",
-	"gEmpYnGH+AXimGtDIWwYG9vGjeztddkA4Oz33KwBU5plS13c+3Tlh/GCOpIKoFoBZ6NPb/pNvq2+u5GJ",
-	"VFj/FR8Bo7ycY0WShnor/R3uqnJ8ccGxqy3GgtYCgxLs4yxdCCp0YOrto4By95RxcwMH1Ez1UtFis2JH",
-	"Sq1aQmBNITN8RfSdCpPt3ZfhbmOvgDwMmELs/b56Dd6TmeY4KAgw8LnCBj77Z53d9yLzSNkXEZAzghBT",
-	"EwmHR6jmVGANgEIQiabaCFXsSggQUlPWLh2KvVPEN/VJMlJNEtGh2ekCsDRPT67pCTYuVwJbpOvUvRw6",
-	"JhLCwzPy52RLmGn94JzRwclPadELqfhmqW94RU7q+cejmf+dbFMRm45Kf4ejUg2Ws3vSSBsme8AdbDLg",
-	"LTbP5CECDkxxxqauwxPckH9wbYHwgkxFpCdKGhF/eiHoKl25MH4QJVxvvFTAV0COi/mKmMkf1mTZo13E",
-	"9MT2Vq6YjOaEcTbNsnnb7KH7zndIF4iaYfsNn3thMTIWwsxhgaGRGCquGHcOwdBaMEM4FaErWxGy9+8u",
-	"WPvdl8/ZwcnTY7gvED+HgwG75YmMyQA55jIRcch4NlThPn7Jep5GPL4m8g5Ph6pD6gwQBegP7IvXlxSm",
-	"3k74SCR47PEuOj5giQBB3wQslhOUkFTMpqv5VODNJiTc4kPFrHKmdMoS2GhuB52xwdGBf5/xDJt70MlH",
-	"sRV2MtYZ41gsLN4L4DhfvL09hGlz83Bqfz3Of5KKhX9l34esrTT7m1ZiD5gFCxdGpKdzbsxSp/EfQuy0",
-	"cQaL5myuQSOVY3LuB7B6WufR0cERjlGaLacyE3QBBNQPUycBI+wFru9KZ2GQcS0UN0ZOlIhLi1SrJUgF",
-	"sIL2SMbSzWOYWQC/Muz97wa9wYuA/U2kuoNOT2+CvYDYnh6zMGTDRa93EOH/i2Hrpw//Zzj8t5CFYWDX",
-	"j6mSPNULFTskeagLWPhbN8aw8LfffQcv/iZ0O4FydXeohuoc62xRkAfSBRCdNMxkOhWx35WVYiPYhbJx",
-	"FHAo4OTjBCYn1CdDdfHuwuwhf8hrPwEF2Sk5HhGZwpdOgWaQJBV7r2SkY8FGItIzQeLWxRevz9n55fOL",
-	"iyHahVn7/dUlOzxmidY3i3nAsNRcB5vuhneq0wkZUXPAjMY6EvqmwxPQ4fEzIHFgxOQS15sNlQRIVWxb",
-	"y5LyrbTq4Ec9diUNm4s0EirrCAVw4kKw/fvpUOWHNuLj//q/eZmZmVD/9f+GHjphM9xQADfi40484/4L",
-	"v31+8NvPn4co6Q+VfQ/XLvODBBxlJjPTrdQeCj1yCjx2mmg1CUlZWS+PM9HdWNzuxzrax/DgfctRd4gv",
-	"8AwCONvvT/f368wAc6dD7mRZd0rnumU958V41d+TCaP+1i3VPHysAKpva3TYsgpTChQM8xiv9RipcKfY",
-	"qk0Ku6sv+QBBMs1LU2ob6tVo9b1fiR8HU0OBn/K3V3NxhkZVkMY9oRaL1ItbqRemGG0bYDkgC8xhCc0q",
-	"3hDqWrx5an2d6cxX+3PbIIFV44+JMv2pfK0Rx8BclIL8wq227tSsyWztda6DeykSKVxfbftTQNb+AKsa",
-	"KuuIKyzYe2fEGZfSCIy6eiyz9fYeqFvjE6rNYvzVWQPdZvA/aQvXrdEMMmNTPp8L1ZgH/strfly3Df4B",
-	"Wqs11XvUtIHGtrhXRUPcnAQcowhYldQtoQd4mWwmkY/po7udRlKPYW/gixSa24b3Weh+DTcD7goJ71ao",
-	"qcyldy3X5OiiWq6pMlvLJQ1s7Ywy5cjf65jcLla/+91MPt023E7fgqxYf0ijop/qPeJd/DV9BtoBXkOs",
-	"Tc3mczp1EXGVDgU/d6fi2ixuquZEF53fXdi7guoCZbwK4jb0f6dQGX+TtsXLlNo73CdopvTiwyJnSlLE",
-	"L7WNnG1tUcHTfUNt1s5Nzcm2fqqS7ARKzEgvslMWUgmmkOy9SEqlhkjEDfYCj9kFQxVaCgvx93mygvd1",
-	"RUq0CQJOeglYaJl9yNpSeSkE+YihCq2w4IaUjlzg3D9tbn1bBbtapuioIpsr5uUBA0MnTnw6VMXichcN",
-	"em/I6xSU/Lq56wp2LbSnKnSOh+yMIu3IJ5Y1OILg43NuDEyzlNkUF0OOJDZaMatxWNdV3vjugSX+i+L5",
-	"6zyxRnDwica8Ezx+R2ll91RVvp3KaFo5r5nGQkR5j9LyqV/MrzNdKzO8gpeyteNvnRLSMBmjHYosDWSd",
-	"5iPcB/ieYbxy5T6qsPNhy8mzSGwMd1tkkaZKFACsVJPKMuuxdb9AuDp4mrtuaQLpHoFxTfM/1mqxwEm8",
-	"qSduhdKAr1FvtJg8uZajZnq9Q+7gMWPSdu3hW2KGZeApl4YmKgHa+2TNiyx+d2hL5EINaqMJ1nPAuuwi",
-	"M3l7RHvPFZcATzPWDpEpw2Whl+qa4gWA2VM6YrhnvRg8Zom8FafWNW3thNa2gIXscIznFgngKRkNpTIZ",
-	"J3tqQzTABrnX+vyLK2M3IXdrleNSLIGfKiUzpgDu9SqGhcp5fNU7+cercgzkU1U9nz6m4lmOdHhgZMOj",
-	"RS4UEQs7y6eFB3d7KbH8vGx1FNe4n9F3HDBuIqrvUip8VtNZnESnNjfsFTeZjin0ojiyZ0UgBTfMnt6u",
-	"9Zr+PP7dKn7uE+pw33CD9Uz0+2aI6yRpTA+/qrJJjLRDaNs3Yp6hfRNr+2bWKH3GLB8lwbTYF2b4Kt+a",
-	"PTKuw8Cd9fz6jaeP1W86PdvbLbEeQ7l2aXpP0ZbLqSaIKom3j5N2iyjbDgyFblCecVLPN/qfIiMTFfTa",
-	"4JWc75XXUMFvpVqzu/kcRfgcJSfoJingTUORyTdKeEEfpIutS3QYnbL+8l9EqjsjbkRchHGVWNgmgeie",
-	"vKOp2J8XXFHzTRfGtbWySQNjrhJRXr6j5ltPPgUJIeKLIn8EZtMmb07Tqd/a+6kmDW5EF0N5DyXEY6ib",
-	"yzeU+alUucr/8ECspvt1p0v173E1PuAK2IGdV7bKcZVNoVMubqouNOrh8VAo3Nkgp1JslAuNeuy4pY8v",
-	"t6VNtnutLW3r/OyUiYuWtF3KGZMb65eei/sWg1HiR/P+1DfEq6FJp90WUWYXWNbTBoBgtFxoQwEx7CNc",
-	"K4DRfezwjq11LmYNtVvcYvC5H1n9icsfuwPYVM3MeBUFLGvOu5YhhFTLJDUZ4/O54Cmo9R8DtarRtY6P",
-	"n9R1OK0zfWCpIYdMGGK3fKGwD7WNbJEmD27Z1dNHF+PHNmSxsxS9Nu/Ll5yLsJE3uQEYfGUjQyh4zCww",
-	"ICqkT3YdCIYifIAl12VaWWb9M+z9FZ/ssu/3c1bC4d/SI6smEAYYzj1qQ6/PsJOL8SEF1hbmcWsSkE+l",
-	"+zCN2WS7acypra7mh539jGFlu4SH+T5aW5LAA87i3bFvr0jbmjO23CPZniuPz66f/S2qXS6H1FSHLsSQ",
-	"pqAz61raqPm4MYHNyzW5W21T/7OH6vQ539kEUj7IWjQWMwzyraAufJSopFoozZSnm/VFGoFR1ctUZgJr",
-	"iwJrvO3v7a4W38MWIsVyswILA04xHo1+sqqDbctjc/as8R/LtwGL5mwssmiaZ1xj5slQoZBKHUgNCwe9",
-	"XhiUIqHxdrEfAkHejmdTvUi77JyFB71DeIWFX784/wL+UkMl0tT5bwmazwx9XZA2kEjj3BN0dbAXPJoy",
-	"I9Jb9PWS04ClwlmfYCZcNgYmUz3M2PlwKXh/kWJgs23W6EzLbi6To8sDhbSVRe431grTZzDLLQdioWK0",
-	"Xo8TrfEaibG2XpRZgGCSsU4nIkNntE5iYTJmtFYCEDRUWKvNRldbnFrvSf4N8pvZVckssB1/iqRnY9c6",
-	"VMbmSbbp6zwVSJWZQI16xHFle5WA5v7g0/mwimMeFEwoP1eOnJtY3raQFbxC7xOqQoUZHxSigirxP15l",
-	"FwB7m73IZB9vLzJZo73IZPeyF1lJrbEyXX6Z2xCMTNxhzbupzrRXms6/f0thFm7gmlDlSTKbTVW+INN4",
-	"43J1HYtEZGInew7wCRpeGAfa5coFRcb1bjb8zdGR3mLWA8I3K8i/mNDIBl6DLVBy7NcSWapHiZjV9AD4",
-	"8jk7OTx6wuY0gsUi4zJBmShbYGDsWKfWfX14d4es+OjujqX2iNWJXrG4V4Vi+O5zeGn9PL3i0VQq0UkF",
-	"jwFrDK/SmjI6SmfXY71QMXWfgjXUaHWLGVfeXHfzhFuW4zikjmy9nMr8FF+LPg8Rw+L1Io2oqpzSGcNP",
-	"13Q/rmt+DCuoEWi+lCKJO4m4FYnbDBN4hU36vV5uv00F3nQzna6bdt1G2l7+GEJnbc2LhKdsDN8xu98C",
-	"NB1CVzWr1FwH7g6va2CX5dKWxeQZBkupCUVLAcTRAhNRB73Dp6UEJWwO4jJEw//+j/+sJL+4tn6kYp6c",
-	"nOxU49S1Wq8v3gOay1gWcTJ2dMB4YmwlO25Y+F3HhqZ1LuLwjP240JnAykKwIamY6xTDK7jbmDLgB+OT",
-	"qD86FgP+JD4UvfHT0RE/iQZxXxyOj/mTipH3+LCu7U9Df5Wvr67euv4qmC6Xr6M4uYXlsne4sYngiW/o",
-	"P+zdx5N1iU0zDanjXpsGpFIy1IzlnYhRtA4B0srmvnYHbBd/V1Z7lZYq6lL19XFuay/DgnnqCA+MbYKp",
-	"3tDhzu1+wY4+Noja6ubOT5a3sLI8zjtxAXHeElnn7GbDpfDc8uvKrmXII2fNDPh0qMKFggsa0Blx9Pq3",
-	"D3t9LGkRpQLRzBOzF7BQKkxEvv7BYGjtYa/n/zrnKZ+JTKTu0VDlz6jrZPFOTUJz+3Aw8KfDIvEEC06F",
-	"/762bmb3O7M/p+JW3/g/S2UW47GMpFDZtYn0XOCzA3g21ulIxrFQ4VC53/K9xmGHFEOcTXV8DU9s2jI+",
-	"O4JnC2UWc+AKIr5Gs8o12Wbbh/0jhHbOV4nmsAp9nfB0Qs/wUxFX9DWY1Fbld4svKuJblJzgbAvFb7lE",
-	"kSNk7SMCWVJmbnKNu4m/99xSJFA4qC04zVGvD9pTaMvYX5uFmWPXe4uvXFcmCYEaQlB5bjfSKppnQ+Xg",
-	"HyU6urHgY5iI/X22yIS/KsYZDsUSEHB6qxGLeqmGyoJ2BmiHD9H0OV2Aror4IrCs7u5JmjjceOAV4d2w",
-	"w/gOFYDywHHrMyA8mEzPDTlePsfJAgQXlfuhKgYiJmUsZnOdCRWtrm/E6lqq64Whj51QgvHakFQsjLce",
-	"xDh7++byyoaY4nO0NIQXxaudP4pVyJZTmQivwJplDixdKBMwDKSH1cRyPBbUsMT27yhFfVfOObKd4kB7",
-	"/8xPsvdb3jd27eh6g1xjh9JZzf9tDymxu8rpJBZLx7IVtHzWu34OMbi07gCiP7Fy8Eiurpy4UvMJAql2",
-	"R2se0D4iCPmhxCX5p9EuwTuGmD5TOX4FaMVhKn7LDxLiwD8U3hgbmP99vRhdpy76omCtZj1el2G77IUt",
-	"DOAqFsw1LtgefY/1S+PaUT2CQoFQ7qpVpIIbregEV9+vJFG5JPmH6RlBbp2y/RfP315QZDhKZovEGr/o",
-	"eLA2xd9yV8UDLYd4Xuc8NcgCXeJqGcpXrrKkNV0e9Uplo3bTVIqzvG599bpWYnfugMzAOmVTwWNsnW5f",
-	"tqo1sZmRjle+ILwGxPYO2UQ99Zrs8Umvz765fPOa2WHlhHqGmF0kGWuH/x7mWxH+ey8MWLjv/9IP907h",
-	"zaGaSWNAUrRTyAzOFS4ndHJayNrhPpaf2iNVZaFiESU8FXFe9ihcqBull+oaz0gI182wNWyFeYo4ogbr",
-	"7i6nOhFd9rpAW47MHHeVCg371ndzX3xWiyla5Pp7n4uVlto3SJLFmatJnqk/cnpsBe41xnGWd4RExZAi",
-	"3ofqy4KO7I60c46yByKptyl26wI6Mt7N7y5BJUSMPl64HyNuxKltA0GepanONIXwDxVX5Ffw6k3unaF8",
-	"5W8ra4POnW++PeTEmnB4UZyKtRWfidjWrpKK+COiNKgq8nD1VmToM1rULU8WYqhsMx43FXWjDfJqMjYV",
-	"zZbEAziWqVYTJ3kCzPYw56DDo8DW1bE6Xn48iiLr1pCWkpvjjngxfqAs++IXVM4y7AOC3uD4opZT4FUi",
-	"YW0qV2JFSipETUChycFf4q3OxGfGLrKYdMbVCmhBp9RG1hSuodyMg54Pnqar0zwQBZsHB/5205SlcmGs",
-	"zfN0yUVmZEyS1ghuUBruVVZi7VgLMsrMeBZR1Vsbw2QFsRkn5OVCkbjL8COv378s2LdPd5aMcNqpVBMs",
-	"k5N3BVHaUn2AjYhsI2DbpsnCgr1wCFuc1CaewCldASEtjChmhElIwMd9w3fs2Os8eaZcws1mQ17T8cWl",
-	"YNZMKsYgCp1Wu2jiNEGRssgyrNFS1HMMivptMN7KiXs5Yyg4ZdsTLQByvKYAz3hRFeMs+12TnIeKbrK9",
-	"U7aui3I24wlsmADthX7F02KJ3HEL/GhJnbVbCpjHkkCWOZU3OCiuC181rvAWQhNISnnqaSrm5Jf3X/OY",
-	"A2kgBAosQ7lCRiB67AGryZv5jXQ2LSsB+U0BAqzH9eBucGytFbQK1mJF2UL0zg+5/RsFKfoTjmkraPnH",
-	"qxW0iuPjqwrk/7AwYKwB6Q4lYmwFrRItWteIJcViujpFZQ35lNpaQW1ZdPbXUyM5j2UiNlZazhuX/mKb",
-	"1Q5+cc1q38INjWOtO34qbyjJ6X9BX9pBp9+76j85PTz6H9yX9uFdq+q70g7+nl1pP9cj9nwqdupI+6h9",
-	"TR/U6Orxu5o2JjF+0ramI5EtRTnvgVKApSl68H7ydqYNapPHQ7bFuTXdD2SbEqnZJW+NBpPnw1t/KTjm",
-	"6eMEbuWf2gUuDxpX2qOcg3T0OEChg3BzRnwOiK0PYo2sldgFI8TjhP5vDykqNthHqlvLBsLaGk1Ew+4X",
-	"UGTfeWBMkRWE/h5hRQ8IJSJot0QTNZ3LewYUOczUxxTl0sPOYUUlFrluLbsnh2QXGZVWX1bOQixj1iaq",
-	"DIYKrczk/SBfxnLtoqip3IOzk6nTfqP6kp3ZOE+Q/7YX+rmcauvOqTRBkcqVlS5VAEIn3uEeRkqSIYEs",
-	"USzSiySmqrgI1khQawEKReTkjZKGGZkIlVG1HCMnqq6wAwJUywZrwqJy6OuZc+MNanlEfD1abfrOGpOt",
-	"VKfcGmO1ganXrKb4SP1ymr5iW45vWYk0a95A/zRuR9pske26Ekd099qWqlBhnE/G5+L+zgUFseTQ1R3u",
-	"dzwTL+VMZm91Ius6jwFjSkEBQC8Vm+OwdRaFT+uYA5pHTW6nm8PZkirWy8ALgO5ujKkt39D9Hv5va7Yo",
-	"Ouyaglns0zw0GM2rcAXly/P6XHz14qoVtL5+cf5FU5OLJxubWgzWLyUn7++YslTepNfwcs39hA9RWcAs",
-	"PqlYeNcp9q5Di6uoRVgSD7s0w6Zc2yjodbS9zK2nQMtuC6Vi9o3SrMebo6IHg4ODJ4PewfG9+olZIZoo",
-	"bQ3gYsd3IPPXterWuyqZn2K+RByy9lcvrgIGFLCH5fIxXSFk7bdvLq8C9sWLly+uXux1SwYuLDSI48rG",
-	"HftkjVwKCJsCLN+W4ypJlq8Ea7iIrKDocEJLIclziYbOSAibmfJ3Cbdk7TLQFYdjySVOxXhd48HrBi7z",
-	"LbYe8AdSsE3ApnrJZlytnJ/Gy2+3tk4UwdOFylMIMO+BZwyn2KTx17GlrY2GqzDWbbOwFfcSLxbT+ZmW",
-	"WKcUTd42XDQlR8EinoiMjRYZGwms18wyrXHtQ+UvHlMp8sUvRSpg9QoDC621vm0ET6NpgDlgIf3jPEly",
-	"P2bpmmzbWJkQTwZPEqeIfcYyPaHbz4ZH2yyUdgh/YFuWLrtEWQlAHC8MT1DCmqGxMBMoIblSW2S6d2iw",
-	"u0irLtuW6fPYIBe/Uj5++dO1A/iJQn0pswmImhFr0WN23CvoES9BqpQovcPJ3okMy3yx/sBnsY8bFXzG",
-	"eLIEOZkif6ciFf+Tw3l3CuW9jyRjN44ymZoEiOPHEGfmuXj2mCLDVXE/LKfauAOVe28W8zPb16WOuZZu",
-	"F4+l2jwyw/iEw7YH5cmB4U75rSjOQCLGWTUOga7OTxJa/ehx0ymc1Ws+ro0mcf33Ms2WXAJ7Hmus/5dh",
-	"jQ6v4BT6QhFcPPydc5gwrMjG9xas6pMzHxjpTdGgFXPVyd8t3rvCbu2FlxPWzxDlfa9Y7kq03y8inDtn",
-	"LYVk7ZPzRmH6soGKSklSxDYyd/rH1rX9yDolceJPoEemYsalqlXuc0Aoy5QrNhJsxmPBUjmZZkzpZRmg",
-	"/pNHAciIbLPDr+Di40WSEBveViFn8Mvw+1WIvCBJtwseAjbS5jayJByZPEBhjSBlnTXb9RO45yVsD8r6",
-	"Bfw57ZRlbVbbtHeqp3Sir5duxE/3cavUuq9XdNuajMGShru+E+U6K7uUKoB/YJtFChnDjmVjmSR1yipX",
-	"k3S1adYQR4TF7J+ipMCUT/lGIGDAJ4YhkTdiIwwwoAmGRypJgXmtG2HQt40wDB4HBsM3FtQODY8/8U4s",
-	"9XIjBEu9/KQQrDHPGzSYUc4xkirBSLgK7BnadHibyp7Xp0G7eti2CVrkvM4oSjBuC5jXGZ4esbTcVQ0A",
-	"eBM/IK9b6aWNHKIlpGKmb/kvut3NJyqK5WE1XauPZfG7IafchTBUAdxOe80uU3pOZtB8x5pI7H4u1Ar5",
-	"b2kel5upMB9iZ79qafNqVue1pvNNy7uf6jUSXTc6e77bZkTXFnBAd68N384jg+05t77bhe/EpR6mMyuk",
-	"P4J/e2PhLB/KwMat02uf5VWdQxsjb0vIyPuU2rjkCa8TP+h3ljbwOWtBqTFkXL5hh4P+E+aG1BQmePH+",
-	"XSWArSyWn3f+8v1PB/XBdDN+dz2TStfYJ97P4RhjoDmTiuEotlCysJU7mPwgSj0XqoP5YyUgT5wO89AA",
-	"lu2dy2ZSNS3lJbZL2WUp5YigjwW6xlwnUqnvoSkQ3bylt2pce/iA4nJnZFtLxRiTkso0shK8phlGjjGf",
-	"EIKCHHN4m0n9bb6gRsgM0X4tgJZ3TfUCPhxjg/KlEDcAkVbZtBUQ6N+vLaaGmC/rHSdXmFBAbptcm5Ez",
-	"qsdGqtVuLjr6qe7D6Ap5JeoimuiZzQ0Q0VQHLNMZT6gu19yLHapyhSk31zOdburwkGcMTUQeCdG2pnuM",
-	"GKBDWdTmhGO0t1voghJ3mYtXXw8cxN/zHnLiLkMgLCeQY1tPK1nB31RORNYFhYvVN3+7+EHfvfzhvbmY",
-	"3cg3P/xpNf5TJbq6P9ghuhrBrQ1prYtizyEO2I0Qc2fB06mE/Uhou+69mnozn/U0kL/s9z8+o5rLw0Wv",
-	"NziGZTxDHwT9m/D9rBEt20yD25MbRXoN665zt0wEM/Jvgkz8beD+N5ICrDaT0MbAyaOtvs8f6yULwhfD",
-	"eH10bkZC3lbj1AmXVf9NrT0XD909OC9+/oreqvNjU0U7h6Vus80YFnNDJfJgShH79yVPEnxoyOXqhlQq",
-	"a1on1W6qhIX8URQJf67K7fFjUdYzJ6oczUHBvcqcxDuotZcKfq9Z5LTcNEX523ysxJh/DSarDfLGJ2y0",
-	"Kvb4fmGj3s2wPv2ftt8J940nLa9oC/rydbE/IgVSAgwRIFZ/Iu8vumprcP2DHtUVt4aDgTmUc6EYjNnZ",
-	"c/yNHm0P202wGORk05fdkJ0//JJe2P7xudC1LZfyT9sYh8ePVm6IKs8/7MLI6yLIH60WYzWXm7AR5Pwp",
-	"35uAiKOZQq9ybtwYtl9hsJtC5Hehy8rMJQoF2dRKAP2g1+sxJZbCZDkMbfp1JrjCkqKJ4CajofcoSNvf",
-	"wYnTTN018LvBvxzwm85HDfDeSSkcYR/9/W25F7PyeSkQZ1FmMXVfxH0k4I94rjaW+TQ++/d1nl2+uC6O",
-	"rMlYV3xSlwxi+5Ksn9T67DaQlzI+QSOSXmQs/E0Y2I6nEa8UlasVAB+Q7uaVnM/4JMBoOIAO2E8kVNYR",
-	"KtIxXIuGkqpZO/zv//jP/YxPzH7Ex799fvDb8xMqtRFGfPxf/zfcqTU2vp+v4eMc/zYOtkm0QjX4Qo11",
-	"A8ZRS85zszFoyRVqWjdY7ZJeSjMuuWF2eIOrub9jg8efL8V0a0PLYnl2aKWppVf6AB7XLfx494X//Tpb",
-	"5qGoO0q7OHxd0MXf8/MFeOvWxXRV6NmV3iolPXpbU0fk77Gta5NrmZ4W7p9Ssbc691PRdXtLmX9vIBm/",
-	"bRteWztp4zX3cRbFUkvdTUDWt1pvdvk+YnphGcaggtjaffTaazSEfwGsfsG9X3BZg/5jlTV47Nx37Jry",
-	"qNnv/b9n9vs5LIe94mkmf/4MeIfLv3sO/E4d6+6Vfl53Qv9cajBThjukVjDhqa3ZactzsjDPMw5P/c4Z",
-	"Lj4gb13hYgPz8WcsnKfylmei/KZWyaokyFIPmqCU0WzfrAixbuS6UGVEtEhltrqEa81mWAqeivR8AdtY",
-	"4+owWvGE8SgSxljBwN5arkCXq+2mXMsokZHu1sZGaMC2mBERVdkZqjxA+RzXKf+GvPKUfY5wsOGi1zuI",
-	"8EP4pwi7DC9ZU0pNKkKvja37Sd6PoWpjGPTbN5dX+DtFc53lXhGYYs/2CCmSQqgMFJUbgwtdlsubDVV4",
-	"13E01rFlbcVdZkuYti1gRZ7U3injjDBLBcyEKyn+BpaNObM4r9sQZmfHlhdUuE1pAsaw9pu5UOdvL9hB",
-	"t9c9CNile+ld8RJ7g/Rru3XQN+GQIAwFLcAJb334gNkJJC9ji8UIxUExw3SQFp/LPxgdSZ4okXUdYTmm",
-	"1brER+y1yJY6vcEqjJngM3uimrhITgyGUk98OsOqgxiIDZO5rjL0GUWf6bIXeOBAomE8wm40bCSmPBm7",
-	"F7w8Zr2kRp5DZTcBCeqU2stjWXgh4oBU5cDrZeQS9IOyMBGU5aBgqLDbfjZPeCRyY0Xgm11yo7gzSZ65",
-	"1o34zHZvsABgXEUwVBaQIC+6m7KFsn+7Yg80s/IEsKEaqt/8hj0HEKlh1FB12HmS2FsykbcuYSN0Lpvw",
-	"jHGG5yjFeEsM1rIPsVgWy1IuE6kmzCTcTPNaxUPFWHjQ67NX+lbE7K1IZxxE5WQV2ryJlzqyRxrUSPc9",
-	"6k+BnWvP8oJitiadNOxGzDPgDswlC3glc6VWXWYjj6kqMCui80c6hmPNU0G1K9vhc60y0GuvVnNxyvic",
-	"imtJrfax9t/eGSXm4Tu4Gn+IDVz/HQ7tsiskq1hyCvoB3IP+HEZTnhqRhdRJAG0qCBZo8R0JPM7ITN6K",
-	"ZMXa4bk3P8B4xuzrz1DfRtcT/L53RgFj8MhvxISjYPa8tdJh/4g1lMLuwt7TUSmxScoOyWfABkusjR0s",
-	"+v0e5blRTkY0FViF2eZEYGUoLOYG8haAASNh7nb44opPwoDlKCdxwObJeNHF9v0zFl6MO6+1Eh207oZs",
-	"Im+xnRJ2ftqjNYIgjzUqu+ycaBPL9ho/XtiGeyfyRjhwujTWslk4k2TT4AqmLfDgEgKXClF1bkmxqGkn",
-	"DRMSsZ+Iccb0IoNDQnXgbM3IU8aVdSFQBks7dI6iZyFScZjx0bNwz9uyXo/VVGzXygoSOYCBLeZABSWx",
-	"4mqXXWpSvDnM7bsPwx9DKgOKmZMyE9TunrXDH5/9dtD77aAXBuy9kpjZ4g9w3dr2chDKaCKbdF5AsB1a",
-	"Ly8WeyXuh38Ctwv3EJXuiDpqaftZnIlUIpeGbJlb6qaRJ03u4WmyySIs0+xgwP4oP+8CYC95alPj6Ky7",
-	"hFBiOYcH/fzrX9PcX9LcV1rTuyHKHICz/XnCpbIVARGhefsWHS2A/+4FOaSRVopkl6KQ6qmX2vmZoXsr",
-	"4SuRsvZX+jMDN9Y+3IFIz0KNdRpZ4YJOg6sqjreRKedwuVQpjfULggobRLDgXMHMOBkNUjElXdq8DOrA",
-	"YEudU81dlDiUxvsVaSFdKGNTaYnN0QpmHOkA5L15xhZz2IansAtsJFbaIoWW0ZYZiVNstBiPRWqICl6j",
-	"KAV7FBrFb8Q18MSwyy5i+tUqQYaNBFxrg387OvB4lquWSgKZpGyFGc9YO0TrMwlZqH6FJPhhJgMVDSVM",
-	"0HmyV4u9LtDLQ6w711poKucUClnbtnuFo60WMyotmRur9k5p2cbP67Wz41HlGR9xIzDoArE9EQoOky0H",
-	"a1y2DKjaPE31Ev7CXnRYx7XLXut89ZQTi8wW8NPpI4awLoWruoo2TNtkCNXgIXpQh61T9lO32/3wAW94",
-	"FCQrj//a7Xa/D9gQXa3eeG8X3EEQsS3pIo1Lm51TrjbwZlfcmVigNCwELT88K5hjpJOETg8sBUb89fvQ",
-	"MTgaTQwff9AzmWVYpxjYMn0Y6Xmq4ShzWwrY4+C4gzSNNK7CLrJfjCc4ZX/96Z9TMT5l330I2E8ZCgRX",
-	"AXPGiFOGCiVu9ymjOIIP34esfUXmvBWZ9r5zWeCMlQRxuJcSFJH0mA1b3wE0MMewZdPps1RGWVF+3Lhj",
-	"ZUEe5/ohz2BySzAwkKQNw8Lv2P/BOeEAAfXmIQyhp7N8pekFTDTjc9mBEz4RKgBWE01h7iXV5AE2u5QG",
-	"ZJYbwThbqPxKRLRfyZkwGZ/N6ayCeHBwcHACatD7q+cu+FUtZiKVEdPjMYgqJJFGwB3mqYgk6ESnuAuN",
-	"XclDV509/EtOD64isuUjRImYjKhc0WogQ2fhwrO/kElWlIC36e8YBq/GcrJIRUxSd8TwbL5/9xJvk2Ju",
-	"V0besk/4AHv/7oIko4OTp8d7p+z88vnFBV6xtsZEUfk1z8tGcx3eJTybMiMmqJM1u1isO8Z5VPDDGatz",
-	"vOzZ80DRQrmSQ/DiPCFWTy8auuYKDRZ8siXu2WxhsryfvvP44Z2vBHMFnvL1wPlGlNcKF8RinVgRfgvP",
-	"ri/hWYhSsJvllCndGaWC3wRMzAImY0EVR2VEgWeIRJzUBIWIAPIRDmNGwN9wJPYcsy2qURVJ8awNC0t1",
-	"gq/bG8N77OpcY3rVUsawRfhRNykWCnXJ9UudxvYX+mG0wmDuGO/H9IZIT8aS2a+aMyepdeRE6RR4C8yK",
-	"iVze52Gur7maLJL80fvf9ftHXwb43+Me/Pegf3yIX3j/uy+/PO+dsVueSu54qBHAUDXI0u9/N3ja67ER",
-	"6GlozaNi2KOEqxtf8BwMWE3bHyBkElTz2uFIgVSKnwLIHRsHCgHxMycK4spUOLy6GUzivWUb6vOcLZPn",
-	"sU4EJc4zlYbwyaOMulmkoGAiTFaJBPWaz2V3xWcJFmDG+VHtqxtG6l5AspK6gcsMOAURb6FArlj4Uqqb",
-	"U2t68pRW/3tkjDpjqUieDV2hjU4sTDRswZVHSim2gYnItMpSATq3+6zM3CHfj3VkQqe2n5ckvKF6YcGz",
-	"AmEImlahRTucBVhyHcN8d7ejoZ/UMKmGyte/nUT9g4jg+gVeg3a+KfdNYms2LtauRhyTbW2orvKXuPKN",
-	"bGRRI7GuxqDmzGhwjWEiqJsffnAGvaFy+ZlD9cqaRMggSVCb3QyRZ4XohcQ2RWlCRYJk2FILrlPQ3vps",
-	"rV0X6R7ffvttx9tDke9AKngyezZs8bkctki6ek+lsZEv5yXQrWkKv1FuwnXmSrTbp+VWXECL2NiH7tpi",
-	"gGvKdZaXnK/tKWUnXW9OdUYZqTmH2G2FAZlVng3LXYnc0s8dAVmI4E7HPdWptdEWlIKQHbC6XmLbgSqg",
-	"qL4NMOIfz4bklyXY8BS+Qe6ux9b6MSztte3W9d//v/+/X9UG60LQj3pBgw7RaAvcHsSAgB32jhhWdLfV",
-	"12g4AUMt0PAHTwP8jBQebNi2f9g/2D/sH9GgROubxRxvhqLJPDVNq5mElAr8SG8fO1+5MTmWbTWjdJGA",
-	"IHHYO4BxARPdSRceiNRM5XzPMuc1AKWtZglcG1BmdXG9yMrqkO0Q4H/V+tRBScILvegZntugXBFLkKh1",
-	"Vu43gemWIGWRAIwtGLCFebk3ASlmBGHeMICkKJ3mKkWpdYArUFm1CJWrZ8FNCJN7DQUCzMejEvcwe35t",
-	"2gYFeCejrabdYAjay42iMDXxpXXoK4A3TXZWNje5xgtjnTptlX6yXBCudGyGlNs52+Fh/8jq1xg3Dz8c",
-	"EJCFAOCDBhOXwaHbF0Hma5gmmd7q6O0mGYVn5CRhriMRAuA1j1hr2NaIXiTjl3iEclLBRRARcQWKBXVw",
-	"IzLLG1JU4jIpkhhrmRLNHvYOsTU7q/bGoOl1QbgRV1QFqM0VCyVcprbvSb/bJT3fEXzRNyYg0SIkT2ZY",
-	"dEBBw3nRBGWPlVqZsEwjx2Cw3uKE2Zui1hSp+Cwv9+J+dboZLHKdERCTQelhisq6bjrrpx5eHGtijbsV",
-	"lHaZaLWWpG3HKEvAZP8nE+lKZfyO7oKg0Jr8pkE6RSZlMzhzaeCU1VGxNfzj1GSEaCLaPZCfPF5F58QS",
-	"FxwGbLXnUw/1FnTcMJsKI5wJWFCsBrJCabvN5P6eF+jFcAJjXXtp/LJi622qrXmHerahCmlLm4Wu3ZJV",
-	"dIfKNLQypb6ugTPKuyo72AGnsQwVIjIgRjSubdkMJ4PcMyEarwCb/g1KggNJUXjePAP70VDV9Q61KjsL",
-	"z+GX0Bmf29Zt53why6lIySTx1YsrUshpBuAd6C4WKqOaTDmEyJZQqHd3IcJ6WmmyNSLTY95kLe+5NVSo",
-	"wO/SJe2UFV3S8E7xm/+NKGTkjCRrKocUDhVaM2AnUCepaZ7XDl2vO2q9c2qtJUERnhAwG2PQdaSNuzlU",
-	"ziBjrVxw+NAtYjOMLTcpOoctsQERz9B6Eos5yEfS1Jy2s6Hy2mY5nOR6JFBVLCew0nZ48DREVy0LD552",
-	"e4AbkRjRpPS6k1OUNXenB+2k5O3IPTkha/e73aNe4JR7NrBNxJ1f6IycQ2NKfi4ufsT7Ya8XDBUd5Cjh",
-	"s7mIiY+gTsR/XIi8+VGXvYSDzRZoPl4ZkVmmZ5imFoaYQ0MmiFMX0E0tSYFKxqBYOW/2UG10Xedu48AL",
-	"slcxeq3PmE7i8tTONY4+gqEiI4itHQ00w1mUgISNlxsKgqTt0nmwLg5ymGRyJkizkJmY2RT0NvbrwzgI",
-	"rWJDDN3ejm3qOAbn13Z4s1bGSM9Ib5dxCLtjIqFioDY8w37rO9iAAll7eFHb+0TaVmPu1iKhDxn2PNXx",
-	"IhLA8s+wPyzdtcRJyGY1lglaliT65Orupi6Qmb0dqaKPvWo86Z1mQR+O0XBWMfwPjQcuzhZ4mu24JlR8",
-	"Ssa4cCYy3nV5aKE1znxbNLhHCvQyQekFL1stDIbK+3GRWks8LxtD3MOy9QN+HbZyTorcjIQ1d8Le5WqS",
-	"GVKFDVe0zLYd5EniRzh+Zpz2bqaAMNhs8vHamyhbagweQBVVZUPlCla5qKCA9Qf1NUa9olKBHyoUNBQl",
-	"HapyIaizYlDeXnTNL+c5Lud44PFQ8DhOhTE2dqWsVMbFNZ2bcvICVp23thrzEJO2h62zH5/1B72z5bPj",
-	"XsBy9fXsx2fH9CPuZ/46vEcbSKWtaPuGrbP0Gf2cFxezG5vZ3+0xZAuVyQRLqVnjUYA3eQ4e/j9+0//1",
-	"nZvVtqctP8N4ifZ7Je+YmOto6mq87nXZG+fwRhyewoEanLBynWeytpTKRNZHcaFQTBW9pKLIrfWC4OzS",
-	"Fvx1jAwdmVS0M9KG+FlKlbkElemaySSRFuYAeQtKOshEKBouL71sPVQ245CiscVdVslDTHgmknIl5vYA",
-	"yAfOvC0vgkfSnglbKSx3PEd8ziNkI+UyxHunuCJs2pjL/TUYtR8N1lF7yvquufhaEVQSGv0ayfmhd/Rs",
-	"AwAKW6b93WrLRWzJaGX/CrywANhBjHBy56aYAIOYhqqIYiqOTknODIiLkUmxxl67F7DwOY+movOcLPgg",
-	"ibkwTBAoOmi+BkU6/xskz6oAjd35/8zT1SkrWWFDslSG33X8YKTOG4x3M6dMaaPkeByeWWO0ddVnGu0I",
-	"tuw10iJZy0p8Y6jcouujbGiDPA68F+B1jJIIkiWivMs+F6B8AgfFOB4UrYfqqxdXnxkWDno9SwIHvUNE",
-	"qA3ronEwoA8/5yo4HPF5wldAWTgitf9kIbBTYlDe6YVBQJT2K0e9A5iuatazw3qOHhvsgjC5Fe9p/FFY",
-	"xHA8f/PuMkcORh2gs50ucnuHocNBUTXxr6+u3rr++OVwstpYp/ALgHPPC8OLJSCKJ8XFAaAAGO5IEHpx",
-	"v796cZVTMWgptBdtk6HWoxWjRoy5TmkCthT8Bp6AkGPO2K0US1uA2AUIhvszEX5mfOpw1R/xqsoDm4BR",
-	"7QE3RAWXjXh0g10UynFaQ5VpNhEZEgN7rTP2SscYRh3mVj9SeTCEzcMArM4L37LhIkXwFhZrxwva03Od",
-	"Tjfo9UCohm+2vagLFI0KU6FObwj5n6d6aeA96kibJLmeE6XamA6VwCAJKvcZ04/GhlvNE71CzRhRW0T/",
-	"wt5dv3l38dXF68vQORZYG6Rj3rFOSjT90WTO4RdOs2xuTvf3+Xzu4mip1Wn4L9Yex9Vqz1acVsC1KXAt",
-	"8MO/gCH5ROyItcuwC4D7qHvTBnPlTBNvqZxPErd6g++E7oIp85zQPoXv2Dg6oBw4YhgG7phmB09cx41u",
-	"o3RE0Lg1Wq9t9cUXd3NtRIdCtcwpA2YdMMdhApaLDd6fViQKhmpNEAlYrRRS/dkImK9gQfg8vzQCBicv",
-	"GKoajhawKl8KGLGbwAWT5s5Mds7mqRgnWA+3Hb55e3XxBoiGPBc5bvGUVtDigHmFVgw/enDQOwzrI2MD",
-	"5/IG3m13yxI6L5oUueYvYS4LB8wXcsOcWablID7YO/9mC5jPDwNWscAGrMQ4yhgO0fLDjns9J/oBf63g",
-	"4BW/65xPsFGCdVdmKb8VCXKl8iXrjJNSsUjrG1AGmmj0eeHNo0ov1C+LApmUQ5gXOIqsUun1+f7FqT2o",
-	"sqH1kdgObjBZ50vlw/8/9r50uW0dW/dVcNQ/trwvLUuynUGurj5O9tDpu51kZ+iuU82UCImQxZgC1ARl",
-	"RTflt7pvcF/sFtZaAEGJmhw7I/tH70gmIBDT+tb0rSI6BQLerZgokkxCeQ6qO2S9FIW2/PwSIqqh3JPA",
-	"/NkI8i05JqF0VhzqoEhSIelY6qcov+EyUjA0EO7ZbJYKdqmuRWZD6zGGnsTTSii940wMfC2PHqMQVgz2",
-	"9bP22LlcgAEb6zOvGt7dmRAf+DBPFyhGtDI7HM3XK/W50UlmJ/4JFAkLqCgVeDjA86nBHGRrCmO0nnnU",
-	"Vk1zlFTN6GhmxMyRzTw7gucgGnbpD6ZdRFonl6FEVUVh7+RwLbL8MMDPTHMshgaZoRUFQP/YfPbjG0GS",
-	"QuQ6qDxgnf/5Z3i5n39mzXNbDO3JgQ2iIaFpNGmImZzzhQGB5p+UYiDiS6H9gnYTGyMPLKCYeecEb55x",
-	"qS0fJPZN5IcY0ocx1OZNqXsQt+ZLc7TZk4Cd/6Qp/HaUpCKwzAVo4cFMGOBq8Vfa2kqVFOiYPzEL3R8Z",
-	"LSwqSgCZEUI2gYoXQQnviMLgVyRp4B6VNkA8+u/ziJIimRiNxDBnTQyIoeLWpmtc5B7dGvLKHAapwCyK",
-	"e1rEtPTnSMfoG+L82vhkpl/pGqbpPGBPXC3NlalZfTGzL3psrCY2xyVO9NCcWoiDKbpquugeMxVnRtOb",
-	"yVy34K9wR7YPyoebUbm/fIxxy80nEGiHo8HILLDtEmcqPnawlEnDmoByzNgpjeyMCZ6liR/cjT4SF/GF",
-	"S3TGzpnOkzQ1t4DGN7EbBxVY5Lhs2SpwGN0Z0T3Nc3YOm5EoOslnZxNtClMU2p7w8JSCqPDPffiTiKMW",
-	"Jty43Gidc5x9F/1FNOsBKBXcGl7R9WlEZK4OoTa/vy38wwcgSueQ8wkbPigngbSPzQuZ3U9dR2fY+WWm",
-	"ZtNyv9bqyy4Vs6DBnVjMXQFPJPl07Qama+Vilgu8VfDWfALV7s07mEYx+YlTIfPeut2aCn4tzIn39qb5",
-	"Vbc9UQZ6goH2GY71CYMKT3AiyxsqV+y8tbI3SvdKMSR37Lm/tc3ym2eQtkxfEVFEkhs9EcUKkuxq60N/",
-	"EthEFau6izTV7AnN12snUcysuSAoEM4xRcjaWFKzZ7SSBxCSqyssovgLLsZnNV6ngBhg8XUFoyRI7yRb",
-	"umAD7wrBA1Y4AsCMuXTLwlzA5QKJICftk/KFiqpScZeesfdqAIGlkBUAGjc6pIdqMuUyofQ6Z646Kw6i",
-	"jxuWbrtkgtGAKJZw1k/aJ2fLO8LszFikybXIcF/nypwjO0cTq/OsO4FWhEwox8SAxbk7P9ZtvXL0Dlrs",
-	"j2SUWw96gSnYAGPsYAZxM4GWzcHONeea9owrWA3LywyobP38MztnS4zCXs8ACs6AlQPSCQvv/wDDcLwb",
-	"DmU73HN0/70qkzljxDCVMfJiiVG9SImlpvhz6YTBrYJ/tTNgXsA8SA5vWmwILL3gOlcxxAfA2U5nQl8t",
-	"zNlQPewY5yDx1Hy3CRle85RC63nKMVHJAWbwNJKNx8wTJsamyVAQ/R5ls77M1DRLRM6zxZYM1lxkE+3V",
-	"7qlIhMUEc41ZrZ1Wu9U2z1McaaPXgLwBJHwZQ/b1kfm/S1FZ8yWfEdSmApfe3zEMDH+pIP6EYaDp4O2r",
-	"P3RRyYjCUkNpDZe41ZsUiop+SVvazeY4uCgBOBFGT3j99/PD7umDoDDVo+E2lBWVRALyWc0mdIWb1QEX",
-	"eiinImNCxuA4QhXDfrKOOy97xt1uZmVjI26WR0h7IZSUo2JJrswFTinS2sVCwv1GOXeEUNMUN4fzJDyL",
-	"Gz2zKs9kLD7AcpGrXa8liikeOXo2MhowKMDAGGNVQVjwbrtts66FhGVfzlCFTGybzL+umjjEuqxPlm4E",
-	"jdJS9zdmZquhBqIBXAJ8R7QYNHpUCtZNDRQlK89NPvaqzjUCr5xl39Zws9TDxLrjPloelMYv8HYDYU12",
-	"wO/pxvDyxeuKQSCABHa/lWFYIq+qsViyYzsY99mN5qXN1IY7sDyWdfOxYRxHH5P45pYT87vI3TDeIRuE",
-	"pQLsi4m1V0Lur4Z697M07TtaqSy3/7ah9Y2gkYvJVGV430EcCnDGm5cy56HxDojR+mYfQX47dKtkX+Ms",
-	"jReDDCg2jE6I1BOEH/rO8AtNpJg3sFRLH/95qRTUAONJBnxsKvMbo1cCf80IpmukXwXHvpkRlQJZN6Y6",
-	"A68skH1MkJz1OomFMr+RjMxTPiDw5gbEmFeTAeYFBB98OU0XwEAq6W8k202HZgGKjnLxAdZ6rHLl/bjR",
-	"ArG6GBCLuMoPrt3uhQxckECCLTezf9gajsTtBG/UN5pof8I/9NOCPbiNg1z6+uSRe9d1rWxQTJ9s0uZ7",
-	"79sJ/4CsmjBPK32cQh8QYbHcd1GizbUaLHLz0g9OT48f3GxgnWg4ydrXY949fdDoNR6PusMT8WjQ4Q/j",
-	"49ED0R6eDrr8cfxIPBx1hseDE/4gPhXdUXvwePiIP4wfiNPRyfB40OWduC0ej7w+N12ZFQkiFecb185V",
-	"dYPqbK5I93KRbXpNy9G+VJv6QdtcQtTRg3I/dDuiJdfryt5rFX29q8ApN0QbwrfxqcLN74iMgUxklXQP",
-	"5HPxrZFIZFI23Zecr+t+j54/Kj98EzR+JTbGTY3gmZug8Yc5k1uehWf8SmrbGhQP+q0Oi4LyOzW2z98E",
-	"jWpH8bae1rSC/pZcJNu7Wm6w1Msrvyjgrj0VjVZ60yLfryfTAHtxDoUdOiiehX163D5Z18ihtKPnKrfu",
-	"TfOLJ4jYNrd5wmP6LWzS2d7kreTkzqDf6T7e3uiNUhdcLmwdRtPudJfxPQM5z1MIGsZWx9tbvcawibeS",
-	"X/ME+dt8Fim43Hz+qH+/MzfLBlQXNHJ+qbFmNfJ8V0TnFLfgco6YK95/EzSOVjgMK9UojKwkKgfPXOd5",
-	"FzDu04AllsiATZTOgZNf5gyACEbqZToPZTOaTWOibIy8yEM/bLH49qAFUbrWzqsjtIJpZrNkiJ7RhuIh",
-	"jyEWioqsrr069EoWRnbSbqMbsAidD6UXzKoyCiqt0nUMCCuZM/dWel6K7KXBSkZMbXkUK2zs8uR9aFL/",
-	"/gicf6dBI+Xa2W+ACU3FZu+9BkPibEpksYKNjcaoJHvN81kW88Xflnge+9SfTx1bKjfa6R2XqFDN84/N",
-	"MZIxlk+2dI5ylqYFFWJjoAb0dNcJ9SdqwJ6Ohdxiq/hvbFsQ8EExlJvNjexmOjr9C/3z8DFwT3t7GCbw",
-	"s433XdDwDwWQKRYncMs07/aqsLFs6YOiMA0VjymVisHXLcqx4Oei7ojBd0vD3R1V+cfPXFpVwOqFFI7Q",
-	"uXQn1PCqhlc1vPrR4JW5Jsr3gAewVpiIb4e0UKWvYCrOeZaveLU996VFV9bTaPkLMQdvsFiCRqFsohzR",
-	"gSXUq2DTO/N6pvxlbAW0ApdSZTbLBgKIQ0ncKJy4pCCvhe5+Cp+z0QWQAQUGYRt8DTbnD5QlVriLQll6",
-	"ZVujnycZkjLNHEWY8/hScCnmZrhwHeLngjjHUCZS5wbRqRHrtjtoFbc10Ip5ssWiGGeRdT2V3F8Q5vKU",
-	"KPwSaXOGTtqdgJ10H7MmWAVsckXATtrHLKqKqGUnnVPzf8fmmXYoo1KSlumsy6KKpN2mVKvjDrwAh8KJ",
-	"FRuISutH2ba+I34+VtYR7++nnEVH/pQcYepC4jIVIPAdmBNP26H0Hw0w5CGghGyD75Ri4J6MbHIdTMiS",
-	"c481V3ZJqePAjHXijxLHfdAK5Tn4D0tbpohv7RTOlfOXzyzbURFrXYXVEWb6cGF/D0URtfe/xYKgNVx5",
-	"TwAD74Oq90HNS0ASAOO7nRHSczEvvfUay1PpuNjDVj75DZ8xOs9m4uauvDSfW7Xo9jorqkWnXaVb7EXn",
-	"7iC9pf6Gfh2oX2Ij3wjsbQ8FtKcJ31MT6bS/MlWkvUEVWV6WXVWRW2kL20yxFTJsKeSBW7nlSWsUXSC3",
-	"IAz+TlWMihjrbX1UNakVkFoBKSkgXdQM6nu7vre//Xt75Y62hReqLunv4Hq2qHdDWRsLkl3IUxlZB6GM",
-	"Pg64Fv1Zlt5YL21JE4ZYjAiZMlxQLDdqWb5jY7fwhM7LSNLfCDuWTy7/xOmtqqXVou17F22fzU62i+Xq",
-	"N5UNIK4TW+xgWXuq5ChNsMDOSWeHn3jJF6ni8RulgL8d253u8j6uLsKFkZFULbpx0u3u0niaqaE534NU",
-	"/ArFiL5T2yHY75bMd/tbD22ISYX5sKh8t+kO3cFv625psA2VhOJ6J65P+xLKZlQAsZ3ctudrf4cSJMwP",
-	"hdKMyCPyKiUqIXfcSjJapaMWmWxu7669sLO5vyFoFzfst+TbrZ241U5cNzNY6+FKMIheROxzaV76v/aa",
-	"keM3nUcVOsyj71GFebTGR4x4r+QibojFP9rP3qvk4v354nnSnl8s2vOLzp8fXvyiPlz8ouYXT/Uc//tM",
-	"P5tcJS/ejx83fKfyXljRjfZvrv5MN5y1290HOKC/3nI4nk97d92GbqFdnNd+8dDab11j69pvvQGP7za2",
-	"39RMfteO7jL2+6lQ3z+j0xuIbIpUXl7yTELu7U749N6ctM0ypISmJ+CSBUqasuM6q8C13HefHezr+t3J",
-	"uxrKVffqhnRMpMGaq6IAIvEyOFqDgOq1hXLOF5A0jY18bz744K3T2QD8ZResb0+zZf7I2hTKW/hkSRh+",
-	"sms22AnD34ED93+E/i92IQQwOT6kTFusAmkuzlZjHz+tffs1lk0vo3YXX+wtbfq7vlhtut9gut8X/W0z",
-	"atszNuf6x7Zb00TsZLJe2p+F+eToo83bSuKbqMWuO6Ek3hKv4iVVczQDWIgcEsax1PbIsgjaw3gvBu1i",
-	"tJ12bdyuAfg3ZtzeF37X1vBv0BpuibgsaPtcdnDQN3of1+gbFzy70o4JDgXn7lZwxqk+66gE9YNQuuq2",
-	"NpC2OpaUGCR4voYhpcXewO9JFUrLOkOFmz0GTwevS500o3K2U7vS6h7KVbM7u43V/e4UrnabNf0MK6dm",
-	"VekFE55dlV3+oHh+NpWgDmmsQ2O+99CYgEk1h4uuDlGsoW4Ndb9mqFujTh91XkAx4TLoIdP0veDPkcA7",
-	"rDLgIsr54K9jNRERaxLJywFx+0F+E/Ankv3CmmI95En8fWwZWoZYqku58ilLtL5aiDMGv22ZICPLKJim",
-	"tng3NG+x558S1BGwKZZ9okqVfqEnLHVBdXuABNiZ0b1SeH50RlG477RNNR65K1VXoNP2uuiN38xS7AsE",
-	"TaM3fPCdhmy8yRaWO1CKOfvLpUq5vGSZSAWHShgxX+DKEZxBggSP8kg3escF7ZIGmAm1UzRAm+tEzDXQ",
-	"8NxshJ/tFfh50iVyJwQ8und0dKlasbg+itXwCKoLH9E4G0RRZU6745LC1a1Gcltx2807opQiQOhopYr3",
-	"R9oo847AKdVrI+8WTAeQTZkf0kbTbCPfVM9MAd0xjgkRJ3wbCSK/1Ef0pBkZWeuI+mo7bCZGtJOueVp/",
-	"5XgeqSZhh3HZR5JNaxV1HGKwLDceZZfZzMTX5cfd8IGG1EcoPP+3Nfu3Xdq/nar9e/xww/ZtP67avh27",
-	"fXEHVW9Qt83MKZ2iAZhYEPCzXvq1B9W/9ihoTGZpnsAxpw7UtDgGCRAHmheyPJpmasz0K+D9emgmjR7q",
-	"eGSbMG/FY8dm96m57NPnf7ffAcWYtmrCynx7qzlWydA1Mh14a158wg+ZdmwObfr14oubnc5jx57Htj2P",
-	"7fXnsThUsBzbbwh7pDoVR+ozBKNVHxJa+OKU4FQsn5OCzu7TQqye//bn/MUbNa+Oafrzw+jPPYKsDE7a",
-	"J6Bqpx+/VUjVS6XzXeKpbH3FNJGijqmq9dw6puqH5ALxrwFPiQS975O41t6rwbZQfTUVEqrIYh2ZJtre",
-	"AUcclOPxWTMyEmuT4hbKMovafyJH6gx4ICAu+QWobt5wzooqI65GK7QMJfkJqgPw16h524Lw/6EG+wfd",
-	"/zkT2U5m/H9ZCt7f4E12afKrowQ299Tu7YB9frdRfUuqpXlu4Yl8qMU2nIjDYapmsS3JdjTkmTCj0EIm",
-	"Kju8VIdCXiZSiAwZgs1OM/2m6lJtUVNcjYOjTvfIPN+agk5l1ZLhRLCn5sdLcKt6XI0Vmf9klqSY/5nN",
-	"pGVV1GwgxomMmZplzIzHqNHTlOdmbxs0sMQTbWCXxxJdAe5PDtudN2DuXwb3oFAW4S5DRHFPRJYm0qo0",
-	"SP34K0SSXPoakjv1vhZR8UOap3CpfWzY2qONXuPXt68wWqQ/SaTBgY/b8L+gMUmk/e6h/W4qsgTouheC",
-	"ZyXOflhi9rtivxZLvAkTmivt6Bh4muk0mkeRBPsuqeN2B4X/UINdMKG7kGtAWAPCGhD+kIDQ3QEeGoSP",
-	"n4QGJzy7wi20AQ/iQ3BhugJDFUhuFcBFQ56LS5UtIqqubz8znc4uoZySZRKDLzxr+8EZm2bJkDL6E8lA",
-	"LLCZTArfBY3lJx26ytYt9iKLRUa0dFpledRjEULWwhtiRrbN4VDCrQHUURyKPtfDiB3ZT+aJiDXhg9f0",
-	"AGumZiIV11wORcSaWJAR64b+JzrDof3Ve8LW3jWz6k9Di0VGKMJPRJjdBwXWuWSRkaD4h1B6baAwT6x2",
-	"AMVQLmgjKv6Dlvv+kPFT2hK7PHuRyJfmfXd6ln/Y+VlX6Hl3lE0T81pl+feGtO0h9SorPUmuwGBrTmmj",
-	"1xjAxxuIBsKJA58D1ASpNmd333ROe90SNFyKr05nk0QmswkbZVAiqdM+xep3UOtXijnLF5nQLfYyGV4d",
-	"zqagm7ass+BhgPVDKOwmNT/+JJ0JlikeMzNelgoukTqLcTbnYI8di+RynAMADRpXiTTb3tYhmWbiOhHz",
-	"/uboGKMo2DvxqPPwqNOnduTb2LM1tZonsREEnW4bCjxU4PQ/FqqM0n975aH0xvnsWmSXUhy+Gv+//yvF",
-	"4Xk6xRWD+wJ2wwQN342T03YLFgS/sfj7BCt9LMF2EFtp+tkt01hSptEr6slYLeCVXeCAnT5gQ9o/22Ye",
-	"JNpR5+EXwv10e+yC/Z3AraF/Df1r6P8jQv8q/O3X30AM/2l6gNipeiFVLEXrNNTgw5KgmuWqB4mWro6k",
-	"FjkMNLD1LYZUFZPqDEJzIn6G8QAaTZORyBMj/1cC26kUOvMKFGKQt15T8u9CfCX1/m4VFDFIlJGbfHgl",
-	"QK26Fql5wxZ7qkYjIQL2u4I5AqHNEywcUPitC29sr9N9ZIuNwe3z8BTtd7rRO+lWBCCcHnY6BrG1Hy3x",
-	"pOwXp1GU0IIB2fQIv4JWVlyJHQPhMnNHrYvj6dI4bgIKhOuVqmh5feHHDV3ZV8KjiPsUNz6oh/11fu2g",
-	"AbsWdkElzO2sxlH4NlmEDEvhfDZym/aWXwinUy5/B6EStwqA8V37tqi2Qzn0gnF/sFj6zn8q0X0t0pHt",
-	"bzLLi7/e7JNbujUg3B54umxq4FMDnxr4/GjA53eRl8U/3QalumOfinmOkNt/J+a6lTBpbFsqMpYubBV+",
-	"6x4Hm+Bg4agr4mDJrsgdZNJMC3zYqyfGXlumi4I0IxNF0fb5OElFKB0fxhpOuj384E9wSr7nomFluwUA",
-	"LfznGvhUEofHbYee2tXgqXvYqcABDjwNuZFFzgdL4Omp+Zb9kvD/s81EYtsvGUmqRTwK6z0lPH1eEvFf",
-	"xFDyEs/GLoYSe4xqvFDjhRov/LBBc2sltYccMpGiQjVOpvqTQcRklotbYghougwhzJffMIC4gOmo8cN2",
-	"/PDw68cPtzMRLAEISMeo8UONH2r8UOOHbxA/TEii3QN8WDLvbq98bs0hpYYrQfn7RjdhUh9PoSxiurAu",
-	"GyWFxnKOVC8xX0xFiz0X18CROkxnsYC4Ln80jA8MsNBqIvKxTQOmmUS2UINTWox84AW9zwRy6OUCWoUw",
-	"ghbbUE6dp6kd6NJsZOKSZ3EqNISKUfJACxlQl6EN/nW/XIHnpVXbF+q8lURNu/VJ/3f2SwL4puDUMFef",
-	"O56E0nSBwehhBasR4bkNmeWnK/H07Q4iu77NMy/nFQfkAiPIQ+H7NJD9Eq7/Qq0OH8KyfekJtOB37zns",
-	"rs5he+0cYrqtnUU0bNEkuof2S1v/SsrF+6d8F6BauuxqtFqj1Rqt/pBoVS6hEAtPy9/fHTzdieFyPUgF",
-	"PqQey4HQHchfuGRJzGZTlmMoCyJKgwmj2bSfqz4A1Wa+mCZDwKam8yT2qJfF0jT4WHPM0SCG0fgGLGK7",
-	"CZuPhQyleXSg4gVLNNYSN48R43Lx+y1m3suMKdEscaxwZ0vvBnxIPMuSaxHKFGL0dc4tkK5g0RyrOZtw",
-	"uVjqZzjm8tKrC+nHTpkh85xhoIsG0yDTfCKYnIFtkOtKtOwlSxx8+ZLyonXZ8qbXVipQOsmTa8ESmYtL",
-	"kR2sY+AsIe87oeD8FL59+xoA/m4l7+Ed3AW3Kvf/BTxbCnUju5Vou8LmnRS8sqhtZZbh/25i1yC4kOiN",
-	"ygSTN5/ywptDgMpnYi4ygTGQcc0NWQOimhuyrvH5Y/JLrsKp/VHfbvSS5KBaB/VezgZposdCo+jOy9WT",
-	"WiwqAmgjRkG12oixwsD6kw5lZGNvW6uBt1GLvSGuyp80i4yiD0mk0VSlaQQQjnH7KdHsMrkWMmAi1SKU",
-	"UZrIq+Ih/FR+iEW5+JBHrHndsaAP4rDZbGr28UGL/Z3rsZlcg8VC+d+WXs3AJqyBxAZiqCamJ36piXnS",
-	"PuUNP8C4eJWmrhqR64tnIpRm3nMhAY9JKGcjNdozeoyzTIxmGiQfsrLDKgG0NuJ+PaBjTYhVPtgP2LGm",
-	"2VaHSqYLCtE/AKwHhaciXwj02DKCAPL0zjFrAjBR1yKDlZgkuW7R6PvmT/0J/9AfLHKhkW69zcro0SNl",
-	"Z/94/eI5vEI3lLepUxW4BONiawXFnjCAOpS2YJZk3FZ5Gef5tKkP2NtXz0yviXYdFz1OM4NPqT/ciJZM",
-	"FDIcBmomY7BAR8/F/KV5YF25KjxE5VpVbMdSVS/NEf2SKPi2pJ+703BW8zHuXsMKpmhDASsz/fdfvepO",
-	"WFHLrJLtKlbJH4cTdRcOxpoT9R45UfdiP9ym9cElOOcaqaL1WMQ/bEWx6gvpFvW7vO1YF+uqtdRaS621",
-	"1HvUUkkvJK3QU05Rn7wLpRRqbeFliuJq+Vr9Bb7XoErRjer8Ea5+QYA4y6BtC62Qis9Cq7sylHv6FCN1",
-	"KpTlwlOV5X1RcYTQG7FcZ4EiaOyvjuyxAV9JKdbGPFboF4NZbotvmRfHE1rSSE6cX6awMFcpHjj3t1Q8",
-	"qkJHTlbXsYQI8AfjFnuucFB3CQxqw20tEr/Poj7fn4TB2/0eBEywmfzCXMN4G1m5gdZCIzSM9tpi5/j3",
-	"6ruaNbUQofyn06EO1tc95Laj1dKHzC9nY4TDLGdqFMqMy0uBZXL8gjXsN5EPwSmo1USYVxCpFj9p/AEb",
-	"RcmMGggDZBF+1wJDQnTQCyXPMTlFyaFg06IGO743GK3YWM2ygDmGO8ZZ1G23I+Rvhn8yPVZzMhGjJ7uo",
-	"JGllM4wikSzJ19B53FrcBF+I9qMuhlMXw6kNPzsafuo4xhr91XGMWxBjjf9+F/ne4G+XQMfCtnBUCN3t",
-	"2TjWdgCcolX4TwsRsExM00RomzETQ9KugWOjlOcQmBdKRbTFKo3XJfLwqrKI3Kut8SsfGmwqJmzIsywR",
-	"OpTRlGcYpk8O6lhM83HEtKJq4GkCLzDkkmViADUJgNxtjMFmBp2CG91ZEQwkhYQfxKTkHTWfQVCk4qw6",
-	"gziJo/2SbIzkeGrX4n5w3zdYWvHt9DLjsYhZrhTsAwcoc6XS4ZgbCK3ZiBt14c2YyyvNHBAokBVtyUav",
-	"c7NHmgtsHgBblDdTjQOXkMsOGAWwoN2pLr3CzwO5E1B3uxSbL1CKzSs2+HvKY5bkbK6yKw3HaqFm/1W9",
-	"mNsUgIcVi9kpSv2VCwgWy/Gwei1uOaGPvn6E/GVy1emy2yUFyAqeGjXXqLlGzTVq3iVdiNtgymEBqora",
-	"5PTVrUF0sCZU9DyONRRGhx+ATJ/1QBkwo5FmCwSdPno1t7vXUyjJuQcZMGBBuK/clh1cdWbkHgSuDGv8",
-	"pChGmBl/OgC928DFUNr5hUlJ0MK7LtjQPvsJ8YZPXdbyp4UdBrv7Cz8tOHEtivJhzj4hhXYGNkQV0jzf",
-	"f2BhDRG/AETcF9ZtpT2mUznnmvE4/oGD32gmglBGHwdcC4Osb8oBbR9psxXWmqOPBSPBTdRiRVi/u8NC",
-	"CQmiPIcfXIj8zByaJDZ7epSIkkkHr787C78rhvmojsSrIfR3HnZQh+59eyrCUwsg5ap9fbt2sG8A39FU",
-	"penRtSLizGrV4ZUYqixeohQwbQxSRXs0JvVv0CgMxrUhEbZJKLku7NlSzSk8Icltihr10ozMr8U9Zm7/",
-	"KGCRmss+DDoKimAG7ZB1KM0fDyBMA8Mk4OEieML8egAADaIT4UXZTAJRlXuhRLNoMkvzZJqK6Ixx6CSU",
-	"RJ01EI4jQGXwy3HG5xLTzfCow9t785RkFPiYpi32TxzRiCJaYDYywXJ+JTD9jBtNEUuwaMWGStq6K9d+",
-	"S3o/rAYD79d01boprS3iqVENFzBjcXSX3AOl+MlQrg+g5JuCckircmE9aoZKcpr2bD1FETOeJlfiYEkp",
-	"ZLvyHfCcRUfDsUqGQke9UEa5Un09VlkewVjxTwcBi+IZQn4RQV3MRMbiA8vn9Fczqv4wVRrURbdXxlyH",
-	"sijNvjTlrLlEhwFfY5CNeVon8jIVfRxDxJpaXIuMp6GkAZsnOcOnDvE7+FnTVs3yvhr1IfKoNGJfL5V2",
-	"j6sR8m3gAfAn5ehjchNV0j2Ywb5UUKbva1cy6V0avX+33+2Xl5am5kCu1QnGSgs7iXoXRfKWoUq0hZyN",
-	"u6KQ+PFh+8EqK63VC+m+ch2oaeEXgo0BXiNbs+8NhzK2dP8/MitED3W88t5TPhTeY8dmidwNDHMdNGDB",
-	"aML4AMgKNbT7W6MU5uItEHboBcMUn/BDph2JV4d+vfhin8iXNN0e+ZKmrCIWTuWiZrmotZZaa6m1llpr",
-	"2aC1/JNQrvNtTBEwFJFBaXqXagsER27KPnolJupaLOksNqSSjTI1Wa+ttBi0TuQleEGoDVIUlAPBSQVw",
-	"LBCg5ug8AYoJRzSGOkEm9CzNAf5FttMek7M0jT4/Il/2k2xOLnpV0HreRZLRLbHRJ4VjV1DA3kWQ8+4o",
-	"xM7hK9gGu0TigocQS3UyPsJq86LYj3NuNrTZ5XGdhVUDixpY/IDxBCjlqoVciSffXpGflJhVbR18LXJQ",
-	"9zIBhZGXRC4aLYpba1OAbou9xhBaKky8mJZSbsmmAhJ0R7nrl0y2QwolSmLiaMRhWZpPundn05jnoiiV",
-	"/C2HNEwSbRbBdGMJk5DFq1Low4y8UXfCZXT/9h6bHGSk8z72Hgdo1ojfAvQppkV+jwaf7aDmwS6gxuNk",
-	"3x/WHH82WLOKxAtgg0e6trbUoKgGRbW1pba2bIR9fOiFcN410rsJGkda8Gw4Xpt69Rr+LDSbCjVNRWDZ",
-	"XFKsJYQkLu/VQLfYv8ijh6AjYJmHyXI1ZSMxJ9uIhlhSwYdjdpXImDW9LKWpyODLA+hZKspZOkOj/XLf",
-	"Sgp4OoBA/TiUmNAvFzBAz0XKeJbxBZZihNjPgxZ7xeWViNlgAanh11wOiSY/NqBlkkjzjsNQ5ok4HGSC",
-	"X2nW9Ms++VlhXnGnFnsBmflAJL6CfSFXyBzKUCpy56KHEJnkc5XzVEct9nLNPMMb4KKJmPGJQhSdZKwT",
-	"tA3SpBFOeA7rVjGCJqyheW9MLkYif4C6VT84WKArER4w/S2QIBxi5g5sfQEzrAwmlNYCOqD3A8+2/4It",
-	"GEIUhLL0rf1xx+1a/MkMJYJfsQwJ8L6sif+ZCC61+VMquM5DCd8eGEXDzBRUHLgWMp9BVYOhkjrRRhL2",
-	"cBdqkWGBLZ3DLrgSYqpxBTnLxQc7nTFWs8ICCp0202KoZKxZM4lxwrTKcnYlFhrYGc4g8oBOjFdAwa7N",
-	"fKygsNeEL0JJzEGTgApkiRhaw/hoAZVE3nla/wOYVg4hfNAlJBXy6VTwLLCaTihxAuEzLiECsGD1NVKe",
-	"ixb711i5rUIqXKIZT+fm/MRimMRmcbWLBydQj7+I44OUSD02KkiCvMmMjzKhxz3GLbUQFH8AeWZDB7yi",
-	"qBTuEDDOiu+0IFBJ24TCCd6rAUNHvflMjlWjjw7NYTMHwswxjqYJ2hbHtJ4hUGmksbmZYGdz6edLmpfQ",
-	"B6XyrE7DCiXyNUX/iYCMFi+pyEU12HtqKSfTaUSgZ57TOrIhnEdzl1nOYZrayExdROpmi7kGczhydhuZ",
-	"Q2EUxysxzVmThxJ2LMZc0D1B8Tsp17ld7QOWzaQmFhHkbQa9Hi6oTIieO2hdCPkJpeWRRpVVW8mQzaR5",
-	"FGJSQOtfOk0UE5SmttLfTyxXlwJuZdj5Ob8SOA7OQAMyvwdMYXzKh8AfbLNn8S6nWaI3x+WFaqnmTrPj",
-	"ankTDG1HidnjUhWvaaboPzMxE3GPJbmzKERG0zcStQ8SlaJKlBUPoYxeiTxbHJ4blabHOnRbucid4cJx",
-	"kUX4ypB8G2lEA8BJbEdmDpqZwJHZU127NmfEQsZzXKRUyUsBab86V9MpXa5uvKftYzYrMEZUMUzYprHI",
-	"eZIyzRdIUdMzcjRbwLnPYLNKnmVqjiLbbKJmZsAJm6ss1pYdLZQbzAr4Wue3CCLBm/rPmch2sijg4/vV",
-	"6MM230wO8seGEXoY1G8lI+UBABgrlUbeK1ofKig3nvDhlZAxA9oZs4wt9lSNRkIE7HesDzQx4psnGAmz",
-	"ptbyo1Jh4oenrtjySbe62nLnsN19037UO66utnxfCQS7l1vGp72Xwi/WFVumBOJ37sX/XTMR1UxE3xYT",
-	"EW3pZTvjOjKidzd3la59GjT+468TgtXi7mv7V1+7uPk67rR1buyKAX3SzgZNFAabDJmkO5DOWmd+1ybJ",
-	"OvN7l7qPa3DONFODVEz+V1U4r4ohsdnD3CAMC0Cd4hbolr+19ixE2ZA/aRBuo9f4HzXz/IjXgnULhcUo",
-	"V+JDrssqkgHBKYBxs9xnnvbjKzgFIyM4HY2uK1mHwe0gskxlhNCs8tPoNWxqGlnazIUG79LpQundcrq3",
-	"Ldtibv7G8ejxsDN4ILr8YXwi2qNHg1P+eNiNO+Jk9IA/HMDzebbog3MFLkWd83wG4OtxEdhrNiGDX2Xi",
-	"w1CIGKaXxFy1AKHF0kelNdndW2S3/UvsZ52fyKmUJU3XKDpQgmc2BaUDss4Lfcksm1kTqeY9r8BRKH3H",
-	"cdV6b1Cbadm9nwMdlutQQtHIssrLIXcFVDO7MZpV+p/mC/OryXAchDJa2c+RK0p5YHcTuslKmptVClHd",
-	"+sHCf7yJ2Nrce7QWSJ9NIH2S++TWosIzd/jX/pvipsiVurKGEzDtmWPd1WCf8k0v9uStGEGSvMcqzB/M",
-	"3Jv7XPf7Xun2Cj9tH3u5GWg7YuX33u0K99vsnkyx+eKOec4HRoc1V7U0esPY9A9zdC2yVHGg3Stf3hmX",
-	"qytir7dQLq8Ma0a+VQvpjQsbFt2sm67OUDqDGi/ZAtHAT5d+Qf4hhQDyFNwBZphVRrBQmm1QMoLVt3J9",
-	"K39Ft/I+PmbScrf5dz3fM91sn0T/OdNm3B/R4nGz1v1s4/p4gRSnmRolqcBYe2xvLiFy0LEh1+IwkVpI",
-	"LHCdLlqOZR2djqGkLGKsEULBgLoyTrHw/dAvlUni0esGXrYpz42IOysIPKHAJSTtjiH9OdHUyRq69bca",
-	"VJj9rOZ/R5PRF7NQlwkawa6M/6y0Fp+eluyqDzwrzqNqY3H3sNN+03nYOzmtNBbfORHkfVuJ95G/Zptv",
-	"zR+g01Abp2rjVG2cqmkJdyLzxjvDk+ggje9SoB/B3bkpb++PZJQvpRBAGxv6YI1sv8EFy0R8KVwaFBug",
-	"3MYG1o6TCZ2rTMStUL6V9u52yAFUNye4sWVVcoGXVsC4ZnORpq17ytnDufJSAWiklJ7u8MK2smRVeGKG",
-	"M/BJmOLu6rJsFKSl7/yntojS3SPXU6zRPk6me8StF40KvgBbi+c+Y9lriVpL1Dot79uQpyRnnJApBWgX",
-	"F8i9pOM9Mb+svWupxwYqH7ORLzAHIp8LKiZhs+soA87eZZlwYhWjBEMJDL95xqXGcACM4INceoh4VhLD",
-	"Uo2EwghO+zcbbI3joiFqMSxxEp2/fMa8dwFbXgsfXpHY1qUzwK42SOxQ+iK7YASbj5Vt7c1ColkiKdOu",
-	"TEIGwYYOPuRjMbHcVFg6jiLMXY4d6fS7myO+cjRB1FrIftaHiQAxXC52SrVd6UerEMjt8cf+6YX3iFh8",
-	"Nb8GLHXyXQ19aujzGZLv6jw4H2c9uXeUVWHCwPt9PVvqG3V5mQrNnBzo0T99UFbU8iJR60wQhNMMwGAL",
-	"gekzoZxJr4/JSmsLh0wvZdaDgutA5zwXRfqPc5xYroPCgcKvYCxQ4PusXIQcUn6GQzE1LUCcEPmpmuWh",
-	"jPy7rMeWhWq0Fxr6uvFQz09BsrPp2lSCyyUIhQuKGIqthVBBKKER/gDiLqB1cHDYGx/+5BkjKw+mI1ai",
-	"sBw2KRrRvkUgtuJfqa4MVjuetjqedoafuFl243mgS4yuHIcycdfVKLNGmTXKrFHmt4IyydUE/El0sVVA",
-	"TsJndww2JzPrJNvZXWaaLHvL3kq89te4vaDJkg0tlN+V28u8Yu31qr1etVCuhXLt9bonrxfIkS/h9LqY",
-	"5aLs80LuG4zgRMYZqhCfCr7MmDlWE8FGQsQBixM9VNdGkzdNQ0nB4Wg1yQSPtWNQWbAhn2nBpDKiJxnR",
-	"1a/LbiM0edBVSdwSuUrjVigvKkSyNeRM4IW+k0CUst3DvNqtPEe3FuFflePoToQ+Vj6sHUe1Sl+jh1ql",
-	"r1X6faHKxX0DlQpVngzLazJa/kgAqXj5LJhwQ8koSotKyj7zf/90VBwHAfOJCEPZjAoTtk9GuJaisNI/",
-	"E8qq7JntCS1nPkeaIzsjzBBKj1NNZcTnWCX300RDEgxQH95jJsw3QwBVEAm9nsks0QJyK4nJ7Uqwv4wT",
-	"wBrVvEHdEm9Qp1sQB3UccdBxZz1x0PGb9oPeySpxUNsSB6G/xVIDfWzw1LR/ARXqmPZHzM1+nsCgAUAk",
-	"l+O80eu0HzwMGleJNIufTMySBI1pJszY+ps8KMieQ6w77aNOnxoRjc4+TanJPImh7vaDdvvm3UrV7Vsy",
-	"FT1ax7vdqWAqcku5lamInvSYiqZjlasdvE7uvRvr/Gj359/ah3rIzN5a6qEq5iH0gJWIhxpi8Y/2s/cq",
-	"uXh/vnietOcXi/b8ovPn/Pl71b74Rc0vnuo5/veZfja5Sl68/3M++rPhkxVtLjWN176b1r/ZW+6vnXDW",
-	"bncf4Ej+eutxFCRJe9XA07kRMVWw/4UUSHxZMhpbEVSnkNXgvU4hq1PItiBqc7mswNc7TCXbYSxAzYPC",
-	"cwlbm3va0llCcW18tsV+EdNULdAwCN8hLQWfmBsxH2s2k0RubWs3g7hhQHHx9tUfrS0yD0UCymQr2Mtj",
-	"+8ULeKf7l/hgA+C6hXnSARNyNkFLppDxVCUSb2YSwSD6DBpdNejwIdaGRp7cuSNevxKy1MGa5s4elCcT",
-	"kSZSFKVycCqsxZTlfOB1OBJwNpa7fGka6TGoIGZlrVUTpL754GQO9YP7aLWj1yLPbePMVuurLvbnSg55",
-	"3RYIeLXrfyroubq2eZO74uAEj9E4ZtYK+aqjly9ev2Eo/KOD0qukadXvPbWmaXyXaZpAqfKVqXAQfrWL",
-	"C9S/KIQPe+IVgpx6wsO42s1v1gAJHVhvt/lMFM3+ApO/e7WXImNDxoz8ztTeGc+BSAIpuJZ1W4qbUxka",
-	"wUuL5mvnW/ZrySbvdVL6vmqHZsk1zwUbKmmuE7Lp07CTjE2E1vxSlBfGe7RqdXh2JXKkl7YEGv7Zgz9X",
-	"tHsxFRJozNVoVJ58YN6oOhTorRhmSu9QmqHoj6g7bt7d/P8AAAD//w==",
+	"7L3bluM2kij6Kxj19LJyN6WUlJeqVK5a3elylZ3uunVVVtvTLU8SIiEJTgqQCTKVsnfNmqfzAecjZq39",
+	"fh7P2/zJfMleiABIkAJ1ycqy3TPuh3aWCIKBQEQgboj4qRXJ+UIKJjLVGv7UmjEasxT+fEqjGes8lSJL",
+	"ZaJ/iJmKUr7IuBStYStcpPyWZiwgQnZUJlMWEikIu2XpiqRMLaRQjOQiZikJD+mCH972D8MhoWQs4xWJ",
+	"2YKJWOlXshkjEU0Sln6mSCZvmAhGQkkiJFEzmrKYRBoUMqcrcsPYgvCMtMO/0nQ1JBd5NpMp/5FqqEKi",
+	"6ErBfIrO2cE5CSuwLVI5Tth8JGIZ5XO95O5ItIKWimZsTvUSmcjnreHfW2trawWt4s/vgha7o/NFwlpD",
+	"78hstdCPVJZyMW19+BC0nl3R6ToKn4mMZyuS0SmREwA7ZYuUKSYyWE9AJjIl4eWk80oK1nlJs2gWDonK",
+	"UimmpB2OWv/17/8xaoUHenGKi2miZ1AyTyOmgpFYMnpD2uE3h5WBCVeZ6pLLjMSSKSJkRqIZFVNGljMm",
+	"iBTJCmC55WxJIpmLjKWkHcJfqqt/VeHBSOA7Si88DfS84eGchYEzSZjSjF0nfM4zFeLH2pY8fsiZyohC",
+	"Ghjn8ZRlB2ubUSB51Prh6Nsfe+OvzqK/9tXVIP+X4+XFKfvyMR+1WkFrTu9eMDHNZq3h6bEP/Zcxmy9k",
+	"xkTWecsWCV2x2EPQWZqzEOHPZlyVRMyV3ZyErvRWUUEYTRPO0mIpS57NCsojYfHFaNX5M1uFXS+Z6S9W",
+	"yQl+8S3hBRc36zC/ff6UPB48fkwSLm5UlzzbzH0komnKmRqJcJT3ekfRT4t8nPCIjKli5P3bFx/sULlg",
+	"gi54d0XnCQxl5yRlyZNRS7H0lkesowEZtULSBlxFWkzQKDs4JxQojCzolI1ENqMZmVFFKBHsDn8lNFHS",
+	"gkIMJPrpdZ7WPqZ/HbXCgGieIBOeqqxLrmYMJ9OLJlyNBB3DcyNLEmo+v4Gg4JuzLFsMDw8TGdFkJlU2",
+	"fNx73LMYmDAW/3HB0ms905NBT78yOI3yVMn0CVt93bv8XvKX31+sXvHe8uWqt3z1/C/L11dy+fILuXz5",
+	"VJn/XqrL+Q1//f1f7iZ/8a2tSr7Hg17Pt/tvacZeaEZaJ4ErV3qmbE654GJqeMrKlYVMeLSyZI0Ui6wd",
+	"EzqlXKiMtC+fXT0nxZdGAs8CMuEsiRWJUzrJDoYkHBns4Zy4plHrPH2CPxcgmNVm5nfFIqmZPRcZTwAo",
+	"AyJXZJInZuPD7ki8QRHoOU0yqVmP5tmMiYxHVINvlrNJeKSMxgBhv//oPHsyqOK8vwXlnTewUD/mtYjr",
+	"gIhDHHOmAEXmkz+Yxf+Qy4wahCzNb0suYrkkBi/4MCCj1jLlGbvHu58SdT886Q9658snp70qhKf4424I",
+	"ZVm66lxMMpau4/KdoY5MkiXlGRmziUy1yM3SFRdTLT41tDzVklsLSS/A/UHQmsh0TrPWsMVFdnqMkPG5",
+	"lrdng8HR0aNB7+g0aM25wB9LULnI2JSlAOu3oPfo8+JqtWCd1wCm8pwZQirBJxOP6jMk41QuFUs1x9HY",
+	"6j1wMlJFeKZIzKIE9JvQ/VrDWWG+VD0u7I8+fH/bKUm4QXb8RZPWHjIisA8UWbCUzLnIM9Yl96O6VsMW",
+	"9qp7eDRw97Dfg/85G9hv2MBy8W+tRPKcn3Y5CZtkhOvzgxpOXn1mFZMHXmD/0X4L7O2wQMU8u/sNajLr",
+	"C7IiF7c10OT4XvA7whYymlmh8sCrfvRocDo4Oe09HIeavetcenS5y1gDNtEKGlB3SdJBqaTd0iRnevGh",
+	"eXbN41ATgbETNMNyprpEswnTVofWDUciZQuZZvqQpXZol1yQKOEaW9pKiWZSKnhjvNKqS6wHa46XS0FC",
+	"F/SQ4Cmr7SKAZyTkhPQ1hk+PtV6ulSotQyapnJPwovM3Qjs/kl7njHTJNRmSTqh3M1eaSRWoSeeEihWR",
+	"2YylZontRIopS4ORYPNFtgqITFFfpQKHFd850JPxqZBaKlERI7JYestSQpXiU6H0zvNYo9UsKCCD45FI",
+	"5JKlkVYjZ+yOxHzKPdZVIbeOJmdRf3zKBvRRfMx6k8fjE3oWDeI+O56c0kfjdaV+QbOMpXpv//XvF52/",
+	"0c6Pvc5Z93rY+e6nfnB6/OGfPTLwg34tpXOWFSZtxqYy9Zzl9glRST7tkgtBcnEj9HbpHwgVaql34bjX",
+	"0wTO9Ss/5CxdabuQzvVXIzu3f8VjfsNUTdlDLi+OzeoicYWwvOOed3lB66kUMdcreM4T77H6Wp82Wh3n",
+	"YqpQvqGyjq81rsUOqCzmn1M2aQ1bvzssXQaH+FQdvsBvFAAZ8HKR+bANYH0vx4po3VtLjxI0eIW0L9+9",
+	"Jkf909NOn9BkMaOdQUDyhT51NJEdNEOOn/RvwhfPqjswqGzAYI3Kvvtp0IR5sAM8K1vQH3JG0EwwTDtn",
+	"Ge2CfYM/h8WJm7JbLnOFxgr5XOaa4yQ8g3WB9B6JRSrjPNJYyrScmNNEi1AW28+0MymJ5vGAyDxTPGbA",
+	"m4C3McsCsPEzdpcB5+t/SMH0V0bi4s0lmdOYHcAj/XPKQJiAfIj5ZMJSNL00ganA5QQScnFLEx7bdQHf",
+	"gIgZidBYSlo8BSThNwzEEjwlBVcG1XmK38MhSRi9BREq8wz8IAAvmICOceelAdwbPwncz3Krks1Jf7CJ",
+	"cwvxdN357g9+8nk2XyRyNWci0xrfRu4FNjHeBa40As2bRE/bxAflsGv4+q58XAUMYH3OWHxFxx7ldybn",
+	"LByShdQalKHpOZuPNX2UTj0ykUkil6o4TwprVS7FOQljriJ5C3tOk4QYjwRM2rS6jI4rK4rZhOaJVik0",
+	"SK2gUJrNP+0nqsqzebi+O19REesRPoMP1/eZIjMYFJA5zaIZ+CgV63ChmFA847csWZF2eJHwiIVkwrVt",
+	"E1L410GXvJIZvqf1AqBrQz+kTcmr9y/KA5lwESV5zGJteWteWWeVgAitnpHj3rHDEwuazUqEIbC7GVEt",
+	"ALNK8Ue93Qhen1ZHTaeVT1F7lc9ZyiPCawpb6cgkegmxVqRAZNJsppGkyUNLLKoPs1uWKnCYHnTJaxSA",
+	"I9Hvds96vUf9s7PByfGj497ZWR8FodZfUJEsxKGWjWuo34DxkdiOch7vhu7jzRpxfQnbDB/H8fhn5jl6",
+	"X9Ibpgglb16/uyKKTkCZBzObtN9lKV9ofW9OtVqvDtDXhjK34uik5IatSJoLdU4ovj4SVRfoDVsFeAAW",
+	"PyHvBFaa449ywVLYPJAPYCOjoxVlCHxc69zG9GirjGa5Ckj4QqsOXIowgLcOELLQ4+sdEnDt4moscGYh",
+	"I1EecnaJ9owLjwcDTZkWodc3bHWN52N4TpYznrASxuJtrojKeJKMRJoLbXYGmo7O1ibi4jpXGqo/s5Ui",
+	"NNVQLTIyOCYzmeuj1gQ/xitjfmkLnIpIn3zvUCVnaSpTRdond3cHgL7weHAWwlyarCEeEQdEgUqxIhEV",
+	"ZIxOFW6PeHe/HFpGq6Sk5po/u+FwPZn0olM6YJ2zcT/uHEePWYc+mhx1BvHx+JQ9nvRoP6ppYCcnmyTL",
+	"P3X+TYuUwclJk0yZvJKCQWTEd34yzeFzmTLCiliLsaWsAz98dkWn1gxTpC1TEv4vLaS/wUAGMxLeHGl5",
+	"qkkFjEAnUkPaEGvRBypNuZLiAO1MpCRNEuFR7xjk/ksZazkXh4B/rdygZwioU89bCY2gJKSxtdwLRerL",
+	"Z1dDiEOAQmWeFsrZ4GzTXrrxpI+OuPR7g2N/wAIsgncy9bgmXqdxKemtfTIkoWBLprKQtM2JfhCQcJHy",
+	"iF1TFYXFP/RkIUjvMGUJu9VcEY5EG5xrc0Y1103yxEiEH8Jzd1yB9/CH0FVnD5o1SqUX4Vc4EGJH5Sh+",
+	"KOAu/tZgw6FgQFmLJBbj19H5kt690QPWcfkVn840xcD7ASoMit/Cn2TOhUxJLrQ90I60qndQQ/tnyhB1",
+	"tOqSl7nKQHSMGRmzRC5JOOfiGqYOm7SxOb3DEX5aOkF/1r3OOL/v5yUXDbh4IZcPhIqmtVpsNLi5Hnyt",
+	"r6RWi/Ck22orCGewKjxfm+yEvYyDOiwA4BuWvqFT5lXtxsjkPGNz9Bhrwy0g/W73pHdOBj0MtoLvVeYZ",
+	"KG96fArRaJka4dYOizBceFAxQNuohkUJnS9Y3OgUsK/7WXjQc7hws/f5ZLvj+S/w6TVkPE8Z64CaqRhN",
+	"oxkgYdDrOS6+wGgkmTZ9FdropR2AjrpsRoVWPDJG1IKCKvAMcATGe7Jyn/lN9VKLPa+a2JnEuC3oGpm2",
+	"TJrl4Q8bnFy18723Zjmsy7Z3gJIdCCllKk9M8OGGi9iQkjmrMQo8JCelhNffghC1VnMXZMKWehpGo9lI",
+	"6AkOAqBCOCbM2OKE1dg42JsmR6JOlI1Y9JJlKTY/khARqQ3kiA+NT+ihKPElVwrUXXZfktxMcbvYrlOZ",
+	"UDG9Nw1ukrAGZxoZmnRgcQFItJhUiKZLvjH0x024wdKepd8KDYK6nrIsT4VxuofWT8gxPYdGEVtkLCbt",
+	"zWrKXsK8XDCs/73QamZDEAlTYwLczxxG1s4avQa9dhY3CWF8zU/ruJ9mU8ZSJoyiB/kbmd4sEhrt5SJb",
+	"2pcITYFt50xkTWAVg3dG3NdyXICFQQZrnEKM4XMam/CO/leEgV39J10sEoOvQxM2+sP3Sq+iwARGmHMc",
+	"x67RXta/qXw+p5qRWxfGijZukWyJuggEevCDMUoC5C34QNCKWUZ5YnMWjIkBtrYhMRhNvn73+pWxzrki",
+	"F28uh45PjxzecsXHPNF2FF0sGE0V2lYgC6S2TLUeDDZpa/j3ApZiQVVAuLIT+yfTOhuEmMbfswj2rxAU",
+	"raHIkyRoLaSWeGlr2HJga334Tm812sr6kUnoAY+iESMY7NstEIUOh9bwGNIaeAZy5mXhgwecaVSWars/",
+	"r8jsuTqs7I2mn6obvbrfT51Igg3XWRJu2vTCAV7ZdhMs0GgvgJcpWVJFuFI5i2HnqeP0h+/499R8yv1G",
+	"kU0I9jKSkIXU2bnSPV/snt7Mhk2bMBY/1J5dIsykAGC/7TKvuRtm2bfcLj9dPBx3VnbjZ6BzizP97Y8n",
+	"cIcMXKRZRQj0UKtrbUBbOY2DO9fZU0Z94WAy7+1MyWAFj5njKUb+g7D8Sa8milw97pciaRcj++1R+SYc",
+	"ZbsdgW9wFnzFkxRXekILUTMk1MQ0ZYpe/OLLJj90TONSv4atDwjkbSwYzVgcjARKL80QReaUCQuUTuS2",
+	"R608CEYia5aAY5ZIMVWY1eJIWGcuo5BhlBRyF0vuHDks4ryiiT886JILMxa0ZaM/4pEGR7heuTkG4Swf",
+	"iXb406hVHmej1nDUwqDYqBWsP8H881Hrg4aOZqCFxmyRzQB7VXCCwuc7EkUgy9CshjBE9ghJWzMHCYuT",
+	"OzRa56brAT6CMeMPq4OddOZNL8GYevLrphfKgQ35mzu9bMdvTAPcNFPDW00peZunqr+wKbdt15nKl5oS",
+	"yXafSb/gScfaMkE59oPJY5kkPLqHxuyeDt74iivXL+rZ+lyRWmCjiN6QMeNiShapjJhSLO4SyF8lCc1Y",
+	"+rOcwmeOmC+BhNAVFwSXtqOs92PmIcT9xa4XIBoRq0WmPzKmZQ4inU5AQGVkwgVXM6Z+k0a/SaNPJo2e",
+	"y3TM45iJexrwE/f9Usv9giUMs0aNkuGcwBAwqqu75TwVNddcz6Jw8w1iurGemaE803PtKp4Oj/sfJaGO",
+	"Sgn13IF1N6FUrg4tBJVPJjziTGTXKpILVkXeW0bjDl5NkzcQlyWUwD2EUvfzWgxr09Z9EKXqKBiLtTqG",
+	"XyjkGX4FXv5Z5P6Rq96X4BML/q76/drKH0bBv4B4tLsXS2oSkH2bAhpxHRRHkcZksJGY0xVRjFVTf8Z5",
+	"5t5P5FlAVB7NCFVI843cpLXogsDM17SerZQ2MyEnnpJxIqMbfKJytWBCaXhVJheKtMOICiGza/PO/1AF",
+	"+JtvvulcOGn+niTAzxlNbSrKk5GH40atAGn3SXFzKDwn5mZBssI7rh4aabhJ0LrPB3e6oPTb+frznK+X",
+	"2twUNHmmd/DjVH4z0zUQQ0XVFyQX7G7BoozFSCtERhDdj+2Fjsx1VcQYiy7vdvBdjtGP9OWcVH05uBhi",
+	"F7OroK/g4EFEvAd5Woy7HwoPuuQLwLYJ/sjplMXmxnEVszZB1ca4ur+p7r+Jlk8jWl7J7LnMRfxRUkUf",
+	"+xOYxe+ah8tuRkPRuo/WUGD8znr32dnZR6mIx6XUeGU/vrPAKJf3cP5eg40iBMTuOOZnO9cAtIYHWalM",
+	"a3LnZCzhBhomSMaoYSSQNV9AGB78Jit+kxWfTlbYXNyGu/3VFF/0XrnJwLXKLE6O8ZAICX7/c7xPhXwg",
+	"F6uRWMmczOgt65J3m1J8STjo9cJzvBCnmQrqsTywEWLL0mx6Ccb8xjy/MU+Fed7QVSJpfCXlC5pO2Ued",
+	"twuc6zqT8jqB2TaFxOc2RZndRYzF5PTk5OiUjFcZUz+He6bvuGcMEghcvzSA73YGry/5oWOvNkAJs5t0",
+	"vRBrMXXt4vWY6zm9uwbshaQdrsH12wn8mxD5ZELkHZaSei/oLeUJHScfJ0dyZ56aBDFFq6CSF5svZEpT",
+	"DqmMxRs2vscFOSlKYPwMDgBHnBh0kOo6dhMo7jsPJUpimlEoDMYVJn1GMz0/JPbeslQLCgjfOd8ODywe",
+	"MWQXOkV/Qhet/8MkSq320cbXnaG/yaKfTRZdSfmSipUtCPRRgqise8jWfAgYHtEjCJYNkxNy2vPVVdJs",
+	"hzpOmX3ABekP9hBPVt1JcKdPe0FrYYgYXeP3kF1w2/eaIi33B45uNHBSFq6kJHMqilqPamdRVsHezrKs",
+	"IIgtQq0IExlrq8h2rldyWxV1dfIFaYcuVL9Jud+k3D+mlHsvqCmYy+J7ZjfYhEKI/VaD9O9NySSZOgmW",
+	"OK45mdc+r0hJGkVMmWLAlSToHWTenH2Ub7W/nl1rQdwvsxbf0liHv67Z3QJvL7koe4Y/NmKp+uomLM2o",
+	"Pi5g3M+KpCv4egnhbkiqrqtEUspu5U0dSW/xxy1Isq9uQ9KYQZwPBv8CmCrB3AdT9i2NqVxUKu9VcfVK",
+	"Vmtik+L2fx1r9WkcvL1jIoYKfy7uqCKjVmXuITGxeCxKCsNsPdifFbNOioJecnFRcA/rqYKKh8mUeSVJ",
+	"lDKIbNBEoaHkfgYStstCcxWpWeaRA1b1UMMsI9EOK9wTHuhXDYEQ+9D8OzwwFdUxz8UkT02KlBdtwaFK",
+	"pOelEbibr4tnv6W9bEl7SRlN5k9GLbrgo5YpHi6q+75kKTOFGb1vBSNR5rI4e67nwxtZYxoX2x8UOy3T",
+	"tT209fNx03a5L+sFiDTA81sWza9KlTMp1HScMOwkcE+NzmS6QTrctWLJpHqifK5/52JKVjJP4fH6WbI+",
+	"hXOa/IvMCQ4wKXd6IiiFauTNDmdFrjQWoDLZIUzyMUfHYFAeHU/rgBnodzs41tett8b8inXvPBh9Dg92",
+	"Q6k7iR+nOOJjkYqzPDBWHdDug1Z37RqvKOQQ23W9p8RpeZ+qzD2AV5QHy7UpaxhGqsjKq8rnJBf2RzY3",
+	"DQl2RfRYjh8YzS9xoSX0u6G3tmiNWpDzICquJ5Qndex+LuMVsVVGPWhcf31TCA+HkPIl/81MCELh99av",
+	"ZmZkLlVGTnqVyhXbbonDfdxPdT/c3Zm/FmsjBUJ225x1VD6MNvoNS5KOezcZsqAnkMBXfpO0wzUA7LVB",
+	"KaCMWrrCUj6mSDYXI2HvDWotM2bmXqZBu1ZyjSAIypTreZ4xW33JrQdqpZfWRtelQBiQcE3kOj/qWfE3",
+	"m/JtJBBovFbPXZMLpB1WWQLU3ovy9q8RKFyB+zZDYwhrXAdOGbeJpkKNRP1psIlhe4YkPHocYvHJ8Ohx",
+	"txfCVdbwqPuY9UPSDpepFFOo0xpC/xSBBW/GbCVNyVRTfcYtsQq3O2WeXcvJNTwOf7sU9Zu6+QnVTZUv",
+	"FjLNWPySxZxC4ZiPi9YWE17P9Yy2UHHVC1FctqaKuB/QE/8s+R4npVB3cEAAZGJA3tXL4F3xQ2d+mNv0",
+	"GmdjqEGkav1FrEM1rOMT7n3PFxS8DOv1jINKXQXFbdVwe41dH8OKZW6BqPdXzzuPtSz3r/23a+W/yaxP",
+	"JrMKvgLMXiz4pYjZ3bor54vyX/aEvXhzCZpkKhcszThb7/yzVhxsJtOMxOtTCZYtZXoDoqrwuoD+dfHm",
+	"0g5SMuI0ccdW/SzrjpagZXsYoqaWp4k/iVV/JWVQ0CdiAUmZQAXNVGZ2WreRdngYy0hhypdTJt0r1fTI",
+	"llOiLk95vbvF2akHbCZiUAw9zZSweV1xczAgCkWt1iUpXsYUZM6ymcQiYxmbq6317M3n9Kfn9O4S33Fd",
+	"VzRN6Qohy3E+miSvJ2CIbJoZqOkZvKMNiupS/qrtI+WQ02eKwPxd/SVMw9vzUy/wpfVv4QPCxESmUVkS",
+	"BWj4g61ztlZTEUpvV6i93PF3SI6vkBz18+2ev6BlWgZeqxkdnJz6a7OWHWLefXXRGZycWhggAxE7zcTa",
+	"uAvtbHmahAHJJIlZxqIMjxkxZXFJt1YBj+VSJJLGzu2tYklnk0F0zB6P+/RRfDQ5Zb3oZDygZ/Fj9mjS",
+	"j47Gx/Q0PmGDSW98Fj2mj+JTdjI5jo7GA9qPe+xsst6QxikoWO9P0+uc0c7ku5/8bWlKTDUwLVfk9YJB",
+	"aw7L5AFhdzTKsHWYwVIb2igmXNxYdq51acKylt6ujTuxuKcV5H04vsycuLYt8nbupbczn5fpH8UpW7L7",
+	"YJ3Zb1mqvIL8r/jA4Q1XQHIxkV3zbh2J/W6vW+uEd+L1kJd++b8jd1Y5ugTOJ+Sr1LPGdYVw8ePdSjlX",
+	"Dn9XwIhliVpQkGU+N1p9/fZ3hI/wsrdWr42lnbIF3Agvm0rhwPWDFJww6xTA7op2lc6rJX7fL6YpZBxm",
+	"UmJZzd9htU/9QxLNKIdUgQnFHqFU3CjyJ08vi4H/PMWLFrsLZYOip/jaulh+ip1z1dqa9LdSKGl1TZu7",
+	"thUvwBUz43aoImTQG5x2eked3vFVfzDsnQx7vT/0esNez+XSWDNVxoHKajLqu5+OP3Twj0H5x5X9Y7j2",
+	"x9//0Plu7UevhIMCVJ5Th0GdbZKwW5ack56Jb2Vy0YGfvBu/sSLzoH/86Pjx0enxo82VtIMW99zyMXtI",
+	"TF6J/eKjh+vIEbT0B/zNI1+aVjlmhO2CxczFISyEZiKKgu0sCl/idFUReHr6aF0IaktPoE283kCvRrfA",
+	"3xy475yIPEl22ruT+2NSfwNTwivVYR3MauGzBXhoE2MAgwIVFegesvVK0Mro1LPJX1E1g6YTD7K35i7W",
+	"ln316hVvsK8SjeOUqbpUwhLZGlufYTcy2+ZlktKpHrCTwoDS1taWGfzOTN55dB+1IVeYRbibNH6vWPrO",
+	"hCvWZfFVUS+nu3YCQ+lHS0ouT1gpFrRMFU+AyOyzw9fF0VGR67gLG87Wp8V503xu0OZDFNlRbaqWHvNU",
+	"a8xmZGUD+w8hU2uItBBtWPMLrrw6BRb/nNjVKo/xTTPa0PvavFO0O8AeAzKJmcrKCN1O7GXVngqLnXhs",
+	"xTlDcHYjTr3sl/qNdcp8Q6dcYORF65Z6SyAeVkcurN98dwOC3xrd398Lp5GYLHb30nwa+KzUc3xLaIB9",
+	"QUVDg21sZIcl96pAJ3IqPcQ0VjLJM+hmX7T3kFN7aFVE7jZ5Bo5KwAAVnKnD/uBQT9VdQEyyWaINeseP",
+	"Gw+wUsL5LXODDfCqVoG8iOaMPE1kHnvq26/LT98hYCdfsrHiGduOFDU8PKTRnHUi/d2uffjRq/ebQbCl",
+	"myRn2erNK0awFmqlJZybBZBB77MFTTPCxTpB+TVEZ6qamnjykNpDQlVRbKqh86CEJmMRNBnGge7+4Wnu",
+	"QDuD0hSCkRUDlpeC7cDcLw0IH4Ki9bj+xneNO2q357ugddeZyo75+X+VE+kzNeMRX1DvgafXhhajOw41",
+	"ErNxXBVNYg52FuYVlcAV6MdnHpUJuhNcw0m+6Uw1iK/0t5yZGiB6hoc/ZYNWvogbrcUrXvrxEppB97oo",
+	"47c8WzUbi/3hUe9XZCxuUletZlCn7t3EN+7V4cn++qdXSXTJuMaxNQqqbNpuAm27blSO3VNBcl6saEl7",
+	"6EWO4H1g5ehSjOXd3hpS0UxWFKxZXSfYL6ZViSWE+6hV5ZzbdKsqcX6cguWiu0HLcj+3s6pVa++7tpI/",
+	"Q2ObidNluOu0tpvkSXJdiIc0s39bB6lmbnO7egXtVrQAUTO+0KePlvDVhnfudGtCoQjceLENsTMbKFpH",
+	"NwaJPMb41dUbJ4Jk1/Xls6tW0Hrz+p3+zxfPXjy7elaFFAf4/PgIgdcLceXWpb8snDt1135Vkk1Z9gar",
+	"wW6Nt0C72XW5CZEyvX9aE8LuwabLMAmNSz8ki5RN+F3109USVT/x+MMuUNS9zKvdybzms3+ldcB1an+7",
+	"di+zWvDfFMihU8qFqmETOg5BHNgUlN0NsHdYLnWd8eD2BExW3DFp+KDNnPQQbyfhghEzovr6lywzTvXt",
+	"Gn6N5Q3JB7YLcYU2S4AsLnwb5xMYmFb7FvpWebraYXadyjSt4V1YSjI5nSZsnSknNkPX6/M2OSOFUiXk",
+	"smgcXia9VdDl7xq1r+foTSonPGENcrasKovDzCoBUIhDrgvfcp0GlG14bT5Y8Dl6gkwmYxN29zthKtvq",
+	"X/mksrcithjY47SpHu0eUeU92RdJjltuTu8im7264BlV13OZsmZqsoEo0KAMLXXJBVGQqwG/lj2LGEXx",
+	"zER8jnVpQU2aJHQKoyqUN6GJ8pKeYHeZ08apZkti+5EiMeQOgTBGHJ8AluHTHIakDDO16nY5W33du/xe",
+	"8pffX6xe8d7y5aq3fPX8L3cvv5fLV1dy+fKpWr78Qv/3Ul3Ob/jr718uX35bD032B7u4KPR6vPq5z89S",
+	"LCkgN4wt7LEjU643OsGuKnsvd2NwutKF7o9FT8ZBb5T3eoNT3Ion98fYNrNhKwaL5kA+8mdE8R8ZVBmo",
+	"rPnjupBus2avZEYTR3E2fIZdWtsVjEJsd7tifRCQlE1pGicmtDCBdn0bfc4f2RfXFUBOA6ZCKlR50aHk",
+	"Gnb8cqtI7VnPD2jO7KlLqO/l+LpUpCHhceOE4ddy3K29EFZQ+EAqeGHzbU5VqKRQeOw8vb6ifeL2lRVD",
+	"62uS4lphKZLZapxyrKc0lxl7QFhNh+frSIqYN8RjHXhN8/JuMbwOs2BLyLW4Ydf451SC9jWhHFvbyfQT",
+	"QI9ZyWw32HFwHXDwDgH1MBGjkqJkEj8gsJjee8NFvBlOSCPv6nF1GPkcmfmWx0xq3PLJA8LnCrgdmNJt",
+	"et31smR5pQuvfwA7YogkgKjYqgwXwl/oMnq4FUH0cvtKtGHpXUHG7qBh/Uxm0kF7wsUN0HKSPCCwFktN",
+	"AL81zyG3XtUgTbDBdCJvUdjPaCtoLQH7CprLUjFNVw8IbdFtje+C3LI3Wx3F2MANFApNLSxVcFxAvOLB",
+	"wK0fiyVZ1BaytgterqiysleGekTT2rkQ+A/CxoP3RZEdu3uea/3oNfxXVrhMDE7XcnBQASH4vBJzh1SN",
+	"gHBRu1/oaGm9zblJvd5WTU3z2N4AQlaLfnMzdMePN0Onn2/LXQJRdT802m4rPwcarQZ4XXT1b9a2IVpW",
+	"tG8vbsNM+W0twe5jtfACqDn1XDuAurnKae5dglSNMn4sFFLdkw+AzLbt3smW3TvZYffALtwbPFX2sCfh",
+	"D+EWEttCYdtA9JfMbQYUKA3AdG8+A4zw5rktzDuWMWfK1sE/7h9VAIfixptAP33U7z1+bPLRG+FvsJcK",
+	"bqnRagPRBI1itVlSrEs4z3Y3orfxjGh2mdk7L86vH+ssK64O+R1la1/b2T/2tRx7HCuCyAUT5Hs5Xgec",
+	"LhbJyu+Q+QY8KJmEW5KramaHT7ptSO84jGjKWKoOFRNcpp2p7DAx5YJB/ttH571EZb7PzglH8IIf/2WG",
+	"UP1a5A43vQyWnYI4OU9icE2lubAKhiJjNoPQWJ6SmcQk5kVCM40Lz3Utn+JWU4B2X30tZreOhIagnSfO",
+	"psGAMkJqc+q5nExYSqJEKi2pSkrShNmBgkO+5ILjTq9/1e8Ne9uTC+o08vMlG/gidV/LcT235+hBc3tk",
+	"1JCzZJgWCZFw5aRW611bEXSE6KfKKTRgJ9w9reeFBeGj83qcmeCY2HaNQS9sSRUBC0jN/KRztDvp/Hyk",
+	"omjijeG9g9+xJkNdzlZWudvW4HQfvzHFPPa+uo/M4VHtth8IefKlJM9KIX+/9EJP0s6agPW78zWBHx7d",
+	"J0+8sDR3l6hfy/E3xVvr8rRkSrj+yBWJ14MS6Kn05gkh+stzzhEALrjrR0JBcvULYeWx7/JcRZg3Jxl9",
+	"Lcfbcos09vdJKQJxdK9MIq3y/ONlV1cIZoMQX6MXk2Cy0cO9RlQeIt83iPrrCpc2Bep/yWjp8vWVNDG/",
+	"euzvL3eTv/y3DJZOGIv3jZFux9M/Yoj0YwKIPgFhYi4+GTun6Q3LQHQQ4yz1+CtpxqYyXe0n9biYPrUv",
+	"ei6gmkd449T6bPf/QvGm746reWaJWp8BtYQ2KeOdr7wa/OykLw6u+ifDQe9Xdel1P9tzHVkXSa6pNp+T",
+	"SUrnLCD93gmZpjJfKJYFRLAlyVYpU13yhkc3nXwBIqFbv3TuVdh8ho/Z4rrx03/QC7AQzfO4yt7MZCaV",
+	"i4yPufMac1qv8eGJozqG2I5MUFg7G9REDSLhWNtjkfJ9VNGXUjAf814oKLkKs8G8iiXJw16INGXk9MT2",
+	"8EGK/FCWv9pTVrzD19a/944mjOCkVYo34ehmo+Vq3WB5K2lMxvyGBeTklESGWR7SaHHk9NZLBiDeD/uP",
+	"HuaOgbUdqvo/EpUrxYPyyKiYF4bZCnoptnLHy6n1Y2VdLTNP0LndeKD577Z9wdUioXi3raz+aI+pihuO",
+	"32AEclv+sUry6QYo9eOAUNPJxYQMQ/vN0CQqVb89Xv/28db8W4DD3OnbhFj3HN7hMAVXkKJJxZzYMfmk",
+	"dgg3mBVcTLeZh2aX9zIR7Tv3MxOtPvWPZypWJaHPd2QFoU/YmA3ekKSzJjp929rob7wgoIh6FFBTPrxG",
+	"kmvXyF6sMIdlG1tCcp1Pfly+e02O+qennT6hyWJGOwNixpJIxjVJ//xtTapX1bmLzt8albGUTb0YeAu/",
+	"Q/H8jGZshzjJRX7L0qlgnbez//z/BOtcJAuvaNrvxisgvACzRJiPpl42xLlMrVygIuzsMGaJ1EyXSU/s",
+	"6JZmNN3NOMWxBE6T+iVTozfY66W7X6TGSdVhv/v94kEuUI+55wL485SxDgSFx1xOU7qYrQXDFKtFSD6n",
+	"0Q0TMYnZLUs0zrrkqZxMGAvIlxJM77lGNOV4866qbO8U8dqvtpC5k7BzbaEyNX9HQ8vs4feSC4+BddLp",
+	"97WB1Xv867ooOqMi9umI7wX/IWcEHwd41HMBRQOVPvvDn/DRh7CmfK4Xhzra1XQypdd5/CA5zl7DabsO",
+	"VbceecTIS5pmXOx3dUvd49KWly7zNIVaQeWdLWyzp6q1q41Fk4GGsIexxN7Zd7bc1rFzw4eKTmW7fQVu",
+	"eV2KiWz4CEpaILKyeSDmL3TL5Ps9LDUY38jr751bMJDXss2OMReVrL61W9Ge+0Reblna0D3fvc9V7AmP",
+	"TX98roh9dSc38S1ny3vc6Porvua5UcgSvMsw4wuSSffWWZsmS7pSJOQK68gTDRTRlv5BQ+kgU7rCyKbA",
+	"HrMOenC/8LiqmWFF5SCzRocrCkKyBFxlWL+esDkvpii077QI+ZjEmJdNt+aK+XdOhXFYezPoJWev1+eF",
+	"ZKbrMgl395X8tXzHU8y1eIjqoaYZwZaQH6ewjUIsrWJB1lQik/q7hop1cP2IiTn1+pWhADneScwyGs2g",
+	"NptN25Nps21OffmRF9oO1gbQLYOUunppGPDJerTj19iaQOUi5YpBY2hC9XbNSUJvaqdrfzd1acb4dOaB",
+	"8Sv4HY52fseS2vWi3umjh6m3ccNFvA8TxJz+Wb/SnJmDypmLNrziAP5Cpnl/t7gRJWqOgsq8RtqUqIwn",
+	"CarqcCBB+r46WNtAdsdVpnZX100Zt95h/9p87aH09p1jZOt42w3gHQFdzyXgsS/79Bv9cxPZnfZ6n6CY",
+	"Gp4YQIkWrIIvAuDgKuk0io4/G2L2E2YpRFz3Q8P9mzr1ehBoa0965RUozGWxSyxP/Cc8OENfxNqv7X8F",
+	"v5cKpZ3Pc0O8NZbje+r3ZQ3JjV940AqSu6p1u629Qd1DlDyAq7rQeJrpr6Ga1UVxN4ALuG+xqXTK9mrB",
+	"ZrJaVhNIxXxhdHRGZvyGESnIO5rlaUxXf9yxKnAJ29ZCqQ3liR60TtiO5j2idwnVwuv5oL/iUlB+S9vQ",
+	"StVaOHtIrCpoi/AJomvLmYQdqBLqfjVa7W6261T2MbVay+JYvzN/ds4eRi7UWabAblFIdadIlNn2bbGJ",
+	"srbT7rGJoojbvWITTmG7f7DYhIF8cyErR5p+nG1osNTAHZYTdjYQIVDuuy1BwTcLtKDHeOydeUMdhBkj",
+	"is6ZnQH6JsUs4nOaEKRwfUDN6fcyJbngdeX5+KTX7dXKavQfrYvLP7RHoy6KvX5w9OHgj17Rh0Bcz7nw",
+	"ZcNdIIgaHD0AwSlOHnC7RSvSZt1pl0R6I6pC4Hj9mtbH1F8IWvaT/gDP8aD/qIRqPa7z7H0tsHPkCewc",
+	"+Y6IGrlUkGZx2HLA85HSK7Z0+hvQGKOuNHnjUI2p8NLY/CB1+h3EjuH9Md0OyGVG5jkULIdYA6EZSRhV",
+	"4FMg4CdIWHnFjbQVYwRqxWEl6oNzwhLFSJhJeQ1ZmzV/95cJlPmANFUFitFK5v/k04Oc5iZ9b+mxexaO",
+	"52aFY+bcs7VNkDQrgvOiDcs4HgwOPlVZ/hoZwR41kkq16Oye9OJWopVEZTTNTDtNzcBQnrpZ5G6nneoE",
+	"n5yC7qdVb6emDeVh0dwrZB3mKM9N64R2X2P1+OycVKvF0jhm8UHtDr62fNyr9n4L9TNlAkk7WJLVhdUk",
+	"GO382OucXYPQ7/nV3WpN2jkXNndt283+aiXSTeTrGGF7Ua5VOjPQX+OPscs+OVX+C1P/RF4ylumZH+n/",
+	"g4h4SnkyMzV596PJPcTDG5kkeyN3IZMEzgxw3OLpYT3KXYJ90BwDYk5XROOk6Gihf7iVmea8iI1EO3zz",
+	"+t0VcSo3HuovHOohKjwIQNRg/wNTEZLFAclFxhMtkc0tki4B+7H8IRgJ50UqYphHT5oqQlNGsGYEtKIi",
+	"of5iSNwyEqa5Y5Vs7JUV7muixyIpYoXNrNBtjpITQb2VkKyK1xKH5ESrQnnGlMbfIxLTleqSK0BRknym",
+	"SFjejoFL/k6Hi7C0QEJbb45XtbvHp8ebHXunvePHlXvjRz2vpjTPk4wvrCPLVCfw0kVxEQNxDLsczaRU",
+	"jCh2y1KaEIlNH7vkC5wJ1g6TkbZmpmgmecQOditWJxcNhZCwcik8/AxvjCm4uQ7Nnc8JFeapxiQXMbsD",
+	"/GriWEiFKWyQG9uGjewddMlAw9nv2VkDIiTJlrI89/HID+McO5IyTbVM80Yf33SbfBt7d6MQqYn+KzrW",
+	"gvLdAiqSNNRb6e9wVlXzi0uJXW8xFrRySEowj7M0Z1joQPn9oxrl9imh6kYzqJrJpcDFZuWOVFq1hFo0",
+	"hUTRFdJ3ylR2sK/A3SZeNfIgYQqw98f6MbinMC1wUBJg4EqFDXL2rzLb9yBzSNlVEUAyaiXGkwkHLOTh",
+	"CqgBUCoi0UwqJspdCTWE2JS1i0xxMAR8Y58kxcU0YR2cHQ8AQ/P45BqfQONywaBFukzty6EVIqF+eI7x",
+	"nGypZ1pnnHNknIJLy15I5TcrfcNrelLPZY9m+Xe2zURsYpX+DqxST5Yze9JIGyq7xxmsMi1bzD2T+yg4",
+	"eopzMrMdnvQJ+SfbFggOyJRFciq4YvGnV4Ku0pVN49eqhO2NlzL9Fa3HxXSFwuRPa7rsyS5qemJ6K9dc",
+	"RgvEOJll2aKtDiB85wakS0TNof2GK72gGBkJ9cxhiaExGwkqCLUBwdB4MEPNFaEtWxGS928vSfvt86fk",
+	"6OzxqT4vAD/HgwG5pQmP0QE5oTxhcUhoNhLhIXzJRJ7GNL5G8g6HI9FBc0YThbYfyBev3mGaejuhY5YA",
+	"28NZdHpEEqYVfRWQmE9BQxIxma0WMwYnG+P6FB8JYowzIVOS6I2mZtA5GZwcuecZzaC5B3I+qK16J2OZ",
+	"EQrFwuKDQLPz5ZvbYz1t4R5Oza+nxU9ckPDv5LuQtIUkP0rBDrSwIGGuWDpcUKWWMo3/FEKnjXO9aEoW",
+	"UlukfILB/UCvHtd5cnJ0AmOEJMsZzxgeAAH2w5RJQBB7ge270skVCK5cUKX4VLC4skixWmqtQK+gPeYx",
+	"t/MoonItrxR5/4dBb/AsID+yVHYg6OlMcBCg2JMTEoZklPd6RxH8Pxu1fvrwv0ejfw1JGAZm/XBVkqYy",
+	"F7FFkoO6gIS/t2MUCX//7bf6xd+FdidAr+6OxEhcQJ0tTPIAutBExxVRmUxZ7HZlxdwIcilMHoVmCs35",
+	"MIEqCPXRSFy+vVQHIB+K2k+agsyUFFiEp/pLQ00zQJKCvBc8kjEjYxbJOUN16/KLVxfk4t3Ty8sR+IVJ",
+	"+/3VO3J8ShIpb/JFQKDUXAea7oZ3otMJCVJzQJSEOhLypkMTbcPDZ7TGARmTS1hvNhJcQypi01oWjW8h",
+	"RQc+6ogrrsiCpRETWYcJDScsBNq/D0eiYNqITv7z/xRlZuZM/Of/Hzro1Jthh2pwIzrpxHPqvvD7p0e/",
+	"//xpCJr+SJj3YO28YCQtUeY8U91a7aHQIafAEaeJFNMQjZX18jhT2Y3Z7WEso0NIDz40EnWH/ALHIQCz",
+	"/XF4eOhzAyysDbmTZ90aneue9UIWw1G/pxAG+61bqXn4UAlU33hs2KoJU0kUDIscr/UcqXCn3KpNBrut",
+	"L3kPRTItSlNKk+rV6PXdr8SPhamhwE/126sFOwenqtbGHaUWitSzWy5zVY42DbAskCXmoIRmHW8AtRdv",
+	"jlnvc525Zn/hG0SwPPGYKJOfKtYaUUjMBS3ILdxq6k7Nm9zWTuc6fS5FLNXHV9v8FKC3P4CqhsIE4koP",
+	"9sE5SsYlVwyyrh7Kbb29B+rW/IR6sxh3dcZBtxn8T9rCdWs2A8/IjC4WTDTeA//1NT/2bYPLQGu1pnoP",
+	"em2gsS3uVdkQtyABKygCUid1Q+gBHCabSeRj+uhup5HUEdgb5CKm5rb1+yS0v4abAbeFhHcr1FSV0ruW",
+	"a7J0US/XVJutZS8NbO2MMqMg331Cbhev334nk0u3DafTN1pX9DNpVPZT3SPfxV3TZ9o6gGOItLHZfEGn",
+	"NiOu1qHg5+5U7L3FjdWc8KBzuws7R5AvUcapIG5S/3dKlXE3aVu+TKW9wz5JM5UX75c5U9Eifq1t5Exr",
+	"ixqe9k21WeMbD2ebOFVFd9JGzFjm2ZCEWIIpRH8vkFKlIRJKg4PAEXbBSISGwkL4fZGs9PuypiWaCwJW",
+	"ewlIaIR9SNpcOFcIihEjERplwQ6psFxgwz9tamJbpbhaphCoQp8r3MvTAgyCOPFwJMrFFSEaiN5g1Cmo",
+	"xHWL0JXetdBwVWgDD9k5ZtphTCxrCATpjy+oUnqaJc9msBgMJJHxihiLw4SuisZ39yzxXxbPX5eJHsXB",
+	"JRr1ltH4LV4r29NU+WbGo1mNXzMJhYiKHqVVrs8X15n06gwv9UvZGvuboARXhMfgh0JPA3qn6Rj2QX9P",
+	"EVo7ch9U2fmwhfMMEhvT3fIskliJQgPLxbS2TD+29kuE88HT3HVLIkh7JMY1zf9Qq4UCJ/Gmnrg1StNy",
+	"DXujxRjJNRI1k+sdcgcPmZO2aw/fijCsAo93aXCiCqC9T9a8yOB3h7ZENtXAm02wfgesSy4zVbRHNOdc",
+	"eQjQNCPtEISyPizkUlxjvoAW9ngdMTwwUQwak4TfsqEJTRs/ofEtQCE7GOOERQL9FJ2GXKiMoj+1IRtg",
+	"g95rYv7lkbGbkru1ynEll8C9KsUzIjTc61UMS5Pz9Kp39o9X5ViTT930fPyQhmc10+GemQ0PlrlQZizs",
+	"rJ+WEdztpcQKftkaKPaEnyF2HBCqIqzvUil85uksjqpTmyrykqpMxph6UbLseZlIQRUx3Ns1UdOfJ75b",
+	"x88+qQ77phus30Tf94a4TJLG6+FXdTEJmXYAbfuGLTLwb0Jt38w4pc+JkaOomJb7QhRdFVtzgM51PXBn",
+	"O9+/8fgx/6bjs4PdLtZDKtcuTe8x23I5kwhR7eLtw1y7BZRtBwZTN/CeceKXG/1PcSMTDHRv8koh96pr",
+	"qOG3Vq3ZnnyWIlyJUhB0kxbwuqHI5GvBnKQPtMXWNTrITll/+W8slZ0xVSwu07gqImyTQrSn7Ggq9uck",
+	"V3i+adO4tlY2aRDMdSIqynd4vvXoU5AQIL4s8odgNm3y5ms6/q3dzzRpCCPaHMo9jBBHoG4u31CVp1wU",
+	"Jv/9E7GaztedDtVf4mi8xxGwgzivbZWVKptSp2zelC816v75UKDcmSSnSm6UTY166Lyljy+3JVW2e60t",
+	"aer87HQTFzxpu5QzxjDWr/0u7htIRokfLPrjb4jnoUlr3ZZZZpdQ1tMkgEC2XGhSASHtI1wrgNF96PSO",
+	"rXUu5g21W+xi4LmbWf2Jyx9bBmyqZqacigJGNBddywBCrGWSqozQxYLRVJv1HwO18Nhap6ePfB1Ofa4P",
+	"KDVkkamHmC3PBfShNpktXBXJLbtG+vBg/NiGLGaWstfmvnLJhggbZZMdAMlXJjMEk8dUDglRIX6ya0FQ",
+	"mOGjRbLvppUR1j/D3l/R6S77vl+wUjP/lh5ZnkQYLXD2qA29PsNOIcb7FFjL1cPWJMCYSvd+FrPKdrOY",
+	"U1NdzU07+xnTynZJD3NjtKYkgQOcwbsV306RtrVgbLVHsuErR86u8/4W067QQzzVoUs1pCnpzISWNlo+",
+	"dkxg7uWqIqy2qf/ZfW36Qu5sAqkYZDwa+RySfGuoCx8kK8kLpZrRdLO9iCMgq3qZ8oxBbVEtGm/7B7ub",
+	"xXv4QjhbbjZg9YAh5KPhT8Z0MG15zJ094/yH8m1aRFMyYVk0K25cw82TkQAlFTuQKhIOer0wqGRCw+li",
+	"PqQVeTOezGSedskFCY96x/oVEn717OIL/ZcYCZamNn6L0Hym8OsMrYGEKxuewKODPKPRjCiW3kKsF4MG",
+	"JGXW+6RngmVDYjLWw4xtDBeT9/MUEptNs0brWrZzqQJdDihoreRF3FgKuD4Dt9wKIHIRg/d6kkgJx0gM",
+	"tfWizACkJ5nIdMoyCEbLJGYqI0pKwTSCRgJqtZnsaoNTEz0pvoFxM7MqngWm40956VmZtY6EMvck2/h1",
+	"mjKgyoyBRT2msLKDWkJzf/DpYlglmwelECr4ypJzk8jblrICR+g+qSpYmPFeKSpgEv/jVXbRYG/zF6ns",
+	"4/1FKmv0F6lsL3+R0dQaK9MVh7lJwcjYHdS8m8lMOqXp3PO3kmZhB64pVY4ms9lV5SoyjScuFdcxS1jG",
+	"dvLnaDmBw0vnQLtauaC8cb2bD39zdqSzmPWE8M0G8q8mNbJB1kALlAL7XiJL5Thhc08PgOdPydnxySOy",
+	"wBEkZhnlCehEWQ6JsROZmvD18d0diOKTuzuSGhbzqV4x26tCsf7uU/3SOj+9pNGMC9ZJGY011ggcpZ4y",
+	"OkJm1xOZixi7T+k1eKy6fE6FM9fdIqFG5FgJKSNTL6c2P+bXQsyDxXrxMk8jrConZEbg057ux77mx3oF",
+	"HoXmOWdJ3EnYLUvsZqjAKWzS7/UK/23K4KSby3TdtWs30vTyhxQ642vOE5qSif6O2v0UwOkAurpbxXMc",
+	"2DPc18AuK7Qtg8lzSJYSU8yW0hBHOVxEHfSOH1cuKEFzEHtDNPyvf/+P2uUX29YPTcyzs7OdapzaVuv+",
+	"4j3acpnwMk/GjA4ITZSpZEcVCb/tmNS0zmUcnpMfcpkxqCykNyRlC5lCegW1G1MF/GhyFvXHp2xAH8XH",
+	"rDd5PD6hZ9Eg7rPjySl9VHPynh772v409Ff56urqje2vAtflinWUnFt6LnvHG5sInrmO/uPePpGsd9A0",
+	"U6E57rRpACpFR82E37EYVOtQQ1rb3FeWwXaJd2Xeo7RSURerr08KX3sVFrinDvDosU0w+R0dlm8PS3H0",
+	"sUnUxja3cbKihZWRcQ7HBSh5K2RdiJsNh8JTI69ru5aBjJw3C+DhSIS50Ae0RmdEIerfPu71oaRFlDJA",
+	"M03UQUBCLuAi8vX3ClJrj3s999cFTemcZSy1j0aieIZdJ8t3PBea28eDgTsdFIlHWGAq+Pe1CTPb34n5",
+	"OWW38sb9mQuVTyY84kxk1yqSCwbPjvSziUzHPI6ZCEfC/lbsNQw7xhzibCbja/3EXFuGZyf6WS5UvtBS",
+	"gcXX4Fa5Rt9s+7h/AtAu6CqRVK9CXic0neIz+FREBX5NT2qq8tvFlxXxDUrOYLZc0FvKQeUISfsEQeZ4",
+	"Mze5ht2E33t2KVxTuDZbYJqTXl9bT6EpY3+tcrWArvcGX4WtjBoCNoTA8tx2pDE0z0fCwj9OZHRjwIc0",
+	"EfP7PM+YuypCCQyFEhCae+sZi3IpRsKAdq7Rrj+E0xd0oW1VwBeCZWx3R9OE4coBr0zv1jsM72ABKAcc",
+	"uz6llQeVyYXCwMvnMFkA4IJxPxLlQMAkj9l8ITMmotX1DVtdc3GdK/zYGV4wXhuSslw56wGMkzev312Z",
+	"FFN4Dp6G8LJ8tfNntgrJcsYT5hRYM8KBpLlQAYFEer2amE8mDBuWmP4dlazvGp+D2CkZ2vlnwcnOb0Xf",
+	"2DXWdQbZxg4VXi3+bZgUxV2NO1HEIlu2gpYretf5EJJLfQwI8cQa46FeXeO4SvMJBMm7o54HuI8AQsGU",
+	"sCSXG80SHDaE6zM19itBK5mp/K1gJMCByxTOGJOY/51fjfaZi64q6LWsJ+s6bJc8M4UBbMWChYQFG9Z3",
+	"RD9Xth3VAxgUAOWuVkXKqJICObj+fu0Slb0kfz87Iyi8U6b/4sWbS8wMB80sT4zzC9mDtDH/ltoqHuA5",
+	"BH5d0FSBCLQXV6tQvrSVJY3r8qRXKRu1m6VS8vK699XpWgnduQN0A8uUzBiNoXW6edmY1ihmxjJeuYrw",
+	"GhDbO2Qj9fgt2dOzXp98/e71K2KGVS/UE8BsnmSkHf5bWGxF+G+9MCDhoftLPzwY6jdHYs6V0pqimYJn",
+	"mq9gOaHV00LSDg+h/NQBmiq5iFmU0JTFRdmjMBc3Qi7FNfBIqI+bUWvUCosr4oAaqLu7nMmEdcmrEm0F",
+	"Mgvc1So0HJrYzb74rBdTNMh1975QKw21b9AkS57zXJ7xs5ycGIV7TXCcFx0hwTDEjPeReF7SkdmRdiFR",
+	"DrRK6myK2boAWcY5+e0hKBiLIcarz8eIKjY0bSAwsjSTmcQU/pGgAuMKTr3Jg3PQr9xtJW1tcxebb5gc",
+	"RRMML4tTkbagcxab2lVcoHwElAZ1Q14fvTUd+hwXdUuTnI2EacZjp8JutEFRTcZcRTMl8TQcy1SKqdU8",
+	"NcyGmQvQ9aPA1NUxNl7BHmWRdeNISzHMcYeyGD5Q1X3hC6IQGeYBQq9gfFnLKXAqkZA2lisxKiUWokag",
+	"wOXgLvFWZuwzZRZZTjqnYqVpQabYRlaVoaHCjQORD5qmq2GRiALNgwN3u3HKSrkw0qbFdck8UzxGTWus",
+	"T1Ac7lRWIu1YMnTKzGkWYdVbk8NkFLE5ReQVShG7y+Ajr96/KMW3S3eGjGDaGRdTKJNTdAUR0lB9AI2I",
+	"TCNg06bJwAK9cBBbFM0mmmguXWlCyhUrZ9SToIIP+wbvmLHXxeWZagk3cxvyGtkXlgK3ZlI20arQsN5F",
+	"E6YJyiuLJIMaLWU9x6Cs36bHGz3xoBAMpaRsO6qFhhyOKY1nOKjKcUb8rmnOI4En2cGQrNuilMxpojeM",
+	"aesFfwVuMURupQV8tGLOmi3VmIeSQEY4VTc4KI8L1zSuyRZEk9aUiqunKVtgXN59zREOaIEgKHoZwhYy",
+	"0qrHgRY1RTO/scxmVSOgOCm0AutIPX02WLHWClqlaDGqbKl6F0xu/gZFCv/UbNoKWi57tYJWyT6uqYDx",
+	"DwMD5Bqg7VAhxlbQqtCiCY0YUiyn8xkqa8jHq6011FZVZ3c9Hs15whO2sdJy0bj0V9usdvCra1b7Rp/Q",
+	"MNaE42f8Bi85/Q/oSzvo9HtX/UfD45P/xn1p79+1yt+VdvBLdqX9XI7J0xnbqSPtg/Y1vVejq4fvatp4",
+	"ifGTtjUds2zJqvce8AowV2UP3k/ezrTBbHJkyLY8t6bzAX1TLFW73FvDwRj5cNZfSY55/DCJW8WndoHL",
+	"gcaW9qjeQTp5GKAgQLj5RnwBiKkPYpystdwFxdjDpP5vTykqN9hFql3LBsLamk2Ew/ZLKDLv3DOnyChC",
+	"v0Ra0T1SiRDaLdlETXy5Z0KRxYw/p6jQHnZOK6qIyHVv2Z4SklxmWFp9WeOFmMekjVQZjAR4mTH6gbGM",
+	"5dpB4ancA7Ojq9N8o/6SmVnZSJD7tpP6uZxJE86pNUHhwpaVrlQAgiDe8QFkSqIjAT1RJJJ5EmNVXABr",
+	"zLC1AKYiUoxGcUUUT5jIsFqO4lPhK+wAAHnFoCctqoDeL5wbT1AjI+Lr8WrTd9aEbK065dYcqw1C3bOa",
+	"8iP+5TR9xbQc37ISrtaigS43bkfaPM92XYklur22pa5UKBuTcaW4u3NBSSwFdD7mfksz9oLPefZGJtzX",
+	"eUwLplQbABClIgsYti6i4KlPOIB7VBV+uoXmLS5iuQycBOjuxpza6gnd78H/tt4WhYBdUzKLeVqkBoN7",
+	"VR9BxfKcPhdfPrtqBa2vnl180dTk4tHGphaD9UPJ6vs7XlmqbtIr/bLnfIKHYCzALT4uSHjXKfeug4ur",
+	"mUVQEg+6NOtNuTZZ0Otoe1F4TzUt2y3kgpg3KrOebs6KHgyOjh4Nekene/UTM0o0UtoawOWO70Dmr7zm",
+	"1ts6mQ/hvkQckvaXz64CoingAMrlw3WFkLTfvH53FZAvnr14dvXsoFtxcEGhQRhXde6YJ2vkUkLYlGD5",
+	"pppXibp8LVnDZmQFZYcTXApqnktwdEaMmZspv0i6JWlXga4FHCshcSzGaxsPXjdImW+g9YA7EJNtAjKT",
+	"SzKnYmXjNM79duPrBBU8zUVxhQDuPdCMwBSbLH6fWNraaLgOo2+bmam4lzi5mDbOtIQ6peDyNumiKQYK",
+	"8njKMjLOMzJmUK+ZZFLC2kfCXTxcpSgWv2Qp06sXkFhovPVtxWgazQK4AxbiPy6SpIhjVo7JtsmVCYEz",
+	"aJJYQ+wzkskpnn4mPdrcQmmH+g9oy9Il70BX0iBOckUT0LDm4CzMGGhIttQWuu4tGswu4qqrvmX8PDTI",
+	"ha9U2a94usaAnyjVF282aaImKFrkhJz2SnqEQxArJXKHOclblkGZL9IfuCL2YbOCzwlNllpPxszfGUvZ",
+	"f+d03p1SeffRZMzG4U2mJgXi9CHUmUWhnj2kynBVng/LmVSWoYroTb44N31dfMK1cro4ItXcI1OETqne",
+	"9qA6uRa4M3rLSh5I2CSr5yHg0flJUqsfPG861bx6TSfebBLbfy+TZEm5Fs8TCfX/MqjR4RScglgogAvM",
+	"37nQE4Y13Xhvxcp/OfOemd6YDVpzV539YvneNXFrDryCsH6GLO+9crlr2X6/inTuQrSUmrVLzhuV6XcN",
+	"VFS5JIViI7PcPzGh7Qe2KVESfwI7MmVzyoXXuC8AwVumVJAxI3MaM5Ly6SwjQi6rAPUfPQhAimWbA36l",
+	"FJ/kSYJieFuFnMGvI+5XI/KSJO0uOAjYSJvbyBJxpIoEhTWC5D5vtu0nsOchbBhl/QD+HHfKiDZjbZoz",
+	"1TE6IdaLJ+Kn+7gxau3Xa7at58ZgxcJd34lqnZVdShXof0CbRUwZg45lE54kPmOVimm62jRrCCPCcvZP",
+	"UVJgRmd0IxB6wCeGIeE3bCMMekATDA9UkgLutW6EQd42wjB4GBgU3VhQO1Q0/sQ7sZTLjRAs5fKTQrAm",
+	"PG/AYYZ3joFUEUbEVWB4aBPzNpU991+DtvWwTRO0yEadQZUg1BQw9zmeHrC03JUHADiJ73GvW8ilyRzC",
+	"JaRsLm/pr7rdzScqiuVgNV2rj2Xwu+FOuU1hqAO4nfaaQ6b4HN2gxY41kdh+IdQa+W9pHle4qeA+xM5x",
+	"1crmeVbntKZzXcu7c/Uaia47nZ3YbTOivQUcINxr0reLzGDD5yZ2m7tBXOxhOjdK+gPEtzcWznKhDEze",
+	"Or72WVHVOTQ58qaEDN+n1MY7mlCf+oG/k7RBzhkPiseR8e41OR70HxE7xFOY4Nn7t7UEtqpaftH523c/",
+	"HfmT6eb07nrOhfT4J94vNBtDojnhgsAokgte+sotTG4SpVww0YH7YxUgz6wNc98Elu2dy+ZcNC3lBbRL",
+	"2WUp1YygjwXa465jKZd7WApIN2/wLU9oDx5gXu4cfWspm8ClpCqNrBj1NMMoMOYSQlCSYwFvM6m/KRbU",
+	"CJlC2vcCaGTXTOb6wzE0KF8ydqMhkiKbtQIE/bu1xXiI+Z0/cHIFFwowbFNYM3yO9djQtNotRIc/+T4M",
+	"oZCXzJfRhM/M3QAWzWRAMpnRBOtyLZzcobpUmFF1PZfppg4PxY2hKSsyIdrGdQ8ZA8iUZW1OzUYHu6Uu",
+	"CHaX2Xz19cRB+L3oIcfuMgDCSAI+MfW0kpX+G8uJcF9SOFt9/ePl9/Luxffv1eX8hr/+/i+ryV9q2dX9",
+	"wQ7Z1QCuN6XVl8VeQByQG8YW1oMnU673I8Ht2ns1fjefiTRgvOyPPzzBmsujvNcbnOplPIEYBP4b8f2k",
+	"ES3bXIPbLzey9Fqv2xdumTKi+I8MXfxtLf1vOCZYbSahjYmTJ1tjnz/4NQvEF4F8fQhuRozf1vPUEZf1",
+	"+I3XnwtMt4fkhc9f4Vu+ODZWtLNY6jb7jPVibrBEnp6Sxe55SZMEHioMudohtcqaJki1mylhIH8QQ8Kd",
+	"q3Z6/FCW9SyIqkBzUEqvqiRxGNV7qMD3mlVOI01T0L/Vx2qMxdf0ZN4kb3hCxqtyj/dLG3VOhvXp/7L9",
+	"TNg3n7S6oi3oK9ZF/gwUiBdgkACh+hNGfyFU68H193LsK26tGQPuUC6YIHrMzpHjr+V4e9puAsUgp5u+",
+	"bIfs/OEX+ML2jy+Y9LZcKj5tchwePlu5Iau8+LBNI/dlkD9YLcb6XW7ERlDIp2JvAiSOZgq9KqRxY9p+",
+	"TcBuSpHfhS5rM1coVOumRgPoB71ejwi2ZCorYGjjr3NGBZQUTRhVGQ7doyBtf4cgTjN1e+C3g3894Dfx",
+	"hwd4h1PKQNhHf3/b3Yt5lV9KxBmUGUzti7iPBPwB+WpjmU/lin/X5tnli+vqyLodlKWMzp86zWqf3TJf",
+	"g6lQn2OhyVR0m9uGhOk3hrWet58p29cSqwfbjpftsnKS1Q9NE1u3CT82fYSuiQc+J/OWpv6XRa9Fd+hD",
+	"te3ft7NmxelmkGJwYOpMrMWXB58ghrDeTntrR02kji+ghOgudIHFRh2KgAquCZtk1aT8mZwzkvE5S7hg",
+	"pM0xGRLf9m34L9FqZf3yXzOGADdXjaZECPgICRZlMJQJvxEF75N2+OWzK3KI/wor+cduA9ZK62R3P40c",
+	"gJwRqPeqgYcS3g7Uda5/iVPtsrFF9bNiZy0TO8e7a+/9yhnWYnFnq8DgqsFHbaYD93R9EWU5JoWFa5p9",
+	"1Osc6tTjaiA9t71xsZP7d172LKxCAC4VFlSw1p2dmapeVBEk6Er34NDUtOfY7wLh12y8CwVq8q4LFiYy",
+	"BmVpGmVLlzxnWFXFshgWg/2Jxx8wzRlq6TLsC6x3BqBby1CAgtMP2WrEBOCcjiO/tcv6OWR4YPeygvBm",
+	"9nqLUnQXCjUC1xBpgBmrWF+xveTZTObQFCLkcXhg200Y8Y/V90DLm7ORwOAbZPK8oCrrwNc7l1+ExJyU",
+	"ULxliB9SZRbumDFB5hyb9ytJDERFzSzlu4mINbd8NLcibUzUh6JcSpIJTc+hvjR8cswIjWNzXjun1TUs",
+	"AzxWa2UEy0fb0sUMWL6duaJT3wVm00tvnXv9FRk0F2Z0SuzWhL8LA9OlP6K1Qshep+U9SjQ4bZIyOg3g",
+	"BoeGTpvMkd5jJiIZs1gLUCgERNrhf/37fxxmdKoOIzr5/dOj31+cYXm4MKKT//w/9Ss3fn82vF+s4eOS",
+	"Vc3drSZ3IIRuLsVENmAcIjtFPSFItLfFRdfVhl1EIs6oucIMb5CI/R2bkv98EnFrE/ZyeWZorRG7U65L",
+	"P/Yt/HT3hf9y3diL61M7emhh+Pq5Cr8X/KXx1vXdQ6jRsy0XWynU4WyNj8jfg+HUlA753rF7nWI/5YXq",
+	"ZuV4S2sqZyAmbNSsyU0ejo+LglcUuU1AGogq4zelKT5gSYwqjEENsd59dPS0hisLGla3SPSvuBRX/6FK",
+	"cT10vSbo9PegFZv6v2TFpgu9HPKSphn/+as2WVz+4nWbduqyvFfJJB+H/rXSFLGmfWP7wnBo6sybkvIk",
+	"LGrjhEO325vNaS3ardn7LMX4cxIuUn5LM1Z9U4pkVXG+Yt/EoFKFx7xZc7zaketKlWJRnvJs9U4fa6Yq",
+	"CKMpSy9yvY2e9BwlBU0IjSKmlFEMzKlli8raesTCtjllGcYb2tC8V4stoliElSFHorhUdwHr5D+CrByS",
+	"zwEOMsp7vaMIPgR/srBL4JBVlev05XVBZWrVY8bOSLTh6t6b1++u4He8gXBeZPKgexf72pUXmdFLhiVy",
+	"9YHOqyV5RyK861ga65hWDOwuM2X32waw8m7/wZBQgpjForvMtsF5rZcNlhLMazeEmNmhTRv6bIREYBRp",
+	"v14wcfHmkhx1e92jgLyzL70tXyKvgX5Nhzn8pmYSgKGkBc3hrQ8f4EYt6svQFjwCdZDN4Qpziy74n5SM",
+	"OE0Ey7qWsKzQar2DR+QVy5YyvYHK4Rmjc8NRTVKkIAaF16VdOoNK2XB5UE9mOyHiZwR+pkueAcNpjYbQ",
+	"CDookjGb0WRiX3Bq78glNp8fCbMJQFBD2P3C/RJgeCdw+m/aolJBVZkIqnpQMBIQLMgWCY1YEWAL3FBh",
+	"kchhw+jn1n8Cz0zHMQMA5AIHI2EACYpGESnJhfnbFijDmYWjgI3ESPzudwQCKtjkdCQ65CJJzCmZ8Ft7",
+	"yTi0aUbhOaEE+CiFO0JwwcA8hAKvJEspT7iYEpVQNSv6a4wEIeFRr09eylsWkzcsnVOtKier0Nz1fSEj",
+	"w9LajLTfw55qXMTs7rwogmvqKHNFbtgi09KB2AuuTpsHLkWXmNty2MmClDdKxzLWbE1ThvXW2+FTKTJt",
+	"116tFmxI6AILwnIpDqFe9cE5FpOAd2A17hBz2fIPMLRL0NEac4qJ6hr32n4OoxlNFctC7H4FcUAAS1vx",
+	"Ha5lnOIZv2XJirTDC2d+DeM5Ma8/AXsb0qX07wfneMlBP3Kbh8IoPXvRDvS4f0Ia2rd09d4jq1TEJN5o",
+	"LmaApqCkDV3X+v0e1mbAe8TRjEHnEHOPF6qZQgFirW9pMPRIPXc7fHZFp2FACpSjOmDudjs34sz75yS8",
+	"nHReScE6kJEQglNJEYrdSg9wjVqRh7rqXXKBtAmtJpR7x81cUUz4DbPgdHGsEbOaJ9GnQYWetsSDLWKx",
+	"FICqC0OKZR1mrgjjgH0IIsk800yCtYtNnfMhocKkveCt63Zok5uehEDFYUbHT8IDZ8t6PeLpMiSFUSQK",
+	"AANTgAyLoEOXgC55J9HwpnpuN+Ut/CHE0vVQ7YNnjKiFlknt8Icnvx/0fj/ohQF5LzjcxnYH2A7DBwUI",
+	"VTRhHkVR9LodmsxEaFCA0g/+1NIuPABUWha11NJ2K49A1M1qQ6Y1A3aAKwp9HAA3mQvOJJPkaED+zD/v",
+	"asBe0NSUc0Bet0VMUOQcH/WLr3+Fcz/Hua+kxHdD0Dk0zg4XCeXCVLEGhBYtB2WUa/l7EBSQRlII1F3K",
+	"4v9DpxzJZwrPrYSuWEraX8rPlD6xDvUZCPTMxESmkVEukBtsJxw4jVS17oC93i+h5lZQE4MAluYrPTNM",
+	"hoNEjIVCzF1i7Bpm2vNgnwjQOISE8xVoIc2FMuVfUMzhCuYU6EDre4uM5Au9DY/1LpAxW0mDFFxGm2eo",
+	"TpFxPpmwVCEVvAJVSu9RqAS9YddaJoZdchnjr8YIUmTM9LE2+NeTI0dm2Qr/qJBxvGE7pxlphxCTRiUL",
+	"zK8QFT+4fYuF7hETyE/maDHHBWQmoegurBacyiYyhaSdi0QruZq1RT7HcuiFs+pgiMtWbi0aMzuwKs3o",
+	"mCoGicKA7SkTmplMCwNlb3hrU5umqVzawB32HuiSV7JYPdZxAWGr8dPpA4aglprtFAA+TNMYE8zgEWT9",
+	"jVpD8lO32/3wAU54UCRrj//e7Xa/C8gI0gOd8c4uWEZgsSlDyJUt9bLA+kJaNtuGJCgCuSKhtvLD81I4",
+	"RjJJkHv0UvSIv38XWgGHo1Hgww9yzrMMemtosYwfBnqeSc3K1LSvcCQ47CBOw5XtCgHiF3Jgh+TvP/1z",
+	"yiZD8u2HgPyUgUJwFRDrjBgSMChhu4cEc18/fBeS9hW681bo2vvWVi4ipKKI63MpARVJTsio9a2GRs8x",
+	"apkSUFnKo6xsmaMsWxmQJ4V9SDM9uSEYPRC1DUXCb8n/hjk1A2nqLdJuQ8dm+VLiC1AcgS54R3P4lIlA",
+	"i5popudeYh1JLWaXXGmd5YYRSnJRHImA9is+Zyqj8wXyqlYPjo6OzrQZ9P7qqb2wJfI5S3lE5GSiVRXU",
+	"SCMtHRYpi7i2iYawC42hwdB2FAr/VtCD7eJh5AhSIhTQELbRiiZD6+EC3s95kpVti0zJJri6KSZ8mqcs",
+	"Rq07IsCb79++gNOknNu2PjLiU3+AvH97iZrR0dnj04MhuXj39PISjlhTF63sVlDUEgJ3HZwlNJsRxaZg",
+	"kzWHWEw4xkZU4MMZ8QVeDgw/YIZ7YeQgvDBPCB1/THFmqU8RY0dAkVLTlonMc5URMPa4KLLU4MwXjNii",
+	"pMV6NH8Dyr3KBYpYq1aE3+hn1+/0sxC0YDvLkAjZGaeM3gSEzQPCY4ZV8nmElyUAiTCpCkoVQetHMIwo",
+	"pv/WLHFghW1ZQbUs5ETaemGpTOB1c2I4j21vFigJsOSx3iL4qJ0UitvbglBLmcbmF/xhvIILiDGcj+kN",
+	"kh6POTFfVedWU+vwqZCpli16Vig+4Hxez/UVFdM8KR69/0O/f/I8gP+e9vR/j/qnx/CF9394/vyid05u",
+	"acqplaGKaYEqtS79/g+Dx70eGWs7Dbx52MBlnFBx4yqegwHxtKrUhIyKatHvBigQ20fhpUcrxjWFaPWz",
+	"IAqUytjspr4ZhMO5pTKZIsUbsYyRR58KipJnxhXik0YZdmBLtYEJMBkjUpvXdMG7KzpPoGkIzA9mn28Y",
+	"mnsB6kriRh9mWlIg8ZYG5IqEL7i4GRrXk2O0ut9DZ9Q5SVnyZGSLw3VipqJRSx95aJRC68IIXaskZdrm",
+	"tp/lmWXyw1hGKrRm+0VFwxuJZwY8oxBiBklhRVucBdAmCK6m7e5HgzipIlyMhGt/W436exbp41fLGvDz",
+	"zajrElvzcZF2/ZYc+tZG4qp4iQrXyYYeNVTrPA4160bTxxgUL7Hz6x+sQ28kbE2RkXhpXCLokESo1W6O",
+	"yPNS9QJim4E2ISKGOmylbexQW299stZiFm2Pb775puPsISt2IGU0mT8ZteiCj1qoXb3Hdi4gl4u2PcY1",
+	"Bd+oNo49t22FzNNq+1hNi9CMEs/acoBtJHtetEny9kE1k643VD3HKiqFhNhthQG6VZ6Mqp007dIvLAEZ",
+	"iPSZDnsqU+OjLSkFIDsivv6324Eqoai/rWGEP56MMC6LsAEXvgbpLifG+zGq7LXpMPtf/8//61ZihFpm",
+	"+KPMcdAxOG21tNdqQECOeycEuhCZisE4HIHBtr3wg2MBfoYGDzQZPjzuHx0e909wUCLlTb6Ak+G2CFBg",
+	"o1/PJGhUwEd6h9Ct1Y4psGwqcKZ5ohWJ496RHhcQ1p129QOWqhlfHBjhvAYgNxXYtdTWKDO2uMyzqjlk",
+	"0t3cr5qYujaS4EDPisOq8EHZwutao5ZZtUca5KRpLQsVYGgbpiA/r9JPCw0zhLBocoValEwLk6LS7soW",
+	"Va97hKoVX/VJqCd3mmAFUEMC2zLp2Ytj0zTVgjMZfDXtBkfQQeEU1VOjXFqHvgZ402TnVXeTbRY2kam1",
+	"VvEnIwX1kQ4Zo4Wfsx0e90+MfQ13PfUPRwhkqQC4oOmJq+Dg6Qsg0zVMo05vbPR2k46iv5EBrk1jRQDA",
+	"aXi21mS4Eb1Axi+AhQpSgUUgEVGhDQvsOoxkVjRRq90lwttvUH8fafa4d9wlF4Xq71INhSBOQbgRFZgz",
+	"1zYpeUWvvn63i3a+Jfiy12GAqkWIkcyw7NoHjvOycd8BqbTfI5kEiUH0eksOMyeF1xUp6LwoUWh/tbaZ",
+	"XuS6IEAhA9rDDIx12cTrQwcvVjSRxt0KKruMtOoladPl1BAw+v/RRboSGb3DsyAorSa30aVMQUiRMvHR",
+	"uHZ9VGwc/zA1OiGaiPZA60+OrEI+McSlmQHaQ7vUg/maVhpmM6aYdQEzzNUAUchNh8Qi3vMMohhWYTy+",
+	"uwMoT+7uSt2WA2WDk//45NGanxP7DIMJacrxhrZFqDF0R0I1tN8PtelnPP1hWRkSujY2lk4FRAYoiDyd",
+	"VsGBR0IMz2Dmtsame4Ki4oBaFPCb42A/GQlfv3tjspPwQv8SWudz24TtbCxkOWMpuiS+fHaFBjnOoGUH",
+	"hIuZyLCOaAEhiCVQ6u1ZCLAOa41hx+h6LBoDF31iRwIM+F06+w5J2dkXzhS3YfUYU0bOUbPGEp7hSIA3",
+	"Q+8E2CSehs/t0PZnxnaRQ+MtCcr0hICYHIOuJW3YzZGwDhnj5dLMB2ERUxXHSJOy2+0SmmbSDLwnMVto",
+	"/YgrD7edj4TT6tXipLAjNVXFfKpX2g6PHocQqiXh0eNuT+OGJYo1Gb2Wc8pWPJZ7wE+K0Y4ikhOSdr/b",
+	"PekF1rgngx5mTtm40DkGhyZYsKc8+AHvx71eMBLIyFFC5wsWoxwBm4j+kLOiYWeXvIBLCjm4j1eKZUbo",
+	"KSKx7Tbc+0YXxNBeQsQ0b00lE21Y2Wj2SGwMXRdh48C5GCpiiFqfE5nE1altaBxiBCOBThDT70TTDCVR",
+	"ojVsONxAEURrF/nBhDgwYJLxOUPLgmdsbq6ktKHHNORBSBErFOjmdGxjl1zNv6YrsfEyRnKOdjuPQ707",
+	"KmIi1tQGPOy2a9YbUCLrAA5qc55w0x7Xnlqo9IHAXqQyziOmRb42snKFZy1KEvRZTXgCniUOMTnf2dTV",
+	"ZGZOR6xCaY4aR3vHWSCGo6TmVUj/A+eBzbPVMs10CWYiHqIzLpyzjHZt7YTQOGds/i7WHaFu9RJ8wamw",
+	"EAYj4fyYp8YTT6vOEPuw6v3Qv45ahSQFaYbKmuWwt4WZpEZYFc4W2jWtsmmSuBmOnylrvauZRpjebIzx",
+	"mpMoW0pIHgATVWQjYYus2qyggPQH/rr4TiHUwE0VChoK6Y9EtXjpeTmoaIm/FpdzApcLYHhgChrHKVPK",
+	"5K5Ujcq4PKYLV05RdLXzxnQQGUGhoVHr/Icn/UHvfPnktBeQwnw9/+HJKf4I+1m8rt/DDcRyrLh9o9Z5",
+	"+gR/Lgrimo3NzO+GDUkuMp5A+V/jPArgJC/Ag/+Hb7q/vrWzIi3VnkG+RPu94HeELWQ0s30JDrrktQ14",
+	"Aw6HmqEGZ6TamwS9LZXS5v4sLlCKsQotF5i5td7EhrwzTSqsIINAJhaaj6RCeZZiNVmGpWXnPEm4gTkA",
+	"2QKaDggRzIYr2oWYCJWpkoHZ2Owuq9XOSGjGkmr3kPZAk4/meVMSD1jS8ISpblsEniO6oBGIkWrrjIMh",
+	"rAguzRR6vwej5qPBOmqHpG+2cL1wPyqNbl+PguktPZsEgNKXaX431nKZWzJemb8CJy1A7yBkOFm+KSeA",
+	"JKaRKLOYStap6JkBSjF0KXr8tQcBCZ/SaMY6T9GDrzUxm4apFYoOuK+1IV38rTXPugKtz6vwrzRdDUnF",
+	"CxuipzL8tuMmI3VeQ76bGhIhleCTSXhunNEmVJ9J8COYVi1Ai+gtq8iNkbCL9mfZ4AY5EvgggOMYNBEg",
+	"S0B5l3zOtPGpJSjk8YBqPRJfPrv6TJFw0OsZEjjqHQNCpb2JCSp4OOj19c+FCa5ZfJHQlaYsGJGaf5JQ",
+	"i1MUUA736kGaKM1XTnpHerq6W88M61l6bPAL6smNeo/jT8Iyh+Pp67fvCuRA1gEE2/EgN2cYBBwEdsD5",
+	"6urqDTrHNFW4O+jNdQq/0HAeOGl4MdeIokl5cGhQNBiWJRC9sN9fPrsqqFhbKbgXbZWB1SMFwebhhU2p",
+	"ArJk9EY/gft15+SWs6VpmmETBMPDOQs/Uy512IrlcFQViU1aUB1oaQgGLhnT6AY6f1XztEYik2TKMiAG",
+	"8kpm5KWMIY06LLx+/5e9r19uG8f2fBVczVa13EvLkj8TuaZmnHS6J3PbSTpJz+ytZtaERMhimwI0BGVF",
+	"m3LVfZr7BPsG+yb3SbZwzgEIUpQlOXY6H+w/0pZEgCAIHPzO1++gynOKlAxuBszTeeFbFC5SBG9BgSE4",
+	"oD091+p0+92uAdXmnm0v6gKgUWEqVNkVTv6TTM21aTfhFCdq9ZxhprTeRdo2RFDOZ4xfagq3mqZqAZox",
+	"ZQ3b6F/z7i5evn7+0/MXbyLrWGBtg475LjkpwfSHnVmHXzTO86nu7+3x6dTG0WJ5/uh7ssdxudihKinS",
+	"SG0MXAv88C8jkPxFbBdrh0HlKntT25KCuZzQhFPKyUmUVi+hTWQPmLLMiehXcx+KozMrx2wxCAO3QnMX",
+	"dtyuvboN6AhHY5+RvLbVhs/eT5UWuxiqpfvMCOuAWQkTMAcbvD8JEgWhXAIiAatFIdWvtTD9FSIIfneH",
+	"RsDMzgtCWSPRAlaVSwFDcRPYYFLnzGRnbJqJUQo1HNrRy1dvn780iwY9F25uYZdWpsUO5hysGH704H73",
+	"MKqPjA2sy9vIbnpbtNB5UVjTFiyMHBYOmA9yIycss3IQn3l3/skWMF8eBqxigQ1YSXCUZzgCyw877nYt",
+	"9DPytTIH5/z97tklFPcid2We8WuRglQqH7LWOJlINlTqyigDq9bo08Kbh+yEWOMVA5mknTAvcBREpVTL",
+	"/X1v1R5Q2cD6iGIHXjBa50slb4roFAh4t8dEkWQSyjPMsU8084rD+vklRK5IuSeB+dkc5GtyTELprDjU",
+	"QZGkQqdjqZ+iZJzLSMHQQJCz2SwV7FJdi8yG1mMMPR1PS6H0juc78LU8uoxCWDHY18/aY2dyAQbsUNYb",
+	"3t2esLwPcIxoZVY4mq95KUk10Tk6yezEP4HCtgEVUgUPB3g+NZiDzuyMQ7SeudRW+nU0qu1ob2aOmT2b",
+	"ebYH10E0bOUH0y4irZPLUKKqorB3crgWWX4Y4GemORZDg8zQigKgf2w++/GNcJJC5DqoPGCd//57eLjv",
+	"v2ftM1vA98mODaKhQ9No0hAzOecLAwLNn5RiIOJLof0izBMbIw/M9Zh55w7ePONSWw5z7JsIuzGkD2Oo",
+	"zZNS93Dcmi/N1mZPAnb2nabw21GSisCybaGFBzNhgF/Qf9PWVqqkQMf8oXnRFyOjhUVF2UozQsgmUPEi",
+	"KOEdURj8iiQNXKPSBohHfz2LKCmSidFIDHPWxoCYGXrwTdf4kvskNeSV2QxSgVkU17SI6dWfIYV4iW1q",
+	"yrM8GSZTLnMy0y91DdN0FrAnrv770tQsP5hZF30kJMH9GSd6aHYtxMEUXbVddI+ZilOj6c1krjvwK8jI",
+	"7k55czMqUZ2PMW65/QQC7XA0GJkFtl2iGcHLdiqZNKwNKMeMndLITpngWZr4wd3oI3ERX/iKTtkZ03mS",
+	"pkYKaHwSu3BQgUVe9o6tXIzRnRHJaZ6zM1iMRCtPPjubaFOYotD2hJunFESFP1/ATyKOOuxpKTda5xxn",
+	"30V/UWmgAJSKgr0IXJ/miMzVrrlXaVn4mw9AlM4h5xMWfFBOAukeEInHhaVKOsXOLzM1m1bIzSwd0KVi",
+	"FjS4HYu5K+CJJJ+uXcAkVs5nuUCpglLzyY650DyDaRSTnzgFnpwVqzUV/FqYHe+tTXNXtzzxDPQOBlpn",
+	"ONYnDKqSwo4sL6hcsbPO0tooyZViSG7bc39pm9dvrkGCFH1FRBFJbvREPFaQSk5bH/qTwCaqWNVdpKlm",
+	"T2i+3rgTxcyaC4KCwzmmCFkbS0pcJzsQkqtrLKJ4BxfjsxyvU0AMsPi6IqcSTu8kqwjYwBMhuMEKRwCY",
+	"MStSFuYChAskghx2D8sCFVWlQpaest/VAAJLISsANG50SA/VZMplQul1zlx1WmxEHzdUpF0ywWhAPJZw",
+	"1g+7h6fVFWFWZizS5FpkuK5zZfaRnaOJ1XlW7UB7hEwox8SAxbnbP9ZtvbT1djrs52SUWw96gSnYAGPs",
+	"YAZxMYGWzTUx69CaeWr1d+QuNKCy8/337IxVqmB4PQMoOAVWDkgnLLz/AwzD8SQcnu0g50j+vS4XIMGI",
+	"YSq96cUSo3qREktN8XNph4FUwV/tDJgHMBeSw5teNgSWnnOdqxjiA2BvpzOhrxZmb6g+doxzkHhqvluE",
+	"DMU8pdB6nnJMVHKAGTyNZOMx89RBp7nHgBfKUnAlEeG5CJs3YG3YfWMaPEPWI8ecB3lEQIW0a/nzzLPO",
+	"MS52al4Q2EwKDAvjRbeAhkhI2AJTlab9KtNZe4njjGs71hXkZjuBx5dXQ3dpfi8TaLZ5KDfgzjQNkQat",
+	"XUOAVuI96zNkfppDOsNCzcDFZzqwFI1tn5wxySlx23JYkTkfZvU7zYjnCs8ZjO1A13IQSi8/ZbBgnEVI",
+	"nPXf//lfz5D1EKMYOva9qYFApzega0oXxrmzVBgLEH5GI+yH0lcnKkqILSxsVJHEGvSlxd+Q5CRjYtUy",
+	"+xftfUi8OEYMiW5LzxsG0SXS4CH0NEqyTGFZYNjFRLuFawsLPFNqms269Um7rPsuicl9w9oDaxyLYduY",
+	"7bRQs1OKz4PTJeU6v4AbQSBHJQpuxwhSWk+40M0rtsxfYIBw1LdH5EoDcVkE2FjmMciic/7KIpJsqjSq",
+	"v5grDGlHKo1tHqy5NMAIKYwwh97mXGPe9URwCal1FBVEvwOAIuoaqPJc5kzrO8ayhZpl9jTUHUj18fuh",
+	"KB1wT7s08hRjD63YHXEjhhIH42hV/LsQ011ujiSzIt7Wjy2Cuql9dtC1lnfwgYDeMCGbpBR4/vTZWPAs",
+	"HwieRzskFvePXKFvOlBSZZYTHiJ0Q5fDaL3qx84WY51W6HEYCPM8FEkMkQ3vpwl4quFkz+zVNsIFLneQ",
+	"5BRgjZc7CbPmIddehLEkYM7MlWI6VXM6rHN+JaBvWvPmPDcgEToTMWvj5qpb91bXNkeDLhIBQdazgvWG",
+	"7MiZoPlvExKjVxCxcSJdyAAp1pBgaObSrAuMbLEvEc3bNfXlS8nKkDFHdDt4wkD2zcQIxEPqSztHoJK+",
+	"s48U/+ILsyqs90+NXGs0+oH7D/suPIBsI5fqaqefrdPPEAAXRfjhRHeezlghAUWaDAWVZiDWiFeZmmaJ",
+	"yHm2WMMUkYtsor26zjWEE0jkopE9otfpdrrmesrXaPVbkJ+HxGpjYDnZM/9citp6wPmMTFrgQMaAEvod",
+	"w63xTkVRGBgGCplfX/+siyrXlP5RHFB4fLcp5QMPPFv23+YSumg8eB1m4b/529nu/tFxULjE0UEaypoq",
+	"swHFhswmpCqZhQihaqE0Z4yQMQRooCnPfrIBMl6WqtMizIuOjVpXHSFhrlBSLqglQDeKElGRaJdzAHoE",
+	"5baTJShNcXE4j/3zuNU3b+W5jMV7eF102OiVhGzFJXvPRy+UFGBoBmY2a3KFF77f7Vp2E0tQW2GCAMYT",
+	"S5pT1ASpYSZZTUrSClqlV31xKwOKGmog9MFXgM+IlvlWv/XTs7f+1ABlcXlu8nGr37JotRW0is18Yev7",
+	"27JUxG7nPlq+sdYP8HQDYV1jUPvFjeHVyzc1g0BDzSvkeq4Mw5K8143FFsKyg3Gf3WheWUYUwIXlsaya",
+	"j1vGARS7d5yYn0TuhvEOWZdsmYgLMbF+QeDYMC+uNZql6YWjb8xy+7dNYWsFrVxMpipDeQfxnlBP0DyU",
+	"2Q+td0Caf2HWEfDIQLdKXmicpfFikAGVVSYmCimeSE+/cA5WaCLFvIVlfC/wz0uloD48TzLg6FaZ3xi9",
+	"/3g3owBeY2keCKAzM6JSYB1HShGoOQSkWhMkAL9OYqHMPZKRucpXR7y5AXXRq9cJ8wIgBr6cpgvgmZYV",
+	"fvF3yChedGTULDO6scqVd/M0kVdYeR4IvFxVUNdu8yKXLhgvwZa3s2zdUJV74lCEJ7oYqHhxMeHvL9Ki",
+	"slQXB1n5+vCRe9ZVrWzw6QX5fs333rcT/h4rrsA8LfVxBH0AcK/2XZTvd60Gi9w89PHR0cHxzS3sTi13",
+	"sl7oMd8/Om71W49H+8ND8WjQ4yfxwehYdIdHg33+OH4kTka94cHgkB/HR2J/1B08Hj7iJ/GxOBodDg8G",
+	"+7wXd8XjkdfnbSKzJhGzZn/ju3MV/6FyP3k8zTtFSfK3Z2c/wJLFx7T1+xIZq/kFYeBW/7hrhBB1dFzu",
+	"h6Qjeky9rqxcq+nrXQ1OuSF6Lr6u1g5IflfkCki7lslt4XwuvjUnErluTfelIKdV96Pr98oX3wStZ8R6",
+	"fFsjuOYmaP1s9uSaa+Eav8r+ugbFhX4rigTYuLG9/iZo1QdkretpRSvorxKKsL6raoNKLy56YZueikZL",
+	"vWmRb9eTaYC9OMf9Bh0U18I6PegermrkUNreC5XbMCJzx0NEbLe3ecJjuhc26a1v8qvkFDZA99l/vL7R",
+	"W6XOuVzQveBdH20yvudwzvMUknOw1cH6Vm9QmfpV8mueIE+qz9YIws3nafztnZEst6C6oJXzSxBatgZc",
+	"TRRsIQWrudj2FzOIvSWu4Fo1CjMYqoUoSrXGML/CgCWWyAA130wMIVDaABGMiM90Hsp2NJvGRI0ceRH+",
+	"fnpA8e1OB7JhrD9VR+ht0sxmoxINsg1592vQRNamvTz0WrZjdtjtorWrSFELpZc0ojJK3qjTdQwIK7kN",
+	"t1Z6XonsFRQFCdZeitVXN7nyITSp37CEzlHQAruiV/3EABADNMBhN5sSKbtgY6MxKsne8HyWxXzxlwqf",
+	"8gX151O0l6pP9PoHJcpxc/1js41kLDKfNlnO0rSgHG4N1ICu3neH+hM1YE/HQq6xVfwV2xZEt1Ao9+b2",
+	"RnYx7R39if7cfQx1ybw1DBP4ycb7rlpPqhe0ih24Zpo3e1RYWLYsZlG0mAoLl8oI4+MWpXrxc1GT1uC7",
+	"ynA3R1X+9jNCqw5YvZTCFU4oyYQGXjXwqoFX3xq8MmKiLAc8gLXE+H83pEXF1JYrAqCLgq8ME7Loykb0",
+	"WJ5gzHUfLCrQKJRtPEd0YIlra1hrT8v1rdRcUkwa0PdcSpXZbFZwUoWSOMg4cTZC/ijJfgpTt1F8kGkM",
+	"BmGb5AQ25/eUjV2EZZT909YAO+VJhuSHM0fF6SKrKIkDcyBdWCzxYEI+QSgTqXOD6NSI7Xd7aBW39fGL",
+	"eXKeTr8QnW/tgnDSp0SVm0ibm3vY7QXscP8xa4NVwCYxBuywe8CiuswVdtg7Mv8cmGu6oYxKydCms30W",
+	"1ZBjtKVaHnfgBRIWwSKxgaj0/ojVwg94m4+VDXjz11POoj1/SvbIp+wyAsG9BJ7Zo24o/UsDDC0MiPhE",
+	"oY8PwoAim8QOE1IJomHtpVVS6jgwY534o8Rx73RCeQZxOqUlU+SR9Arnytmr55ZVsMhpqsPqCDOfVioe",
+	"buehKKLj/10sCFqDyHsCGHgbVL0Naq4ASQCM7zZGSC/EvPTUKyxPpe1iN1t557f8ygx5NhM39+Wl+dSq",
+	"xX6/t6Ra9Lp1usVWZVMcpLclNqBfB+orVT9uBfa2hwLa04RvqYn0up+ZKtK9RRWpvpZNVZE7aQvrTLE1",
+	"Z1gltJDbc8s7rfHognML0s3uVcWoyWVa10ddk0YBaRSQkgKyj5pBI7cbuf3ly+0lGW0LHNUJ6a9APFvU",
+	"e0v5OAuSXchTGVkHoYw+DLgWF7MsvbFe2pImjOWOTylIkJJPuFHL8g0buxdP6LyMJP2FsK6AWe0tju5U",
+	"lbQ52r72o+2T2ck2sVz9qLIB5E9giw0sa0+VHKUJFrI77G1wi1d8kSoev1UK6qRgu6NNnsfVHzo3Z6RZ",
+	"X2j/29+k8TRTQ7O/B6l4BkX/vlLbIdjvKua77a2HNsSkxnxYVJi9TYZu4Ld1UhpsQ6VDcbUT16dXC2U7",
+	"KoDYRm7bs5X3sSkBPMtDaUbkEWaWEoKRo3Up6bvWUYupF3d3157b2dzeELSJG/ZL8u02Ttx6J66bGayp",
+	"dCUYRC8i9rk0D/1vW83Iwdveoxod5tHXqMI8WuEjRrxXchG3xOLv3ee/q+T897PFi6Q7P1905+e9X96/",
+	"/EG9P/9Bzc+f6jn+/7l+PrlKXv4+ftzyncpbYUU32r+4Om/74azb3T/GAf35jsPxfNqb6zYkhTZxXvtF",
+	"uhu/dYOtG7/1LXh8s7H9qGbyq3Z0l7Hfd4X6/gmd3pT5aA0vvOSZBI6LjfDpgzlp22VICU0PwSUL1G9l",
+	"x3VWg2u57z7b2db1u5F3NZTL7tVbaA+QbnKuikLDxH/k6IMCqosayjlfQCIuNvK9+eCDt05nA/CrLljf",
+	"nmbL6ZK1KZR38MnSYfjRrtlgIwx/Dw7c/xD639i5EMCYfEKMFlht2QjOTmsbP619+hWWTY+5YhNf7B1t",
+	"+ps+WGO6v8V0vy36W2fUtntszvW3bbemidjIZF1Zn4X5ZO+DzdtK4puow657oSR+MK+yNLEZmAEsRA7E",
+	"LAnQDo4sW6/djA9i0C5G2+s2xu0GgH9hxu1t4XdjDf8CreGW8NKCtk9lBwd9o/9hhb5xzrMr7RhX8eDc",
+	"3ArOONVBH5WgfhBKV0XeBtLWx5ISgwTPVzCRddhbuJ9UobQUIwZ0+fC6W8DrUiftqJzt1K21uody2ezO",
+	"7mJ1vz+Fq9tlbT/DyqlZdXrBhGdXZZc/KJ6fTCVoQhqb0JivPTQmYFLNQdA1IYoN1G2g7ucMdRvU6aPO",
+	"cyjaXwY9ZJp+EPw5EijDagMuopwP/jxWExGxNpG87BAXJeQ3AU8x2S+sKdZDnsSTy6rQMsSSmMqVKasw",
+	"V2ohThnc2zIuW/ZQnqZU9hGbd9iLjwnqCNgUyysSyaBfUBHZ5ag+HpDtOzO6V3LWj84oCuQedamWMncl",
+	"YQt02l0VvfGjeRXbAkHT6C0ffKUhG2+zhWU2lWLO/nSpUg5cj6ngUHEq5gt8cwRnkCDBozzSrf5BQbuk",
+	"AWZCjTIN0OY6EXMNNDw3t8LP7hL8PNwncicEPLq/t3epOrG43ovVcA+q+O/ROFtEUWV2u+OSwrdbj+TW",
+	"4rabd0QpRYDQ0UoVz4+0UeYZgVOq30XeLZgOIJsyN9JG0+wi31TfTAHJGMeEiBO+jgSRX+o9utKMjKx1",
+	"RH21HjYTI9rhvrlaf+Z4HimdYYVxeYF0wdYq6jjE4LXceJRdZjETX5cfd8MHGlIfp3wo9F9WrN9uaf32",
+	"6tbvwckty7f7uG759uzyxRVUv0DdMjO7dIoGYGJBwM+6crfj+rs9ClqTWZonsM2pAzUttkECxIHmgSyP",
+	"ppkaM/0KeL9OzKTRRT2PbBPmrbjswKw+NZcX9Pm37jugGNNWTViab+9tjlUydI1MB947Lz7hh0w7Nocu",
+	"3b344maj/diz+7Fr92N39X4sNhW8jvUSwm6pXs2W+gTBaPWbhF58sUtwKqr7pKCz+7gQqxc//jJ/+VbN",
+	"62Oafnk/+mWLICuDk7YJqNro5ncKqXqldL5JPJWtY5wmUjQxVY2e28RUfZNcIL4Y8JRI0Ps+imvtdzVY",
+	"F6oPXPfmOqzX1kbbO+CInXI8PmtD6YbbFLdQllnU/hU5UmfAAwHVbFmA6uYN57So5uVqoUPLUJKfoD4A",
+	"f4Waty4I/+9qsH3Q/S8zkW1kxv+npeD9EZ5kkybPHCWwkVObt4MqL5uN6ktSLc11C+/Ih5qnw4nYHaZq",
+	"FtvSp3tDngkzCi1korLdS7Ur5GUihciQIdisNNNvqi7VGjXF1RLa6+3vmes7U9CprFoynAj21Ny8BLfq",
+	"x9VaOvOfzJIU8z+zmbSsipoNxDiRMVOzjJnxGDV6mvLcrG2DBio80QZ2eSzRNeD+cLfbewvm/iq4B4Wy",
+	"CHcZIop7IrI0kValQerHZxBJculrSG7X+1pEzY00T0GofWhZuv9Wv/Xs19cYLXIxSaTBgY+78F/QmiTS",
+	"fndiv5uKLAG67oXgWYmzH14x+0mxZ8Urvg0TGpG2dwA8zbQbzaVIgn2f1HGbg8K/q8EmmNAJ5AYQNoCw",
+	"AYTfJCB0MsBDg/Dxo9DghGdXuIRuwYN4EQhMV8ivBsktA7hoyHNxqbIFFNniobSfmU5nl1C20DKJwRee",
+	"tX3nlE2zZEgZ/YlkcCywmUwK3wWN5TsdumIyHfYyi6F42GDBIq2yPOqzCCFr4Q0xI1vncCjh1gDqFQ/F",
+	"BdfDiO3ZT+aKiLXhg9d0B2uTZyIV11wORcTaWPgY63P/KzrFof3Zu8LWuDez6k9Dh0XmUIRbRJjdZ4tV",
+	"ReYExR9C6bWBcjmx2gAUQ1m+W1Hxz/S6Hw4ZP6Ulscm154l8ZZ53o2v5+42vfWqrXWyOsmli3qgs/9qQ",
+	"tt2kXmWlJ8kVGGzNLm31WwP4eAPRQDhx4HOAmiD15uz9t72j/n4JGlbiq9PZJJHJbMJGGZRI6nWPsMos",
+	"1NSXYs7yRSZ0h71Khle7synoph3rLDgJsH4Ihd2k5uZP0plgmeIxM+NlqeASqbMYZ3MO9tixSC7HOQDQ",
+	"oHWVSLPsbR2SaSauEzG/uD06xigKVibu9U72ehfUjnwbW7amVvMkNgdBb78LBR5qcPrPC1VG6T++9lB6",
+	"62x2LbJLKXZfj//f/5Vi9yyd4hsDeQGrYYKG79bhUbcDLwS/sfj7ECt9VGA7HFtp+skt01hSptUv6slY",
+	"LeC1fcEBOzpmQ1o/62YeTrS93skfhPtJemyC/d2B20D/Bvo30P9bhP51+Nuvv4EY/uP0ALFR9UKqDI7W",
+	"aarimSp5qVmu+pBo6eo1a5HDQINS0V+ozwzR4NCciJ9hPIBG02Qk8sSc/0uB7XgS5cwrUIhB3npFyb9z",
+	"8ZnU+7tTUMQgUebc5MMrAWrVtUjNE3bYUzUaCRGwnxTMERzaPMHCAYXfuvDG9nv7j2yxMZA+J0dov9Ot",
+	"/uF+TQDC0W6vZxBb91GFJ2W7OI2ihBYMyKZH+BW0skIk9gyEy4yMWhXHs0/juAkoEK5fqqLl9YUfb+nK",
+	"PhJuRVynuPBBPbxY5dcOWrBqYRXUwtzechyFb5NFyFAJ57OR27S2/EI4vXL5OwiVuFMAjO/ah5RrmCdC",
+	"OfSA8cVgUfnOvyrRF1qkI9vfZJYXv95sk1u6NiDcbngSNg3waYBPA3y+NeDzk8jLxz9Jg1LdsY/FPHvI",
+	"7b8Rc91SmDS2LRUZSxf4rYitexxsgoOFo66Ig4pdkTvIpJkWeLFXT4y9sUwXBWlGJlgqRjmUHoNq9KF0",
+	"fBgrOOm28IM/wSn5mouGle0WALTwzxXwqXQcHnQdeurWg6f93V4NDnDgacjNWeR8sASenppv2Q8J/z/r",
+	"TCS2fcVIUn/E42G95QlPnytH/B9iKHmFe2MTQ4ndRg1eaPBCgxe+2aC5lSe1hxwykaJCNU6m+qNBxGSW",
+	"iztiCGhahRDmyy8YQJzDdDT4YT1+OPn88cPdTAQVAAHpGA1+aPBDgx8a/PAF4ocJnWgPAB8q5t31lc+t",
+	"OaTUcCkof9voJkzq4ymURUwX1mWjpNBYzpHqJeaLqeiwF+IaOFKH6SwWENflj4bxgQEWWk1EPrZpwDST",
+	"yBZqcEqHkQ+8oPeZQA69XECrEEbQYbeUU+dpagdamY1MXPIsToWGUDFKHuggA2oV2uCv2+UKvCi9tW2h",
+	"zq+SqGnXXunfZ7skgC8KTg1z9anjSShNFxiMTmpYjQjP3ZJZfrQUT9/tIbK7sHnm5bzigFxgBHkofJ8G",
+	"sl3C9Z+o1e4JvLY/egIt+N16DveX57C7cg4x3dbOIhq2aBLdRdulrX8m5eL9Xb4JUC0JuwatNmi1Qavf",
+	"JFqVFRRi4Wn5+/uDpxsxXK4GqcCH1Gc5ELoD+QuXLInZbMpyDGVBRGkwYTSbXuTqAoBqO19MkyFgU9N5",
+	"EnvUy6IyDT7WHHM0iGE0vgGL2G7C5mMhQ2kuHah4wRKNtcTNZcS4XNy/w8xzmTElmiWOFe608mzAh8Sz",
+	"LLkWoUwhRl/n3ALpGhbNsZqzCZeLSj/DMZeXXl1IP3bKDJnnDANdNJgGmeYTweQMbINc16JlL1li548v",
+	"KS86lx1vem2lAqWTPLkWLJG5uBTZzioGzhLyvhcKzo/h27ePAeDvTuc9PIMTcMvn/j+BZ0uhbmSXEi1X",
+	"WLyTglcWta3MMvzfT+waBBcSvVGZYPLmYx749hCg8p6Yi0xgDGTccEM2gKjhhmxqfH6b/JLLcGp71LcZ",
+	"vSQ5qFZBvVezQZrosdB4dOfl6kkdFhUBtBGjoFptjrHCwPqdDmVkY287y4G3UYe9Ja7K7zSLjKIPSaTR",
+	"VKVpBBCOcfsp0ewyuRYyYCLVIpRRmsir4iL8VL6IRbl4n0esfd2zoA/isNlsatbxTof9jeuxmVyDxUL5",
+	"V0uvZmAT1kBiAzFUE9MTv9TEPGmv8oYfYFy8SlNXjcj1xTMRSjPvuZCAxySUs5Ea7Rl9xlkmRjMNJx+y",
+	"ssNbAmhtjvvVgI61IVZ5Zztgx9pmWe0qmS4oRH8HsB4Unor8Q6DPqggCyNN7B6wNwERdiwzexCTJdYdG",
+	"f2F+upjw9xeDRS400q13WRk9eqTs7O9vXr6AR9gP5V3qVAUuwbhYWkGxJgygDqUtmCUZt1Vexnk+besd",
+	"9uvr56bXRLuOix6nmcGn1B8uREsmChkOAzWTMVigoxdi/spcsKpcFW6icq0qtmGpqldmi/6RKPiupJ+b",
+	"03DW8zFuXsMKpuiWAlZm+h++etW9sKKWWSW7dayS3w4n6iYcjA0n6gNyom7FfrhO6wMhOOcaqaL1WMTf",
+	"bEWxeoF0h/pd3nJsinU1WmqjpTZa6gNqqaQXklboKaeoT96HUgq1tlCY4nFVFas/wPcaVCmSqM4f4eoX",
+	"BIizDNq20Aqp+Cy0ui9DuadPMVKnQlkuPFVb3hcVRwi9EdU6CxRBY+86stsGfCWlWBtzWaFfDGa5Lb5l",
+	"Hhx3aEkjOXR+mcLCXKd44NzfUfGoCx05XH6PJUSAN4w77IXCQd0nMGgMt82R+HUW9fn6ThiU7g9wwAS3",
+	"k18YMYzSyJ4baC00h4bRXjvsDH+vl9WsrYUI5T+cDrWzuu4htx0tlz5kfjkbczjMcqZGocy4vBRYJscv",
+	"WMN+FPkQnIJaTYR5BJFq8Z3GG9goSmbUQBggi/C7DhgSop1+KHmOySlKDgWbFjXY8bnBaMXGapYFzDHc",
+	"Mc6i/W43Qv5m+JPpsZqTiRg92UUlSXs2wygSyZJ8BZ3HnY+b4A+i/WiK4TTFcBrDz4aGnyaOsUF/TRzj",
+	"GsTY4L+fRL41+Nsk0LGwLewVh+76bBxrOwBO0Tr8p4UIWCamaSK0zZiJIWnXwLFRynMIzAulItpilcar",
+	"Enl4XVlE7tXWeMaHBpuKCRvyLEuEDmU05RmG6ZODOhbTfBwxragaeJrAAwy5ZJkYQE0CIHcbY7CZQafg",
+	"RndWBANJIeEHMSl5R81nOChScVqfQZzE0XZJNubkeGrfxcPgvi+wtOKv08uMxyJmuVKwDhygzJVKh2Nu",
+	"ILRmI27UhbdjLq80c0CgQFa0JFv93s0WaS6weABsUd5MPQ6sIJcNMApgQbtSXXqFnwdyL6Dubik2f0Ap",
+	"Nq/Y4E8pj1mSs7nKrjRsq4Wa/Vv9y1ynAJzUvMxeUeqvXECweB0n9e/ijhP66PNHyH9MrjoJu01SgOzB",
+	"06DmBjU3qLlBzZukC3EbTDksQFVRm5y+ujOIDlaEip7FsYbC6HADyPRZDZQBM5rTbIGg00evRrp7PYWS",
+	"nHuQAQMWhIfKbdnAVWdG7kHg2rDGj4pihJnxpwPQuw1cDKWdX5iUBC28q4IN7bUfEW/41GUtf1zYYbC5",
+	"v/DjghNXoigf5mwTUmhn4JaoQprnhw8sbCDiHwARt4V1a2mPaVfOuWY8jr/h4DeaiSCU0YcB18Ig65ty",
+	"QNsHWmyFtWbvQ8FIcBN1WBHW72RYKCFBlOdww4XIT82mSWKzpkeJKJl0UPzdW/hdMcxHTSReA6G/8rCD",
+	"JnTvy1MRnloAKZft6+u1g20D+PamKk33rhURZ9arDq/FUGVxhVLAtDFIFe3RmNR/i0ZhMK4NibBNQsl1",
+	"Yc+Wak7hCUluU9Sol3Zk7hb3mZH+UcAiNZcXMOgoKIIZtEPWoTQ/7kCYBoZJwMVF8IS5ewAADaIT4UHZ",
+	"TAJRlXugRLNoMkvzZJqK6JRx6CSURJ01EI4jQGVw5zjjc4npZrjV4em9eUoyCnxM0w77B45oRBEtMBuZ",
+	"YDm/Eph+xo2miCVYtGJDJW3dlWu/JT0fVoOB52u7at2U1hbx1KiGC5ixOLpP7oFS/GQoVwdQ8tuCckir",
+	"cmE9aoZKcpr2bT1FETOeJldip6IUsk35DnjOor3hWCVDoaN+KKNcqQs9VlkewVjxp52ARfEMIb+IoC5m",
+	"ImPxnuVz+tWM6mKYKg3qolsrY65DWZRmr0w5a1foMOBrDLIxV+tEXqbiAscQsbYW1yLjaShpwOZKzvCq",
+	"XfwObmvaqll+oUYXEHlUGrGvl0q7xtUI+TZwA/iTsvchuYlq6R7MYF8pKNP3uSuZ9Cyt/m/dd9vlpaWp",
+	"2ZArdYKx0sJOot5EkbxjqBItIWfjrikkfrDbPV5mpbV6Ickr14GaFn4hWBjgNbI1+95yKGNL8v+ReUN0",
+	"Uc8r7z3lQ+FddmBekZPAMNdBC14YTRgfAFmhhnZ/aZXCXLwXhB16wTDFJ/yQaUfi1aO7F19sE/mSpusj",
+	"X9KU1cTCqVw0LBeN1tJoLY3W0mgtt2gt/yCU63wbUwQMRWRQmt6n2gLBkbdlH70WE3UtKjqLDalko0xN",
+	"VmsrHQatE3kJXhBqgxQF5UBwUgEcCwSoOTpPgGLCEY2hTpAJPUtzgH+R7bTP5CxNo0+PyKt+ktuTi14X",
+	"tJ73kWR0R2z0UeHYNRSw9xHkvDkKsXP4GpbBJpG44CHEUp2Mj7DavCjW45ybBW1WedxkYTXAogEW32A8",
+	"AZ5y9YdciSffisiPSsyqtw6+ETmoe5mAwsiVIxeNFoXUui1At8PeYAgtFSZeTEspt2RTgRN0w3PXL5ls",
+	"hxRKPImJoxGHZWk+Se7OpjHPRVEq+UsOaZgk2rwE040lTEIWr9pDH2bkrboXLqOHt/fY5CBzOm9j73GA",
+	"ZsXxW4A+xbTIH9Dgsx7UHG8CajxO9u1hzcEngzXLSLwANrilG2tLA4oaUNRYWxpry62wjw+9EM77Rno3",
+	"QWtPC54NxytTr97Az0KzqVDTVASWzSXFWkJI4vK7GugO+yd59BB0BCzzMFmupmwk5mQb0RBLKvhwzK4S",
+	"GbO2l6U0FRl8uQM9S0U5S6dotK/2raSAqwMI1I9DiQn9cgED9FykjGcZX2ApRoj93Omw11xeiZgNFpAa",
+	"fs3lkGjyYwNaJok0zzgMZZ6I3UEm+JVmbb/sk58V5hV36rCXkJkPROJL2BdyhcymDKUidy56CJFJPlc5",
+	"T3XUYa9WzDM8Ab40ETM+UYiik4z1gq5BmjTCCc/hvdWMoA3v0Dw3JhcjkT9A3bobDhboSoQLTH8LJAiH",
+	"mLkdW1/ADCuDCaV3AR3Q84Fn23/ADgwhCkJZ+tbe3HG7Fj+ZoURwF8uQAM/L2vi/ieBSm59SwXUeSvh2",
+	"xygaZqag4sC1kPkMqhoMldSJNidhH1ehFhkW2NI5rIIrIaYa3yBnuXhvpzPGalZYQKHXZVoMlYw1aycx",
+	"TphWWc6uxEIDO8MpRB7QjvEKKNh3Mx8rKOw14YtQEnPQJKACWSKG1jA+eoFKIu88vf8dmFYOIXzQJSQV",
+	"8ulU8Cywmk4ocQLhM75CBGDB8mOkPBcd9s+xckuFVLhEM57Ozf6JxTCJzcvVLh6cQD3eEccHKZF6bFSQ",
+	"BHmTGR9lQo/7jFtqISj+AOeZDR3wiqJSuEPAOCu+04JAJS0TCif4XQ0YOurNZ3KsGn10aDab2RBmjnE0",
+	"bdC2OKb1DIFKI42NZIKVzaWfL2keQu+UyrM6DSuUyNcU/SsCMloUUpGLarByqpKT6TQi0DPP6D2yIexH",
+	"I8ss5zBNbWSmLiJ1s8NcgzlsObuMzKYwiuOVmOaszUMJKxZjLkhOUPxOynVu3/YOy2ZSE4sI8jaDXg8C",
+	"KhOi7zbaPoT8hNLySKPKqu3JkM2kuRRiUkDrr+wmiglKU1vp7zuWq0sBUhlWfs6vBI6DM9CAzP2AKYxP",
+	"+RD4g232LMpymiV6cny9UC3VyDQ7ro43wdB2lJg1LlXxmGaK/jUTMxH3WZI7i0JkNH1zol7AiUpRJcoe",
+	"D6GMXos8W+yeGZWmz3okrVzkznDhuMgifGRIvo00ogHgJLYjMxvNTODIrKl9+25OiYWM5/iSUiUvBaT9",
+	"6lxNpyRc3XiPugdsVmCMqGaYsExjkfMkZZovkKKmb87RbAH7PoPFKnmWqTke2WYRtTMDTthcZbG27Gih",
+	"vMWsgI91docgEpTUv8xEtpFFAS/frkYftvlicpA/tMyhh0H99mSkPAAAY6XSyFtF60MF5dYTPrwSMmZA",
+	"O2NeY4c9VaOREAH7CesDTczxzROMhFlRa/lRqTDxyZErtny4X19tubfb3X/bfdQ/qK+2/FAJBJuXW8ar",
+	"vYfCL1YVW6YE4nfuwX9rmIgaJqIvi4mIlnTVzriKjOjdzX2lax8FrX/57wnBaiH7ur7o6xaSr+d2W+/G",
+	"vjGgT9rYoImHwW2GTNIdSGdtMr8bk2ST+b1J3ccVOGeaqUEqJv+zLpxXxZDY7GFuOAwLQJ3iEtgvf2vt",
+	"WYiyIX/SINxWv/Ufaub5Ea8F2y8UFqNcife5LqtIBgSnAMbN6z71tB9fwSkYGcHpaHRdyXoMpIPIMpUR",
+	"QrPKT6vfsqlpZGkzAg2epbcPpXfL6d62bIuR/K2D0eNhb3As9vlJfCi6o0eDI/54uB/3xOHomJ8M4Po8",
+	"W1yAcwWEos55PgPw9bgI7DWLkMFdmXg/FCKG6aVjrv4AoZel90rvZHNvkV32r7CfVX4ip1KWNF2j6EAJ",
+	"ntkUlA7IOi/0JfPazDuRat73ChyF0ncc173vW9Rmeu3e7UCH5TqUUDSyrPJyyF0B1cwujHad/qf5wtw1",
+	"GY6DUEZL6zlyRSl37GpCN1lJc7NKIapb31j4jzcRa5t7lzYH0ic7kD7KfXLno8Izd/hi/20hKXKlrqzh",
+	"BEx7Zlvva7BP+aYXu/OWjCBJ3mc15g9m5OY24n5bkW5F+FH3wMvNQNsRKz/3ZiLcb7N5MsXtgjvmOR8Y",
+	"HdaIamn0hrHpH+boWmSp4kC7VxbeGZfLb8SKt1BW3wxrR75VC+mNCxsWSdbbRGconUGNl2yBaOAnoV+Q",
+	"f0ghgDwFV4AZZp0RLJRmGZSMYI1UbqTyZySVt/Exk5a7zr/r+Z5Jsn0U/afOM8EnK93Of1MpbMQ3AMN2",
+	"3wiZs2fXQJyJLZcqjQj8FVjVwxZcS5eGLcYH6lrssJnMkxSdmUjDWUF74EUy0I6Se8G+DunBwKlOHmjx",
+	"Pt+Du+1i/9EpS3IdyjSRiCr7oQxlFEWhBHTeZwfgmA1lEvdZ7ySU0Lpfqi4aSiNR++xD2EriEMpbByHI",
+	"97DVD51hJmwFYYsPc5WFrf6H//7P/7oJzD+m8z4bC57lA8FzunsoacrIFZhkLDJ3ifos8u8dsXb0Bh7F",
+	"rxsNbaOdgEUToTW/FFEo7XXn+E1xyVDJa5HpSndPvW+La80K8/p6pXRe/IgGqaILLD9Q/J6JkciH4+KC",
+	"1/gFXhGEUipwyINDZ6gmQltfPfm4MqFnE+f9mSpNeRHs5VTAYZDkDByOJYecc3ZWPXKkJB7SWtM+Zb+S",
+	"vneZ3GDOqQUpun4rWoRtyPZWmeiDI8ouuxrtYoVzKZRP0RtqGiaSHRcOXnoIqIsDwXnXynn/0XO6sFvC",
+	"c/aZ6dCJkivKBOB7WPb3LIMGiJSw1fG5znHTskwMRXJt4EKu7PvBwzzJzYaWORss2CBTcy0y7dhxF6ah",
+	"klIM8x2DxxJzG5SILWcz/ZnrfBcWx+7zH1r1hDK9kzInTO/IPEtuEGur3/rfv3V3H7/70At6Rzf/o1XD",
+	"FVP3pMCRxjWLSvePkIrAUgAjHzCyDGiRM5LmiHPwA5snkp54oPIxBX8gxRU877/AX+Ye18zqBcyqgZu1",
+	"j9s78fhwEpkfH+LTJ5PZpNV/XP4vaE0Sib903aMnMheXeJy/371Uu95Uw5M+/4G8eOv9YEvCtPxmbpef",
+	"KCuqkvNwf1kcwsIt5qJq5l06Y9q2jJN3Jayxyss3E4Dj3sWHAM68tZZnaAG3snFv5W7IAVQIz816XBK3",
+	"LYDuNm9ufQeesG2BhR+k/GZt/SPBNPYPmM16WDp8/FSE9c3dOdKCgGk4FTZr6R8hhJ5qdjRcGiCGYCKB",
+	"QAQoPeyhBuADh1f4naazFioZjwXUVSbZF0q8P8Q4RHA5sS0uHcwrZqZ0KC/P/9KBvGJ92MOYVWYwCKU7",
+	"iJdWhn8IL8/fN6kO/a/ds+FQpLtPZqORyEh1KC+hSKqoz7i+0myaqfdIfsZzNoAmzIlJc9JRbXbWlpeJ",
+	"fL9jTsUpJ8Iai34l2SAB4nTKkl4acf1bSyoD0QthKlXd6dVoZF9bLPnXFwZtoDmsfuGpdb5Cil98lEI6",
+	"M9hy7wO64G9WKqY20YwXAHmaqVGSCtQZsb0R+hQxyoZci91EaoOh8+RapIuOK/uFUbChJForLFpJ2Wm6",
+	"NnGuCEakO5WrlmEYKJwxhGBPi4oSUlnNZAx8XImmTlYA+181IOntwrj+hjEMf1jIVLliAAQ64Z+14UtH",
+	"R6VAn2MvrOBRffTS/m6v+7Z30j88qo1euvfKBA8dtrSNQdgs87UJ7bQbmmiJJlqiiZZoePI3qi6FMsM7",
+	"0eE0vs8DfQ9k521EMj8no7yS0w5trMHKRn38CAKWifhSOF4Og9rNNdjABhZkQucqE3EnlL9KK7sdcgDz",
+	"oju4sWVdtruX524w/1ykaeeBSGRwrrzcdBop8aU5vLCuTnYdnpjhDHwUpri/QqG3HqSl7/yr1hylm6dS",
+	"pzBCPU6mWyRSF40KAjtbHPYhk6ubE7U5URuemC/jPKVzxh0ypYzhQoA8CD/ME3Nn7YmlPvosRv6BORD5",
+	"XJA2b+leiJLFyrJMuGMV09ZCCe6UPONSoxsUfWlA7gYpuNbTZk4oTCm0v9nsXxwXDVGLYYkk9+zVc9/S",
+	"D8ElHbx46cS2MYYD7OqWEzuU/pFdUFTPx8q29mYh0SyRRP1SZsWG7DcHH/KxmFiyZKxlTinPjvSFdPrN",
+	"zRGfOZogrmd0lF3ARMAxHIWyXYJrxcPXIpC744/t+W4eELH4an4DWBo2mAb6NNDnE7DBNMQsPs568uAo",
+	"q8aEgfJ9dfmOt+ryMhWauXOgT3/6oKwoLk1HrTNBEE4zAIMtBPI5hHImvT4mS60tHDK9lGn4CvI9nfNc",
+	"FHwUznFiyfcKBwq/grGwgYoXpwbTIMuC+QgcFMOhmOYU2WSrcahZHsrIl2V9Vj1Uo63Q0OeNh/o+J4ad",
+	"TdemFlxWIBS+UMRQbCWECkIJjfAGiLuAZ9DBYW98eMtTRlYejLmrRWE5LFI0on2JQGzJv1JfqrpxPK11",
+	"PG0MP3GxbEY8SEKMRI5DmbjqGpTZoMwGZTYo80tBmeRqAkJfEmw1kJPw2T2DzcnMOsk2dpeZJlVv2a8S",
+	"xf4Ktxc0qdjQQvlVub3MIzZer8br1RzKzaHceL0eyOsF58gf4fQ6n+Wi7PPCRDuM4EQKVCTyYqng1RIO",
+	"YzURbCREHLA40UMFaWKmaSgpWxmtJpngsXaUngs25DMtmFSlFEJddhuhyYNEJaW75SqNO6E8rzmSrSFn",
+	"Ag/0lQSilO0e5tHu5Dm68xH+WTmO7uXQx1L8jeOoUekb9NCo9I1Kvy1UOX9ooFKjypNheUVGy88JIBUv",
+	"nwUZICgZRWlRyyFv/vmH44bcCZjPjB/KdlSYsH12/JWc+bX+mVDWZc+sT2g59Um7Hfs2YYZQeiTfKqMC",
+	"A3XnfppoSIIBLv4HzIT5YhiJC2bbNzOZJVoA2Q/l818J9qdxAlijnsh2v0Rk29svmGx7jsn2oLeayfbg",
+	"bfe4f7jMZNu1TLbob7FctR9aPDXtX0LJdKb9EXOznicwaAAQyeU4b/V73eOToHWVSPPyk4l5JUFrmgkz",
+	"tovbPChI50o0sN293gU1Il7XbZpSk3kSAxXBcbd7Uybd/Qjq3EerCkH1aqhz3atcS51LV3rUudOxytUG",
+	"Xif33K1VfrSH829tw4VrZm8lF24dFS56wEpMuC2x+Hv3+e8qOf/9bPEi6c7PF935ee+X+YvfVff8BzU/",
+	"f6rn+P/n+vnkKnn5+y/z0S8tnz13xQMS4xiKfTetf7FS7s+9cNbt7h/jSP5853EUrL1bFWXXuTli6mD/",
+	"SymwEkPJaGyPoCaFrAHvTQpZk0K2BlEb4bIEX+8xlWyDsQCBTB3p0c9GTtv6ChPIXYdrO+wHMU3VAg2D",
+	"8B2yO/CJkYj5WLOZpGpLSQbmKTxuGHAu/vr6586aMw+PBDyT7cFeHtsPXsA7yV/ikAqAmATmSQdMyNkE",
+	"LZlCxlOVSJTMdATD0VfPgcSHAEmocMvcVQK7ErLUwYrmzh6UJxORJlIUtVtxKqzFlOV84HU4ErA3ql2+",
+	"Mo30GFQQ82atVRNOffPBnTnUD66j5Y7eiDy3jTNbPr6++ryrget1WyDg5a7/oaBnKtZjUB5U3sEaTG2O",
+	"3ySaETxG45h5V1hAKXr18s1bhod/tFN6lDStu99Ta5rGZ5mmidBm0NWpcBB+uYtz1L8ohE8Tx9nyQU49",
+	"4WZc7uZHa4CEDqy323ymmkH+CyZ/93IvRcaGjBn5nam9M54DsyExoVV0W4qbUxkawUsvzdfO16zXkk3e",
+	"66T0fd0KzZJrngvmU/f43H3E+FN+Md6ldW+HZ1cix3pHltHR33vwc007INz4XQ2YGo3Kkw9UkHWbAr0V",
+	"w0zpDWoFFv0Rl2T9lPp0H+aNQUG2MZ9ORdXZwdrLLF7+DiCGkJt3N/8/AAD//w==",
 }
 
 // decodeSpec returns the embedded OpenAPI spec as raw JSON bytes,

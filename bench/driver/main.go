@@ -54,6 +54,7 @@ type options struct {
 	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
 	pgPrewarmed               string // whether bench.sh loaded the run database into shared_buffers, and how
 	deepMembers               int
+	metrics                   string // the API server's /metrics (the streams scenario)
 }
 
 type driver struct {
@@ -99,6 +100,7 @@ func main() {
 	flag.StringVar(&o.generated, "generated", "", "how the data set was made (for the report)")
 	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")
 	flag.StringVar(&o.pgPrewarmed, "pg-prewarmed", "", "whether the run database was loaded into shared_buffers first (for the report)")
+	flag.StringVar(&o.metrics, "metrics", "", "URL of the API server's Prometheus metrics (the streams scenario reads goroutines and stream counters)")
 	flag.IntVar(&o.deepMembers, "deep-members", 300, "members whose feed is walked to page 5 for the deep-page scenario")
 	flag.Parse()
 
@@ -200,9 +202,12 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 			d.logf("%s: %s", s.Name, st)
 		}
 		var sr scenarioReport
-		if s.Name == floodName {
+		switch s.Name {
+		case floodName:
 			sr, err = d.searchFlood(ctx, s)
-		} else {
+		case streamsName:
+			sr, err = d.mixStreams(ctx, s, uint64(i+1))
+		default:
 			sr, err = d.scenario(ctx, s, uint64(i+1))
 		}
 		if err != nil {

@@ -94,6 +94,9 @@ type scenarioReport struct {
 	Parts *mixParts `json:"parts,omitempty"`
 	// Settled is what settle vacuumed before the scenario.
 	Settled *settled `json:"settled,omitempty"`
+	// Streams is what the streams scenario measured beside its mix
+	// (streams.go).
+	Streams *streamsReport `json:"streams,omitempty"`
 }
 
 // mixParts is the mix's CPU per request (server + PostgreSQL, closed run)
@@ -871,6 +874,9 @@ func (rep *report) markdown() string {
 			continue
 		}
 		fmt.Fprintf(&b, "![%s latency](%s)\n\n", s.Name, s.Chart)
+		if st := s.Streams; st != nil {
+			b.WriteString(st.markdown())
+		}
 		if st := s.Settled; st != nil && st.did() {
 			fmt.Fprintf(&b, "Before it: %s.\n\n", st)
 		}

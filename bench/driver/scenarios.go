@@ -172,6 +172,8 @@ var scenarios = []scenario{
 	// The search flood runs its own loads (flood.go), last, so that every
 	// other scenario keeps its seed.
 	{Name: floodName, Title: "search flood + bystander: 4 members × 120 searches in flight (closed), another member's /me (open)"},
+	// The mix again with 1,000 event streams open (streams.go), last too.
+	{Name: streamsName, Title: "realistic mix with 1,000 event streams open (one per member), 2xx → notification event latency", want: 0, gen: mixTarget},
 }
 
 // mixOps is the realistic mix: reads 85 %, writes 15 % (weights in ‰).

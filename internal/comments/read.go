@@ -86,16 +86,23 @@ func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard
 	}
 	args = append(args, guard)
 	keyset += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
+	// The post is read and checked once, on the outer side: joined per
+	// comment, the planner probed the post and its author for every row
+	// the page read.
 	q := `
 		SELECT ` + viewColumns + `
-		  FROM comments c
-		  JOIN members u ON u.id = c.author_id
-		  JOIN posts p ON p.id = c.post_id
+		  FROM posts p
 		  JOIN members pa ON pa.id = p.author_id
-		 WHERE c.post_id = $2 AND ` + visibility.Post("p", "$1") + `
-		   AND ` + visibility.AuthorInStream("c.author_id", "$1") + ` ` + keyset + `
-		 ORDER BY c.created_at, c.id
-		 LIMIT $3`
+		 CROSS JOIN LATERAL (
+		       SELECT c.*
+		         FROM comments c
+		        WHERE c.post_id = p.id
+		          AND ` + visibility.AuthorInStream("c.author_id", "$1") + ` ` + keyset + `
+		        ORDER BY c.created_at, c.id
+		        LIMIT $3) c
+		  JOIN members u ON u.id = c.author_id
+		 WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `
+		 ORDER BY c.created_at, c.id`
 	return q, args
 }
 

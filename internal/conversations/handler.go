@@ -156,3 +156,7 @@ func (h *Handler) summary(m Member) gen.UserSummary {
 	return apiurl.URLs{Public: h.publicURL}.UserSummary(apiurl.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }
+
+// Message is m as the messages list shows it (the event stream's message
+// events).
+func (h *Handler) Message(m MessageItem) gen.Message { return h.message(m) }

@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
 	"github.com/socialnet/socialapi/internal/pg"
+	"github.com/socialnet/socialapi/internal/visibility"
 )
 
 // Member is the short form of a member.
@@ -289,3 +291,46 @@ func (it Item) Position() cursor.Position { return cursor.Position{Time: it.Upda
 
 // Position is the keyset position of m in its conversation.
 func (m MessageItem) Position() cursor.Position { return cursor.Position{Time: m.CreatedAt, ID: m.ID} }
+
+// MessagesByID returns the messages among ids of the conversations memberID
+// takes part in, in id order, as the messages list shows them (the event
+// stream's message events), but only those whose sender memberID would be
+// notified of (visibility.For(memberID).AuthorInStream, the rule sendSQL
+// notifies by, read when the event is sent): a message event is the live
+// form of the message's notification, so a block either way, a mute or a
+// suspension of the sender withholds it as it withholds the notification.
+// The message stays in the conversation's list.
+func (s *Store) MessagesByID(ctx context.Context, memberID int64, ids []int64) ([]MessageItem, error) {
+	q := `
+		WITH ` + visibility.For("$1").With() + `
+		SELECT ` + messageColumns + `
+		  FROM messages m
+		  JOIN members s ON s.id = m.sender_id
+		 WHERE m.id = ANY ($2)
+		   AND EXISTS (SELECT 1 FROM conversation_participants p WHERE p.conversation_id = m.conversation_id AND p.member_id = $1)
+		   AND ` + visibility.For("$1").AuthorInStream("m.sender_id") + `
+		 ORDER BY m.id`
+	msgs := []MessageItem{}
+	if err := sqlx.SelectContext(ctx, s.prep, &msgs, q, memberID, pq.Array(ids)); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("messages by id: %w", err))
+	}
+	return msgs, nil
+}
+
+// UnreadCounts returns memberID's unread count of each conversation among
+// ids that they take part in (the event stream's conversation events).
+func (s *Store) UnreadCounts(ctx context.Context, memberID int64, ids []int64) (map[int64]int, error) {
+	var rows []struct {
+		ID     int64 `db:"conversation_id"`
+		Unread int   `db:"unread_count"`
+	}
+	const q = `SELECT conversation_id, unread_count FROM conversation_participants WHERE member_id = $1 AND conversation_id = ANY ($2)`
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, memberID, pq.Array(ids)); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("unread counts: %w", err))
+	}
+	out := make(map[int64]int, len(rows))
+	for _, r := range rows {
+		out[r.ID] = r.Unread
+	}
+	return out, nil
+}

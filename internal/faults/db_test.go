@@ -103,13 +103,14 @@ func (r *rig) settle(db *sqlx.DB) {
 	for start := time.Now(); time.Since(start) < 10*time.Second; time.Sleep(200 * time.Millisecond) {
 		g, open = r.s.metric("go_goroutines"), r.s.metric("go_sql_open_connections")
 		total, active = sessions(r.t, db)
-		if g <= r.g0+3 && active == 0 && total <= r.conns && open <= float64(r.conns) {
+		// Sessions: the pool's, and the event stream's listener (one per instance).
+		if g <= r.g0+3 && active == 0 && total <= r.conns+1 && open <= float64(r.conns) {
 			r.t.Logf("settled: goroutines %.0f (baseline %.0f), pool open %.0f, sessions %d (active %d)", g, r.g0, open, total, active)
 			return
 		}
 	}
 	r.t.Errorf("not back to baseline after 10 s: goroutines %.0f (baseline %.0f), pool open %.0f, sessions %d (active %d), max %d",
-		g, r.g0, open, total, active, r.conns)
+		g, r.g0, open, total, active, r.conns+1)
 }
 
 // checkHealthz: liveness does not depend on the database and stays fast.
@@ -326,16 +327,28 @@ func TestFaultPoolExhausted(t *testing.T) {
 		t.Fatal(err)
 	}
 	l.setPhase("2-exhausted")
-	most := 0
+	// The pool's bound is the server's count of open connections. PostgreSQL
+	// may list one more session a moment: lib/pq closes a connection whose
+	// request timed out at once and cancels its query on another, and the
+	// canceled backend leaves pg_stat_activity only when it sees the cancel,
+	// after the pool has opened a replacement. Such tails end (settle checks
+	// the sessions are back within the pool), so PostgreSQL's count is held to
+	// twice the pool (plus the stream's listener), and the server's own to
+	// the pool exactly.
+	most, mostOpen := 0, 0.0
 	for range 15 {
 		total, _ := sessions(t, r.db)
 		most = max(most, total)
+		mostOpen = max(mostOpen, r.s.metric("go_sql_open_connections"))
 		time.Sleep(200 * time.Millisecond)
 	}
 	r.checkHealthz()
 	_ = tx.Rollback()
-	if most > 2 {
-		t.Errorf("the server held %d sessions, pool size 2", most)
+	if mostOpen > 2 {
+		t.Errorf("the server held %.0f connections open, pool size 2", mostOpen)
+	}
+	if most > 2*2+1 { // the pool's, a canceled tail each, and the event stream's listener
+		t.Errorf("PostgreSQL listed %d sessions of the server, pool size 2 (at most one canceled tail each) and the listener", most)
 	}
 	if n := l.count("2-exhausted", "", 503); n == 0 {
 		t.Errorf("no 503 while the pool was exhausted")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 	"github.com/labstack/echo/v4"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/apiurl"
@@ -33,6 +34,7 @@ import (
 	"github.com/socialnet/socialapi/internal/reactions"
 	"github.com/socialnet/socialapi/internal/relations"
 	"github.com/socialnet/socialapi/internal/search"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/users"
 )
 
@@ -52,6 +54,7 @@ type (
 	followsHandler       = follows.Handler
 	relationsHandler     = relations.Handler
 	searchHandler        = search.Handler
+	streamHandler        = streamOperation
 )
 
 // API satisfies the generated strict server interface by embedding each
@@ -71,6 +74,7 @@ type API struct {
 	*followsHandler
 	*relationsHandler
 	*searchHandler
+	*streamHandler
 }
 
 var _ gen.StrictServerInterface = (*API)(nil)
@@ -146,6 +150,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		followsHandler:       follows.NewHandler(follows.NewStore(db), urls),
 		relationsHandler:     relations.NewHandler(relations.NewStore(db), db, urls),
 		searchHandler:        searchH,
+		streamHandler:        &streamOperation{},
 	}
 	// A request that is both invalid and about a missing or hidden resource answers 404.
 	probes := map[string]Probe{
@@ -168,7 +173,17 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, specYAML []byte) (*echo.Echo
 		"createConversationMessage": idProbe(convStore.Participant),
 		"markConversationRead":      idProbe(convStore.Participant),
 	}
-	return newEcho(cfg, Deps{DB: db, Log: log, Auth: auth.NewStore(db, nil), API: api, Probes: probes, SpecYAML: specYAML, Limits: lim})
+	authn := auth.NewStore(db, nil)
+	if cfg.Stream == nil {
+		var reg prometheus.Registerer // nil unless there is a registry (not a nil *Registry)
+		if cfg.Metrics != nil {
+			reg = cfg.Metrics
+		}
+		if cfg.Stream, err = stream.New(stream.Config{ReadQuota: cfg.RateLimits.Read}, db, log, authn, cfg.PublicURL, reg); err != nil {
+			return nil, err
+		}
+	}
+	return newEcho(cfg, Deps{DB: db, Log: log, Auth: authn, API: api, Probes: probes, SpecYAML: specYAML, Limits: lim})
 }
 
 // searchLimiters are the bounds of searches cfg.SearchBounds sets (see

@@ -189,6 +189,12 @@ func (e *edge) check(c echo.Context, next echo.HandlerFunc, m routeMatch, p auth
 		return err
 	case key != "":
 		return e.idem.serve(c, next, p, r.Method+" "+BasePath+m.op.pathPattern, key, hash)
+	case m.op.id == streamOperationID:
+		// Streamed, so never buffered: the principal is confirmed first.
+		if err := pending.confirm(); err != nil {
+			return err
+		}
+		return next(c)
 	case r.Method == http.MethodGet || r.Method == http.MethodHead:
 		return e.tags.serve(c, next, m.op.id, pending)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/socialnet/socialapi/internal/idempotency"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/views"
 )
 
@@ -47,6 +48,9 @@ type Config struct {
 	// Router sends lag-tolerant reads to read replicas (replicas.go); nil:
 	// every statement on the primary.
 	Router *pg.Router
+	// Stream serves GET /stream (its Run pokes it; the caller runs it);
+	// nil: New makes one with the defaults, which nothing pokes.
+	Stream *stream.Hub
 }
 
 // SearchBounds bound searches, the reads whose cost can reach tens of
@@ -155,14 +159,19 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	ref.Register(root) // HEAD too, as every GET route
 
 	idem := &idempotent{store: idempotency.NewStore(d.DB, 2*max(cfg.RequestTimeout, 30*time.Second)), log: d.Log}
-	var ungated []string
+	// A stream holds its request for as long as it is open: it takes no
+	// place of the gate (its reads are short statements of their own).
+	ungated := []string{http.MethodGet + " " + streamRoute, http.MethodHead + " " + streamRoute}
 	if cfg.CoalesceSlots > 0 {
-		ungated = coalescedRoutes
+		ungated = append(ungated, coalescedRoutes...)
 	}
 	apiEdge := &edge{contract: ct, authn: d.Auth, limits: d.Limits, idem: idem, tags: newETags(spec), bodyLimit: cfg.BodyLimit,
 		router: cfg.Router, log: d.Log}
 	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge.serve)
 	gen.RegisterHandlers(withHead{g}, gen.NewStrictHandler(d.API, nil))
+	// The stream's route replaces the generated one (the strict handler
+	// answers with a body it has whole); the edge's checks apply the same.
+	withHead{g}.GET(strings.TrimPrefix(streamRoute, BasePath), serveStream(cfg.Stream))
 	return e, nil
 }
 
@@ -210,7 +219,7 @@ var coalescedRoutes = []string{
 func requestTimeout(d time.Duration) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			if d <= 0 {
+			if d <= 0 || c.Path() == streamRoute { // a stream lasts; its writes have deadlines of their own
 				return next(c)
 			}
 			ctx, cancel := context.WithTimeout(c.Request().Context(), d)
@@ -295,9 +304,14 @@ func newServer(log *slog.Logger, addr string, h http.Handler) *http.Server {
 }
 
 // Serve runs h on addr until ctx is cancelled, then stops accepting
-// connections and drains in-flight requests for up to drain.
-func Serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, drain time.Duration) error {
+// connections and drains in-flight requests for up to drain. The functions
+// onShutdown run when the drain begins (stream.Hub.Shutdown: streams never
+// end on their own).
+func Serve(ctx context.Context, log *slog.Logger, addr string, h http.Handler, drain time.Duration, onShutdown ...func()) error {
 	srv := newServer(log, addr, h)
+	for _, f := range onShutdown {
+		srv.RegisterOnShutdown(f)
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)

@@ -129,3 +129,7 @@ func (h *Handler) summary(m Member) gen.UserSummary {
 	return apiurl.URLs{Public: h.publicURL}.UserSummary(apiurl.Author{ID: m.ID, Handle: m.Handle, Name: m.Name,
 		AvatarURL: m.AvatarURL, Verified: m.Verified})
 }
+
+// Render is items as the list shows them (the event stream's notification
+// events).
+func (h *Handler) Render(items []Item) []gen.Notification { return h.toAPI(items) }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/cursor"
@@ -203,4 +204,29 @@ func (s *Store) MarkRead(ctx context.Context, recipientID int64, upTo *int64) (m
 		return err
 	})
 	return marked, unread, err
+}
+
+// ByIDs returns the notifications of recipientID among ids that List would
+// show (Shown), in id order: the event stream renders its notification
+// events through it, so an event obeys the list's rule when it is sent.
+func (s *Store) ByIDs(ctx context.Context, recipientID int64, ids []int64) ([]Item, error) {
+	q := `
+		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
+		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
+		       a.id, a.handle, a.name, a.avatar_url, a.verified, 0 AS unread
+		  FROM notifications n
+		  JOIN members a ON a.id = n.actor_id
+		  LEFT JOIN posts p ON p.id = n.post_id
+		  LEFT JOIN members pa ON pa.id = p.author_id
+		 WHERE n.recipient_id = $1 AND n.id = ANY ($2) AND ` + visible + `
+		 ORDER BY n.id`
+	rows, err := s.prep.QueryContext(ctx, q, recipientID, pq.Array(ids))
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("notifications by id: %w", err))
+	}
+	items, _, err := scanItems(rows, len(ids))
+	if err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("notifications by id: %w", err))
+	}
+	return items, nil
 }

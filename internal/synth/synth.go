@@ -31,7 +31,7 @@ import (
 
 // Scale sets how much is generated.
 type Scale struct {
-	Name          string // "default", "small" or the member count
+	Name          string // "default", "small", "3x" or the member count
 	Members       int
 	FollowMedian  int // what a typical member follows
 	Posts         int
@@ -75,8 +75,10 @@ func ForMembers(n int) Scale {
 	}
 }
 
-// ParseScale reads "default", "small" (1/50 of default) or a member count
-// (20 or more; everything else in proportion).
+// ParseScale reads "default", "small" (1/50 of default), a multiple of
+// default ("3x": 2x to 20x, every count multiplied, the typical follow
+// count kept) or a member count (20 or more; everything else in
+// proportion).
 func ParseScale(s string) (Scale, error) {
 	switch strings.ToLower(s) {
 	case "", "default":
@@ -86,9 +88,18 @@ func ParseScale(s string) (Scale, error) {
 		sc.Name = "small"
 		return sc, nil
 	}
+	if k, ok := strings.CutSuffix(strings.ToLower(s), "x"); ok {
+		m, err := strconv.Atoi(k)
+		if err != nil || m < 2 || m > 20 {
+			return Scale{}, fmt.Errorf("a multiple of the default scale must be 2x to 20x, got %q", s)
+		}
+		sc := ForMembers(m * Default.Members)
+		sc.Name = strconv.Itoa(m) + "x"
+		return sc, nil
+	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 20 || n > 10_000_000 {
-		return Scale{}, fmt.Errorf("scale must be default, small or a member count from 20 to 10000000, got %q", s)
+		return Scale{}, fmt.Errorf("scale must be default, small, 2x to 20x or a member count from 20 to 10000000, got %q", s)
 	}
 	if n == Default.Members {
 		return Default, nil

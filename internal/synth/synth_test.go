@@ -17,15 +17,16 @@ func TestParseScale(t *testing.T) {
 		posts   int
 	}{
 		{"default", 10_000, 1_000_000}, {"", 10_000, 1_000_000}, {"small", 200, 20_000}, {"1000", 1000, 100_000},
+		{"3x", 30_000, 3_000_000}, {"3X", 30_000, 3_000_000},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
 			sc, err := synth.ParseScale(tt.in)
-			if err != nil || sc.Members != tt.members || sc.Posts != tt.posts {
+			if err != nil || sc.Members != tt.members || sc.Posts != tt.posts || sc.FollowMedian != synth.Default.FollowMedian && sc.Members >= 2000 {
 				t.Errorf("ParseScale(%q) = %d members, %d posts, %v, want %d, %d", tt.in, sc.Members, sc.Posts, err, tt.members, tt.posts)
 			}
 		})
 	}
-	for _, bad := range []string{"huge", "10", "-5", "1.5"} {
+	for _, bad := range []string{"huge", "10", "-5", "1.5", "1x", "21x", "x", "2.5x"} {
 		t.Run(bad, func(t *testing.T) {
 			if _, err := synth.ParseScale(bad); err == nil {
 				t.Errorf("ParseScale(%q) = nil error, want one", bad)

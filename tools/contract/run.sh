@@ -8,12 +8,15 @@
 #      seeded with the demo data (`socialapi seed`), `socialapi serve` on a free loopback port.
 #   3. The Go SDK session and 4. the TypeScript SDK session against it (index, /me, create a post,
 #      read it and get a 304, page the feed to the end, react, comment, a poll (publish, vote, read
-#      the vote back, a second vote refused), follow and unfollow, a 404
-#      and a 422 with typed problem bodies).
+#      the vote back, a second vote refused), the event stream (another member's reaction arrives
+#      as a notification event, a comment made while disconnected arrives on resume with
+#      Last-Event-ID), follow and unfollow, a 404 and a 422 with typed problem bodies).
 #      The TypeScript session validates every response body against the served contract with
 #      Ajv + ajv-formats at their defaults (sdk/ts/src/validate.ts).
 #   5. The Go session again through `prism proxy --errors` (tools/npm) in front of the server, given
-#      openapi.yaml as it is: any request or response that violates it fails the step.
+#      openapi.yaml as it is: any request or response that violates it fails the step. Its stream
+#      is opened on the server itself (STREAM_BASE_URL): prism passes a response on once it has
+#      ended, and a stream does not end.
 #   6. GET /docs in headless Chromium, offline: every operation is listed (tools/contract/docs-check.sh).
 #
 # Beside the two SDKs' generators, the contract is read by tools integrators use and the project
@@ -26,7 +29,9 @@
 #
 # Against a deployment instead of a local server (steps 2 skipped; the session creates and then
 # deletes two posts, one with a poll it votes in, toggles one follow twice):
-#   BASE_URL=https://api.example.com/api/v1 TOKEN=snw_... [FOLLOW=handle] tools/contract/run.sh
+#   BASE_URL=https://api.example.com/api/v1 TOKEN=snw_... OTHER_TOKEN=snw_... [FOLLOW=handle] tools/contract/run.sh
+# (OTHER_TOKEN: a write token of another member, who reacts to and comments on the session's post
+# for the stream step.)
 # CONTRACT_SPEC=file reads another contract than openapi.yaml in the steps above that read one
 # (to see a gate fail). The bounds and formats of every schema are checked by gen/spec_test.go
 # (TestSchemasBounded, run by tools/lint.sh and make test).
@@ -183,7 +188,7 @@ prism_session() {
   echo $! >"$work/prism.pid"
   wait_for 60 grep -q "Prism is listening" "$work/prism.log"
   local status=0
-  BASE_URL=http://127.0.0.1:$port "$work/go-session" || status=1
+  BASE_URL=http://127.0.0.1:$port STREAM_BASE_URL=$upstream "$work/go-session" || status=1
   kill "$(cat "$work/prism.pid")" 2>/dev/null || true
   rm -f "$work/prism.pid"
   if grep -E 'Violation|VIOLATIONS|✖' "$work/prism.log"; then
@@ -204,11 +209,13 @@ step "second TypeScript generator (@hey-api/openapi-ts): generate, compile" hey_
 if [[ -n "${BASE_URL:-}" ]]; then
   BASE_URL_GIVEN=1
   : "${TOKEN:?TOKEN: a write token of a member of that deployment}"
+  : "${OTHER_TOKEN:?OTHER_TOKEN: a write token of another member of that deployment}"
   base=${BASE_URL%/}
 else
   step "live server on a fresh database" serve
   base=$(cat "$work/base_url")
   export TOKEN=snw_demoAliceWrite000000000000000000000000000004PZ6uC FOLLOW=bob
+  export OTHER_TOKEN=snw_demoBobWrite00000000000000000000000000000002qO0JZ
 fi
 
 if ((${#failed_steps[@]} == 0)); then

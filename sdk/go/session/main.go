@@ -1,13 +1,20 @@
 // Command session drives the generated Go SDK through an integrator's first
 // session against a live server: read the index and /me, publish a post, read
 // it back (and conditionally: 304), page through the feed to the end, react,
-// comment, publish a poll and vote in it, follow and unfollow, then hit a 404
-// and a 422 and read the problem bodies through the typed responses. It
-// cleans up after itself: the reaction and the posts are deleted, and the
-// follow toggle runs twice (follow then unfollow, or the reverse when the
-// caller already follows FOLLOW).
+// comment, publish a poll and vote in it, hold the event stream (another
+// member's reaction arrives as a notification event; a comment made while
+// disconnected arrives on resume with Last-Event-ID), follow and unfollow,
+// then hit a 404 and a 422 and read the problem bodies through the typed
+// responses. It cleans up after itself: the reactions and the posts are
+// deleted, and the follow toggle runs twice (follow then unfollow, or the
+// reverse when the caller already follows FOLLOW).
 //
-//	BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] go run ./session
+//	BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... OTHER_TOKEN=snw_... [FOLLOW=bob] [STREAM_BASE_URL=...] go run ./session
+//
+// OTHER_TOKEN is a write token of another member, who reacts and comments
+// for the stream step. STREAM_BASE_URL is where the stream is opened
+// (default BASE_URL): a proxy that waits for a response's end before
+// passing it on, as prism does, cannot carry an endless stream.
 //
 // It prints one line per check and closes with "N passed, N failed"; the exit
 // status is 1 when a check failed.
@@ -30,6 +37,8 @@ import (
 type session struct {
 	ctx            context.Context
 	c              *socialapi.ClientWithResponses
+	other          *socialapi.ClientWithResponses // OTHER_TOKEN's member
+	streamer       *socialapi.Client              // TOKEN's, without a timeout, on STREAM_BASE_URL
 	passed, failed int
 }
 
@@ -60,10 +69,14 @@ func (s *session) finish() {
 }
 
 func main() {
-	base, token := os.Getenv("BASE_URL"), os.Getenv("TOKEN")
-	if base == "" || token == "" {
-		fmt.Fprintln(os.Stderr, "usage: BASE_URL=https://host/api/v1 TOKEN=snw_... [FOLLOW=handle] session")
+	base, token, other := os.Getenv("BASE_URL"), os.Getenv("TOKEN"), os.Getenv("OTHER_TOKEN")
+	if base == "" || token == "" || other == "" {
+		fmt.Fprintln(os.Stderr, "usage: BASE_URL=https://host/api/v1 TOKEN=snw_... OTHER_TOKEN=snw_... [FOLLOW=handle] [STREAM_BASE_URL=...] session")
 		os.Exit(2)
+	}
+	streamBase := os.Getenv("STREAM_BASE_URL")
+	if streamBase == "" {
+		streamBase = base
 	}
 	follow := os.Getenv("FOLLOW")
 	if follow == "" {
@@ -81,7 +94,29 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	s := &session{ctx: ctx, c: c}
+	oc, err := socialapi.NewClientWithResponses(base,
+		socialapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
+		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+other)
+			return nil
+		}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	// A stream lasts until it is closed: its client has no timeout (the
+	// step's context bounds it).
+	sc, err := socialapi.NewClient(streamBase,
+		socialapi.WithHTTPClient(&http.Client{}),
+		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	s := &session{ctx: ctx, c: c, other: oc, streamer: sc}
 	s.run(follow)
 	s.finish()
 }
@@ -158,6 +193,7 @@ func (s *session) run(follow string) {
 	s.check(err == nil && comments.JSON200 != nil && len(comments.JSON200.Data) == 1, "GET /posts/%d/comments lists it (%v, %s)", post.ID, err, status(comments))
 
 	s.poll()
+	s.stream(post.ID)
 
 	first, err := c.ToggleFollowWithResponse(ctx, follow, nil)
 	s.must(err == nil && first.JSON200 != nil, "POST /users/%s/follow (%v, %s)", follow, err, status(first))
@@ -212,6 +248,109 @@ func (s *session) poll() {
 		e := again.ApplicationProblemJSON422.Errors
 		s.check(len(e) == 1 && e[0].Code == socialapi.ProblemFieldCodeAlreadyVoted, "422 problem: errors %+v", e)
 	}
+}
+
+// stream opens the caller's event stream, has the other member react to
+// post and reads the notification event (decoded strictly into the
+// contract's StreamNotificationEvent); then it closes the stream, has the
+// other member comment, resumes with the last event's id and reads the
+// missed comment's notification (and no refetch). The reaction is removed
+// after; the comment goes with the post.
+func (s *session) stream(post int64) {
+	ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
+	defer cancel()
+	open := func(last *string) (*socialapi.StreamReader, func(), bool) {
+		resp, err := s.streamer.GetStream(ctx, &socialapi.GetStreamParams{LastEventID: last})
+		if !s.check(err == nil && resp.StatusCode == http.StatusOK && resp.Header.Get("Content-Type") == "text/event-stream",
+			"GET /stream (Last-Event-ID %v): 200 text/event-stream (%v, %s)", deref(last), err, httpStatus(resp)) {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			return nil, nil, false
+		}
+		return socialapi.NewStreamReader(resp.Body), func() { resp.Body.Close() }, true
+	}
+	// next reads events until one that want accepts (other events, such
+	// as posts entering the feed, may come between).
+	next := func(r *socialapi.StreamReader, want func(socialapi.StreamEvent, socialapi.StreamNotificationEvent) bool) (socialapi.StreamEvent, bool) {
+		for {
+			ev, err := r.Next()
+			if err != nil {
+				s.check(false, "stream: read (%v)", err)
+				return ev, false
+			}
+			if ev.Event == "refetch" {
+				s.check(false, "stream: refetch within the resume window (%s)", ev.Data)
+				return ev, false
+			}
+			if ev.Event != "notification" {
+				continue
+			}
+			var n socialapi.StreamNotificationEvent
+			if !s.check(ev.Decode(&n) == nil && ev.ID != "", "stream: notification event %s decodes as StreamNotificationEvent", ev.ID) {
+				return ev, false
+			}
+			if want(ev, n) {
+				return ev, true
+			}
+		}
+	}
+
+	r, closeStream, ok := open(nil)
+	if !ok {
+		return
+	}
+	react, err := s.other.ReactToPostWithResponse(s.ctx, post, nil, socialapi.NewReaction{Type: socialapi.Like})
+	if !s.check(err == nil && react.JSON200 != nil, "the other member reacts to post %d (%v, %s)", post, err, status(react)) {
+		closeStream()
+		return
+	}
+	defer func() {
+		del, err := s.other.DeletePostReactionWithResponse(s.ctx, post)
+		s.check(err == nil && del.JSON200 != nil, "the other member's reaction removed (%v, %s)", err, status(del))
+	}()
+	first, ok := next(r, func(_ socialapi.StreamEvent, n socialapi.StreamNotificationEvent) bool {
+		return n.Type == socialapi.NotificationTypeReaction && n.PostID != nil && *n.PostID == post
+	})
+	closeStream()
+	if !s.check(ok, "stream: the reaction arrives as notification event %s", first.ID) {
+		return
+	}
+
+	// Disconnected: the other member comments; the resumed stream has it.
+	comment, err := s.other.CreatePostCommentWithResponse(s.ctx, post, nil, socialapi.NewComment{Body: "While you were away"})
+	if !s.check(err == nil && comment.JSON201 != nil, "the other member comments on post %d while the stream is closed (%v, %s)", post, err, status(comment)) {
+		return
+	}
+	r, closeStream, ok = open(&first.ID)
+	if !ok {
+		return
+	}
+	defer closeStream()
+	missed, ok := next(r, func(_ socialapi.StreamEvent, n socialapi.StreamNotificationEvent) bool {
+		return n.CommentID != nil && *n.CommentID == comment.JSON201.Data.ID
+	})
+	s.check(ok && mustID(missed.ID) > mustID(first.ID), "stream: resumed after %s, the missed comment arrives as event %s", first.ID, missed.ID)
+}
+
+func deref(p *string) string {
+	if p == nil {
+		return "none"
+	}
+	return *p
+}
+
+func mustID(id string) int64 {
+	var n int64
+	_, _ = fmt.Sscan(id, &n)
+	return n
+}
+
+func httpStatus(r *http.Response) string {
+	if r == nil {
+		return "no response"
+	}
+	return r.Status
 }
 
 type statuser interface{ Status() string }

@@ -5,6 +5,7 @@ import createClient, { type Middleware } from "openapi-fetch";
 import type { components, paths } from "./schema.js";
 
 export type { components, operations, paths } from "./schema.js";
+export { readStream, type StreamEvent, type StreamEventData } from "./stream.js";
 export type Schemas = components["schemas"];
 export type Problem = components["schemas"]["Problem"];
 

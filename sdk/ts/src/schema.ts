@@ -659,6 +659,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Open the event stream
+         * @description Holds a Server-Sent Events stream of the caller's events (see "Event stream" above) until
+         *     the client or the server closes it. The answer is `200` with `text/event-stream`; its
+         *     lines are:
+         *
+         *     ```
+         *     retry: 3000
+         *
+         *     id: 17
+         *     event: notification
+         *     data: {"id":301,"type":"reaction","actor":{…},…}
+         *
+         *     : heartbeat
+         *     ```
+         *
+         *     Events and their `data`: `notification` (`StreamNotificationEvent`), `message`
+         *     (`StreamMessageEvent`), `conversation` (`StreamConversationEvent`), `post`
+         *     (`StreamPostEvent`), `delete` (`StreamDeleteEvent`), `refetch` (`StreamRefetchEvent`,
+         *     no `id`: it comes first, when a resume is not possible). Opening it spends one request
+         *     of the `read` budget. At most 4 streams per member on each server, and a capacity of
+         *     streams per server (one more: `429` with `concurrency_scope` `member` or `service`).
+         *     Closed within 60 seconds of the token's revocation or expiry or the member's suspension.
+         */
+        get: operations["getStream"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1597,6 +1637,77 @@ export interface components {
              * @example http://localhost:8080/@alice/posts/42#comment-7
              */
             url: string;
+        };
+        /**
+         * @description The `event` names of the event stream (`GET /stream`).
+         * @enum {string}
+         */
+        StreamEventType: "notification" | "message" | "conversation" | "post" | "delete" | "refetch";
+        /** @description `data` of a `notification` event: the notification exactly as `GET /notifications` lists it. */
+        StreamNotificationEvent: components["schemas"]["Notification"];
+        /** @description `data` of a `message` event: a message the caller received. */
+        StreamMessageEvent: {
+            /**
+             * Format: int64
+             * @description Id of the conversation.
+             * @example 5
+             */
+            conversation_id: number;
+            /** @description The message, as the conversation's messages list shows it. */
+            message: components["schemas"]["Message"];
+        };
+        /** @description `data` of a `conversation` event: a conversation's unread count changed (a message received, the conversation marked read). */
+        StreamConversationEvent: {
+            /**
+             * Format: int64
+             * @description Id of the conversation.
+             * @example 5
+             */
+            conversation_id: number;
+            /**
+             * Format: int32
+             * @description The caller's unread messages in it now.
+             * @example 2
+             */
+            unread_count: number;
+        };
+        /** @description `data` of a `post` event: a post entered the caller's home timeline. Fetch it (`GET /posts/{id}`) or the feed to show it. */
+        StreamPostEvent: {
+            /**
+             * Format: int64
+             * @description Post id.
+             * @example 42
+             */
+            id: number;
+            /** @description The post's author. */
+            author: components["schemas"]["UserSummary"];
+            /**
+             * Format: date-time
+             * @description When the post was published.
+             * @example 2026-03-04T12:00:00+00:00
+             */
+            created_at: string;
+        };
+        /** @description `data` of a `delete` event: a post left the caller's home timeline (it was deleted). */
+        StreamDeleteEvent: {
+            /**
+             * Format: int64
+             * @description Post id.
+             * @example 42
+             */
+            id: number;
+        };
+        /**
+         * @description `data` of a `refetch` event, sent first (without an `id`) when a stream cannot resume
+         *     after the `Last-Event-ID` it was given: events may have been missed, so refetch the lists.
+         */
+        StreamRefetchEvent: {
+            /**
+             * @description Why (one reason so far; more may be added).
+             * @example not_resumable
+             * @enum {string}
+             */
+            reason: "not_resumable";
         };
         /** @description A message in a conversation. */
         Message: {
@@ -6159,6 +6270,62 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+        };
+    };
+    getStream: {
+        parameters: {
+            query?: {
+                /** @description The same as `Last-Event-ID`, for clients that cannot set headers; the header wins when both are sent. */
+                last_event_id?: number;
+            };
+            header?: {
+                /** @description The `id` of the last event received, to resume after it (sent by browsers when they reconnect). */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /**
+             * @description The stream, until either side closes it. Each event's `data` is the JSON of the
+             *     schema its `event` names: `notification` StreamNotificationEvent, `message`
+             *     StreamMessageEvent, `conversation` StreamConversationEvent, `post` StreamPostEvent,
+             *     `delete` StreamDeleteEvent, `refetch` StreamRefetchEvent.
+             */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Cache-Control": components["headers"]["Cache-Control"];
+                    "X-Content-Type-Options": components["headers"]["X-Content-Type-Options"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    Link: components["headers"]["Link"];
+                    /** @description `no`: asks proxies that buffer responses by default (nginx) to pass the stream on as it comes. */
+                    "X-Accel-Buffering"?: "no";
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *
+                     *     id: 17
+                     *     event: delete
+                     *     data: {"id":42}
+                     *
+                     *     : heartbeat
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
 }

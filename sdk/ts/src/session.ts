@@ -1,22 +1,28 @@
 // An integrator's first session through the TypeScript SDK against a live server: read the index
 // and /me, publish a post, read it back (and conditionally: 304), page through the feed to the
-// end, react, comment, publish a poll and vote in it, follow and unfollow, then hit a 404 and a
-// 422 and read the problem bodies with typed access. It cleans up after itself (reaction and
-// posts deleted, follow toggled twice).
+// end, react, comment, publish a poll and vote in it, hold the event stream (another member's
+// reaction arrives as a notification event; a comment made while disconnected arrives on resume
+// with Last-Event-ID), follow and unfollow, then hit a 404 and a 422 and read the problem
+// bodies with typed access. It cleans up after itself (reactions and posts deleted, follow
+// toggled twice).
 //
-//   BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... [FOLLOW=bob] node dist/session.js
+//   BASE_URL=http://localhost:8080/api/v1 TOKEN=snw_... OTHER_TOKEN=snw_... [FOLLOW=bob] [STREAM_BASE_URL=...] node dist/session.js
 //
+// OTHER_TOKEN is a write token of another member, who reacts and comments for the stream step;
+// STREAM_BASE_URL is where the stream is opened (default BASE_URL).
 // Every response body is validated against the contract the server serves (src/validate.ts).
 // Prints one line per check and closes with "N passed, N failed"; exits 1 if a check failed.
 import { randomUUID } from "node:crypto";
-import { createSocialClient, type Problem } from "./index.js";
+import { createSocialClient, readStream, type Problem, type StreamEvent } from "./index.js";
 import { contractValidator } from "./validate.js";
 
 const base = process.env.BASE_URL ?? "";
 const token = process.env.TOKEN ?? "";
+const otherToken = process.env.OTHER_TOKEN ?? "";
+const streamBase = process.env.STREAM_BASE_URL || base;
 const follow = process.env.FOLLOW || "bob";
-if (!base || !token) {
-  console.error("usage: BASE_URL=https://host/api/v1 TOKEN=snw_... [FOLLOW=handle] node dist/session.js");
+if (!base || !token || !otherToken) {
+  console.error("usage: BASE_URL=https://host/api/v1 TOKEN=snw_... OTHER_TOKEN=snw_... [FOLLOW=handle] [STREAM_BASE_URL=...] node dist/session.js");
   process.exit(2);
 }
 
@@ -38,6 +44,10 @@ const api = createSocialClient(base, token);
 // defaults); a body that violates it fails the session.
 const validator = await contractValidator(base, token);
 api.use(validator);
+const other = createSocialClient(base, otherToken);
+other.use(validator);
+const streamer = createSocialClient(streamBase, token);
+streamer.use(validator);
 
 async function run(): Promise<void> {
   const idx = await api.GET("/");
@@ -98,6 +108,7 @@ async function run(): Promise<void> {
     check(comments.data?.data.length === 1, `GET /posts/${post.id}/comments lists it (${comments.response.status})`);
 
     await poll();
+    await stream(post.id);
 
     const first = await api.POST("/users/{handle}/follow", { params: { path: { handle: follow } } });
     must(first.data !== undefined, `POST /users/${follow}/follow (${first.response.status})`);
@@ -151,6 +162,68 @@ async function poll(): Promise<void> {
   } finally {
     const del = await api.DELETE("/posts/{id}", { params: { path: { id: p.id } } });
     check(del.response.status === 204, `DELETE /posts/${p.id} (${del.response.status})`);
+  }
+}
+
+// Opens the caller's event stream, has the other member react to the post and reads the
+// notification event (its data validated against the schema x-stream-events names); closes the
+// stream, has the other member comment, resumes with the last event's id and reads the missed
+// comment's notification (and no refetch). The reaction is removed after; the comment goes with
+// the post.
+async function stream(post: number): Promise<void> {
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), 30_000);
+  const open = async (last?: string) => {
+    const res = await streamer.GET("/stream", {
+      params: { header: last ? { "Last-Event-ID": last } : {} },
+      parseAs: "stream",
+      signal: abort.signal,
+    });
+    const ok = res.response.status === 200 && res.response.headers.get("Content-Type") === "text/event-stream" && res.data != null;
+    check(ok, `GET /stream (Last-Event-ID ${last ?? "none"}): 200 text/event-stream (${res.response.status})`);
+    return ok ? (res.data as ReadableStream<Uint8Array>) : undefined;
+  };
+  // Reads events until a notification that want accepts (others, such as posts entering the
+  // feed, may come between); every event's data is validated against the contract.
+  const next = async (events: AsyncGenerator<StreamEvent>, want: (n: StreamEvent & { event: "notification" }) => boolean) => {
+    for await (const ev of events) {
+      validator.validateEvent(ev.event, ev.data);
+      if (ev.event === "refetch") {
+        check(false, `stream: refetch within the resume window (${JSON.stringify(ev.data)})`);
+        return undefined;
+      }
+      if (ev.event === "notification" && ev.id !== "" && want(ev)) return ev;
+    }
+    check(false, "stream: ended before the event");
+    return undefined;
+  };
+  try {
+    const body = await open();
+    if (!body) return;
+    const events = readStream(body);
+    const react = await other.POST("/posts/{id}/react", { params: { path: { id: post } }, body: { type: "like" } });
+    if (!check(react.data !== undefined, `the other member reacts to post ${post} (${react.response.status})`)) return;
+    try {
+      const first = await next(events, (n) => n.data.type === "reaction" && n.data.post_id === post);
+      await events.return(undefined);
+      if (!check(first !== undefined, `stream: the reaction arrives as notification event ${first?.id}, valid against StreamNotificationEvent`) || !first) return;
+
+      const comment = await other.POST("/posts/{id}/comments", { params: { path: { id: post } }, body: { body: "While you were away" } });
+      if (!check(comment.data !== undefined, `the other member comments on post ${post} while the stream is closed (${comment.response.status})`) || !comment.data) return;
+      const commentId = comment.data.data.id;
+      const resumed = await open(first.id);
+      if (!resumed) return;
+      const again = readStream(resumed);
+      const missed = await next(again, (n) => n.data.comment_id === commentId);
+      await again.return(undefined);
+      check(missed !== undefined && Number(missed.id) > Number(first.id), `stream: resumed after ${first.id}, the missed comment arrives as event ${missed?.id}`);
+    } finally {
+      const del = await other.DELETE("/posts/{id}/react", { params: { path: { id: post } } });
+      check(del.data !== undefined, `the other member's reaction removed (${del.response.status})`);
+    }
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
   }
 }
 

@@ -37,7 +37,10 @@ function annotations(doc: Json, found = new Set<string>(["example"])): Set<strin
  * gives its operation and status, and throws ContractViolation on the first one that fails.
  * A status the operation does not document is a violation too.
  */
-export async function contractValidator(baseUrl: string, token: string): Promise<Middleware & { validated: number }> {
+export async function contractValidator(
+  baseUrl: string,
+  token: string,
+): Promise<Middleware & { validated: number; validateEvent: (event: string, data: unknown) => void }> {
   const res = await fetch(`${baseUrl}/openapi.json`, { headers: { Authorization: `Bearer ${token}` } });
   if (!res.ok) throw new Error(`GET /openapi.json: ${res.status}`);
   const doc = (await res.json()) as Doc;
@@ -52,6 +55,24 @@ export async function contractValidator(baseUrl: string, token: string): Promise
 
   const middleware = {
     validated: 0,
+    // An event of GET /stream: its data against the schema x-stream-events names for it.
+    validateEvent(event: string, data: unknown): void {
+      const where = `GET /stream event ${event}`;
+      const events = (doc.paths["/stream"]?.["get"]?.responses["200"]?.content?.["text/event-stream"] as
+        { "x-stream-events"?: Record<string, { $ref: string }> } | undefined)?.["x-stream-events"];
+      const ref = events?.[event]?.$ref;
+      if (!ref) throw new ContractViolation(`${where}: not documented in x-stream-events`);
+      let validate = compiled.get(where);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `contract${ref}` });
+        compiled.set(where, validate);
+      }
+      if (!validate(data)) {
+        const errors = (validate.errors ?? []).slice(0, 5).map((e) => `${e.instancePath || "/"} ${e.message}`);
+        throw new ContractViolation(`${where}: data violates the contract: ${errors.join("; ")}`);
+      }
+      middleware.validated++;
+    },
     async onResponse({ request, response, schemaPath }: Parameters<NonNullable<Middleware["onResponse"]>>[0]) {
       const method = request.method.toLowerCase();
       const where = `${request.method} ${schemaPath} → ${response.status}`;

@@ -1,0 +1,13 @@
+DROP TRIGGER posts_stream ON posts;
+DROP TRIGGER timeline_stream ON timeline;
+DROP TRIGGER conversation_participants_stream ON conversation_participants;
+DROP TRIGGER messages_stream ON messages;
+DROP TRIGGER notifications_stream ON notifications;
+DROP FUNCTION stream_deleted_posts();
+DROP FUNCTION stream_timeline();
+DROP FUNCTION stream_unread();
+DROP FUNCTION stream_messages();
+DROP FUNCTION stream_notifications();
+DROP TABLE stream_events;
+DROP FUNCTION stream_number();
+DROP TABLE stream_presence;

@@ -1,0 +1,311 @@
+// Package stream serves GET /api/v1/stream: each member's events as
+// Server-Sent Events, from durable rows (stream_events, migration 000032)
+// that the causes' transactions write, poked across instances by
+// PostgreSQL LISTEN/NOTIFY (docs/design.md, "Event stream").
+//
+// A stream delivers its member's rows after the last id it sent, in id
+// order; a poke (a NOTIFY naming the member) makes it read again, and so
+// does a reconnection of the listener. Live delivery and resume are the
+// same read, so what a poke loses a later read finds.
+package stream
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/conversations"
+	"github.com/socialnet/socialapi/internal/inflight"
+	"github.com/socialnet/socialapi/internal/notifications"
+	"github.com/socialnet/socialapi/internal/ratelimit"
+)
+
+// Defaults of Config.
+const (
+	DefaultWindow       = 15 * time.Minute
+	DefaultHeartbeat    = 25 * time.Second
+	DefaultRecheck      = 30 * time.Second
+	DefaultPerMember    = 4
+	DefaultWriteTimeout = 10 * time.Second
+	// DefaultMax is the streams one instance holds at most: each costs a
+	// goroutine and a few kilobytes while idle, and a read per event.
+	DefaultMax = 10_000
+)
+
+// Channel is the NOTIFY channel of stream_number (migration 000032).
+const Channel = "stream"
+
+// retryMillis is the reconnection delay every stream suggests first.
+const retryMillis = 3000
+
+// pageSize bounds the rows one read of a stream renders.
+const pageSize = 100
+
+// Config sizes the hub; zero values take the defaults.
+type Config struct {
+	Window       time.Duration // events are kept, and a closed stream's presence lasts, this long
+	Heartbeat    time.Duration // a comment line this often
+	Recheck      time.Duration // the token and member are checked again this often
+	PerMember    int           // streams of one member at once, on one instance
+	Max          int           // streams at once on one instance
+	WriteTimeout time.Duration // a write that blocks longer drops the stream
+	ReadQuota    int           // the read policy's quota, reported by a refusal
+}
+
+func (c Config) withDefaults() Config {
+	if c.Window <= 0 {
+		c.Window = DefaultWindow
+	}
+	if c.Heartbeat <= 0 {
+		c.Heartbeat = DefaultHeartbeat
+	}
+	if c.Recheck <= 0 {
+		c.Recheck = DefaultRecheck
+	}
+	if c.PerMember <= 0 {
+		c.PerMember = DefaultPerMember
+	}
+	if c.Max <= 0 {
+		c.Max = DefaultMax
+	}
+	if c.WriteTimeout <= 0 {
+		c.WriteTimeout = DefaultWriteTimeout
+	}
+	if c.ReadQuota <= 0 {
+		c.ReadQuota = ratelimit.DefaultQuotas.Read
+	}
+	return c
+}
+
+// Authenticator checks a stream's token again (auth.Store).
+type Authenticator interface {
+	Authenticate(ctx context.Context, token string) (auth.Principal, error)
+}
+
+// Hub holds one instance's streams: the bounds, the listener that pokes
+// them, and the renderers of their events.
+type Hub struct {
+	cfg   Config
+	log   *slog.Logger
+	store *store
+	authn Authenticator
+	rend  renderer
+	slots *inflight.Limiter
+
+	mu       sync.Mutex
+	byMember map[int64]map[*conn]struct{}
+	closing  chan struct{} // closed when the server shuts down
+	closed   bool
+	open     sync.WaitGroup
+
+	m hubMetrics
+}
+
+// conn is one open stream as the hub sees it.
+type conn struct {
+	member int64
+	poke   chan struct{} // one pending poke at most: pokes coalesce
+}
+
+type hubMetrics struct {
+	open      prometheus.Gauge
+	sent      *prometheus.CounterVec
+	drops     *prometheus.CounterVec
+	refetches prometheus.Counter
+}
+
+// New returns a Hub. reg receives its metrics (nil: none).
+func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicURL string, reg prometheus.Registerer) (*Hub, error) {
+	cfg = cfg.withDefaults()
+	h := &Hub{
+		cfg: cfg, log: log, store: &store{db: db}, authn: authn,
+		rend: renderer{st: &store{db: db}, notes: notifications.NewStore(db), notesH: notifications.NewHandler(nil, publicURL),
+			convs: conversations.NewStore(db), convsH: conversations.NewHandler(nil, publicURL), publicURL: publicURL},
+		slots: inflight.New(inflight.Config{What: "event streams", PerMember: cfg.PerMember, Total: cfg.Max,
+			Policy: string(ratelimit.Read), Quota: cfg.ReadQuota}),
+		byMember: map[int64]map[*conn]struct{}{},
+		closing:  make(chan struct{}),
+		m: hubMetrics{
+			open: prometheus.NewGauge(prometheus.GaugeOpts{Name: "socialapi_stream_open",
+				Help: "Event streams open on this instance."}),
+			sent: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "socialapi_stream_events_sent_total",
+				Help: "Events sent on event streams, by event."}, []string{"event"}),
+			drops: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "socialapi_stream_drops_total",
+				Help: "Event streams the server closed, by reason: slow (a write blocked past the write timeout), revoked (token or member no longer authenticates), error (the database failed)."}, []string{"reason"}),
+			refetches: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_refetches_total",
+				Help: "Streams that could not resume and began with a refetch event."}),
+		},
+	}
+	if reg != nil {
+		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches} {
+			if err := reg.Register(c); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return h, nil
+}
+
+// Run listens for pokes on dsn and prunes old events until ctx ends. One
+// listener connection per instance: pq.Listener reconnects with backoff,
+// and a reconnection pokes every local stream, which then reads its rows:
+// what was notified while the connection was down is not missed.
+func (h *Hub) Run(ctx context.Context, dsn string) {
+	l := pq.NewListener(dsn, 100*time.Millisecond, 10*time.Second, func(ev pq.ListenerEventType, err error) {
+		switch ev {
+		case pq.ListenerEventConnectionAttemptFailed, pq.ListenerEventDisconnected:
+			if err != nil {
+				h.log.Warn("stream listener: connection lost, reconnecting", slog.String("error", err.Error()))
+			}
+		case pq.ListenerEventReconnected:
+			h.log.Info("stream listener: reconnected")
+		}
+	})
+	defer l.Close()
+	if err := l.Listen(Channel); err != nil {
+		h.log.Error("stream listener: listen", slog.String("error", err.Error()))
+	}
+	go h.pruneLoop(ctx)
+	ping := time.NewTicker(time.Minute)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n := <-l.Notify:
+			if n == nil { // reconnected: notifications may have been lost
+				h.pokeAll()
+				continue
+			}
+			h.pokePayload(n.Extra)
+		case <-ping.C:
+			go func() { _ = l.Ping() }()
+		}
+	}
+}
+
+// pruneLoop deletes events older than the window, every window / 15 (at
+// most every minute), as the other background loops do: errors are
+// logged and the next turn tries again.
+func (h *Hub) pruneLoop(ctx context.Context) {
+	every := min(h.cfg.Window/15, time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := h.store.prune(ctx, h.cfg.Window, 5000); err != nil && ctx.Err() == nil {
+			h.log.Warn("stream: prune", slog.String("error", err.Error()))
+		}
+	}
+}
+
+// pokePayload pokes the local streams of the members a NOTIFY names.
+func (h *Hub) pokePayload(payload string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, s := range strings.Split(payload, ",") {
+		id, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			continue
+		}
+		for c := range h.byMember[id] {
+			c.signal()
+		}
+	}
+}
+
+func (h *Hub) pokeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, cs := range h.byMember {
+		for c := range cs {
+			c.signal()
+		}
+	}
+}
+
+// signal pokes c unless a poke is pending already.
+func (c *conn) signal() {
+	select {
+	case c.poke <- struct{}{}:
+	default:
+	}
+}
+
+// enter registers a stream of member, within the bounds: at most PerMember
+// of the member's and Max in all on this instance, else a rate_limited
+// error with Retry-After (inflight.Limiter). Shutting down: unavailable.
+func (h *Hub) enter(member int64) (*conn, func(), error) {
+	leave, err := h.slots.Enter(member)
+	if err != nil {
+		return nil, nil, err
+	}
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		leave()
+		return nil, nil, errShuttingDown
+	}
+	c := &conn{member: member, poke: make(chan struct{}, 1)}
+	if h.byMember[member] == nil {
+		h.byMember[member] = map[*conn]struct{}{}
+	}
+	h.byMember[member][c] = struct{}{}
+	h.open.Add(1)
+	h.mu.Unlock()
+	h.m.open.Inc()
+	return c, func() {
+		h.mu.Lock()
+		delete(h.byMember[member], c)
+		if len(h.byMember[member]) == 0 {
+			delete(h.byMember, member)
+		}
+		h.mu.Unlock()
+		leave()
+		h.m.open.Dec()
+		h.open.Done()
+	}, nil
+}
+
+// Shutdown makes every stream send a last retry hint and close, refuses
+// new ones, and waits for them until ctx ends. The server calls it when it
+// begins to shut down (http.Server.RegisterOnShutdown): streams never end
+// on their own, so the server's drain would otherwise wait for its whole
+// timeout.
+func (h *Hub) Shutdown(ctx context.Context) {
+	h.mu.Lock()
+	if !h.closed {
+		h.closed = true
+		close(h.closing)
+	}
+	h.mu.Unlock()
+	done := make(chan struct{})
+	go func() { h.open.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
+
+// Open is the number of streams open on this instance.
+func (h *Hub) Open() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, cs := range h.byMember {
+		n += len(cs)
+	}
+	return n
+}
