@@ -108,10 +108,19 @@ func TestReplicaReadYourWrites(t *testing.T) {
 	waitReady(t, a, name, "ok")
 	before := metric(t, metricsA, `socialapi_routed_reads_total{target="`+name+`"}`)
 	fallbacks := metric(t, metricsA, `socialapi_replica_fallbacks_total`)
-	const reads = 50
-	for range reads {
-		if status, body := apiCall(t, a, "GET", "/api/v1/posts/"+lastID, tokens["reader"], ""); status != http.StatusOK {
-			t.Fatalf("reader: %d %s", status, body)
+	// Every replica-eligible operation answers from the standby, and none
+	// sends a statement there that fails (a write, say) to run again on the
+	// primary.
+	paths := []string{"/api/v1/posts/" + lastID, "/api/v1/posts/" + lastID + "/comments", "/api/v1/feed", "/api/v1/feed?tab=discover",
+		"/api/v1/users/writer", "/api/v1/users/writer/posts", "/api/v1/notifications", "/api/v1/conversations",
+		"/api/v1/market", "/api/v1/jobs", "/api/v1/search?q=write"}
+	const rounds2 = 5
+	reads := int64(rounds2 * len(paths))
+	for range rounds2 {
+		for _, path := range paths {
+			if status, body := apiCall(t, a, "GET", path, tokens["reader"], ""); status != http.StatusOK {
+				t.Fatalf("reader %s: %d %s", path, status, body)
+			}
 		}
 	}
 	if got := metric(t, metricsA, `socialapi_routed_reads_total{target="`+name+`"}`) - before; got != reads {
