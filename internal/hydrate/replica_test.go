@@ -16,9 +16,11 @@ import (
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 	"github.com/socialnet/socialapi/internal/synth"
+	"github.com/socialnet/socialapi/internal/timeline"
 )
 
-// TestCoalescedReadsStayOnTheirTarget: single-post reads routed to a
+// TestCoalescedReadsStayOnTheirTarget: single-post reads, then home pages,
+// routed to a
 // replica (pg.Router) and reads on the primary, made at once through one
 // slot, coalesce only with reads of the same target, and each batch runs
 // where its reads were routed: a reader who must read the primary (a fresh
@@ -85,20 +87,45 @@ func TestCoalescedReadsStayOnTheirTarget(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	rec.mu.Lock()
-	defer rec.mu.Unlock()
-	if rec.batches == 0 {
-		t.Log("no read was coalesced: nothing to check")
+	rec.report(t, "single posts")
+
+	// Home pages, the same way.
+	pages := &recorder{q: db}
+	c := hydrate.NewCache(1000).CoalescePages(coalesce.NewPool(1))
+	for w := range 32 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < 320; i += 32 {
+				v := viewers[i%len(viewers)]
+				q, args := timeline.PageSQL(nil, []any{v, 21})
+				if _, _, _, err := c.Page(routed[v], pages, v, 20, hydrate.FromCache, q, args); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
 	}
-	for _, b := range rec.mixed {
-		t.Errorf("a batch on the %s read for viewers %v", b.where, b.viewers)
-	}
-	t.Logf("%d batches", rec.batches)
+	wg.Wait()
+	pages.report(t, "home pages")
 }
 
-// recorder runs every statement on q and checks the batches of single-post
-// reads (their first argument is the readers' viewers): on a replica, only
-// odd viewers; on the primary, only even ones.
+func (r *recorder) report(t *testing.T, what string) {
+	t.Helper()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.batches == 0 {
+		t.Logf("%s: no read was coalesced: nothing to check", what)
+	}
+	for _, b := range r.mixed {
+		t.Errorf("%s: a batch on the %s read for viewers %v", what, b.where, b.viewers)
+	}
+	t.Logf("%s: %d batches", what, r.batches)
+}
+
+// recorder runs every statement on q and checks the coalesced batches
+// (three arrays, the first the readers' viewers): on a replica, only odd
+// viewers; on the primary, only even ones.
 type recorder struct {
 	q       sqlx.QueryerContext
 	mu      sync.Mutex
@@ -110,11 +137,15 @@ type recorder struct {
 }
 
 func (r *recorder) check(ctx context.Context, args []any) {
+	// A batch's arguments are three arrays: the viewers, the post ids or
+	// page sizes, the token checks.
 	if len(args) != 3 {
 		return
 	}
 	a, ok := args[0].(*pq.Int64Array)
-	if !ok {
+	_, ok2 := args[1].(*pq.Int64Array)
+	_, ok3 := args[2].(*pq.Int64Array)
+	if !ok || !ok2 || !ok3 {
 		return
 	}
 	_, onReplica := pg.OnReplica(ctx)
