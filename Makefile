@@ -48,8 +48,9 @@ test: ## build, provision a throwaway PostgreSQL with a streaming standby (and r
 	  scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; \
 	  scripts/localpg.sh standby $(TEST_PORT) $(TEST_REPLICA_DIR) $(TEST_REPLICA_PORT) 250ms; \
 	fi
-	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" \
+	@# The standby's URL first: it is the local one only when TEST_DATABASE_URL was not given.
 	TEST_REPLICA_URL="$${TEST_REPLICA_URL:-$$( [[ -n "$$TEST_DATABASE_URL" ]] || scripts/localpg.sh url $(TEST_REPLICA_PORT))}" \
+	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" \
 	  $(GO) test -race -count=1 ./...
 
 fuzz: ## run every go test -fuzz target for FUZZTIME each (default 10s); crashers land in testdata/fuzz
