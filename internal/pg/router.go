@@ -37,11 +37,12 @@ import (
 // Lag is time: how long the primary has had WAL the replica has not
 // replayed (lagOf, from the primary's positions sampled at each poll).
 //
-// Failure: a replica that does not answer its poll, or that lags more than
-// MaxLag, gets no new reads
-// until a poll finds it well again (each change logged once). A read that
-// fails on a replica for any reason other than its own context runs again on
-// the primary, so no request fails because a replica did.
+// Failure: a replica that does not answer its poll, that lags more than
+// MaxLag or that is not in recovery gets no new reads until a poll finds it
+// well again (each change logged once). A read that fails on a replica for
+// any reason other than its request's end runs again on the primary, and a
+// statement on a replica may take only half of the request's remaining
+// budget (bound), so no request fails because a replica did.
 
 // RouterOptions tune a Router.
 type RouterOptions struct {
