@@ -9,10 +9,14 @@ RUN_PORT   := 54329
 RUN_DB     := social
 TEST_DIR   := .data/pgtest
 TEST_PORT  := 54330
+# A hot standby of the test cluster that replays 250ms late: the read-replica tests' replica.
+TEST_REPLICA_DIR  := .data/pgtest-standby
+TEST_REPLICA_PORT := 54331
 DEMO_TOKEN := snw_demoAliceWrite000000000000000000000000000004PZ6uC
 
 export DATABASE_URL ?=
 export TEST_DATABASE_URL ?=
+export TEST_REPLICA_URL ?=
 
 .PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop bench bench-cores bench-growth sdk contract fuzz soak
 
@@ -37,11 +41,17 @@ run: build ## serve the API on :8080 with a local PostgreSQL and the demo data
 	DATABASE_URL="$$url" LOG_FORMAT=$${LOG_FORMAT:-text} exec $(BIN) serve
 run: export ADDR ?= :8080
 
-test: ## build, provision a throwaway PostgreSQL (and redis-server), run the whole suite with -race
+test: ## build, provision a throwaway PostgreSQL with a streaming standby (and redis-server), run the whole suite with -race
 	$(GO) build ./...
 	@scripts/need.sh redis-server redis-server
-	@if [[ -z "$$TEST_DATABASE_URL" ]]; then scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; fi
-	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" $(GO) test -race -count=1 ./...
+	@if [[ -z "$$TEST_DATABASE_URL" ]]; then \
+	  scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; \
+	  scripts/localpg.sh standby $(TEST_PORT) $(TEST_REPLICA_DIR) $(TEST_REPLICA_PORT) 250ms; \
+	fi
+	@# The standby's URL first: it is the local one only when TEST_DATABASE_URL was not given.
+	TEST_REPLICA_URL="$${TEST_REPLICA_URL:-$$( [[ -n "$$TEST_DATABASE_URL" ]] || scripts/localpg.sh url $(TEST_REPLICA_PORT))}" \
+	TEST_DATABASE_URL="$${TEST_DATABASE_URL:-$$(scripts/localpg.sh url $(TEST_PORT))}" \
+	  $(GO) test -race -count=1 ./...
 
 fuzz: ## run every go test -fuzz target for FUZZTIME each (default 10s); crashers land in testdata/fuzz
 	@if [[ -z "$$TEST_DATABASE_URL" ]]; then scripts/localpg.sh start $(TEST_DIR) $(TEST_PORT) fast; fi
@@ -87,6 +97,7 @@ bench-growth: ## the benchmark on the default data set and on 3x (BENCH_GROWTH_S
 
 db-stop: ## stop the local PostgreSQL clusters
 	scripts/localpg.sh stop $(RUN_DIR)
+	scripts/localpg.sh stop $(TEST_REPLICA_DIR)
 	scripts/localpg.sh stop $(TEST_DIR)
 
 clean: db-stop ## remove build output and local databases

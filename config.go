@@ -12,6 +12,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/hydrate"
 	"github.com/socialnet/socialapi/internal/logsink"
+	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/polls"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/search"
@@ -24,6 +25,8 @@ import (
 // defaults are resolved. Every value is final; envVars documents each.
 type Config struct {
 	DatabaseURL      string
+	ReplicaURLs      []string      // none: every statement on the primary
+	ReplicaMaxLag    time.Duration // how far behind a replica may serve reads
 	Addr             string
 	PublicURL        string
 	LogFormat        string // json or text
@@ -66,6 +69,8 @@ type envVar struct {
 
 var envVars = []envVar{
 	{"DATABASE_URL", "(required)", "PostgreSQL URL, e.g. `postgres://user@127.0.0.1:5432/social?sslmode=disable`"},
+	{"DATABASE_REPLICA_URLS", "none: every statement on the primary", "comma-separated PostgreSQL URLs of hot standbys streaming from `DATABASE_URL`; the reads that tolerate lag go to a well one, each member still reading their own writes (docs/deployment.md, \"Read replicas\"); each gets a pool of `DB_MAX_CONNS`"},
+	{"REPLICA_MAX_LAG", "`5s`", "a replica whose replay is further behind the primary than this gets no reads until it catches up"},
 	{"ADDR", "`:8080`", "listen address of the API"},
 	{"PUBLIC_URL", "`http://localhost:<port of ADDR>`", "absolute base URL of the service, at most 200 characters (so every URL the API writes stays within the contract's `maxLength`), used for every URL in bodies and headers; never derived from the `Host` header"},
 	{"LOG_FORMAT", "`json`", "`json` or `text`"},
@@ -136,6 +141,12 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		MetricsAddr: orDefault(getenv("METRICS_ADDR"), "127.0.0.1:9091"),
 	}
 	var err error
+	if c.ReplicaURLs, err = replicaURLs(getenv("DATABASE_REPLICA_URLS")); err != nil {
+		return c, err
+	}
+	if c.ReplicaMaxLag, err = envDuration(getenv, "REPLICA_MAX_LAG", pg.DefaultMaxLag); err != nil {
+		return c, err
+	}
 	if c.LogFormat != "json" && c.LogFormat != "text" {
 		return c, fmt.Errorf("LOG_FORMAT must be json or text, got %q", c.LogFormat)
 	}
@@ -251,6 +262,28 @@ func loadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	return c, nil
+}
+
+// replicaURLs parses DATABASE_REPLICA_URLS: comma-separated postgres://
+// URLs, each at most once.
+func replicaURLs(s string) ([]string, error) {
+	var out []string
+	seen := map[string]bool{}
+	for _, u := range strings.Split(s, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "postgres" && p.Scheme != "postgresql") || p.Host == "" {
+			return nil, fmt.Errorf("DATABASE_REPLICA_URLS: an entry is not a postgres://host[:port]/database URL (entry %d)", len(out)+1)
+		}
+		if seen[pg.ReplicaName(u)] {
+			return nil, fmt.Errorf("DATABASE_REPLICA_URLS: %s is listed twice", pg.ReplicaName(u))
+		}
+		seen[pg.ReplicaName(u)] = true
+		out = append(out, u)
+	}
+	return out, nil
 }
 
 // streamConfig reads the event stream's variables.

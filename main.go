@@ -183,6 +183,15 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 			closer := polls.NewCloser(conn, log)
 			closer.Every = cfg.PollCloseEvery
 			go closer.Run(wctx)
+			router, closeReplicas, err := openReplicas(cfg, pool, conn, log)
+			if err != nil {
+				return err
+			}
+			defer closeReplicas()
+			// Stopped before the replicas' pools close (defers run in reverse).
+			rctx, stopRouter := context.WithCancel(ctx)
+			defer stopRouter()
+			go router.Run(rctx)
 			h, err := httpapi.New(httpapi.Config{
 				Views:          viewCounter,
 				PostCache:      cfg.PostCacheEntries,
@@ -198,6 +207,7 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 				TrustedProxies: cfg.TrustedProxies,
 				CORSOrigins:    cfg.CORSOrigins,
 				SearchBounds:   httpapi.SearchBounds{PerMember: cfg.SearchPerMember, Active: cfg.SearchActive, Timeout: cfg.SearchTimeout},
+				Router:         router,
 				Stream:         hub,
 			}, conn, log, specYAML)
 			if err != nil {
@@ -223,6 +233,35 @@ func serveCmd(getenv func(string) string) *cobra.Command {
 	}
 	c.Flags().BoolVar(&migrate, "migrate", false, "apply pending migrations before serving")
 	return c
+}
+
+// openReplicas prepares a pool like the primary's for each of
+// DATABASE_REPLICA_URLS (connected on demand: a replica that is down at
+// start is only skipped) and the Router over them; nil without replicas.
+func openReplicas(cfg Config, pool pg.PoolConfig, primary *sqlx.DB, log *slog.Logger) (*pg.Router, func(), error) {
+	if len(cfg.ReplicaURLs) == 0 {
+		return nil, func() {}, nil
+	}
+	dbs := map[string]*sqlx.DB{}
+	var names []string
+	closeAll := func() {
+		for _, db := range dbs {
+			db.Close()
+		}
+	}
+	for _, u := range cfg.ReplicaURLs {
+		db, err := pg.Connect(u, pool)
+		if err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("DATABASE_REPLICA_URLS: %s: %w", pg.ReplicaName(u), err)
+		}
+		name := pg.ReplicaName(u)
+		dbs[name] = db
+		names = append(names, name)
+	}
+	router := pg.NewRouter(primary, dbs, names, pg.RouterOptions{MaxLag: cfg.ReplicaMaxLag, Guard: auth.GuardSQL}, log)
+	log.Info("read replicas configured", slog.Any("replicas", names), slog.Duration("max_lag", cfg.ReplicaMaxLag))
+	return router, closeAll, nil
 }
 
 func migrateCmd(getenv func(string) string) *cobra.Command {

@@ -225,6 +225,9 @@ func TestLoadConfig(t *testing.T) {
 		{"SEARCH_CACHE_TTL": "-1s"}, {"SEARCH_CACHE_TTL": "10"}, {"TIMELINE_DORMANT_AFTER": "-1h"}, {"TIMELINE_FANOUT_HELPERS": "-1"}, {"TIMELINE_FANOUT_HELPERS": "65"}, {"TIMELINE_DORMANT_AFTER": "2w"},
 		{"VIEWS_FLUSH_INTERVAL": "0"}, {"VIEWS_FLUSH_INTERVAL": "10"}, {"VIEWS_FLUSH_INTERVAL": "-1s"},
 		{"TIMELINE_TRIM_INTERVAL": "0"}, {"TIMELINE_TRIM_INTERVAL": "5"}, {"TIMELINE_TRIM_INTERVAL": "-1m"},
+		{"DATABASE_REPLICA_URLS": "mysql://r1/db"}, {"DATABASE_REPLICA_URLS": "postgres:///db"}, {"DATABASE_REPLICA_URLS": "r1:5432"},
+		{"DATABASE_REPLICA_URLS": "postgres://r1:5432/db, postgres://u:p@r1:5432/db"},
+		{"REPLICA_MAX_LAG": "0"}, {"REPLICA_MAX_LAG": "5"}, {"REPLICA_MAX_LAG": "-1s"},
 	} {
 		t.Run(fmt.Sprint(env), func(t *testing.T) {
 			if _, err := loadConfig(func(k string) string { return env[k] }); err == nil {
@@ -241,6 +244,14 @@ func TestLoadConfig(t *testing.T) {
 				}
 			})
 		}
+	}
+	if c.ReplicaURLs != nil || c.ReplicaMaxLag != 5*time.Second {
+		t.Errorf("replica defaults = %v, %v; want none and 5s", c.ReplicaURLs, c.ReplicaMaxLag)
+	}
+	if c, err := loadConfig(func(k string) string {
+		return map[string]string{"DATABASE_REPLICA_URLS": " postgres://r1:5432/social?sslmode=disable,, postgresql://u:p@r2/social ", "REPLICA_MAX_LAG": "750ms"}[k]
+	}); err != nil || len(c.ReplicaURLs) != 2 || c.ReplicaURLs[1] != "postgresql://u:p@r2/social" || c.ReplicaMaxLag != 750*time.Millisecond {
+		t.Errorf("DATABASE_REPLICA_URLS with two: %q, %v, %v", c.ReplicaURLs, c.ReplicaMaxLag, err)
 	}
 	durations("DB_STATEMENT_TIMEOUT", func(c Config) time.Duration { return c.StatementTimeout },
 		map[string]time.Duration{"0": 0, "250ms": 250 * time.Millisecond})

@@ -6,6 +6,12 @@
 #   scripts/localpg.sh stop DIR                stop it
 #   scripts/localpg.sh createdb PORT DBNAME    create database DBNAME if it does not exist
 #   scripts/localpg.sh url PORT [DBNAME]       print the DATABASE_URL for it
+#   scripts/localpg.sh standby PRIMARY_PORT DIR PORT [DELAY]
+#                                              create (if needed, with pg_basebackup -R: streaming from the
+#                                              cluster on PRIMARY_PORT through the replication slot
+#                                              standby_PORT) and start a hot standby in DIR on PORT;
+#                                              DELAY (e.g. 250ms) sets recovery_min_apply_delay, for tests
+#   scripts/localpg.sh delay DIR DELAY         change a running standby's recovery_min_apply_delay (0: none)
 #   scripts/localpg.sh hugepages DIR           (cluster stopped) reserve enough 2 MiB huge pages for its shared
 #                                              memory when this user may (root); prints how many it needs
 #   scripts/localpg.sh onhuge DIR              (cluster running) exit 0 if its shared memory is on huge pages
@@ -132,10 +138,76 @@ case "$cmd" in
     pid=$(head -n1 "$dir/data/postmaster.pid" 2>/dev/null) || exit 1
     grep -q '^KernelPageSize: *2048 kB' "/proc/$pid/smaps" 2>/dev/null
     ;;
+  standby)
+    # A physical standby replicates the whole cluster: every database the primary creates later
+    # (the tests' per-test databases included) appears on it once replayed.
+    pport=${1:?PRIMARY_PORT}; dir=${2:?DIR}; port=${3:?PORT}; delay=${4:-0}
+    slot=standby_$port
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    mkdir -p "$dir"
+    dir=$(cd "$dir" && pwd)
+    if [[ $(id -u) -eq 0 ]]; then
+      chown postgres: "$dir"
+      p=$dir; while [[ "$p" != "/" ]]; do p=$(dirname "$p"); chmod o+x "$p" 2>/dev/null || true; done
+    fi
+    if [[ -f "$dir/data/PG_VERSION" ]]; then
+      # A standby of an earlier cluster in the primary's place (recreated since) cannot stream
+      # from it: made again.
+      want=$("$bin/psql" -h 127.0.0.1 -p "$pport" -U postgres -d postgres -tAc "SELECT system_identifier FROM pg_control_system()")
+      have=$(as_owner "$bin/pg_controldata" -D "$dir/data" | awk -F': *' '/^Database system identifier/ {print $2}')
+      if [[ "$want" != "$have" ]]; then
+        echo "localpg: $dir is a standby of another cluster: making it again" >&2
+        as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null 2>&1 || true
+        rm -rf "$dir/data"
+      fi
+    fi
+    if [[ ! -f "$dir/data/PG_VERSION" ]]; then
+      rm -rf "$dir/data"
+      # The standby streams through a replication slot, so the primary keeps the WAL it has not
+      # received yet (tests write WAL fast: without a slot a standby that starts late finds it
+      # recycled); max_slot_wal_keep_size bounds what an abandoned slot may keep.
+      psql_p() { "$bin/psql" -h 127.0.0.1 -p "$pport" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtAc "$1" >/dev/null; }
+      psql_p "ALTER SYSTEM SET max_slot_wal_keep_size = '4GB'"
+      psql_p "SELECT pg_reload_conf()"
+      psql_p "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$slot' AND NOT active"
+      # -R writes standby.signal, primary_conninfo and primary_slot_name; -C -S creates the slot.
+      as_owner "$bin/pg_basebackup" -h 127.0.0.1 -p "$pport" -U postgres -D "$dir/data" -R -C -S "$slot" -X stream -c fast >"$dir/basebackup.log" 2>&1 \
+        || { cat "$dir/basebackup.log" >&2; rm -rf "$dir/data"; die "pg_basebackup from port $pport failed"; }
+      {
+        echo "port = $port"
+        echo "unix_socket_directories = '$dir'"
+        echo "hot_standby = on"
+        echo "hot_standby_feedback = on"
+        echo "include_if_exists = 'delay.conf'"
+      } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
+    fi
+    echo "recovery_min_apply_delay = '$delay'" | as_owner tee "$dir/data/delay.conf" >/dev/null
+    if as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
+      as_owner "$bin/pg_ctl" -D "$dir/data" reload >/dev/null
+      exit 0
+    fi
+    for try in 1 2 3 4 5 6; do
+      logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
+      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
+        exit 0
+      fi
+      tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
+      echo "localpg: port $port busy, retrying" >&2
+      sleep 2
+    done
+    tail -n 30 "$dir/server.log" >&2; die "could not start the standby (see $dir/server.log)"
+    ;;
+  delay)
+    dir=${1:?DIR}; delay=${2:?DELAY}
+    bin=$(find_bin) || die "PostgreSQL binaries not found"
+    [[ -f "$dir/data/standby.signal" ]] || die "$dir is not a standby"
+    echo "recovery_min_apply_delay = '$delay'" | as_owner tee "$dir/data/delay.conf" >/dev/null
+    as_owner "$bin/pg_ctl" -D "$dir/data" reload >/dev/null
+    ;;
   url)
     port=${1:?PORT}; name=${2:-postgres}
     echo "postgres://postgres@127.0.0.1:$port/$name?sslmode=disable"
     ;;
   *)
-    sed -n '2,17p' "$0" >&2; exit 2 ;;
+    sed -n '2,23p' "$0" >&2; exit 2 ;;
 esac

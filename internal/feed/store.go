@@ -62,7 +62,7 @@ func (s *Store) home(ctx context.Context, viewerID int64, after *cursor.Position
 		// is read on fan-out, which is always exact.
 		woken, err := timeline.Wake(ctx, s.raw, viewerID)
 		if err == nil && woken {
-			return s.home(ctx, viewerID, after, perPage, false)
+			return s.home(pg.OnPrimary(ctx), viewerID, after, perPage, false)
 		}
 		if err != nil && ctx.Err() != nil {
 			return nil, nil, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/socialnet/socialapi/internal/apperr"
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Authenticator resolves a bearer token to a principal.
@@ -36,6 +37,8 @@ type edge struct {
 	idem      *idempotent
 	tags      *etags
 	bodyLimit int64
+	router    *pg.Router // read replicas (replicas.go); nil: none
+	log       *slog.Logger
 }
 
 // serve is the edge as Echo middleware.
@@ -177,6 +180,10 @@ func (e *edge) check(c echo.Context, next echo.HandlerFunc, m routeMatch, p auth
 		return err
 	}
 	key, hash, err := e.validate(r, m, p)
+	if err == nil {
+		e.routeReads(c, m, p)
+		e.markWrites(c, p)
+	}
 	switch {
 	case err != nil:
 		return err

@@ -10,6 +10,8 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // metrics are the service's Prometheus series. They are served by the
@@ -56,7 +58,7 @@ func (m *metrics) routeLabel(c echo.Context) string {
 	return "unmatched"
 }
 
-func newMetrics(reg prometheus.Registerer, db *sqlx.DB) (*metrics, error) {
+func newMetrics(reg prometheus.Registerer, db *sqlx.DB, rt *pg.Router) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "socialapi_http_requests_total",
@@ -78,7 +80,48 @@ func newMetrics(reg prometheus.Registerer, db *sqlx.DB) (*metrics, error) {
 			return nil, err
 		}
 	}
+	if rt.Replicas() {
+		if err := reg.Register(replicaCollector{rt}); err != nil {
+			return nil, err
+		}
+	}
 	return m, nil
+}
+
+// replicaCollector exports the read replicas' state (pg.Router): the
+// replica label takes its values from DATABASE_REPLICA_URLS (host:port/db).
+type replicaCollector struct{ rt *pg.Router }
+
+var (
+	replicaLagDesc = prometheus.NewDesc("socialapi_replica_lag_seconds",
+		"How far each read replica's replay is behind the primary, as last polled.", []string{"replica"}, nil)
+	replicaUpDesc = prometheus.NewDesc("socialapi_replica_serving",
+		"1 while a read replica serves reads, 0 while it is skipped (lagging, unreachable or not a standby).", []string{"replica"}, nil)
+	routedReadsDesc = prometheus.NewDesc("socialapi_routed_reads_total",
+		"Requests of the replica-eligible operations by where their reads went: a replica's name, or primary (a fresh write of the member, no replica well or caught up).", []string{"target"}, nil)
+	replicaFallbacksDesc = prometheus.NewDesc("socialapi_replica_fallbacks_total",
+		"Statements that failed on a replica and ran again on the primary.", nil, nil)
+)
+
+func (c replicaCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- replicaLagDesc
+	ch <- replicaUpDesc
+	ch <- routedReadsDesc
+	ch <- replicaFallbacksDesc
+}
+
+func (c replicaCollector) Collect(ch chan<- prometheus.Metric) {
+	for _, s := range c.rt.States() {
+		up := 0.0
+		if s.State == pg.StateOK {
+			up = 1
+		}
+		ch <- prometheus.MustNewConstMetric(replicaLagDesc, prometheus.GaugeValue, s.Lag.Seconds(), s.Name)
+		ch <- prometheus.MustNewConstMetric(replicaUpDesc, prometheus.GaugeValue, up, s.Name)
+		ch <- prometheus.MustNewConstMetric(routedReadsDesc, prometheus.CounterValue, float64(s.Reads), s.Name)
+	}
+	ch <- prometheus.MustNewConstMetric(routedReadsDesc, prometheus.CounterValue, float64(c.rt.PrimaryReads()), "primary")
+	ch <- prometheus.MustNewConstMetric(replicaFallbacksDesc, prometheus.CounterValue, float64(c.rt.Fallbacks()))
 }
 
 // middleware records every request. It renders a handler's error itself so

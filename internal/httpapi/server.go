@@ -22,6 +22,7 @@ import (
 	"github.com/socialnet/socialapi/gen"
 	"github.com/socialnet/socialapi/internal/docs"
 	"github.com/socialnet/socialapi/internal/idempotency"
+	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/ratelimit"
 	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/views"
@@ -44,6 +45,9 @@ type Config struct {
 	CoalesceSlots  int                  // coalesced statements in flight (hydrate.Getter, Cache.CoalescePages); 0: no coalescing
 	SearchCache    time.Duration        // how long search keeps what a text matched; 0: not at all
 	SearchBounds   SearchBounds
+	// Router sends lag-tolerant reads to read replicas (replicas.go); nil:
+	// every statement on the primary.
+	Router *pg.Router
 	// Stream serves GET /stream (its Run pokes it; the caller runs it);
 	// nil: New makes one with the defaults, which nothing pokes.
 	Stream *stream.Hub
@@ -104,7 +108,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 
 	mws := []echo.MiddlewareFunc{headWithoutBody, requestID, accessLog(d.Log)}
 	if cfg.Metrics != nil {
-		m, err := newMetrics(cfg.Metrics, d.DB)
+		m, err := newMetrics(cfg.Metrics, d.DB, cfg.Router)
 		if err != nil {
 			return nil, err
 		}
@@ -120,7 +124,7 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	root.GET("/healthz", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	root.GET("/readyz", readyz(d.DB, d.Limits.lim))
+	root.GET("/readyz", readyz(d.DB, d.Limits.lim, cfg.Router))
 	// The API's root is /api/v1/ (the index); without the slash it is a
 	// redirect, answered before authentication as it reveals nothing.
 	root.GET(BasePath, func(c echo.Context) error {
@@ -161,7 +165,8 @@ func newEcho(cfg Config, d Deps) (*echo.Echo, error) {
 	if cfg.CoalesceSlots > 0 {
 		ungated = append(ungated, coalescedRoutes...)
 	}
-	apiEdge := &edge{contract: ct, authn: d.Auth, limits: d.Limits, idem: idem, tags: newETags(spec), bodyLimit: cfg.BodyLimit}
+	apiEdge := &edge{contract: ct, authn: d.Auth, limits: d.Limits, idem: idem, tags: newETags(spec), bodyLimit: cfg.BodyLimit,
+		router: cfg.Router, log: d.Log}
 	g := e.Group(BasePath, newGate(cfg.MaxActive).middleware(ungated...), apiEdge.serve)
 	gen.RegisterHandlers(withHead{g}, gen.NewStrictHandler(d.API, nil))
 	// The stream's route replaces the generated one (the strict handler
@@ -250,9 +255,10 @@ func securityHeaders(publicURL string) echo.MiddlewareFunc {
 }
 
 // readyz reports whether the database answers (ready or not), and the
-// state of the rate-limit store (a failing Redis degrades, it does not stop
-// the service).
-func readyz(db *sqlx.DB, lim *ratelimit.Limiter) echo.HandlerFunc {
+// state of the rate-limit store and of each read replica (a failing Redis
+// or replica degrades, it does not stop the service: reads go to the
+// primary).
+func readyz(db *sqlx.DB, lim *ratelimit.Limiter, rt *pg.Router) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx, cancel := context.WithTimeout(c.Request().Context(), 2*time.Second)
 		defer cancel()
@@ -263,10 +269,14 @@ func readyz(db *sqlx.DB, lim *ratelimit.Limiter) echo.HandlerFunc {
 		store, storeStatus := lim.Health()
 		c.Response().Header().Set(echo.HeaderContentType, echo.MIMEApplicationJSON)
 		c.Response().WriteHeader(code)
-		return json.NewEncoder(c.Response()).Encode(map[string]any{
+		body := map[string]any{
 			"ready":  code == http.StatusOK,
 			"checks": map[string]string{"database": status, "rate_limit_store": store + ": " + storeStatus},
-		})
+		}
+		if rt.Replicas() {
+			body["replicas"] = replicaStates(rt)
+		}
+		return json.NewEncoder(c.Response()).Encode(body)
 	}
 }
 

@@ -3,6 +3,7 @@ package hydrate
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
@@ -40,21 +41,43 @@ type getKey struct{ viewer, id, guard int64 }
 
 // Getter reads single posts (Get), through a Cache, coalescing concurrent
 // reads.
+//
+// Reads routed to a replica (pg.Router) coalesce only with reads routed to
+// the same replica, and their batch runs there: each of them may read it.
 type Getter struct {
-	c     *Cache
-	q     sqlx.QueryerContext
-	group *coalesce.Group[getKey, Post]
+	c      *Cache
+	q      sqlx.QueryerContext
+	pool   *coalesce.Pool
+	size   int
+	group  *coalesce.Group[getKey, Post] // the primary's
+	groups sync.Map                      // pg.Target → *coalesce.Group[getKey, Post], the replicas'
 }
 
 // NewGetter returns a Getter over q and c (nil: no cache) whose statements
 // take slots of pool (nil: every read alone), in batches of at most size
 // reads.
 func NewGetter(c *Cache, q sqlx.QueryerContext, pool *coalesce.Pool, size int) *Getter {
-	g := &Getter{c: c, q: q}
+	g := &Getter{c: c, q: q, pool: pool, size: size}
 	if pool != nil {
 		g.group = coalesce.New(pool, size, g.one, g.many)
 	}
 	return g
+}
+
+// groupOf returns the group of ctx's reads: the primary's, or the one of
+// the replica they were routed to, whose batches run there.
+func (g *Getter) groupOf(ctx context.Context) *coalesce.Group[getKey, Post] {
+	t := pg.TargetOf(ctx)
+	if t == (pg.Target{}) {
+		return g.group
+	}
+	if gr, ok := g.groups.Load(t); ok {
+		return gr.(*coalesce.Group[getKey, Post])
+	}
+	gr, _ := g.groups.LoadOrStore(t, coalesce.New(g.pool, g.size, g.one, func(ctx context.Context, keys []getKey) ([]Post, error) {
+		return g.many(t.Context(ctx), keys)
+	}))
+	return gr.(*coalesce.Group[getKey, Post])
 }
 
 // Stats returns how many coalesced statements ran and how many reads they
@@ -63,7 +86,13 @@ func (g *Getter) Stats() (statements, reads int64) {
 	if g.group == nil {
 		return 0, 0
 	}
-	return g.group.Stats()
+	statements, reads = g.group.Stats()
+	g.groups.Range(func(_, gr any) bool {
+		s, r := gr.(*coalesce.Group[getKey, Post]).Stats()
+		statements, reads = statements+s, reads+r
+		return true
+	})
+	return statements, reads
 }
 
 // Get returns post id as viewerID sees it; a post that does not exist or
@@ -78,7 +107,7 @@ func (g *Getter) Get(ctx context.Context, viewerID, id int64) (Post, error) {
 	if g.group == nil {
 		p, err = g.one(ctx, key)
 	} else {
-		p, err = g.group.Do(ctx, key)
+		p, err = g.groupOf(ctx).Do(ctx, key)
 	}
 	if err != nil {
 		return Post{}, pg.Classify(ctx, fmt.Errorf("hydrate post: %w", err))

@@ -16,6 +16,7 @@ import (
 	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/cursor"
+	"github.com/socialnet/socialapi/internal/pg"
 )
 
 // Page reads, coalesced
@@ -41,10 +42,12 @@ type pageRead struct {
 }
 
 // pageGroupKey identifies the reads that can share a statement: the same
-// page statement, over the same database handle, with arguments of the same
-// types.
+// page statement, over the same database handle and routed to the same
+// database (pg.Router: the batch runs there, which each of them may read),
+// with arguments of the same types.
 type pageGroupKey struct {
 	q       sqlx.QueryerContext
+	target  pg.Target
 	statics Statics
 	pageSQL string
 	types   string
@@ -72,7 +75,7 @@ func (c *Cache) pageRows(ctx context.Context, q sqlx.QueryerContext, viewerID in
 	if types == "" {
 		return pageRowsAlone(ctx, q, viewerID, perPage, statics, pageSQL, args)
 	}
-	k := pageGroupKey{q: q, statics: statics, pageSQL: pageSQL, types: types}
+	k := pageGroupKey{q: q, target: pg.TargetOf(ctx), statics: statics, pageSQL: pageSQL, types: types}
 	g, ok := c.pages.Load(k)
 	if !ok {
 		g, _ = c.pages.LoadOrStore(k, newPageGroup(k, c.pool))
@@ -109,7 +112,7 @@ func newPageGroup(k pageGroupKey, pool *coalesce.Pool) *coalesce.Group[pageRead,
 		return pageRowsAlone(ctx, k.q, r.viewer, r.perPage, k.statics, k.pageSQL, r.args)
 	}
 	return coalesce.New(pool, DefaultPageBatch, one, func(ctx context.Context, reads []pageRead) ([][]live, error) {
-		return manyPages(ctx, k, reads)
+		return manyPages(k.target.Context(ctx), k, reads)
 	})
 }
 

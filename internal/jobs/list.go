@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"fmt"
+	"github.com/jmoiron/sqlx"
 	"net/url"
 	"strconv"
 	"strings"
@@ -101,7 +102,7 @@ func (s *Store) List(ctx context.Context, f Filter, after *cursor.Position, limi
 		 ORDER BY j.posted_at DESC, j.id DESC
 		 LIMIT ` + arg(limit)
 	items := []Item{}
-	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, pg.Reader(ctx, s.db), &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list jobs: %w", err))
 	}
 	return items, nil

@@ -103,10 +103,10 @@ func (s *Store) List(ctx context.Context, f Filter, after *cursor.Position, limi
 		return nil, err
 	}
 	items := []Item{}
-	if err := s.db.SelectContext(ctx, &items, q, args...); err != nil {
+	if err := sqlx.SelectContext(ctx, pg.Reader(ctx, s.db), &items, q, args...); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("list listings: %w", err))
 	}
-	if err := LoadImages(ctx, s.db, items); err != nil {
+	if err := LoadImages(ctx, pg.Reader(ctx, s.db), items); err != nil {
 		return nil, err
 	}
 	return items, nil
@@ -196,7 +196,7 @@ func (s *Store) listQuery(ctx context.Context, f Filter, after *cursor.Position,
 func (s *Store) categoryID(ctx context.Context, slug string) (int64, error) {
 	const q = `SELECT id FROM categories WHERE slug = $1`
 	var id int64
-	err := s.db.GetContext(ctx, &id, q, slug)
+	err := sqlx.GetContext(ctx, pg.Reader(ctx, s.db), &id, q, slug)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, paramError("category", fmt.Sprintf("no category %q", slug))
 	}

@@ -17,10 +17,29 @@ const maxPrepared = 256
 // them). lib/pq otherwise sends every statement unnamed, so PostgreSQL parses
 // and plans it on every execution: for the feed's one-statement page, planning
 // cost as much as executing (docs/performance-journal.md). It is a sqlx.QueryerContext, for the read paths.
+//
+// Its queries outside a transaction run on the replica a Router chose for
+// the request (router.go), if any, with statements prepared there; Tx is
+// always the primary's.
 type Prepared struct {
 	db    *sqlx.DB
 	mu    sync.RWMutex
 	stmts map[string]*sqlx.Stmt
+	alt   sync.Map // *replica → *Prepared over its pool
+}
+
+// on returns the Prepared of ctx's reads: p, or p's twin over the replica
+// the request was routed to.
+func (p *Prepared) on(ctx context.Context) (*Prepared, *replica) {
+	rp := replicaOf(ctx)
+	if rp == nil {
+		return p, nil
+	}
+	if q, ok := p.alt.Load(rp); ok {
+		return q.(*Prepared), rp
+	}
+	q, _ := p.alt.LoadOrStore(rp, NewPrepared(rp.db))
+	return q.(*Prepared), rp
 }
 
 // NewPrepared returns a Prepared over db.
@@ -71,6 +90,16 @@ func plainRows(rows *sqlx.Rows, err error) (*sql.Rows, error) {
 
 // QueryxContext implements sqlx.QueryerContext.
 func (p *Prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
+	if q, rp := p.on(ctx); rp != nil {
+		rows, err := q.queryx(rp.bound(ctx), query, args)
+		if !rp.failed(ctx, err) {
+			return rows, err
+		}
+	}
+	return p.queryx(ctx, query, args)
+}
+
+func (p *Prepared) queryx(ctx context.Context, query string, args []any) (*sqlx.Rows, error) {
 	st, err := p.stmt(ctx, query)
 	return queryx(ctx, st, err, p.db, query, args)
 }
@@ -90,6 +119,16 @@ func queryx(ctx context.Context, st *sqlx.Stmt, err error, plain sqlx.QueryerCon
 // QueryRowxContext implements sqlx.QueryerContext. When the statement cannot
 // be prepared it runs unprepared, so the row carries the database's error.
 func (p *Prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
+	if q, rp := p.on(ctx); rp != nil {
+		row := q.queryRowx(rp.bound(ctx), query, args)
+		if !rp.failed(ctx, row.Err()) {
+			return row
+		}
+	}
+	return p.queryRowx(ctx, query, args)
+}
+
+func (p *Prepared) queryRowx(ctx context.Context, query string, args []any) *sqlx.Row {
 	st, err := p.stmt(ctx, query)
 	if err != nil || st == nil {
 		return p.db.QueryRowxContext(ctx, query, args...)
@@ -135,6 +174,11 @@ func (t preparedTx) QueryRowxContext(ctx context.Context, query string, args ...
 
 // Close releases every prepared statement.
 func (p *Prepared) Close() error {
+	p.alt.Range(func(k, q any) bool {
+		q.(*Prepared).Close()
+		p.alt.Delete(k)
+		return true
+	})
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for q, st := range p.stmts {

@@ -141,7 +141,7 @@ func (s *Store) postWindows(ctx context.Context, viewerID int64, q Query, after 
 	for hi > 0 && len(all) < MatchCap {
 		lo := max(hi-size, 0)
 		var rows []hit
-		if err := sqlx.SelectContext(ctx, s.db, &rows, postWindow, viewerID, q.Text, lo, hi, MatchCap-len(all)); err != nil {
+		if err := sqlx.SelectContext(ctx, pg.Reader(ctx, s.db), &rows, postWindow, viewerID, q.Text, lo, hi, MatchCap-len(all)); err != nil {
 			return nil, 0, pg.Classify(ctx, fmt.Errorf("search posts: %w", err))
 		}
 		all = append(all, rows...)

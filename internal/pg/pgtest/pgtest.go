@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -216,6 +217,15 @@ func withDB(dsn, name string) string {
 	}
 	u.Path = "/" + name
 	return u.String()
+}
+
+// dbName is the database dsn (a URL) names.
+func dbName(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimPrefix(u.Path, "/")
 }
 
 func redact(dsn string) string {
