@@ -81,7 +81,10 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 // handle for hydrate.Page ($1 the viewer, $2 perPage+1), served backwards by
 // posts_author_id_created_at_id_idx. The member is looked for as Exists
 // does (visibility.Member), so that the rows it chooses never depend on
-// more than the rule.
+// more than the rule. Every post has the one author m: the author part of
+// visibility.Post is checked once, on m (it reads the WITH items
+// hydrate's page statements declare), and each post only for its own
+// setting (visibility.Setting).
 func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1, handle}
 	keyset := ""
@@ -95,11 +98,12 @@ func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage
 		 CROSS JOIN LATERAL (
 		      SELECT p.id, p.created_at
 		        FROM posts p
-		       WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + ` ` + keyset + `
+		       WHERE p.author_id = m.id AND ` + visibility.Setting("p", "$1") + ` ` + keyset + `
 		       ORDER BY p.created_at DESC, p.id DESC
 		       LIMIT $2
 		 ) x
 		 WHERE lower(m.handle) = lower($3) AND ` + visibility.Member("m.id", "$1") + `
+		   AND ` + visibility.For("$1").Author("m.id") + `
 		 ORDER BY x.created_at DESC, x.id DESC`
 	return q, args
 }

@@ -39,6 +39,13 @@ func PostInStream(alias, viewer string) string {
 	return "(" + rule(alias, viewer) + " AND " + AuthorInStream(alias+".author_id", viewer) + ")"
 }
 
+// Setting is the part of Post that reads the post's own visibility setting
+// alone, for a statement that applies the author part (Author, or the
+// shared form's) once for the one author all its posts have: a member's
+// posts list, where that part per post repeated the same check for every
+// row.
+func Setting(alias, viewer string) string { return rule(alias, viewer) }
+
 // rule is the post's own visibility setting.
 func rule(alias, viewer string) string {
 	return "(" + alias + ".visibility = 'public' OR " + alias + ".author_id = " + viewer +
