@@ -215,7 +215,8 @@ func (rep *report) replicaSection() string {
 		"token checks and a member's reads right after a write of theirs on the primary. *Routed to replica* is the share of the "+
 		"requests of replica-eligible operations the server sent there (`socialapi_routed_reads_total`), *fallbacks* statements that "+
 		"failed on the replica and ran again on the primary; statements per request count each cluster's pg_stat_statements in the "+
-		"benchmark database (the replica's include the server's lag polls). CPU in cores (ms per request).\n\n"+
+		"benchmark database: the primary's include the one statement each routed request runs there (its token still counts, "+
+		"and whether its member wrote lately), the replica's the server's polls of its replay. CPU in cores (ms per request).\n\n"+
 		"On %d cores with both clusters, the API server and the load generator on one machine, this proves the routing, not capacity: "+
 		"the replica's CPU comes out of the same cores as the primary's, so req/s here say nothing about what a replica adds.\n\n", rep.CPUs)
 	b.WriteString("| scenario | run | req/s | primary CPU | replica CPU | of which replay | primary stmts/req | replica stmts/req | replica DB ms/req | replica blks hit/req | routed to replica | fallbacks | lag at end s |\n")
