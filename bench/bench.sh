@@ -14,7 +14,14 @@
 #   BENCH_WRK=0|1                 a second opinion from wrk on the ceiling and the main reads (default: 1 at default scale)
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
 #   BENCH_ONLY=a,b                only these scenarios
-#   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running
+#   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running (and its standby, with BENCH_REPLICA=1)
+#   BENCH_REPLICA=0|1             one read replica (default 0): a streaming hot standby of the benchmark cluster
+#                                 (.data/pgbench-standby, port BENCH_PG_PORT + 1, made afresh with pg_basebackup each
+#                                 run, with the primary's settings and as much memory again), which the API server
+#                                 reads from (DATABASE_REPLICA_URLS); the primary then runs with wal_level = replica.
+#                                 The report adds "Primary and replica": each run's CPU and statements on both and
+#                                 the reads routed to the replica. Both clusters share this machine: it shows the
+#                                 routing, not what a replica adds to capacity
 #   BENCH_HUGE_PAGES=0|1          PostgreSQL on huge pages, reserved when run as root (default 1; see below)
 #   BENCH_DB_PARAMS=k=v&...       extra DATABASE_URL parameters for the server (e.g. binary_parameters=yes)
 #   BENCH_TRIM_INTERVAL=5s        the API server's TIMELINE_TRIM_INTERVAL (default 5s: trims land in the write runs)
@@ -31,6 +38,10 @@ SCALE=${BENCH_SCALE:-default}
 SEED=${BENCH_SEED:-1}
 PGDIR=.data/pgbench
 PGPORT=${BENCH_PG_PORT:-54350}
+REPLICA=${BENCH_REPLICA:-0}
+SBDIR=.data/pgbench-standby
+SBPORT=$((PGPORT + 1))
+SLOT=standby_$SBPORT   # scripts/localpg.sh standby's replication slot
 APIPORT=${BENCH_API_PORT:-18080}
 HELLOPORT=$((APIPORT + 1)); PPROFPORT=$((APIPORT + 2)); DEBUGPORT=$((APIPORT + 3)); METRICSPORT=$((APIPORT + 4))
 OUT=bench/out
@@ -84,19 +95,36 @@ pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
   for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-  if [[ -z "${BENCH_KEEP_PG:-}" ]]; then scripts/localpg.sh stop "$PGDIR"; fi
+  if [[ -z "${BENCH_KEEP_PG:-}" ]]; then
+    drop_standby
+    scripts/localpg.sh stop "$PGDIR"
+  fi
+}
+# The standby is made afresh every run (it cannot follow the primary through a run at wal_level = minimal)
+# and removed with its replication slot: a slot keeps WAL on the primary, and a physical slot stops a
+# cluster at wal_level = minimal from starting.
+drop_standby() {
+  scripts/localpg.sh stop "$SBDIR"
+  psql -h 127.0.0.1 -p "$PGPORT" -U postgres -qAt -d postgres \
+    -c "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = '$SLOT' AND NOT active" >/dev/null 2>&1 || true
+  rm -rf "$SBDIR"
 }
 trap cleanup EXIT
 scripts/localpg.sh start "$PGDIR" "$PGPORT"
 PSQL=(psql -h 127.0.0.1 -p "$PGPORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
+drop_standby   # one left by BENCH_KEEP_PG or an interrupted run
+# A standby needs the primary's WAL to describe every change (wal_level = replica) and a WAL sender;
+# without one, minimal WAL (bulk loads and CREATE INDEX skip it), as before.
+WAL=("wal_level = 'minimal'" "max_wal_senders = 0")
+[[ "$REPLICA" == 1 ]] && WAL=("wal_level = 'replica'" "max_wal_senders = 4")
 # shared_buffers: a quarter of the machine's memory (PostgreSQL's usual advice for a dedicated server; 6 GiB
 # on a 24 GiB machine), so the default data set (about 3 GB) stays in PostgreSQL's own cache, as a
 # long-running server's working set would; BENCH_SHARED_BUFFERS overrides it (e.g. 2GB).
 mem_mb=$(awk '/^MemTotal:/ {print int($2 / 1024)}' /proc/meminfo)
 SHARED_BUFFERS=${BENCH_SHARED_BUFFERS:-$(( mem_mb / 4 < 1024 ? 1024 : mem_mb / 4 ))MB}
 for kv in "shared_buffers = '$SHARED_BUFFERS'" "effective_cache_size = '$(( mem_mb * 3 / 4 ))MB'" "work_mem = '16MB'" \
-          "maintenance_work_mem = '1GB'" "max_wal_size = '8GB'" "checkpoint_timeout = '15min'" "wal_level = 'minimal'" \
-          "max_wal_senders = 0" "random_page_cost = 1.1" "effective_io_concurrency = 200" "track_io_timing = on" \
+          "maintenance_work_mem = '1GB'" "max_wal_size = '8GB'" "checkpoint_timeout = '15min'" "${WAL[@]}" \
+          "random_page_cost = 1.1" "effective_io_concurrency = 200" "track_io_timing = on" \
           "shared_preload_libraries = 'pg_stat_statements'"; do
   "${PSQL[@]}" -d postgres -c "ALTER SYSTEM SET $kv"
 done
@@ -153,6 +181,25 @@ else
 fi
 log "cloning $TEMPLATE into $RUNDB"
 "${PSQL[@]}" -d postgres -c "DROP DATABASE IF EXISTS $RUNDB WITH (FORCE)"
+# The standby, made before the clone so that its base backup does not copy the last run's database: it
+# replays the clone (and everything after) from the WAL. It inherits the primary's settings
+# (postgresql.auto.conf: shared_buffers, pg_stat_statements with track_planning, huge_pages) and takes
+# huge pages the same way.
+SBHUGE=no
+if [[ "$REPLICA" == 1 ]]; then
+  "${PSQL[@]}" -d postgres -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"   # replayed: the driver reads it there
+  log "starting a streaming standby in $SBDIR on port $SBPORT (pg_basebackup of the benchmark cluster)"
+  b0=$SECONDS
+  scripts/localpg.sh standby "$PGPORT" "$SBDIR" "$SBPORT"
+  log "standby made in $((SECONDS - b0)) s"
+  if [[ "$HUGE" == yes ]] && ! scripts/localpg.sh onhuge "$SBDIR"; then
+    scripts/localpg.sh stop "$SBDIR"
+    log "standby huge pages: $(scripts/localpg.sh hugepages "$SBDIR" 2>&1)"
+    scripts/localpg.sh standby "$PGPORT" "$SBDIR" "$SBPORT"
+  fi
+  scripts/localpg.sh onhuge "$SBDIR" && SBHUGE=yes
+  log "standby shared memory on huge pages: $SBHUGE"
+fi
 "${PSQL[@]}" -d postgres -c "CREATE DATABASE $RUNDB TEMPLATE $TEMPLATE STRATEGY FILE_COPY"
 # Warm: the run database is a fresh copy, so without this the first scenarios would read it from the
 # operating system's cache (or disk) while later ones find it in shared_buffers. A server that has been
@@ -170,6 +217,25 @@ else
   PREWARMED="no ($db_mb MB does not fit in shared_buffers $sb_mb MB)"
 fi
 log "prewarmed: $PREWARMED"
+# The standby must have replayed the clone before the server starts reading it: wait for the primary's
+# WAL position after it (and after the prewarm), then load the copy into its cache as the primary's.
+if [[ "$REPLICA" == 1 ]]; then
+  SBPSQL=(psql -h 127.0.0.1 -p "$SBPORT" -U postgres -v ON_ERROR_STOP=1 -qAt)
+  lsn=$("${PSQL[@]}" -d postgres -c "SELECT pg_current_wal_lsn()")
+  r0=$SECONDS
+  until [[ "$("${SBPSQL[@]}" -d postgres -c "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn AND EXISTS (SELECT 1 FROM pg_database WHERE datname = '$RUNDB')" 2>/dev/null)" == t ]]; do
+    (( SECONDS - r0 < 600 )) || { tail -n 20 "$SBDIR/server.log" >&2; log "the standby has not replayed $RUNDB in 10 minutes"; exit 1; }
+    sleep 0.2
+  done
+  log "standby: $RUNDB replayed in $((SECONDS - r0)) s"
+  SBPREWARMED=no
+  if [[ "$PREWARMED" == yes* ]]; then
+    w0=$SECONDS
+    "${SBPSQL[@]}" -d "$RUNDB" \
+      -c "SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0 AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)" >/dev/null
+    SBPREWARMED="yes, in $((SECONDS - w0)) s"
+  fi
+fi
 PGBDB="pgbench_s$PGB_SCALE"
 if ! exists "$PGBDB"; then
   log "initialising $PGBDB (pgbench -i -s $PGB_SCALE)"
@@ -185,7 +251,16 @@ fi
 
 # 4. The servers.
 DBURL=$(url "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
-env -u REDIS_URL DATABASE_URL="$DBURL" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
+REPLICA_ENV=()
+REPLICA_ARGS=()
+if [[ "$REPLICA" == 1 ]]; then
+  SBURL=$(scripts/localpg.sh url "$SBPORT" "$RUNDB")${BENCH_DB_PARAMS:+&$BENCH_DB_PARAMS}
+  REPLICA_ENV=(DATABASE_REPLICA_URLS="$SBURL")
+  REPLICA_ARGS=(-replica-db "$SBURL" -replica-admin-db "$(scripts/localpg.sh url "$SBPORT" postgres)"
+    -replica-postmaster-pid "$(head -n1 "$SBDIR/data/postmaster.pid")"
+    -replica-note "One read replica: a streaming hot standby of the benchmark cluster on the same machine (\`pg_basebackup\` through a replication slot, port $SBPORT, \`hot_standby_feedback\` on), with the primary's settings (shared_buffers $SHARED_BUFFERS, pg_stat_statements); its shared memory on huge pages: $SBHUGE; run database loaded into its cache: $SBPREWARMED. The primary runs with \`wal_level = replica\` and a WAL sender for it (\`minimal\` without a replica), and \`REPLICA_MAX_LAG\` is the server's default unless \`BENCH_SERVER_ENV\` sets it.")
+fi
+env -u REDIS_URL DATABASE_URL="$DBURL" "${REPLICA_ENV[@]}" ADDR="127.0.0.1:$APIPORT" PUBLIC_URL="http://127.0.0.1:$APIPORT" \
   RATE_LIMIT_READ=1000000 RATE_LIMIT_WRITE=1000000 METRICS_ADDR="127.0.0.1:$METRICSPORT" LOG_FORMAT=json LOG_LEVEL="${BENCH_LOG_LEVEL:-info}" \
   TIMELINE_TRIM_INTERVAL="${BENCH_TRIM_INTERVAL:-5s}" ${BENCH_SERVER_ENV:-} "$BIN/socialapi.under-test" serve >"$OUT/server.log" 2>&1 &
 SERVER=$!; pids+=("$SERVER")
@@ -206,6 +281,15 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 curl -fsS "http://127.0.0.1:$APIPORT/readyz" >/dev/null || { tail -n 20 "$OUT/server.log" >&2; log "the API server is not ready"; exit 1; }
+if [[ "$REPLICA" == 1 ]]; then
+  # The server polls the replica before it sends it reads: wait until it serves.
+  for _ in $(seq 1 150); do
+    curl -fsS "http://127.0.0.1:$METRICSPORT/metrics" 2>/dev/null | grep -q '^socialapi_replica_serving{.*} 1$' && break
+    sleep 0.2
+  done
+  curl -fsS "http://127.0.0.1:$METRICSPORT/metrics" 2>/dev/null | grep -q '^socialapi_replica_serving{.*} 1$' \
+    || log "warning: the API server does not use the replica yet ($(curl -fsS "http://127.0.0.1:$APIPORT/readyz" 2>/dev/null | head -c 300))"
+fi
 
 # 5. The load.
 set +e
@@ -213,7 +297,7 @@ set +e
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
   -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
-  -metrics "http://127.0.0.1:$METRICSPORT/metrics" -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}"
+  -metrics "http://127.0.0.1:$METRICSPORT/metrics" -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}" "${REPLICA_ARGS[@]}"
 rc=$?
 set -e
 if [[ "${BENCH_CHECK:-1}" == 1 ]]; then

@@ -54,7 +54,14 @@ type options struct {
 	pgHugePages               string // whether PostgreSQL's shared memory is on huge pages (bench.sh checks)
 	pgPrewarmed               string // whether bench.sh loaded the run database into shared_buffers, and how
 	deepMembers               int
-	metrics                   string // the API server's /metrics (the streams scenario)
+	metrics                   string // the API server's /metrics (the streams scenario, the routed reads)
+	// The read replica the API server routes reads to (bench.sh's
+	// BENCH_REPLICA=1): its benchmark database, its postgres database
+	// (pg_stat_statements) and its postmaster's pid (CPU); empty and 0
+	// without one, and the report is then as without replicas.
+	replicaDB, replicaAdminDB string
+	replicaPostmasterPID      int
+	replicaNote               string // how the replica was set up, for the report
 }
 
 type driver struct {
@@ -62,8 +69,12 @@ type driver struct {
 	db    *sql.DB // the benchmark database
 	admin *sql.DB // the postgres database: statistics
 	datid int64
-	f     *fixtures
-	logf  func(string, ...any)
+	// replicaAdmin is the replica's postgres database (its
+	// pg_stat_statements; a physical standby has the primary's database
+	// oids, so datid holds there too), nil without a replica.
+	replicaAdmin *sql.DB
+	f            *fixtures
+	logf         func(string, ...any)
 }
 
 func main() {
@@ -101,6 +112,10 @@ func main() {
 	flag.StringVar(&o.pgHugePages, "pg-huge-pages", "", "yes or no: PostgreSQL's shared memory on huge pages (for the report)")
 	flag.StringVar(&o.pgPrewarmed, "pg-prewarmed", "", "whether the run database was loaded into shared_buffers first (for the report)")
 	flag.StringVar(&o.metrics, "metrics", "", "URL of the API server's Prometheus metrics (the streams scenario reads goroutines and stream counters)")
+	flag.StringVar(&o.replicaDB, "replica-db", "", "DSN of the benchmark database on the read replica the API server routes to (empty: none)")
+	flag.StringVar(&o.replicaAdminDB, "replica-admin-db", "", "DSN of the replica's postgres database (its pg_stat_statements)")
+	flag.IntVar(&o.replicaPostmasterPID, "replica-postmaster-pid", 0, "the replica's postmaster pid (its CPU)")
+	flag.StringVar(&o.replicaNote, "replica-note", "", "how the replica was set up (for the report)")
 	flag.IntVar(&o.deepMembers, "deep-members", 300, "members whose feed is walked to page 5 for the deep-page scenario")
 	flag.Parse()
 
@@ -137,6 +152,12 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	if err := d.db.QueryRowContext(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&d.datid); err != nil {
 		return nil, err
 	}
+	if o.replicaDB != "" {
+		if err := d.openReplica(ctx); err != nil {
+			return nil, fmt.Errorf("replica: %w", err)
+		}
+		defer d.replicaAdmin.Close()
+	}
 	start := time.Now()
 	if d.f, err = loadFixtures(ctx, d.db, o.seed); err != nil {
 		return nil, err
@@ -169,6 +190,7 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 
 	rep := &report{Scale: o.scale, Seed: o.seed, Started: start.UTC(), CPUs: numCPU(), Conns: o.conns,
 		OpenFraction: o.openFraction, Generated: o.generated, PGHugePages: o.pgHugePages, PGPrewarmed: o.pgPrewarmed,
+		Replica:   d.replicaReport(),
 		Durations: fmt.Sprintf("warm-up %s (the mix %s), closed %s, open %s per scenario, after one GET /me per member's read and write token (signed-in clients)", o.warmup, cmp.Or(o.mixWarmup, o.warmup), o.closed, o.open)}
 	rep.Machine = machineInfo()
 
@@ -339,6 +361,10 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 		return phase{}, err
 	}
 	maint0 := d.maintenance(ctx)
+	rep0, err := d.replicaReading(ctx)
+	if err != nil {
+		return phase{}, err
+	}
 	cpu0 := d.readCPU()
 	rss := newRSSSampler(o.serverPID)
 	t0 := time.Now()
@@ -355,6 +381,13 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 	}
 	p := summarize(rs, judge, l)
 	p.Maintenance = maintenanceDelta(maint0, d.maintenance(ctx))
+	if d.replicaAdmin != nil {
+		rep1, err := d.replicaReading(ctx)
+		if err != nil {
+			return phase{}, err
+		}
+		p.Replica = replicaDelta(rep0, rep1, use, p.Requests)
+	}
 	p.ServerCPU, p.PGCPU, p.PGBackgroundCPU, p.MachineBusy, p.MachineSteal = use.server, use.pg, use.pgBackground, use.busy, use.steal
 	p.LoadGenCPU = genCPU / wall
 	p.ServerRSSMiB = maxRSS / 1024
@@ -405,9 +438,15 @@ type statement struct {
 }
 
 func (d *driver) statements(ctx context.Context) (map[int64]statement, error) {
+	return statementsOf(ctx, d.admin, d.datid)
+}
+
+// statementsOf reads the pg_stat_statements entries of database datid
+// through admin (a connection to the cluster's postgres database).
+func statementsOf(ctx context.Context, admin *sql.DB, datid int64) (map[int64]statement, error) {
 	const q = `SELECT queryid, query, calls, plans, shared_blks_hit, shared_blks_read, total_exec_time, total_plan_time
 	             FROM pg_stat_statements WHERE dbid = $1`
-	rows, err := d.admin.QueryContext(ctx, q, d.datid)
+	rows, err := admin.QueryContext(ctx, q, datid)
 	if err != nil {
 		return nil, fmt.Errorf("read pg_stat_statements: %w", err)
 	}

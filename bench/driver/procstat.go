@@ -192,20 +192,28 @@ type cpuReading struct {
 	server, pg         float64
 	pgClients          map[int]float64
 	busy, steal, total float64
+	// replica and replicaClients are pg and pgClients of the read replica
+	// (-replica-postmaster-pid), zero without one.
+	replica        float64
+	replicaClients map[int]float64
 }
 
 func (d *driver) readCPU() cpuReading {
 	busy, steal, total := machineCPU()
 	pg, clients := pgCPU(d.opt.postmasterPID)
-	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, steal: steal, total: total}
+	replica, replicaClients := pgCPU(d.opt.replicaPostmasterPID)
+	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, steal: steal, total: total,
+		replica: replica, replicaClients: replicaClients}
 }
 
 // cpuUse is what the server and PostgreSQL used over a run, in cores, and
 // the machine's busy share, of which steal is the share the hypervisor gave
 // to other guests (a run slowed by a neighbour shows it here).
 // pgBackground is the part of pg that no query-serving backend used
-// (autovacuum, checkpoints, WAL writing, processes that exited).
-type cpuUse struct{ server, pg, pgBackground, busy, steal float64 }
+// (autovacuum, checkpoints, WAL writing, processes that exited); replica and
+// replicaBackground the same of the read replica (its background is mostly
+// WAL replay: startup and walreceiver).
+type cpuUse struct{ server, pg, pgBackground, busy, steal, replica, replicaBackground float64 }
 
 // since returns what was used from r until now, over wall seconds.
 func (r cpuReading) since(d *driver, wall float64) cpuUse {
@@ -219,6 +227,12 @@ func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
 		clients += c - r.pgClients[pid] // a backend new since r counts from 0
 	}
 	u.pgBackground = max(0, u.pg-clients/wall)
+	u.replica = (now.replica - r.replica) / wall
+	clients = 0
+	for pid, c := range now.replicaClients {
+		clients += c - r.replicaClients[pid]
+	}
+	u.replicaBackground = max(0, u.replica-clients/wall)
 	if now.total > r.total {
 		u.busy = (now.busy - r.busy) / (now.total - r.total)
 		u.steal = (now.steal - r.steal) / (now.total - r.total)

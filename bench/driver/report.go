@@ -16,18 +16,21 @@ import (
 )
 
 type report struct {
-	Scale        string           `json:"scale"`
-	Seed         int64            `json:"seed"`
-	Generated    string           `json:"generated,omitempty"`
-	Started      time.Time        `json:"started"`
-	Elapsed      string           `json:"elapsed"`
-	Machine      string           `json:"machine"`
-	PGHugePages  string           `json:"pg_huge_pages,omitempty"`
-	PGPrewarmed  string           `json:"pg_prewarmed,omitempty"`
-	CPUs         int              `json:"cpus"`
-	Conns        int              `json:"connections"`
-	OpenFraction float64          `json:"open_fraction"`
-	Durations    string           `json:"durations"`
+	Scale        string    `json:"scale"`
+	Seed         int64     `json:"seed"`
+	Generated    string    `json:"generated,omitempty"`
+	Started      time.Time `json:"started"`
+	Elapsed      string    `json:"elapsed"`
+	Machine      string    `json:"machine"`
+	PGHugePages  string    `json:"pg_huge_pages,omitempty"`
+	PGPrewarmed  string    `json:"pg_prewarmed,omitempty"`
+	CPUs         int       `json:"cpus"`
+	Conns        int       `json:"connections"`
+	OpenFraction float64   `json:"open_fraction"`
+	Durations    string    `json:"durations"`
+	// Replica is the read replica the server routed reads to, nil without
+	// one (each phase's Replica has what it did).
+	Replica      *replicaInfo     `json:"replica,omitempty"`
 	Ceilings     []ceiling        `json:"ceilings"`
 	HelloRPS     float64          `json:"hello_rps"`
 	HelloWrkRPS  float64          `json:"hello_wrk_rps,omitempty"`
@@ -192,6 +195,9 @@ type phase struct {
 	// Maintenance is what PostgreSQL ran in the background meanwhile
 	// (autovacuum and autoanalyze by table, checkpoints).
 	Maintenance []string `json:"maintenance,omitempty"`
+	// Replica is what the read replica did meanwhile and where the
+	// server's routed reads went (replica.go); nil without a replica.
+	Replica *replicaPhase `json:"replica,omitempty"`
 }
 
 type stmtStat struct {
@@ -830,6 +836,7 @@ func (rep *report) markdown() string {
 	}
 	b.WriteString("\n")
 	b.WriteString(rep.markdownTable())
+	b.WriteString(rep.replicaSection())
 	b.WriteString("\n## Targets (issue 8)\n\n")
 	if f := rep.machineFactor(); f > 0 {
 		fmt.Fprintf(&b, "The absolute rates were set on a quiet machine (bare Echo %s req/s under wrk, `pgbench -S` %s tps); this run's ceilings "+
