@@ -178,6 +178,9 @@ case "$cmd" in
         echo "unix_socket_directories = '$dir'"
         echo "hot_standby = on"
         echo "hot_standby_feedback = on"
+        # The feedback (the standby's oldest snapshot, which holds back the primary's vacuum)
+        # follows replay within a second rather than the default ten.
+        echo "wal_receiver_status_interval = 1s"
         echo "include_if_exists = 'delay.conf'"
       } | as_owner tee -a "$dir/data/postgresql.conf" >/dev/null
     fi

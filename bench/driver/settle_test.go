@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
@@ -28,7 +29,26 @@ func TestSettle(t *testing.T) {
 			t.Fatalf("%s: %v", q, err)
 		}
 	}
+	var xid string
+	if err := conn.QueryRowContext(ctx, `SELECT pg_current_xact_id()::text`).Scan(&xid); err != nil {
+		t.Fatal(err)
+	}
 	conn.Close()
+	// A hot standby's feedback holds back what vacuum may remove until it
+	// has replayed past the delete (the test cluster's standby replays late).
+	var past bool
+	for deadline := time.Now().Add(30 * time.Second); !past && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		// The feedback lands on the standby's slot, or on its connection
+		// when it streams without one.
+		if err := db.QueryRowContext(ctx, `SELECT coalesce(bool_and(x IS NULL OR age(x) < age($1::text::xid)), true)
+		                                     FROM (SELECT xmin FROM pg_replication_slots
+		                                           UNION ALL SELECT backend_xmin FROM pg_stat_replication) AS f(x)`, xid).Scan(&past); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !past {
+		t.Fatal("a standby's feedback still holds back the delete after 30 s")
+	}
 	s := settle(ctx, db)
 	if s.Error != "" || !slices.Contains(s.Tables, "public.settle_probe") {
 		t.Fatalf("settle = %+v, want public.settle_probe vacuumed", s)
