@@ -37,13 +37,16 @@ CREATE TABLE stream_events (
     ref2_id    bigint,
     -- When the row was numbered: pruned after the resume window.
     created_at timestamptz NOT NULL DEFAULT now(),
+    -- The transaction that wrote the row: the numbering at its commit finds its rows by it.
+    xact       xid8        NOT NULL DEFAULT pg_current_xact_id(),
     CONSTRAINT stream_events_pkey PRIMARY KEY (id),
     CONSTRAINT stream_events_kind_check CHECK (kind IN ('notification', 'message', 'conversation', 'post', 'delete'))
 );
 -- A stream's read: the member's events after the last it delivered.
 CREATE UNIQUE INDEX stream_events_member_seq_key ON stream_events (member_id, seq);
--- The numbering at commit finds its transaction's rows (the only unnumbered ones it can see).
-CREATE INDEX stream_events_unnumbered_idx ON stream_events (id) WHERE seq IS NULL;
+-- The numbering at commit finds its transaction's rows by an exact key: a scan of every
+-- unnumbered entry also read the entries of rows numbered earlier and not yet vacuumed.
+CREATE INDEX stream_events_unnumbered_idx ON stream_events (xact) WHERE seq IS NULL;
 -- Pruning.
 CREATE INDEX stream_events_created_at_idx ON stream_events (created_at);
 
@@ -61,20 +64,25 @@ BEGIN
         RETURN NULL;
     END IF;
     PERFORM set_config('socialapi.stream_numbered', pg_current_xact_id()::text, true);
-    SELECT array_agg(DISTINCT member_id ORDER BY member_id) INTO ms FROM stream_events WHERE seq IS NULL;
+    SELECT array_agg(DISTINCT member_id ORDER BY member_id) INTO ms
+      FROM stream_events WHERE seq IS NULL AND xact = pg_current_xact_id();
     IF ms IS NULL THEN
         RETURN NULL;
     END IF;
     PERFORM 1 FROM stream_presence WHERE member_id = ANY (ms) ORDER BY member_id FOR NO KEY UPDATE;
-    UPDATE stream_events e
-       SET seq = sp.last_seq + s.n, created_at = clock_timestamp()
-      FROM (SELECT u.id, u.member_id, row_number() OVER (PARTITION BY u.member_id ORDER BY u.id) AS n
-              FROM stream_events u WHERE u.seq IS NULL) s
-      JOIN stream_presence sp ON sp.member_id = s.member_id
-     WHERE e.id = s.id;
+    WITH numbered AS (
+        UPDATE stream_events e
+           SET seq = sp.last_seq + s.n, created_at = clock_timestamp()
+          FROM (SELECT u.id, u.member_id, row_number() OVER (PARTITION BY u.member_id ORDER BY u.id) AS n
+                  FROM stream_events u WHERE u.seq IS NULL AND u.xact = pg_current_xact_id()) s
+          JOIN stream_presence sp ON sp.member_id = s.member_id
+         WHERE e.id = s.id
+        RETURNING e.member_id, e.seq
+    )
     UPDATE stream_presence sp
-       SET last_seq = (SELECT max(e.seq) FROM stream_events e WHERE e.member_id = sp.member_id)
-     WHERE sp.member_id = ANY (ms);
+       SET last_seq = m.seq
+      FROM (SELECT member_id, max(seq) AS seq FROM numbered GROUP BY member_id) m
+     WHERE sp.member_id = m.member_id;
     FOR chunk IN
         SELECT string_agg(m::text, ',') FROM unnest(ms) WITH ORDINALITY AS u(m, i) GROUP BY (i - 1) / 400
     LOOP
