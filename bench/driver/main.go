@@ -528,9 +528,11 @@ func (d *driver) refreshDeepPages(ctx context.Context) {
 	d.logf("deep feed pages: %d walked again (%s)", len(d.f.deep), time.Since(start).Round(time.Millisecond))
 }
 
-// isMix reports whether scenario name is the mix or its reads alone, which
-// warm up longer, read fresh deep pages and are compared with their parts.
-func isMix(name string) bool { return name == "mix" || name == "mix_reads" }
+// isMix reports whether scenario name is the mix, its reads alone or the mix
+// with event streams open, which warm up longer, read fresh deep pages and
+// are compared with their parts (the streams' run with the mix's own
+// warm-up, so that the two differ only by the streams).
+func isMix(name string) bool { return name == "mix" || name == "mix_reads" || name == "mix_streams" }
 
 // warmupOf is how long scenario name warms up (see scenario: the mix, and
 // its reads alone, longer).
