@@ -54,6 +54,23 @@ as_owner() {
   if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
 }
 
+# pg_start BIN DIR PORT WHAT starts the cluster in DIR/data on PORT and exits 0 once it runs. The
+# port lies in the kernel's ephemeral range, so a client socket of some other process may hold it
+# for a moment: a bind failure is retried a few times before giving up.
+pg_start() {
+  local bin=$1 dir=$2 port=$3 what=$4 try logged
+  for try in 1 2 3 4 5 6; do
+    logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
+    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
+      exit 0
+    fi
+    tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
+    echo "localpg: port $port busy, retrying" >&2
+    sleep 2
+  done
+  tail -n 30 "$dir/server.log" >&2; die "could not start $what (see $dir/server.log)"
+}
+
 cmd=${1:-}; shift || true
 case "$cmd" in
   start)
@@ -88,18 +105,7 @@ case "$cmd" in
     if as_owner "$bin/pg_ctl" -D "$dir/data" status >/dev/null 2>&1; then
       exit 0
     fi
-    # The port lies in the kernel's ephemeral range, so a client socket of some other process may
-    # hold it for a moment: a bind failure is retried a few times before giving up.
-    for try in 1 2 3 4 5 6; do
-      logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
-      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
-        exit 0
-      fi
-      tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
-      echo "localpg: port $port busy, retrying" >&2
-      sleep 2
-    done
-    tail -n 30 "$dir/server.log" >&2; die "could not start PostgreSQL (see $dir/server.log)"
+    pg_start "$bin" "$dir" "$port" PostgreSQL
     ;;
   stop)
     dir=${1:?DIR}
@@ -189,16 +195,7 @@ case "$cmd" in
       as_owner "$bin/pg_ctl" -D "$dir/data" reload >/dev/null
       exit 0
     fi
-    for try in 1 2 3 4 5 6; do
-      logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
-      if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
-        exit 0
-      fi
-      tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
-      echo "localpg: port $port busy, retrying" >&2
-      sleep 2
-    done
-    tail -n 30 "$dir/server.log" >&2; die "could not start the standby (see $dir/server.log)"
+    pg_start "$bin" "$dir" "$port" "the standby"
     ;;
   delay)
     dir=${1:?DIR}; delay=${2:?DELAY}

@@ -84,41 +84,35 @@ func main() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	c, err := socialapi.NewClientWithResponses(base,
-		socialapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
-		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	oc, err := socialapi.NewClientWithResponses(base,
-		socialapi.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}),
-		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+other)
-			return nil
-		}))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	c := must(socialapi.NewClientWithResponses(base, as(token, 30*time.Second)...))
+	oc := must(socialapi.NewClientWithResponses(base, as(other, 30*time.Second)...))
 	// A stream lasts until it is closed: its client has no timeout (the
 	// step's context bounds it).
-	sc, err := socialapi.NewClient(streamBase,
-		socialapi.WithHTTPClient(&http.Client{}),
-		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
-			r.Header.Set("Authorization", "Bearer "+token)
-			return nil
-		}))
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
+	sc := must(socialapi.NewClient(streamBase, as(token, 0)...))
 	s := &session{ctx: ctx, c: c, other: oc, streamer: sc}
 	s.run(follow)
 	s.finish()
+}
+
+// as is the options of a client that signs its requests with token and
+// gives up after timeout (0: never).
+func as(token string, timeout time.Duration) []socialapi.ClientOption {
+	return []socialapi.ClientOption{
+		socialapi.WithHTTPClient(&http.Client{Timeout: timeout}),
+		socialapi.WithRequestEditorFn(func(_ context.Context, r *http.Request) error {
+			r.Header.Set("Authorization", "Bearer "+token)
+			return nil
+		}),
+	}
+}
+
+// must returns v, or ends the session when a client could not be made.
+func must[T any](v T, err error) T {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	return v
 }
 
 func (s *session) run(follow string) {
