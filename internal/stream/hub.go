@@ -125,9 +125,10 @@ type hubMetrics struct {
 // New returns a Hub. reg receives its metrics (nil: none).
 func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicURL string, reg prometheus.Registerer) (*Hub, error) {
 	cfg = cfg.withDefaults()
+	st := newStore(db)
 	h := &Hub{
-		cfg: cfg, log: log, store: &store{db: db}, authn: authn,
-		rend: renderer{st: &store{db: db}, notes: notifications.NewStore(db), notesH: notifications.NewHandler(nil, publicURL),
+		cfg: cfg, log: log, store: st, authn: authn,
+		rend: renderer{st: st, notes: notifications.NewStore(db), notesH: notifications.NewHandler(nil, publicURL),
 			convs: conversations.NewStore(db), convsH: conversations.NewHandler(nil, publicURL), publicURL: publicURL},
 		slots: inflight.New(inflight.Config{What: "event streams", PerMember: cfg.PerMember, Total: cfg.Max,
 			Policy: string(ratelimit.Read), Quota: cfg.ReadQuota}),

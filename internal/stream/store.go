@@ -23,10 +23,16 @@ type Row struct {
 	Valid bool   `db:"-"`
 }
 
-// store reads and writes the stream's tables (migration 000032).
+// store reads and writes the stream's tables (migration 000032). Its
+// reads run as prepared statements (prep): a stream's wake-ups repeat them
+// by the thousand, and unnamed statements were planned every time (the
+// rendering of post events planned longer than it ran).
 type store struct {
-	db *sqlx.DB
+	db   *sqlx.DB
+	prep *pg.Prepared
 }
+
+func newStore(db *sqlx.DB) *store { return &store{db: db, prep: pg.NewPrepared(db)} }
 
 // openSQL begins or extends the presence of $1 until now() + $2 seconds:
 // a presence that lapsed begins again (since_seq rises to last_seq: an id
@@ -89,7 +95,7 @@ func (s *store) touch(ctx context.Context, memberID int64, window time.Duration)
 func (s *store) read(ctx context.Context, memberID, after int64, limit int) ([]Row, error) {
 	const q = `SELECT seq, kind, ref_id, ref2_id FROM stream_events WHERE member_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
 	rows := []Row{}
-	if err := sqlx.SelectContext(ctx, s.db, &rows, q, memberID, after, limit); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, memberID, after, limit); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("read stream events: %w", err))
 	}
 	return rows, nil
@@ -135,7 +141,7 @@ var postsSQL = `
 
 func (s *store) posts(ctx context.Context, memberID int64, ids []int64) (map[int64]postRow, error) {
 	var rows []postRow
-	if err := sqlx.SelectContext(ctx, s.db, &rows, postsSQL, memberID, pq.Array(ids)); err != nil {
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, postsSQL, memberID, pq.Array(ids)); err != nil {
 		return nil, pg.Classify(ctx, fmt.Errorf("stream posts: %w", err))
 	}
 	out := make(map[int64]postRow, len(rows))
