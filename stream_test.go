@@ -447,7 +447,7 @@ func TestStreamVisibility(t *testing.T) {
 	hidden := dataID(mustCall(t, base, bob, "POST", "/posts", map[string]any{"body": "hidden soon", "visibility": "public"}, 201))
 	mustCall(t, base, w.tok["erin"], "POST", fmt.Sprintf("/posts/%d/react", mine), map[string]any{"type": "love"}, 200)
 	mustCall(t, base, w.tok["frank"], "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "hidden soon"}, 201)
-	waitFor(t, "the fan-out of bob's post", func() bool {
+	waitUntil(t, 20*time.Second, "the fan-out of bob's post", func() bool {
 		var n int
 		_ = w.db.Get(&n, `SELECT count(*) FROM stream_events WHERE kind = 'post' AND ref_id = $1`, hidden)
 		return n > 0
@@ -484,17 +484,6 @@ func TestStreamVisibility(t *testing.T) {
 		case ev.Name == "post" && num(ev.Data["id"]) == hidden:
 			t.Errorf("post of a blocked member sent: %+v", ev)
 		}
-	}
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %s within 20s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
 	}
 }
 
@@ -583,30 +572,12 @@ func TestStreamBounds(t *testing.T) {
 		SELECT $1, (SELECT id FROM members WHERE handle = 'alice'), repeat('x', 2000) FROM generate_series(1, 5000)`, conv); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the slow reader's drop", func() bool {
-		return metricValue(t, metrics, `socialapi_stream_drops_total{reason="slow"}`) >= 1
+	waitUntil(t, 20*time.Second, "the slow reader's drop", func() bool {
+		return metric(t, "http://"+metrics+"/metrics", `socialapi_stream_drops_total{reason="slow"}`) >= 1
 	})
-	if n := metricValue(t, metrics, "socialapi_stream_open"); n != 0 {
+	if n := metric(t, "http://"+metrics+"/metrics", "socialapi_stream_open"); n != 0 {
 		t.Errorf("open streams after the drop = %v", n)
 	}
-}
-
-// metricValue reads one series from the metrics listener (0 when absent).
-func metricValue(t *testing.T, addr, series string) float64 {
-	t.Helper()
-	resp, err := http.Get("http://" + addr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), series+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	return 0
 }
 
 // TestStreamShutdown: on SIGTERM a stream gets a retry hint and ends, and
@@ -625,7 +596,7 @@ func TestStreamShutdown(t *testing.T) {
 	}
 	defer func() { _ = cmd.Process.Kill() }()
 	base := "http://" + addr
-	waitFor(t, "the server", func() bool {
+	waitUntil(t, 20*time.Second, "the server", func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			return false

@@ -37,6 +37,10 @@ const (
 	probeWait      = 10 * time.Second      // a notification not seen within it counts as missing
 )
 
+// peakSample is how often the server's RSS and goroutines are read while
+// the streams are open: often enough to see the peak of a 10 s run.
+const peakSample = 200 * time.Millisecond
+
 // streamsReport is what the streams scenario measured beside the mix.
 type streamsReport struct {
 	Opened int `json:"opened"`
@@ -44,8 +48,8 @@ type streamsReport struct {
 	// OpenSeconds is how long opening them all took.
 	OpenSeconds float64 `json:"open_seconds"`
 	// Server RSS (MiB) and goroutines before the streams opened, at their
-	// peak while they were open (sampled every 200 ms), and once they had
-	// closed.
+	// peak while they were open (sampled every peakSample), and once they
+	// had closed.
 	RSSBefore        float64 `json:"rss_mib_before"`
 	RSSDuring        float64 `json:"rss_mib_during"`
 	RSSAfter         float64 `json:"rss_mib_after"`
@@ -214,7 +218,7 @@ func (d *driver) mixStreams(ctx context.Context, s scenario, seed uint64) (scena
 	bg.Add(1)
 	go func() {
 		defer bg.Done()
-		t := time.NewTicker(200 * time.Millisecond)
+		t := time.NewTicker(peakSample)
 		defer t.Stop()
 		for {
 			peakRSS = max(peakRSS, statusKB(d.opt.serverPID, "VmRSS")/1024)
