@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,6 +22,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
@@ -626,5 +629,72 @@ func TestStreamShutdown(t *testing.T) {
 	case <-exited:
 	case <-time.After(15 * time.Second):
 		t.Fatal("server still running 15s after SIGTERM with a stream open")
+	}
+}
+
+// TestStreamFanOutSharesReads: the streams one post's fan-out wakes
+// together are read with shared statements (fewer statements than
+// reads), and each stream still gets what its own member may see: every
+// follower receives bob's posts except the one who muted bob, who
+// receives carol's post after them and none of bob's.
+func TestStreamFanOutSharesReads(t *testing.T) {
+	t.Parallel()
+	metrics := freeAddr(t)
+	handles := []string{"bob", "carol"}
+	for i := range 12 {
+		handles = append(handles, fmt.Sprintf("f%d", i))
+	}
+	w := newStreamWorld(t, map[string]string{"METRICS_ADDR": metrics}, handles...)
+	base := w.start(t)
+	followers := handles[2:]
+	for _, f := range followers {
+		mustCall(t, base, w.tok[f], "POST", "/users/bob/follow", nil, 200)
+		mustCall(t, base, w.tok[f], "POST", "/users/carol/follow", nil, 200)
+	}
+	mustCall(t, base, w.tok["f0"], "POST", "/users/bob/mute", nil, 200)
+	streams := map[string]*sse{}
+	for _, f := range followers {
+		streams[f] = openStream(t, base, w.tok[f], "")
+	}
+	const posts = 5
+	bobs := map[int64]bool{}
+	for range posts {
+		id := dataID(mustCall(t, base, w.tok["bob"], "POST", "/posts", map[string]any{"body": "to my followers", "visibility": "followers"}, 201))
+		bobs[id] = true
+	}
+	waitUntil(t, 20*time.Second, "the fan-out of bob's posts", func() bool {
+		var n int
+		_ = w.db.Get(&n, `
+			SELECT count(*) FROM stream_events e JOIN members m ON m.id = e.member_id
+			 WHERE e.kind = 'post' AND e.ref_id = ANY ($1) AND e.seq IS NOT NULL AND m.handle <> 'f0'`,
+			pq.Array(slices.Collect(maps.Keys(bobs))))
+		return n >= posts*(len(followers)-1)
+	})
+	sentinel := dataID(mustCall(t, base, w.tok["carol"], "POST", "/posts", map[string]any{"body": "after", "visibility": "public"}, 201))
+	for _, f := range followers {
+		got := 0
+		for {
+			ev := streams[f].next(t, f+": carol's post", named("post"))
+			if num(ev.Data["id"]) == sentinel {
+				break
+			}
+			if !bobs[num(ev.Data["id"])] {
+				t.Errorf("%s: post event %+v", f, ev)
+			}
+			got++
+		}
+		want := posts
+		if f == "f0" {
+			want = 0
+		}
+		if got != want {
+			t.Errorf("%s received %d of bob's posts, want %d", f, got, want)
+		}
+	}
+	page := "http://" + metrics + "/metrics"
+	reads, stmts := metric(t, page, "socialapi_stream_reads_total"), metric(t, page, "socialapi_stream_read_statements_total")
+	t.Logf("%d stream reads, %d statements", reads, stmts)
+	if reads < int64(len(followers)) || stmts >= reads {
+		t.Errorf("%d stream reads answered by %d statements: want fewer statements than reads", reads, stmts)
 	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/socialnet/socialapi/internal/auth"
+	"github.com/socialnet/socialapi/internal/coalesce"
 	"github.com/socialnet/socialapi/internal/conversations"
 	"github.com/socialnet/socialapi/internal/inflight"
 	"github.com/socialnet/socialapi/internal/notifications"
@@ -48,6 +49,10 @@ const retryMillis = 3000
 
 // pageSize bounds the rows one read of a stream renders.
 const pageSize = 100
+
+// readBatch bounds the streams one statement reads for (Hub.reads): with
+// pageSize, the rows of one statement.
+const readBatch = 100
 
 // Config sizes the hub; zero values take the defaults.
 type Config struct {
@@ -99,6 +104,11 @@ type Hub struct {
 	authn Authenticator
 	rend  renderer
 	slots *inflight.Limiter
+	// reads answers the streams' reads of their events. Its pool has one
+	// slot: an instance's streams run one such statement at a time, and
+	// those woken meanwhile (a post's fan-out wakes every present follower
+	// at once) wait and are answered together by the next.
+	reads *coalesce.Group[readKey, []Row]
 
 	mu       sync.Mutex
 	byMember map[int64]map[*conn]struct{}
@@ -117,6 +127,8 @@ type conn struct {
 
 type hubMetrics struct {
 	open      prometheus.Gauge
+	reads     prometheus.Counter // reads of their events by streams
+	readStmts prometheus.Counter // statements that answered them
 	sent      *prometheus.CounterVec
 	drops     *prometheus.CounterVec
 	refetches prometheus.Counter
@@ -143,10 +155,22 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 				Help: "Event streams the server closed, by reason: slow (a write blocked past the write timeout), revoked (token or member no longer authenticates), error (the database failed)."}, []string{"reason"}),
 			refetches: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_refetches_total",
 				Help: "Streams that could not resume and began with a refetch event."}),
+			reads: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_reads_total",
+				Help: "Reads of their new events by event streams (one per wake-up and page)."}),
+			readStmts: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_read_statements_total",
+				Help: "Statements that answered the reads of event streams: reads woken together share one."}),
 		},
 	}
+	h.reads = coalesce.New(coalesce.NewPool(1), readBatch,
+		func(ctx context.Context, k readKey) ([]Row, error) {
+			rows, err := h.readMany(ctx, []readKey{k})
+			if err != nil {
+				return nil, err
+			}
+			return rows[0], nil
+		}, h.readMany)
 	if reg != nil {
-		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches} {
+		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches, h.m.reads, h.m.readStmts} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -210,6 +234,12 @@ func (h *Hub) pruneLoop(ctx context.Context) {
 			h.log.Warn("stream: prune", slog.String("error", err.Error()))
 		}
 	}
+}
+
+// readMany answers the reads keys with one statement.
+func (h *Hub) readMany(ctx context.Context, keys []readKey) ([][]Row, error) {
+	h.m.readStmts.Inc()
+	return h.store.read(ctx, keys, pageSize)
 }
 
 // pokePayload pokes the local streams of the members a NOTIFY names.

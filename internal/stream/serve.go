@@ -124,7 +124,8 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 // returns the last id it passed (sent, or skipped as no longer visible).
 func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64, error) {
 	for {
-		rows, err := h.store.read(ctx, member, last, pageSize)
+		h.m.reads.Inc()
+		rows, err := h.reads.Do(ctx, readKey{member: member, after: last})
 		if err != nil {
 			return last, err
 		}
@@ -216,8 +217,9 @@ type renderer struct {
 	publicURL string
 }
 
-// render reads the subjects of rows, one statement per kind present, and
-// returns the events in id order.
+// render reads the subjects of rows, one statement per kind present (a
+// post event's post came with its row), and returns the events in id
+// order.
 func (rd renderer) render(ctx context.Context, member int64, rows []Row) ([]event, error) {
 	ids := map[string][]int64{}
 	for _, r := range rows {
@@ -250,13 +252,6 @@ func (rd renderer) render(ctx context.Context, member int64, rows []Row) ([]even
 			return nil, err
 		}
 	}
-	var posts map[int64]postRow
-	if len(ids["post"]) > 0 {
-		var err error
-		if posts, err = rd.st.posts(ctx, member, ids["post"]); err != nil {
-			return nil, err
-		}
-	}
 	urls := apiurl.URLs{Public: rd.publicURL}
 	out := make([]event, 0, len(rows))
 	for _, r := range rows {
@@ -281,8 +276,8 @@ func (rd renderer) render(ctx context.Context, member int64, rows []Row) ([]even
 			}
 			e.data = gen.StreamConversationEvent{ConversationID: r.Ref, UnreadCount: u}
 		case "post":
-			p, ok := posts[r.Ref]
-			if !ok {
+			p := r.post
+			if p == nil {
 				continue
 			}
 			e.data = gen.StreamPostEvent{ID: p.ID, Author: urls.UserSummary(p.Author), CreatedAt: apitime.New(p.CreatedAt)}

@@ -16,11 +16,12 @@ import (
 // Row is one durable event of a member (stream_events): what happened and
 // the ids it is about; the payload is rendered from them when it is sent.
 type Row struct {
-	Seq   int64  `db:"seq"`
-	Kind  string `db:"kind"`
-	Ref   int64  `db:"ref_id"`
-	Ref2  *int64 `db:"ref2_id"`
-	Valid bool   `db:"-"`
+	Seq  int64  `db:"seq"`
+	Kind string `db:"kind"`
+	Ref  int64  `db:"ref_id"`
+	Ref2 *int64 `db:"ref2_id"`
+	// post is a post event's post, when the member may see it (store.read).
+	post *postRow
 }
 
 // store reads and writes the stream's tables (migration 000032). Its
@@ -90,17 +91,6 @@ func (s *store) touch(ctx context.Context, memberID int64, window time.Duration)
 	return nil
 }
 
-// read returns up to limit events of memberID after the id after, in id
-// order.
-func (s *store) read(ctx context.Context, memberID, after int64, limit int) ([]Row, error) {
-	const q = `SELECT seq, kind, ref_id, ref2_id FROM stream_events WHERE member_id = $1 AND seq > $2 ORDER BY seq LIMIT $3`
-	rows := []Row{}
-	if err := sqlx.SelectContext(ctx, s.prep, &rows, q, memberID, after, limit); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("read stream events: %w", err))
-	}
-	return rows, nil
-}
-
 // prune deletes, in batches, the events numbered more than window ago,
 // and returns how many.
 func (s *store) prune(ctx context.Context, window time.Duration, batch int) (int64, error) {
@@ -128,25 +118,75 @@ type postRow struct {
 	apiurl.Author
 }
 
-// postsSQL selects the posts among $2 that the member $1 may see in their
-// home feed, by the feed's own rule: visibility.For("$1").PostInStream, a
-// stream's (a block either way, a mute or a suspension of the author hides
-// the post).
-var postsSQL = `
-	WITH ` + visibility.For("$1").With() + `
-	SELECT p.id, p.created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
-	       a.avatar_url AS author_avatar_url, a.verified AS author_verified
-	  FROM posts p JOIN members a ON a.id = p.author_id
-	 WHERE p.id = ANY ($2) AND ` + visibility.For("$1").PostInStream("p") + "\n"
+// readKey is one stream's read: the member's events after the id after.
+type readKey struct {
+	member, after int64
+}
 
-func (s *store) posts(ctx context.Context, memberID int64, ids []int64) (map[int64]postRow, error) {
-	var rows []postRow
-	if err := sqlx.SelectContext(ctx, s.prep, &rows, postsSQL, memberID, pq.Array(ids)); err != nil {
-		return nil, pg.Classify(ctx, fmt.Errorf("stream posts: %w", err))
+// readSQL returns, for each stream $1[i] (a member) and $2[i] (the id it
+// delivered last), up to $3 of the member's events after it in id order,
+// column i naming the stream (1-based). A post event carries its post and
+// author when the member may see it in their home feed, by the feed's own
+// rule (visibility.PostInStream: a block either way, a mute or a
+// suspension of the author hides the post); columns null otherwise. One
+// statement serves the streams one NOTIFY woke together, the events and
+// the posts they name: a post's fan-out wakes every present follower at
+// once, and a read and a render each, per stream, were most of what open
+// streams cost the mix.
+var readSQL = `
+	SELECT k.i, e.seq, e.kind, e.ref_id, e.ref2_id,
+	       p.created_at AS post_created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
+	       a.avatar_url AS author_avatar_url, a.verified AS author_verified
+	  FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(member_id, after, i)
+	 CROSS JOIN LATERAL (
+	       SELECT e.seq, e.kind, e.ref_id, e.ref2_id FROM stream_events e
+	        WHERE e.member_id = k.member_id AND e.seq > k.after ORDER BY e.seq LIMIT $3) e
+	  LEFT JOIN posts p ON e.kind = 'post' AND p.id = e.ref_id AND ` + visibility.PostInStream("p", "k.member_id") + `
+	  LEFT JOIN members a ON a.id = p.author_id
+	 ORDER BY k.i, e.seq`
+
+// readRow is a row of readSQL.
+type readRow struct {
+	I int `db:"i"`
+	Row
+	PostCreatedAt   *time.Time `db:"post_created_at"`
+	AuthorID        *int64     `db:"author_id"`
+	AuthorHandle    *string    `db:"author_handle"`
+	AuthorName      *string    `db:"author_name"`
+	AuthorAvatarURL *string    `db:"author_avatar_url"`
+	AuthorVerified  *bool      `db:"author_verified"`
+}
+
+// read answers the reads keys with one statement: for each, up to limit
+// events in id order, a visible post event with its post (Row.post).
+func (s *store) read(ctx context.Context, keys []readKey, limit int) ([][]Row, error) {
+	members := make([]int64, len(keys))
+	afters := make([]int64, len(keys))
+	for i, k := range keys {
+		members[i], afters[i] = k.member, k.after
 	}
-	out := make(map[int64]postRow, len(rows))
+	var rows []readRow
+	if err := sqlx.SelectContext(ctx, s.prep, &rows, readSQL, pq.Array(members), pq.Array(afters), limit); err != nil {
+		return nil, pg.Classify(ctx, fmt.Errorf("read stream events: %w", err))
+	}
+	out := make([][]Row, len(keys))
 	for _, r := range rows {
-		out[r.ID] = r
+		if r.I < 1 || r.I > len(keys) {
+			return nil, fmt.Errorf("read stream events: stream %d of %d", r.I, len(keys))
+		}
+		if r.Kind == "post" && r.AuthorID != nil && r.PostCreatedAt != nil {
+			r.post = &postRow{ID: r.Ref, CreatedAt: *r.PostCreatedAt, Author: apiurl.Author{
+				ID: *r.AuthorID, Handle: deref(r.AuthorHandle), Name: deref(r.AuthorName),
+				AvatarURL: r.AuthorAvatarURL, Verified: r.AuthorVerified != nil && *r.AuthorVerified}}
+		}
+		out[r.I-1] = append(out[r.I-1], r.Row)
 	}
 	return out, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
