@@ -58,8 +58,12 @@ type streamsReport struct {
 	GoroutinesAfter  float64 `json:"goroutines_after"`
 	// Events the server sent and streams it dropped (its metrics, over the
 	// scenario); events the driver's streams received.
-	EventsSent     float64 `json:"events_sent"`
-	Drops          float64 `json:"drops"`
+	EventsSent float64 `json:"events_sent"`
+	Drops      float64 `json:"drops"`
+	// Reads of their events by the streams, and the statements that
+	// answered them (reads woken together share one).
+	Reads          float64 `json:"reads"`
+	ReadStatements float64 `json:"read_statements"`
 	EventsReceived int64   `json:"events_received"`
 	// Ended counts streams that ended while the mix ran (a drop, an error).
 	Ended int64 `json:"ended"`
@@ -325,9 +329,11 @@ func (d *driver) mixStreams(ctx context.Context, s scenario, seed uint64) (scena
 	st.RSSAfter, st.GoroutinesAfter = statusKB(d.opt.serverPID, "VmRSS")/1024, after["go_goroutines"]
 	st.EventsSent = after["socialapi_stream_events_sent_total"] - before["socialapi_stream_events_sent_total"]
 	st.Drops = after["socialapi_stream_drops_total"] - before["socialapi_stream_drops_total"]
-	d.logf("%s: RSS %.0f/%.0f/%.0f MiB, goroutines %.0f/%.0f/%.0f (before/during/after), %.0f events sent, %.0f drops, %d probes (%d missing), 2xx → event p50 %.1f ms p99 %.1f ms",
+	st.Reads = after["socialapi_stream_reads_total"] - before["socialapi_stream_reads_total"]
+	st.ReadStatements = after["socialapi_stream_read_statements_total"] - before["socialapi_stream_read_statements_total"]
+	d.logf("%s: RSS %.0f/%.0f/%.0f MiB, goroutines %.0f/%.0f/%.0f (before/during/after), %.0f events sent, %.0f drops, %.0f reads in %.0f statements, %d probes (%d missing), 2xx → event p50 %.1f ms p99 %.1f ms",
 		s.Name, st.RSSBefore, st.RSSDuring, st.RSSAfter, st.GoroutinesBefore, st.GoroutinesDuring, st.GoroutinesAfter,
-		st.EventsSent, st.Drops, st.Probes, st.Missing, st.P50MS, st.P99MS)
+		st.EventsSent, st.Drops, st.Reads, st.ReadStatements, st.Probes, st.Missing, st.P50MS, st.P99MS)
 	return sr, nil
 }
 
@@ -432,7 +438,8 @@ func (d *driver) scrape(ctx context.Context) (map[string]float64, error) {
 			rest = line[j+1:]
 		}
 		switch name {
-		case "go_goroutines", "socialapi_stream_open", "socialapi_stream_events_sent_total", "socialapi_stream_drops_total":
+		case "go_goroutines", "socialapi_stream_open", "socialapi_stream_events_sent_total", "socialapi_stream_drops_total",
+			"socialapi_stream_reads_total", "socialapi_stream_read_statements_total":
 			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
 			if err == nil {
 				out[name] += v
@@ -449,6 +456,7 @@ func (st *streamsReport) markdown() string {
 	fmt.Fprintf(&b, "Server RSS %.0f → %.0f (peak) → %.0f MiB, goroutines %.0f → %.0f (peak) → %.0f, before the streams opened, while they and the mix ran, after they closed. ",
 		st.RSSBefore, st.RSSDuring, st.RSSAfter, st.GoroutinesBefore, st.GoroutinesDuring, st.GoroutinesAfter)
 	fmt.Fprintf(&b, "Events sent %.0f (received %d), drops %.0f. ", st.EventsSent, st.EventsReceived, st.Drops)
+	fmt.Fprintf(&b, "The streams read their events %.0f times with %.0f statements. ", st.Reads, st.ReadStatements)
 	fmt.Fprintf(&b, "Write's 201 → its notification event, %d probes (comments on %d sampled streams' members' posts, part of the load below) of which %d missing: p50 %.1f ms, p99 %.1f ms, max %.1f ms.",
 		st.Probes, st.Sampled, st.Missing, st.P50MS, st.P99MS, st.MaxMS)
 	if st.Note != "" {
