@@ -199,6 +199,7 @@ func (h *Hub) Run(ctx context.Context, dsn string) {
 		h.log.Error("stream listener: listen", slog.String("error", err.Error()))
 	}
 	go h.pruneLoop(ctx)
+	go h.presenceLoop(ctx)
 	ping := time.NewTicker(time.Minute)
 	defer ping.Stop()
 	for {
@@ -240,6 +241,34 @@ func (h *Hub) pruneLoop(ctx context.Context) {
 func (h *Hub) readMany(ctx context.Context, keys []readKey) ([][]Row, error) {
 	h.m.readStmts.Inc()
 	return h.store.read(ctx, keys, pageSize)
+}
+
+// presenceLoop extends the presence of the members with a stream open on
+// this instance, with one statement every Recheck (every third of the
+// window if that is shorter): a presence lasts the window past its last
+// extension, and events are written for it meanwhile.
+func (h *Hub) presenceLoop(ctx context.Context) {
+	t := time.NewTicker(min(h.cfg.Recheck, h.cfg.Window/3))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		h.mu.Lock()
+		members := make([]int64, 0, len(h.byMember))
+		for m := range h.byMember {
+			members = append(members, m)
+		}
+		h.mu.Unlock()
+		if len(members) == 0 {
+			continue
+		}
+		if err := h.store.touch(ctx, members, h.cfg.Window); err != nil && ctx.Err() == nil {
+			h.log.Warn("stream: presence", slog.String("error", err.Error()))
+		}
+	}
 }
 
 // pokePayload pokes the local streams of the members a NOTIFY names.

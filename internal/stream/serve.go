@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"strconv"
 	"time"
@@ -54,7 +55,7 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 	defer func() {
 		tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
-		if err := h.store.touch(tctx, member, h.cfg.Window); err != nil {
+		if err := h.store.touch(tctx, []int64{member}, h.cfg.Window); err != nil {
 			h.log.Warn("stream: presence at close", slog.String("error", err.Error()))
 		}
 	}()
@@ -78,7 +79,10 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 	c.signal() // what was written after last
 	heartbeat := time.NewTicker(h.cfg.Heartbeat)
 	defer heartbeat.Stop()
-	recheck := time.NewTicker(h.cfg.Recheck)
+	// Each stream's checks fall at its own times, within Recheck of each
+	// other: streams opened together (after a restart, say) would
+	// otherwise all check at once, every time.
+	recheck := time.NewTimer(jittered(h.cfg.Recheck))
 	defer recheck.Stop()
 	for {
 		select {
@@ -97,9 +101,7 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 				}
 				return nil
 			}
-			if err := h.store.touch(ctx, member, h.cfg.Window); err != nil {
-				h.log.Warn("stream: presence", slog.String("error", err.Error()))
-			}
+			recheck.Reset(jittered(h.cfg.Recheck))
 			continue
 		case <-c.poke:
 			if last, err = h.deliver(ctx, s, member, last); err != nil {
@@ -118,6 +120,11 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 			return nil
 		}
 	}
+}
+
+// jittered is a random duration in [d*3/4, d].
+func jittered(d time.Duration) time.Duration {
+	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
 
 // deliver sends the member's events after last, a page at a time, and

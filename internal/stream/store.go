@@ -82,10 +82,10 @@ func (s *store) open(ctx context.Context, memberID int64, window time.Duration, 
 	return r.Last, false, nil
 }
 
-// touch extends the presence of memberID to now() + window.
-func (s *store) touch(ctx context.Context, memberID int64, window time.Duration) error {
-	const q = `UPDATE stream_presence SET until = GREATEST(until, now() + make_interval(secs => $2)) WHERE member_id = $1`
-	if _, err := s.db.ExecContext(ctx, q, memberID, window.Seconds()); err != nil {
+// touch extends the presence of members to now() + window.
+func (s *store) touch(ctx context.Context, members []int64, window time.Duration) error {
+	const q = `UPDATE stream_presence SET until = GREATEST(until, now() + make_interval(secs => $2)) WHERE member_id = ANY ($1)`
+	if _, err := s.db.ExecContext(ctx, q, pq.Array(members), window.Seconds()); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("stream presence: %w", err))
 	}
 	return nil
@@ -128,21 +128,25 @@ type readKey struct {
 // column i naming the stream (1-based). A post event carries its post and
 // author when the member may see it in their home feed, by the feed's own
 // rule (visibility.PostInStream: a block either way, a mute or a
-// suspension of the author hides the post); columns null otherwise. One
+// suspension of the author hides the post); columns null otherwise. The
+// post is a LATERAL probe by its key whatever the batch's size (LIMIT 1
+// keeps the planner from flattening it into a join it could hash). One
 // statement serves the streams one NOTIFY woke together, the events and
 // the posts they name: a post's fan-out wakes every present follower at
 // once, and a read and a render each, per stream, were most of what open
 // streams cost the mix.
 var readSQL = `
-	SELECT k.i, e.seq, e.kind, e.ref_id, e.ref2_id,
-	       p.created_at AS post_created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
-	       a.avatar_url AS author_avatar_url, a.verified AS author_verified
+	SELECT k.i, e.seq, e.kind, e.ref_id, e.ref2_id, p.*
 	  FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(member_id, after, i)
 	 CROSS JOIN LATERAL (
 	       SELECT e.seq, e.kind, e.ref_id, e.ref2_id FROM stream_events e
 	        WHERE e.member_id = k.member_id AND e.seq > k.after ORDER BY e.seq LIMIT $3) e
-	  LEFT JOIN posts p ON e.kind = 'post' AND p.id = e.ref_id AND ` + visibility.PostInStream("p", "k.member_id") + `
-	  LEFT JOIN members a ON a.id = p.author_id
+	  LEFT JOIN LATERAL (
+	       SELECT p.created_at AS post_created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
+	              a.avatar_url AS author_avatar_url, a.verified AS author_verified
+	         FROM posts p JOIN members a ON a.id = p.author_id
+	        WHERE e.kind = 'post' AND p.id = e.ref_id AND ` + visibility.PostInStream("p", "k.member_id") + `
+	        LIMIT 1) p ON true
 	 ORDER BY k.i, e.seq`
 
 // readRow is a row of readSQL.
