@@ -30,7 +30,10 @@ const (
 // in args), and hydrates the first perPage of them in the same statement
 // (plus one for the static parts c does not hold, with FromCache). pageSQL
 // may read the WITH items of visibility.For("$1"), which Page and Chosen
-// declare around it. exact is false when a
+// declare around it, and must apply the author part of the rule to the
+// posts it chooses (For("$1").AuthorInStream or Author, or the whole rule):
+// Page checks them again only for their own setting, Chosen (through
+// Posts) for the whole rule. exact is false when a
 // chosen post was hidden from the viewer or deleted meanwhile (the caller
 // then pages with Chosen, which keeps the cursor on the chosen rows);
 // next is the position of the next page (nil: the page query chose no more

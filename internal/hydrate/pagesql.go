@@ -17,8 +17,12 @@ import (
 // still see, in one statement; slots is how many posts the page query chose.
 //
 // guard is the parameter of the token check (auth.GuardSQL). The statement
-// declares the WITH items of visibility.For("$1"): the page query may read
-// them, and the posts it chose are checked with them.
+// declares the WITH items of visibility.For("$1") for the page query, which
+// applies the author part of the rule to what it chooses (Page); the posts
+// it chose are checked again for their own setting alone
+// (visibility.Setting): the author part twice in one statement, on one
+// snapshot, repeated the same answer at the price of a hash of the viewer's
+// hidden members per read.
 func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	cols, join := columns(bool(withStatic))
 	return `
@@ -28,7 +32,7 @@ func pageQuery(withStatic Statics, pageSQL, guard string) string {
 	  FROM head
 	  JOIN posts p ON p.id = head.id
 	  ` + join + `
-	 WHERE ` + visibility.For("$1").Post("p") + ` AND ` + auth.GuardSQL(guard) + `
+	 WHERE ` + visibility.Setting("p", "$1") + ` AND ` + auth.GuardSQL(guard) + `
 	 ORDER BY head.created_at DESC, head.id DESC`
 }
 

@@ -41,9 +41,9 @@ func PostInStream(alias, viewer string) string {
 
 // Setting is the part of Post that reads the post's own visibility setting
 // alone, for a statement that applies the author part (Author, or the
-// shared form's) once for the one author all its posts have: a member's
-// posts list, where that part per post repeated the same check for every
-// row.
+// shared form's) elsewhere: once for the one author all its posts have (a
+// member's posts list), or in the page query whose chosen posts it checks
+// (hydrate's page statement).
 func Setting(alias, viewer string) string { return rule(alias, viewer) }
 
 // rule is the post's own visibility setting.
