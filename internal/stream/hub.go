@@ -1,5 +1,5 @@
 // Package stream serves GET /api/v1/stream: each member's events as
-// Server-Sent Events, from durable rows (stream_events, migration 000032)
+// Server-Sent Events, from durable rows (stream_events, migrations 000032 and 000034)
 // that the causes' transactions write, poked across instances by
 // PostgreSQL LISTEN/NOTIFY (docs/design.md, "Event stream").
 //
@@ -41,7 +41,7 @@ const (
 	DefaultMax = 10_000
 )
 
-// Channel is the NOTIFY channel of stream_number (migration 000032).
+// Channel is the NOTIFY channel of stream_number (migrations 000032, 000034).
 const Channel = "stream"
 
 // retryMillis is the reconnection delay every stream suggests first.

@@ -24,7 +24,7 @@ type Row struct {
 	post *postRow
 }
 
-// store reads and writes the stream's tables (migration 000032). Its
+// store reads and writes the stream's tables (migrations 000032, 000034). Its
 // reads run as prepared statements (prep): a stream's wake-ups repeat them
 // by the thousand, and unnamed statements were planned every time (the
 // rendering of post events planned longer than it ran).
@@ -92,11 +92,12 @@ func (s *store) touch(ctx context.Context, members []int64, window time.Duration
 }
 
 // prune deletes, in batches, the events numbered more than window ago,
-// and returns how many.
+// and returns how many. A batch finds its rows by created_at and deletes
+// them by position (stream_events has no surrogate key: migration 000034).
 func (s *store) prune(ctx context.Context, window time.Duration, batch int) (int64, error) {
 	const q = `
-		DELETE FROM stream_events WHERE id IN (
-		    SELECT id FROM stream_events WHERE created_at < now() - make_interval(secs => $1) LIMIT $2)`
+		DELETE FROM stream_events WHERE ctid = ANY (ARRAY (
+		    SELECT ctid FROM stream_events WHERE created_at < now() - make_interval(secs => $1) LIMIT $2))`
 	var total int64
 	for {
 		res, err := s.db.ExecContext(ctx, q, window.Seconds(), batch)
