@@ -88,8 +88,12 @@ func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard
 	keyset += " AND " + auth.GuardSQL("$"+strconv.Itoa(len(args)))
 	// The post is read and checked once, on the outer side: joined per
 	// comment, the planner probed the post and its author for every row
-	// the page read.
+	// the page read. The rule is in its shared form (visibility.For): the
+	// viewer's hidden members are read once, where the inline form probed
+	// blocks and mutes for each comment of a viewer who has a block or a
+	// mute.
 	q := `
+		WITH ` + visibility.For("$1").With() + `
 		SELECT ` + viewColumns + `
 		  FROM posts p
 		  JOIN members pa ON pa.id = p.author_id
@@ -97,11 +101,11 @@ func listPage(viewerID, postID int64, after *cursor.Position, perPage int, guard
 		       SELECT c.*
 		         FROM comments c
 		        WHERE c.post_id = p.id
-		          AND ` + visibility.AuthorInStream("c.author_id", "$1") + ` ` + keyset + `
+		          AND ` + visibility.For("$1").AuthorInStream("c.author_id") + ` ` + keyset + `
 		        ORDER BY c.created_at, c.id
 		        LIMIT $3) c
 		  JOIN members u ON u.id = c.author_id
-		 WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `
+		 WHERE p.id = $2 AND ` + visibility.For("$1").Post("p") + `
 		 ORDER BY c.created_at, c.id`
 	return q, args
 }

@@ -51,9 +51,14 @@ const relationColumns = `m.id = $1 AS is_self,
 	EXISTS (SELECT 1 FROM mutes mu WHERE mu.muter_id = $1 AND mu.muted_id = m.id) AS muting`
 
 // profileColumns selects a Profile from members m as the viewer $1 sees it.
+// Its count of posts applies the author part of the rule once, to m, and
+// each post's own setting per post (visibility.Setting), as the member's
+// posts list does.
 var profileColumns = memberColumns + `,
 	m.follower_count, m.following_count,
-	(SELECT count(*) FROM posts p WHERE p.author_id = m.id AND ` + visibility.Post("p", "$1") + `) AS posts,
+	CASE WHEN ` + visibility.Author("m.id", "$1") + `
+	     THEN (SELECT count(*) FROM posts p WHERE p.author_id = m.id AND ` + visibility.Setting("p", "$1") + `)
+	     ELSE 0 END AS posts,
 	EXISTS (SELECT 1 FROM follows f WHERE f.follower_id = $1 AND f.followee_id = m.id) AS viewer_follows,
 	` + relationColumns
 

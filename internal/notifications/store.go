@@ -78,13 +78,25 @@ func Shown(recipient string) string {
 
 // notAbout is the part of Shown that does not read the post.
 func notAbout(recipient string) string {
-	return " AND " + visibility.AuthorInStream("n.actor_id", recipient) +
-		" AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
+	return " AND " + visibility.AuthorInStream("n.actor_id", recipient) + participant(recipient)
+}
+
+// participant is the part of Shown about the conversation.
+func participant(recipient string) string {
+	return " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
 		" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = " + recipient + "))"
 }
 
-// visible is Shown for the recipient $1.
-var visible = Shown("$1")
+// visible is Shown for the recipient $1 in the rule's shared form
+// (visibility.For("$1")), for a statement that begins withVisible: the
+// statement reads the recipient's hidden members once, where the inline form
+// probed blocks and mutes for every row of a recipient who has a block or a
+// mute, the unread count's rows included.
+var (
+	withVisible = "WITH " + visibility.For("$1").With() + "\n"
+	visible     = "((n.post_id IS NULL OR " + visibility.For("$1").Post("p") + ") AND " +
+		visibility.For("$1").AuthorInStream("n.actor_id") + participant("$1") + ")"
+)
 
 // visibleAlone is visible without the join of the post.
 var visibleAlone = "((n.post_id IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = n.post_id AND " +
@@ -111,7 +123,7 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		where = append(where, fmt.Sprintf("(n.created_at, n.id) < (%s, %s)", arg(after.Time), arg(after.ID)))
 	}
 	where = append(where, auth.GuardSQL(arg(auth.GuardArg(ctx))))
-	q := `
+	q := withVisible + `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
 		       a.id, a.handle, a.name, a.avatar_url, a.verified,
@@ -160,7 +172,8 @@ func scanItems(rows *sql.Rows, limit int) ([]Item, int, error) {
 	return items, unread, rows.Err()
 }
 
-// unreadQuery counts the unread notifications of $1 that List would show.
+// unreadQuery counts the unread notifications of $1 that List would show,
+// within a statement that begins withVisible.
 var unreadQuery = `
 		SELECT count(*)
 		  FROM notifications n
@@ -175,7 +188,7 @@ func (s *Store) UnreadCount(ctx context.Context, recipientID int64) (int, error)
 
 func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64) (int, error) {
 	var n int
-	if err := sqlx.GetContext(ctx, ex, &n, unreadQuery, recipientID); err != nil {
+	if err := sqlx.GetContext(ctx, ex, &n, withVisible+unreadQuery, recipientID); err != nil {
 		return 0, pg.Classify(ctx, fmt.Errorf("count unread notifications: %w", err))
 	}
 	return n, nil
@@ -210,7 +223,7 @@ func (s *Store) MarkRead(ctx context.Context, recipientID int64, upTo *int64) (m
 // show (Shown), in id order: the event stream renders its notification
 // events through it, so an event obeys the list's rule when it is sent.
 func (s *Store) ByIDs(ctx context.Context, recipientID int64, ids []int64) ([]Item, error) {
-	q := `
+	q := withVisible + `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
 		       a.id, a.handle, a.name, a.avatar_url, a.verified, 0 AS unread
