@@ -218,12 +218,10 @@ func (h *Hub) Run(ctx context.Context, dsn string) {
 	}
 }
 
-// pruneLoop deletes events older than the window, every window / 15 (at
-// most every minute), as the other background loops do: errors are
-// logged and the next turn tries again.
-func (h *Hub) pruneLoop(ctx context.Context) {
-	every := min(h.cfg.Window/15, time.Minute)
-	t := time.NewTicker(every)
+// every calls f every d until ctx ends. The hub's background loops use it:
+// errors are logged by f and the next turn tries again.
+func every(ctx context.Context, d time.Duration, f func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
@@ -231,10 +229,18 @@ func (h *Hub) pruneLoop(ctx context.Context) {
 			return
 		case <-t.C:
 		}
+		f()
+	}
+}
+
+// pruneLoop deletes events older than the window, every window / 15 (at
+// most every minute).
+func (h *Hub) pruneLoop(ctx context.Context) {
+	every(ctx, min(h.cfg.Window/15, time.Minute), func() {
 		if _, err := h.store.prune(ctx, h.cfg.Window, 5000); err != nil && ctx.Err() == nil {
 			h.log.Warn("stream: prune", slog.String("error", err.Error()))
 		}
-	}
+	})
 }
 
 // readMany answers the reads keys with one statement.
@@ -248,14 +254,7 @@ func (h *Hub) readMany(ctx context.Context, keys []readKey) ([][]Row, error) {
 // window if that is shorter): a presence lasts the window past its last
 // extension, and events are written for it meanwhile.
 func (h *Hub) presenceLoop(ctx context.Context) {
-	t := time.NewTicker(min(h.cfg.Recheck, h.cfg.Window/3))
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	every(ctx, min(h.cfg.Recheck, h.cfg.Window/3), func() {
 		h.mu.Lock()
 		members := make([]int64, 0, len(h.byMember))
 		for m := range h.byMember {
@@ -263,12 +262,12 @@ func (h *Hub) presenceLoop(ctx context.Context) {
 		}
 		h.mu.Unlock()
 		if len(members) == 0 {
-			continue
+			return
 		}
 		if err := h.store.touch(ctx, members, h.cfg.Window); err != nil && ctx.Err() == nil {
 			h.log.Warn("stream: presence", slog.String("error", err.Error()))
 		}
-	}
+	})
 }
 
 // pokePayload pokes the local streams of the members a NOTIFY names.
