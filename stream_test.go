@@ -698,3 +698,28 @@ func TestStreamFanOutSharesReads(t *testing.T) {
 		t.Errorf("%d stream reads answered by %d statements: want fewer statements than reads", reads, stmts)
 	}
 }
+
+// TestStreamPresenceOutlastsTheWindow: a stream held open longer than the
+// resume window keeps its member's presence (the instance extends it), so
+// events are still written and delivered after the first window ends.
+func TestStreamPresenceOutlastsTheWindow(t *testing.T) {
+	t.Parallel()
+	w := newStreamWorld(t, map[string]string{"STREAM_RESUME_WINDOW": "3s"}, "alice", "bob")
+	base := w.start(t)
+	alice, bob := w.tok["alice"], w.tok["bob"]
+	mine := dataID(mustCall(t, base, alice, "POST", "/posts", map[string]any{"body": "mine", "visibility": "public"}, 201))
+	s := openStream(t, base, alice, "")
+	var opened time.Time
+	if err := w.db.Get(&opened, `SELECT until FROM stream_presence sp JOIN members m ON m.id = sp.member_id WHERE m.handle = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	waitUntil(t, 20*time.Second, "the presence the stream began with to end", func() bool {
+		var past bool
+		_ = w.db.Get(&past, `SELECT now() > $1`, opened)
+		return past
+	})
+	c := dataID(mustCall(t, base, bob, "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "still there?"}, 201))
+	if ev := s.next(t, "the notification after the window", named("notification")); num(ev.Data["comment_id"]) != c {
+		t.Errorf("event %+v, want the notification of comment %d", ev, c)
+	}
+}
