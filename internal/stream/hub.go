@@ -140,7 +140,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 	st := newStore(db)
 	h := &Hub{
 		cfg: cfg, log: log, store: st, authn: authn,
-		rend: renderer{st: st, notes: notifications.NewStore(db), notesH: notifications.NewHandler(nil, publicURL),
+		rend: renderer{notes: notifications.NewStore(db), notesH: notifications.NewHandler(nil, publicURL),
 			convs: conversations.NewStore(db), convsH: conversations.NewHandler(nil, publicURL), publicURL: publicURL},
 		slots: inflight.New(inflight.Config{What: "event streams", PerMember: cfg.PerMember, Total: cfg.Max,
 			Policy: string(ratelimit.Read), Quota: cfg.ReadQuota}),

@@ -216,7 +216,6 @@ type event struct {
 // renderer renders rows as the lists show their subjects, and leaves out
 // those the member may no longer see.
 type renderer struct {
-	st        *store
 	notes     *notifications.Store
 	notesH    *notifications.Handler
 	convs     *conversations.Store
