@@ -206,12 +206,14 @@ fi
 # up a while has its working set cached; pg_prewarm loads the whole copy when it fits in a bit over
 # half of shared_buffers, and the report says whether it did.
 PREWARMED=no
+# Every table, index and TOAST table of the run database, into shared_buffers (the standby's too, below).
+PREWARM_SQL="SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0 AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)"
 db_mb=$("${PSQL[@]}" -d postgres -c "SELECT pg_database_size('$RUNDB') / 1048576")
 sb_mb=$("${PSQL[@]}" -d postgres -c "SELECT setting::bigint * 8 / 1024 FROM pg_settings WHERE name = 'shared_buffers'")
 if (( db_mb * 10 < sb_mb * 6 )); then
   w0=$SECONDS
   "${PSQL[@]}" -d "$RUNDB" -c "CREATE EXTENSION IF NOT EXISTS pg_prewarm" \
-    -c "SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0 AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)" >/dev/null
+    -c "$PREWARM_SQL" >/dev/null
   PREWARMED="yes ($db_mb MB in $((SECONDS - w0)) s, shared_buffers $sb_mb MB)"
 else
   PREWARMED="no ($db_mb MB does not fit in shared_buffers $sb_mb MB)"
@@ -232,7 +234,7 @@ if [[ "$REPLICA" == 1 ]]; then
   if [[ "$PREWARMED" == yes* ]]; then
     w0=$SECONDS
     "${SBPSQL[@]}" -d "$RUNDB" \
-      -c "SELECT sum(pg_prewarm(c.oid)) FROM pg_class c WHERE c.relkind IN ('r', 'i', 't', 'm') AND c.relpersistence = 'p' AND pg_relation_size(c.oid) > 0 AND c.relnamespace IN ('public'::regnamespace, 'pg_toast'::regnamespace)" >/dev/null
+      -c "$PREWARM_SQL" >/dev/null
     SBPREWARMED="yes, in $((SECONDS - w0)) s"
   fi
 fi

@@ -220,19 +220,20 @@ func (r cpuReading) since(d *driver, wall float64) cpuUse {
 	return r.to(d.readCPU(), wall)
 }
 
-func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
-	u := cpuUse{server: (now.server - r.server) / wall, pg: (now.pg - r.pg) / wall}
+// background is the part of a cluster's use (cores over wall seconds) that
+// its query-serving backends, read as then and now, did not use.
+func background(use float64, then, now map[int]float64, wall float64) float64 {
 	clients := 0.0
-	for pid, c := range now.pgClients {
-		clients += c - r.pgClients[pid] // a backend new since r counts from 0
+	for pid, c := range now {
+		clients += c - then[pid] // a backend new since then counts from 0
 	}
-	u.pgBackground = max(0, u.pg-clients/wall)
-	u.replica = (now.replica - r.replica) / wall
-	clients = 0
-	for pid, c := range now.replicaClients {
-		clients += c - r.replicaClients[pid]
-	}
-	u.replicaBackground = max(0, u.replica-clients/wall)
+	return max(0, use-clients/wall)
+}
+
+func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
+	u := cpuUse{server: (now.server - r.server) / wall, pg: (now.pg - r.pg) / wall, replica: (now.replica - r.replica) / wall}
+	u.pgBackground = background(u.pg, r.pgClients, now.pgClients, wall)
+	u.replicaBackground = background(u.replica, r.replicaClients, now.replicaClients, wall)
 	if now.total > r.total {
 		u.busy = (now.busy - r.busy) / (now.total - r.total)
 		u.steal = (now.steal - r.steal) / (now.total - r.total)

@@ -67,6 +67,31 @@ type routed struct {
 // largest socialapi_replica_lag_seconds.
 func parseRouted(r io.Reader) (routed, error) {
 	var out routed
+	err := eachSample(r, out.add)
+	return out, err
+}
+
+// add counts one sample of the server's metrics into rt (parseRouted).
+func (rt *routed) add(name, labels string, v float64) {
+	switch name {
+	case "socialapi_routed_reads_total":
+		if strings.Contains(labels, `target="primary"`) {
+			rt.primary += v
+		} else {
+			rt.replica += v
+		}
+	case "socialapi_replica_fallbacks_total":
+		rt.fallbacks += v
+	case "socialapi_replica_lag_seconds":
+		rt.lag = max(rt.lag, v)
+	}
+}
+
+// eachSample calls f with every sample of a Prometheus text exposition: its
+// metric name, its labels (the text between the braces, "" without) and
+// its value. A label value may hold spaces and braces, so the labels end at
+// the last '}'; a line that is not a sample is skipped.
+func eachSample(r io.Reader, f func(name, labels string, v float64)) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
 	for sc.Scan() {
@@ -74,9 +99,7 @@ func parseRouted(r io.Reader) (routed, error) {
 		if strings.HasPrefix(line, "#") {
 			continue
 		}
-		// name{labels} value [timestamp], or name value [timestamp]; a
-		// label value may hold spaces and braces, so the labels end at the
-		// last '}'.
+		// name{labels} value [timestamp], or name value [timestamp]
 		var name, labels, rest string
 		if i := strings.IndexByte(line, '{'); i >= 0 {
 			j := strings.LastIndexByte(line, '}')
@@ -90,28 +113,28 @@ func parseRouted(r io.Reader) (routed, error) {
 				continue
 			}
 		}
-		f := strings.Fields(rest)
-		if len(f) == 0 {
+		fs := strings.Fields(rest)
+		if len(fs) == 0 {
 			continue
 		}
-		v, err := strconv.ParseFloat(f[0], 64)
+		v, err := strconv.ParseFloat(fs[0], 64)
 		if err != nil {
 			continue
 		}
-		switch name {
-		case "socialapi_routed_reads_total":
-			if strings.Contains(labels, `target="primary"`) {
-				out.primary += v
-			} else {
-				out.replica += v
-			}
-		case "socialapi_replica_fallbacks_total":
-			out.fallbacks += v
-		case "socialapi_replica_lag_seconds":
-			out.lag = max(out.lag, v)
-		}
+		f(name, labels, v)
 	}
-	return out, sc.Err()
+	return sc.Err()
+}
+
+// readMetrics reads the server's metrics listener through eachSample.
+func (d *driver) readMetrics(ctx context.Context, f func(name, labels string, v float64)) error {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.opt.metrics, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	return eachSample(resp.Body, f)
 }
 
 // replicaReading is the replica's statements and the server's routed reads
@@ -155,20 +178,15 @@ func (d *driver) replicaReading(ctx context.Context) (replicaReading, error) {
 	if err != nil {
 		return replicaReading{}, fmt.Errorf("replica: %w", err)
 	}
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.opt.metrics, nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return replicaReading{}, fmt.Errorf("metrics: %w", err)
-	}
-	defer resp.Body.Close()
-	rt, err := parseRouted(resp.Body)
-	if err != nil {
+	var rt routed
+	if err := d.readMetrics(ctx, rt.add); err != nil {
 		return replicaReading{}, fmt.Errorf("metrics: %w", err)
 	}
 	return replicaReading{stmts: stmts, routed: rt}, nil
 }
 
-// stmtTotals sums the pg_stat_statements deltas between two readings.
+// stmtTotals sums the pg_stat_statements deltas between two readings, over
+// the statements called in between.
 func stmtTotals(before, after map[int64]statement) (calls, hit, read int64, totalMS float64) {
 	for id, a := range after {
 		b := before[id]

@@ -376,8 +376,7 @@ func oneLine(s string, n int) string {
 }
 
 func (p *phase) statementDeltas(before, after map[int64]statement) {
-	var calls, hit, read int64
-	var total float64
+	calls, hit, read, total := stmtTotals(before, after)
 	var top []stmtStat
 	req := float64(p.Requests)
 	for id, a := range after {
@@ -386,11 +385,7 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 		if dc <= 0 {
 			continue
 		}
-		calls += dc
-		hit += a.hit - b.hit
-		read += a.read - b.read
 		dt := a.totalMS - b.totalMS
-		total += dt
 		top = append(top, stmtStat{CallsPerReq: float64(dc) / req, MeanMS: dt / float64(dc),
 			PlansPerCall: float64(a.plans-b.plans) / float64(dc), PlanMSPerCall: (a.planMS - b.planMS) / float64(dc),
 			HitsPerCall: float64(a.hit-b.hit) / float64(dc),

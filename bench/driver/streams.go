@@ -410,43 +410,26 @@ func (d *driver) comment(ctx context.Context, client *http.Client, post int64, m
 	return out.Data.ID, at, nil
 }
 
+// streamMetrics are the series scrape reads.
+var streamMetrics = map[string]bool{
+	"go_goroutines": true, "socialapi_stream_open": true, "socialapi_stream_events_sent_total": true,
+	"socialapi_stream_drops_total": true, "socialapi_stream_reads_total": true,
+	"socialapi_stream_read_statements_total": true,
+}
+
 // scrape reads the server's metrics listener: go_goroutines and the
 // stream metrics, each summed over its labels.
 func (d *driver) scrape(ctx context.Context) (map[string]float64, error) {
-	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, d.opt.metrics, nil)
-	resp, err := http.DefaultClient.Do(req)
+	out := map[string]float64{}
+	err := d.readMetrics(ctx, func(name, _ string, v float64) {
+		if streamMetrics[name] {
+			out[name] += v
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	out := map[string]float64{}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, rest, ok := strings.Cut(line, " ")
-		if !ok {
-			continue
-		}
-		if i := strings.IndexByte(name, '{'); i >= 0 {
-			// a labelled sample: the labels may hold spaces
-			name = line[:i]
-			j := strings.LastIndexByte(line, ' ')
-			rest = line[j+1:]
-		}
-		switch name {
-		case "go_goroutines", "socialapi_stream_open", "socialapi_stream_events_sent_total", "socialapi_stream_drops_total",
-			"socialapi_stream_reads_total", "socialapi_stream_read_statements_total":
-			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			if err == nil {
-				out[name] += v
-			}
-		}
-	}
-	return out, sc.Err()
+	return out, nil
 }
 
 // markdown is the report's paragraph on the streams.
