@@ -166,6 +166,32 @@ func TestVisibilityTable(t *testing.T) {
 					t.Errorf("viewer = %+v", p.Data.Viewer)
 				}
 			})
+			t.Run(phase+"/"+viewer+"/listUserPosts", func(t *testing.T) {
+				got := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/alice/posts", Token: toks[viewer]})
+				if phase == "suspended" || viewer == "blocked" {
+					want := env.Do(t, apitest.Request{Method: "GET", Path: "/api/v1/users/nobody/posts", Token: toks[viewer]})
+					sameAsMissing(t, got, want, "/api/v1/users/alice/posts", "/api/v1/users/nobody/posts")
+					return
+				}
+				var l gen.PostList
+				got.JSON(t, &l)
+				listed := map[int64]bool{}
+				for _, p := range l.Data {
+					listed[p.ID] = true
+				}
+				n := 0
+				for _, vis := range []string{"public", "followers", "private"} {
+					if listed[postIDs[vis]] != seen(viewer, vis) {
+						t.Errorf("%s post listed: %v, want %v", vis, listed[postIDs[vis]], seen(viewer, vis))
+					}
+					if seen(viewer, vis) {
+						n++
+					}
+				}
+				if len(l.Data) != n {
+					t.Errorf("%d posts listed, want %d", len(l.Data), n)
+				}
+			})
 		}
 	}
 	table("related", viewers, canSee)
