@@ -79,12 +79,12 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 
 // authoredPage selects up to perPage+1 visible posts of the member with
 // handle for hydrate.Page ($1 the viewer, $2 perPage+1), served backwards by
-// posts_author_id_created_at_id_idx. The member is looked for as Exists
-// does (visibility.Member), so that the rows it chooses never depend on
-// more than the rule. Every post has the one author m: the author part of
-// visibility.Post is checked once, on m (it reads the WITH items
-// hydrate's page statements declare), and each post only for its own
-// setting (visibility.Setting).
+// posts_author_id_created_at_id_idx. Every post has the one author m: the
+// author part of visibility.Post is checked once, on m (it reads the WITH
+// items hydrate's page statements declare), and each post only for its own
+// setting (visibility.Setting). The author part holds only where
+// visibility.Member does (not suspended, no block either way), so the
+// rows it chooses never depend on more than the rule.
 func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1, handle}
 	keyset := ""
@@ -102,8 +102,7 @@ func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage
 		       ORDER BY p.created_at DESC, p.id DESC
 		       LIMIT $2
 		 ) x
-		 WHERE lower(m.handle) = lower($3) AND ` + visibility.Member("m.id", "$1") + `
-		   AND ` + visibility.For("$1").Author("m.id") + `
+		 WHERE lower(m.handle) = lower($3) AND ` + visibility.For("$1").Author("m.id") + `
 		 ORDER BY x.created_at DESC, x.id DESC`
 	return q, args
 }
