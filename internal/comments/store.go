@@ -102,8 +102,8 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, n
 // is text, as an unknown one. The parent's author (reply), the post's author
 // (comment) and the mentioned members (mention) are notified: only those
 // who can see the post and whose streams do not hide the comment's author
-// (visibility.AuthorInStream: no block either way, no mute, the author not
-// suspended), never the comment's author, and each recipient once, with
+// (visibility.Notifies: no block either way, no mute, neither suspended),
+// never the comment's author, and each recipient once, with
 // that precedence. A suspended member is never a recipient: their posts
 // and comments cannot be commented on or replied to and they cannot be
 // mentioned.
@@ -150,7 +150,7 @@ var createSQL = `
 	            SELECT member_id, 'mention', 3 FROM mentions
 	           ) AS r(recipient_id, type, rank)
 	     WHERE r.recipient_id <> $2 AND ` + visibility.Post("post", "r.recipient_id") + `
-	       AND ` + visibility.AuthorInStream("$2", "r.recipient_id") + `
+	       AND ` + visibility.Notifies("$2", "r.recipient_id") + `
 	     ORDER BY r.recipient_id, r.rank
 	)
 	SELECT c.id, c.post_id, c.author_id, c.parent_id, c.depth, c.body, c.created_at,

@@ -192,7 +192,7 @@ func SendTx(ctx context.Context, ex sqlx.ExtContext, senderID, conversationID in
 // and 000028); the message's notification has the message's time.
 // Sending reads the conversation up to the message for the sender;
 // every other participant gets an unread message, and a notification unless
-// they would not see it (visibility.AuthorInStream: they mute the sender or
+// they would not see it (visibility.Notifies: they mute the sender or
 // a block separates them) or are suspended.
 //
 // A one-to-one conversation (direct_key) refuses the message when the rule
@@ -224,7 +224,7 @@ var sendSQL = `
 	    SELECT cp.member_id, 'message', msg.sender_id, msg.conversation_id, msg.id, msg.created_at
 	      FROM msg
 	      JOIN conversation_participants cp ON cp.conversation_id = msg.conversation_id AND cp.member_id <> msg.sender_id
-	     WHERE ` + visibility.AuthorInStream("msg.sender_id", "cp.member_id") + ` AND ` + visibility.NotSuspended("cp.member_id") + `
+	     WHERE ` + visibility.Notifies("msg.sender_id", "cp.member_id") + `
 	     ORDER BY cp.member_id
 	), activity AS (
 	    UPDATE conversation_participants cp

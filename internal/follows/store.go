@@ -114,7 +114,7 @@ func FollowTx(ctx context.Context, ex sqlx.ExtContext, followerID int64, followe
 //     (timeline.Follow) and flags a followee who reaches $6 followers as
 //     read on fan-out; an unfollow removes them (timeline.Unfollow);
 //   - the followee's follow notification is replaced on a follow (none
-//     when the followee mutes the follower: visibility.AuthorInStream) and
+//     when the followee mutes the follower: visibility.Notifies) and
 //     removed on an unfollow;
 //   - nothing is written when the follower blocks the followee (the
 //     statement returns blocking, answered MemberBlocked), or when a block
@@ -207,7 +207,7 @@ func writeCTEs(proceed string) string {
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, created_at)
 	    SELECT followee_id, 'follow', $1, date_trunc('second', COALESCE($4, now())) FROM ins
-	     WHERE ` + visibility.AuthorInStream("$1", "ins.followee_id") + ` AND ` + visibility.NotSuspended("ins.followee_id") + `
+	     WHERE ` + visibility.Notifies("$1", "ins.followee_id") + `
 	)`
 }
 

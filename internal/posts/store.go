@@ -86,8 +86,9 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID int64, np NewPos
 // A mentioned member the rule separates from the author (visibility.Author:
 // suspended, or a block between the two either way) is not recorded: the
 // mention has no effect, as one of an unknown handle. A notification is a
-// stream's item: none goes to a member who mutes the author either
-// (visibility.PostInStream), nor to a suspended one.
+// stream's item: none goes to a member who may not see the post by its own
+// setting (visibility.Setting), who mutes the author, or who is suspended
+// (visibility.Notifies).
 var createSQL = `
 	WITH post AS (
 	    INSERT INTO posts (author_id, type, body, visibility, link, tags, created_at, view_count, share_count)
@@ -105,8 +106,8 @@ var createSQL = `
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, created_at)
 	    SELECT pm.member_id, 'mention', p.author_id, p.id, p.created_at
 	      FROM mentioned pm, post p
-	     WHERE pm.member_id <> p.author_id AND ` + visibility.PostInStream("p", "pm.member_id") + `
-	       AND ` + visibility.NotSuspended("pm.member_id") + `
+	     WHERE pm.member_id <> p.author_id AND ` + visibility.Setting("p", "pm.member_id") + `
+	       AND ` + visibility.Notifies("p.author_id", "pm.member_id") + `
 	     ORDER BY pm.position
 	)
 	SELECT post.id, post.author_id, post.type, post.body, post.visibility, post.link, post.created_at,

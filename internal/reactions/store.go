@@ -102,7 +102,7 @@ const maxAttempts = 10
 //
 // The author's notification (never a self-notification) is created with the
 // reaction, or pointed at its new type. None is created for an author who
-// would not see it in their notifications (visibility.AuthorInStream: they
+// would not see it in their notifications (visibility.Notifies: they
 // mute the member, or a block separates them) or who is suspended.
 var setSQL = `
 	WITH post AS (
@@ -135,7 +135,7 @@ var setSQL = `
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, reaction, created_at)
 	    SELECT d.author_id, 'reaction', $2, $1, d.new_type, date_trunc('second', COALESCE($4, now())) FROM d
 	     WHERE d.new_type IS NOT NULL AND d.old_type IS NULL AND d.author_id <> $2
-	       AND ` + visibility.AuthorInStream("$2", "d.author_id") + ` AND ` + visibility.NotSuspended("d.author_id") + `
+	       AND ` + visibility.Notifies("$2", "d.author_id") + `
 	), changed AS (
 	    UPDATE notifications n SET reaction = d.new_type
 	      FROM d

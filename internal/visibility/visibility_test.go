@@ -48,8 +48,8 @@ func TestPost(t *testing.T) {
 	}
 }
 
-// TestRuleWithBlocksMutesAndSuspension holds Post, PostInStream, Member
-// and Sees (with the hidden set HiddenCauseSQL reads) to one table of
+// TestRuleWithBlocksMutesAndSuspension holds Post, PostInStream, Member,
+// Notifies and Sees (with the hidden set HiddenCauseSQL reads) to one table of
 // relations: a block hides both ways, a mute hides streams only, a
 // suspension hides the author from everyone, and lifting it restores all.
 func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
@@ -109,6 +109,21 @@ func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
 				// so the author forms answer as the post forms do.
 				if author.post != w.post || author.stream != w.stream {
 					t.Errorf("author, author in stream = %+v, want %v, %v", author, w.post, w.stream)
+				}
+				// Notifies, both ways: the viewer told of what the author
+				// did answers as the author in the viewer's stream; the
+				// author told of what the viewer did, as the viewer in the
+				// author's stream (only a block hides it; a suspended
+				// recipient is told nothing).
+				var toViewer, toAuthor bool
+				q = `SELECT ` + visibility.Notifies("p.author_id", "$1") + `, ` + visibility.Notifies("$1", "p.author_id") +
+					` FROM posts p WHERE p.id = $2`
+				if err := db.QueryRow(q, id[c.viewer], post[c.vis]).Scan(&toViewer, &toAuthor); err != nil {
+					t.Fatal(err)
+				}
+				wantToAuthor := !suspended && c.viewer != "blocked" && c.viewer != "blocker"
+				if toViewer != w.stream || toAuthor != wantToAuthor {
+					t.Errorf("notifies viewer, author = %v, %v, want %v, %v", toViewer, toAuthor, w.stream, wantToAuthor)
 				}
 				hidden := visibility.Hidden{}
 				rows, err := db.Query(visibility.HiddenCauseSQL, id[c.viewer])
