@@ -111,7 +111,7 @@ var createSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, p.visibility, p.comment_count
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.GuardSQL("$8") + `
+	     WHERE p.id = $1 AND ` + visibility.PostByKey("p", "$2") + ` AND ` + auth.GuardSQL("$8") + `
 	       FOR NO KEY UPDATE OF p
 	), c AS (
 	    INSERT INTO comments (post_id, author_id, parent_id, depth, body, tags, created_at)
@@ -149,7 +149,7 @@ var createSQL = `
 	            UNION ALL
 	            SELECT member_id, 'mention', 3 FROM mentions
 	           ) AS r(recipient_id, type, rank)
-	     WHERE r.recipient_id <> $2 AND ` + visibility.Post("post", "r.recipient_id") + `
+	     WHERE r.recipient_id <> $2 AND ` + visibility.PostByKey("post", "r.recipient_id") + `
 	       AND ` + visibility.Notifies("$2", "r.recipient_id") + `
 	     ORDER BY r.recipient_id, r.rank
 	)

@@ -196,7 +196,7 @@ func (g *Getter) many(ctx context.Context, keys []getKey) ([]Post, error) {
 // Visible reports whether post id exists and viewerID may see it (nil) or
 // not (NotFound).
 func Visible(ctx context.Context, q sqlx.QueryerContext, viewerID, id int64) error {
-	query := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `)`
+	query := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.PostByKey("p", "$1") + `)`
 	var ok bool
 	if err := sqlx.GetContext(ctx, q, &ok, query, viewerID, id); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find post: %w", err))

@@ -293,7 +293,7 @@ var deleteSQL = `
 	    DELETE FROM posts WHERE id = $1 AND author_id = $2 RETURNING id, author_id, created_at
 	), ` + timeline.Retract("del") + `
 	SELECT EXISTS (SELECT 1 FROM del) AS deleted,
-	       EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND p.author_id <> $2 AND ` + visibility.Post("p", "$2") + `) AS forbidden`
+	       EXISTS (SELECT 1 FROM posts p WHERE p.id = $1 AND p.author_id <> $2 AND ` + visibility.PostByKey("p", "$2") + `) AS forbidden`
 
 func deletePost(ctx context.Context, q sqlx.QueryerContext, actorID, postID int64) error {
 	var r struct {

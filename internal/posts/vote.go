@@ -40,7 +40,7 @@ var lockPollSQL = `
 	       (SELECT count(*) FROM poll_options o WHERE o.poll_id = pl.id) AS options
 	  FROM polls pl
 	  JOIN posts p ON p.id = pl.post_id
-	 WHERE pl.post_id = $1 AND ` + visibility.Post("p", "$2") + `
+	 WHERE pl.post_id = $1 AND ` + visibility.PostByKey("p", "$2") + `
 	   FOR NO KEY UPDATE OF pl`
 
 // VotePollTx records voterID's vote for the options at the indexes choices of
@@ -150,7 +150,7 @@ func (s *Store) VotePoll(ctx context.Context, voterID, postID int64, choices []i
 // a poll (nil), or not (NotFound, answered alike).
 func (s *Store) PollVisible(ctx context.Context, viewerID, id int64) error {
 	query := `SELECT EXISTS (SELECT 1 FROM posts p JOIN polls pl ON pl.post_id = p.id
-	                          WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `)`
+	                          WHERE p.id = $2 AND ` + visibility.PostByKey("p", "$1") + `)`
 	var ok bool
 	if err := sqlx.GetContext(ctx, s.prep, &ok, query, viewerID, id); err != nil {
 		return pg.Classify(ctx, fmt.Errorf("find poll: %w", err))

@@ -108,7 +108,7 @@ var setSQL = `
 	WITH post AS (
 	    SELECT p.id, p.author_id, ` + counters + `
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.GuardSQL("$5") + `
+	     WHERE p.id = $1 AND ` + visibility.PostByKey("p", "$2") + ` AND ` + auth.GuardSQL("$5") + `
 	       FOR NO KEY UPDATE OF p
 	), old AS (
 	    SELECT r.type FROM reactions r
@@ -200,7 +200,7 @@ var removeSQL = func() string {
 	WITH post AS (
 	    SELECT p.id, ` + counters + `
 	      FROM posts p
-	     WHERE p.id = $1 AND ` + visibility.Post("p", "$2") + ` AND ` + auth.GuardSQL("$3") + `
+	     WHERE p.id = $1 AND ` + visibility.PostByKey("p", "$2") + ` AND ` + auth.GuardSQL("$3") + `
 	       FOR NO KEY UPDATE OF p
 	), del AS (
 	    DELETE FROM reactions r

@@ -33,6 +33,25 @@ func Post(alias, viewer string) string {
 	return "(" + rule(alias, viewer) + " AND " + Author(alias+".author_id", viewer) + ")"
 }
 
+// PostByKey is Post for a statement that checks one post (a write's post,
+// a single post's existence) for one viewer or a few: the author part as
+// probes by key (the author's suspension in members_suspended_idx, a block
+// either way in blocks_pkey), without Post's gates and hash of the
+// suspended members, which cost such a statement more to set up at each
+// execution than the probes they spare (docs/performance-journal.md, "The
+// rule in one-row statements").
+func PostByKey(alias, viewer string) string {
+	return "(" + rule(alias, viewer) + " AND " + notSuspendedByKey(alias+".author_id") + " AND " +
+		NotSeparated(alias+".author_id", viewer) + ")"
+}
+
+// notSuspendedByKey is true when none of the members is suspended, asked of
+// members_suspended_idx by key; members is a list of SQL expressions
+// separated by commas.
+func notSuspendedByKey(members string) string {
+	return "NOT EXISTS (SELECT 1 FROM members vis_s WHERE vis_s.id IN (" + members + ") AND vis_s.suspended_at IS NOT NULL)"
+}
+
 // PostInStream is Post for a stream: it also hides the posts of members the
 // viewer mutes (served by mutes_pkey).
 func PostInStream(alias, viewer string) string {
@@ -131,8 +150,8 @@ func NotMuted(author, viewer string) string {
 // members of the other forms, which cost a one-row statement more to set up
 // at each execution than the probes they would spare.
 func Notifies(actor, recipient string) string {
-	return "(NOT EXISTS (SELECT 1 FROM members vis_s WHERE vis_s.id IN (" + actor + ", " + recipient + ") AND vis_s.suspended_at IS NOT NULL)" +
-		" AND " + NotSeparated(actor, recipient) + " AND " + NotMuted(actor, recipient) + ")"
+	return "(" + notSuspendedByKey(actor+", "+recipient) + " AND " + NotSeparated(actor, recipient) + " AND " +
+		NotMuted(actor, recipient) + ")"
 }
 
 // Hidden is, for one viewer, the members whose writing the rule hides in

@@ -22,7 +22,8 @@ func TestPost(t *testing.T) {
 		}
 		post[v] = pid
 	}
-	q := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `)`
+	q := `SELECT EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.Post("p", "$1") + `),
+	             EXISTS (SELECT 1 FROM posts p WHERE p.id = $2 AND ` + visibility.PostByKey("p", "$1") + `)`
 	tests := []struct {
 		post, viewer string
 		want         bool
@@ -33,12 +34,12 @@ func TestPost(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.post+" post, "+tt.viewer, func(t *testing.T) {
-			var got bool
-			if err := db.Get(&got, q, id[tt.viewer], post[tt.post]); err != nil {
+			var got, byKey bool
+			if err := db.QueryRow(q, id[tt.viewer], post[tt.post]).Scan(&got, &byKey); err != nil {
 				t.Fatal(err)
 			}
-			if got != tt.want {
-				t.Errorf("%s post visible to %s = %v, want %v", tt.post, tt.viewer, got, tt.want)
+			if got != tt.want || byKey != tt.want {
+				t.Errorf("%s post visible to %s = %v (by key %v), want %v", tt.post, tt.viewer, got, byKey, tt.want)
 			}
 			follows := func(author int64) bool { return tt.viewer == "follower" && author == id["author"] }
 			if got := visibility.Sees(tt.post, id["author"], id[tt.viewer], follows, nil); got != tt.want {
@@ -48,8 +49,8 @@ func TestPost(t *testing.T) {
 	}
 }
 
-// TestRuleWithBlocksMutesAndSuspension holds Post, PostInStream, Member,
-// Notifies and Sees (with the hidden set HiddenCauseSQL reads) to one table of
+// TestRuleWithBlocksMutesAndSuspension holds Post, PostByKey, PostInStream,
+// Member, Notifies and Sees (with the hidden set HiddenCauseSQL reads) to one table of
 // relations: a block hides both ways, a mute hides streams only, a
 // suspension hides the author from everyone, and lifting it restores all.
 func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
@@ -115,11 +116,14 @@ func TestRuleWithBlocksMutesAndSuspension(t *testing.T) {
 				// author told of what the viewer did, as the viewer in the
 				// author's stream (only a block hides it; a suspended
 				// recipient is told nothing).
-				var toViewer, toAuthor bool
+				var toViewer, toAuthor, byKey bool
 				q = `SELECT ` + visibility.Notifies("p.author_id", "$1") + `, ` + visibility.Notifies("$1", "p.author_id") +
-					` FROM posts p WHERE p.id = $2`
-				if err := db.QueryRow(q, id[c.viewer], post[c.vis]).Scan(&toViewer, &toAuthor); err != nil {
+					`, ` + visibility.PostByKey("p", "$1") + ` FROM posts p WHERE p.id = $2`
+				if err := db.QueryRow(q, id[c.viewer], post[c.vis]).Scan(&toViewer, &toAuthor, &byKey); err != nil {
 					t.Fatal(err)
+				}
+				if byKey != w.post {
+					t.Errorf("post by key = %v, want %v (Post)", byKey, w.post)
 				}
 				wantToAuthor := !suspended && c.viewer != "blocked" && c.viewer != "blocker"
 				if toViewer != w.stream || toAuthor != wantToAuthor {
