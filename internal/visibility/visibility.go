@@ -145,10 +145,11 @@ func NotMuted(author, viewer string) string {
 // Notifies is true when recipient may be notified of what actor did: the
 // notification would show in recipient's list (AuthorInStream(actor,
 // recipient)) and recipient is not suspended. It is written for the writes
-// that notify one recipient or a few: four probes by key (members_suspended_idx,
-// blocks_pkey both ways, mutes_pkey), without the gates and the hash of the suspended
-// members of the other forms, which cost a one-row statement more to set up
-// at each execution than the probes they would spare.
+// that notify one recipient or a few: four probes by key
+// (members_suspended_idx, blocks_pkey both ways, mutes_pkey), without the
+// gates and the hash of the suspended members of the other forms, which
+// cost a one-row statement more to set up at each execution than the
+// probes they would spare.
 func Notifies(actor, recipient string) string {
 	return "(" + notSuspendedByKey(actor+", "+recipient) + " AND " + NotSeparated(actor, recipient) + " AND " +
 		NotMuted(actor, recipient) + ")"
