@@ -32,9 +32,9 @@ import (
 // The notifications are dated when the poll closed (its expires_at), the
 // event they tell of, however late the closer ran. They obey the rule of
 // every notification: the author is told unless suspended; a voter (other
-// than the author) is told while the post would show in their streams
-// (visibility.PostInStream: not a post they may no longer see, nor one of an
-// author they mute or who is suspended) and they are not suspended. A poll
+// than the author) is told while the post's own setting lets them see it
+// (visibility.Setting) and the author may notify them (visibility.Notifies:
+// neither suspended, no block either way, no mute), as a mention is. A poll
 // is marked announced either way: a member who could not be told when it
 // closed is not told later.
 var closeSQL = `
@@ -58,8 +58,8 @@ var closeSQL = `
 	      FROM due
 	      JOIN posts p ON p.id = due.post_id
 	      JOIN LATERAL (SELECT DISTINCT pv.member_id FROM poll_votes pv WHERE pv.poll_id = due.id) v ON true
-	     WHERE v.member_id <> p.author_id AND ` + visibility.PostInStream("p", "v.member_id") + `
-	       AND ` + visibility.NotSuspended("v.member_id") + `
+	     WHERE v.member_id <> p.author_id AND ` + visibility.Setting("p", "v.member_id") + `
+	       AND ` + visibility.Notifies("p.author_id", "v.member_id") + `
 	    RETURNING 1
 	)
 	SELECT (SELECT count(*) FROM announced) AS polls, (SELECT count(*) FROM notified) AS notifications`
