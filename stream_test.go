@@ -561,7 +561,9 @@ func TestStreamBounds(t *testing.T) {
 		t.Fatalf("slow reader's stream: %q %v", head[:n], err)
 	}
 	// Many long messages to bob, straight into the database (the triggers
-	// write bob's events as for any message).
+	// write bob's events as for any message), 500 a transaction: one
+	// transaction gives a member at most 1023 events (migration 000036),
+	// and one that would give more fails whole.
 	var conv int64
 	if err := w.db.Get(&conv, `
 		WITH c AS (INSERT INTO conversations DEFAULT VALUES RETURNING id),
@@ -570,10 +572,16 @@ func TestStreamBounds(t *testing.T) {
 		SELECT id FROM c`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := w.db.Exec(`
+	const insertMessages = `
 		INSERT INTO messages (conversation_id, sender_id, body)
-		SELECT $1, (SELECT id FROM members WHERE handle = 'alice'), repeat('x', 2000) FROM generate_series(1, 5000)`, conv); err != nil {
-		t.Fatal(err)
+		SELECT $1, (SELECT id FROM members WHERE handle = 'alice'), repeat('x', 2000) FROM generate_series(1, $2)`
+	if _, err := w.db.Exec(insertMessages, conv, 1024); err == nil || !strings.Contains(err.Error(), "more than 1023 events") {
+		t.Fatalf("1024 events for bob in one transaction: %v, want the limit's error", err)
+	}
+	for range 10 {
+		if _, err := w.db.Exec(insertMessages, conv, 500); err != nil {
+			t.Fatal(err)
+		}
 	}
 	waitUntil(t, 20*time.Second, "the slow reader's drop", func() bool {
 		return metric(t, "http://"+metrics+"/metrics", `socialapi_stream_drops_total{reason="slow"}`) >= 1
@@ -720,6 +728,47 @@ func TestStreamPresenceOutlastsTheWindow(t *testing.T) {
 	})
 	c := dataID(mustCall(t, base, bob, "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "still there?"}, 201))
 	if ev := s.next(t, "the notification after the window", named("notification")); num(ev.Data["comment_id"]) != c {
+		t.Errorf("event %+v, want the notification of comment %d", ev, c)
+	}
+}
+
+// TestStreamWaitsForEarlierTransactions: an event is sent only once every
+// transaction with a smaller id has ended (migration 000036), and a stream
+// that read it before then reads again on its own: the transaction that
+// held it back here writes no event, so no NOTIFY would wake the stream.
+func TestStreamWaitsForEarlierTransactions(t *testing.T) {
+	t.Parallel()
+	metrics := freeAddr(t)
+	w := newStreamWorld(t, map[string]string{"METRICS_ADDR": metrics}, "alice", "bob")
+	base := w.start(t)
+	alice, bob := w.tok["alice"], w.tok["bob"]
+	mine := dataID(mustCall(t, base, alice, "POST", "/posts", map[string]any{"body": "mine", "visibility": "public"}, 201))
+	s := openStream(t, base, alice, "")
+
+	// A writing transaction, left open: its id is below the comment's.
+	blocker, err := w.db.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer blocker.Rollback()
+	if _, err := blocker.Exec(`UPDATE members SET name = name WHERE handle = 'bob'`); err != nil {
+		t.Fatal(err)
+	}
+	page := "http://" + metrics + "/metrics"
+	waitUntil(t, 20*time.Second, "the stream's first read", func() bool {
+		return metric(t, page, "socialapi_stream_reads_total") >= 1
+	})
+	reads := metric(t, page, "socialapi_stream_reads_total")
+	c := dataID(mustCall(t, base, bob, "POST", fmt.Sprintf("/posts/%d/comments", mine), map[string]any{"body": "held back"}, 201))
+	// The stream has read the comment's event (woken by its NOTIFY) while
+	// the blocker runs, so could not send it.
+	waitUntil(t, 20*time.Second, "a read of the held-back event", func() bool {
+		return metric(t, page, "socialapi_stream_reads_total") > reads
+	})
+	if err := blocker.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if ev := s.next(t, "the held-back notification", named("notification")); num(ev.Data["comment_id"]) != c {
 		t.Errorf("event %+v, want the notification of comment %d", ev, c)
 	}
 }

@@ -27,9 +27,10 @@ func withMigrator(conn *sqlx.DB, fn func(*migrate.Migrate) error) error {
 		return fmt.Errorf("migrations connection: %w", err)
 	}
 	// A migration may run longer than the serving pool's statement_timeout
-	// (an index on a large table): lift it for this session, and restore the
-	// connection's start-up value before the connection goes back.
-	if _, err := c.ExecContext(ctx, `SET statement_timeout = 0`); err != nil {
+	// (an index on a large table), and pause between statements longer than
+	// its idle_in_transaction_session_timeout: lift both for this session,
+	// and restore the connection's start-up values before it goes back.
+	if _, err := c.ExecContext(ctx, `SET statement_timeout = 0; SET idle_in_transaction_session_timeout = 0`); err != nil {
 		c.Close()
 		return fmt.Errorf("migrations connection: %w", err)
 	}
@@ -45,7 +46,9 @@ func withMigrator(conn *sqlx.DB, fn func(*migrate.Migrate) error) error {
 	}
 	defer m.Close() // closes the source and the borrowed connection only
 	// Deferred last, so it runs first, while the connection is still ours.
-	defer func() { _, _ = c.ExecContext(ctx, `RESET statement_timeout`) }()
+	defer func() {
+		_, _ = c.ExecContext(ctx, `RESET statement_timeout; RESET idle_in_transaction_session_timeout`)
+	}()
 	return fn(m)
 }
 

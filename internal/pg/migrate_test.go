@@ -109,8 +109,9 @@ func TestClassify(t *testing.T) {
 }
 
 // TestStatementTimeout: a pool with a StatementTimeout starts every
-// connection with it, PostgreSQL stops longer statements (57014, classified
-// Unavailable), and migrations run on that pool are not bounded by it yet
+// connection with it (and with the same idle-in-transaction timeout),
+// PostgreSQL stops longer statements (57014, classified Unavailable), and
+// migrations run on that pool are not bounded by it yet
 // leave it in force.
 func TestStatementTimeout(t *testing.T) {
 	t.Parallel()
@@ -149,6 +150,12 @@ func TestStatementTimeout(t *testing.T) {
 	}
 	if got := show(); got != "5ms" {
 		t.Errorf("statement_timeout after migrating = %q, want 5ms again", got)
+	}
+	// A transaction left idle longer is ended too (it would hold back the
+	// event streams' delivery horizon).
+	var idle string
+	if err := conn.Get(&idle, `SHOW idle_in_transaction_session_timeout`); err != nil || idle != "5ms" {
+		t.Errorf("idle_in_transaction_session_timeout = %q (%v), want 5ms", idle, err)
 	}
 }
 

@@ -31,6 +31,9 @@ type PoolConfig struct {
 	// connection starts with: PostgreSQL itself stops a statement that runs
 	// longer (SQLSTATE 57014, classified Unavailable), even one whose client
 	// has stopped listening. Zero keeps the role's or database's setting.
+	// The same bound applies to a transaction left idle (an open
+	// transaction holds back the event streams' delivery horizon:
+	// migration 000036).
 	StatementTimeout time.Duration
 }
 
@@ -61,7 +64,9 @@ func Connect(dsn string, pc PoolConfig) (*sqlx.DB, error) {
 		// A start-up parameter: it holds from the first statement on, and
 		// RESET (or a pooler's DISCARD ALL) returns to it.
 		cfg = cfg.Clone()
-		cfg.Runtime["statement_timeout"] = strconv.FormatInt(max(pc.StatementTimeout.Milliseconds(), 1), 10)
+		ms := strconv.FormatInt(max(pc.StatementTimeout.Milliseconds(), 1), 10)
+		cfg.Runtime["statement_timeout"] = ms
+		cfg.Runtime["idle_in_transaction_session_timeout"] = ms
 	}
 	db := sqlx.NewDb(sql.OpenDB(&connector{cfg: cfg}), "postgres")
 	db.SetMaxOpenConns(pc.MaxOpen)

@@ -1,12 +1,14 @@
 // Package stream serves GET /api/v1/stream: each member's events as
-// Server-Sent Events, from durable rows (stream_events, migrations 000032 and 000034)
-// that the causes' transactions write, poked across instances by
-// PostgreSQL LISTEN/NOTIFY (docs/design.md, "Event stream").
+// Server-Sent Events, from durable rows (stream_events, migrations 000032,
+// 000034 and 000036) that the causes' transactions write, poked across
+// instances by PostgreSQL LISTEN/NOTIFY (docs/design.md, "Event stream").
 //
-// A stream delivers its member's rows after the last id it sent, in id
-// order; a poke (a NOTIFY naming the member) makes it read again, and so
-// does a reconnection of the listener. Live delivery and resume are the
-// same read, so what a poke loses a later read finds.
+// A stream delivers its member's settled rows after the last id it sent,
+// in id order; a poke (a NOTIFY naming the member) makes it read again, and
+// so does a reconnection of the listener, and rows read but not yet
+// settled (a transaction with a smaller id still running) are read again
+// shortly. Live delivery and resume are the same read, so what a poke
+// loses a later read finds.
 package stream
 
 import (
@@ -41,7 +43,8 @@ const (
 	DefaultMax = 10_000
 )
 
-// Channel is the NOTIFY channel of stream_number (migrations 000032, 000034).
+// Channel is the NOTIFY channel of the causes' triggers (stream_advance,
+// migration 000036).
 const Channel = "stream"
 
 // retryMillis is the reconnection delay every stream suggests first.
@@ -233,14 +236,37 @@ func every(ctx context.Context, d time.Duration, f func()) {
 	}
 }
 
-// pruneLoop deletes events older than the window, every window / 15 (at
-// most every minute).
+// pruneLoop deletes, every window / 15 (at most every minute), the events
+// below the delivery horizon this instance saw at least a window ago:
+// every such event was deliverable for a whole window, and since pruning
+// goes by id, a kept id has every later one kept (store.open relies on it).
 func (h *Hub) pruneLoop(ctx context.Context) {
+	var seen []horizonAt // oldest first
 	every(ctx, min(h.cfg.Window/15, time.Minute), func() {
-		if _, err := h.store.prune(ctx, h.cfg.Window, 5000); err != nil && ctx.Err() == nil {
+		now := time.Now()
+		if hz, err := h.store.horizon(ctx); err == nil {
+			seen = append(seen, horizonAt{now, hz})
+		} else if ctx.Err() == nil {
+			h.log.Warn("stream: horizon", slog.String("error", err.Error()))
+		}
+		i := 0
+		for i+1 < len(seen) && now.Sub(seen[i+1].at) >= h.cfg.Window {
+			i++
+		}
+		seen = seen[i:]
+		if len(seen) == 0 || now.Sub(seen[0].at) < h.cfg.Window {
+			return
+		}
+		if _, err := h.store.prune(ctx, seen[0].horizon, 5000); err != nil && ctx.Err() == nil {
 			h.log.Warn("stream: prune", slog.String("error", err.Error()))
 		}
 	})
+}
+
+// horizonAt is a delivery horizon and when it was read.
+type horizonAt struct {
+	at      time.Time
+	horizon int64
 }
 
 // readMany answers the reads keys with one statement.

@@ -84,6 +84,10 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 	// otherwise all check at once, every time.
 	recheck := time.NewTimer(jittered(h.cfg.Recheck))
 	defer recheck.Stop()
+	settle := time.NewTimer(time.Hour)
+	settle.Stop()
+	defer settle.Stop()
+	wait := minSettleWait
 	for {
 		select {
 		case <-ctx.Done():
@@ -103,8 +107,12 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 			}
 			recheck.Reset(jittered(h.cfg.Recheck))
 			continue
+		case <-settle.C:
+			c.signal()
+			continue
 		case <-c.poke:
-			if last, err = h.deliver(ctx, s, member, last); err != nil {
+			var unsettled bool
+			if last, unsettled, err = h.deliver(ctx, s, member, last); err != nil {
 				if errors.Is(err, errSlow) {
 					h.m.drops.WithLabelValues("slow").Inc()
 				} else if ctx.Err() == nil {
@@ -112,6 +120,14 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 					h.log.Warn("stream: read", slog.String("error", err.Error()))
 				}
 				return nil
+			}
+			// Events of a transaction whose id is above a running one's are
+			// read again shortly: that one may not notify when it ends.
+			if unsettled {
+				settle.Reset(wait)
+				wait = min(2*wait, maxSettleWait)
+			} else {
+				wait = minSettleWait
 			}
 			continue
 		}
@@ -122,37 +138,56 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 	}
 }
 
+// A stream that read events not yet settled reads again after
+// minSettleWait, doubling while they stay unsettled, up to maxSettleWait:
+// transactions last milliseconds, and a long one costs a read a second.
+const (
+	minSettleWait = 5 * time.Millisecond
+	maxSettleWait = time.Second
+)
+
 // jittered is a random duration in [d*3/4, d].
 func jittered(d time.Duration) time.Duration {
 	return d - time.Duration(rand.Int64N(int64(d/4)+1))
 }
 
-// deliver sends the member's events after last, a page at a time, and
-// returns the last id it passed (sent, or skipped as no longer visible).
-func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64, error) {
+// deliver sends the member's settled events after last, a page at a time,
+// and returns the last id it passed (sent, or skipped as no longer
+// visible) and whether it read events not yet settled (to read again).
+func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64, bool, error) {
 	for {
 		h.m.reads.Inc()
 		rows, err := h.reads.Do(ctx, readKey{member: member, after: last})
 		if err != nil {
-			return last, err
+			return last, false, err
 		}
-		if len(rows) == 0 {
-			return last, nil
+		n := len(rows)
+		settled := rows
+		for i, r := range rows {
+			if !r.Settled {
+				settled = rows[:i]
+				break
+			}
 		}
-		evs, err := h.rend.render(ctx, member, rows)
-		if err != nil {
-			return last, err
+		if len(settled) > 0 {
+			evs, err := h.rend.render(ctx, member, settled)
+			if err != nil {
+				return last, false, err
+			}
+			for _, e := range evs {
+				s.event(e.name, strconv.FormatInt(e.seq, 10), e.data)
+				h.m.sent.WithLabelValues(e.name).Inc()
+			}
+			if err := s.flush(); err != nil {
+				return last, false, errSlow
+			}
+			last = settled[len(settled)-1].Seq
 		}
-		for _, e := range evs {
-			s.event(e.name, strconv.FormatInt(e.seq, 10), e.data)
-			h.m.sent.WithLabelValues(e.name).Inc()
+		if len(settled) < n {
+			return last, true, nil
 		}
-		if err := s.flush(); err != nil {
-			return last, errSlow
-		}
-		last = rows[len(rows)-1].Seq
-		if len(rows) < pageSize {
-			return last, nil
+		if n < pageSize {
+			return last, false, nil
 		}
 	}
 }

@@ -20,14 +20,19 @@ type Row struct {
 	Kind string `db:"kind"`
 	Ref  int64  `db:"ref_id"`
 	Ref2 *int64 `db:"ref2_id"`
+	// Settled is whether every transaction that could still give the
+	// member a smaller id has ended (seq below the read's horizon): only
+	// settled rows are sent.
+	Settled bool `db:"settled"`
 	// post is a post event's post, when the member may see it (store.read).
 	post *postRow
 }
 
-// store reads and writes the stream's tables (migrations 000032, 000034). Its
-// reads run as prepared statements (prep): a stream's wake-ups repeat them
-// by the thousand, and unnamed statements were planned every time (the
-// rendering of post events planned longer than it ran).
+// store reads and writes the stream's tables (migrations 000032, 000034,
+// 000036). Its reads run as prepared statements (prep): a stream's
+// wake-ups repeat them by the thousand, and unnamed statements were
+// planned every time (the rendering of post events planned longer than it
+// ran).
 type store struct {
 	db   *sqlx.DB
 	prep *pg.Prepared
@@ -35,33 +40,44 @@ type store struct {
 
 func newStore(db *sqlx.DB) *store { return &store{db: db, prep: pg.NewPrepared(db)} }
 
+// horizonSQL is the delivery horizon of the statement's snapshot: event
+// ids below it belong to transactions that have all ended (an id is its
+// transaction's id × 1024 plus a rank: migration 000036), so no smaller id
+// can appear later.
+const horizonSQL = `pg_snapshot_xmin(pg_current_snapshot())::text::bigint * 1024`
+
 // openSQL begins or extends the presence of $1 until now() + $2 seconds:
-// a presence that lapsed begins again (since_seq rises to last_seq: an id
-// at or below it may have missed events). It returns since_seq, last_seq,
-// and whether the event $3 of the member is kept.
+// a presence that lapsed begins again at the current horizon (an id below
+// it may have missed events). It returns the presence's beginning
+// (since_seq), the horizon, and whether the event $3 of the member is kept.
 const openSQL = `
-	WITH p AS (
-	    INSERT INTO stream_presence AS sp (member_id, until) VALUES ($1, now() + make_interval(secs => $2))
+	WITH h AS (SELECT ` + horizonSQL + ` AS horizon),
+	p AS (
+	    INSERT INTO stream_presence AS sp (member_id, until, since_seq)
+	    SELECT $1, now() + make_interval(secs => $2), h.horizon FROM h
 	    ON CONFLICT (member_id) DO UPDATE
-	       SET since_seq = CASE WHEN sp.until > now() THEN sp.since_seq ELSE sp.last_seq END,
+	       SET since_seq = CASE WHEN sp.until > now() THEN sp.since_seq ELSE excluded.since_seq END,
 	           until = GREATEST(sp.until, excluded.until)
-	    RETURNING since_seq, last_seq
+	    RETURNING since_seq
 	)
-	SELECT p.since_seq, p.last_seq,
+	SELECT p.since_seq, h.horizon,
 	       EXISTS (SELECT 1 FROM stream_events e WHERE e.member_id = $1 AND e.seq = $3) AS kept
-	  FROM p`
+	  FROM p, h`
 
 // open records the presence of memberID for window and returns the event
 // id to deliver after: after, when the stream resumes there exactly, or
-// the last id given so far and resumable false (the client refetches).
-// Resuming after n is exact when n is kept (rows are pruned oldest first,
-// so every later one is kept too) and above the start of the current
-// presence (events were written all along since).
+// just below the current horizon and resumable false (the client
+// refetches). Resuming after n is exact when n is kept (rows are pruned by
+// id, so every later one is kept too), at or above the beginning of the
+// current presence (events were written all along since) and below the
+// horizon (an id the server could have sent). A stream without an id
+// begins at the horizon: every event that commits from then on is sent
+// (and possibly some that committed just before, which the lists show).
 func (s *store) open(ctx context.Context, memberID int64, window time.Duration, after *int64) (from int64, resumable bool, err error) {
 	var r struct {
-		Since int64 `db:"since_seq"`
-		Last  int64 `db:"last_seq"`
-		Kept  bool  `db:"kept"`
+		Since   int64 `db:"since_seq"`
+		Horizon int64 `db:"horizon"`
+		Kept    bool  `db:"kept"`
 	}
 	var n int64
 	if after != nil {
@@ -71,15 +87,12 @@ func (s *store) open(ctx context.Context, memberID int64, window time.Duration, 
 		return 0, false, pg.Classify(ctx, fmt.Errorf("open stream: %w", err))
 	}
 	if after == nil {
-		return r.Last, true, nil
+		return r.Horizon - 1, true, nil
 	}
-	if n > r.Since && n <= r.Last && r.Kept {
+	if n >= r.Since && n < r.Horizon && r.Kept {
 		return n, true, nil
 	}
-	if n == r.Last && n == r.Since && n == 0 {
-		return 0, true, nil // nothing was ever sent: nothing was missed
-	}
-	return r.Last, false, nil
+	return r.Horizon - 1, false, nil
 }
 
 // touch extends the presence of members to now() + window.
@@ -91,16 +104,25 @@ func (s *store) touch(ctx context.Context, members []int64, window time.Duration
 	return nil
 }
 
-// prune deletes, in batches, the events numbered more than window ago,
-// and returns how many. A batch finds its rows by created_at and deletes
-// them by position (stream_events has no surrogate key: migration 000034).
-func (s *store) prune(ctx context.Context, window time.Duration, batch int) (int64, error) {
+// horizon returns the current delivery horizon (horizonSQL).
+func (s *store) horizon(ctx context.Context) (int64, error) {
+	var h int64
+	if err := s.db.GetContext(ctx, &h, `SELECT `+horizonSQL); err != nil {
+		return 0, pg.Classify(ctx, fmt.Errorf("stream horizon: %w", err))
+	}
+	return h, nil
+}
+
+// prune deletes, in batches, the events with ids below horizon, and
+// returns how many. A batch finds its rows by id and deletes them by
+// position (stream_events has no surrogate key: migration 000034).
+func (s *store) prune(ctx context.Context, horizon int64, batch int) (int64, error) {
 	const q = `
 		DELETE FROM stream_events WHERE ctid = ANY (ARRAY (
-		    SELECT ctid FROM stream_events WHERE created_at < now() - make_interval(secs => $1) LIMIT $2))`
+		    SELECT ctid FROM stream_events WHERE seq < $1 LIMIT $2))`
 	var total int64
 	for {
-		res, err := s.db.ExecContext(ctx, q, window.Seconds(), batch)
+		res, err := s.db.ExecContext(ctx, q, horizon, batch)
 		if err != nil {
 			return total, pg.Classify(ctx, fmt.Errorf("prune stream events: %w", err))
 		}
@@ -126,9 +148,11 @@ type readKey struct {
 
 // readSQL returns, for each stream $1[i] (a member) and $2[i] (the id it
 // delivered last), up to $3 of the member's events after it in id order,
-// column i naming the stream (1-based). A post event carries its post and
-// author when the member may see it in their home feed, by the feed's own
-// rule (visibility.PostInStream: a block either way, a mute or a
+// column i naming the stream (1-based), each marked settled or not by the
+// statement's horizon (a stream sends only the settled ones, which come
+// first: ids in order, one horizon for all). A settled post event carries
+// its post and author when the member may see it in their home feed, by
+// the feed's own rule (visibility.PostInStream: a block either way, a mute or a
 // suspension of the author hides the post); columns null otherwise. The
 // post is a LATERAL probe by its key whatever the batch's size (LIMIT 1
 // keeps the planner from flattening it into a join it could hash). One
@@ -137,8 +161,9 @@ type readKey struct {
 // once, and a read and a render each, per stream, were most of what open
 // streams cost the mix.
 var readSQL = `
-	SELECT k.i, e.seq, e.kind, e.ref_id, e.ref2_id, p.*
-	  FROM unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(member_id, after, i)
+	SELECT k.i, e.seq, e.kind, e.ref_id, e.ref2_id, e.seq < h.horizon AS settled, p.*
+	  FROM (SELECT ` + horizonSQL + ` AS horizon) h
+	 CROSS JOIN unnest($1::bigint[], $2::bigint[]) WITH ORDINALITY AS k(member_id, after, i)
 	 CROSS JOIN LATERAL (
 	       SELECT e.seq, e.kind, e.ref_id, e.ref2_id FROM stream_events e
 	        WHERE e.member_id = k.member_id AND e.seq > k.after ORDER BY e.seq LIMIT $3) e
@@ -146,7 +171,7 @@ var readSQL = `
 	       SELECT p.created_at AS post_created_at, a.id AS author_id, a.handle AS author_handle, a.name AS author_name,
 	              a.avatar_url AS author_avatar_url, a.verified AS author_verified
 	         FROM posts p JOIN members a ON a.id = p.author_id
-	        WHERE e.kind = 'post' AND p.id = e.ref_id AND ` + visibility.PostInStream("p", "k.member_id") + `
+	        WHERE e.kind = 'post' AND e.seq < h.horizon AND p.id = e.ref_id AND ` + visibility.PostInStream("p", "k.member_id") + `
 	        LIMIT 1) p ON true
 	 ORDER BY k.i, e.seq`
 

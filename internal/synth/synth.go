@@ -190,6 +190,7 @@ func Generate(ctx context.Context, db *sql.DB, cfg Config) (Summary, error) {
 		"SET LOCAL synchronous_commit = off",
 		"SET LOCAL maintenance_work_mem = '1GB'",
 		"SET LOCAL statement_timeout = 0",
+		"SET LOCAL idle_in_transaction_session_timeout = 0",
 	} {
 		if _, err := conn.ExecContext(ctx, q); err != nil {
 			return Summary{}, fmt.Errorf("%s: %w", q, err)
