@@ -44,13 +44,12 @@ type Store struct {
 func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
 
 // getSQL reads the account of the member $1. The unread notifications are
-// those the notification list counts (notifications.Shown).
-var getSQL = `
+// those the notification list counts (notifications.UnreadSQL).
+var getSQL = notifications.WithVisible + `
 	SELECT m.id, m.handle, m.name, m.bio, m.avatar_url, m.verified, m.default_visibility, m.created_at,
 	       m.follower_count, m.following_count,
 	       (SELECT count(*) FROM posts p WHERE p.author_id = m.id) AS posts,
-	       (SELECT count(*) FROM notifications n LEFT JOIN posts p ON p.id = n.post_id
-	         WHERE n.recipient_id = m.id AND n.read_at IS NULL AND ` + notifications.Shown("m.id") + `) AS unread_notifications,
+	       (` + notifications.UnreadSQL + `) AS unread_notifications,
 	       (SELECT count(*) FROM conversation_participants cp WHERE cp.member_id = m.id AND cp.unread_count > 0) AS unread_conversations
 	  FROM members m
 	 WHERE m.id = $1`

@@ -65,42 +65,28 @@ type Store struct {
 // NewStore returns a Store.
 func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
-// Shown is true for a notification n of the member whose id is the SQL
-// expression recipient when the list shows it: the recipient may still see
-// its subject, the post (through the one visibility predicate, with the post
-// LEFT JOINed as p) and the conversation (still a participant), and its
-// actor (visibility.AuthorInStream: a notification is a stream's item, so
-// neither a block, a suspension nor a mute of the actor stands). The list,
-// its unread count and the account's (GET /me) count the same set by it.
-func Shown(recipient string) string {
-	return "((n.post_id IS NULL OR " + visibility.Post("p", recipient) + ")" + notAbout(recipient) + ")"
-}
-
-// notAbout is the part of Shown that does not read the post.
-func notAbout(recipient string) string {
-	return " AND " + visibility.AuthorInStream("n.actor_id", recipient) + participant(recipient)
-}
-
-// participant is the part of Shown about the conversation.
-func participant(recipient string) string {
-	return " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
-		" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = " + recipient + "))"
-}
-
-// visible is Shown for the recipient $1 in the rule's shared form
-// (visibility.For("$1")), for a statement that begins withVisible: the
-// statement reads the recipient's hidden members once, where the inline form
-// probed blocks and mutes for every row of a recipient who has a block or a
-// mute, the unread count's rows included.
+// visible is true for a notification n (with its post LEFT JOINed as p)
+// of the recipient $1 when the list shows it: the recipient may still see
+// its subject, the post (the one visibility rule) and the conversation
+// (still a participant), and its actor (AuthorInStream: a notification is
+// a stream's item, so neither a block, a suspension nor a mute of the
+// actor stands). It is the rule's shared form (visibility.For("$1")), for
+// a statement that begins WithVisible: the statement reads the recipient's
+// hidden members once. The list, its unread count, mark-read, the event
+// stream's rendering (ByIDs) and the account's count (GET /me) all use it,
+// so they count and show the same set.
 var (
-	withVisible = "WITH " + visibility.For("$1").With() + "\n"
+	// WithVisible begins a statement that uses visible (or UnreadSQL).
+	WithVisible = "WITH " + visibility.For("$1").With() + "\n"
 	visible     = "((n.post_id IS NULL OR " + visibility.For("$1").Post("p") + ") AND " +
 		visibility.For("$1").AuthorInStream("n.actor_id") + participant("$1") + ")"
 )
 
-// visibleAlone is visible without the join of the post.
-var visibleAlone = "((n.post_id IS NULL OR EXISTS (SELECT 1 FROM posts p WHERE p.id = n.post_id AND " +
-	visibility.Post("p", "$1") + "))" + notAbout("$1") + ")"
+// participant is the part of visible about the conversation.
+func participant(recipient string) string {
+	return " AND (n.conversation_id IS NULL OR EXISTS (SELECT 1 FROM conversation_participants cp" +
+		" WHERE cp.conversation_id = n.conversation_id AND cp.member_id = " + recipient + "))"
+}
 
 // List returns up to limit notifications of recipientID matching f after the
 // position after (nil: from the start), newest first, and how many
@@ -123,11 +109,11 @@ func (s *Store) List(ctx context.Context, recipientID int64, f Filter, after *cu
 		where = append(where, fmt.Sprintf("(n.created_at, n.id) < (%s, %s)", arg(after.Time), arg(after.ID)))
 	}
 	where = append(where, auth.GuardSQL(arg(auth.GuardArg(ctx))))
-	q := withVisible + `
+	q := WithVisible + `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
 		       a.id, a.handle, a.name, a.avatar_url, a.verified,
-		       (` + unreadQuery + `) AS unread
+		       (` + UnreadSQL + `) AS unread
 		  FROM notifications n
 		  JOIN members a ON a.id = n.actor_id
 		  LEFT JOIN posts p ON p.id = n.post_id
@@ -172,9 +158,9 @@ func scanItems(rows *sql.Rows, limit int) ([]Item, int, error) {
 	return items, unread, rows.Err()
 }
 
-// unreadQuery counts the unread notifications of $1 that List would show,
-// within a statement that begins withVisible.
-var unreadQuery = `
+// UnreadSQL counts the unread notifications of $1 that List would show,
+// within a statement that begins WithVisible.
+var UnreadSQL = `
 		SELECT count(*)
 		  FROM notifications n
 		  LEFT JOIN posts p ON p.id = n.post_id
@@ -188,7 +174,7 @@ func (s *Store) UnreadCount(ctx context.Context, recipientID int64) (int, error)
 
 func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64) (int, error) {
 	var n int
-	if err := sqlx.GetContext(ctx, ex, &n, withVisible+unreadQuery, recipientID); err != nil {
+	if err := sqlx.GetContext(ctx, ex, &n, WithVisible+UnreadSQL, recipientID); err != nil {
 		return 0, pg.Classify(ctx, fmt.Errorf("count unread notifications: %w", err))
 	}
 	return n, nil
@@ -200,10 +186,12 @@ func unreadCount(ctx context.Context, ex sqlx.QueryerContext, recipientID int64)
 // alone (and so not counted): the answer reveals nothing about them.
 func (s *Store) MarkRead(ctx context.Context, recipientID int64, upTo *int64) (marked, unread int, err error) {
 	err = pg.WithTx(ctx, s.db, func(tx *sqlx.Tx) error {
-		q := `
-			UPDATE notifications n SET read_at = now()
-			 WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ($2::bigint IS NULL OR n.id <= $2)
-			   AND ` + visibleAlone
+		q := WithVisible + `
+			UPDATE notifications u SET read_at = now()
+			  FROM (SELECT n.id FROM notifications n LEFT JOIN posts p ON p.id = n.post_id
+			         WHERE n.recipient_id = $1 AND n.read_at IS NULL AND ($2::bigint IS NULL OR n.id <= $2)
+			           AND ` + visible + `) v
+			 WHERE u.id = v.id AND u.read_at IS NULL`
 		res, err := tx.ExecContext(ctx, q, recipientID, upTo)
 		if err != nil {
 			return pg.Classify(ctx, fmt.Errorf("mark notifications read: %w", err))
@@ -220,10 +208,10 @@ func (s *Store) MarkRead(ctx context.Context, recipientID int64, upTo *int64) (m
 }
 
 // ByIDs returns the notifications of recipientID among ids that List would
-// show (Shown), in id order: the event stream renders its notification
+// show (visible), in id order: the event stream renders its notification
 // events through it, so an event obeys the list's rule when it is sent.
 func (s *Store) ByIDs(ctx context.Context, recipientID int64, ids []int64) ([]Item, error) {
-	q := withVisible + `
+	q := WithVisible + `
 		SELECT n.id, n.type, n.post_id, pa.handle AS post_author, n.comment_id, n.conversation_id, n.message_id,
 		       n.reaction, n.read_at IS NOT NULL AS read, n.created_at,
 		       a.id, a.handle, a.name, a.avatar_url, a.verified, 0 AS unread
