@@ -115,9 +115,13 @@ type Hub struct {
 
 	mu       sync.Mutex
 	byMember map[int64]map[*conn]struct{}
-	closing  chan struct{} // closed when the server shuts down
-	closed   bool
-	open     sync.WaitGroup
+	// unsettled holds the streams that read events not yet settled: any
+	// NOTIFY means a transaction ended, which may settle them, so it pokes
+	// them too (their own timers poke them when no NOTIFY comes).
+	unsettled map[*conn]struct{}
+	closing   chan struct{} // closed when the server shuts down
+	closed    bool
+	open      sync.WaitGroup
 
 	m hubMetrics
 }
@@ -147,8 +151,9 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 			convs: conversations.NewStore(db), convsH: conversations.NewHandler(nil, publicURL), publicURL: publicURL},
 		slots: inflight.New(inflight.Config{What: "event streams", PerMember: cfg.PerMember, Total: cfg.Max,
 			Policy: string(ratelimit.Read), Quota: cfg.ReadQuota}),
-		byMember: map[int64]map[*conn]struct{}{},
-		closing:  make(chan struct{}),
+		byMember:  map[int64]map[*conn]struct{}{},
+		unsettled: map[*conn]struct{}{},
+		closing:   make(chan struct{}),
 		m: hubMetrics{
 			open: prometheus.NewGauge(prometheus.GaugeOpts{Name: "socialapi_stream_open",
 				Help: "Event streams open on this instance."}),
@@ -296,10 +301,15 @@ func (h *Hub) presenceLoop(ctx context.Context) {
 	})
 }
 
-// pokePayload pokes the local streams of the members a NOTIFY names.
+// pokePayload pokes the local streams of the members a NOTIFY names, and
+// those waiting for events to settle.
 func (h *Hub) pokePayload(payload string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	for c := range h.unsettled {
+		c.signal()
+	}
+	clear(h.unsettled)
 	for _, s := range strings.Split(payload, ",") {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -319,6 +329,13 @@ func (h *Hub) pokeAll() {
 			c.signal()
 		}
 	}
+}
+
+// awaitSettled registers c as waiting for events to settle (pokePayload).
+func (h *Hub) awaitSettled(c *conn) {
+	h.mu.Lock()
+	h.unsettled[c] = struct{}{}
+	h.mu.Unlock()
 }
 
 // signal pokes c unless a poke is pending already.
@@ -353,6 +370,7 @@ func (h *Hub) enter(member int64) (*conn, func(), error) {
 	h.m.open.Inc()
 	return c, func() {
 		h.mu.Lock()
+		delete(h.unsettled, c)
 		delete(h.byMember[member], c)
 		if len(h.byMember[member]) == 0 {
 			delete(h.byMember, member)

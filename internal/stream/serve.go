@@ -122,8 +122,10 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 				return nil
 			}
 			// Events of a transaction whose id is above a running one's are
-			// read again shortly: that one may not notify when it ends.
+			// read again at the next NOTIFY, or shortly: the running one may
+			// not notify when it ends.
 			if unsettled {
+				h.awaitSettled(c)
 				settle.Reset(wait)
 				wait = min(2*wait, maxSettleWait)
 			} else {
