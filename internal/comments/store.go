@@ -137,7 +137,7 @@ var createSQL = `
 	    SELECT c.id, m.id, (row_number() OVER (ORDER BY h.ord)) - 1
 	      FROM c
 	     CROSS JOIN unnest($7::text[]) WITH ORDINALITY AS h(handle, ord)
-	      JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.Member("m.id", "$2") + `
+	      JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.MemberRow("m", "$2") + `
 	    RETURNING member_id, position
 	), notified AS (
 	    INSERT INTO notifications (recipient_id, type, actor_id, post_id, comment_id, created_at)

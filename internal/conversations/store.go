@@ -145,7 +145,7 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 var findSQL = `
 	SELECT h.ord, m.id
 	  FROM unnest($1::text[]) WITH ORDINALITY AS h(handle, ord)
-	  LEFT JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.Member("m.id", "$2") + `
+	  LEFT JOIN members m ON lower(m.handle) = lower(h.handle) AND ` + visibility.MemberRow("m", "$2") + `
 	 ORDER BY h.ord`
 
 func cannotMessage() error {

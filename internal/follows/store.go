@@ -164,7 +164,7 @@ func writeCTEs(proceed string) string {
 	WITH target AS (
 	    SELECT m.id, ` + visibility.Blocks("$1", "m.id") + ` AS blocking
 	      FROM members m
-	     WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + ` AND ` + auth.GuardSQL("$7") + `
+	     WHERE lower(m.handle) = lower($2) AND ` + visibility.MemberRow("m", "$1") + ` AND ` + auth.GuardSQL("$7") + `
 	), pair AS (
 	    SELECT m.id, m.follower_count, m.following_count, m.fanout_on_read, m.suspended_at, m.block_count
 	      FROM members m

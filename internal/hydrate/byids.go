@@ -64,7 +64,7 @@ var profilesQuery = cursor.NewListQuery("$2", func(list string) string {
 	SELECT ` + profileColumns + `
 	  FROM ` + list + `
 	  JOIN members m ON m.id = page.id
-	 WHERE ` + visibility.Member("m.id", "$1") + `
+	 WHERE ` + visibility.MemberRow("m", "$1") + `
 	 ORDER BY page.ord`
 })
 

@@ -70,7 +70,7 @@ func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, hand
 	query := `
 		SELECT ` + profileColumns + `
 		  FROM members m
-		 WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + ` AND ` + auth.GuardSQL("$3")
+		 WHERE lower(m.handle) = lower($2) AND ` + visibility.MemberRow("m", "$1") + ` AND ` + auth.GuardSQL("$3")
 	var p Profile
 	err := sqlx.GetContext(ctx, q, &p, query, viewerID, handle, auth.GuardArg(ctx))
 	if errors.Is(err, sql.ErrNoRows) {

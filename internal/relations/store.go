@@ -51,7 +51,7 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(d
 // (visibility.Member): a member who blocks the caller is answered like an
 // unknown one. $3 is the token check (auth.GuardSQL).
 var targetSQL = `SELECT m.id FROM members m
-	 WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + ` AND ` + auth.GuardSQL("$3")
+	 WHERE lower(m.handle) = lower($2) AND ` + visibility.MemberRow("m", "$1") + ` AND ` + auth.GuardSQL("$3")
 
 // lockSQL locks both members' rows in id order, as a follow write does
 // (internal/follows): a follow of the pair either committed before the

@@ -50,7 +50,7 @@ func (s *Store) Exists(ctx context.Context, viewerID int64, handle string) error
 }
 
 // existsSQL is Exists' statement: $1 the viewer, $2 the handle.
-var existsSQL = `SELECT EXISTS (SELECT 1 FROM members m WHERE lower(m.handle) = lower($2) AND ` + visibility.Member("m.id", "$1") + `)`
+var existsSQL = `SELECT EXISTS (SELECT 1 FROM members m WHERE lower(m.handle) = lower($2) AND ` + visibility.MemberRow("m", "$1") + `)`
 
 // Posts returns one page of the posts of the member with handle that
 // viewerID may see, newest first, after the position after (nil: from the

@@ -96,9 +96,20 @@ func AuthorInStream(author, viewer string) string {
 // Member is true when member's profile may be seen by viewer: member is not
 // suspended and does not block viewer.
 func Member(member, viewer string) string {
-	return "(" + NotSuspended(member) + " AND (" +
-		"(SELECT NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocked_id = " + viewer + "))" +
-		" OR NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + member + " AND vis_b.blocked_id = " + viewer + ")))"
+	return "(" + NotSuspended(member) + " AND " + notBlocking(member, viewer) + ")"
+}
+
+// MemberRow is Member for a statement that has the member's row, alias (of
+// members): the suspension is the row's own column, not a lookup.
+func MemberRow(alias, viewer string) string {
+	return "(" + alias + ".suspended_at IS NULL AND " + notBlocking(alias+".id", viewer) + ")"
+}
+
+// notBlocking is the block part of Member: member does not block viewer
+// (probed only when someone blocks viewer).
+func notBlocking(member, viewer string) string {
+	return "((SELECT NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocked_id = " + viewer + "))" +
+		" OR NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + member + " AND vis_b.blocked_id = " + viewer + "))"
 }
 
 // unblocked is the gate of NotSeparated: viewer blocks nobody and nobody
