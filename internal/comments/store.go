@@ -54,7 +54,7 @@ type Comment struct {
 	Tags      []string  `db:"-"`
 	CreatedAt time.Time `db:"created_at"`
 	// MentionIDs are the members mentioned in Body that the author may see
-	// (visibility.Member), in order of first appearance.
+	// (visibility.MemberRow), in order of first appearance.
 	MentionIDs []int64 `db:"-"`
 	// View is the comment as its author reads it right after the write, as
 	// the write statement tells it.
@@ -97,7 +97,7 @@ func CreateTx(ctx context.Context, ex sqlx.ExtContext, authorID, postID int64, n
 // commenter's threads hide (visibility.AuthorInStream) is stored as parent
 // 0, which names no comment: the reply fails on comments_parent_id_fkey
 // exactly as a reply to a missing parent does. The mentioned members the
-// author may see (visibility.Member: existing, not suspended, not blocking
+// author may see (visibility.MemberRow: existing, not suspended, not blocking
 // the author) are recorded in order of first appearance; any other handle
 // is text, as an unknown one. The parent's author (reply), the post's author
 // (comment) and the mentioned members (mention) are notified: only those

@@ -58,7 +58,7 @@ func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(d
 // (case-insensitive; the creator's own handle is ignored) and sends
 // firstMessage in it. With exactly one other member the existing one-to-one
 // conversation of the pair is reused. A handle that names no member the
-// creator may see (visibility.Member: unknown, suspended, or blocking the
+// creator may see (visibility.MemberRow: unknown, suspended, or blocking the
 // creator) is a validation error on /participants/<i>. A one-to-one
 // conversation with a member the creator blocks is CannotMessage: its first
 // message is refused as any message in it would be (sendSQL), once the body
@@ -141,7 +141,7 @@ func StartTx(ctx context.Context, ex sqlx.ExtContext, creatorID int64, handles [
 }
 
 // findSQL resolves the handles $1 for the creator $2, in their order, to
-// the members (NULL: none the creator may see, visibility.Member).
+// the members (NULL: none the creator may see, visibility.MemberRow).
 var findSQL = `
 	SELECT h.ord, m.id
 	  FROM unnest($1::text[]) WITH ORDINALITY AS h(handle, ord)

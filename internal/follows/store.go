@@ -32,7 +32,7 @@ func NewStore(db *sqlx.DB) *Store { return &Store{prep: pg.NewPrepared(db)} }
 // following them if it already does, and reports the resulting state and the
 // followee's id. Concurrent toggles of one pair take effect in some serial
 // order. Following yourself is CannotFollowSelf; an unknown handle, or one
-// of a member followerID may not see (visibility.Member: suspended, or
+// of a member followerID may not see (visibility.MemberRow: suspended, or
 // blocking followerID), is NotFound; a member followerID blocks is
 // MemberBlocked. It is one statement, so it needs no transaction.
 func (s *Store) Toggle(ctx context.Context, followerID int64, followeeHandle string) (following bool, followeeID int64, err error) {
@@ -148,7 +148,7 @@ const outcome = `(SELECT count(*) FROM pair) = 2 AS locked,
 // locked; when it is false the statement changes nothing, like one that
 // lost a race, and a toggle runs it again.
 //
-// The target is a member the follower may see (visibility.Member), and
+// The target is a member the follower may see (visibility.MemberRow), and
 // blocking says whether the follower blocks them; both are read from the
 // statement's snapshot. A block (internal/relations) locks both members'
 // rows as pair does and, under those locks, writes the block, deletes both

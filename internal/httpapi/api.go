@@ -209,7 +209,7 @@ func idProbe(visible func(ctx context.Context, viewerID, id int64) error) Probe 
 
 // memberProbe answers NotFound for a request about a member (path parameter
 // handle) that the caller may not see: missing, suspended, or blocking the
-// caller (visibility.Member).
+// caller (visibility.MemberRow).
 func memberProbe(exists func(ctx context.Context, viewerID int64, handle string) error) Probe {
 	return func(ctx context.Context, p auth.Principal, params map[string]string) error {
 		if !members.HandlePattern.MatchString(params["handle"]) {

@@ -69,7 +69,7 @@ var profilesQuery = cursor.NewListQuery("$2", func(list string) string {
 })
 
 // Profiles returns the members ids as viewerID sees them, in the order of
-// ids, in one query. Members the viewer may no longer see (visibility.Member:
+// ids, in one query. Members the viewer may no longer see (visibility.MemberRow:
 // suspended, or blocking the viewer since ids were chosen) are left out.
 func Profiles(ctx context.Context, q sqlx.QueryerContext, viewerID int64, ids []int64) ([]Profile, error) {
 	out := []Profile{}

@@ -65,7 +65,7 @@ var profileColumns = memberColumns + `,
 // GetProfile returns the member with handle (matched case-insensitively) as
 // viewerID sees it, in one query, which checks the token of a provisional
 // principal (auth.GuardSQL). An unknown member, and one the viewer may not
-// see (visibility.Member: suspended, or blocking the viewer), is NotFound.
+// see (visibility.MemberRow: suspended, or blocking the viewer), is NotFound.
 func GetProfile(ctx context.Context, q sqlx.QueryerContext, viewerID int64, handle string) (Profile, error) {
 	query := `
 		SELECT ` + profileColumns + `

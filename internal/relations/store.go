@@ -48,7 +48,7 @@ type Store struct {
 func NewStore(db *sqlx.DB) *Store { return &Store{db: db, prep: pg.NewPrepared(db)} }
 
 // targetSQL resolves the handle $2 to a member the caller $1 may see
-// (visibility.Member): a member who blocks the caller is answered like an
+// (visibility.MemberRow): a member who blocks the caller is answered like an
 // unknown one. $3 is the token check (auth.GuardSQL).
 var targetSQL = `SELECT m.id FROM members m
 	 WHERE lower(m.handle) = lower($2) AND ` + visibility.MemberRow("m", "$1") + ` AND ` + auth.GuardSQL("$3")

@@ -1,6 +1,6 @@
 // Package users reads members' profiles and their posts as the caller may
 // see them. A member who is suspended or blocks the caller is, to the
-// caller, exactly a member that does not exist (visibility.Member); a member
+// caller, exactly a member that does not exist (visibility.MemberRow); a member
 // the caller blocks keeps a profile, to be unblocked, and shows no posts.
 package users
 
@@ -37,7 +37,7 @@ func (s *Store) Profile(ctx context.Context, viewerID int64, handle string) (hyd
 
 // Exists reports whether viewerID may see the member with handle (nil) or
 // not (NotFound): an unknown member, a suspended one and one who blocks
-// viewerID answer alike (visibility.Member), as the profile does.
+// viewerID answer alike (visibility.MemberRow), as the profile does.
 func (s *Store) Exists(ctx context.Context, viewerID int64, handle string) error {
 	var ok bool
 	if err := sqlx.GetContext(ctx, s.prep, &ok, existsSQL, viewerID, handle); err != nil {
@@ -83,7 +83,7 @@ func (s *Store) Posts(ctx context.Context, viewerID int64, handle string, after 
 // author part of visibility.Post is checked once, on m (it reads the WITH
 // items hydrate's page statements declare), and each post only for its own
 // setting (visibility.Setting). The author part holds only where
-// visibility.Member does (not suspended, no block either way), so the
+// visibility.MemberRow does (not suspended, no block either way), so the
 // rows it chooses never depend on more than the rule.
 func authoredPage(viewerID int64, handle string, after *cursor.Position, perPage int) (string, []any) {
 	args := []any{viewerID, perPage + 1, handle}

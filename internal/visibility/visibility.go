@@ -93,19 +93,14 @@ func AuthorInStream(author, viewer string) string {
 	return "(" + Author(author, viewer) + " AND (" + mutesNobody(viewer) + " OR " + NotMuted(author, viewer) + "))"
 }
 
-// Member is true when member's profile may be seen by viewer: member is not
-// suspended and does not block viewer.
-func Member(member, viewer string) string {
-	return "(" + NotSuspended(member) + " AND " + notBlocking(member, viewer) + ")"
-}
-
-// MemberRow is Member for a statement that has the member's row, alias (of
-// members): the suspension is the row's own column, not a lookup.
+// MemberRow is true when the profile of the member whose row is alias (of
+// members) may be seen by viewer: the member is not suspended (the row's
+// own column) and does not block viewer.
 func MemberRow(alias, viewer string) string {
 	return "(" + alias + ".suspended_at IS NULL AND " + notBlocking(alias+".id", viewer) + ")"
 }
 
-// notBlocking is the block part of Member: member does not block viewer
+// notBlocking is the block part of MemberRow: member does not block viewer
 // (probed only when someone blocks viewer).
 func notBlocking(member, viewer string) string {
 	return "((SELECT NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocked_id = " + viewer + "))" +
