@@ -136,6 +136,7 @@ type hubMetrics struct {
 	open      prometheus.Gauge
 	reads     prometheus.Counter // reads of their events by streams
 	readStmts prometheus.Counter // statements that answered them
+	unsettled prometheus.Counter // reads that met events not yet settled
 	sent      *prometheus.CounterVec
 	drops     *prometheus.CounterVec
 	refetches prometheus.Counter
@@ -167,6 +168,8 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 				Help: "Reads of their new events by event streams (one per wake-up and page)."}),
 			readStmts: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_read_statements_total",
 				Help: "Statements that answered the reads of event streams: reads woken together share one."}),
+			unsettled: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_unsettled_reads_total",
+				Help: "Reads of event streams that met events not yet settled (a transaction with a smaller id was still running), read again later."}),
 		},
 	}
 	h.reads = coalesce.New(coalesce.NewPool(1), readBatch,
@@ -178,7 +181,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 			return rows[0], nil
 		}, h.readMany)
 	if reg != nil {
-		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches, h.m.reads, h.m.readStmts} {
+		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches, h.m.reads, h.m.readStmts, h.m.unsettled} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}

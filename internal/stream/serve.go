@@ -186,6 +186,7 @@ func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64
 			last = settled[len(settled)-1].Seq
 		}
 		if len(settled) < n {
+			h.m.unsettled.Inc()
 			return last, true, nil
 		}
 		if n < pageSize {
