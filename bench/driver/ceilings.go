@@ -293,6 +293,16 @@ func (d *driver) profile(ctx context.Context) (*profileReport, error) {
 	if failed := d.f.signIn(ctx, o.pprofAPI); failed > 0 {
 		return nil, fmt.Errorf("profile sign-in: %d GET /me failed", failed)
 	}
+	if name == streamsName { // the streams are held on the profiled server too
+		members := d.streamMembers()
+		members = members[:min(len(members), streamsWanted)]
+		stop, err := d.holdStreams(ctx, o.pprofAPI, members)
+		if err != nil {
+			return nil, fmt.Errorf("profile streams: %w", err)
+		}
+		defer stop()
+		d.logf("profile: %d streams held on pprofserve", len(members))
+	}
 	if _, _, err := d.attack(ctx, o.pprofAPI, gen, load{closedWorkers: o.conns, duration: o.warmupOf(name)}, 5); err != nil {
 		return nil, err
 	}

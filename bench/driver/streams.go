@@ -448,3 +448,40 @@ func (st *streamsReport) markdown() string {
 	b.WriteString("\n\n")
 	return b.String()
 }
+
+// holdStreams opens a stream on base for each of members and reads each
+// until stop is called, discarding what arrives: the profile of the
+// streams scenario holds them on the profiled server, so that the stream
+// code's share shows in it.
+func (d *driver) holdStreams(ctx context.Context, base string, members []int) (stop func(), err error) {
+	sctx, cancel := context.WithCancel(ctx)
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64, IdleConnTimeout: time.Minute}}
+	var wg sync.WaitGroup
+	stop = func() {
+		cancel()
+		wg.Wait()
+		client.CloseIdleConnections()
+	}
+	for _, m := range members {
+		req, _ := http.NewRequestWithContext(sctx, http.MethodGet, base+"/api/v1/stream", nil)
+		req.Header.Set("Authorization", "Bearer "+d.f.read[m])
+		resp, err := client.Do(req)
+		if err != nil {
+			stop()
+			return nil, err
+		}
+		if resp.StatusCode != http.StatusOK {
+			b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+			resp.Body.Close()
+			stop()
+			return nil, fmt.Errorf("GET /stream: %d %s", resp.StatusCode, b)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer resp.Body.Close()
+			_, _ = io.Copy(io.Discard, resp.Body)
+		}()
+	}
+	return stop, nil
+}

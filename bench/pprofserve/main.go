@@ -1,8 +1,8 @@
 // Command pprofserve serves the API as `socialapi serve` wires it
 // (httpapi.New, the default pool, limits from RATE_LIMIT_READ and
 // RATE_LIMIT_WRITE) plus net/http/pprof on a second loopback listener.
-// `make bench` uses it only to profile the feed scenario; the numbers of the
-// report always come from the real binary.
+// `make bench` uses it only to profile one scenario (the feed's by
+// default); the numbers of the report always come from the real binary.
 package main
 
 import (
@@ -18,10 +18,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/socialnet/socialapi/internal/auth"
 	"github.com/socialnet/socialapi/internal/httpapi"
 	"github.com/socialnet/socialapi/internal/logsink"
 	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/search"
+	"github.com/socialnet/socialapi/internal/stream"
 	"github.com/socialnet/socialapi/internal/views"
 )
 
@@ -62,6 +64,14 @@ func run(addr, debug, specPath string, log *slog.Logger) error {
 	cfg.MaxActive = min(pg.DefaultPool.MaxOpen, 4*runtime.GOMAXPROCS(0)) // as serve's default (MAX_ACTIVE_REQUESTS)
 	cfg.SearchBounds.Active = search.DefaultActive(cfg.MaxActive, pg.DefaultPool.MaxOpen)
 	cfg.RateLimits.Read, cfg.RateLimits.Write = envInt("RATE_LIMIT_READ", cfg.RateLimits.Read), envInt("RATE_LIMIT_WRITE", cfg.RateLimits.Write)
+	// Event streams are poked as serve's are (a listener of its own), so
+	// that a profile of the streams scenario sees them read and render.
+	hub, err := stream.New(stream.Config{ReadQuota: cfg.RateLimits.Read}, conn, log, auth.NewStore(conn, nil), cfg.PublicURL, nil)
+	if err != nil {
+		return err
+	}
+	go hub.Run(ctx, os.Getenv("DATABASE_URL"))
+	cfg.Stream = hub
 	h, err := httpapi.New(cfg, conn, log, specYAML)
 	if err != nil {
 		return err
