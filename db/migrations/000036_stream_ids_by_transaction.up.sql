@@ -29,142 +29,99 @@ CREATE FUNCTION stream_base() RETURNS bigint LANGUAGE sql VOLATILE AS $$
          + COALESCE(NULLIF(current_setting('socialapi.stream_n', true), ''), '0')::bigint
 $$;
 
--- stream_advance records that the statement that began at base used ranks up to base + used (the
--- largest count of its events for one member) and notifies channel 'stream' with the members'
--- ids, delivered at commit (comma-separated, in chunks that keep each payload far below NOTIFY's
--- 8000 bytes; equal payloads of one transaction are delivered once). A transaction gives one
--- member at most 1023 events: every writer stays far below (a timeline statement writes at most
--- timeline.Cap rows for a member), and one that did not fails rather than give an id of the next
--- transaction's range.
-CREATE FUNCTION stream_advance(base bigint, used bigint, members bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+-- stream_put writes events of kind p_kind, one for each members[i] about refs[i] (and ref2s[i]),
+-- in the order given, with their ids: each member's events take the next ranks of the statement,
+-- beginning after those earlier statements of the transaction used (stream_base). It records the
+-- largest rank it used and notifies channel 'stream' with the members' ids, delivered at commit
+-- (comma-separated, in chunks that keep each payload far below NOTIFY's 8000 bytes; equal
+-- payloads of one transaction are delivered once). A transaction gives one member at most 1023
+-- events: every writer stays far below (a timeline statement writes at most timeline.Cap rows for
+-- a member), and one that would give more fails rather than take an id of the next transaction's
+-- range. The causes' triggers call it once a statement; the arrays are null when there is nothing
+-- to write.
+CREATE FUNCTION stream_put(p_kind text, members bigint[], refs bigint[], ref2s bigint[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
+    base bigint;
+    used bigint;
+    ms bigint[];
     chunk text;
 BEGIN
-    IF used IS NULL THEN
+    IF members IS NULL THEN
         RETURN;
     END IF;
+    base := stream_base();
+    WITH ev AS (
+        SELECT u.member_id, u.ref_id, u.ref2_id, row_number() OVER (PARTITION BY u.member_id ORDER BY u.i) AS r
+          FROM unnest(members, refs, ref2s) WITH ORDINALITY AS u(member_id, ref_id, ref2_id, i)
+    ), ins AS (
+        INSERT INTO stream_events (member_id, seq, kind, ref_id, ref2_id)
+        SELECT ev.member_id, base + ev.r, p_kind, ev.ref_id, ev.ref2_id FROM ev WHERE base % 1024 + ev.r < 1024
+        RETURNING member_id
+    )
+    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
     IF base % 1024 + used > 1023 THEN
         RAISE EXCEPTION 'stream: more than 1023 events for one member in one transaction'
             USING ERRCODE = 'program_limit_exceeded';
     END IF;
     PERFORM set_config('socialapi.stream_n', (base % 1024 + used)::text, true);
     FOR chunk IN
-        SELECT string_agg(m::text, ',') FROM unnest(members) WITH ORDINALITY AS u(m, i) GROUP BY (i - 1) / 400
+        SELECT string_agg(m::text, ',') FROM unnest(ms) WITH ORDINALITY AS u(m, i) GROUP BY (i - 1) / 400
     LOOP
         PERFORM pg_notify('stream', chunk);
     END LOOP;
 END $$;
 
--- The causes' triggers write their events into stream_events with their ids, for the members with
--- presence (one probe of stream_presence's key per member). Each ranks its events per member in
--- the order of their cause (r), writes those within the transaction's range and hands the largest
--- rank to stream_advance, which fails the transaction if any was beyond it.
+-- The causes' triggers hand their events to stream_put, for the members with presence (one probe
+-- of stream_presence's key per member), in the order of their cause.
 CREATE OR REPLACE FUNCTION stream_notifications() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    base bigint := stream_base();
-    used bigint;
-    ms bigint[];
 BEGIN
-    WITH ev AS (
-        SELECT n.recipient_id AS member_id, n.id AS ref_id,
-               row_number() OVER (PARTITION BY n.recipient_id ORDER BY n.id) AS r
-          FROM created n JOIN stream_presence sp ON sp.member_id = n.recipient_id AND sp.until > now()
-    ), ins AS (
-        INSERT INTO stream_events (member_id, seq, kind, ref_id)
-        SELECT member_id, base + r, 'notification', ref_id FROM ev WHERE base % 1024 + r < 1024
-        RETURNING member_id
-    )
-    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
-    PERFORM stream_advance(base, used, ms);
+    PERFORM stream_put('notification', array_agg(n.recipient_id ORDER BY n.id), array_agg(n.id ORDER BY n.id), NULL)
+       FROM created n JOIN stream_presence sp ON sp.member_id = n.recipient_id AND sp.until > now();
     RETURN NULL;
 END $$;
 
+-- A message goes to every participant but its sender.
 CREATE OR REPLACE FUNCTION stream_messages() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    base bigint := stream_base();
-    used bigint;
-    ms bigint[];
 BEGIN
-    WITH ev AS (
-        SELECT cp.member_id, m.id AS ref_id, m.conversation_id AS ref2_id,
-               row_number() OVER (PARTITION BY cp.member_id ORDER BY m.id) AS r
-          FROM created m
-          JOIN conversation_participants cp ON cp.conversation_id = m.conversation_id AND cp.member_id <> m.sender_id
-          JOIN stream_presence sp ON sp.member_id = cp.member_id AND sp.until > now()
-    ), ins AS (
-        INSERT INTO stream_events (member_id, seq, kind, ref_id, ref2_id)
-        SELECT member_id, base + r, 'message', ref_id, ref2_id FROM ev WHERE base % 1024 + r < 1024
-        RETURNING member_id
-    )
-    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
-    PERFORM stream_advance(base, used, ms);
+    PERFORM stream_put('message', array_agg(cp.member_id ORDER BY m.id, cp.member_id),
+                       array_agg(m.id ORDER BY m.id, cp.member_id), array_agg(m.conversation_id ORDER BY m.id, cp.member_id))
+       FROM created m
+       JOIN conversation_participants cp ON cp.conversation_id = m.conversation_id AND cp.member_id <> m.sender_id
+       JOIN stream_presence sp ON sp.member_id = cp.member_id AND sp.until > now();
     RETURN NULL;
 END $$;
 
+-- A participant's unread count changed (a message received, the conversation marked read).
 CREATE OR REPLACE FUNCTION stream_unread() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    base bigint := stream_base();
-    used bigint;
-    ms bigint[];
 BEGIN
-    WITH ev AS (
-        SELECT n.member_id, n.conversation_id AS ref_id,
-               row_number() OVER (PARTITION BY n.member_id ORDER BY n.conversation_id) AS r
-          FROM after_rows n
-          JOIN before_rows o ON o.conversation_id = n.conversation_id AND o.member_id = n.member_id
-          JOIN stream_presence sp ON sp.member_id = n.member_id AND sp.until > now()
-         WHERE n.unread_count <> o.unread_count
-    ), ins AS (
-        INSERT INTO stream_events (member_id, seq, kind, ref_id)
-        SELECT member_id, base + r, 'conversation', ref_id FROM ev WHERE base % 1024 + r < 1024
-        RETURNING member_id
-    )
-    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
-    PERFORM stream_advance(base, used, ms);
+    PERFORM stream_put('conversation', array_agg(n.member_id ORDER BY n.conversation_id),
+                       array_agg(n.conversation_id ORDER BY n.conversation_id), NULL)
+       FROM after_rows n
+       JOIN before_rows o ON o.conversation_id = n.conversation_id AND o.member_id = n.member_id
+       JOIN stream_presence sp ON sp.member_id = n.member_id AND sp.until > now()
+      WHERE n.unread_count <> o.unread_count;
     RETURN NULL;
 END $$;
 
+-- A post enters a home timeline (rows of posts older than a day are not announced: migration
+-- 000032).
 CREATE OR REPLACE FUNCTION stream_timeline() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    base bigint := stream_base();
-    used bigint;
-    ms bigint[];
 BEGIN
-    WITH ev AS (
-        SELECT t.member_id, t.post_id AS ref_id, t.author_id AS ref2_id,
-               row_number() OVER (PARTITION BY t.member_id ORDER BY t.created_at, t.post_id) AS r
-          FROM created t JOIN stream_presence sp ON sp.member_id = t.member_id AND sp.until > now()
-         WHERE t.created_at > now() - interval '1 day'
-    ), ins AS (
-        INSERT INTO stream_events (member_id, seq, kind, ref_id, ref2_id)
-        SELECT member_id, base + r, 'post', ref_id, ref2_id FROM ev WHERE base % 1024 + r < 1024
-        RETURNING member_id
-    )
-    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
-    PERFORM stream_advance(base, used, ms);
+    PERFORM stream_put('post', array_agg(t.member_id ORDER BY t.created_at, t.post_id),
+                       array_agg(t.post_id ORDER BY t.created_at, t.post_id), array_agg(t.author_id ORDER BY t.created_at, t.post_id))
+       FROM created t JOIN stream_presence sp ON sp.member_id = t.member_id AND sp.until > now()
+      WHERE t.created_at > now() - interval '1 day';
     RETURN NULL;
 END $$;
 
+-- A deleted post leaves the timelines of its author and of the author's followers.
 CREATE OR REPLACE FUNCTION stream_deleted_posts() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-    base bigint := stream_base();
-    used bigint;
-    ms bigint[];
 BEGIN
-    WITH ev AS (
-        SELECT sp.member_id, d.id AS ref_id, d.author_id AS ref2_id,
-               row_number() OVER (PARTITION BY sp.member_id ORDER BY d.id) AS r
-          FROM deleted d
-          JOIN stream_presence sp ON sp.until > now()
-           AND (sp.member_id = d.author_id
-                OR sp.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = d.author_id))
-         WHERE d.visibility <> 'private' OR sp.member_id = d.author_id
-    ), ins AS (
-        INSERT INTO stream_events (member_id, seq, kind, ref_id, ref2_id)
-        SELECT member_id, base + r, 'delete', ref_id, ref2_id FROM ev WHERE base % 1024 + r < 1024
-        RETURNING member_id
-    )
-    SELECT (SELECT max(r) FROM ev), (SELECT array_agg(DISTINCT member_id) FROM ins) INTO used, ms;
-    PERFORM stream_advance(base, used, ms);
+    PERFORM stream_put('delete', array_agg(sp.member_id ORDER BY d.id), array_agg(d.id ORDER BY d.id), array_agg(d.author_id ORDER BY d.id))
+       FROM deleted d
+       JOIN stream_presence sp ON sp.until > now()
+        AND (sp.member_id = d.author_id
+             OR sp.member_id IN (SELECT f.follower_id FROM follows f WHERE f.followee_id = d.author_id))
+      WHERE d.visibility <> 'private' OR sp.member_id = d.author_id;
     RETURN NULL;
 END $$;

@@ -43,7 +43,7 @@ const (
 	DefaultMax = 10_000
 )
 
-// Channel is the NOTIFY channel of the causes' triggers (stream_advance,
+// Channel is the NOTIFY channel of the causes' triggers (stream_put,
 // migration 000036).
 const Channel = "stream"
 
