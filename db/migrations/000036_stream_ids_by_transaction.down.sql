@@ -1,7 +1,8 @@
 -- Back to migration 000034's form: events staged in stream_pending and numbered per member at
 -- commit, under a lock of the members' presence rows. The numbering goes on from each member's
 -- largest id, so ids still increase; presence begins again there.
-DROP FUNCTION stream_put(text, bigint[], bigint[], bigint[]);
+DROP FUNCTION stream_put(text, stream_ref[]);
+DROP TYPE stream_ref;
 DROP FUNCTION stream_base();
 
 DROP INDEX stream_events_seq_idx;

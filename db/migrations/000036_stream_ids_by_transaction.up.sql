@@ -29,30 +29,33 @@ CREATE FUNCTION stream_base() RETURNS bigint LANGUAGE sql VOLATILE AS $$
          + COALESCE(NULLIF(current_setting('socialapi.stream_n', true), ''), '0')::bigint
 $$;
 
--- stream_put writes events of kind p_kind, one for each members[i] about refs[i] (and ref2s[i]),
--- in the order given, with their ids: each member's events take the next ranks of the statement,
--- beginning after those earlier statements of the transaction used (stream_base). It records the
--- largest rank it used and notifies channel 'stream' with the members' ids, delivered at commit
--- (comma-separated, in chunks that keep each payload far below NOTIFY's 8000 bytes; equal
--- payloads of one transaction are delivered once). A transaction gives one member at most 1023
--- events: every writer stays far below (a timeline statement writes at most timeline.Cap rows for
--- a member), and one that would give more fails rather than take an id of the next transaction's
--- range. The causes' triggers call it once a statement; the arrays are null when there is nothing
--- to write.
-CREATE FUNCTION stream_put(p_kind text, members bigint[], refs bigint[], ref2s bigint[]) RETURNS void LANGUAGE plpgsql AS $$
+-- stream_ref is one event to write: its member and the ids it is about.
+CREATE TYPE stream_ref AS (member_id bigint, ref_id bigint, ref2_id bigint);
+
+-- stream_put writes events of kind p_kind, one for each element of evs, in the order given, with
+-- their ids: each member's events take the next ranks of the statement, beginning after those
+-- earlier statements of the transaction used (stream_base). It records the largest rank it used
+-- and notifies channel 'stream' with the members' ids, delivered at commit (comma-separated, in
+-- chunks that keep each payload far below NOTIFY's 8000 bytes; equal payloads of one transaction
+-- are delivered once). A transaction gives one member at most 1023 events: every writer stays far
+-- below (a timeline statement writes at most timeline.Cap rows for a member), and one that would
+-- give more fails rather than take an id of the next transaction's range. The causes' triggers
+-- call it once a statement, with one array aggregated in their cause's order (null when there is
+-- nothing to write).
+CREATE FUNCTION stream_put(p_kind text, evs stream_ref[]) RETURNS void LANGUAGE plpgsql AS $$
 DECLARE
     base bigint;
     used bigint;
     ms bigint[];
     chunk text;
 BEGIN
-    IF members IS NULL THEN
+    IF evs IS NULL THEN
         RETURN;
     END IF;
     base := stream_base();
     WITH ev AS (
         SELECT u.member_id, u.ref_id, u.ref2_id, row_number() OVER (PARTITION BY u.member_id ORDER BY u.i) AS r
-          FROM unnest(members, refs, ref2s) WITH ORDINALITY AS u(member_id, ref_id, ref2_id, i)
+          FROM unnest(evs) WITH ORDINALITY AS u(member_id, ref_id, ref2_id, i)
     ), ins AS (
         INSERT INTO stream_events (member_id, seq, kind, ref_id, ref2_id)
         SELECT ev.member_id, base + ev.r, p_kind, ev.ref_id, ev.ref2_id FROM ev WHERE base % 1024 + ev.r < 1024
@@ -75,7 +78,7 @@ END $$;
 -- of stream_presence's key per member), in the order of their cause.
 CREATE OR REPLACE FUNCTION stream_notifications() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM stream_put('notification', array_agg(n.recipient_id ORDER BY n.id), array_agg(n.id ORDER BY n.id), NULL)
+    PERFORM stream_put('notification', array_agg((n.recipient_id, n.id, NULL)::stream_ref ORDER BY n.id))
        FROM created n JOIN stream_presence sp ON sp.member_id = n.recipient_id AND sp.until > now();
     RETURN NULL;
 END $$;
@@ -83,8 +86,7 @@ END $$;
 -- A message goes to every participant but its sender.
 CREATE OR REPLACE FUNCTION stream_messages() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM stream_put('message', array_agg(cp.member_id ORDER BY m.id, cp.member_id),
-                       array_agg(m.id ORDER BY m.id, cp.member_id), array_agg(m.conversation_id ORDER BY m.id, cp.member_id))
+    PERFORM stream_put('message', array_agg((cp.member_id, m.id, m.conversation_id)::stream_ref ORDER BY m.id, cp.member_id))
        FROM created m
        JOIN conversation_participants cp ON cp.conversation_id = m.conversation_id AND cp.member_id <> m.sender_id
        JOIN stream_presence sp ON sp.member_id = cp.member_id AND sp.until > now();
@@ -94,8 +96,7 @@ END $$;
 -- A participant's unread count changed (a message received, the conversation marked read).
 CREATE OR REPLACE FUNCTION stream_unread() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM stream_put('conversation', array_agg(n.member_id ORDER BY n.conversation_id),
-                       array_agg(n.conversation_id ORDER BY n.conversation_id), NULL)
+    PERFORM stream_put('conversation', array_agg((n.member_id, n.conversation_id, NULL)::stream_ref ORDER BY n.conversation_id))
        FROM after_rows n
        JOIN before_rows o ON o.conversation_id = n.conversation_id AND o.member_id = n.member_id
        JOIN stream_presence sp ON sp.member_id = n.member_id AND sp.until > now()
@@ -107,8 +108,7 @@ END $$;
 -- 000032).
 CREATE OR REPLACE FUNCTION stream_timeline() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM stream_put('post', array_agg(t.member_id ORDER BY t.created_at, t.post_id),
-                       array_agg(t.post_id ORDER BY t.created_at, t.post_id), array_agg(t.author_id ORDER BY t.created_at, t.post_id))
+    PERFORM stream_put('post', array_agg((t.member_id, t.post_id, t.author_id)::stream_ref ORDER BY t.created_at, t.post_id))
        FROM created t JOIN stream_presence sp ON sp.member_id = t.member_id AND sp.until > now()
       WHERE t.created_at > now() - interval '1 day';
     RETURN NULL;
@@ -117,7 +117,7 @@ END $$;
 -- A deleted post leaves the timelines of its author and of the author's followers.
 CREATE OR REPLACE FUNCTION stream_deleted_posts() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM stream_put('delete', array_agg(sp.member_id ORDER BY d.id), array_agg(d.id ORDER BY d.id), array_agg(d.author_id ORDER BY d.id))
+    PERFORM stream_put('delete', array_agg((sp.member_id, d.id, d.author_id)::stream_ref ORDER BY d.id))
        FROM deleted d
        JOIN stream_presence sp ON sp.until > now()
         AND (sp.member_id = d.author_id
