@@ -138,18 +138,10 @@ func (d *driver) mixStreams(ctx context.Context, s scenario, seed uint64) (scena
 	start := time.Now()
 	openOne := func(m int) error {
 		sctx, cancel := context.WithCancel(ctx)
-		req, _ := http.NewRequestWithContext(sctx, http.MethodGet, d.opt.api+"/api/v1/stream", nil)
-		req.Header.Set("Authorization", "Bearer "+d.f.read[m])
-		resp, err := client.Do(req)
+		resp, err := d.openStream(sctx, client, d.opt.api, m)
 		if err != nil {
 			cancel()
 			return err
-		}
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-			resp.Body.Close()
-			cancel()
-			return fmt.Errorf("GET /stream: %d %s", resp.StatusCode, b)
 		}
 		streams = append(streams, held{member: m, cancel: cancel})
 		watch := sampled[m]
@@ -466,18 +458,10 @@ func (d *driver) holdStreams(ctx context.Context, base string, members []int) (s
 		client.CloseIdleConnections()
 	}
 	for _, m := range members {
-		req, _ := http.NewRequestWithContext(sctx, http.MethodGet, base+"/api/v1/stream", nil)
-		req.Header.Set("Authorization", "Bearer "+d.f.read[m])
-		resp, err := client.Do(req)
+		resp, err := d.openStream(sctx, client, base, m)
 		if err != nil {
 			stop()
 			return nil, err
-		}
-		if resp.StatusCode != http.StatusOK {
-			b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
-			resp.Body.Close()
-			stop()
-			return nil, fmt.Errorf("GET /stream: %d %s", resp.StatusCode, b)
 		}
 		wg.Add(1)
 		go func() {
@@ -487,4 +471,22 @@ func (d *driver) holdStreams(ctx context.Context, base string, members []int) (s
 		}()
 	}
 	return stop, nil
+}
+
+// openStream opens member m's stream on base with m's read token: the
+// response, its body to read until ctx ends, or an error (any status but
+// 200, with the start of its body).
+func (d *driver) openStream(ctx context.Context, client *http.Client, base string, m int) (*http.Response, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/v1/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+d.f.read[m])
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		resp.Body.Close()
+		return nil, fmt.Errorf("GET /stream: %d %s", resp.StatusCode, b)
+	}
+	return resp, nil
 }

@@ -152,8 +152,8 @@ type readKey struct {
 // statement's horizon (a stream sends only the settled ones, which come
 // first: ids in order, one horizon for all). A settled post event carries
 // its post and author when the member may see it in their home feed, by
-// the feed's own rule (visibility.PostInStream: a block either way, a mute or a
-// suspension of the author hides the post); columns null otherwise. The
+// the feed's own rule (visibility.PostInStream: a block either way, a mute
+// or a suspension of the author hides the post); columns null otherwise. The
 // post is a LATERAL probe by its key whatever the batch's size (LIMIT 1
 // keeps the planner from flattening it into a join it could hash). One
 // statement serves the streams one NOTIFY woke together, the events and
