@@ -389,7 +389,7 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 		p.Replica = replicaDelta(rep0, rep1, use, p.Requests)
 	}
 	p.ServerCPU, p.PGCPU, p.PGBackgroundCPU, p.MachineBusy, p.MachineSteal = use.server, use.pg, use.pgBackground, use.busy, use.steal
-	p.LoadGenCPU = genCPU / wall
+	p.LoadGenCPU, p.DriverCPU = genCPU/wall, use.driver
 	p.ServerRSSMiB = maxRSS / 1024
 	p.ServerPeakRSSMiB = statusKB(o.serverPID, "VmHWM") / 1024
 	if p.Requests > 0 {

@@ -190,6 +190,7 @@ func numCPU() int {
 // give what each used meanwhile.
 type cpuReading struct {
 	server, pg         float64
+	driver             float64 // this process: it holds the streams scenario's streams
 	pgClients          map[int]float64
 	busy, steal, total float64
 	// replica and replicaClients are pg and pgClients of the read replica
@@ -202,18 +203,19 @@ func (d *driver) readCPU() cpuReading {
 	busy, steal, total := machineCPU()
 	pg, clients := pgCPU(d.opt.postmasterPID)
 	replica, replicaClients := pgCPU(d.opt.replicaPostmasterPID)
-	return cpuReading{server: cpuSeconds(d.opt.serverPID), pg: pg, pgClients: clients, busy: busy, steal: steal, total: total,
-		replica: replica, replicaClients: replicaClients}
+	return cpuReading{server: cpuSeconds(d.opt.serverPID), driver: cpuSeconds(os.Getpid()), pg: pg, pgClients: clients,
+		busy: busy, steal: steal, total: total, replica: replica, replicaClients: replicaClients}
 }
 
 // cpuUse is what the server and PostgreSQL used over a run, in cores, and
 // the machine's busy share, of which steal is the share the hypervisor gave
-// to other guests (a run slowed by a neighbour shows it here).
+// to other guests (a run slowed by a neighbour shows it here); driver is
+// this process's own use (vegeta's is apart: phase.LoadGenCPU).
 // pgBackground is the part of pg that no query-serving backend used
 // (autovacuum, checkpoints, WAL writing, processes that exited); replica and
 // replicaBackground the same of the read replica (its background is mostly
 // WAL replay: startup and walreceiver).
-type cpuUse struct{ server, pg, pgBackground, busy, steal, replica, replicaBackground float64 }
+type cpuUse struct{ server, driver, pg, pgBackground, busy, steal, replica, replicaBackground float64 }
 
 // since returns what was used from r until now, over wall seconds.
 func (r cpuReading) since(d *driver, wall float64) cpuUse {
@@ -231,7 +233,7 @@ func background(use float64, then, now map[int]float64, wall float64) float64 {
 }
 
 func (r cpuReading) to(now cpuReading, wall float64) cpuUse {
-	u := cpuUse{server: (now.server - r.server) / wall, pg: (now.pg - r.pg) / wall, replica: (now.replica - r.replica) / wall}
+	u := cpuUse{server: (now.server - r.server) / wall, driver: (now.driver - r.driver) / wall, pg: (now.pg - r.pg) / wall, replica: (now.replica - r.replica) / wall}
 	u.pgBackground = background(u.pg, r.pgClients, now.pgClients, wall)
 	u.replicaBackground = background(u.replica, r.replicaClients, now.replicaClients, wall)
 	if now.total > r.total {
