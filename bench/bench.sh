@@ -14,6 +14,8 @@
 #   BENCH_WRK=0|1                 a second opinion from wrk on the ceiling and the main reads (default: 1 at default scale)
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
 #   BENCH_ONLY=a,b                only these scenarios
+#   BENCH_AUTOVACUUM=0|1          let autovacuum run during the measurements (default 0: paused while the driver
+#                                 runs, the tables a run changed vacuumed and analysed before each measurement)
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running (and its standby, with BENCH_REPLICA=1)
 #   BENCH_REPLICA=0|1             one read replica (default 0): a streaming hot standby of the benchmark cluster
 #                                 (.data/pgbench-standby, port BENCH_PG_PORT + 1, made afresh with pg_basebackup each
@@ -298,7 +300,7 @@ set +e
 "$BIN/socialbench" -api "http://127.0.0.1:$APIPORT" -hello "http://127.0.0.1:$HELLOPORT" \
   -db "$DBURL" -admin-db "$(url postgres)" -pg-port "$PGPORT" -pgbench-db "$PGBDB" -pgbench-time "$PGB_TIME" \
   -postmaster-pid "$(head -n1 "$PGDIR/data/postmaster.pid")" -server-pid "$SERVER" -seed "$SEED" -scale "$SCALE" \
-  -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" \
+  -vegeta "$BIN/vegeta" -out "$OUT" -warmup "$WARMUP" -mix-warmup "${MIXWARMUP:-0s}" -closed "$CLOSED" -open "$OPEN" -only "${BENCH_ONLY:-}" -autovacuum="$([[ "${BENCH_AUTOVACUUM:-0}" == 1 ]] && echo true || echo false)" \
   -metrics "http://127.0.0.1:$METRICSPORT/metrics" -generated "${GENERATED:-}" -pg-huge-pages "$HUGE" -pg-prewarmed "$PREWARMED" -deep-members "$DEEP" -wrk "$WRKBIN" $FAIL "${PPROF_ARGS[@]}" "${REPLICA_ARGS[@]}"
 rc=$?
 set -e

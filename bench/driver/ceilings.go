@@ -141,6 +141,36 @@ func (s settled) String() string {
 	return fmt.Sprintf("%d changed %s vacuumed and analysed in %.1f s", len(s.Tables), tables, s.Took)
 }
 
+// pauseAutovacuum stops autovacuum from starting workers on the cluster of
+// admin (when pause; a run that left it paused is undone either way) until
+// the returned function is called. The mix writes enough timeline rows to
+// make that table due again within seconds of settle, and autovacuum's
+// next wake-up (once a minute) then lands in a measurement or not by
+// chance: the runs it landed in lost up to a third of their throughput, a
+// difference larger than those the pairs compare
+// (docs/performance-journal.md, "Autovacuum paused while the driver runs").
+// settle does the vacuuming instead, between the measurements.
+func pauseAutovacuum(ctx context.Context, admin *sql.DB, pause bool) (func(), error) {
+	set := func(ctx context.Context, q string) error {
+		if _, err := admin.ExecContext(ctx, q); err != nil {
+			return err
+		}
+		_, err := admin.ExecContext(ctx, "SELECT pg_reload_conf()")
+		return err
+	}
+	if err := set(ctx, "ALTER SYSTEM RESET autovacuum"); err != nil || !pause {
+		return func() {}, err
+	}
+	if err := set(ctx, "ALTER SYSTEM SET autovacuum = off"); err != nil {
+		return func() {}, err
+	}
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = set(ctx, "ALTER SYSTEM RESET autovacuum")
+	}, nil
+}
+
 // settle vacuums and analyses every table of the benchmark database changed
 // since its last vacuum or analyse, before each scenario and the ceilings
 // measured after them. Left to autovacuum, which wakes at most once a minute,

@@ -45,6 +45,7 @@ type options struct {
 	mixWarmup                 time.Duration // the mix's warm-up (its many statements plan longer)
 	openFraction              float64
 	only                      string
+	autovacuum                bool // let autovacuum run during the measurements
 	pprofAPI, pprofDebug      string
 	pprofServerPID            int
 	pprofScenario             string
@@ -102,6 +103,7 @@ func main() {
 	flag.DurationVar(&o.open, "open", 10*time.Second, "duration of each open run")
 	flag.Float64Var(&o.openFraction, "open-fraction", 0.5, "open-model rate as a fraction of the closed throughput")
 	flag.StringVar(&o.only, "only", "", "comma-separated scenario names (default: all)")
+	flag.BoolVar(&o.autovacuum, "autovacuum", false, "let autovacuum start workers while the driver runs (default: paused; settle vacuums before each measurement)")
 	flag.StringVar(&o.pprofAPI, "pprof-api", "", "base URL of bench/pprofserve (empty: no profile)")
 	flag.StringVar(&o.pprofDebug, "pprof-debug", "", "base URL of its pprof listener")
 	flag.IntVar(&o.pprofServerPID, "pprof-server-pid", 0, "its pid")
@@ -149,6 +151,11 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	if _, err := d.admin.ExecContext(ctx, "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"); err != nil {
 		return nil, fmt.Errorf("pg_stat_statements (needs shared_preload_libraries): %w", err)
 	}
+	resume, err := pauseAutovacuum(ctx, d.admin, !o.autovacuum)
+	if err != nil {
+		return nil, fmt.Errorf("autovacuum: %w", err)
+	}
+	defer resume()
 	if err := d.db.QueryRowContext(ctx, "SELECT oid FROM pg_database WHERE datname = current_database()").Scan(&d.datid); err != nil {
 		return nil, err
 	}

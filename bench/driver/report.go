@@ -824,7 +824,7 @@ func (rep *report) markdown() string {
 		"(BEGIN and COMMIT included), during the closed run; lib/pq costs one network round trip for a prepared statement "+
 		"(the hot reads and writes are prepared) or one without parameters, and two for an unprepared parameterised one (Parse/Describe, then Bind/Execute). Ratios divide the closed req/s by the "+
 		"ceilings measured in the same run (mean of before and after), each once the machine is quiet (under 15 %% busy over half a "+
-		"second, waiting at most a minute), the ceilings after the scenarios, like each scenario, once the tables the runs before changed are vacuumed and analysed, so that autovacuum does not start during them.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
+		"second, waiting at most a minute), the ceilings after the scenarios, like each scenario, once the tables the runs before changed are vacuumed and analysed; autovacuum starts no worker while the driver runs (BENCH_AUTOVACUUM=1 lets it), so that none lands in a measurement by chance.\n\n", rep.Durations, rep.Conns, rep.OpenFraction*100, rep.CPUs)
 	for _, c := range rep.Ceilings {
 		if c.Settled != nil {
 			fmt.Fprintf(&b, "Ceilings %s: %s, then %s.\n", c.When, c.Settled, c.Quiet)
