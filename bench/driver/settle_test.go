@@ -6,14 +6,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/socialnet/socialapi/internal/pg"
 	"github.com/socialnet/socialapi/internal/pg/pgtest"
 )
 
 // TestSettle: settle vacuums and analyses the tables written since their
 // last vacuum, after which none is due.
 func TestSettle(t *testing.T) {
-	db := pgtest.New(t).DB
+	dsn := pgtest.NewURL(t)
+	// The test cluster's standby holds a slot once it exists, and only a
+	// running standby moves its feedback on: start it (or wait for it) so
+	// that a slot left by an earlier run does not hold back the delete.
+	pgtest.ReplicaURL(t, dsn)
 	ctx := context.Background()
+	conn0, err := pg.Open(ctx, dsn, pg.DefaultPool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn0.Close()
+	db := conn0.DB
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		t.Fatal(err)
