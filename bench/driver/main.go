@@ -21,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -205,16 +206,8 @@ func (d *driver) run(ctx context.Context) (*report, error) {
 	if err := d.ceilings(ctx, rep, "before"); err != nil {
 		return nil, err
 	}
-	want := map[string]bool{}
-	for _, n := range strings.Split(o.only, ",") {
-		if n != "" {
-			want[n] = true
-		}
-	}
-	for i, s := range scenarios {
-		if (len(want) > 0 || s.diagnostic) && !want[s.Name] {
-			continue
-		}
+	for _, i := range runOrder(scenarios, o.only) {
+		s := scenarios[i]
 		if s.Name == "feed_home_deep" && len(d.f.deep) == 0 {
 			rep.Scenarios = append(rep.Scenarios, scenarioReport{Name: s.Name, Title: s.Title, Skipped: "no deep pages: " + d.f.deepNote})
 			continue
@@ -403,6 +396,29 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 		p.statementDeltas(stmts0, stmts1)
 	}
 	return p, nil
+}
+
+// runOrder returns the indexes of the scenarios to run, in order: those
+// only names (comma-separated), in the order it names them, or else every
+// scenario but the diagnostic ones, in the list's order. A scenario keeps
+// its index (its targets' seed) whatever its place, so that running it
+// earlier or later tells an order effect from its own cost.
+func runOrder(scenarios []scenario, only string) []int {
+	var out []int
+	for _, n := range strings.Split(only, ",") {
+		if i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.Name == n }); n != "" && i >= 0 && !slices.Contains(out, i) {
+			out = append(out, i)
+		}
+	}
+	if only != "" {
+		return out
+	}
+	for i, s := range scenarios {
+		if !s.diagnostic {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 type rssSampler struct {
