@@ -13,7 +13,7 @@
 #   BENCH_PPROF_SCENARIO=name     profile this scenario instead of feed_home
 #   BENCH_WRK=0|1                 a second opinion from wrk on the ceiling and the main reads (default: 1 at default scale)
 #   BENCH_CHECK=0|1               run `socialapi check` on the database after the load (default 1)
-#   BENCH_ONLY=a,b                only these scenarios
+#   BENCH_ONLY=a,b                only these scenarios, in this order
 #   BENCH_AUTOVACUUM=0|1          let autovacuum run during the measurements (default 0: paused while the driver
 #                                 runs, the tables a run changed vacuumed and analysed before each measurement)
 #   BENCH_KEEP_PG=1               leave the benchmark PostgreSQL running (and its standby, with BENCH_REPLICA=1)
