@@ -20,8 +20,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
-	"sort"
 	"slices"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -405,12 +405,13 @@ func (d *driver) measure(ctx context.Context, base string, gen func(*rand.Rand) 
 // earlier or later tells an order effect from its own cost.
 func runOrder(scenarios []scenario, only string) []int {
 	var out []int
-	for _, n := range strings.Split(only, ",") {
-		if i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.Name == n }); n != "" && i >= 0 && !slices.Contains(out, i) {
+	names := strings.FieldsFunc(only, func(r rune) bool { return r == ',' })
+	for _, n := range names {
+		if i := slices.IndexFunc(scenarios, func(s scenario) bool { return s.Name == n }); i >= 0 && !slices.Contains(out, i) {
 			out = append(out, i)
 		}
 	}
-	if only != "" {
+	if len(names) > 0 {
 		return out
 	}
 	for i, s := range scenarios {

@@ -12,6 +12,7 @@ func TestRunOrder(t *testing.T) {
 	list := []scenario{{Name: "a"}, {Name: "b"}, {Name: "d", diagnostic: true}, {Name: "c"}}
 	for only, want := range map[string][]int{
 		"":            {0, 1, 3},
+		",":           {0, 1, 3},
 		"c,a":         {3, 0},
 		"b,b,x,d":     {1, 2},
 		"a,c,b":       {0, 3, 1},
