@@ -367,7 +367,8 @@ func checkCmd(getenv func(string) string) *cobra.Command {
 		Use:   "check",
 		Short: "Check that every denormalised counter equals its rows (exit 1 on any mismatch)",
 		Long: "check compares every stored counter (followers, following, blocks, reactions per type, comments,\n" +
-			"replies, poll votes, unread messages) with a count of its rows and lists each mismatch. Read-only.",
+			"replies, poll votes, unread messages) with a count of its rows, and member_hides with blocks and mutes,\n" +
+			"and lists each mismatch. Read-only.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			conn, _, err := openDB(cmd.Context(), getenv)

@@ -367,6 +367,8 @@ var reactionTypes = []string{"like", "love", "haha", "wow", "sad", "angry"}
 //
 //   - members.follower_count, following_count: follows rows;
 //   - members.block_count: blocks rows, per blocker;
+//   - member_hides: a row (stored 1, counted 0, or the reverse) for each
+//     that differs from blocks (both directions) and mutes;
 //   - posts.comment_count (replies included), posts.<type>_count: comments,
 //     reactions;
 //   - comments.reply_count: direct replies;
@@ -382,6 +384,13 @@ func CheckCounters(ctx context.Context, db sqlx.QueryerContext) ([]Mismatch, err
 		        (SELECT count(*) FROM follows f WHERE f.follower_id = m.id) FROM members m`,
 		`SELECT 'members', m.id::text, 'block_count', m.block_count::bigint,
 		        (SELECT count(*) FROM blocks b WHERE b.blocker_id = m.id) FROM members m`,
+		`SELECT 'member_hides', COALESCE(h.viewer_id, d.viewer_id) || ':' || COALESCE(h.member_id, d.member_id) || ':' ||
+		        COALESCE(h.cause, d.cause), 'row', (h.viewer_id IS NOT NULL)::int::bigint, (d.viewer_id IS NOT NULL)::int::bigint
+		   FROM member_hides h
+		   FULL JOIN (SELECT blocker_id, blocked_id, 'blocks' FROM blocks
+		              UNION ALL SELECT blocked_id, blocker_id, 'blocked_by' FROM blocks
+		              UNION ALL SELECT muter_id, muted_id, 'mutes' FROM mutes) AS d(viewer_id, member_id, cause)
+		     ON d.viewer_id = h.viewer_id AND d.member_id = h.member_id AND d.cause = h.cause`,
 		`SELECT 'posts', p.id::text, 'comment_count', p.comment_count::bigint,
 		        (SELECT count(*) FROM comments c WHERE c.post_id = p.id) FROM posts p`,
 		`SELECT 'comments', c.id::text, 'reply_count', c.reply_count::bigint,

@@ -469,3 +469,61 @@ func TestCheckCountersBlocks(t *testing.T) {
 		t.Errorf("rows without their counter (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckMemberHides: member_hides holds blocks (both directions) and
+// mutes from the viewer's side. Blocks, mutes and their removal through the
+// relations store keep it; a row lost or a row left over is a mismatch.
+func TestCheckMemberHides(t *testing.T) {
+	t.Parallel()
+	conn, ctx := importedSmall(t)
+	var alice, bob int64
+	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Get(&bob, `SELECT id FROM members WHERE lower(handle) = 'bob'`); err != nil {
+		t.Fatal(err)
+	}
+	rs := relations.NewStore(conn)
+	for _, s := range []struct {
+		handle string
+		kind   relations.Kind
+		on     bool
+	}{{"Bob", relations.Block, true}, {"carol", relations.Block, true}, {"carol", relations.Mute, true},
+		{"carol", relations.Block, false}, {"Bob", relations.Mute, true}} {
+		if _, err := rs.Set(ctx, alice, s.handle, s.kind, s.on); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var rows []string
+	if err := conn.Select(&rows, `SELECT h.cause || ' ' || lower(m.handle) FROM member_hides h JOIN members m ON m.id = h.member_id
+	                               WHERE h.viewer_id = $1 ORDER BY 1`, alice); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"blocks bob", "mutes bob", "mutes carol"}, rows); diff != "" {
+		t.Errorf("alice's hidden members (-want +got):\n%s", diff)
+	}
+	if ms, err := seed.CheckCounters(ctx, conn); len(ms) != 0 || err != nil {
+		t.Fatalf("CheckCounters after blocks and mutes through the store = %v, %v, want none", ms, err)
+	}
+	mismatches := func() []string {
+		t.Helper()
+		ms, err := seed.CheckCounters(ctx, conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := []string{}
+		for _, m := range ms {
+			got = append(got, fmt.Sprintf("%s %s %d/%d", m.Table, m.Key, m.Stored, m.Counted))
+		}
+		return got
+	}
+	conn.MustExec(`DELETE FROM member_hides WHERE viewer_id = $1 AND cause = 'blocked_by'`, bob)
+	conn.MustExec(`INSERT INTO member_hides VALUES ($1, $2, 'mutes')`, bob, alice)
+	want := []string{
+		fmt.Sprintf("member_hides %d:%d:blocked_by 0/1", bob, alice),
+		fmt.Sprintf("member_hides %d:%d:mutes 1/0", bob, alice),
+	}
+	if diff := cmp.Diff(want, mismatches()); diff != "" {
+		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
+	}
+}
