@@ -27,8 +27,9 @@ package visibility
 // Post returns a SQL boolean expression that is true when the member whose id
 // is the SQL expression viewer may see the post aliased alias.
 //
-// It is served by follows_pkey, blocks_pkey (both directions are probes of
-// the primary key), blocks_blocked_idx and members_suspended_idx.
+// It is served by follows_pkey, member_hides_pkey (blocks either way and
+// mutes from the viewer's side, migration 37: one probe where blocks
+// took two) and members_suspended_idx.
 func Post(alias, viewer string) string {
 	return "(" + rule(alias, viewer) + " AND " + Author(alias+".author_id", viewer) + ")"
 }
@@ -36,7 +37,7 @@ func Post(alias, viewer string) string {
 // PostByKey is Post for a statement that checks one post (a write's post,
 // a single post's existence) for one viewer or a few: the author part as
 // probes by key (the author's suspension in members_suspended_idx, a block
-// either way in blocks_pkey), without Post's gates and hash of the
+// either way in member_hides_pkey), without Post's gates and hash of the
 // suspended members, which cost such a statement more to set up at each
 // execution than the probes they spare (docs/performance-journal.md, "The
 // rule in one-row statements").
@@ -88,9 +89,10 @@ func Author(author, viewer string) string {
 }
 
 // AuthorInStream is Author for a stream: the viewer does not mute author
-// either.
+// either. Blocks and mutes are one gate (the viewer's member_hides is
+// empty) and one probe (no row of it names author, whatever the cause).
 func AuthorInStream(author, viewer string) string {
-	return "(" + Author(author, viewer) + " AND (" + mutesNobody(viewer) + " OR " + NotMuted(author, viewer) + "))"
+	return "(" + NotSuspended(author) + " AND (" + hidesNobody(viewer) + " OR " + notHidden(author, viewer) + "))"
 }
 
 // MemberRow is true when the profile of the member whose row is alias (of
@@ -110,13 +112,19 @@ func notBlocking(member, viewer string) string {
 // unblocked is the gate of NotSeparated: viewer blocks nobody and nobody
 // blocks viewer.
 func unblocked(viewer string) string {
-	return "(SELECT NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocker_id = " + viewer + ")" +
-		" AND NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocked_id = " + viewer + "))"
+	return "(SELECT NOT EXISTS (SELECT 1 FROM member_hides vis_g WHERE vis_g.viewer_id = " + viewer + " AND vis_g.cause <> 'mutes'))"
 }
 
-// mutesNobody is the gate of NotMuted: viewer mutes nobody.
-func mutesNobody(viewer string) string {
-	return "(SELECT NOT EXISTS (SELECT 1 FROM mutes vis_g WHERE vis_g.muter_id = " + viewer + "))"
+// hidesNobody is the gate of notHidden: no block either way and no mute of
+// viewer's hides anyone from viewer.
+func hidesNobody(viewer string) string {
+	return "(SELECT NOT EXISTS (SELECT 1 FROM member_hides vis_g WHERE vis_g.viewer_id = " + viewer + "))"
+}
+
+// notHidden is true when neither blocks the other and viewer does not mute
+// author: no row of member_hides names author for viewer.
+func notHidden(author, viewer string) string {
+	return "NOT EXISTS (SELECT 1 FROM member_hides vis_h WHERE vis_h.viewer_id = " + viewer + " AND vis_h.member_id = " + author + ")"
 }
 
 // NotSuspended is true when member is not suspended. The suspended members
@@ -130,10 +138,10 @@ func NotSuspended(member string) string {
 	return member + " NOT IN (SELECT vis_s.id FROM members vis_s WHERE vis_s.suspended_at IS NOT NULL)"
 }
 
-// NotSeparated is true when no block stands between a and b, either way.
+// NotSeparated is true when no block stands between a and b, either way:
+// one probe of member_hides, which holds each block from both sides.
 func NotSeparated(a, b string) string {
-	return "NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + a + " AND vis_b.blocked_id = " + b + ")" +
-		" AND NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + b + " AND vis_b.blocked_id = " + a + ")"
+	return "NOT EXISTS (SELECT 1 FROM member_hides vis_b WHERE vis_b.viewer_id = " + b + " AND vis_b.member_id = " + a + " AND vis_b.cause <> 'mutes')"
 }
 
 // Blocks is true when blocker blocks blocked (one direction only). A write
@@ -143,22 +151,16 @@ func Blocks(blocker, blocked string) string {
 	return "EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + blocker + " AND vis_b.blocked_id = " + blocked + ")"
 }
 
-// NotMuted is true when viewer does not mute author.
-func NotMuted(author, viewer string) string {
-	return "NOT EXISTS (SELECT 1 FROM mutes vis_m WHERE vis_m.muter_id = " + viewer + " AND vis_m.muted_id = " + author + ")"
-}
-
 // Notifies is true when recipient may be notified of what actor did: the
 // notification would show in recipient's list (AuthorInStream(actor,
 // recipient)) and recipient is not suspended. It is written for the writes
-// that notify one recipient or a few: four probes by key
-// (members_suspended_idx, blocks_pkey both ways, mutes_pkey), without the
-// gates and the hash of the suspended members of the other forms, which
-// cost a one-row statement more to set up at each execution than the
-// probes they would spare.
+// that notify one recipient or a few: two probes by key
+// (members_suspended_idx; member_hides_pkey, for a block either way and a
+// mute), without the gates and the hash of the suspended members of the
+// other forms, which cost a one-row statement more to set up at each
+// execution than the probes they would spare.
 func Notifies(actor, recipient string) string {
-	return "(" + notSuspendedByKey(actor+", "+recipient) + " AND " + NotSeparated(actor, recipient) + " AND " +
-		NotMuted(actor, recipient) + ")"
+	return "(" + notSuspendedByKey(actor+", "+recipient) + " AND " + notHidden(actor, recipient) + ")"
 }
 
 // Hidden is, for one viewer, the members whose writing the rule hides in
