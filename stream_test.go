@@ -736,6 +736,7 @@ func TestStreamPresenceOutlastsTheWindow(t *testing.T) {
 // transaction with a smaller id has ended (migration 000036), and a stream
 // that read it before then reads again on its own: the transaction that
 // held it back here writes no event, so no NOTIFY would wake the stream.
+// Meanwhile other NOTIFYs cost the waiting stream no read.
 func TestStreamWaitsForEarlierTransactions(t *testing.T) {
 	t.Parallel()
 	metrics := freeAddr(t)
@@ -761,6 +762,29 @@ func TestStreamWaitsForEarlierTransactions(t *testing.T) {
 	waitUntil(t, 20*time.Second, "a read of the held-back event", func() bool {
 		return metric(t, page, "socialapi_stream_unsettled_reads_total") >= 1
 	})
+	// NOTIFYs of other transactions do not move the horizon past the held
+	// event while the blocker runs: they cost the waiting stream no read
+	// (the hub reads the horizon for it), only the last one, which names
+	// alice, does. Listeners get notifications in order, so that read
+	// comes after the others were handled.
+	var aliceID int64
+	if err := w.db.Get(&aliceID, `SELECT id FROM members WHERE handle = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	reads := metric(t, page, "socialapi_stream_reads_total")
+	for range 200 {
+		w.db.MustExec(`SELECT pg_notify('stream', '0')`)
+	}
+	w.db.MustExec(`SELECT pg_notify('stream', $1)`, strconv.FormatInt(aliceID, 10))
+	waitUntil(t, 20*time.Second, "the read alice's poke causes", func() bool {
+		return metric(t, page, "socialapi_stream_reads_total") > reads
+	})
+	if n := metric(t, page, "socialapi_stream_reads_total") - reads; n > 3 {
+		t.Errorf("201 NOTIFYs while the event is held back: %v reads of the stream, want at most 3", n)
+	}
+	if metric(t, page, "socialapi_stream_horizon_reads_total") < 1 {
+		t.Error("no read of the horizon for the waiting stream")
+	}
 	if err := blocker.Commit(); err != nil {
 		t.Fatal(err)
 	}

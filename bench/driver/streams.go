@@ -67,6 +67,10 @@ type streamsReport struct {
 	// answered them (reads woken together share one).
 	Reads          float64 `json:"reads"`
 	ReadStatements float64 `json:"read_statements"`
+	// Reads that met events not yet settled, and reads of the horizon for
+	// the streams waiting for them to settle.
+	UnsettledReads float64 `json:"unsettled_reads"`
+	HorizonReads   float64 `json:"horizon_reads"`
 	EventsReceived int64   `json:"events_received"`
 	// Ended counts streams that ended while the mix ran (a drop, an error).
 	Ended int64 `json:"ended"`
@@ -326,9 +330,11 @@ func (d *driver) mixStreams(ctx context.Context, s scenario, seed uint64) (scena
 	st.Drops = after["socialapi_stream_drops_total"] - before["socialapi_stream_drops_total"]
 	st.Reads = after["socialapi_stream_reads_total"] - before["socialapi_stream_reads_total"]
 	st.ReadStatements = after["socialapi_stream_read_statements_total"] - before["socialapi_stream_read_statements_total"]
-	d.logf("%s: RSS %.0f/%.0f/%.0f MiB, goroutines %.0f/%.0f/%.0f (before/during/after), %.0f events sent, %.0f drops, %.0f reads in %.0f statements, %d probes (%d missing), 2xx → event p50 %.1f ms p99 %.1f ms",
+	st.UnsettledReads = after["socialapi_stream_unsettled_reads_total"] - before["socialapi_stream_unsettled_reads_total"]
+	st.HorizonReads = after["socialapi_stream_horizon_reads_total"] - before["socialapi_stream_horizon_reads_total"]
+	d.logf("%s: RSS %.0f/%.0f/%.0f MiB, goroutines %.0f/%.0f/%.0f (before/during/after), %.0f events sent, %.0f drops, %.0f reads in %.0f statements (%.0f unsettled, %.0f horizon reads), %d probes (%d missing), 2xx → event p50 %.1f ms p99 %.1f ms",
 		s.Name, st.RSSBefore, st.RSSDuring, st.RSSAfter, st.GoroutinesBefore, st.GoroutinesDuring, st.GoroutinesAfter,
-		st.EventsSent, st.Drops, st.Reads, st.ReadStatements, st.Probes, st.Missing, st.P50MS, st.P99MS)
+		st.EventsSent, st.Drops, st.Reads, st.ReadStatements, st.UnsettledReads, st.HorizonReads, st.Probes, st.Missing, st.P50MS, st.P99MS)
 	return sr, nil
 }
 
@@ -409,7 +415,8 @@ func (d *driver) comment(ctx context.Context, client *http.Client, post int64, m
 var streamMetrics = map[string]bool{
 	"go_goroutines": true, "socialapi_stream_open": true, "socialapi_stream_events_sent_total": true,
 	"socialapi_stream_drops_total": true, "socialapi_stream_reads_total": true,
-	"socialapi_stream_read_statements_total": true,
+	"socialapi_stream_read_statements_total": true, "socialapi_stream_unsettled_reads_total": true,
+	"socialapi_stream_horizon_reads_total": true,
 }
 
 // scrape reads the server's metrics listener: go_goroutines and the
@@ -434,7 +441,8 @@ func (st *streamsReport) markdown() string {
 	fmt.Fprintf(&b, "Server RSS %.0f → %.0f (peak) → %.0f MiB, goroutines %.0f → %.0f (peak) → %.0f, before the streams opened, while they and the mix ran, after they closed. ",
 		st.RSSBefore, st.RSSDuring, st.RSSAfter, st.GoroutinesBefore, st.GoroutinesDuring, st.GoroutinesAfter)
 	fmt.Fprintf(&b, "Events sent %.0f (received %d), drops %.0f. ", st.EventsSent, st.EventsReceived, st.Drops)
-	fmt.Fprintf(&b, "The streams read their events %.0f times with %.0f statements. ", st.Reads, st.ReadStatements)
+	fmt.Fprintf(&b, "The streams read their events %.0f times with %.0f statements; %.0f reads met events not yet settled, and the horizon was read %.0f times for them. ",
+		st.Reads, st.ReadStatements, st.UnsettledReads, st.HorizonReads)
 	fmt.Fprintf(&b, "Write's 201 → its notification event, %d probes (comments on %d sampled streams' members' posts, part of the load below) of which %d missing: p50 %.1f ms, p99 %.1f ms, max %.1f ms.",
 		st.Probes, st.Sampled, st.Missing, st.P50MS, st.P99MS, st.MaxMS)
 	if st.Note != "" {

@@ -115,10 +115,18 @@ type Hub struct {
 
 	mu       sync.Mutex
 	byMember map[int64]map[*conn]struct{}
-	// unsettled holds the streams that read events not yet settled: any
-	// NOTIFY means a transaction ended, which may settle them, so it pokes
-	// them too (their own timers poke them when no NOTIFY comes).
-	unsettled map[*conn]struct{}
+	// unsettled holds the streams that read events not yet settled, each
+	// with the id of the first such event: it settles once the delivery
+	// horizon passes it. Any NOTIFY means a transaction ended, which may
+	// have moved the horizon, so it makes the hub read the horizon (one
+	// statement for all of them, probeHorizon) and poke those it settled;
+	// their own timers ask for the same read when no NOTIFY comes. Poking
+	// them all at every NOTIFY instead made each event cost several reads
+	// under a steady write load, whose running transactions keep the
+	// horizon a few milliseconds behind.
+	unsettled map[*conn]int64
+	probing   bool // a probeHorizon is running
+	reprobe   bool // and should run again: something may have ended since it read
 	closing   chan struct{} // closed when the server shuts down
 	closed    bool
 	open      sync.WaitGroup
@@ -137,6 +145,7 @@ type hubMetrics struct {
 	reads     prometheus.Counter // reads of their events by streams
 	readStmts prometheus.Counter // statements that answered them
 	unsettled prometheus.Counter // reads that met events not yet settled
+	probes    prometheus.Counter // reads of the horizon for them
 	sent      *prometheus.CounterVec
 	drops     *prometheus.CounterVec
 	refetches prometheus.Counter
@@ -153,7 +162,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 		slots: inflight.New(inflight.Config{What: "event streams", PerMember: cfg.PerMember, Total: cfg.Max,
 			Policy: string(ratelimit.Read), Quota: cfg.ReadQuota}),
 		byMember:  map[int64]map[*conn]struct{}{},
-		unsettled: map[*conn]struct{}{},
+		unsettled: map[*conn]int64{},
 		closing:   make(chan struct{}),
 		m: hubMetrics{
 			open: prometheus.NewGauge(prometheus.GaugeOpts{Name: "socialapi_stream_open",
@@ -170,6 +179,8 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 				Help: "Statements that answered the reads of event streams: reads woken together share one."}),
 			unsettled: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_unsettled_reads_total",
 				Help: "Reads of event streams that met events not yet settled (a transaction with a smaller id was still running), read again later."}),
+			probes: prometheus.NewCounter(prometheus.CounterOpts{Name: "socialapi_stream_horizon_reads_total",
+				Help: "Reads of the delivery horizon for streams waiting for events to settle (one serves all of them)."}),
 		},
 	}
 	h.reads = coalesce.New(coalesce.NewPool(1), readBatch,
@@ -181,7 +192,7 @@ func New(cfg Config, db *sqlx.DB, log *slog.Logger, authn Authenticator, publicU
 			return rows[0], nil
 		}, h.readMany)
 	if reg != nil {
-		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches, h.m.reads, h.m.readStmts, h.m.unsettled} {
+		for _, c := range []prometheus.Collector{h.m.open, h.m.sent, h.m.drops, h.m.refetches, h.m.reads, h.m.readStmts, h.m.unsettled, h.m.probes} {
 			if err := reg.Register(c); err != nil {
 				return nil, err
 			}
@@ -305,14 +316,13 @@ func (h *Hub) presenceLoop(ctx context.Context) {
 }
 
 // pokePayload pokes the local streams of the members a NOTIFY names, and
-// those waiting for events to settle.
+// has the horizon read for those waiting for events to settle.
 func (h *Hub) pokePayload(payload string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for c := range h.unsettled {
-		c.signal()
+	if len(h.unsettled) > 0 {
+		h.probeLocked()
 	}
-	clear(h.unsettled)
 	for _, s := range strings.Split(payload, ",") {
 		id, err := strconv.ParseInt(s, 10, 64)
 		if err != nil {
@@ -334,11 +344,74 @@ func (h *Hub) pokeAll() {
 	}
 }
 
-// awaitSettled registers c as waiting for events to settle (pokePayload).
-func (h *Hub) awaitSettled(c *conn) {
+// awaitSettled registers c as waiting for the horizon to pass the event
+// id first (pokePayload, probeHorizon); first 0: c waits for nothing.
+func (h *Hub) awaitSettled(c *conn, first int64) {
 	h.mu.Lock()
-	h.unsettled[c] = struct{}{}
+	if first > 0 {
+		h.unsettled[c] = first
+	} else {
+		delete(h.unsettled, c)
+	}
 	h.mu.Unlock()
+}
+
+// probe has the horizon read for the streams waiting for it, and reports
+// whether c is one of them (a stream's settle timer calls it, since the
+// transaction that holds its events back may end without a NOTIFY, and
+// keeps calling it while c waits).
+func (h *Hub) probe(c *conn) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_, waiting := h.unsettled[c]
+	if waiting {
+		h.probeLocked()
+	}
+	return waiting
+}
+
+// probeLocked starts probeHorizon, or has the running one read again.
+// h.mu is held.
+func (h *Hub) probeLocked() {
+	if h.probing {
+		h.reprobe = true
+		return
+	}
+	h.probing = true
+	go h.probeHorizon()
+}
+
+// probeHorizon reads the delivery horizon and pokes the waiting streams it
+// settles, again while something asked meanwhile and some still wait. One
+// runs at a time, so the statements it costs are bounded by round trips,
+// not by NOTIFYs or streams. A failed read ends it: the next NOTIFY or
+// settle timer asks again.
+func (h *Hub) probeHorizon() {
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		hz, err := h.store.horizon(ctx)
+		cancel()
+		h.m.probes.Inc()
+		h.mu.Lock()
+		if err == nil {
+			for c, first := range h.unsettled {
+				if first < hz {
+					c.signal()
+					delete(h.unsettled, c)
+				}
+			}
+		}
+		if err != nil || !h.reprobe || len(h.unsettled) == 0 {
+			h.probing, h.reprobe = false, false
+			h.mu.Unlock()
+			if err != nil {
+				h.log.Warn("stream: horizon", slog.String("error", err.Error()))
+			}
+			return
+		}
+		h.reprobe = false
+		h.mu.Unlock()
+	}
 }
 
 // signal pokes c unless a poke is pending already.

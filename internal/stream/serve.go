@@ -108,11 +108,14 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 			recheck.Reset(jittered(h.cfg.Recheck))
 			continue
 		case <-settle.C:
-			c.signal()
+			if h.probe(c) {
+				settle.Reset(wait)
+				wait = min(2*wait, maxSettleWait)
+			}
 			continue
 		case <-c.poke:
-			var unsettled bool
-			if last, unsettled, err = h.deliver(ctx, s, member, last); err != nil {
+			var first int64
+			if last, first, err = h.deliver(ctx, s, member, last); err != nil {
 				if errors.Is(err, errSlow) {
 					h.m.drops.WithLabelValues("slow").Inc()
 				} else if ctx.Err() == nil {
@@ -122,13 +125,15 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 				return nil
 			}
 			// Events of a transaction whose id is above a running one's are
-			// read again at the next NOTIFY, or shortly: the running one may
-			// not notify when it ends.
-			if unsettled {
-				h.awaitSettled(c)
+			// read again once the horizon passes them, which the hub reads
+			// at the next NOTIFY, or shortly: the running one may not notify
+			// when it ends.
+			h.awaitSettled(c, first)
+			if first > 0 {
 				settle.Reset(wait)
 				wait = min(2*wait, maxSettleWait)
 			} else {
+				settle.Stop()
 				wait = minSettleWait
 			}
 			continue
@@ -140,7 +145,7 @@ func (h *Hub) Serve(ctx context.Context, w http.ResponseWriter, r Request) error
 	}
 }
 
-// A stream that read events not yet settled reads again after
+// A stream that read events not yet settled has the horizon read after
 // minSettleWait, doubling while they stay unsettled, up to maxSettleWait:
 // transactions last milliseconds, and a long one costs a read a second.
 const (
@@ -155,13 +160,14 @@ func jittered(d time.Duration) time.Duration {
 
 // deliver sends the member's settled events after last, a page at a time,
 // and returns the last id it passed (sent, or skipped as no longer
-// visible) and whether it read events not yet settled (to read again).
-func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64, bool, error) {
+// visible) and the id of the first event it read not yet settled (0:
+// none), to read again once the horizon passes it.
+func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64, int64, error) {
 	for {
 		h.m.reads.Inc()
 		rows, err := h.reads.Do(ctx, readKey{member: member, after: last})
 		if err != nil {
-			return last, false, err
+			return last, 0, err
 		}
 		n := len(rows)
 		settled := rows
@@ -174,23 +180,23 @@ func (h *Hub) deliver(ctx context.Context, s *sender, member, last int64) (int64
 		if len(settled) > 0 {
 			evs, err := h.rend.render(ctx, member, settled)
 			if err != nil {
-				return last, false, err
+				return last, 0, err
 			}
 			for _, e := range evs {
 				s.event(e.name, strconv.FormatInt(e.seq, 10), e.data)
 				h.m.sent.WithLabelValues(e.name).Inc()
 			}
 			if err := s.flush(); err != nil {
-				return last, false, errSlow
+				return last, 0, errSlow
 			}
 			last = settled[len(settled)-1].Seq
 		}
 		if len(settled) < n {
 			h.m.unsettled.Inc()
-			return last, true, nil
+			return last, rows[len(settled)].Seq, nil
 		}
 		if n < pageSize {
-			return last, false, nil
+			return last, 0, nil
 		}
 	}
 }
