@@ -31,7 +31,7 @@ type Job = jobs.Item
 // listingSeen is true for a listing (aliased l) that search shows, as the
 // market lists them: listings of suspended sellers are left out
 // (visibility.NotSuspended: an anti-join with the few suspended members,
-// members_suspended_idx, rather than a member lookup per match).
+// suspended_members, rather than a member lookup per match).
 func listingSeen(l string) string { return visibility.NotSuspended(l + ".seller_id") }
 
 // side is what a search reads in one statement besides the posts and

@@ -369,6 +369,8 @@ var reactionTypes = []string{"like", "love", "haha", "wow", "sad", "angry"}
 //   - members.block_count: blocks rows, per blocker;
 //   - member_hides: a row (stored 1, counted 0, or the reverse) for each
 //     that differs from blocks (both directions) and mutes;
+//   - suspended_members: a row likewise for each member whose presence
+//     there differs from members.suspended_at;
 //   - posts.comment_count (replies included), posts.<type>_count: comments,
 //     reactions;
 //   - comments.reply_count: direct replies;
@@ -391,6 +393,9 @@ func CheckCounters(ctx context.Context, db sqlx.QueryerContext) ([]Mismatch, err
 		              UNION ALL SELECT blocked_id, blocker_id, 'blocked_by' FROM blocks
 		              UNION ALL SELECT muter_id, muted_id, 'mutes' FROM mutes) AS d(viewer_id, member_id, cause)
 		     ON d.viewer_id = h.viewer_id AND d.member_id = h.member_id AND d.cause = h.cause`,
+		`SELECT 'suspended_members', m.id::text, 'row', (sm.member_id IS NOT NULL)::int::bigint,
+		        (m.suspended_at IS NOT NULL)::int::bigint
+		   FROM members m LEFT JOIN suspended_members sm ON sm.member_id = m.id`,
 		`SELECT 'posts', p.id::text, 'comment_count', p.comment_count::bigint,
 		        (SELECT count(*) FROM comments c WHERE c.post_id = p.id) FROM posts p`,
 		`SELECT 'comments', c.id::text, 'reply_count', c.reply_count::bigint,

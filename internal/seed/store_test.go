@@ -527,3 +527,45 @@ func TestCheckMemberHides(t *testing.T) {
 		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
 	}
 }
+
+// TestCheckSuspendedMembers: suspended_members follows members.suspended_at
+// through suspension and its lifting; a row lost or left over is a
+// mismatch.
+func TestCheckSuspendedMembers(t *testing.T) {
+	t.Parallel()
+	conn, ctx := importedSmall(t)
+	var alice, bob int64
+	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.Get(&bob, `SELECT id FROM members WHERE lower(handle) = 'bob'`); err != nil {
+		t.Fatal(err)
+	}
+	conn.MustExec(`UPDATE members SET suspended_at = now() WHERE id IN ($1, $2)`, alice, bob)
+	conn.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, bob)
+	conn.MustExec(`UPDATE members SET follower_count = follower_count WHERE id = $1`, alice)
+	var rows []int64
+	if err := conn.Select(&rows, `SELECT member_id FROM suspended_members WHERE member_id IN ($1, $2) ORDER BY 1`, alice, bob); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int64{alice}, rows); diff != "" {
+		t.Errorf("suspended_members (-want +got):\n%s", diff)
+	}
+	if ms, err := seed.CheckCounters(ctx, conn); len(ms) != 0 || err != nil {
+		t.Fatalf("CheckCounters after suspensions = %v, %v, want none", ms, err)
+	}
+	conn.MustExec(`DELETE FROM suspended_members WHERE member_id = $1`, alice)
+	conn.MustExec(`INSERT INTO suspended_members VALUES ($1)`, bob)
+	ms, err := seed.CheckCounters(ctx, conn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, m := range ms {
+		got = append(got, fmt.Sprintf("%s %s %d/%d", m.Table, m.Key, m.Stored, m.Counted))
+	}
+	want := []string{fmt.Sprintf("suspended_members %d 0/1", alice), fmt.Sprintf("suspended_members %d 1/0", bob)}
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
+	}
+}

@@ -125,8 +125,8 @@ type Hub struct {
 	// under a steady write load, whose running transactions keep the
 	// horizon a few milliseconds behind.
 	unsettled map[*conn]int64
-	probing   bool // a probeHorizon is running
-	reprobe   bool // and should run again: something may have ended since it read
+	probing   bool          // a probeHorizon is running
+	reprobe   bool          // and should run again: something may have ended since it read
 	closing   chan struct{} // closed when the server shuts down
 	closed    bool
 	open      sync.WaitGroup

@@ -13,12 +13,12 @@ import (
 // migrations (categories) is kept. post_tags is filled by the posts insert
 // trigger of migration 15, one set-based insert per COPY; it is listed so
 // that its index is built once at the end and it is vacuumed (index-only
-// scans need its visibility map); so is member_hides, filled by the triggers
-// of blocks and mutes (migration 37).
+// scans need its visibility map); so are member_hides and suspended_members,
+// filled by the triggers of blocks, mutes and members (migrations 37, 38).
 var loaded = []string{
 	"members", "api_tokens", "api_token_uses", "follows", "posts", "post_tags", "post_mentions", "post_media", "polls",
 	"poll_options", "poll_votes", "comments", "comment_mentions", "reactions", "conversations", "conversation_participants",
-	"messages", "notifications", "listings", "listing_images", "jobs", "blocks", "mutes", "member_hides", "member_suspensions",
+	"messages", "notifications", "listings", "listing_images", "jobs", "blocks", "mutes", "member_hides", "member_suspensions", "suspended_members",
 }
 
 // deferred is what prepare dropped so that COPY runs without per-row

@@ -29,14 +29,14 @@ package visibility
 //
 // It is served by follows_pkey, member_hides_pkey (blocks either way and
 // mutes from the viewer's side, migration 37: one probe where blocks
-// took two) and members_suspended_idx.
+// took two) and suspended_members.
 func Post(alias, viewer string) string {
 	return "(" + rule(alias, viewer) + " AND " + Author(alias+".author_id", viewer) + ")"
 }
 
 // PostByKey is Post for a statement that checks one post (a write's post,
 // a single post's existence) for one viewer or a few: the author part as
-// probes by key (the author's suspension in members_suspended_idx, a block
+// probes by key (the author's suspension in suspended_members_pkey, a block
 // either way in member_hides_pkey), without Post's gates and hash of the
 // suspended members, which cost such a statement more to set up at each
 // execution than the probes they spare (docs/performance-journal.md, "The
@@ -47,10 +47,10 @@ func PostByKey(alias, viewer string) string {
 }
 
 // notSuspendedByKey is true when none of the members is suspended, asked of
-// members_suspended_idx by key; members is a list of SQL expressions
-// separated by commas.
+// suspended_members by key; members is a list of SQL expressions separated
+// by commas.
 func notSuspendedByKey(members string) string {
-	return "NOT EXISTS (SELECT 1 FROM members vis_s WHERE vis_s.id IN (" + members + ") AND vis_s.suspended_at IS NOT NULL)"
+	return "NOT EXISTS (SELECT 1 FROM suspended_members vis_s WHERE vis_s.member_id IN (" + members + "))"
 }
 
 // PostInStream is Post for a stream: it also hides the posts of members the
@@ -128,14 +128,15 @@ func notHidden(author, viewer string) string {
 }
 
 // NotSuspended is true when member is not suspended. The suspended members
-// are read once per statement from the small partial index
-// members_suspended_idx (the subquery does not depend on the row) and
-// each row is looked up among them in memory, rather than probing the
-// index per row as a correlated NOT EXISTS planned for few rows does
-// (docs/performance-journal.md, "The visibility rule once per
-// statement"). Ids are never NULL, so NOT IN is exact.
+// are read once per statement from suspended_members, a page or so that is
+// rarely written (migration 38), and each row is looked up among them in
+// memory, rather than probing an index per row as a correlated NOT EXISTS
+// planned for few rows does (docs/performance-journal.md, "The visibility
+// rule once per statement"). Read from members, where the counter updates
+// keep the pages from being all-visible, they cost a heap fetch each, every
+// statement. Ids are never NULL, so NOT IN is exact.
 func NotSuspended(member string) string {
-	return member + " NOT IN (SELECT vis_s.id FROM members vis_s WHERE vis_s.suspended_at IS NOT NULL)"
+	return member + " NOT IN (SELECT vis_s.member_id FROM suspended_members vis_s)"
 }
 
 // NotSeparated is true when no block stands between a and b, either way:
@@ -155,7 +156,7 @@ func Blocks(blocker, blocked string) string {
 // notification would show in recipient's list (AuthorInStream(actor,
 // recipient)) and recipient is not suspended. It is written for the writes
 // that notify one recipient or a few: two probes by key
-// (members_suspended_idx; member_hides_pkey, for a block either way and a
+// (suspended_members_pkey; member_hides_pkey, for a block either way and a
 // mute), without the gates and the hash of the suspended members of the
 // other forms, which cost a one-row statement more to set up at each
 // execution than the probes they would spare.
@@ -182,7 +183,7 @@ func (h Hidden) Has(author int64) bool {
 // causes apart: a stream hides them all, a list of members (Author) all but
 // the muted.
 const HiddenCauseSQL = `
-	SELECT id, 's' AS cause FROM members WHERE suspended_at IS NOT NULL
+	SELECT member_id AS id, 's' AS cause FROM suspended_members
 	UNION ALL SELECT member_id, CASE cause WHEN 'mutes' THEN 'm' ELSE 'b' END FROM member_hides WHERE viewer_id = $1`
 
 // Sees is PostInStream in Go, for a post whose visibility and author were
@@ -212,9 +213,9 @@ func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) boo
 // mutes hide (blocked tells a block from a mute), read by one index-only
 // scan of member_hides, which holds blocks and mutes from the viewer's
 // side (migration 37; three scans of blocks and mutes cost a batched feed
-// statement about ten buffers a viewer); vis_suspended, the suspended members, read from the partial index
-// members_suspended_idx once per statement (it does not depend on the
-// viewer). Each fragment looks a row up in them in memory, so a row costs
+// statement about ten buffers a viewer); vis_suspended, the suspended
+// members, read from suspended_members once per statement (it does not
+// depend on the viewer). Each fragment looks a row up in them in memory, so a row costs
 // no index read whatever the viewer's relations.
 type Shared struct{ viewer string }
 
@@ -229,7 +230,7 @@ func (s Shared) With() string {
 	return `vis_hidden AS MATERIALIZED (
 		    SELECT member_id AS id, cause <> 'mutes' AS blocked FROM member_hides WHERE viewer_id = ` + s.viewer + `
 		), vis_suspended AS MATERIALIZED (
-		    SELECT id FROM members WHERE suspended_at IS NOT NULL
+		    SELECT member_id AS id FROM suspended_members
 		)`
 }
 
