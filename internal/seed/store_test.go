@@ -448,16 +448,9 @@ func TestCheckCountersBlocks(t *testing.T) {
 		t.Fatalf("CheckCounters after blocks through the store = %v, %v, want none", ms, err)
 	}
 	mismatches := func() []string {
-		t.Helper()
-		ms, err := seed.CheckCounters(ctx, conn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := []string{}
-		for _, m := range ms {
-			got = append(got, fmt.Sprintf("%s.%s %d/%d", m.Table, m.Column, m.Stored, m.Counted))
-		}
-		return got
+		return checkLines(t, ctx, conn, func(m seed.Mismatch) string {
+			return fmt.Sprintf("%s.%s %d/%d", m.Table, m.Column, m.Stored, m.Counted)
+		})
 	}
 	conn.MustExec(`UPDATE members SET block_count = block_count + 2 WHERE id = $1`, alice)
 	if diff := cmp.Diff([]string{"members.block_count 3/1"}, mismatches()); diff != "" {
@@ -476,13 +469,7 @@ func TestCheckCountersBlocks(t *testing.T) {
 func TestCheckMemberHides(t *testing.T) {
 	t.Parallel()
 	conn, ctx := importedSmall(t)
-	var alice, bob int64
-	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Get(&bob, `SELECT id FROM members WHERE lower(handle) = 'bob'`); err != nil {
-		t.Fatal(err)
-	}
+	alice, bob := memberID(t, conn, "alice"), memberID(t, conn, "bob")
 	rs := relations.NewStore(conn)
 	for _, s := range []struct {
 		handle string
@@ -505,25 +492,13 @@ func TestCheckMemberHides(t *testing.T) {
 	if ms, err := seed.CheckCounters(ctx, conn); len(ms) != 0 || err != nil {
 		t.Fatalf("CheckCounters after blocks and mutes through the store = %v, %v, want none", ms, err)
 	}
-	mismatches := func() []string {
-		t.Helper()
-		ms, err := seed.CheckCounters(ctx, conn)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got := []string{}
-		for _, m := range ms {
-			got = append(got, fmt.Sprintf("%s %s %d/%d", m.Table, m.Key, m.Stored, m.Counted))
-		}
-		return got
-	}
 	conn.MustExec(`DELETE FROM member_hides WHERE viewer_id = $1 AND cause = 'blocked_by'`, bob)
 	conn.MustExec(`INSERT INTO member_hides VALUES ($1, $2, 'mutes')`, bob, alice)
 	want := []string{
 		fmt.Sprintf("member_hides %d:%d:blocked_by 0/1", bob, alice),
 		fmt.Sprintf("member_hides %d:%d:mutes 1/0", bob, alice),
 	}
-	if diff := cmp.Diff(want, mismatches()); diff != "" {
+	if diff := cmp.Diff(want, checkLines(t, ctx, conn, rowMismatch)); diff != "" {
 		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
 	}
 }
@@ -534,13 +509,7 @@ func TestCheckMemberHides(t *testing.T) {
 func TestCheckSuspendedMembers(t *testing.T) {
 	t.Parallel()
 	conn, ctx := importedSmall(t)
-	var alice, bob int64
-	if err := conn.Get(&alice, `SELECT id FROM members WHERE lower(handle) = 'alice'`); err != nil {
-		t.Fatal(err)
-	}
-	if err := conn.Get(&bob, `SELECT id FROM members WHERE lower(handle) = 'bob'`); err != nil {
-		t.Fatal(err)
-	}
+	alice, bob := memberID(t, conn, "alice"), memberID(t, conn, "bob")
 	conn.MustExec(`UPDATE members SET suspended_at = now() WHERE id IN ($1, $2)`, alice, bob)
 	conn.MustExec(`UPDATE members SET suspended_at = NULL WHERE id = $1`, bob)
 	conn.MustExec(`UPDATE members SET follower_count = follower_count WHERE id = $1`, alice)
@@ -556,16 +525,38 @@ func TestCheckSuspendedMembers(t *testing.T) {
 	}
 	conn.MustExec(`DELETE FROM suspended_members WHERE member_id = $1`, alice)
 	conn.MustExec(`INSERT INTO suspended_members VALUES ($1)`, bob)
+	want := []string{fmt.Sprintf("suspended_members %d 0/1", alice), fmt.Sprintf("suspended_members %d 1/0", bob)}
+	got := checkLines(t, ctx, conn, rowMismatch)
+	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
+		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
+	}
+}
+
+// checkLines returns CheckCounters' mismatches as lines.
+func checkLines(t *testing.T, ctx context.Context, conn *sqlx.DB, line func(seed.Mismatch) string) []string {
+	t.Helper()
 	ms, err := seed.CheckCounters(ctx, conn)
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := []string{}
 	for _, m := range ms {
-		got = append(got, fmt.Sprintf("%s %s %d/%d", m.Table, m.Key, m.Stored, m.Counted))
+		got = append(got, line(m))
 	}
-	want := []string{fmt.Sprintf("suspended_members %d 0/1", alice), fmt.Sprintf("suspended_members %d 1/0", bob)}
-	if diff := cmp.Diff(want, got, cmpopts.SortSlices(func(a, b string) bool { return a < b })); diff != "" {
-		t.Errorf("rows lost and left over (-want +got):\n%s", diff)
+	return got
+}
+
+// rowMismatch is a mismatch of a row's presence: "table key stored/counted".
+func rowMismatch(m seed.Mismatch) string {
+	return fmt.Sprintf("%s %s %d/%d", m.Table, m.Key, m.Stored, m.Counted)
+}
+
+// memberID is the id of the member with handle.
+func memberID(t *testing.T, conn *sqlx.DB, handle string) int64 {
+	t.Helper()
+	var id int64
+	if err := conn.Get(&id, `SELECT id FROM members WHERE lower(handle) = $1`, handle); err != nil {
+		t.Fatal(err)
 	}
+	return id
 }
