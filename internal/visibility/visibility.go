@@ -103,10 +103,11 @@ func MemberRow(alias, viewer string) string {
 }
 
 // notBlocking is the block part of MemberRow: member does not block viewer
-// (probed only when someone blocks viewer).
+// (probed only when someone blocks viewer), read from member_hides like
+// every other block check.
 func notBlocking(member, viewer string) string {
-	return "((SELECT NOT EXISTS (SELECT 1 FROM blocks vis_g WHERE vis_g.blocked_id = " + viewer + "))" +
-		" OR NOT EXISTS (SELECT 1 FROM blocks vis_b WHERE vis_b.blocker_id = " + member + " AND vis_b.blocked_id = " + viewer + "))"
+	return "((SELECT NOT EXISTS (SELECT 1 FROM member_hides vis_g WHERE vis_g.viewer_id = " + viewer + " AND vis_g.cause = 'blocked_by'))" +
+		" OR NOT EXISTS (SELECT 1 FROM member_hides vis_b WHERE vis_b.viewer_id = " + viewer + " AND vis_b.member_id = " + member + " AND vis_b.cause = 'blocked_by'))"
 }
 
 // unblocked is the gate of NotSeparated: viewer blocks nobody and nobody
