@@ -24,3 +24,6 @@ CREATE TRIGGER suspended_members_update AFTER UPDATE OF suspended_at ON members
     FOR EACH ROW WHEN (OLD.suspended_at IS DISTINCT FROM NEW.suspended_at) EXECUTE FUNCTION suspended_members_sync();
 
 INSERT INTO suspended_members (member_id) SELECT id FROM members WHERE suspended_at IS NOT NULL;
+
+-- Nothing reads the suspended members through members any more.
+DROP INDEX members_suspended_idx;
