@@ -18,7 +18,7 @@ export DATABASE_URL ?=
 export TEST_DATABASE_URL ?=
 export TEST_REPLICA_URL ?=
 
-.PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop bench bench-cores bench-growth sdk contract fuzz soak
+.PHONY: help build run test generate check-generate lint lint-spec breaking vet clean db-stop bench bench-ab bench-cores bench-growth sdk contract fuzz soak
 
 help: ## list targets
 	@grep -hE '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-16s %s\n", $$1, $$2}'
@@ -88,6 +88,9 @@ breaking: ## fail when openapi.yaml breaks clients of the last release (api/base
 
 bench: ## load benchmark on a synthetic data set (BENCH_SCALE=small for the CI smoke run); writes bench/out/
 	bench/bench.sh
+
+bench-ab: ## paired A/B of two servers (BENCH_AB_OLD=rev|binary, default HEAD, against this tree): per-pair ratios, 95 % interval, verdict; writes bench/out-ab/
+	bench/ab.sh
 
 bench-cores: ## the read scenarios with the server at GOMAXPROCS=1, then 2 (the defaults follow); writes bench/out-cores/
 	bench/cores.sh
