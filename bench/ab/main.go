@@ -197,7 +197,7 @@ func tQuantile975(df int) float64 {
 
 func write(w io.Writer, runs []run, within string) error {
 	ps := pairs(runs)
-	fmt.Fprintf(w, "# Paired A/B: %d runs, %d pairs\n\n", len(runs), len(ps))
+	fmt.Fprintf(w, "# Paired A/B: %s, %s\n\n", count(len(runs), "run"), count(len(ps), "pair"))
 	fmt.Fprintln(w, "Throughput ÷ the bare Echo ceiling of the same run; a pair is new ÷ old of two neighbouring")
 	fmt.Fprintln(w, "runs; the mean is geometric, with its 95 % confidence interval; A/A is later ÷ earlier for")
 	fmt.Fprint(w, "neighbouring runs of the same server, the noise of the hour.\n\n")
@@ -284,4 +284,12 @@ func join(vs []float64) string {
 		parts[i] = fmt.Sprintf("%.3f", v)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// count is n and noun, plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

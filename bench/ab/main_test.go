@@ -95,7 +95,7 @@ func TestReport(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []string{
-		"| feed |", "| post |", "| slower |", "| within noise |",
+		"# Paired A/B: 6 runs, 3 pairs", "| feed |", "| post |", "| slower |", "| within noise |",
 		"mix_streams ÷ mix in each run (req/s; every run is a pair): 0.880, 0.880",
 	} {
 		if !strings.Contains(text, want) {
