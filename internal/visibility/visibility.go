@@ -180,9 +180,9 @@ func (h Hidden) Has(author int64) bool {
 // HiddenCauseSQL selects, for the viewer $1, the members Hidden holds and
 // why each is hidden (column cause): 's' suspended, 'b' a block between
 // the member and the viewer (either way), 'm' muted by the viewer; a member
-// hidden for several causes has a row for each. A reader that keeps results for every caller needs the
-// causes apart: a stream hides them all, a list of members (Author) all but
-// the muted.
+// hidden for several causes has a row for each. A reader that keeps
+// results for every caller needs the causes apart: a stream hides them
+// all, a list of members (Author) all but the muted.
 const HiddenCauseSQL = `
 	SELECT member_id AS id, 's' AS cause FROM suspended_members
 	UNION ALL SELECT member_id, CASE cause WHEN 'mutes' THEN 'm' ELSE 'b' END FROM member_hides WHERE viewer_id = $1`
@@ -216,8 +216,8 @@ func Sees(vis string, authorID, viewerID int64, follows func(authorID int64) boo
 // side (migration 37; three scans of blocks and mutes cost a batched feed
 // statement about ten buffers a viewer); vis_suspended, the suspended
 // members, read from suspended_members once per statement (it does not
-// depend on the viewer). Each fragment looks a row up in them in memory, so a row costs
-// no index read whatever the viewer's relations.
+// depend on the viewer). Each fragment looks a row up in them in memory,
+// so a row costs no index read whatever the viewer's relations.
 type Shared struct{ viewer string }
 
 // For returns the shared rule for viewer, a SQL expression (a parameter or
