@@ -193,8 +193,12 @@ type phase struct {
 	BlocksReadPerReq float64    `json:"shared_blocks_read_per_request"`
 	DBTimePerReqMS   float64    `json:"db_exec_ms_per_request"`
 	TopStatements    []stmtStat `json:"top_statements,omitempty"`
-	Ops              []opStat   `json:"ops,omitempty"`
-	Series           []point    `json:"series,omitempty"`
+	// Statements is every statement the run called, most called first
+	// (report.json only): two scenarios' lists compare statement by
+	// statement, where TopStatements would hide the small ones.
+	Statements []stmtStat `json:"statements,omitempty"`
+	Ops        []opStat   `json:"ops,omitempty"`
+	Series     []point    `json:"series,omitempty"`
 	// Maintenance is what PostgreSQL ran in the background meanwhile
 	// (autovacuum and autoanalyze by table, checkpoints).
 	Maintenance []string `json:"maintenance,omitempty"`
@@ -395,6 +399,7 @@ func (p *phase) statementDeltas(before, after map[int64]statement) {
 			Query:       oneLine(a.query, 240)})
 	}
 	p.TopStatements = topStatements(top, float64(hit)/req, total/req)
+	p.Statements = top
 	p.StatementsPerReq = float64(calls) / req
 	p.BlocksHitPerReq = float64(hit) / req
 	p.BlocksReadPerReq = float64(read) / req
