@@ -56,7 +56,8 @@ as_owner() {
 
 # pg_start BIN DIR PORT WHAT starts the cluster in DIR/data on PORT and exits 0 once it runs. The
 # port lies in the kernel's ephemeral range, so a client socket of some other process may hold it
-# for a moment: a bind failure is retried a few times before giving up.
+# for a moment: a bind failure is retried a few times before giving up, unless another PostgreSQL
+# listens on the port (a cluster of another checkout, say), which the error then names.
 pg_start() {
   local bin=$1 dir=$2 port=$3 what=$4 try logged
   for try in 1 2 3 4 5 6; do
@@ -65,10 +66,28 @@ pg_start() {
       exit 0
     fi
     tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
+    [[ -z "$(port_holder "$port")" ]] || break # another cluster holds it: waiting will not free it
     echo "localpg: port $port busy, retrying" >&2
     sleep 2
   done
-  tail -n 30 "$dir/server.log" >&2; die "could not start $what (see $dir/server.log)"
+  tail -n 30 "$dir/server.log" >&2
+  local holder; holder=$(port_holder "$port")
+  if [[ -n "$holder" && "$holder" != "$dir/data" ]]; then
+    die "could not start $what: port $port is held by the PostgreSQL of $holder (another checkout's cluster?). Stop it first: scripts/localpg.sh stop ${holder%/data} (make db-stop in that checkout stops all of its clusters)"
+  fi
+  die "could not start $what (see $dir/server.log)"
+}
+
+# port_holder PORT prints the data directory of the PostgreSQL listening on 127.0.0.1:PORT, if a
+# postgres process holds it and ss can tell which (nothing otherwise).
+port_holder() {
+  local pid arg prev=""
+  pid=$(ss -ltnpH "sport = :$1" 2>/dev/null | grep -o 'pid=[0-9]*' | head -n 1 | cut -d= -f2)
+  [[ -n "$pid" && -r /proc/$pid/cmdline ]] || return 0
+  while IFS= read -r -d '' arg; do
+    [[ "$prev" == -D ]] && { echo "$arg"; return 0; }
+    prev=$arg
+  done </proc/"$pid"/cmdline
 }
 
 cmd=${1:-}; shift || true
