@@ -59,19 +59,20 @@ as_owner() {
 # for a moment: a bind failure is retried a few times before giving up, unless another PostgreSQL
 # listens on the port (a cluster of another checkout, say), which the error then names.
 pg_start() {
-  local bin=$1 dir=$2 port=$3 what=$4 try logged
+  local bin=$1 dir=$2 port=$3 what=$4 try logged holder=""
   for try in 1 2 3 4 5 6; do
     logged=$(stat -c %s "$dir/server.log" 2>/dev/null || echo 0)
     if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "-p $port" start >/dev/null; then
       exit 0
     fi
-    tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" && [[ $try -lt 6 ]] || break
-    [[ -z "$(port_holder "$port")" ]] || break # another cluster holds it: waiting will not free it
+    tail -c +"$((logged + 1))" "$dir/server.log" 2>/dev/null | grep -q "Address already in use" || break
+    holder=$(port_holder "$port")
+    # Another cluster holding the port will not free it by waiting.
+    [[ -z "$holder" && $try -lt 6 ]] || break
     echo "localpg: port $port busy, retrying" >&2
     sleep 2
   done
   tail -n 30 "$dir/server.log" >&2
-  local holder; holder=$(port_holder "$port")
   if [[ -n "$holder" && "$holder" != "$dir/data" ]]; then
     die "could not start $what: port $port is held by the PostgreSQL of $holder (another checkout's cluster?). Stop it first: scripts/localpg.sh stop ${holder%/data} (make db-stop in that checkout stops all of its clusters)"
   fi
